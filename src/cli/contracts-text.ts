@@ -1,0 +1,65 @@
+import { ENTRY_KINDS, isJsonObject, type Contracts, type EntryKind, type JsonValue } from '../contract/model.js';
+
+const NOUNS: Record<EntryKind, [string, string]> = {
+  tools: ['tool', 'tools'],
+  prompts: ['prompt', 'prompts'],
+  resources: ['resource', 'resources'],
+  resourceTemplates: ['resource template', 'resource templates'],
+};
+
+/** "5 tools, 1 prompt, 1 resource" (kinds with no entries are left out, except tools). */
+export function summarizeContracts(contracts: Contracts): string {
+  return ENTRY_KINDS.filter((kind) => kind === 'tools' || Object.keys(contracts[kind]).length > 0)
+    .map((kind) => {
+      const count = Object.keys(contracts[kind]).length;
+      return `${count} ${NOUNS[kind][count === 1 ? 0 : 1]}`;
+    })
+    .join(', ');
+}
+
+/** A compact, human listing of contracts: one signature line per entry. */
+export function renderContractsText(contracts: Contracts): string {
+  const lines = [`${contracts.server.name}: ${summarizeContracts(contracts)}`];
+  for (const [name, { contract }] of Object.entries(contracts.tools)) {
+    const hints = isJsonObject(contract.annotations)
+      ? Object.entries(contract.annotations)
+          .filter(([key, value]) => key.endsWith('Hint') && value === true)
+          .map(([key]) => key.replace(/Hint$/, ''))
+      : [];
+    lines.push(`  tool ${name}(${signature(contract.inputSchema)})${hints.length ? `  [${hints.join(', ')}]` : ''}`);
+  }
+  for (const [name, { contract }] of Object.entries(contracts.prompts)) {
+    const args = Array.isArray(contract.arguments) ? contract.arguments : [];
+    const list = args.filter(isJsonObject).map((a) => `${String(a.name)}${a.required === true ? '' : '?'}`);
+    lines.push(`  prompt ${name}(${list.join(', ')})`);
+  }
+  for (const kind of ['resources', 'resourceTemplates'] as const) {
+    for (const [uri, { contract }] of Object.entries(contracts[kind])) {
+      const mime = typeof contract.mimeType === 'string' ? `  ${contract.mimeType}` : '';
+      lines.push(`  ${NOUNS[kind][0]} ${uri}${mime}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** `sku: string, quantity: integer, priority?: "high"|"low"` for an object schema. */
+function signature(schema: JsonValue | undefined): string {
+  if (!isJsonObject(schema) || !isJsonObject(schema.properties)) return '';
+  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+  return Object.entries(schema.properties)
+    .map(([name, property]) => `${name}${required.has(name) ? '' : '?'}: ${typeName(property)}`)
+    .join(', ');
+}
+
+function typeName(schema: JsonValue): string {
+  if (!isJsonObject(schema)) return 'any';
+  if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join('|');
+  if ('const' in schema) return JSON.stringify(schema.const);
+  if (schema.type === 'array') return `${typeName(schema.items ?? {})}[]`;
+  if (Array.isArray(schema.type)) return schema.type.join('|');
+  if (typeof schema.type === 'string') return schema.type;
+  for (const union of ['anyOf', 'oneOf'] as const) {
+    if (Array.isArray(schema[union])) return schema[union].map(typeName).join('|');
+  }
+  return 'any';
+}

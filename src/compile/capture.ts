@@ -1,0 +1,91 @@
+import type { JsonObject, RawCapture } from '../contract/model.js';
+import { UserError } from '../errors.js';
+import type { AttemptEvidence, RpcChannel } from './channel.js';
+import { diagnose, type Diagnosis } from './diagnose.js';
+import { HttpChannel } from './http.js';
+import { listAll, openSession } from './protocol.js';
+import type { ServerSource } from './source.js';
+import { StdioChannel } from './stdio.js';
+
+export type Progress = (message: string) => void;
+
+export interface CaptureOptions {
+  onProgress?: Progress;
+}
+
+export interface ServerCapture {
+  capture: RawCapture;
+  /** Things the server did that work but are worth fixing (stray stdout lines…). */
+  warnings: string[];
+  evidence: AttemptEvidence;
+}
+
+/** Capturing a server failed; `diagnosis` says why in plain words, `evidence` what was seen. */
+export class CompileError extends UserError {
+  constructor(
+    readonly diagnosis: Diagnosis,
+    readonly evidence: AttemptEvidence,
+    cause: unknown,
+  ) {
+    super(`Could not capture the contracts of ${evidence.target}. ${diagnosis.explanation}`, 2, { cause });
+  }
+}
+
+/** The lists a server may expose, the capability that announces each, and the result key. */
+const LISTS = [
+  { capability: 'tools', method: 'tools/list', key: 'tools' },
+  { capability: 'prompts', method: 'prompts/list', key: 'prompts' },
+  { capability: 'resources', method: 'resources/list', key: 'resources' },
+  { capability: 'resources', method: 'resources/templates/list', key: 'resourceTemplates' },
+] as const;
+
+/**
+ * Start (stdio) or reach (HTTP) an MCP server, open a session in the protocol generation it
+ * speaks, and capture every list it declares, raw. The server is always stopped afterwards.
+ */
+export async function captureServer(source: ServerSource, options: CaptureOptions = {}): Promise<ServerCapture> {
+  const progress = options.onProgress ?? (() => {});
+  const channel: RpcChannel =
+    source.kind === 'command'
+      ? new StdioChannel({ command: source.command, cwd: source.cwd, env: source.env })
+      : new HttpChannel({ url: source.url, headers: source.headers });
+  progress(source.kind === 'command' ? `starting ${channel.evidence.target}` : `connecting to ${source.url}`);
+  try {
+    const session = await openSession(channel, source.timeoutMs);
+    const version = session.server.version ? ` ${session.server.version}` : '';
+    progress(`connected to ${session.server.name}${version} (protocol ${session.protocolVersion})`);
+    const capture: RawCapture = {
+      server: session.server,
+      protocolVersion: session.protocolVersion,
+      era: session.era,
+      tools: [],
+      prompts: [],
+      resources: [],
+      resourceTemplates: [],
+    };
+    for (const list of LISTS) {
+      if (session.capabilities[list.capability] === undefined) continue;
+      const items: JsonObject[] = await listAll(channel, session, list.method, list.key, {
+        timeoutMs: source.timeoutMs,
+        onPage: (page, total) => page > 1 && progress(`${list.method}: page ${page}, ${total} ${list.key} so far`),
+      });
+      capture[list.key] = items;
+    }
+    progress(`captured ${LISTS.map((l) => `${capture[l.key].length} ${l.key}`).join(', ')}`);
+    return { capture, warnings: warningsFrom(channel.evidence), evidence: channel.evidence };
+  } catch (error) {
+    // Stop the server before diagnosing, so the stderr tail is complete.
+    await channel.close();
+    throw new CompileError(diagnose({ source, error, evidence: channel.evidence }), channel.evidence, error);
+  } finally {
+    await channel.close();
+  }
+}
+
+function warningsFrom(evidence: AttemptEvidence): string[] {
+  if (evidence.strayStdout.length === 0) return [];
+  return [
+    `the server wrote ${evidence.strayStdout.length} non-JSON line(s) to stdout, e.g. ${JSON.stringify(evidence.strayStdout[0])}; ` +
+      'they were ignored, but MCP clients may choke on them: log to stderr instead',
+  ];
+}

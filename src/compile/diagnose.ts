@@ -1,0 +1,249 @@
+import { existsSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { ChannelError, RpcError, type AttemptEvidence } from './channel.js';
+import { HANDSHAKE_PROTOCOL_VERSION, STATELESS_PROTOCOL_VERSION } from './protocol.js';
+import type { ServerSource } from './source.js';
+
+/**
+ * Why a server could not be captured, in the words a user acts on. The classifier reads only
+ * what the failed attempt left (`AttemptEvidence`) plus the source it tried, and the file
+ * system facts a user would check first (does the script exist, is the binary under
+ * node_modules/.bin). Detectors run in order; the first that recognises the failure wins.
+ */
+export type FailureCategory =
+  | 'command-not-found'
+  | 'permission-denied'
+  | 'missing-build-output'
+  | 'missing-env'
+  | 'auth-failed'
+  | 'connection-refused'
+  | 'timeout'
+  | 'transport-mismatch'
+  | 'protocol-mismatch'
+  | 'crashed'
+  | 'invalid-response'
+  | 'unknown';
+
+export interface Diagnosis {
+  category: FailureCategory;
+  /** What happened and why, in plain words. */
+  explanation: string;
+  /** How sure the classifier is (0–1). */
+  confidence: number;
+  /** Environment variable names the server said it needs. */
+  missingEnv?: string[];
+  /** The file the command points at that does not exist. */
+  missingPath?: string;
+  /** An HTTP address the server announced on stdout (it speaks HTTP, not stdio). */
+  announcedUrl?: string;
+}
+
+export interface FailedAttempt {
+  source: ServerSource;
+  error: unknown;
+  evidence: AttemptEvidence;
+}
+
+type Detector = (attempt: FailedAttempt) => Diagnosis | undefined;
+
+export function diagnose(attempt: FailedAttempt): Diagnosis {
+  for (const detector of DETECTORS) {
+    const diagnosis = detector(attempt);
+    if (diagnosis) return diagnosis;
+  }
+  return {
+    category: 'unknown',
+    confidence: 0.2,
+    explanation: `${describeError(attempt.error)}.${stderrExcerpt(attempt.evidence)}`,
+  };
+}
+
+const DETECTORS: Detector[] = [
+  function commandNotFound({ source, evidence }) {
+    if (source.kind !== 'command' || evidence.spawnErrorCode !== 'ENOENT') return undefined;
+    if (source.cwd && !existsSync(source.cwd)) {
+      return { category: 'command-not-found', confidence: 0.95, explanation: `The working directory "${source.cwd}" does not exist.` };
+    }
+    const program = source.command[0] as string;
+    const local = resolve(source.cwd ?? '.', 'node_modules', '.bin', program);
+    const hint = existsSync(local)
+      ? ` It is installed in this project (${local}) but not on PATH.`
+      : ` Check the spelling, or install it first (a package's own binary lives in node_modules/.bin after npm install).`;
+    return { category: 'command-not-found', confidence: 0.95, explanation: `The command "${program}" was not found on PATH.${hint}` };
+  },
+
+  function permissionDenied({ source, evidence }) {
+    if (source.kind !== 'command' || evidence.spawnErrorCode !== 'EACCES') return undefined;
+    const program = source.command[0] as string;
+    return {
+      category: 'permission-denied',
+      confidence: 0.95,
+      explanation: `"${program}" exists but is not executable (permission denied). Make it executable (chmod +x ${program}) or run it through its interpreter (e.g. "node ${program}").`,
+    };
+  },
+
+  function missingBuildOutput({ source, evidence }) {
+    if (source.kind !== 'command') return undefined;
+    const missing = missingScript(source) ?? missingModuleInStderr(evidence);
+    if (!missing) return undefined;
+    return {
+      category: 'missing-build-output',
+      confidence: 0.9,
+      missingPath: missing,
+      explanation: `The command points at "${missing}", which does not exist: the server has probably not been built yet.`,
+    };
+  },
+
+  function missingEnv({ evidence }) {
+    const names = envNamesIn(evidence.stderrTail.join('\n'));
+    if (names.length === 0) return undefined;
+    return {
+      category: 'missing-env',
+      confidence: 0.85,
+      missingEnv: names,
+      explanation: `The server stopped because it needs environment variable${names.length > 1 ? 's' : ''} ${names.join(', ')}.${stderrExcerpt(evidence)}`,
+    };
+  },
+
+  function authFailed({ error, evidence }) {
+    const status = evidence.httpStatus;
+    const text = `${describeError(error)}\n${evidence.stderrTail.join('\n')}`;
+    const byStatus = status === 401 || status === 403;
+    if (!byStatus && !/\b(unauthori[sz]ed|authentication (failed|required)|invalid (api[ _-]?key|token|credentials)|forbidden)\b/i.test(text)) return undefined;
+    return {
+      category: 'auth-failed',
+      confidence: byStatus ? 0.9 : 0.7,
+      explanation: `The server refused the credentials${status ? ` (HTTP ${status})` : ''}: the token or key it was given is missing, wrong or lacks permission.`,
+    };
+  },
+
+  function connectionRefused({ evidence }) {
+    const code = evidence.networkErrorCode;
+    if (!code) return undefined;
+    const what = code === 'ECONNREFUSED' ? 'nothing is listening there' : code === 'ENOTFOUND' ? 'the host name does not resolve' : code;
+    return {
+      category: 'connection-refused',
+      confidence: 0.9,
+      explanation: `Could not connect to ${evidence.target}: ${what}. Start the server first, or check the host and port.`,
+    };
+  },
+
+  function transportMismatch({ evidence }) {
+    if (evidence.transport === 'stdio' && !evidence.spokeJsonRpc) {
+      const announced = announcedUrl([...evidence.strayStdout, ...evidence.stderrTail]);
+      if (announced) {
+        return {
+          category: 'transport-mismatch',
+          confidence: 0.8,
+          announcedUrl: announced,
+          explanation: `The server started an HTTP server (${announced}) instead of speaking MCP over stdio.`,
+        };
+      }
+      if (evidence.strayStdout.length > 0) {
+        return {
+          category: 'transport-mismatch',
+          confidence: 0.6,
+          explanation: `The server wrote to stdout, but never a JSON-RPC message (first line: ${JSON.stringify(evidence.strayStdout[0])}). Over stdio, stdout carries protocol messages only: logs belong on stderr.`,
+        };
+      }
+    }
+    if (evidence.transport === 'http' && (evidence.httpStatus === 404 || evidence.httpStatus === 405 || evidence.httpStatus === 406)) {
+      return {
+        category: 'transport-mismatch',
+        confidence: 0.6,
+        explanation: `${evidence.target} answered HTTP ${evidence.httpStatus}: no streamable-HTTP MCP endpoint there. Check the path (often /mcp), or whether the server only offers the older SSE transport.`,
+      };
+    }
+    return undefined;
+  },
+
+  function protocolMismatch({ error }) {
+    const text = describeError(error);
+    if (!(error instanceof RpcError || error instanceof ChannelError) || !/protocol|version|both protocol generations|-32004/i.test(text)) return undefined;
+    if (error instanceof ChannelError && error.failure !== 'protocol') return undefined;
+    return {
+      category: 'protocol-mismatch',
+      confidence: 0.7,
+      explanation: `The server does not speak a protocol version we do (we offer ${HANDSHAKE_PROTOCOL_VERSION} with the initialize handshake and ${STATELESS_PROTOCOL_VERSION} with server/discover): ${text}.`,
+    };
+  },
+
+  function timeout({ evidence, source }) {
+    if (!evidence.timedOutOn) return undefined;
+    return {
+      category: 'timeout',
+      confidence: 0.75,
+      explanation: `The server did not answer ${evidence.timedOutOn} within ${source.timeoutMs / 1000} s. It may be slow to start (installing, downloading, warming a cache) or waiting for input it will never get.${stderrExcerpt(evidence)}`,
+    };
+  },
+
+  function invalidResponse({ error }) {
+    if (!(error instanceof ChannelError) || error.failure !== 'protocol') return undefined;
+    return { category: 'invalid-response', confidence: 0.8, explanation: `The server answered, but not as MCP requires: ${error.message}.` };
+  },
+
+  function crashed({ evidence }) {
+    if (evidence.exitCode === undefined && evidence.signal === undefined) return undefined;
+    const how = evidence.signal ? `was killed by ${evidence.signal}` : `exited with code ${evidence.exitCode}`;
+    const when = evidence.spokeJsonRpc ? 'while answering' : 'before answering initialize';
+    return { category: 'crashed', confidence: 0.6, explanation: `The server ${how} ${when}.${stderrExcerpt(evidence)}` };
+  },
+];
+
+/** The first argument that names a script file (by extension) and does not exist. */
+function missingScript(source: ServerSource & { kind: 'command' }): string | undefined {
+  for (const arg of source.command) {
+    if (arg.startsWith('-') || !/\.(m?js|cjs|ts|mts|py|rb|jar|php)$/.test(arg)) continue;
+    const path = isAbsolute(arg) ? arg : resolve(source.cwd ?? '.', arg);
+    if (!existsSync(path)) return arg;
+  }
+  return undefined;
+}
+
+/** "Cannot find module '/x/dist/server.js'" (node), "can't open file '/x/server.py'" (python). */
+function missingModuleInStderr(evidence: AttemptEvidence): string | undefined {
+  const text = evidence.stderrTail.join('\n');
+  const match = /Cannot find module '([^']+)'/.exec(text) ?? /can't open file '([^']+)'/.exec(text);
+  if (!match) return undefined;
+  const path = match[1] as string;
+  // A missing dependency (a bare package name) is not build output.
+  return path.startsWith('/') || path.startsWith('.') || /^[A-Za-z]:\\/.test(path) ? path : undefined;
+}
+
+const ENV_PATTERNS = [
+  /(?:environment variable|env(?:ironment)? var(?:iable)?|env)\s*[:=]?\s*[`'"]?([A-Z][A-Z0-9_]{2,})\b/g,
+  /\b([A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Z]{3,}[A-Z0-9]*)[`'"]?\s+(?:is not set|is required|must be set|is missing|not set|is undefined|is not defined|environment variable is required)/g,
+  /missing (?:required )?(?:environment variables?|env(?:ironment)? vars?)\s*[:=]?\s*((?:[A-Z][A-Z0-9_]{2,}[,\s]*(?:and\s+)?)+)/gi,
+];
+
+export function envNamesIn(text: string): string[] {
+  const names = new Set<string>();
+  for (const pattern of ENV_PATTERNS) {
+    for (const match of text.matchAll(pattern)) {
+      for (const name of (match[1] ?? '').split(/[\s,]+|\band\b/)) {
+        if (/^[A-Z][A-Z0-9_]{2,}$/.test(name) && !['ERROR', 'WARN', 'WARNING', 'FATAL', 'THE', 'AND', 'ENV'].includes(name)) names.add(name);
+      }
+    }
+  }
+  return [...names].sort();
+}
+
+function announcedUrl(lines: string[]): string | undefined {
+  for (const line of lines) {
+    const url = /\bhttps?:\/\/[^\s'"<>]+/.exec(line);
+    if (url) return url[0].replace(/[.,;)]+$/, '');
+    const port = /\b(?:listening|running|started|serving)\b.*?\bport\s*:?\s*(\d{2,5})\b/i.exec(line);
+    if (port) return `http://127.0.0.1:${port[1]}/mcp`;
+  }
+  return undefined;
+}
+
+function stderrExcerpt(evidence: AttemptEvidence): string {
+  const tail = evidence.stderrTail.slice(-6);
+  if (tail.length === 0) return '';
+  return ` Its last stderr lines:\n${tail.map((l) => `    ${l}`).join('\n')}`;
+}
+
+export function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

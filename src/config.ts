@@ -1,0 +1,123 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { z } from 'zod';
+import { splitCommand } from './compile/argv.js';
+import { DEFAULT_TIMEOUT_MS, type ContractSource } from './compile/source.js';
+import { LOCKFILE_NAME } from './contract/lockfile.js';
+import { UserError } from './errors.js';
+
+/** The config file name looked for in the working directory (fixed: users commit it). */
+export const CONFIG_NAME = 'mcp-contract-guard.config.json';
+
+const envMap = z.record(z.string(), z.string());
+
+const serverSchema = z
+  .object({
+    command: z.union([z.string().min(1), z.array(z.string()).min(1)]).optional(),
+    cwd: z.string().optional(),
+    env: envMap.optional(),
+    timeout: z.number().positive().max(3600).optional(),
+    url: z.string().url().optional(),
+    headers: envMap.optional(),
+    file: z.string().optional(),
+    lockfile: z.string().optional(),
+  })
+  .strict()
+  .refine((s) => [s.command, s.url, s.file].filter((v) => v !== undefined).length === 1, {
+    message: 'needs exactly one of "command", "url" or "file"',
+  });
+
+const allowSchema = z
+  .object({
+    fingerprint: z.string().min(4),
+    reason: z.string().min(1),
+    expires: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expires must be a date like 2026-12-31').optional(),
+  })
+  .strict();
+
+const configSchema = z
+  .object({
+    $schema: z.string().optional(),
+    servers: z.record(z.string().regex(/^[\w.-]+$/, 'server names may use letters, digits, "_", "-" and "."'), serverSchema),
+    allow: z.array(allowSchema).optional(),
+  })
+  .strict();
+
+export type AllowEntry = z.infer<typeof allowSchema>;
+
+/** One server to guard: where its contracts come from and where its lockfile lives. */
+export interface Target {
+  name: string;
+  source: ContractSource;
+  lockfile: string;
+}
+
+export interface Config {
+  path: string;
+  targets: Target[];
+  allow: AllowEntry[];
+}
+
+/** Read and validate a config file; paths inside it are relative to the file. */
+export async function loadConfig(path: string): Promise<Config> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UserError(`Could not read the config file ${path}: ${(error as Error).message}.`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new UserError(`The config file ${path} is not valid JSON (${(error as Error).message}).`);
+  }
+  const parsed = configSchema.safeParse(data);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
+    throw new UserError(`The config file ${path} is invalid:\n  ${problems.join('\n  ')}`);
+  }
+  const base = dirname(resolve(path));
+  const targets = Object.entries(parsed.data.servers).map(([name, server]) => {
+    const timeoutMs = (server.timeout ?? DEFAULT_TIMEOUT_MS / 1000) * 1000;
+    const cwd = resolve(base, server.cwd ?? '.');
+    let source: ContractSource;
+    if (server.command !== undefined) {
+      const command = typeof server.command === 'string' ? splitCommand(server.command) : server.command;
+      source = { kind: 'command', command, cwd, env: server.env, timeoutMs };
+    } else if (server.url !== undefined) {
+      source = { kind: 'url', url: server.url, headers: server.headers, timeoutMs };
+    } else {
+      source = { kind: 'file', path: resolve(base, server.file as string) };
+    }
+    // Each server's lockfile sits, by default, beside the server (its cwd).
+    return { name, source, lockfile: server.lockfile ? resolve(base, server.lockfile) : resolve(cwd, LOCKFILE_NAME) };
+  });
+  const seen = new Map<string, string>();
+  for (const target of targets) {
+    const other = seen.get(target.lockfile);
+    if (other) {
+      throw new UserError(`The config file ${path} gives servers "${other}" and "${target.name}" the same lockfile (${target.lockfile}): set "lockfile" for one of them.`);
+    }
+    seen.set(target.lockfile, target.name);
+  }
+  return { path, targets, allow: parsed.data.allow ?? [] };
+}
+
+/** The config in `dir`, if there is one. */
+export function findConfig(dir: string): string | undefined {
+  const path = resolve(dir, CONFIG_NAME);
+  return existsSync(path) ? path : undefined;
+}
+
+/** Pick the targets to run: the named one, or all of them. */
+export function selectTargets(config: Config, name: string | undefined): Target[] {
+  if (name === undefined) return config.targets;
+  const target = config.targets.find((t) => t.name === name);
+  if (!target) {
+    const known = config.targets.map((t) => t.name).join(', ') || '(none)';
+    throw new UserError(`There is no server "${name}" in ${config.path}. Its servers are: ${known}.`);
+  }
+  return [target];
+}

@@ -1,0 +1,128 @@
+import { canonicalJson, digestOf, sha256 } from './canonical.js';
+import {
+  ENTRY_KINDS,
+  emptyContracts,
+  isJsonObject,
+  type ContractEntry,
+  type Contracts,
+  type JsonObject,
+} from './model.js';
+
+/** The default lockfile name (fixed: users commit it and workflows refer to it). */
+export const LOCKFILE_NAME = 'mcp-contracts.lock.json';
+export const LOCKFILE_VERSION = 1;
+const GENERATOR = 'mcp-contract-guard';
+
+/** A stored entry: the contract, its digest and, when declared, the schemas' dialects. */
+export interface LockedEntry extends ContractEntry {
+  digest: string;
+}
+
+export type LockfileProblem = 'malformed' | 'unknown-version' | 'tampered';
+
+export class LockfileError extends Error {
+  override readonly name = 'LockfileError';
+  constructor(
+    readonly problem: LockfileProblem,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Contracts are immutable once built: each is hashed at most once (verify, then compare). */
+const digestCache = new WeakMap<object, string>();
+
+/** Digest of one entry's contract: what `check` compares to short-circuit unchanged entries. */
+export function entryDigest(entry: ContractEntry): string {
+  let digest = digestCache.get(entry.contract);
+  if (digest === undefined) {
+    digest = digestOf(entry.contract);
+    digestCache.set(entry.contract, digest);
+  }
+  return digest;
+}
+
+/** Render contracts as the canonical lockfile text. Same contracts, same bytes. */
+export function renderLockfile(contracts: Contracts): string {
+  const body: JsonObject = {
+    lockfileVersion: LOCKFILE_VERSION,
+    generator: GENERATOR,
+    server: { name: contracts.server.name },
+  };
+  for (const kind of ENTRY_KINDS) {
+    const entries: JsonObject = {};
+    for (const key of Object.keys(contracts[kind]).sort()) {
+      const entry = contracts[kind][key] as ContractEntry;
+      entries[key] = { digest: entryDigest(entry), ...entry } as unknown as JsonObject;
+    }
+    body[kind] = entries;
+  }
+  return canonicalJson({ ...body, digest: wholeFileDigest(body) }, true);
+}
+
+function wholeFileDigest(body: JsonObject): string {
+  return sha256(canonicalJson(body));
+}
+
+/**
+ * Parse and verify a lockfile. Throws `LockfileError` when the text is not a lockfile, was
+ * written by an unknown format version, or does not match its own digests (edited by hand).
+ * `label` names the file in messages.
+ */
+export function parseLockfile(text: string, label: string): Contracts {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new LockfileError('malformed', `${label} is not valid JSON (${detail}); it may be truncated or have a merge conflict.`);
+  }
+  if (!isJsonObject(data) || !('lockfileVersion' in data)) {
+    throw new LockfileError('malformed', `${label} is not an mcp-contract-guard lockfile: it has no "lockfileVersion".`);
+  }
+  if (data.lockfileVersion !== LOCKFILE_VERSION) {
+    const newer = typeof data.lockfileVersion === 'number' && data.lockfileVersion > LOCKFILE_VERSION;
+    throw new LockfileError(
+      'unknown-version',
+      `${label} has lockfile version ${JSON.stringify(data.lockfileVersion)}, but this mcp-contract-guard reads version ${LOCKFILE_VERSION}` +
+        (newer ? ': upgrade mcp-contract-guard.' : '.'),
+    );
+  }
+  const { digest, ...body } = data;
+  const server = isJsonObject(body.server) && typeof body.server.name === 'string' ? body.server.name : 'unknown';
+  const contracts = emptyContracts({ name: server });
+  for (const kind of ENTRY_KINDS) {
+    const entries = body[kind] ?? {};
+    if (!isJsonObject(entries)) throw new LockfileError('malformed', `${label}: "${kind}" is not an object.`);
+    for (const [key, stored] of Object.entries(entries)) {
+      if (!isJsonObject(stored) || !isJsonObject(stored.contract)) {
+        throw new LockfileError('malformed', `${label}: entry ${kind}.${key} has no "contract" object.`);
+      }
+      const entry: ContractEntry = { contract: stored.contract };
+      if (isJsonObject(stored.dialects)) entry.dialects = stored.dialects as ContractEntry['dialects'];
+      if (stored.digest !== entryDigest(entry)) {
+        throw new LockfileError('tampered', `${label} was edited by hand: the digest of ${kind}.${key} does not match its contract.`);
+      }
+      contracts[kind][key] = entry;
+    }
+  }
+  if (digest !== wholeFileDigest(body)) {
+    throw new LockfileError('tampered', `${label} was edited by hand: its whole-file digest does not match its content.`);
+  }
+  return contracts;
+}
+
+/** True when the text looks like a lockfile rather than a tools/list dump. */
+export function looksLikeLockfile(data: unknown): boolean {
+  return isJsonObject(data) && 'lockfileVersion' in data;
+}
+
+/** Entry digests of contracts, per kind, for a quick comparison that skips unchanged entries. */
+export function digestsOf(contracts: Contracts): Record<(typeof ENTRY_KINDS)[number], Map<string, string>> {
+  const out = {} as Record<(typeof ENTRY_KINDS)[number], Map<string, string>>;
+  for (const kind of ENTRY_KINDS) {
+    out[kind] = new Map(Object.entries(contracts[kind]).map(([k, e]) => [k, entryDigest(e)]));
+  }
+  return out;
+}

@@ -1,0 +1,77 @@
+/**
+ * The contract model: what an MCP server exposes to the agents that call it.
+ *
+ * Two layers live here:
+ * - `RawCapture` is what the server sent, byte for byte after JSON parsing, with every field
+ *   kept (including ones the SDK does not know). It is the input of `normalize`.
+ * - `Contracts` is the canonical form: one entry per tool, prompt, resource and resource
+ *   template, each holding its normalized contract. Lockfiles store it and the diff reads it.
+ */
+
+export type JsonPrimitive = string | number | boolean | null;
+export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** A JSON Schema as found in `inputSchema` / `outputSchema`: an object, or a boolean schema. */
+export type JsonSchema = JsonObject | boolean;
+
+export type ServerInfo = { name: string; version?: string };
+
+/** Which generation of the protocol the capture spoke. */
+export type ProtocolEra = 'legacy' | 'stateless';
+
+/** Everything one capture of a server produced, before normalization. */
+export interface RawCapture {
+  server: ServerInfo;
+  protocolVersion: string;
+  era: ProtocolEra;
+  tools: JsonObject[];
+  prompts: JsonObject[];
+  resources: JsonObject[];
+  resourceTemplates: JsonObject[];
+}
+
+/** The four collections a server can expose, in the order reports list them. */
+export const ENTRY_KINDS = ['tools', 'prompts', 'resources', 'resourceTemplates'] as const;
+export type EntryKind = (typeof ENTRY_KINDS)[number];
+
+/** The field that names an entry within its collection. */
+export const ENTRY_KEY: Record<EntryKind, string> = {
+  tools: 'name',
+  prompts: 'name',
+  resources: 'uri',
+  resourceTemplates: 'uriTemplate',
+};
+
+/**
+ * One normalized entry. `contract` is what the digest covers: notation-only differences never
+ * change it. `dialects` records which JSON Schema dialect each schema declared (`$schema`),
+ * kept beside the contract so a dialect change can be reported (as COSMETIC) without being
+ * mistaken for a contract change.
+ */
+export interface ContractEntry {
+  contract: JsonObject;
+  dialects?: Partial<Record<'inputSchema' | 'outputSchema', string>>;
+}
+
+export interface Contracts {
+  server: ServerInfo;
+  tools: Record<string, ContractEntry>;
+  prompts: Record<string, ContractEntry>;
+  resources: Record<string, ContractEntry>;
+  resourceTemplates: Record<string, ContractEntry>;
+}
+
+/** A finding about a contract's shape that does not stop compilation. */
+export interface LintWarning {
+  entry: string;
+  message: string;
+}
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function emptyContracts(server: ServerInfo = { name: 'unknown' }): Contracts {
+  return { server, tools: {}, prompts: {}, resources: {}, resourceTemplates: {} };
+}

@@ -1,0 +1,281 @@
+import { canonicalJson } from './canonical.js';
+import { isJsonObject, type JsonObject, type JsonSchema, type JsonValue } from './model.js';
+
+/**
+ * JSON Schema normalization: rewrite a schema so that two schemas which differ only in
+ * notation become byte-identical, while anything that changes what the schema accepts is kept.
+ *
+ * - draft-07 / 2019-09 spellings become 2020-12 ones (`definitions` → `$defs`, array `items` →
+ *   `prefixItems`, `dependencies` → `dependentRequired` / `dependentSchemas`, draft-04 boolean
+ *   `exclusiveMinimum`), `$schema` is lifted out and returned as `dialect`.
+ * - set-like keywords are sorted (`type`, `required`, `enum`, union branches); a one-value
+ *   `enum` becomes `const`; keywords set to their no-op default are dropped.
+ * - local `$ref`s are inlined. A reference that would recurse is kept as `{"$ref": "#/$defs/N"}`
+ *   and `N` is emitted once under the root `$defs`, so recursive schemas stay finite.
+ */
+
+export interface NormalizedSchema {
+  schema: JsonSchema;
+  /** The `$schema` the root declared, if any. */
+  dialect?: string;
+  /** Things worth telling the author (unresolvable `$ref`s); never fatal. */
+  problems: string[];
+}
+
+const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', 'dependentSchemas']);
+const SCHEMA_KEYWORDS = new Set([
+  'additionalProperties', 'items', 'contains', 'not', 'if', 'then', 'else', 'propertyNames',
+  'unevaluatedProperties', 'unevaluatedItems', 'contentSchema',
+]);
+/** Subschema keywords for which the accept-everything schema `{}` is the same as absence. */
+const ANYTHING_IS_NO_OP = new Set([
+  'additionalProperties', 'items', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'then', 'else',
+]);
+const SCHEMA_LIST_KEYWORDS = new Set(['allOf', 'prefixItems']);
+/** Unions whose branch order carries no meaning: sorted so reordering is not a change. */
+const UNORDERED_SCHEMA_LISTS = new Set(['anyOf', 'oneOf', 'allOf']);
+/** Keywords that mean nothing for acceptance or identity and are dropped. */
+const DROPPED_KEYWORDS = new Set(['$schema', '$comment', '$defs', 'definitions']);
+/** Keywords whose value is the default, i.e. the same as leaving them out. */
+const NO_OP_VALUES: Record<string, JsonValue> = {
+  uniqueItems: false,
+  minLength: 0,
+  minItems: 0,
+  minProperties: 0,
+  minContains: 1,
+  deprecated: false,
+  readOnly: false,
+  writeOnly: false,
+};
+/** Annotation keywords that may sit beside a `$ref` and be merged into the inlined target. */
+const ANNOTATION_KEYWORDS = new Set(['title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly']);
+
+export function normalizeSchema(input: unknown): NormalizedSchema {
+  const problems: string[] = [];
+  if (typeof input === 'boolean') return { schema: input ? {} : false, problems };
+  if (!isJsonObject(input)) {
+    problems.push(`schema is ${describe(input)}, not a JSON Schema object`);
+    return { schema: {}, problems };
+  }
+  const dialect = typeof input.$schema === 'string' ? input.$schema : undefined;
+  const walker = new SchemaWalker(input, problems);
+  const schema = walker.normalizeRoot();
+  return dialect === undefined ? { schema, problems } : { schema, dialect, problems };
+}
+
+class SchemaWalker {
+  /** Recursive targets found so far: output `$defs` name → JSON pointer in the input. */
+  private readonly recursive = new Map<string, string>();
+
+  constructor(
+    private readonly root: JsonObject,
+    private readonly problems: string[],
+  ) {}
+
+  normalizeRoot(): JsonSchema {
+    const schema = this.node(this.root, ['#']);
+    if (this.recursive.size === 0 || !isJsonObject(schema)) return schema;
+    // Emit each recursive target once. Normalizing one may discover another, hence the loop.
+    const defs: JsonObject = {};
+    for (let done = 0; done < this.recursive.size; ) {
+      const entries = [...this.recursive.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+      for (const [name, pointer] of entries) {
+        if (name in defs) continue;
+        const target = resolvePointer(this.root, pointer);
+        defs[name] = this.node(target as JsonValue, [pointer]);
+      }
+      done = Object.keys(defs).length;
+    }
+    return { ...schema, $defs: defs };
+  }
+
+  /** `stack` holds the pointers being inlined on the way here, to detect recursion. */
+  private node(value: JsonValue, stack: string[]): JsonSchema {
+    if (value === true) return {};
+    if (value === false) return false;
+    if (!isJsonObject(value)) {
+      this.problems.push(`a subschema is ${describe(value)}, not a JSON Schema`);
+      return {};
+    }
+    if (typeof value.$ref === 'string' && value.$ref.startsWith('#')) return this.reference(value, value.$ref, stack);
+    return this.keywords(value, stack);
+  }
+
+  private reference(value: JsonObject, ref: string, stack: string[]): JsonSchema {
+    const pointer = canonicalPointer(ref);
+    const { $ref: _ref, ...siblings } = value;
+    let target: JsonSchema;
+    if (stack.includes(pointer)) {
+      target = { $ref: this.placeholderFor(pointer) };
+    } else {
+      const resolved = resolvePointer(this.root, pointer);
+      if (resolved === undefined) {
+        this.problems.push(`$ref "${ref}" does not resolve inside the schema; kept as is`);
+        return this.keywords(value, stack);
+      }
+      target = this.node(resolved as JsonValue, [...stack, pointer]);
+    }
+    if (Object.keys(siblings).length === 0) return target;
+    const rest = this.keywords(siblings, stack);
+    const onlyAnnotations = Object.keys(siblings).every((k) => ANNOTATION_KEYWORDS.has(k));
+    if (onlyAnnotations && isJsonObject(target) && isJsonObject(rest)) return { ...target, ...rest };
+    return this.keywords({ allOf: [target, rest] }, stack);
+  }
+
+  private placeholderFor(pointer: string): string {
+    if (pointer === '#') return '#';
+    const name = defName(pointer);
+    this.recursive.set(name, pointer);
+    return `#/$defs/${escapePointerToken(name)}`;
+  }
+
+  private keywords(value: JsonObject, stack: string[]): JsonSchema {
+    const out: JsonObject = {};
+    const input = upgradeDraftKeywords(value);
+    for (const key of Object.keys(input).sort()) {
+      const child = input[key] as JsonValue;
+      if (DROPPED_KEYWORDS.has(key)) continue;
+      if (key in NO_OP_VALUES && child === NO_OP_VALUES[key]) continue;
+      if (SCHEMA_MAP_KEYWORDS.has(key) && isJsonObject(child)) {
+        const map: JsonObject = {};
+        for (const name of Object.keys(child).sort()) map[name] = this.node(child[name] as JsonValue, stack);
+        if (Object.keys(map).length > 0) out[key] = map;
+      } else if (SCHEMA_KEYWORDS.has(key)) {
+        const sub = this.node(child, stack);
+        // `additionalProperties: {}`, `items: {}`… accept anything: the same as leaving them out.
+        if (ANYTHING_IS_NO_OP.has(key) && isJsonObject(sub) && Object.keys(sub).length === 0) continue;
+        out[key] = sub;
+      } else if ((SCHEMA_LIST_KEYWORDS.has(key) || UNORDERED_SCHEMA_LISTS.has(key)) && Array.isArray(child)) {
+        const list = child.map((c) => this.node(c, stack));
+        out[key] = UNORDERED_SCHEMA_LISTS.has(key) ? sortByCanonical(list) : list;
+      } else {
+        out[key] = child;
+      }
+    }
+    return tidySetKeywords(out);
+  }
+}
+
+/** Rewrite draft-04/06/07 and 2019-09 spellings into their 2020-12 equivalents. */
+function upgradeDraftKeywords(value: JsonObject): JsonObject {
+  const out: JsonObject = { ...value };
+  if (Array.isArray(out.items)) {
+    out.prefixItems = out.items;
+    if ('additionalItems' in out) out.items = out.additionalItems as JsonValue;
+    else delete out.items;
+    delete out.additionalItems;
+  } else {
+    // Without an array `items`, `additionalItems` has no effect.
+    delete out.additionalItems;
+  }
+  if (isJsonObject(out.dependencies)) {
+    const required: JsonObject = isJsonObject(out.dependentRequired) ? { ...out.dependentRequired } : {};
+    const schemas: JsonObject = isJsonObject(out.dependentSchemas) ? { ...out.dependentSchemas } : {};
+    for (const [name, dep] of Object.entries(out.dependencies)) {
+      if (Array.isArray(dep)) required[name] = dep;
+      else schemas[name] = dep as JsonValue;
+    }
+    delete out.dependencies;
+    if (Object.keys(required).length > 0) out.dependentRequired = required;
+    if (Object.keys(schemas).length > 0) out.dependentSchemas = schemas;
+  }
+  for (const [exclusive, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+    if (typeof out[exclusive] !== 'boolean') continue;
+    if (out[exclusive] === true && typeof out[bound] === 'number') {
+      out[exclusive] = out[bound] as number;
+      delete out[bound];
+    } else {
+      delete out[exclusive];
+    }
+  }
+  return out;
+}
+
+/** Sort and de-duplicate the keywords whose values are sets. */
+function tidySetKeywords(out: JsonObject): JsonObject {
+  if (Array.isArray(out.type)) {
+    const types = [...new Set(out.type.filter((t): t is string => typeof t === 'string'))].sort();
+    if (types.length === 1) out.type = types[0] as string;
+    else out.type = types;
+  }
+  if (Array.isArray(out.required)) {
+    const required = [...new Set(out.required.filter((r): r is string => typeof r === 'string'))].sort();
+    if (required.length === 0) delete out.required;
+    else out.required = required;
+  }
+  if (Array.isArray(out.enum)) {
+    const values = dedupeByCanonical(out.enum);
+    if (values.length === 1 && !('const' in out)) {
+      out.const = values[0] as JsonValue;
+      delete out.enum;
+    } else {
+      out.enum = values;
+    }
+  }
+  if (isJsonObject(out.dependentRequired)) {
+    for (const [name, deps] of Object.entries(out.dependentRequired)) {
+      if (Array.isArray(deps)) out.dependentRequired[name] = [...new Set(deps)].sort() as JsonValue;
+    }
+  }
+  return out;
+}
+
+function sortByCanonical<T>(values: T[]): T[] {
+  return values
+    .map((value) => ({ value, key: canonicalJson(value) }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map((e) => e.value);
+}
+
+function dedupeByCanonical(values: JsonValue[]): JsonValue[] {
+  const seen = new Map<string, JsonValue>();
+  for (const value of values) seen.set(canonicalJson(value), value);
+  return [...seen.keys()].sort().map((k) => seen.get(k) as JsonValue);
+}
+
+/** `#/definitions/X` and `#/$defs/X` name the same thing across dialects. */
+function canonicalPointer(ref: string): string {
+  const pointer = ref === '#' || ref === '#/' ? '#' : ref;
+  return pointer.replace(/^#\/definitions\//, '#/$defs/');
+}
+
+function defName(pointer: string): string {
+  const tokens = pointer.slice(2).split('/').map(unescapePointerToken);
+  const start = tokens[0] === '$defs' && tokens.length > 1 ? 1 : 0;
+  return tokens.slice(start).join('.');
+}
+
+export function resolvePointer(root: JsonObject, pointer: string): unknown {
+  if (pointer === '#') return root;
+  if (!pointer.startsWith('#/')) return undefined;
+  let node: unknown = root;
+  const tokens = pointer.slice(2).split('/').map((t) => unescapePointerToken(decodeURIComponent(t)));
+  for (const [index, token] of tokens.entries()) {
+    // The input may spell the container either way; try both.
+    const candidates = index === 0 && token === '$defs' ? ['$defs', 'definitions'] : [token];
+    const next = candidates.map((c) => childOf(node, c)).find((c) => c !== undefined);
+    if (next === undefined) return undefined;
+    node = next;
+  }
+  return node;
+}
+
+function childOf(node: unknown, token: string): unknown {
+  if (Array.isArray(node)) return /^\d+$/.test(token) ? node[Number(token)] : undefined;
+  if (isJsonObject(node) && Object.hasOwn(node, token)) return node[token];
+  return undefined;
+}
+
+function unescapePointerToken(token: string): string {
+  return token.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+function escapePointerToken(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}

@@ -1,0 +1,442 @@
+/**
+ * Just enough JSON Schema reading to explain a validation failure: find the subschema at an
+ * argument path, say what it expects, and build a minimal value it accepts. Local `$ref`s are
+ * followed with a hop limit, so a recursive schema cannot hang an error path.
+ */
+import { canonicalJson, listValues } from './xml.js';
+
+export type JsonSchema = Readonly<Record<string, unknown>>;
+export type ArgPath = readonly (string | number)[];
+
+const MAX_REF_HOPS = 32;
+const MAX_EXAMPLE_DEPTH = 8;
+/** zod and others write these as integer bounds; to a model they are noise, not a constraint. */
+const SAFE_INTEGER_BOUNDS = new Set([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]);
+
+export function isSchema(value: unknown): value is JsonSchema {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Follows local `$ref`s (`#`, `#/$defs/x`, `#/definitions/x`, any JSON pointer into the root). */
+export function resolveRef(root: JsonSchema, schema: unknown): JsonSchema | undefined {
+  let current = schema;
+  for (let hops = 0; isSchema(current) && typeof current.$ref === 'string'; hops += 1) {
+    if (hops >= MAX_REF_HOPS) return undefined;
+    current = lookupPointer(root, current.$ref);
+  }
+  return isSchema(current) ? current : undefined;
+}
+
+function lookupPointer(root: JsonSchema, ref: string): unknown {
+  if (!ref.startsWith('#')) return undefined;
+  const pointer = ref.slice(1);
+  if (pointer === '' || pointer === '/') return root;
+  let node: unknown = root;
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (!isSchema(node) && !Array.isArray(node)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+function branchesOf(schema: JsonSchema): readonly unknown[] {
+  const oneOf = Array.isArray(schema.oneOf) ? schema.oneOf : [];
+  const anyOf = Array.isArray(schema.anyOf) ? schema.anyOf : [];
+  return [...oneOf, ...anyOf];
+}
+
+/** The value a property must have in a union branch (`const` or a one-value `enum`). */
+function constOf(schema: JsonSchema | undefined): { value: unknown } | undefined {
+  if (schema === undefined) return undefined;
+  if ('const' in schema) return { value: schema.const };
+  if (Array.isArray(schema.enum) && schema.enum.length === 1) return { value: schema.enum[0] };
+  return undefined;
+}
+
+/**
+ * The branch of a `oneOf`/`anyOf` whose constant properties all match `value` (how a
+ * discriminated union picks its branch); the first branch when none can be told apart.
+ */
+function pickBranch(root: JsonSchema, schema: JsonSchema, value: unknown): JsonSchema | undefined {
+  const branches = branchesOf(schema)
+    .map((branch) => resolveRef(root, branch))
+    .filter((branch): branch is JsonSchema => branch !== undefined);
+  if (branches.length === 0) return undefined;
+  if (isSchema(value)) {
+    for (const branch of branches) {
+      const properties = isSchema(branch.properties) ? branch.properties : {};
+      const constants = Object.entries(properties)
+        .map(([name, property]) => [name, constOf(resolveRef(root, property))] as const)
+        .filter(([, constant]) => constant !== undefined);
+      if (constants.length > 0 && constants.every(([name, constant]) => canonicalJson(value[name]) === canonicalJson(constant?.value))) {
+        return branch;
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The name of the property that discriminates a root union (present with a constant value in
+ * every branch), e.g. `action` for `oneOf: [{action: {const: "create"}}, {action: {const: "list"}}]`.
+ */
+export function discriminatorOf(root: JsonSchema): string | undefined {
+  const schema = resolveRef(root, root);
+  if (schema === undefined) return undefined;
+  const branches = branchesOf(schema).map((branch) => resolveRef(root, branch));
+  if (branches.length < 2) return undefined;
+  let common: string[] | undefined;
+  for (const branch of branches) {
+    const properties = branch !== undefined && isSchema(branch.properties) ? branch.properties : {};
+    const names = Object.keys(properties).filter((name) => constOf(resolveRef(root, properties[name])) !== undefined);
+    common = common === undefined ? names : common.filter((name) => names.includes(name));
+  }
+  return common?.sort()[0];
+}
+
+/** The subschema describing the argument at `path`, choosing union branches by `args`. */
+export function schemaAt(root: JsonSchema, path: ArgPath, args: unknown): JsonSchema | undefined {
+  let schema = resolveRef(root, root);
+  let value: unknown = args;
+  for (const segment of path) {
+    if (schema === undefined) return undefined;
+    schema = childSchema(root, schema, segment, value);
+    value = isSchema(value) || Array.isArray(value) ? (value as Record<string | number, unknown>)[segment] : undefined;
+  }
+  return schema;
+}
+
+function childSchema(root: JsonSchema, schema: JsonSchema, segment: string | number, value: unknown): JsonSchema | undefined {
+  if (isSchema(schema.properties) && typeof segment === 'string' && segment in schema.properties) {
+    return resolveRef(root, schema.properties[segment]);
+  }
+  if (typeof segment === 'number') {
+    if (Array.isArray(schema.prefixItems) && segment < schema.prefixItems.length) return resolveRef(root, schema.prefixItems[segment]);
+    if (Array.isArray(schema.items) && segment < schema.items.length) return resolveRef(root, schema.items[segment]);
+    if (isSchema(schema.items)) return resolveRef(root, schema.items);
+  }
+  if (Array.isArray(schema.allOf)) {
+    for (const part of schema.allOf) {
+      const resolved = resolveRef(root, part);
+      const child = resolved === undefined ? undefined : childSchema(root, resolved, segment, value);
+      if (child !== undefined) return child;
+    }
+  }
+  if (branchesOf(schema).length > 0) {
+    const branch = pickBranch(root, schema, value);
+    const candidates = branch !== undefined ? [branch] : branchesOf(schema).map((b) => resolveRef(root, b));
+    for (const candidate of candidates) {
+      const child = candidate === undefined ? undefined : childSchema(root, candidate, segment, value);
+      if (child !== undefined) return child;
+    }
+  }
+  if (typeof segment === 'string' && isSchema(schema.additionalProperties)) return resolveRef(root, schema.additionalProperties);
+  return undefined;
+}
+
+/** Property names an object schema declares (across `allOf` and the matching union branch). */
+export function propertyNames(root: JsonSchema, schema: JsonSchema | undefined, value: unknown): string[] {
+  if (schema === undefined) return [];
+  const names = new Set<string>(isSchema(schema.properties) ? Object.keys(schema.properties) : []);
+  const parts = [...(Array.isArray(schema.allOf) ? schema.allOf : [])];
+  const branch = branchesOf(schema).length > 0 ? pickBranch(root, schema, value) : undefined;
+  if (branch !== undefined) parts.push(branch);
+  for (const part of parts) for (const name of propertyNames(root, resolveRef(root, part), value)) names.add(name);
+  return [...names].sort();
+}
+
+function typeOf(schema: JsonSchema): string | undefined {
+  if (typeof schema.type === 'string') return schema.type;
+  if (Array.isArray(schema.type)) {
+    const types = schema.type.filter((type): type is string => typeof type === 'string');
+    return types.find((type) => type !== 'null') ?? types[0];
+  }
+  if (isSchema(schema.properties)) return 'object';
+  return undefined;
+}
+
+function bound(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && !SAFE_INTEGER_BOUNDS.has(value) ? value : undefined;
+}
+
+/** `>= 1 and <= 100`, `at least 3 and at most 20 characters`, or undefined without bounds. */
+export function rangePhrase(schema: JsonSchema): string | undefined {
+  const type = typeOf(schema);
+  if (type === 'number' || type === 'integer') {
+    const parts: string[] = [];
+    const min = bound(schema.minimum);
+    const exclusiveMin = typeof schema.exclusiveMinimum === 'boolean' ? (schema.exclusiveMinimum ? min : undefined) : bound(schema.exclusiveMinimum);
+    const max = bound(schema.maximum);
+    const exclusiveMax = typeof schema.exclusiveMaximum === 'boolean' ? (schema.exclusiveMaximum ? max : undefined) : bound(schema.exclusiveMaximum);
+    if (exclusiveMin !== undefined) parts.push(`> ${exclusiveMin}`);
+    else if (min !== undefined) parts.push(`>= ${min}`);
+    if (exclusiveMax !== undefined) parts.push(`< ${exclusiveMax}`);
+    else if (max !== undefined) parts.push(`<= ${max}`);
+    return parts.length > 0 ? parts.join(' and ') : undefined;
+  }
+  const [minKey, maxKey, unit] =
+    type === 'string' ? (['minLength', 'maxLength', 'character'] as const)
+    : type === 'array' ? (['minItems', 'maxItems', 'item'] as const)
+    : type === 'object' ? (['minProperties', 'maxProperties', 'property'] as const)
+    : [undefined, undefined, undefined];
+  if (unit === undefined) return undefined;
+  const min = bound(schema[minKey]);
+  const max = bound(schema[maxKey]);
+  const plural = (n: number) => (n === 1 ? unit : unit === 'property' ? 'properties' : `${unit}s`);
+  if (min !== undefined && max !== undefined) {
+    return min === max ? `exactly ${min} ${plural(min)}` : `at least ${min} and at most ${max} ${plural(max)}`;
+  }
+  if (min !== undefined) return `at least ${min} ${plural(min)}`;
+  if (max !== undefined) return `at most ${max} ${plural(max)}`;
+  return undefined;
+}
+
+/** `string`, `integer >= 1`, `one of "USD", "EUR"`, `string in email format`, … */
+export function describeSchema(root: JsonSchema, schema: JsonSchema | undefined): string | undefined {
+  if (schema === undefined) return undefined;
+  const constant = constOf(schema);
+  if (constant !== undefined) return `exactly ${canonicalJson(constant.value)}`;
+  if (Array.isArray(schema.enum)) return `one of ${listValues(schema.enum)}`;
+  const type = typeOf(schema);
+  if (type === undefined) {
+    const branches = branchesOf(schema).map((branch) => describeSchema(root, resolveRef(root, branch)));
+    if (branches.length > 0 && branches.every((text) => text !== undefined)) return `one of: ${[...new Set(branches)].join(' | ')}`;
+    return undefined;
+  }
+  const parts: string[] = [type === 'array' && isSchema(schema.items) ? `array of ${describeSchema(root, resolveRef(root, schema.items)) ?? 'values'}` : type];
+  if (Array.isArray(schema.type) && schema.type.includes('null') && type !== 'null') parts[0] += ' or null';
+  if (typeof schema.format === 'string') parts.push(`in ${schema.format} format`);
+  else if (typeof schema.pattern === 'string') parts.push(`matching the pattern ${schema.pattern}`);
+  const range = rangePhrase(schema);
+  if (range !== undefined) parts.push(type === 'number' || type === 'integer' ? range : `with ${range}`);
+  if (typeof schema.multipleOf === 'number') parts.push(`a multiple of ${schema.multipleOf}`);
+  if (schema.uniqueItems === true) parts.push('with unique items');
+  return parts.join(' ');
+}
+
+const FORMAT_SAMPLES: Readonly<Record<string, string>> = {
+  email: 'user@example.com',
+  'idn-email': 'user@example.com',
+  uri: 'https://example.com',
+  url: 'https://example.com',
+  'uri-reference': 'https://example.com',
+  iri: 'https://example.com',
+  hostname: 'example.com',
+  'idn-hostname': 'example.com',
+  ipv4: '192.0.2.1',
+  ipv6: '2001:db8::1',
+  date: '2024-01-31',
+  'date-time': '2024-01-31T12:00:00Z',
+  datetime: '2024-01-31T12:00:00Z',
+  time: '12:00:00',
+  duration: 'P1D',
+  uuid: '123e4567-e89b-42d3-a456-426614174000',
+  guid: '123e4567-e89b-42d3-a456-426614174000',
+  cuid: 'cjld2cjxh0000qzrmn831i7rn',
+  emoji: '🙂',
+};
+
+/** Strings tried in order against a schema's pattern and length: covers most real patterns. */
+const STRING_CANDIDATES = ['example', 'EXAMPLE', 'Example', 'abc', 'ABC', 'a', 'A', 'x1', '1', '123', 'a1b2', 'example-1', 'example_1', 'example.1', '0'];
+
+/** A sample string in `format` (used for the fix text as well as the example). */
+export function formatSample(format: string): string | undefined {
+  return FORMAT_SAMPLES[format];
+}
+
+/**
+ * A string the schema accepts, found by trying format samples and common candidates against
+ * its length bounds and pattern; undefined when none fits (the example is then left out rather
+ * than shown wrong).
+ */
+export function sampleString(schema: JsonSchema): string | undefined {
+  const min = bound(schema.minLength) ?? 0;
+  const max = bound(schema.maxLength) ?? Infinity;
+  let pattern: RegExp | undefined;
+  if (typeof schema.pattern === 'string') {
+    try {
+      pattern = new RegExp(schema.pattern, 'u');
+    } catch {
+      pattern = undefined;
+    }
+  }
+  const format = typeof schema.format === 'string' ? formatSample(schema.format) : undefined;
+  const candidates = format !== undefined ? [format] : STRING_CANDIDATES;
+  for (const candidate of candidates) {
+    const sized = fitLength(candidate, min, max);
+    if (sized !== undefined && (pattern === undefined || pattern.test(sized))) return sized;
+  }
+  return undefined;
+}
+
+function fitLength(candidate: string, min: number, max: number): string | undefined {
+  if (max < min) return undefined;
+  let text = candidate;
+  if (text.length < min) text = text.padEnd(min, text.at(-1) ?? 'x');
+  if (text.length > max) text = text.slice(0, max);
+  return text;
+}
+
+function sampleNumber(schema: JsonSchema, integer: boolean): number | undefined {
+  const step = typeof schema.multipleOf === 'number' && schema.multipleOf > 0 ? schema.multipleOf : integer ? 1 : undefined;
+  let low = bound(schema.minimum);
+  let high = bound(schema.maximum);
+  const exclusiveLow = typeof schema.exclusiveMinimum === 'boolean' ? (schema.exclusiveMinimum ? low : undefined) : bound(schema.exclusiveMinimum);
+  const exclusiveHigh = typeof schema.exclusiveMaximum === 'boolean' ? (schema.exclusiveMaximum ? high : undefined) : bound(schema.exclusiveMaximum);
+  if (exclusiveLow !== undefined) low = exclusiveLow + (step ?? 1) * (integer || step !== undefined ? 1 : 0.5);
+  if (exclusiveHigh !== undefined) high = exclusiveHigh - (step ?? 1) * (integer || step !== undefined ? 1 : 0.5);
+  let value = low ?? (high !== undefined && high < 1 ? high : 1);
+  if (step !== undefined) value = Math.ceil(value / step) * step;
+  if (integer) value = Math.ceil(value);
+  if ((low !== undefined && value < low) || (high !== undefined && value > high)) return undefined;
+  return value;
+}
+
+/**
+ * A minimal value the schema accepts: constants, defaults and declared examples first, then only
+ * required properties and the fewest array items allowed. `hint` (what the caller sent) steers
+ * union branch choice, so a failing `create` call gets a `create` example. Undefined when no
+ * valid value can be built with confidence.
+ */
+export function exampleFor(root: JsonSchema, schema: unknown, hint: unknown, depth = 0): { value: unknown } | undefined {
+  if (schema === true) return { value: 'example' };
+  const resolved = resolveRef(root, schema);
+  if (resolved === undefined || depth > MAX_EXAMPLE_DEPTH) return undefined;
+  const constant = constOf(resolved);
+  if (constant !== undefined) return constant;
+  if (Array.isArray(resolved.enum)) return resolved.enum.length > 0 ? { value: resolved.enum[0] } : undefined;
+  if (resolved.default !== undefined) return { value: resolved.default };
+  if (Array.isArray(resolved.examples) && resolved.examples.length > 0) return { value: resolved.examples[0] };
+
+  const type = typeOf(resolved);
+  switch (type) {
+    case 'string': {
+      const value = sampleString(resolved);
+      return value === undefined ? undefined : { value };
+    }
+    case 'integer':
+    case 'number': {
+      const value = sampleNumber(resolved, type === 'integer');
+      return value === undefined ? undefined : { value };
+    }
+    case 'boolean':
+      return { value: true };
+    case 'null':
+      return { value: null };
+    case 'array':
+      return exampleArray(root, resolved, hint, depth);
+    case 'object':
+      return exampleObject(root, resolved, hint, depth);
+    default:
+      break;
+  }
+  if (Array.isArray(resolved.allOf) && resolved.allOf.length > 0) {
+    return exampleObject(root, mergeAllOf(root, resolved), hint, depth);
+  }
+  const branches = branchesOf(resolved);
+  if (branches.length > 0) {
+    const preferred = pickBranch(root, resolved, hint);
+    for (const branch of preferred !== undefined ? [preferred, ...branches] : branches) {
+      const value = exampleFor(root, branch, hint, depth + 1);
+      if (value !== undefined) return value;
+    }
+    return undefined;
+  }
+  // `{}` accepts anything.
+  return Object.keys(resolved).every((key) => key === 'description' || key === 'title' || key === '$schema') ? { value: 'example' } : undefined;
+}
+
+function exampleArray(root: JsonSchema, schema: JsonSchema, hint: unknown, depth: number): { value: unknown } | undefined {
+  const min = bound(schema.minItems) ?? 0;
+  const max = bound(schema.maxItems) ?? Infinity;
+  const itemHint = (index: number) => (Array.isArray(hint) ? hint[index] : undefined);
+  // Tuples: `prefixItems` + `items` (2020-12) or `items: [...]` + `additionalItems` (draft-07).
+  const tuple = Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : undefined;
+  const rest = tuple === undefined ? schema.items : Array.isArray(schema.prefixItems) ? schema.items : schema.additionalItems;
+  const items: unknown[] = [];
+  for (const [index, itemSchema] of (tuple ?? []).entries()) {
+    const item = exampleFor(root, itemSchema, itemHint(index), depth + 1);
+    if (item === undefined) return undefined;
+    items.push(item.value);
+  }
+  // One item shows the element shape; more only when minItems asks for them.
+  const wanted = tuple !== undefined ? min : Math.min(Math.max(min, 1), max);
+  while (items.length < wanted) {
+    if (rest === false) return undefined;
+    const item = rest === undefined || rest === true ? { value: 'example' } : exampleFor(root, rest, itemHint(items.length), depth + 1);
+    if (item === undefined) return items.length >= min ? { value: items } : undefined;
+    items.push(item.value);
+  }
+  if (schema.uniqueItems === true && new Set(items.map((item) => canonicalJson(item))).size !== items.length) {
+    return min <= 1 ? { value: items.slice(0, min) } : undefined;
+  }
+  return { value: items };
+}
+
+function exampleObject(root: JsonSchema, schema: JsonSchema, hint: unknown, depth: number): { value: unknown } | undefined {
+  const properties = isSchema(schema.properties) ? schema.properties : {};
+  const requiredNames = Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : [];
+  const value: Record<string, unknown> = {};
+  for (const name of requiredNames) {
+    const propertySchema = properties[name] ?? (isSchema(schema.additionalProperties) ? schema.additionalProperties : true);
+    const property = exampleFor(root, propertySchema, isSchema(hint) ? hint[name] : undefined, depth + 1);
+    if (property === undefined) return undefined;
+    value[name] = property.value;
+  }
+  return { value };
+}
+
+function mergeAllOf(root: JsonSchema, schema: JsonSchema): JsonSchema {
+  const properties: Record<string, unknown> = { ...(isSchema(schema.properties) ? schema.properties : {}) };
+  const requiredNames = new Set<string>(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  for (const part of Array.isArray(schema.allOf) ? schema.allOf : []) {
+    const resolved = resolveRef(root, part);
+    if (resolved === undefined) continue;
+    Object.assign(properties, isSchema(resolved.properties) ? resolved.properties : {});
+    for (const name of Array.isArray(resolved.required) ? resolved.required : []) requiredNames.add(String(name));
+  }
+  return { type: 'object', properties, required: [...requiredNames] };
+}
+
+/**
+ * The candidate closest to `name` when it is close enough to be a likely typo: same letters
+ * ignoring case, `_` and `-`, or within an edit distance of a third of the length (adjacent
+ * transpositions count as one edit). Ties go to the alphabetically first, for stable output.
+ */
+export function nearestName(name: string, candidates: readonly string[]): string | undefined {
+  const normalized = normalizeName(name);
+  let best: { candidate: string; distance: number } | undefined;
+  for (const candidate of [...candidates].sort()) {
+    if (candidate === name) continue;
+    const distance = normalizeName(candidate) === normalized ? 0 : editDistance(name.toLowerCase(), candidate.toLowerCase());
+    const limit = Math.max(1, Math.floor(Math.max(name.length, candidate.length) / 3));
+    if (distance <= limit && (best === undefined || distance < best.distance)) best = { candidate, distance };
+  }
+  return best?.candidate;
+}
+
+function normalizeName(name: string): string {
+  return name.toLowerCase().replace(/[-_\s]/g, '');
+}
+
+/** Optimal string alignment distance (Levenshtein plus adjacent transposition). */
+function editDistance(a: string, b: string): number {
+  if (a === b) return 0;
+  const rows = a.length + 1;
+  const cols = b.length + 1;
+  const d: number[][] = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i < rows; i += 1) {
+    for (let j = 1; j < cols; j += 1) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const row = d[i] as number[];
+      const above = d[i - 1] as number[];
+      let value = Math.min((above[j] as number) + 1, (row[j - 1] as number) + 1, (above[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        value = Math.min(value, ((d[i - 2] as number[])[j - 2] as number) + 1);
+      }
+      row[j] = value;
+    }
+  }
+  return (d[a.length] as number[])[b.length] as number;
+}

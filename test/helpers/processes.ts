@@ -1,0 +1,50 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const fixture = (name: string) => resolve(ROOT, 'test/fixtures/servers', name);
+export const example = (version: 'v1' | 'v2') => resolve(ROOT, 'examples/inventory', `${version}.mjs`);
+
+/** True while any process of the group led by `pid` is alive. */
+export function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Start an example server over HTTP on a free port; resolves once it listens. */
+export async function startHttpServer(script: string, extraArgs: string[] = []): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [script, '--http', '0', ...extraArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    let seen = '';
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      seen += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(seen);
+      if (match) resolveUrl(match[1] as string);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${seen}`)));
+  });
+  const stop = () =>
+    new Promise<void>((done) => {
+      if (child.exitCode !== null) return done();
+      child.once('exit', () => done());
+      child.kill();
+    });
+  return { url, child, stop };
+}
+
+/** A port nothing listens on (taken from the OS, then released). */
+export function freePort(): Promise<number> {
+  return new Promise((done, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
