@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { splitCommand } from './compile/argv.js';
-import { DEFAULT_TIMEOUT_MS, type ContractSource } from './compile/source.js';
+import { DEFAULT_TIMEOUT_MS, shellQuote, type ContractSource } from './compile/source.js';
 import { LOCKFILE_NAME } from './contract/lockfile.js';
 import { UserError } from './errors.js';
 
@@ -22,10 +22,12 @@ const serverSchema = z
     headers: envMap.optional(),
     file: z.string().optional(),
     lockfile: z.string().optional(),
+    lenientStdout: z.boolean().optional(),
   })
   .strict()
-  .refine((s) => [s.command, s.url, s.file].filter((v) => v !== undefined).length === 1, {
-    message: 'needs exactly one of "command", "url" or "file"',
+  // "command" with "url": start the server, then reach it over HTTP.
+  .refine((s) => (s.file !== undefined ? s.command === undefined && s.url === undefined : s.command !== undefined || s.url !== undefined), {
+    message: 'needs "command" (optionally with "url" for a server that serves HTTP), "url", or "file"',
   });
 
 const allowSchema = z
@@ -86,6 +88,8 @@ export async function loadConfig(path: string): Promise<Config> {
     if (server.command !== undefined) {
       const command = typeof server.command === 'string' ? splitCommand(server.command) : server.command;
       source = { kind: 'command', command, cwd, env: server.env, timeoutMs };
+      if (server.url !== undefined) Object.assign(source, { url: server.url, headers: server.headers });
+      if (server.lenientStdout) source.lenientStdout = true;
     } else if (server.url !== undefined) {
       source = { kind: 'url', url: server.url, headers: server.headers, timeoutMs };
     } else {
@@ -103,6 +107,24 @@ export async function loadConfig(path: string): Promise<Config> {
     seen.set(target.lockfile, target.name);
   }
   return { path, targets, allow: parsed.data.allow ?? [] };
+}
+
+/** A source as the JSON of a config file's server entry (for "commit this" advice). */
+export function configEntryFor(source: ContractSource, base: string): Record<string, unknown> {
+  switch (source.kind) {
+    case 'file':
+      return { file: relative(base, source.path) || '.' };
+    case 'url':
+      return { url: source.url, ...(source.headers ? { headers: Object.fromEntries(Object.keys(source.headers).map((h) => [h, '…'])) } : {}), timeout: source.timeoutMs / 1000 };
+    case 'command':
+      return {
+        command: source.command.map(shellQuote).join(' '),
+        ...(source.cwd && relative(base, source.cwd) ? { cwd: relative(base, source.cwd) } : {}),
+        ...(source.url ? { url: source.url } : {}),
+        ...(source.lenientStdout ? { lenientStdout: true } : {}),
+        timeout: source.timeoutMs / 1000,
+      };
+  }
 }
 
 /** The config in `dir`, if there is one. */

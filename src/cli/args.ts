@@ -27,6 +27,8 @@ const OPTIONS = {
   format: { type: 'string' },
   'fail-on': { type: 'string' },
   artifact: { type: 'string' },
+  'no-heal': { type: 'boolean' },
+  'lenient-stdout': { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
   debug: { type: 'boolean' },
   'no-color': { type: 'boolean' },
@@ -42,6 +44,7 @@ export interface CliArgs {
   artifact: string | undefined;
   quiet: boolean;
   debug: boolean;
+  heal: boolean;
   color: boolean;
   help: boolean;
   version: boolean;
@@ -73,6 +76,7 @@ export function parseCli(argv: string[], isTty: boolean): CliArgs {
     artifact: values.artifact,
     quiet: values.quiet ?? false,
     debug: values.debug ?? false,
+    heal: !values['no-heal'],
     color: isTty && !values['no-color'] && !process.env.NO_COLOR,
     help: values.help ?? false,
     version: values.version ?? false,
@@ -115,28 +119,32 @@ export async function resolveTargets(args: CliArgs, cwd: string): Promise<Target
 function sourceFromFlags(args: CliArgs, cwd: string): ContractSource | undefined {
   const { flags } = args;
   const positionalFile = args.command !== 'diff' ? args.positionals[0] : undefined;
-  const given = [flags.command, flags.url, flags.file ?? positionalFile].filter((v) => v !== undefined);
-  if (given.length > 1) throw new UserError('Give one source: --command, --url or --file (not several).');
+  const file = flags.file ?? positionalFile;
+  if (file !== undefined && (flags.command !== undefined || flags.url !== undefined)) {
+    throw new UserError('Give one source: --command (optionally with --url, for a server that serves HTTP), --url, or --file.');
+  }
   if (args.command !== 'diff' && args.positionals.length > 1) throw new UserError(`Unexpected argument "${args.positionals[1]}".`);
   const timeoutMs = parseTimeout(flags.timeout);
+  const headers = parsePairs('--header', flags.header ?? [], ':');
+  if (flags.url !== undefined && !/^https?:\/\//.test(flags.url)) throw new UserError(`--url must be an http:// or https:// address; got "${flags.url}".`);
+  if (flags.header !== undefined && flags.url === undefined) throw new UserError('--header only applies to --url.');
   if (flags.command !== undefined) {
-    return {
+    const source: ContractSource = {
       kind: 'command',
       command: splitCommand(flags.command),
       cwd: flags.cwd ? resolve(cwd, flags.cwd) : cwd,
       env: parsePairs('--env', flags.env ?? [], '='),
       timeoutMs,
     };
+    // With --url too: start the command, then reach the server over HTTP.
+    if (flags.url !== undefined) Object.assign(source, { url: flags.url, headers });
+    if (flags['lenient-stdout']) source.lenientStdout = true;
+    return source;
   }
-  for (const [flag, value] of [['--cwd', flags.cwd], ['--env', flags.env]] as const) {
+  for (const [flag, value] of [['--cwd', flags.cwd], ['--env', flags.env], ['--lenient-stdout', flags['lenient-stdout']]] as const) {
     if (value !== undefined) throw new UserError(`${flag} only applies to --command.`);
   }
-  if (flags.url !== undefined) {
-    if (!/^https?:\/\//.test(flags.url)) throw new UserError(`--url must be an http:// or https:// address; got "${flags.url}".`);
-    return { kind: 'url', url: flags.url, headers: parsePairs('--header', flags.header ?? [], ':'), timeoutMs };
-  }
-  if (flags.header !== undefined) throw new UserError('--header only applies to --url.');
-  const file = flags.file ?? positionalFile;
+  if (flags.url !== undefined) return { kind: 'url', url: flags.url, headers, timeoutMs };
   if (file !== undefined) return { kind: 'file', path: resolve(cwd, file) };
   return undefined;
 }
@@ -173,6 +181,8 @@ Usage:
 A <source> is one of:
   --command "node dist/server.js"   start the server over stdio (split like a shell, run without one)
       --cwd DIR  --env KEY=VALUE (repeatable)  --timeout SECONDS (default 30)
+      --url URL (with --command)     the server serves streamable HTTP there once started
+      --lenient-stdout               read JSON-RPC past log text on stdout lines
   --url http://host:port/mcp         reach it over streamable HTTP
       --header "Name: value" (repeatable)  --timeout SECONDS
   --file tools.json                  read a tools/list dump or a lockfile
@@ -183,6 +193,7 @@ Diff: OLD and NEW are lockfiles or tools/list dumps. SEVERITY is BREAKING, RISKY
 Options:
   --lockfile PATH   default ./mcp-contracts.lock.json
   --config PATH     default ./mcp-contract-guard.config.json
+  --no-heal         do not diagnose, fix and retry a server that fails to start
   --quiet, -q       no progress on stderr
   --debug           stack traces on errors
   --no-color        plain text output

@@ -1,11 +1,11 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { relative } from 'node:path';
-import { compileContracts, lockfileAdvice, sourceFlags, type Compiled } from '../compile/index.js';
+import { HealingFailedError, compileContracts, lockfileAdvice, sourceFlags, type Compiled } from '../compile/index.js';
 import { canonicalJson } from '../contract/canonical.js';
 import { compareContracts, hasChanges } from '../contract/compare.js';
 import { LockfileError, parseLockfile, renderLockfile } from '../contract/lockfile.js';
 import type { Contracts } from '../contract/model.js';
-import type { Target } from '../config.js';
+import { configEntryFor, type Target } from '../config.js';
 import { diffContracts } from '../diff/index.js';
 import { meetsThreshold, type DiffReport } from '../diff/types.js';
 import { UserError } from '../errors.js';
@@ -37,6 +37,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return await COMMAND_RUNNERS[args.command](context);
   } catch (error) {
     io.stderr(`${formatError(error, args?.debug ?? argv.includes('--debug'))}\n`);
+    // Machine readers of `--format json` get the diagnosis and every attempt, too.
+    if (args?.format === 'json' && error instanceof HealingFailedError) io.stdout(canonicalJson(failureJson(error), true));
     return error instanceof UserError ? error.exitCode : 2;
   }
 }
@@ -61,8 +63,17 @@ class CommandContext {
   }
 
   async compile(target: Target): Promise<Compiled> {
-    const compiled = await compileContracts(target.source, { onProgress: this.progress });
+    const compiled = await compileContracts(target.source, { onProgress: this.progress, heal: this.args.heal });
     for (const warning of compiled.warnings) this.warn(warning);
+    const healed = compiled.healing?.healedSource;
+    if (healed && compiled.healing) {
+      const fixes = compiled.healing.attempts.flatMap((a) => (a.fixApplied ? [a.fixApplied] : []));
+      const permanent =
+        target.name === 'default'
+          ? `use: ${sourceFlags(healed)}`
+          : `set this server entry in ${this.display(this.args.flags.config ?? 'mcp-contract-guard.config.json')}:\n  "${target.name}": ${JSON.stringify(configEntryFor(healed, this.io.cwd))}`;
+      this.io.stderr(`healed after ${compiled.healing.attempts.length} attempts: ${fixes.join('; ')}.\nTo make it work the first time, ${permanent}\n`);
+    }
     return compiled;
   }
 
@@ -113,8 +124,10 @@ const COMMAND_RUNNERS: Record<NonNullable<CliArgs['command']>, Runner> = {
   async check(context) {
     let drifted = false;
     for (const target of await resolveTargets(context.args, context.io.cwd)) {
-      const locked = await readLockfile(context, target);
+      // Read before starting the server: a missing lockfile needs no server to report.
+      const lockText = await readLockfileText(context, target);
       const { contracts } = await context.compile(target);
+      const locked = parseTrustedLockfile(context, target, lockText, contracts);
       const lockfile = context.display(target.lockfile);
       if (!hasChanges(compareContracts(locked, contracts))) {
         context.io.stdout(`✓ ${contracts.server.name} matches ${lockfile} (${summarizeContracts(contracts)})\n`);
@@ -163,16 +176,18 @@ async function contractsOfFile(path: string): Promise<Contracts> {
   return compiled.contracts;
 }
 
-async function readLockfile(context: CommandContext, target: Target): Promise<Contracts> {
-  const label = context.display(target.lockfile);
-  let text: string;
+async function readLockfileText(context: CommandContext, target: Target): Promise<string> {
   try {
-    text = await readFile(target.lockfile, 'utf8');
+    return await readFile(target.lockfile, 'utf8');
   } catch {
-    throw new UserError(`There is no lockfile at ${label} yet. Create it with: ${context.lockCommand(target)}`);
+    throw new UserError(`There is no lockfile at ${context.display(target.lockfile)} yet. Create it with: ${context.lockCommand(target)}`);
   }
+}
+
+/** Parse and verify a lockfile; `live` makes verifying unchanged entries cheap. */
+function parseTrustedLockfile(context: CommandContext, target: Target, text: string, live: Contracts): Contracts {
   try {
-    return parseLockfile(text, label);
+    return parseLockfile(text, context.display(target.lockfile), live);
   } catch (error) {
     if (error instanceof LockfileError) throw new UserError(lockfileAdvice(error, context.lockCommand(target)));
     throw error;
@@ -184,6 +199,19 @@ async function writeAtomically(path: string, text: string): Promise<void> {
   const temporary = `${path}.${process.pid}.tmp`;
   await writeFile(temporary, text);
   await rename(temporary, path);
+}
+
+function failureJson(error: HealingFailedError) {
+  return {
+    error: {
+      category: error.diagnosis.category,
+      explanation: error.diagnosis.explanation,
+      confidence: error.diagnosis.confidence,
+      userActionNeeded: error.userActionNeeded,
+    },
+    attempts: error.report.attempts,
+    totalMs: error.report.totalMs,
+  };
 }
 
 function formatError(error: unknown, debug: boolean): string {

@@ -2,7 +2,7 @@ import type { JsonObject, RawCapture } from '../contract/model.js';
 import { UserError } from '../errors.js';
 import type { AttemptEvidence, RpcChannel } from './channel.js';
 import { diagnose, type Diagnosis } from './diagnose.js';
-import { HttpChannel } from './http.js';
+import { HttpChannel, LaunchedHttpChannel } from './http.js';
 import { listAll, openSession } from './protocol.js';
 import type { ServerSource } from './source.js';
 import { StdioChannel } from './stdio.js';
@@ -45,11 +45,8 @@ const LISTS = [
  */
 export async function captureServer(source: ServerSource, options: CaptureOptions = {}): Promise<ServerCapture> {
   const progress = options.onProgress ?? (() => {});
-  const channel: RpcChannel =
-    source.kind === 'command'
-      ? new StdioChannel({ command: source.command, cwd: source.cwd, env: source.env })
-      : new HttpChannel({ url: source.url, headers: source.headers });
-  progress(source.kind === 'command' ? `starting ${channel.evidence.target}` : `connecting to ${source.url}`);
+  const channel = openChannel(source);
+  progress(source.kind === 'command' ? `starting ${source.command.join(' ')}` : `connecting to ${source.url}`);
   try {
     const session = await openSession(channel, source.timeoutMs);
     const version = session.server.version ? ` ${session.server.version}` : '';
@@ -82,8 +79,15 @@ export async function captureServer(source: ServerSource, options: CaptureOption
   }
 }
 
+function openChannel(source: ServerSource): RpcChannel {
+  if (source.kind === 'url') return new HttpChannel({ url: source.url, headers: source.headers });
+  const { command, cwd, env } = source;
+  if (source.url) return new LaunchedHttpChannel({ command, cwd, env, url: source.url, headers: source.headers });
+  return new StdioChannel({ command, cwd, env, lenientStdout: source.lenientStdout });
+}
+
 function warningsFrom(evidence: AttemptEvidence): string[] {
-  if (evidence.strayStdout.length === 0) return [];
+  if (evidence.transport !== 'stdio' || evidence.strayStdout.length === 0) return [];
   return [
     `the server wrote ${evidence.strayStdout.length} non-JSON line(s) to stdout, e.g. ${JSON.stringify(evidence.strayStdout[0])}; ` +
       'they were ignored, but MCP clients may choke on them: log to stderr instead',

@@ -39,6 +39,8 @@ export interface AttemptEvidence {
   stderrTail: string[];
   /** Lines on stdout that were not JSON-RPC (logs printed to the wrong stream, a banner…). */
   strayStdout: string[];
+  /** A stdout line carried a JSON-RPC message after other text (a logger writing to stdout). */
+  pollutedStdout?: boolean;
   /** Whether any JSON-RPC message arrived from the server. */
   spokeJsonRpc: boolean;
   httpStatus?: number;

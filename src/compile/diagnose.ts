@@ -36,6 +36,8 @@ export interface Diagnosis {
   missingPath?: string;
   /** An HTTP address the server announced on stdout (it speaks HTTP, not stdio). */
   announcedUrl?: string;
+  /** JSON-RPC messages arrived prefixed by log text on the same stdout line. */
+  pollutedStdout?: boolean;
 }
 
 export interface FailedAttempt {
@@ -129,6 +131,14 @@ const DETECTORS: Detector[] = [
   },
 
   function transportMismatch({ evidence }) {
+    if (evidence.transport === 'stdio' && evidence.pollutedStdout) {
+      return {
+        category: 'transport-mismatch',
+        confidence: 0.85,
+        pollutedStdout: true,
+        explanation: `The server's stdout is polluted by logs: its JSON-RPC messages arrive after other text on the same line (e.g. ${JSON.stringify(evidence.strayStdout[0]?.slice(0, 80))}). Over stdio, stdout carries protocol messages only: logs belong on stderr.`,
+      };
+    }
     if (evidence.transport === 'stdio' && !evidence.spokeJsonRpc) {
       const announced = announcedUrl([...evidence.strayStdout, ...evidence.stderrTail]);
       if (announced) {

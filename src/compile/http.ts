@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { createParser } from 'eventsource-parser';
 import type { JsonObject } from '../contract/model.js';
 import { isJsonObject } from '../contract/model.js';
@@ -10,6 +11,7 @@ import {
   type RequestOptions,
   type RpcChannel,
 } from './channel.js';
+import { ServerProcess } from './process.js';
 
 export interface HttpOptions {
   url: string;
@@ -27,8 +29,11 @@ export class HttpChannel implements RpcChannel {
   private sessionId: string | undefined;
   private protocolVersion: string | undefined;
 
-  constructor(private readonly options: HttpOptions) {
-    this.evidence = newEvidence('http', options.url);
+  constructor(
+    private readonly options: HttpOptions,
+    evidence?: AttemptEvidence,
+  ) {
+    this.evidence = evidence ?? newEvidence('http', options.url);
   }
 
   async request(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<JsonObject> {
@@ -156,6 +161,73 @@ export class HttpChannel implements RpcChannel {
     this.evidence.spokeJsonRpc = true;
     return answer;
   }
+}
+
+export interface LaunchOptions extends HttpOptions {
+  /** argv of a server that serves streamable HTTP at `url` once started. */
+  command: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+}
+
+/**
+ * A server we start ourselves and then reach over HTTP: the first request waits until its port
+ * accepts connections (or the server dies, or the timeout passes); close() stops it.
+ */
+export class LaunchedHttpChannel implements RpcChannel {
+  readonly evidence: AttemptEvidence;
+  private readonly server: ServerProcess;
+  private readonly http: HttpChannel;
+  private listening: Promise<void> | undefined;
+
+  constructor(private readonly options: LaunchOptions) {
+    this.evidence = newEvidence('http', `${options.command.join(' ')} (serving ${options.url})`);
+    this.server = new ServerProcess({ command: options.command, cwd: options.cwd, env: options.env, stdin: 'ignore' }, this.evidence);
+    this.http = new HttpChannel({ url: options.url, headers: options.headers }, this.evidence);
+  }
+
+  async request(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<JsonObject> {
+    await (this.listening ??= this.waitUntilListening(options.timeoutMs));
+    return this.http.request(method, params, options);
+  }
+
+  notify(method: string, params?: JsonObject): Promise<void> {
+    return this.http.notify(method, params);
+  }
+
+  setProtocolVersion(version: string): void {
+    this.http.setProtocolVersion(version);
+  }
+
+  async close(): Promise<void> {
+    await this.http.close();
+    await this.server.stop();
+  }
+
+  private async waitUntilListening(timeoutMs: number): Promise<void> {
+    const { hostname, port, protocol } = new URL(this.options.url);
+    const portNumber = Number(port || (protocol === 'https:' ? 443 : 80));
+    const deadline = Date.now() + timeoutMs;
+    while (!(await accepts(hostname.replace(/^\[|\]$/g, ''), portNumber))) {
+      if (!this.server.running) throw new ChannelError(this.evidence.spawnErrorCode ? 'spawn' : 'exited', 'the server stopped before it listened', 'initialize');
+      if (Date.now() > deadline) {
+        this.evidence.timedOutOn = `a connection on port ${portNumber}`;
+        throw new ChannelError('timeout', `the server did not listen on port ${portNumber} within ${timeoutMs / 1000} s`, 'initialize');
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
 
 function parseJson(text: string): unknown {

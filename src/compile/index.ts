@@ -1,8 +1,9 @@
 import { normalizeCapture } from '../contract/normalize.js';
 import type { Contracts } from '../contract/model.js';
 import { captureServer, type CaptureOptions } from './capture.js';
+import { withHealing, type HealingReport } from './heal.js';
 import { readContractsFile } from './dump.js';
-import type { ContractSource } from './source.js';
+import type { ContractSource, ServerSource } from './source.js';
 
 export { splitCommand } from './argv.js';
 export { CompileError, captureServer, type Progress, type ServerCapture } from './capture.js';
@@ -11,23 +12,52 @@ export { lockfileAdvice, parseContractsFile, readContractsFile } from './dump.js
 export { DEFAULT_TIMEOUT_MS, shellQuote, sourceFlags, type ContractSource, type ServerSource } from './source.js';
 export type { AttemptEvidence } from './channel.js';
 
+export {
+  DEFAULT_MAX_ATTEMPTS,
+  HealingFailedError,
+  MAX_HEALING_TIMEOUT_MS,
+  buildCommand,
+  describeAttempts,
+  proposeFix,
+  type Attempt,
+  type HealingReport,
+} from './heal.js';
+
 export interface Compiled {
   contracts: Contracts;
   /** Lint findings and transport oddities: worth fixing, never fatal. */
   warnings: string[];
   /** Where the contracts came from. */
   origin: 'server' | 'dump' | 'lockfile';
+  /** How the capture went, attempt by attempt (servers only, with healing on). */
+  healing?: HealingReport;
 }
 
-/** Contracts from any source: a live server, a tools/list dump, or a lockfile. */
-export async function compileContracts(source: ContractSource, options: CaptureOptions = {}): Promise<Compiled> {
+export interface CompileOptions extends CaptureOptions {
+  /** Diagnose, fix and retry a server that fails to start (default on). */
+  heal?: boolean;
+  maxAttempts?: number;
+}
+
+/**
+ * Contracts from any source: a live server, a tools/list dump, or a lockfile. A server that
+ * fails to start is diagnosed, fixed when that is safe, and retried (see heal.ts); the
+ * attempts are reported in `healing`.
+ */
+export async function compileContracts(source: ContractSource, options: CompileOptions = {}): Promise<Compiled> {
   if (source.kind === 'file') {
     const file = await readContractsFile(source.path);
     if (file.kind === 'lockfile') return { contracts: file.contracts, warnings: [], origin: 'lockfile' };
     const { contracts, warnings } = normalizeCapture(file.capture);
     return { contracts, warnings: warnings.map((w) => `${w.entry} ${w.message}`), origin: 'dump' };
   }
-  const captured = await captureServer(source, options);
+  const capture = (server: ServerSource) => captureServer(server, options);
+  const { value: captured, healing } =
+    options.heal === false
+      ? { value: await capture(source), healing: undefined }
+      : await withHealing(source, capture, options);
   const { contracts, warnings } = normalizeCapture(captured.capture);
-  return { contracts, warnings: [...captured.warnings, ...warnings.map((w) => `${w.entry} ${w.message}`)], origin: 'server' };
+  const compiled: Compiled = { contracts, warnings: [...captured.warnings, ...warnings.map((w) => `${w.entry} ${w.message}`)], origin: 'server' };
+  if (healing) compiled.healing = healing;
+  return compiled;
 }

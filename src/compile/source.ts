@@ -8,6 +8,11 @@ export interface CommandSource {
   cwd?: string;
   env?: Record<string, string>;
   timeoutMs: number;
+  /** The server speaks streamable HTTP at this address once started, instead of stdio. */
+  url?: string;
+  headers?: Record<string, string>;
+  /** Read JSON-RPC messages that follow log text on the same stdout line. */
+  lenientStdout?: boolean;
 }
 
 export interface UrlSource {
@@ -34,6 +39,9 @@ export function sourceFlags(source: ContractSource): string {
       const parts = [`--command ${shellQuote(source.command.map(shellQuote).join(' '))}`];
       if (source.cwd) parts.push(`--cwd ${shellQuote(source.cwd)}`);
       for (const key of Object.keys(source.env ?? {}).sort()) parts.push(`--env ${key}=…`);
+      if (source.url) parts.push(`--url ${shellQuote(source.url)}`);
+      for (const header of Object.keys(source.headers ?? {})) parts.push(`--header "${header}: …"`);
+      if (source.lenientStdout) parts.push('--lenient-stdout');
       if (source.timeoutMs !== DEFAULT_TIMEOUT_MS) parts.push(`--timeout ${source.timeoutMs / 1000}`);
       return parts.join(' ');
     }

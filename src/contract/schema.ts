@@ -158,6 +158,13 @@ class SchemaWalker {
 
 /** Rewrite draft-04/06/07 and 2019-09 spellings into their 2020-12 equivalents. */
 function upgradeDraftKeywords(value: JsonObject): JsonObject {
+  const current =
+    !Array.isArray(value.items) &&
+    !('additionalItems' in value) &&
+    !('dependencies' in value) &&
+    typeof value.exclusiveMinimum !== 'boolean' &&
+    typeof value.exclusiveMaximum !== 'boolean';
+  if (current) return value;
   const out: JsonObject = { ...value };
   if (Array.isArray(out.items)) {
     out.prefixItems = out.items;

@@ -82,7 +82,7 @@ const EMPTY_MAP: DeltaMap = new FrozenMap<string, ToolDeltas>([]);
  * Reads and validates a delta artifact.
  *
  * `pathOrJson` is a file path or `file:` URL, the artifact's JSON text (anything starting with
- * `{`), or the already-parsed report object. Only `tools` end up in the map: validation errors
+ * `{` or `[`), or the already-parsed report object. Only `tools` end up in the map: validation errors
  * are about tool input. The other sections are still checked, because a malformed section means
  * the file is not what it claims to be.
  */
@@ -121,7 +121,7 @@ export function loadDeltaMap(pathOrJson: string | URL | object, options: LoadDel
 
 function readArtifact(input: string | URL | object, optional: boolean): { source: string; report: unknown } {
   if (input instanceof URL || typeof input === 'string') {
-    const isInlineJson = typeof input === 'string' && input.trimStart().startsWith('{');
+    const isInlineJson = typeof input === 'string' && /^\s*[{[]/.test(input);
     const source = isInlineJson ? '(inline JSON)' : input instanceof URL ? fileURLToPath(input) : input;
     let text: string;
     if (isInlineJson) {

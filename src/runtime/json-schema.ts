@@ -160,20 +160,19 @@ function bound(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && !SAFE_INTEGER_BOUNDS.has(value) ? value : undefined;
 }
 
-/** `>= 1 and <= 100`, `at least 3 and at most 20 characters`, or undefined without bounds. */
+/**
+ * The bounds of a number, string, array or object schema in words: `between 18 and 120
+ * (inclusive)`, `of at least 1`, `greater than 0 and at most 5`, `with at least 3 characters`.
+ * Words rather than `>=`/`<=`, which would reach the model as `&lt;=` inside XML.
+ */
 export function rangePhrase(schema: JsonSchema): string | undefined {
   const type = typeOf(schema);
   if (type === 'number' || type === 'integer') {
-    const parts: string[] = [];
     const min = bound(schema.minimum);
     const exclusiveMin = typeof schema.exclusiveMinimum === 'boolean' ? (schema.exclusiveMinimum ? min : undefined) : bound(schema.exclusiveMinimum);
     const max = bound(schema.maximum);
     const exclusiveMax = typeof schema.exclusiveMaximum === 'boolean' ? (schema.exclusiveMaximum ? max : undefined) : bound(schema.exclusiveMaximum);
-    if (exclusiveMin !== undefined) parts.push(`> ${exclusiveMin}`);
-    else if (min !== undefined) parts.push(`>= ${min}`);
-    if (exclusiveMax !== undefined) parts.push(`< ${exclusiveMax}`);
-    else if (max !== undefined) parts.push(`<= ${max}`);
-    return parts.length > 0 ? parts.join(' and ') : undefined;
+    return numberRange(exclusiveMin === undefined ? min : undefined, exclusiveMin, exclusiveMax === undefined ? max : undefined, exclusiveMax);
   }
   const [minKey, maxKey, unit] =
     type === 'string' ? (['minLength', 'maxLength', 'character'] as const)
@@ -185,11 +184,24 @@ export function rangePhrase(schema: JsonSchema): string | undefined {
   const max = bound(schema[maxKey]);
   const plural = (n: number) => (n === 1 ? unit : unit === 'property' ? 'properties' : `${unit}s`);
   if (min !== undefined && max !== undefined) {
-    return min === max ? `exactly ${min} ${plural(min)}` : `at least ${min} and at most ${max} ${plural(max)}`;
+    return min === max ? `with exactly ${min} ${plural(min)}` : `with at least ${min} and at most ${max} ${plural(max)}`;
   }
-  if (min !== undefined) return `at least ${min} ${plural(min)}`;
-  if (max !== undefined) return `at most ${max} ${plural(max)}`;
+  if (min !== undefined) return `with at least ${min} ${plural(min)}`;
+  if (max !== undefined) return `with at most ${max} ${plural(max)}`;
   return undefined;
+}
+
+/** `between 1 and 5 (inclusive)`, `of at least 1`, `greater than 0 and at most 5`, … */
+export function numberRange(min?: number, exclusiveMin?: number, max?: number, exclusiveMax?: number): string | undefined {
+  if (min !== undefined && max !== undefined) return `between ${min} and ${max} (inclusive)`;
+  const parts: string[] = [];
+  if (exclusiveMin !== undefined) parts.push(`greater than ${exclusiveMin}`);
+  else if (min !== undefined) parts.push(`at least ${min}`);
+  if (exclusiveMax !== undefined) parts.push(`less than ${exclusiveMax}`);
+  else if (max !== undefined) parts.push(`at most ${max}`);
+  if (parts.length === 0) return undefined;
+  const text = parts.join(' and ');
+  return text.startsWith('at ') ? `of ${text}` : text;
 }
 
 /** `string`, `integer >= 1`, `one of "USD", "EUR"`, `string in email format`, … */
@@ -204,13 +216,15 @@ export function describeSchema(root: JsonSchema, schema: JsonSchema | undefined)
     if (branches.length > 0 && branches.every((text) => text !== undefined)) return `one of: ${[...new Set(branches)].join(' | ')}`;
     return undefined;
   }
-  const parts: string[] = [type === 'array' && isSchema(schema.items) ? `array of ${describeSchema(root, resolveRef(root, schema.items)) ?? 'values'}` : type];
-  if (Array.isArray(schema.type) && schema.type.includes('null') && type !== 'null') parts[0] += ' or null';
+  // `type: ["string", "number"]` is how converters write a union of primitives.
+  const types = Array.isArray(schema.type) ? schema.type.filter((t): t is string => typeof t === 'string') : [type];
+  const head = type === 'array' && isSchema(schema.items) ? `array of ${describeSchema(root, resolveRef(root, schema.items)) ?? 'values'}` : type;
+  const parts: string[] = [[head, ...types.filter((t) => t !== type)].join(' or ')];
   if (typeof schema.format === 'string') parts.push(`in ${schema.format} format`);
   else if (typeof schema.pattern === 'string') parts.push(`matching the pattern ${schema.pattern}`);
   const range = rangePhrase(schema);
-  if (range !== undefined) parts.push(type === 'number' || type === 'integer' ? range : `with ${range}`);
-  if (typeof schema.multipleOf === 'number') parts.push(`a multiple of ${schema.multipleOf}`);
+  if (range !== undefined) parts.push(range);
+  if (typeof schema.multipleOf === 'number') parts.push(`that is a multiple of ${schema.multipleOf}`);
   if (schema.uniqueItems === true) parts.push('with unique items');
   return parts.join(' ');
 }

@@ -7,7 +7,7 @@ const stdio = (command: string[], timeoutMs = 10_000): ContractSource => ({ kind
 
 async function failure(source: ContractSource): Promise<CompileError> {
   try {
-    await compileContracts(source);
+    await compileContracts(source, { heal: false });
   } catch (error) {
     if (error instanceof CompileError) return error;
     throw error;

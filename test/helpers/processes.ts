@@ -48,3 +48,13 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** Command lines of running processes that mention `needle` (this test process excluded). */
+export async function processesMentioning(needle: string): Promise<string[]> {
+  const { execFileSync } = await import('node:child_process');
+  const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .filter((line) => line.includes(needle) && !line.includes(' ps ') && !line.includes('vitest'))
+    .map((line) => line.trim());
+}

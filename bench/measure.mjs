@@ -1,0 +1,50 @@
+// Timing helpers shared by the benchmarks: the first run (what one CLI invocation pays, before
+// the JIT warms up) and the median of the following runs, checked against a budget.
+
+/** `setup()` runs before each timed call, untimed; its result is passed to `fn`. */
+export function measure(name, budgetMs, fn, { runs = 15, setup = () => undefined } = {}) {
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const input = setup();
+    const start = process.hrtime.bigint();
+    fn(input);
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return summarize(name, budgetMs, times);
+}
+
+export async function measureAsync(name, budgetMs, fn, { runs = 10, setup = () => undefined } = {}) {
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const input = await setup();
+    const start = process.hrtime.bigint();
+    await fn(input);
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return summarize(name, budgetMs, times);
+}
+
+function summarize(name, budgetMs, times) {
+  const first = times[0];
+  const rest = times.slice(1).sort((a, b) => a - b);
+  const median = rest[Math.floor(rest.length / 2)] ?? first;
+  return { name, first, median, budgetMs, ok: median <= budgetMs };
+}
+
+export function printTable(title, rows) {
+  console.log(`\n${title}`);
+  for (const row of rows) {
+    if ('value' in row) {
+      console.log(`  ${row.name.padEnd(60)} ${row.value}`);
+      continue;
+    }
+    const verdict = row.ok ? 'ok' : 'OVER BUDGET';
+    console.log(
+      `  ${row.name.padEnd(60)} median ${fmt(row.median)}   first run ${fmt(row.first)}   budget ${String(row.budgetMs).padStart(5)} ms   ${verdict}`,
+    );
+  }
+}
+
+function fmt(ms) {
+  return `${ms.toFixed(1).padStart(7)} ms`;
+}

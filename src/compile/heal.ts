@@ -1,0 +1,231 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { CaptureOptions } from './capture.js';
+import { CompileError } from './capture.js';
+import type { Diagnosis, FailureCategory } from './diagnose.js';
+import { sourceFlags, type ServerSource } from './source.js';
+
+/**
+ * Self-healing compilation: when a server cannot be captured, diagnose why, apply at most one
+ * safe change, and try again, a bounded number of times. What is safe is decided here, per
+ * failure category, in one table: a fixer may lengthen a timeout, find a binary the project
+ * installed, switch transport, read past log noise on stdout, or retry a crash that looks
+ * transient. It never guesses secrets, installs packages, runs build scripts or retries an
+ * authentication failure: those end the loop with the exact thing a person must do.
+ */
+
+/** The longest timeout healing will try (the loop's total time is at most attempts × this). */
+export const MAX_HEALING_TIMEOUT_MS = 120_000;
+export const DEFAULT_MAX_ATTEMPTS = 3;
+
+export interface Fix {
+  /** What was changed, as a past-tense phrase for the report. */
+  description: string;
+  source: ServerSource;
+}
+
+export type Proposal = { fix: Fix } | { userAction: string };
+
+export interface Attempt {
+  number: number;
+  /** The flags this attempt ran with. */
+  flags: string;
+  durationMs: number;
+  outcome: 'captured' | 'failed';
+  diagnosis?: Diagnosis;
+  /** The change made for the next attempt, if any. */
+  fixApplied?: string;
+}
+
+export interface HealingReport {
+  attempts: Attempt[];
+  totalMs: number;
+  /** Set when a fix made the capture work: the source to commit so it works first time. */
+  healedSource?: ServerSource;
+}
+
+/** Capturing failed and healing could not fix it: what was tried, and what a person must do. */
+export class HealingFailedError extends CompileError {
+  constructor(
+    cause: CompileError,
+    readonly report: HealingReport,
+    readonly userActionNeeded: string,
+  ) {
+    super(cause.diagnosis, cause.evidence, cause);
+    const tried = report.attempts.length > 1 ? `\n\nTried ${report.attempts.length} times in ${(report.totalMs / 1000).toFixed(1)} s:\n${describeAttempts(report.attempts)}` : '';
+    this.message = `${cause.message}\n\nWhat to do: ${userActionNeeded}${tried}`;
+  }
+}
+
+type Fixer = (diagnosis: Diagnosis, source: ServerSource, history: Attempt[]) => Proposal;
+
+/** One fixer per failure category: the whole healing policy, readable in one screen. */
+const FIXERS: Record<FailureCategory, Fixer> = {
+  timeout(_diagnosis, source, history) {
+    // One longer wait, not a ladder of them: a server that hangs must not hold CI for minutes.
+    if (source.timeoutMs >= MAX_HEALING_TIMEOUT_MS || history.some((a) => a.fixApplied?.startsWith('raised the timeout'))) {
+      return { userAction: `The server did not answer even with ${source.timeoutMs / 1000} s. Check that it starts on its own (no prompt, no missing service) and how long it takes by hand; pass a longer --timeout if it is just slow.` };
+    }
+    const timeoutMs = Math.min(MAX_HEALING_TIMEOUT_MS, Math.max(source.timeoutMs * 4, 5000));
+    return { fix: { description: `raised the timeout from ${source.timeoutMs / 1000} s to ${timeoutMs / 1000} s`, source: { ...source, timeoutMs } } };
+  },
+
+  'command-not-found'(_diagnosis, source) {
+    if (source.kind !== 'command') return { userAction: 'Check the command.' };
+    const [program, ...args] = source.command as [string, ...string[]];
+    const cwd = source.cwd ?? process.cwd();
+    const local = findUpwards(cwd, join('node_modules', '.bin', program));
+    if (local) {
+      return { fix: { description: `ran "${program}" from the project's node_modules/.bin`, source: { ...source, command: [local, ...args] } } };
+    }
+    if (findUpwards(cwd, join('node_modules', program, 'package.json'))) {
+      return { fix: { description: `ran the installed package "${program}" through npx --no-install`, source: { ...source, command: ['npx', '--no-install', program, ...args] } } };
+    }
+    return { userAction: `Install "${program}" (or fix its name) so that it is on PATH, or point --command at the server's entry file.` };
+  },
+
+  'permission-denied'(_diagnosis, source) {
+    const program = source.kind === 'command' ? source.command[0] : '';
+    return { userAction: `Make ${program} executable (chmod +x ${program}, and commit the mode with git update-index --chmod=+x), or run it through its interpreter.` };
+  },
+
+  'missing-build-output'(diagnosis, source) {
+    const cwd = source.kind === 'command' ? (source.cwd ?? process.cwd()) : process.cwd();
+    return { userAction: `Build the server before capturing it: run \`${buildCommand(cwd)}\` (in CI, as a step before this one), so that ${diagnosis.missingPath} exists.` };
+  },
+
+  'missing-env'(diagnosis) {
+    const names = diagnosis.missingEnv ?? [];
+    const flags = names.map((n) => `--env ${n}=…`).join(' ');
+    return { userAction: `Give the server ${names.join(', ')}: export ${names.length > 1 ? 'them' : 'it'} before running, pass ${flags}, or set it in the workflow step's env: (from a secret). Nothing is guessed.` };
+  },
+
+  'auth-failed'() {
+    return { userAction: 'Provide valid credentials: --header "Authorization: Bearer …" for an HTTP server, --env NAME=… for a stdio one (in CI, from a secret). Authentication failures are never retried.' };
+  },
+
+  'connection-refused'(_diagnosis, source) {
+    const url = source.kind === 'url' ? source.url : '';
+    return { userAction: `Start the server before capturing it, or let mcp-contract-guard start it: --command "<start command>" --url ${url}.` };
+  },
+
+  'transport-mismatch'(diagnosis, source) {
+    if (source.kind === 'command' && !source.url && diagnosis.announcedUrl) {
+      return { fix: { description: `switched to streamable HTTP at ${diagnosis.announcedUrl}, where the server said it listens`, source: { ...source, url: diagnosis.announcedUrl } } };
+    }
+    if (source.kind === 'command' && !source.url && !source.lenientStdout && diagnosis.pollutedStdout) {
+      return { fix: { description: 'read JSON-RPC messages out of stdout lines that a logger had prefixed', source: { ...source, lenientStdout: true } } };
+    }
+    return { userAction: `${diagnosis.explanation} Make the server speak MCP over stdio with nothing else on stdout, or give its HTTP address with --url.` };
+  },
+
+  'protocol-mismatch'() {
+    return { userAction: 'Upgrade the server (or its MCP SDK) to a protocol version from 2024-11-05 on, or capture a tools/list dump with --file.' };
+  },
+
+  'invalid-response'() {
+    return { userAction: 'Fix the server so it answers as the MCP specification requires, or capture a tools/list dump with --file.' };
+  },
+
+  crashed(diagnosis, source, history) {
+    const retried = history.some((a) => a.fixApplied?.startsWith('retried'));
+    if (!retried && looksTransient(diagnosis)) {
+      return { fix: { description: 'retried once: the crash looks transient (a busy resource or a network hiccup)', source } };
+    }
+    return { userAction: 'Run the server by hand with the same command and fix what makes it exit; its stderr is quoted above.' };
+  },
+
+  unknown() {
+    return { userAction: 'Run the server by hand with the same command to see what goes wrong; rerun with --debug for details.' };
+  },
+};
+
+export function proposeFix(diagnosis: Diagnosis, source: ServerSource, history: Attempt[] = []): Proposal {
+  return FIXERS[diagnosis.category](diagnosis, source, history);
+}
+
+export interface HealingOptions extends CaptureOptions {
+  maxAttempts?: number;
+}
+
+/**
+ * Run `capture` on `source`; on failure, diagnose, fix and retry up to `maxAttempts` times.
+ * When the first attempt works this costs nothing more than the capture itself.
+ */
+export async function withHealing<T>(
+  source: ServerSource,
+  capture: (source: ServerSource) => Promise<T>,
+  options: HealingOptions = {},
+): Promise<{ value: T; healing: HealingReport }> {
+  const maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
+  const progress = options.onProgress ?? (() => {});
+  const started = Date.now();
+  const attempts: Attempt[] = [];
+  let current = source;
+  for (let number = 1; ; number++) {
+    const attemptStarted = Date.now();
+    try {
+      const value = await capture(current);
+      attempts.push({ number, flags: sourceFlags(current), durationMs: Date.now() - attemptStarted, outcome: 'captured' });
+      const healing: HealingReport = { attempts, totalMs: Date.now() - started };
+      if (number > 1) healing.healedSource = current;
+      return { value, healing };
+    } catch (error) {
+      if (!(error instanceof CompileError)) throw error;
+      const attempt: Attempt = { number, flags: sourceFlags(current), durationMs: Date.now() - attemptStarted, outcome: 'failed', diagnosis: error.diagnosis };
+      attempts.push(attempt);
+      const proposal = proposeFix(error.diagnosis, current, attempts);
+      const report = (): HealingReport => ({ attempts, totalMs: Date.now() - started });
+      if ('userAction' in proposal) throw new HealingFailedError(error, report(), proposal.userAction);
+      if (number >= maxAttempts) {
+        const next = `the next idea would have been: ${proposal.fix.description}`;
+        throw new HealingFailedError(error, report(), `Still failing after ${number} attempts (${next}). Run the server by hand with the same command to see what goes wrong.`);
+      }
+      attempt.fixApplied = proposal.fix.description;
+      progress(`attempt ${number} failed (${error.diagnosis.category}); ${proposal.fix.description}, trying again`);
+      current = proposal.fix.source;
+    }
+  }
+}
+
+export function describeAttempts(attempts: Attempt[]): string {
+  return attempts
+    .map((a) => {
+      const result = a.outcome === 'captured' ? 'captured' : `failed: ${a.diagnosis?.category}`;
+      const fix = a.fixApplied ? `; then ${a.fixApplied}` : '';
+      return `  ${a.number}. ${result} in ${(a.durationMs / 1000).toFixed(1)} s${fix}`;
+    })
+    .join('\n');
+}
+
+/** A crash worth one more try: resources that were busy or a network that hiccuped. */
+function looksTransient(diagnosis: Diagnosis): boolean {
+  return /\b(EBUSY|EAGAIN|EADDRINUSE|ECONNRESET|ETIMEDOUT|EAI_AGAIN|temporar(y|ily)|try again|resource busy|locked)\b/i.test(diagnosis.explanation);
+}
+
+function findUpwards(start: string, relative: string): string | undefined {
+  for (let dir = resolve(start); ; dir = dirname(dir)) {
+    const candidate = join(dir, relative);
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/** The build command a person would run, from the nearest package.json's scripts. */
+export function buildCommand(cwd: string): string {
+  const manifest = findUpwards(cwd, 'package.json');
+  if (!manifest) return 'the build step of the server';
+  const dir = dirname(manifest);
+  let scripts: Record<string, string> = {};
+  try {
+    scripts = (JSON.parse(readFileSync(manifest, 'utf8')) as { scripts?: Record<string, string> }).scripts ?? {};
+  } catch {
+    // An unreadable package.json: fall through to the generic advice.
+  }
+  const runner = existsSync(join(dir, 'pnpm-lock.yaml')) ? 'pnpm' : existsSync(join(dir, 'yarn.lock')) ? 'yarn' : 'npm run';
+  const script = ['build', 'compile', 'prepare', 'tsc'].find((name) => scripts[name] !== undefined);
+  if (script) return `${runner} ${script}`;
+  if (existsSync(join(dir, 'tsconfig.json'))) return 'npx tsc';
+  return 'the build step of the server';
+}
+

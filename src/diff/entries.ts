@@ -1,0 +1,193 @@
+/**
+ * Entry-level detectors: what changed in one tool, prompt, resource or resource template,
+ * outside (and around) its schemas. Each field of a contract has one detector; a field no
+ * detector knows is metadata (COSMETIC), so a new MCP field never crashes the diff.
+ */
+import { isJsonObject, type ContractEntry, type EntryKind, type JsonObject, type JsonValue } from '../contract/model.js';
+import { draft, type DraftDelta } from './draft.js';
+import { deepEqual, objectOr } from './json.js';
+import { lintText } from './lint.js';
+import { fieldOf } from './path.js';
+import { walkSchemas } from './schema-walker.js';
+
+type FieldDetector = (previous: JsonValue | undefined, current: JsonValue | undefined, entry: EntryPair) => DraftDelta[];
+
+interface EntryPair {
+  previous: ContractEntry;
+  current: ContractEntry;
+}
+
+/** Compare two versions of one entry (same key, or a detected rename). */
+export function compareEntry(kind: EntryKind, previous: ContractEntry, current: ContractEntry): DraftDelta[] {
+  const detectors = DETECTORS[kind];
+  const out: DraftDelta[] = [];
+  const p = previous.contract;
+  const c = current.contract;
+  for (const field of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
+    if (deepEqual(p[field], c[field])) continue;
+    const detector = detectors[field] ?? metadata(field);
+    out.push(...detector(p[field], c[field], { previous, current }));
+  }
+  if (kind === 'tools') out.push(...dialectChanges(previous, current));
+  out.push(...suspiciousText(p, c));
+  return out;
+}
+
+/** An entry seen only on one side: its strings are all new, so they are linted too. */
+export function lintNewEntry(current: ContractEntry): DraftDelta[] {
+  return suspiciousText(undefined, current.contract);
+}
+
+function suspiciousText(previous: JsonObject | undefined, current: JsonObject): DraftDelta[] {
+  return lintText(previous, current).map((s) =>
+    draft('suspicious-text', s.segments, {
+      where: fieldOf(s.segments),
+      previous: s.previous,
+      current: s.current,
+      match: s.match,
+      detail: `${s.labels.join(', ')} (${JSON.stringify(s.match)})`,
+    }),
+  );
+}
+
+// ── shared field detectors ──────────────────────────────────────────────────────────────
+
+const text = (kind: 'title-changed' | 'description-changed', field: string): FieldDetector => (previous, current) => [
+  draft(kind, [field], { previous, current }),
+];
+
+function metadata(field: string): FieldDetector {
+  return (previous, current) => [draft('metadata-changed', [field], { subject: field, previous, current })];
+}
+
+/** Identity fields are the entry's key: equal on both sides unless renamed (reported apart). */
+const identity: FieldDetector = () => [];
+
+// ── tools ───────────────────────────────────────────────────────────────────────────────
+
+const HINT_RULES: Record<string, { toTrue: string; toFalse: string }> = {
+  readOnlyHint: { toTrue: 'tool-became-read-only', toFalse: 'tool-no-longer-read-only' },
+  destructiveHint: { toTrue: 'tool-became-destructive', toFalse: 'tool-no-longer-destructive' },
+  idempotentHint: { toTrue: 'tool-became-idempotent', toFalse: 'tool-no-longer-idempotent' },
+  openWorldHint: { toTrue: 'tool-became-open-world', toFalse: 'tool-became-closed-world' },
+};
+
+const annotations: FieldDetector = (previous, current) => {
+  const p = objectOr(previous);
+  const c = objectOr(current);
+  const out: DraftDelta[] = [];
+  for (const key of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
+    if (deepEqual(p[key], c[key])) continue;
+    const segments = ['annotations', key];
+    const hint = HINT_RULES[key];
+    if (hint !== undefined && typeof p[key] === 'boolean' && typeof c[key] === 'boolean') {
+      out.push(draft(c[key] ? hint.toTrue : hint.toFalse, segments, { subject: key, previous: p[key], current: c[key] }));
+    } else if (key === 'title') {
+      out.push(draft('title-changed', segments, { previous: p[key], current: c[key] }));
+    } else {
+      out.push(draft('metadata-changed', segments, { subject: `annotations.${key}`, previous: p[key], current: c[key] }));
+    }
+  }
+  return out;
+};
+
+const execution: FieldDetector = (previous, current) => {
+  const p = objectOr(previous);
+  const c = objectOr(current);
+  const out: DraftDelta[] = [];
+  for (const key of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
+    if (deepEqual(p[key], c[key])) continue;
+    const segments = ['execution', key];
+    out.push(draft(key === 'taskSupport' ? taskSupportKind(p[key], c[key]) : 'execution-changed', segments, { subject: key, previous: p[key], current: c[key] }));
+  }
+  return out;
+};
+
+function taskSupportKind(previous: JsonValue | undefined, current: JsonValue | undefined): string {
+  const known = ['forbidden', 'optional', 'required'];
+  if (!known.includes(String(previous)) || !known.includes(String(current))) return 'execution-changed';
+  if (current === 'required') return 'task-support-required';
+  if (current === 'forbidden') return 'task-support-withdrawn';
+  return 'task-support-relaxed';
+}
+
+const inputSchema: FieldDetector = (previous, current) =>
+  walkSchemas(schemaOr(previous), schemaOr(current), { field: 'inputSchema', direction: 'input' });
+
+const outputSchema: FieldDetector = (previous, current) => {
+  if (previous === undefined) return [draft('output-schema-added', ['outputSchema'], { current })];
+  if (current === undefined) return [draft('output-schema-removed', ['outputSchema'], { previous })];
+  return walkSchemas(schemaOr(previous), schemaOr(current), { field: 'outputSchema', direction: 'output' });
+};
+
+function schemaOr(value: JsonValue | undefined): JsonObject | boolean {
+  if (value === false) return false;
+  return isJsonObject(value) ? value : {};
+}
+
+function dialectChanges(previous: ContractEntry, current: ContractEntry): DraftDelta[] {
+  const out: DraftDelta[] = [];
+  for (const field of ['inputSchema', 'outputSchema'] as const) {
+    // A schema that appeared or vanished is reported as such; its dialect goes with it.
+    if (!(field in previous.contract) || !(field in current.contract)) continue;
+    const p = previous.dialects?.[field] ?? null;
+    const c = current.dialects?.[field] ?? null;
+    if (p !== c) out.push(draft('schema-dialect-changed', [field, '$schema'], { subject: field, previous: p, current: c }));
+  }
+  return out;
+}
+
+// ── prompts ─────────────────────────────────────────────────────────────────────────────
+
+const promptArguments: FieldDetector = (previous, current) => {
+  const byName = (list: JsonValue | undefined) =>
+    new Map((Array.isArray(list) ? list.filter(isJsonObject) : []).map((a) => [String(a.name), a] as const));
+  const p = byName(previous);
+  const c = byName(current);
+  const out: DraftDelta[] = [];
+  for (const name of [...new Set([...p.keys(), ...c.keys()])].sort()) {
+    const before = p.get(name);
+    const after = c.get(name);
+    const segments = ['arguments', name];
+    if (before === undefined && after !== undefined) {
+      out.push(draft(after.required === true ? 'required-prompt-argument-added' : 'prompt-argument-added', segments, { subject: name, current: after }));
+      continue;
+    }
+    if (after === undefined && before !== undefined) {
+      out.push(draft('prompt-argument-removed', segments, { subject: name, previous: before }));
+      continue;
+    }
+    if (before === undefined || after === undefined || deepEqual(before, after)) continue;
+    const wasRequired = before.required === true;
+    const isRequired = after.required === true;
+    if (wasRequired !== isRequired) {
+      out.push(draft(isRequired ? 'prompt-argument-became-required' : 'prompt-argument-became-optional', [...segments, 'required'], { subject: name, previous: wasRequired, current: isRequired }));
+    }
+    for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
+      if (key === 'name' || key === 'required' || deepEqual(before[key], after[key])) continue;
+      const kind = key === 'description' ? 'description-changed' : key === 'title' ? 'title-changed' : 'metadata-changed';
+      out.push(draft(kind, [...segments, key], { where: `argument ${JSON.stringify(name)}`, subject: key, previous: before[key], current: after[key] }));
+    }
+  }
+  return out;
+};
+
+// ── the detectors per entry kind ────────────────────────────────────────────────────────
+
+const COMMON: Record<string, FieldDetector> = {
+  title: text('title-changed', 'title'),
+  description: text('description-changed', 'description'),
+};
+
+const RESOURCE_FIELDS: Record<string, FieldDetector> = {
+  ...COMMON,
+  name: (previous, current) => [draft('name-changed', ['name'], { previous, current })],
+  mimeType: (previous, current) => [draft('mime-type-changed', ['mimeType'], { previous, current })],
+};
+
+const DETECTORS: Record<EntryKind, Record<string, FieldDetector>> = {
+  tools: { ...COMMON, name: identity, inputSchema, outputSchema, annotations, execution },
+  prompts: { ...COMMON, name: identity, arguments: promptArguments },
+  resources: { ...RESOURCE_FIELDS, uri: identity },
+  resourceTemplates: { ...RESOURCE_FIELDS, uriTemplate: identity },
+};

@@ -1,0 +1,117 @@
+/**
+ * Rename detection: a removed entry and an added entry that take the same (or nearly the same)
+ * arguments are most likely one entry under a new name. Reporting them as one BREAKING rename,
+ * with the hint to keep an alias, is more useful than an unrelated removal and addition.
+ *
+ * The evidence, weighted: the argument shape (half of the score; an equal shape counts more
+ * when it has more members, since `{id}` is shared by unrelated tools), the name's words
+ * (`getTinyImage` ~ `get-tiny-image`) and the description's words. Pairs are taken greedily,
+ * best first, so each entry is renamed at most once.
+ */
+import { digestOf } from '../contract/canonical.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../contract/model.js';
+import { isAnnotation } from './vocabulary.js';
+
+export interface Shape {
+  /** Digest of what the arguments accept (annotations removed). */
+  digest: string;
+  /** Argument names. */
+  members: string[];
+}
+
+export interface RenameCandidate {
+  key: string;
+  contract: JsonObject;
+}
+
+export interface Rename {
+  from: string;
+  to: string;
+  /** How sure (0..1); shown in the message. */
+  score: number;
+  /** True when the argument shapes are identical. */
+  sameShape: boolean;
+}
+
+export const RENAME_THRESHOLD = 0.45;
+
+export function detectRenames(
+  removed: readonly RenameCandidate[],
+  added: readonly RenameCandidate[],
+  shapeOf: (contract: JsonObject) => Shape,
+): Rename[] {
+  if (removed.length === 0 || added.length === 0) return [];
+  const before = removed.map((c) => ({ ...c, shape: shapeOf(c.contract), name: words(c.key), text: words(describe(c.contract)) }));
+  const after = added.map((c) => ({ ...c, shape: shapeOf(c.contract), name: words(c.key), text: words(describe(c.contract)) }));
+  const scored: Rename[] = [];
+  for (const b of before) {
+    for (const a of after) {
+      const sameShape = b.shape.digest === a.shape.digest;
+      const shape = shapeSimilarity(b.shape, a.shape);
+      const score = 0.5 * shape + 0.3 * jaccard(b.name, a.name) + 0.2 * jaccard(b.text, a.text);
+      if (score >= RENAME_THRESHOLD) scored.push({ from: b.key, to: a.key, score, sameShape });
+    }
+  }
+  scored.sort((x, y) => y.score - x.score || (x.from < y.from ? -1 : x.from > y.from ? 1 : x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
+  const taken = new Set<string>();
+  const renames: Rename[] = [];
+  for (const pair of scored) {
+    if (taken.has(`from:${pair.from}`) || taken.has(`to:${pair.to}`)) continue;
+    taken.add(`from:${pair.from}`);
+    taken.add(`to:${pair.to}`);
+    renames.push(pair);
+  }
+  return renames.sort((x, y) => (x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
+}
+
+function shapeSimilarity(a: Shape, b: Shape): number {
+  const trivial = a.members.length === 0 && b.members.length === 0;
+  // No arguments on either side: weak evidence, many tools take none.
+  if (trivial) return 0.5;
+  if (a.digest === b.digest) return Math.min(1, (a.members.length + 1) / 3);
+  return 0.8 * jaccard(new Set(a.members), new Set(b.members));
+}
+
+/** Shape of a tool: its input schema's top-level properties and what the schema accepts. */
+export function toolShape(contract: JsonObject): Shape {
+  const schema = contract.inputSchema;
+  const members = isJsonObject(schema) && isJsonObject(schema.properties) ? Object.keys(schema.properties).sort() : [];
+  return { digest: digestOf(withoutAnnotations(schema ?? {})), members };
+}
+
+/** Shape of a prompt: its arguments' names and which are required. */
+export function promptShape(contract: JsonObject): Shape {
+  const args = Array.isArray(contract.arguments) ? contract.arguments.filter(isJsonObject) : [];
+  const members = args.map((a) => String(a.name)).sort();
+  return { digest: digestOf(args.map((a) => [a.name, a.required === true])), members };
+}
+
+function withoutAnnotations(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(withoutAnnotations);
+  if (!isJsonObject(value)) return value;
+  const out: JsonObject = {};
+  for (const [key, child] of Object.entries(value)) {
+    if (isAnnotation(key)) continue;
+    out[key] = key === 'properties' && isJsonObject(child)
+      ? Object.fromEntries(Object.entries(child).map(([k, v]) => [k, withoutAnnotations(v)]))
+      : withoutAnnotations(child);
+  }
+  return out;
+}
+
+function describe(contract: JsonObject): string {
+  return [contract.title, contract.description].filter((t) => typeof t === 'string').join(' ');
+}
+
+/** Lower-case words, splitting camelCase, snake_case and kebab-case. */
+export function words(text: string): Set<string> {
+  const spaced = text.slice(0, 2_000).replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2');
+  return new Set(spaced.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length >= 2 && w !== 'the' && w !== 'an'));
+}
+
+function jaccard(a: Set<string>, b: Set<string>): number {
+  if (a.size === 0 && b.size === 0) return 0;
+  let shared = 0;
+  for (const w of a) if (b.has(w)) shared++;
+  return shared / (a.size + b.size - shared);
+}

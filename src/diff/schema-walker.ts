@@ -1,0 +1,590 @@
+/**
+ * The schema walker: a structural diff of two normalized JSON Schemas that names each change
+ * by the rule it falls under (one change per changed keyword), with its location and the
+ * previous and current values. It never decides a severity: the rule table does, from the
+ * kind and the direction (which `not` flips on the way down).
+ *
+ * Recursive schemas terminate: normalization leaves a recursive reference as
+ * `{"$ref": "#/$defs/Name"}`; two equal references are not followed (their target is compared
+ * once, under `$defs`), and two different ones are followed at most once per pair.
+ */
+import type { JsonObject, JsonSchema, JsonValue } from '../contract/model.js';
+import { resolvePointer } from '../contract/schema.js';
+import type { DraftDelta } from './draft.js';
+import { asSchema, canonicalSet, deepEqual, isJsonObject, stringsOf, without } from './json.js';
+import { whereOf } from './path.js';
+import { show, type DeltaKind, type Direction } from './rules.js';
+import { discriminatorValue, liftToUnion, matchBranches, unionKeywordOf, type UnionKeyword } from './unions.js';
+import { declaredTypes, isAnnotation, keywordApplies, type JsonType } from './vocabulary.js';
+
+/** One change found by the walker (always directional); the engine turns it into a `Delta`. */
+export type SchemaChange = DraftDelta & { direction: Direction };
+
+interface Location {
+  segments: string[];
+  action: string | null;
+  direction: Direction;
+  /** True at the top of a tool's schema, where a discriminated union means "actions". */
+  atRoot: boolean;
+}
+
+export interface WalkOptions {
+  /** The contract field holding the schema: `inputSchema` or `outputSchema`. */
+  field: 'inputSchema' | 'outputSchema';
+  direction: Direction;
+}
+
+export function walkSchemas(previous: JsonSchema, current: JsonSchema, options: WalkOptions): SchemaChange[] {
+  const walker = new Walker(previous, current, options.field);
+  walker.walk(previous, current, { segments: [options.field], action: null, direction: options.direction, atRoot: true });
+  return walker.changes;
+}
+
+const FLIP: Record<Direction, Direction> = { input: 'output', output: 'input' };
+
+/** Keywords handled by a dedicated family below; anything else is an "other keyword". */
+const HANDLED = new Set([
+  'type', 'enum', 'const', 'minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum', 'multipleOf',
+  'minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties', 'minContains', 'maxContains',
+  'pattern', 'format', 'uniqueItems', 'properties', 'required', 'additionalProperties', 'patternProperties',
+  'items', 'prefixItems', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems',
+  'dependentRequired', 'dependentSchemas', 'if', 'then', 'else', 'not', 'anyOf', 'oneOf', 'allOf', '$defs', '$ref',
+  'title', 'description', 'examples', 'default', 'deprecated',
+]);
+
+/** Count bounds: (min keyword, max keyword, narrowing kind, widening kind). */
+const COUNT_BOUNDS: Array<[string, string, DeltaKind, DeltaKind]> = [
+  ['minLength', 'maxLength', 'length-range-narrowed', 'length-range-widened'],
+  ['minItems', 'maxItems', 'item-count-range-narrowed', 'item-count-range-widened'],
+  ['minProperties', 'maxProperties', 'property-count-range-narrowed', 'property-count-range-widened'],
+  ['minContains', 'maxContains', 'item-count-range-narrowed', 'item-count-range-widened'],
+];
+
+/** Subschema keywords where a narrower subschema means a narrower schema, absent = `{}`. */
+const MONOTONE_SUBSCHEMAS = ['propertyNames', 'unevaluatedProperties', 'unevaluatedItems'];
+
+type Bound = { value: number; exclusive: boolean; keyword: string } | null;
+
+class Walker {
+  readonly changes: SchemaChange[] = [];
+  private readonly followedRefs = new Set<string>();
+
+  constructor(
+    private readonly previousRoot: JsonSchema,
+    private readonly currentRoot: JsonSchema,
+    private readonly field: 'inputSchema' | 'outputSchema',
+  ) {}
+
+  private emit(kind: DeltaKind, at: Location, extra: string[], facts: { subject?: string; previous: unknown; current: unknown; detail?: string }): void {
+    this.changes.push({
+      kind,
+      segments: [...at.segments, ...extra],
+      where: whereOf(at.segments),
+      action: at.action,
+      direction: at.direction,
+      subject: facts.subject ?? extra[extra.length - 1] ?? '',
+      previous: facts.previous === undefined ? null : facts.previous,
+      current: facts.current === undefined ? null : facts.current,
+      detail: facts.detail ?? '',
+    });
+  }
+
+  walk(previous: JsonSchema, current: JsonSchema, at: Location): void {
+    if (deepEqual(previous, current)) return;
+    if (current === false || previous === false) return this.falseSchema(previous, current, at);
+    // `true` accepts everything, exactly like `{}`.
+    let prev: JsonObject = previous === true ? {} : previous;
+    let curr: JsonObject = current === true ? {} : current;
+    if (deepEqual(prev, curr)) return;
+
+    if (typeof prev.$ref === 'string' || typeof curr.$ref === 'string') {
+      if (prev.$ref === curr.$ref) {
+        // Same target: it is compared once under `$defs`; only the siblings can differ here.
+        prev = without(prev, ['$ref']);
+        curr = without(curr, ['$ref']);
+      } else {
+        const pair = `${String(prev.$ref)}\u0000${String(curr.$ref)}`;
+        if (this.followedRefs.has(pair)) return;
+        this.followedRefs.add(pair);
+        const p = this.dereference(prev, this.previousRoot);
+        const c = this.dereference(curr, this.currentRoot);
+        if (p === undefined || c === undefined) {
+          this.emit('constraint-changed', at, ['$ref'], { subject: '$ref', previous: prev.$ref, current: curr.$ref });
+          return;
+        }
+        return this.walk(p, c, at);
+      }
+    }
+
+    // A union on one side only: rewrite the other side as a one-branch union of equal meaning.
+    const pu = unionKeywordOf(prev);
+    const cu = unionKeywordOf(curr);
+    if (pu === null && cu !== null && !Array.isArray(prev.anyOf) && !Array.isArray(prev.oneOf)) prev = liftToUnion(prev, curr, cu);
+    else if (cu === null && pu !== null && !Array.isArray(curr.anyOf) && !Array.isArray(curr.oneOf)) curr = liftToUnion(curr, prev, pu);
+
+    this.types(prev, curr, at);
+    this.allowedValues(prev, curr, at);
+    this.numberBounds(prev, curr, at);
+    for (const [min, max, narrowed, widened] of COUNT_BOUNDS) this.countBounds(prev, curr, at, min, max, narrowed, widened);
+    this.multipleOf(prev, curr, at);
+    for (const keyword of ['pattern', 'format'] as const) this.stringAssertion(prev, curr, at, keyword);
+    this.uniqueItems(prev, curr, at);
+    this.objectMembers(prev, curr, at);
+    this.arrayMembers(prev, curr, at);
+    this.otherSubschemas(prev, curr, at);
+    this.unions(prev, curr, at);
+    this.allOf(prev, curr, at);
+    this.not(prev, curr, at);
+    this.definitions(prev, curr, at);
+    this.annotations(prev, curr, at);
+    this.otherKeywords(prev, curr, at);
+  }
+
+  private dereference(schema: JsonObject, root: JsonSchema): JsonObject | undefined {
+    if (typeof schema.$ref !== 'string') return schema;
+    if (!isJsonObject(root)) return undefined;
+    const target = resolvePointer(root, schema.$ref);
+    if (!isJsonObject(target) && typeof target !== 'boolean') return undefined;
+    const resolved = asSchema(target);
+    if (resolved === false) return { not: {} };
+    // The root's `$defs` belong to the root, not to a reference into it.
+    return { ...without(resolved, ['$defs']), ...without(schema, ['$ref']) };
+  }
+
+  private falseSchema(previous: JsonSchema, current: JsonSchema, at: Location): void {
+    const onAdditional = at.segments[at.segments.length - 1] === 'additionalProperties';
+    if (current === false) {
+      const kind = onAdditional ? 'additional-properties-forbidden' : 'schema-became-false';
+      this.emit(kind, at, [], { subject: '', previous, current: false });
+    } else {
+      const kind = onAdditional ? 'additional-properties-allowed' : 'schema-was-false';
+      this.emit(kind, at, [], { subject: '', previous: false, current });
+    }
+  }
+
+  /** A keyword change that cannot matter because the keyword does not apply to the type. */
+  private inapplicable(prev: JsonObject, curr: JsonObject, keyword: string): JsonType[] | null {
+    const p = declaredTypes(prev);
+    const c = declaredTypes(curr);
+    if (p === null || c === null) return null;
+    if (keywordApplies(keyword, p) || keywordApplies(keyword, c)) return null;
+    return [...new Set([...p, ...c])].sort();
+  }
+
+  private reportInapplicable(prev: JsonObject, curr: JsonObject, at: Location, keyword: string): boolean {
+    const types = this.inapplicable(prev, curr, keyword);
+    if (types === null) return false;
+    this.emit('inapplicable-keyword-changed', at, [keyword], { previous: prev[keyword], current: curr[keyword], detail: types.join(' | ') });
+    return true;
+  }
+
+  // ── type ──────────────────────────────────────────────────────────────────────────────
+
+  private types(prev: JsonObject, curr: JsonObject, at: Location): void {
+    if (deepEqual(prev.type, curr.type)) return;
+    const p = declaredTypes(prev);
+    const c = declaredTypes(curr);
+    const all: JsonType[] = ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'];
+    const covers = (set: Set<JsonType> | null, t: JsonType) => set === null || set.has(t) || (t === 'integer' && set.has('number'));
+    const lost = [...(p ?? all)].some((t) => !covers(c, t));
+    const gained = [...(c ?? all)].some((t) => !covers(p, t));
+    const kind = lost && gained ? 'type-changed' : lost ? 'type-narrowed' : gained ? 'type-widened' : null;
+    if (kind !== null) this.emit(kind, at, ['type'], { previous: prev.type, current: curr.type });
+  }
+
+  // ── enum / const ───────────────────────────────────────────────────────────────────────
+
+  private allowedValues(prev: JsonObject, curr: JsonObject, at: Location): void {
+    if (deepEqual(prev.enum, curr.enum) && deepEqual(prev.const, curr.const) && ('const' in prev) === ('const' in curr)) return;
+    const p = allowedValuesOf(prev);
+    const c = allowedValuesOf(curr);
+    const keyword = 'const' in curr || (!('enum' in curr) && 'const' in prev) ? 'const' : 'enum';
+    const previous = restrictionOf(prev, keyword);
+    const current = restrictionOf(curr, keyword);
+    if (p === null && c === null) return;
+    if (p === null && c !== null) {
+      this.emit('enum-narrowed', at, [keyword], { previous, current, detail: `now restricted to ${listOf([...c.values()])}` });
+      return;
+    }
+    if (c === null && p !== null) {
+      this.emit('enum-widened', at, [keyword], { previous, current, detail: `no longer restricted to ${listOf([...p.values()])}` });
+      return;
+    }
+    const removed = [...(p as Map<string, unknown>).entries()].filter(([k]) => !(c as Map<string, unknown>).has(k)).map(([, v]) => v);
+    const added = [...(c as Map<string, unknown>).entries()].filter(([k]) => !(p as Map<string, unknown>).has(k)).map(([, v]) => v);
+    if (removed.length === 0 && added.length === 0) return;
+    const detail = [removed.length > 0 ? `removed ${listOf(removed)}` : '', added.length > 0 ? `added ${listOf(added)}` : '']
+      .filter((s) => s !== '')
+      .join('; ');
+    const kind = removed.length > 0 && added.length > 0 ? 'enum-changed' : removed.length > 0 ? 'enum-narrowed' : 'enum-widened';
+    this.emit(kind, at, [keyword], { previous, current, detail });
+  }
+
+  // ── numeric bounds ─────────────────────────────────────────────────────────────────────
+
+  private numberBounds(prev: JsonObject, curr: JsonObject, at: Location): void {
+    for (const side of ['lower', 'upper'] as const) {
+      const [inclusive, exclusive] = side === 'lower' ? ['minimum', 'exclusiveMinimum'] : ['maximum', 'exclusiveMaximum'];
+      if (deepEqual(prev[inclusive], curr[inclusive]) && deepEqual(prev[exclusive], curr[exclusive])) continue;
+      const p = boundOf(prev, inclusive, exclusive, side);
+      const c = boundOf(curr, inclusive, exclusive, side);
+      const order = compareBounds(p, c, side);
+      if (order === 0) continue;
+      const keyword = (c ?? p)?.keyword ?? inclusive;
+      if (this.reportInapplicable(prev, curr, at, keyword)) continue;
+      const sameKeyword = p === null || c === null || p.keyword === c.keyword;
+      const previous = p === null ? null : sameKeyword ? p.value : { [p.keyword]: p.value };
+      const current = c === null ? null : sameKeyword ? c.value : { [c.keyword]: c.value };
+      this.emit(order > 0 ? 'number-range-narrowed' : 'number-range-widened', at, [keyword], { previous, current });
+    }
+  }
+
+  private countBounds(prev: JsonObject, curr: JsonObject, at: Location, min: string, max: string, narrowed: DeltaKind, widened: DeltaKind): void {
+    for (const [keyword, side] of [[min, 'lower'], [max, 'upper']] as const) {
+      if (deepEqual(prev[keyword], curr[keyword])) continue;
+      const p = typeof prev[keyword] === 'number' ? { value: prev[keyword] as number, exclusive: false, keyword } : null;
+      const c = typeof curr[keyword] === 'number' ? { value: curr[keyword] as number, exclusive: false, keyword } : null;
+      const order = compareBounds(p, c, side);
+      if (order === 0) continue;
+      if (this.reportInapplicable(prev, curr, at, keyword)) continue;
+      this.emit(order > 0 ? narrowed : widened, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
+    }
+  }
+
+  private multipleOf(prev: JsonObject, curr: JsonObject, at: Location): void {
+    if (deepEqual(prev.multipleOf, curr.multipleOf)) return;
+    if (this.reportInapplicable(prev, curr, at, 'multipleOf')) return;
+    const p = typeof prev.multipleOf === 'number' ? prev.multipleOf : null;
+    const c = typeof curr.multipleOf === 'number' ? curr.multipleOf : null;
+    let kind: DeltaKind;
+    if (p === null) kind = 'multiple-of-narrowed';
+    else if (c === null) kind = 'multiple-of-widened';
+    else if (isMultiple(c, p)) kind = 'multiple-of-narrowed';
+    else if (isMultiple(p, c)) kind = 'multiple-of-widened';
+    else kind = 'multiple-of-changed';
+    this.emit(kind, at, ['multipleOf'], { previous: p, current: c });
+  }
+
+  private stringAssertion(prev: JsonObject, curr: JsonObject, at: Location, keyword: 'pattern' | 'format'): void {
+    if (deepEqual(prev[keyword], curr[keyword])) return;
+    if (this.reportInapplicable(prev, curr, at, keyword)) return;
+    const had = keyword in prev;
+    const has = keyword in curr;
+    const kind = !had ? `${keyword}-added` : !has ? `${keyword}-removed` : `${keyword}-changed`;
+    this.emit(kind, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
+  }
+
+  private uniqueItems(prev: JsonObject, curr: JsonObject, at: Location): void {
+    const p = prev.uniqueItems === true;
+    const c = curr.uniqueItems === true;
+    if (p === c) return;
+    if (this.reportInapplicable(prev, curr, at, 'uniqueItems')) return;
+    this.emit(c ? 'unique-items-added' : 'unique-items-removed', at, ['uniqueItems'], { previous: p, current: c });
+  }
+
+  // ── objects ────────────────────────────────────────────────────────────────────────────
+
+  private objectMembers(prev: JsonObject, curr: JsonObject, at: Location): void {
+    const pp = isJsonObject(prev.properties) ? prev.properties : {};
+    const cp = isJsonObject(curr.properties) ? curr.properties : {};
+    const preq = new Set(stringsOf(prev.required));
+    const creq = new Set(stringsOf(curr.required));
+    const pAdditional = prev.additionalProperties;
+    const cAdditional = curr.additionalProperties;
+    const names = [...new Set([...Object.keys(pp), ...Object.keys(cp), ...preq, ...creq])].sort();
+
+    for (const name of names) {
+      const inPrev = Object.hasOwn(pp, name);
+      const inCurr = Object.hasOwn(cp, name);
+      const member = { ...at, segments: [...at.segments, 'properties', name], atRoot: false };
+      // A name not listed in `properties` is governed by `additionalProperties` (absent = anything).
+      const prevSchema = inPrev ? asSchema(pp[name]) : asSchema(pAdditional);
+      const currSchema = inCurr ? asSchema(cp[name]) : asSchema(cAdditional);
+      const wasRequired = preq.has(name);
+      const isRequired = creq.has(name);
+
+      if (!inPrev && inCurr) {
+        if (isRequired && !wasRequired) {
+          this.emit('required-property-added', at, ['properties', name], { subject: name, previous: null, current: cp[name] });
+        } else if (!wasRequired) {
+          this.emit('property-added', at, ['properties', name], { subject: name, previous: null, current: cp[name] });
+        } else if (!isRequired) {
+          this.emit('property-became-optional', at, ['properties', name], { subject: name, previous: true, current: false });
+        }
+        // Undeclared names were free (absent additionalProperties), and callers only send
+        // declared properties: a new optional property narrows nothing they do. A declared map
+        // schema, or a name that was already required, did constrain the value: compare with it.
+        if (isJsonObject(pAdditional) || wasRequired) this.walk(prevSchema, currSchema, member);
+        continue;
+      }
+      if (inPrev && !inCurr) {
+        if (isRequired) {
+          // Still required, no longer described: its value is now governed by additionalProperties.
+          this.walk(prevSchema, currSchema, member);
+          if (!wasRequired) this.emit('property-became-required', at, ['properties', name], { subject: name, previous: false, current: true });
+          continue;
+        }
+        const kind = cAdditional === false ? 'property-removed' : 'property-removed-ignored';
+        this.emit(kind, at, ['properties', name], { subject: name, previous: pp[name], current: null });
+        if (isJsonObject(cAdditional)) this.walk(prevSchema, currSchema, member);
+        continue;
+      }
+      if (inPrev && inCurr) this.walk(prevSchema, currSchema, member);
+      if (isRequired && !wasRequired) this.emit('property-became-required', at, ['properties', name], { subject: name, previous: false, current: true });
+      if (!isRequired && wasRequired) this.emit('property-became-optional', at, ['properties', name], { subject: name, previous: true, current: false });
+    }
+
+    if (!deepEqual(pAdditional, cAdditional)) {
+      this.walk(asSchema(pAdditional), asSchema(cAdditional), { ...at, segments: [...at.segments, 'additionalProperties'], atRoot: false });
+    }
+
+    const ppat = isJsonObject(prev.patternProperties) ? prev.patternProperties : {};
+    const cpat = isJsonObject(curr.patternProperties) ? curr.patternProperties : {};
+    for (const pattern of [...new Set([...Object.keys(ppat), ...Object.keys(cpat)])].sort()) {
+      this.walk(asSchema(ppat[pattern]), asSchema(cpat[pattern]), { ...at, segments: [...at.segments, 'patternProperties', pattern], atRoot: false });
+    }
+
+    this.dependentRequired(prev, curr, at);
+    const pdep = isJsonObject(prev.dependentSchemas) ? prev.dependentSchemas : {};
+    const cdep = isJsonObject(curr.dependentSchemas) ? curr.dependentSchemas : {};
+    for (const name of [...new Set([...Object.keys(pdep), ...Object.keys(cdep)])].sort()) {
+      this.walk(asSchema(pdep[name]), asSchema(cdep[name]), { ...at, segments: [...at.segments, 'dependentSchemas', name], atRoot: false });
+    }
+  }
+
+  private dependentRequired(prev: JsonObject, curr: JsonObject, at: Location): void {
+    if (deepEqual(prev.dependentRequired, curr.dependentRequired)) return;
+    const p = isJsonObject(prev.dependentRequired) ? prev.dependentRequired : {};
+    const c = isJsonObject(curr.dependentRequired) ? curr.dependentRequired : {};
+    for (const name of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
+      const before = new Set(stringsOf(p[name]));
+      const after = new Set(stringsOf(c[name]));
+      const more = [...after].some((n) => !before.has(n));
+      const fewer = [...before].some((n) => !after.has(n));
+      if (!more && !fewer) continue;
+      const kind = more && fewer ? 'constraint-changed' : more ? 'constraint-added' : 'constraint-removed';
+      this.emit(kind, at, ['dependentRequired', name], { subject: `dependentRequired(${name})`, previous: p[name], current: c[name] });
+    }
+  }
+
+  // ── arrays ─────────────────────────────────────────────────────────────────────────────
+
+  private arrayMembers(prev: JsonObject, curr: JsonObject, at: Location): void {
+    const pPrefix = Array.isArray(prev.prefixItems) ? prev.prefixItems : [];
+    const cPrefix = Array.isArray(curr.prefixItems) ? curr.prefixItems : [];
+    // Position i is governed by prefixItems[i], else by items: compare what governs it on each side.
+    for (let i = 0; i < Math.max(pPrefix.length, cPrefix.length); i++) {
+      const p = i < pPrefix.length ? asSchema(pPrefix[i]) : asSchema(prev.items);
+      const c = i < cPrefix.length ? asSchema(cPrefix[i]) : asSchema(curr.items);
+      this.walk(p, c, { ...at, segments: [...at.segments, 'prefixItems', String(i)], atRoot: false });
+    }
+    if (!deepEqual(prev.items, curr.items)) {
+      this.walk(asSchema(prev.items), asSchema(curr.items), { ...at, segments: [...at.segments, 'items'], atRoot: false });
+    }
+    if (!deepEqual(prev.contains, curr.contains)) {
+      // `contains: {}` still demands a non-empty array, so absence is not `{}` here.
+      if (!('contains' in prev)) this.emit('constraint-added', at, ['contains'], { previous: null, current: curr.contains });
+      else if (!('contains' in curr)) this.emit('constraint-removed', at, ['contains'], { previous: prev.contains, current: null });
+      else this.walk(asSchema(prev.contains), asSchema(curr.contains), { ...at, segments: [...at.segments, 'contains'], atRoot: false });
+    }
+  }
+
+  private otherSubschemas(prev: JsonObject, curr: JsonObject, at: Location): void {
+    for (const keyword of MONOTONE_SUBSCHEMAS) {
+      if (deepEqual(prev[keyword], curr[keyword])) continue;
+      this.walk(asSchema(prev[keyword]), asSchema(curr[keyword]), { ...at, segments: [...at.segments, keyword], atRoot: false });
+    }
+    // if/then/else: `then` and `else` are monotone only while `if` selects the same values.
+    if (deepEqual(prev.if, curr.if) && 'if' in prev) {
+      for (const keyword of ['then', 'else']) {
+        if (deepEqual(prev[keyword], curr[keyword])) continue;
+        this.walk(asSchema(prev[keyword]), asSchema(curr[keyword]), { ...at, segments: [...at.segments, keyword], atRoot: false });
+      }
+    } else if (!deepEqual(prev.if, curr.if) || !deepEqual(prev.then, curr.then) || !deepEqual(prev.else, curr.else)) {
+      const previous = conditional(prev);
+      const current = conditional(curr);
+      const kind = previous === null ? 'constraint-added' : current === null ? 'constraint-removed' : 'constraint-changed';
+      if (!deepEqual(previous, current)) this.emit(kind, at, ['if'], { subject: 'if/then/else', previous, current });
+    }
+  }
+
+  // ── unions ─────────────────────────────────────────────────────────────────────────────
+
+  private unions(prev: JsonObject, curr: JsonObject, at: Location): void {
+    const pk = unionKeywordOf(prev);
+    const ck = unionKeywordOf(curr);
+    if (pk !== null && ck !== null) {
+      if (pk !== ck) {
+        this.emit(ck === 'oneOf' ? 'union-made-exclusive' : 'union-made-inclusive', at, [ck], { subject: ck, previous: pk, current: ck });
+      }
+      this.branches(prev[pk] as JsonSchema[], curr[ck] as JsonSchema[], ck, at);
+      return;
+    }
+    // Both keywords on one side (rare): compare each list with its namesake.
+    for (const keyword of ['anyOf', 'oneOf'] as const) {
+      if (deepEqual(prev[keyword], curr[keyword])) continue;
+      this.branches(
+        Array.isArray(prev[keyword]) ? (prev[keyword] as JsonSchema[]) : [],
+        Array.isArray(curr[keyword]) ? (curr[keyword] as JsonSchema[]) : [],
+        keyword,
+        at,
+      );
+    }
+  }
+
+  private branches(previous: JsonSchema[], current: JsonSchema[], keyword: UnionKeyword, at: Location): void {
+    if (deepEqual(previous, current)) return;
+    const match = matchBranches(previous, current);
+    const d = match.discriminator;
+    const isActions = at.atRoot && d !== null;
+    const label = (branch: JsonSchema, index: number) => (d !== null ? (discriminatorValue(branch, d) as string) : String(index));
+    const locate = (branch: JsonSchema, index: number): Location =>
+      isActions
+        ? { segments: ['actions', label(branch, index), this.field], action: label(branch, index), direction: at.direction, atRoot: false }
+        : { ...at, segments: [...at.segments, keyword, label(branch, index)], atRoot: false };
+
+    for (const [i, j] of match.pairs) this.walk(previous[i] as JsonSchema, current[j] as JsonSchema, locate(current[j] as JsonSchema, j));
+    for (const i of match.removed) {
+      const branch = previous[i] as JsonSchema;
+      if (isActions) this.emit('action-removed', locate(branch, i), [], { subject: label(branch, i), previous: branch, current: null });
+      else this.emit('union-branch-removed', at, [keyword, label(branch, i)], { subject: branchName(branch, d, i), previous: branch, current: null, detail: show(branch) });
+    }
+    for (const j of match.added) {
+      const branch = current[j] as JsonSchema;
+      if (isActions) this.emit('action-added', locate(branch, j), [], { subject: label(branch, j), previous: null, current: branch });
+      else this.emit('union-branch-added', at, [keyword, label(branch, j)], { subject: branchName(branch, d, j), previous: null, current: branch, detail: show(branch) });
+    }
+  }
+
+  private allOf(prev: JsonObject, curr: JsonObject, at: Location): void {
+    if (deepEqual(prev.allOf, curr.allOf)) return;
+    const previous = Array.isArray(prev.allOf) ? (prev.allOf as JsonSchema[]) : [];
+    const current = Array.isArray(curr.allOf) ? (curr.allOf as JsonSchema[]) : [];
+    const match = matchBranches(previous, current);
+    for (const [i, j] of match.pairs) {
+      this.walk(previous[i] as JsonSchema, current[j] as JsonSchema, { ...at, segments: [...at.segments, 'allOf', String(j)], atRoot: false });
+    }
+    for (const i of match.removed) this.emit('all-of-branch-removed', at, ['allOf', String(i)], { subject: `#${i}`, previous: previous[i], current: null });
+    for (const j of match.added) this.emit('all-of-branch-added', at, ['allOf', String(j)], { subject: `#${j}`, previous: null, current: current[j] });
+  }
+
+  private not(prev: JsonObject, curr: JsonObject, at: Location): void {
+    if (deepEqual(prev.not, curr.not)) return;
+    if (!('not' in prev)) return this.emit('not-added', at, ['not'], { previous: null, current: curr.not });
+    if (!('not' in curr)) return this.emit('not-removed', at, ['not'], { previous: prev.not, current: null });
+    // Inside `not`, accepting more means the whole accepts less: flip the direction.
+    this.walk(asSchema(prev.not), asSchema(curr.not), { ...at, segments: [...at.segments, 'not'], direction: FLIP[at.direction], atRoot: false });
+  }
+
+  private definitions(prev: JsonObject, curr: JsonObject, at: Location): void {
+    if (deepEqual(prev.$defs, curr.$defs)) return;
+    const p = isJsonObject(prev.$defs) ? prev.$defs : {};
+    const c = isJsonObject(curr.$defs) ? curr.$defs : {};
+    // A definition on one side only is reached through a changed `$ref`, compared there.
+    for (const name of Object.keys(c).sort()) {
+      if (!Object.hasOwn(p, name)) continue;
+      this.walk(asSchema(p[name]), asSchema(c[name]), { ...at, segments: [...at.segments, '$defs', name], atRoot: false });
+    }
+  }
+
+  // ── annotations and the rest ───────────────────────────────────────────────────────────
+
+  private annotations(prev: JsonObject, curr: JsonObject, at: Location): void {
+    for (const keyword of ['title', 'description'] as const) {
+      if (!deepEqual(prev[keyword], curr[keyword])) this.emit(`${keyword}-changed`, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
+    }
+    if (!deepEqual(prev.examples, curr.examples)) this.emit('examples-changed', at, ['examples'], { previous: prev.examples, current: curr.examples });
+    if (!deepEqual(prev.default, curr.default)) {
+      const kind = !('default' in prev) ? 'default-added' : !('default' in curr) ? 'default-removed' : 'default-changed';
+      this.emit(kind, at, ['default'], { previous: prev.default, current: curr.default });
+    }
+    const wasDeprecated = prev.deprecated === true;
+    const isDeprecated = curr.deprecated === true;
+    if (wasDeprecated !== isDeprecated) {
+      this.emit(isDeprecated ? 'deprecation-added' : 'deprecation-removed', at, ['deprecated'], { previous: wasDeprecated, current: isDeprecated });
+    }
+  }
+
+  private otherKeywords(prev: JsonObject, curr: JsonObject, at: Location): void {
+    for (const keyword of [...new Set([...Object.keys(prev), ...Object.keys(curr)])].sort()) {
+      if (HANDLED.has(keyword) || deepEqual(prev[keyword], curr[keyword])) continue;
+      // Unknown keywords are ignored by validators, so they are annotations for our purpose.
+      if (isAnnotation(keyword) || !OTHER_ASSERTIONS.has(keyword)) {
+        this.emit('annotation-changed', at, [keyword], { previous: prev[keyword], current: curr[keyword] });
+        continue;
+      }
+      const kind = !(keyword in prev) ? 'constraint-added' : !(keyword in curr) ? 'constraint-removed' : 'constraint-changed';
+      this.emit(kind, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
+    }
+  }
+}
+
+/** Assertion keywords not handled by a family above (older spellings, dynamic references). */
+const OTHER_ASSERTIONS = new Set(['$dynamicRef', '$recursiveRef', 'dependencies', 'additionalItems']);
+
+function conditional(schema: JsonObject): JsonObject | null {
+  if (!('if' in schema)) return null;
+  const out: JsonObject = { if: schema.if as JsonValue };
+  if ('then' in schema) out.then = schema.then as JsonValue;
+  if ('else' in schema) out.else = schema.else as JsonValue;
+  return out;
+}
+
+/** The set of values allowed by `enum`/`const`, by canonical JSON; null = not restricted. */
+function allowedValuesOf(schema: JsonObject): Map<string, unknown> | null {
+  let values: Map<string, unknown> | null = null;
+  if (Array.isArray(schema.enum)) values = canonicalSet(schema.enum);
+  if ('const' in schema) {
+    const only = canonicalSet([schema.const]);
+    values = values === null ? only : new Map([...only].filter(([k]) => (values as Map<string, unknown>).has(k)));
+  }
+  return values;
+}
+
+/** The raw `enum`/`const` of a schema, shaped like the keyword the delta reports. */
+function restrictionOf(schema: JsonObject, keyword: 'enum' | 'const'): unknown {
+  if ('const' in schema) return keyword === 'const' ? schema.const : [schema.const];
+  return schema.enum ?? null;
+}
+
+function listOf(values: unknown[]): string {
+  const shown = values.slice(0, 8).map((v) => show(v, 40));
+  return values.length > 8 ? `${shown.join(', ')} and ${values.length - 8} more` : shown.join(', ');
+}
+
+function boundOf(schema: JsonObject, inclusive: string, exclusive: string, side: 'lower' | 'upper'): Bound {
+  const a = typeof schema[inclusive] === 'number' ? { value: schema[inclusive] as number, exclusive: false, keyword: inclusive } : null;
+  const b = typeof schema[exclusive] === 'number' ? { value: schema[exclusive] as number, exclusive: true, keyword: exclusive } : null;
+  if (a === null) return b;
+  if (b === null) return a;
+  return compareBounds(a, b, side) >= 0 ? b : a;
+}
+
+/**
+ * +1 when `c` is tighter than `p` (accepts less), -1 when looser, 0 when the same. A missing
+ * bound is the loosest; at the same value an exclusive bound is tighter.
+ */
+function compareBounds(p: Bound, c: Bound, side: 'lower' | 'upper'): number {
+  if (p === null && c === null) return 0;
+  if (p === null) return 1;
+  if (c === null) return -1;
+  if (p.value !== c.value) {
+    const cHigher = c.value > p.value;
+    return side === 'lower' ? (cHigher ? 1 : -1) : cHigher ? -1 : 1;
+  }
+  if (p.exclusive === c.exclusive) return 0;
+  return c.exclusive ? 1 : -1;
+}
+
+/** True when every multiple of `step` is a multiple of `base` (`step` is a multiple of `base`). */
+function isMultiple(step: number, base: number): boolean {
+  if (base === 0) return false;
+  const ratio = step / base;
+  return Math.abs(ratio - Math.round(ratio)) < 1e-9 && Math.round(ratio) !== 0;
+}
+
+function branchName(branch: JsonSchema, discriminator: string | null, index: number): string {
+  if (discriminator !== null) return JSON.stringify(discriminatorValue(branch, discriminator));
+  const types = isJsonObject(branch) ? declaredTypes(branch) : null;
+  return types === null ? `#${index}` : `#${index} (${[...types].sort().join(' | ')})`;
+}

@@ -1,0 +1,161 @@
+/**
+ * Unions (`anyOf` / `oneOf` / `allOf`): which branch of the old schema became which branch of
+ * the new one. Normalization sorts branches by their text, so a changed branch can move; we
+ * pair them by discriminator value when the union is discriminated (`action: "create"`), else
+ * by equality, then by resemblance.
+ */
+import { canonicalJson } from '../contract/canonical.js';
+import type { JsonObject, JsonSchema, JsonValue } from '../contract/model.js';
+import { deepEqual, isJsonObject } from './json.js';
+import { declaredTypes, isAnnotation, restrictToType, type JsonType } from './vocabulary.js';
+
+export type UnionKeyword = 'anyOf' | 'oneOf';
+
+export interface BranchMatch {
+  /** Pairs of (previous index, current index). */
+  pairs: Array<[number, number]>;
+  removed: number[];
+  added: number[];
+  /** The discriminating property when both sides are discriminated by it, else null. */
+  discriminator: string | null;
+}
+
+/** The constant a branch gives to `property`, as a label (`"create"` → `create`). */
+export function discriminatorValue(branch: JsonSchema, property: string): string | undefined {
+  if (!isJsonObject(branch) || !isJsonObject(branch.properties)) return undefined;
+  const prop = branch.properties[property];
+  if (!isJsonObject(prop) || !('const' in prop)) return undefined;
+  const value = prop.const;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return undefined;
+}
+
+/**
+ * The property that tells a union's branches apart: every branch declares it with a distinct
+ * `const` (normalization already turned one-value enums into `const`). Sorted candidates, so
+ * the choice is deterministic when several properties qualify.
+ */
+export function discriminatorOf(branches: readonly JsonSchema[]): string | null {
+  if (branches.length < 2) return null;
+  const first = branches[0];
+  if (!isJsonObject(first) || !isJsonObject(first.properties)) return null;
+  for (const candidate of Object.keys(first.properties).sort()) {
+    const values = branches.map((b) => discriminatorValue(b, candidate));
+    if (values.some((v) => v === undefined)) continue;
+    if (new Set(values).size === values.length) return candidate;
+  }
+  return null;
+}
+
+export function matchBranches(previous: readonly JsonSchema[], current: readonly JsonSchema[]): BranchMatch {
+  const discriminator = sharedDiscriminator(previous, current);
+  if (discriminator !== null) {
+    const currentByValue = new Map(current.map((b, j) => [discriminatorValue(b, discriminator) as string, j]));
+    const pairs: Array<[number, number]> = [];
+    const removed: number[] = [];
+    const matched = new Set<number>();
+    previous.forEach((b, i) => {
+      const j = currentByValue.get(discriminatorValue(b, discriminator) as string);
+      if (j === undefined) removed.push(i);
+      else {
+        pairs.push([i, j]);
+        matched.add(j);
+      }
+    });
+    const added = current.map((_, j) => j).filter((j) => !matched.has(j));
+    return { pairs, removed, added, discriminator };
+  }
+
+  const pairs: Array<[number, number]> = [];
+  const freePrev = new Set(previous.map((_, i) => i));
+  const freeCurr = new Set(current.map((_, j) => j));
+  // Unchanged branches first: they are certainly the same variant.
+  const byText = new Map<string, number[]>();
+  current.forEach((b, j) => byText.set(canonicalJson(b), [...(byText.get(canonicalJson(b)) ?? []), j]));
+  previous.forEach((b, i) => {
+    const candidates = byText.get(canonicalJson(b));
+    const j = candidates?.find((c) => freeCurr.has(c));
+    if (j !== undefined) {
+      pairs.push([i, j]);
+      freePrev.delete(i);
+      freeCurr.delete(j);
+    }
+  });
+  // Then the most alike remaining pairs, greedily; a pair with nothing in common stays apart.
+  const scored: Array<{ i: number; j: number; score: number }> = [];
+  for (const i of freePrev) {
+    for (const j of freeCurr) {
+      const score = resemblance(previous[i] as JsonSchema, current[j] as JsonSchema);
+      if (score > 0) scored.push({ i, j, score });
+    }
+  }
+  scored.sort((a, b) => b.score - a.score || a.i - b.i || a.j - b.j);
+  for (const { i, j } of scored) {
+    if (!freePrev.has(i) || !freeCurr.has(j)) continue;
+    pairs.push([i, j]);
+    freePrev.delete(i);
+    freeCurr.delete(j);
+  }
+  pairs.sort((a, b) => a[1] - b[1]);
+  return { pairs, removed: [...freePrev].sort((a, b) => a - b), added: [...freeCurr].sort((a, b) => a - b), discriminator: null };
+}
+
+function sharedDiscriminator(previous: readonly JsonSchema[], current: readonly JsonSchema[]): string | null {
+  const p = discriminatorOf(previous);
+  const c = discriminatorOf(current);
+  if (p !== null && p === c) return p;
+  // A union that grew from one branch is still discriminated by its only branch's const.
+  if (c !== null && previous.length === 1 && discriminatorValue(previous[0] as JsonSchema, c) !== undefined) return c;
+  if (p !== null && current.length === 1 && discriminatorValue(current[0] as JsonSchema, p) !== undefined) return p;
+  return null;
+}
+
+/** How alike two branches look: shared types and shared property names. 0 = nothing shared. */
+function resemblance(a: JsonSchema, b: JsonSchema): number {
+  if (!isJsonObject(a) || !isJsonObject(b)) return deepEqual(a, b) ? 1 : 0;
+  const ta = declaredTypes(a);
+  const tb = declaredTypes(b);
+  let score = 0;
+  if (ta === null || tb === null) score += 0.5;
+  else if ([...ta].some((t) => tb.has(t) || (t === 'integer' && tb.has('number')) || (t === 'number' && tb.has('integer')))) score += 1;
+  else return 0; // declared, disjoint types: different variants, not one variant that changed
+  const pa = Object.keys(isJsonObject(a.properties) ? a.properties : {});
+  const pb = new Set(Object.keys(isJsonObject(b.properties) ? b.properties : {}));
+  const shared = pa.filter((k) => pb.has(k)).length;
+  const all = new Set([...pa, ...pb]).size;
+  if (all > 0) score += (2 * shared) / all;
+  return score;
+}
+
+/**
+ * Rewrite a union-free schema as a one-branch union of the same meaning, so it can be
+ * compared branch by branch with a schema that has a union (`{type: string}` →
+ * `{anyOf: [{type: string}, {type: null}]}` becomes "a variant was added", not "type removed
+ * plus anyOf added"). Assertion keywords that the other side's root does not also carry move
+ * into the branch; a multi-type branch splits into one branch per type, which is exact.
+ */
+export function liftToUnion(plain: JsonObject, other: JsonObject, keyword: UnionKeyword): JsonObject {
+  const root: JsonObject = {};
+  const moved: JsonObject = {};
+  for (const [key, value] of Object.entries(plain)) {
+    if (isAnnotation(key) || (Object.hasOwn(other, key) && deepEqual(other[key], value))) root[key] = value;
+    else moved[key] = value;
+  }
+  root[keyword] = splitByType(moved) as JsonValue;
+  return root;
+}
+
+function splitByType(schema: JsonObject): JsonObject[] {
+  const types = declaredTypes(schema);
+  if (types === null || types.size < 2) return [schema];
+  return [...types].sort().map((t) => restrictToType(schema, t as JsonType));
+}
+
+/** The union keyword a schema uses, when it uses exactly one of anyOf / oneOf. */
+export function unionKeywordOf(schema: JsonObject): UnionKeyword | null {
+  const any = Array.isArray(schema.anyOf);
+  const one = Array.isArray(schema.oneOf);
+  if (any === one) return null;
+  return any ? 'anyOf' : 'oneOf';
+}

@@ -1,0 +1,34 @@
+import { ENTRY_KINDS, type EntryKind } from '../contract/model.js';
+import { SEVERITY_RANK, type Delta, type DiffReport, type Severity } from '../diff/types.js';
+
+/** A delta with the entry it belongs to. */
+export interface LocatedDelta {
+  kind: EntryKind;
+  name: string;
+  delta: Delta;
+}
+
+/** Every delta of a report, worst first (stable: report order within a severity). */
+export function deltasOf(report: DiffReport): LocatedDelta[] {
+  const out: LocatedDelta[] = [];
+  for (const kind of ENTRY_KINDS) {
+    for (const [name, entry] of Object.entries(report[kind] ?? {})) {
+      for (const delta of entry.deltas) out.push({ kind, name, delta });
+    }
+  }
+  return out.sort((a, b) => SEVERITY_RANK[b.delta.severity] - SEVERITY_RANK[a.delta.severity]);
+}
+
+export function countBySeverity(deltas: Iterable<LocatedDelta>): Record<Severity, number> {
+  const counts: Record<Severity, number> = { BREAKING: 0, RISKY: 0, SAFE: 0, COSMETIC: 0 };
+  for (const { delta } of deltas) counts[delta.severity] += 1;
+  return counts;
+}
+
+/** "tool", "prompt", "resource", "resource template": how an entry kind reads in a sentence. */
+export const KIND_WORD: Record<EntryKind, string> = {
+  tools: 'tool',
+  prompts: 'prompt',
+  resources: 'resource',
+  resourceTemplates: 'resource template',
+};

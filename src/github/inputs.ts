@@ -1,0 +1,141 @@
+import { isAbsolute, resolve } from 'node:path';
+import { SEVERITIES, type Severity } from '../diff/types.js';
+import { UserError } from '../errors.js';
+
+export type Mode = 'review' | 'comment-only';
+export type CommentMode = 'on-change' | 'always' | 'never';
+export type FailOn = Severity | 'never';
+export type LockfileCheck = 'fail' | 'warn' | 'off';
+
+/** The Action's inputs, validated, with paths resolved against the working directory. */
+export interface ActionInputs {
+  mode: Mode;
+  command?: string;
+  url?: string;
+  file?: string;
+  /** Config path (absolute) when given or found; resolved later when not given. */
+  config?: string;
+  server?: string;
+  /** Explicit name for a single server (sticky-comment identity and display). */
+  name?: string;
+  headers: Record<string, string>;
+  timeoutMs?: number;
+  /** Absolute; undefined means "the default beside the server". */
+  lockfile?: string;
+  compile: boolean;
+  failOn: FailOn;
+  lockfileCheck: LockfileCheck;
+  comment: CommentMode;
+  approveLabel: string;
+  artifactPath: string;
+  sarifPath?: string;
+  reviewPath: string;
+  token: string;
+  baselineRef?: string;
+  workingDirectory: string;
+  unsafeAllowPullRequestTarget: boolean;
+}
+
+export const INPUT_DEFAULTS = {
+  mode: 'review',
+  'fail-on': 'BREAKING',
+  'lockfile-check': 'fail',
+  comment: 'on-change',
+  'approve-label': 'contract-change-approved',
+  'artifact-path': 'contract-deltas.json',
+  'review-path': 'mcp-contract-guard-review.json',
+  compile: 'true',
+  'working-directory': '.',
+  'unsafe-allow-pull-request-target': 'false',
+} as const;
+
+/**
+ * Read and check every input. `get` returns the raw value ('' when unset, as `core.getInput`
+ * does); defaults are applied here too so a runner without action.yml defaults (the tests,
+ * `node dist/index.js` by hand) behaves the same.
+ */
+export function readInputs(get: (name: string) => string, workspace: string): ActionInputs {
+  const raw = (name: string): string | undefined => {
+    const value = get(name).trim();
+    if (value !== '') return value;
+    return (INPUT_DEFAULTS as Record<string, string>)[name];
+  };
+  const workingDirectory = resolve(workspace, raw('working-directory') ?? '.');
+  const path = (value: string | undefined) => (value === undefined ? undefined : isAbsolute(value) ? value : resolve(workingDirectory, value));
+
+  const sources = (['command', 'url', 'file'] as const).filter((n) => raw(n) !== undefined);
+  if (sources.length > 1) throw new UserError(`Give one source: ${sources.map((s) => `"${s}"`).join(' and ')} were both set. Use "command", "url" or "file" for one server, or "config" for several.`);
+  if (sources.length === 1 && raw('config') !== undefined) throw new UserError(`"${sources[0]}" and "config" were both set: use "${sources[0]}" for one server, or "config" (with an optional "server") for the servers listed there.`);
+  if (sources.length === 1 && raw('server') !== undefined) throw new UserError(`"server" picks a server of the config file; it cannot be combined with "${sources[0]}" (use "name" to label a single server).`);
+  const url = raw('url');
+  if (url !== undefined && !/^https?:\/\//.test(url)) throw new UserError(`"url" must be an http:// or https:// address; got "${url}".`);
+
+  const inputs: ActionInputs = {
+    mode: oneOf('mode', raw('mode')!, ['review', 'comment-only'] as const),
+    headers: parseHeaders(get('headers')),
+    compile: bool('compile', raw('compile')!),
+    failOn: parseFailOn(raw('fail-on')!),
+    lockfileCheck: oneOf('lockfile-check', raw('lockfile-check')!.toLowerCase(), ['fail', 'warn', 'off'] as const),
+    comment: oneOf('comment', raw('comment')!.toLowerCase(), ['on-change', 'always', 'never'] as const),
+    approveLabel: raw('approve-label')!,
+    artifactPath: path(raw('artifact-path'))!,
+    reviewPath: path(raw('review-path'))!,
+    token: get('github-token').trim(),
+    workingDirectory,
+    unsafeAllowPullRequestTarget: bool('unsafe-allow-pull-request-target', raw('unsafe-allow-pull-request-target')!),
+  };
+  const optional = {
+    command: raw('command'),
+    url,
+    file: path(raw('file')),
+    config: path(raw('config')),
+    server: raw('server'),
+    name: raw('name'),
+    lockfile: path(raw('lockfile')),
+    sarifPath: path(raw('sarif-path')),
+    baselineRef: raw('baseline-ref'),
+    timeoutMs: parseTimeout(raw('timeout')),
+  };
+  for (const [key, value] of Object.entries(optional)) if (value !== undefined) (inputs as unknown as Record<string, unknown>)[key] = value;
+  if (inputs.name !== undefined && !/^[\w.@/-]{1,100}$/.test(inputs.name)) throw new UserError(`"name" may use letters, digits and "_ . @ / -" (at most 100); got "${inputs.name}".`);
+  return inputs;
+}
+
+function parseFailOn(value: string): FailOn {
+  const upper = value.toUpperCase();
+  if (upper === 'NEVER') return 'never';
+  return oneOf('fail-on', upper, SEVERITIES, [...SEVERITIES, 'never'].join(', '));
+}
+
+function oneOf<T extends string>(name: string, value: string, allowed: readonly T[], shown = allowed.join(', ')): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new UserError(`The input "${name}" must be one of ${shown}; got "${value}".`);
+  return value as T;
+}
+
+function bool(name: string, value: string): boolean {
+  const lower = value.toLowerCase();
+  if (lower === 'true') return true;
+  if (lower === 'false') return false;
+  throw new UserError(`The input "${name}" must be true or false; got "${value}".`);
+}
+
+function parseTimeout(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) throw new UserError(`The input "timeout" is in seconds, between 0 and 3600; got "${value}".`);
+  return Math.round(seconds * 1000);
+}
+
+/** `headers`: one `Name: value` per line (values usually come from secrets). */
+function parseHeaders(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    if (line.trim() === '') continue;
+    const at = line.indexOf(':');
+    const name = at > 0 ? line.slice(0, at).trim() : '';
+    // The value is never echoed: it is usually a secret.
+    if (!/^[\w-]+$/.test(name)) throw new UserError('The input "headers" takes one "Name: value" per line; a line has no valid header name before ":".');
+    out[name] = line.slice(at + 1).trim();
+  }
+  return out;
+}

@@ -1,0 +1,157 @@
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { HealingFailedError, compileContracts, type Compiled, type ContractSource } from '../../src/compile/index.js';
+import { ROOT, fixture, freePort, processesMentioning } from '../helpers/processes.js';
+
+const work = mkdtempSync(join(tmpdir(), 'mcg-heal-'));
+const node = process.execPath;
+
+function command(args: string[], extra: Partial<ContractSource & { kind: 'command' }> = {}, timeoutMs = 10_000): ContractSource {
+  return { kind: 'command', command: args, cwd: ROOT, timeoutMs, ...extra };
+}
+
+async function healingFailure(source: ContractSource): Promise<HealingFailedError> {
+  try {
+    await compileContracts(source);
+  } catch (error) {
+    if (error instanceof HealingFailedError) return error;
+    throw error;
+  }
+  throw new Error('expected healing to give up');
+}
+
+function categories(result: Compiled | HealingFailedError): Array<string | undefined> {
+  const attempts = result instanceof HealingFailedError ? result.report.attempts : result.healing!.attempts;
+  return attempts.map((a) => (a.outcome === 'captured' ? 'captured' : a.diagnosis?.category));
+}
+
+afterAll(async () => {
+  // No attempt may leave a server behind.
+  for (const name of ['slow-start.mjs', 'logs-to-stdout.mjs', 'http-only.mjs', 'crash-once.mjs', 'needs-env.mjs', 'never-answers.mjs']) {
+    expect(await processesMentioning(fixture(name))).toEqual([]);
+  }
+});
+
+describe('healing that succeeds without help', () => {
+  it('slow start: one longer timeout', async () => {
+    const result = await compileContracts(command([node, fixture('slow-start.mjs')], {}, 500));
+    expect(categories(result)).toEqual(['timeout', 'captured']);
+    expect(result.healing!.attempts[0]!.fixApplied).toBe('raised the timeout from 0.5 s to 5 s');
+    expect(result.healing!.healedSource).toMatchObject({ timeoutMs: 5000 });
+    expect(Object.keys(result.contracts.tools)).toEqual(['ping']);
+  });
+
+  it('a command installed under node_modules/.bin', async () => {
+    const project = join(work, 'bin-project');
+    mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true });
+    const bin = join(project, 'node_modules', '.bin', 'weather-mcp');
+    writeFileSync(bin, `#!/bin/sh\nexec "${node}" "${fixture('raw-shapes.mjs')}"\n`);
+    chmodSync(bin, 0o755);
+    const result = await compileContracts(command(['weather-mcp'], { cwd: project }));
+    expect(categories(result)).toEqual(['command-not-found', 'captured']);
+    expect(result.healing!.attempts[0]!.fixApplied).toBe(`ran "weather-mcp" from the project's node_modules/.bin`);
+    expect(result.healing!.healedSource).toMatchObject({ command: [bin] });
+    expect(Object.keys(result.contracts.tools)).toEqual(['bare', 'tree', 'pair']);
+  });
+
+  it('transport mismatch: an HTTP server started as a stdio command', async () => {
+    const port = await freePort();
+    const result = await compileContracts(command([node, fixture('http-only.mjs')], { env: { PORT: String(port) } }, 1500));
+    expect(categories(result)).toEqual(['transport-mismatch', 'captured']);
+    expect(result.healing!.attempts[0]!.fixApplied).toBe(`switched to streamable HTTP at http://127.0.0.1:${port}/mcp, where the server said it listens`);
+    expect(result.healing!.healedSource).toMatchObject({ url: `http://127.0.0.1:${port}/mcp` });
+    expect(Object.keys(result.contracts.tools)).toEqual(['ping']);
+  });
+
+  it('transport mismatch: stdout polluted by a logger', async () => {
+    const result = await compileContracts(command([node, fixture('logs-to-stdout.mjs')], {}, 1500));
+    expect(categories(result)).toEqual(['transport-mismatch', 'captured']);
+    expect(result.healing!.attempts[0]!.diagnosis!.pollutedStdout).toBe(true);
+    expect(result.healing!.healedSource).toMatchObject({ lenientStdout: true });
+    expect(result.warnings[0]).toContain('"[boot] logs-to-stdout starting"');
+  });
+
+  it('a crash that looks transient: retried once', async () => {
+    const marker = join(work, 'crash-marker');
+    const result = await compileContracts(command([node, fixture('crash-once.mjs')], { env: { CRASH_MARKER: marker } }));
+    expect(categories(result)).toEqual(['crashed', 'captured']);
+    expect(result.healing!.attempts[0]!.fixApplied).toMatch(/^retried once: the crash looks transient/);
+  });
+
+  it('costs nothing when the first attempt works', async () => {
+    const result = await compileContracts(command([node, fixture('raw-shapes.mjs')]));
+    expect(result.healing!.attempts).toHaveLength(1);
+    expect(result.healing!.healedSource).toBeUndefined();
+  });
+});
+
+describe('healing that stops with guidance', () => {
+  it('missing environment variable: names it, guesses nothing', async () => {
+    const error = await healingFailure(command([node, fixture('needs-env.mjs')]));
+    expect(categories(error)).toEqual(['missing-env']);
+    expect(error.diagnosis.missingEnv).toEqual(['WEATHER_API_KEY']);
+    expect(error.userActionNeeded).toContain('--env WEATHER_API_KEY=…');
+    expect(error.message).toContain('What to do: Give the server WEATHER_API_KEY');
+  });
+
+  it('missing build output: suggests the build script', async () => {
+    const project = join(work, 'unbuilt');
+    mkdirSync(project, { recursive: true });
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'unbuilt', scripts: { build: 'tsc -p .' } }));
+    const error = await healingFailure(command([node, 'dist/server.js'], { cwd: project }));
+    expect(categories(error)).toEqual(['missing-build-output']);
+    expect(error.diagnosis.missingPath).toBe('dist/server.js');
+    expect(error.userActionNeeded).toContain('run `npm run build`');
+  });
+
+  it('authentication failure: never retried', async () => {
+    const port = await freePort();
+    const server = await startHttpServerWithEnv(fixture('http-auth.mjs'), port);
+    try {
+      const error = await healingFailure({ kind: 'url', url: `http://127.0.0.1:${port}/mcp`, timeoutMs: 3000 });
+      expect(categories(error)).toEqual(['auth-failed']);
+      expect(error.message).toContain('HTTP 401');
+      expect(error.userActionNeeded).toContain('never retried');
+    } finally {
+      server.kill();
+    }
+  });
+
+  it('command not found, not executable, connection refused', async () => {
+    const missing = await healingFailure(command(['weather-mcp-nowhere']));
+    expect(categories(missing)).toEqual(['command-not-found']);
+    const notExecutable = await healingFailure(command([fixture('not-executable.sh')]));
+    expect(categories(notExecutable)).toEqual(['permission-denied']);
+    expect(notExecutable.userActionNeeded).toContain('chmod +x');
+    const refused = await healingFailure({ kind: 'url', url: `http://127.0.0.1:${await freePort()}/mcp`, timeoutMs: 2000 });
+    expect(categories(refused)).toEqual(['connection-refused']);
+  });
+
+  it('protocol mismatch, crash during initialize, unknown', async () => {
+    expect(categories(await healingFailure(command([node, fixture('old-protocol.mjs')])))).toEqual(['protocol-mismatch']);
+    const crash = await healingFailure(command([node, fixture('exits-early.mjs')]));
+    expect(categories(crash)).toEqual(['crashed']);
+    expect(crash.message).toContain('fatal: could not open config.yaml');
+    const unknown = await healingFailure(command([node, fixture('list-fails.mjs')]));
+    expect(categories(unknown)).toEqual(['unknown']);
+    expect(unknown.message).toContain('database handle is gone');
+  });
+
+  it('a server that never answers: one longer wait, then guidance; total time bounded and reported', async () => {
+    const error = await healingFailure(command([node, fixture('never-answers.mjs')], {}, 300));
+    expect(categories(error)).toEqual(['timeout', 'timeout']);
+    expect(error.report.totalMs).toBeLessThan(8000);
+    expect(error.message).toMatch(/Tried 2 times in \d+\.\d s/);
+  }, 20_000);
+});
+
+/** http-auth.mjs reads its port from the environment. */
+async function startHttpServerWithEnv(script: string, port: number) {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(node, [script], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  await new Promise<void>((resolve) => child.stderr!.once('data', () => resolve()));
+  return child;
+}
+

@@ -1,0 +1,111 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DeltaArtifactError, loadDeltaMap } from '../../src/runtime/index.js';
+import { delta, report } from './helpers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'mcg-runtime-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function write(name: string, content: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+const sample = report({
+  create_order: [delta({ field: 'inputSchema.properties.currency', kind: 'required-property-added', current: { type: 'string' } })],
+  list_orders: [],
+});
+
+describe('loadDeltaMap', () => {
+  it('reads a file path, a file: URL, JSON text and a parsed object alike', () => {
+    const path = write('ok.json', JSON.stringify(sample));
+    for (const input of [path, pathToFileURL(path), JSON.stringify(sample), sample]) {
+      const map = loadDeltaMap(input);
+      expect([...map.keys()]).toEqual(['create_order', 'list_orders']);
+      expect(map.get('create_order')?.deltas[0]?.current).toEqual({ type: 'string' });
+    }
+  });
+
+  it('returns a deeply frozen map', () => {
+    const map = loadDeltaMap(JSON.stringify(sample));
+    const entry = map.get('create_order')!;
+    expect(Object.isFrozen(entry)).toBe(true);
+    expect(Object.isFrozen(entry.deltas)).toBe(true);
+    expect(Object.isFrozen(entry.deltas[0])).toBe(true);
+    expect(Object.isFrozen(entry.deltas[0]?.current)).toBe(true);
+    const mutable = map as Map<string, unknown>;
+    expect(() => mutable.set('x', {})).toThrow(TypeError);
+    expect(() => mutable.delete('create_order')).toThrow(TypeError);
+    expect(() => mutable.clear()).toThrow(TypeError);
+    expect(map.size).toBe(2);
+  });
+
+  it('does not freeze the caller’s object when given one', () => {
+    const input = report({ t: [delta({ field: 'a', current: { type: 'string' } })] });
+    loadDeltaMap(input);
+    expect(Object.isFrozen(input.tools.t?.deltas[0]?.current)).toBe(false);
+  });
+
+  it('gives an empty map for a missing file only when optional', () => {
+    const missing = join(dir, 'nope.json');
+    expect(loadDeltaMap(missing, { optional: true }).size).toBe(0);
+    expect(() => loadDeltaMap(missing)).toThrow(/nope\.json: cannot be read \(file not found\)/);
+  });
+
+  it('still throws on a corrupt file when optional', () => {
+    const path = write('corrupt.json', '{"version": 1, "tools": ');
+    expect(() => loadDeltaMap(path, { optional: true })).toThrow(DeltaArtifactError);
+    expect(() => loadDeltaMap(path, { optional: true })).toThrow(/corrupt\.json: is not valid JSON/);
+  });
+
+  it('rejects an unknown version, naming the file and both versions', () => {
+    const path = write('v2.json', JSON.stringify({ ...sample, version: 2 }));
+    let caught: unknown;
+    try {
+      loadDeltaMap(path);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(DeltaArtifactError);
+    const error = caught as DeltaArtifactError;
+    expect(error.source).toBe(path);
+    expect(error.problem).toMatch(/unknown version 2; this runtime reads version 1/);
+    expect(error.message).toContain(path);
+  });
+
+  it.each([
+    ['not an object', '[]', /expected a JSON object \(a diff report\), got an array/],
+    ['no version', '{"tools":{}}', /has no "version"/],
+    ['tools missing', '{"version":1}', /"tools" must be an object, got nothing/],
+    ['entry not an object', '{"version":1,"tools":{"t":3}}', /tools\["t"\] must be an object, got a number/],
+    ['deltas missing', '{"version":1,"tools":{"t":{"maxSeverity":null}}}', /tools\["t"\]\.deltas must be an array/],
+    ['bad maxSeverity', '{"version":1,"tools":{"t":{"maxSeverity":"HIGH","deltas":[]}}}', /maxSeverity must be null or one of BREAKING/],
+    ['bad section', '{"version":1,"tools":{},"prompts":[]}', /"prompts" must be an object, got an array/],
+  ])('rejects %s', (_name, json, problem) => {
+    expect(() => loadDeltaMap(json)).toThrow(problem);
+  });
+
+  it('names the exact delta and key that is malformed', () => {
+    const bad = (patch: Record<string, unknown>) =>
+      JSON.stringify(report({ t: [delta({ field: 'a' }), { ...delta({ field: 'b' }), ...patch } as never] }));
+    expect(() => loadDeltaMap(bad({ severity: 'HIGH' }))).toThrow(/tools\["t"\]\.deltas\[1\]\.severity must be one of BREAKING, RISKY, SAFE, COSMETIC, got "HIGH"/);
+    expect(() => loadDeltaMap(bad({ field: 7 }))).toThrow(/deltas\[1\]\.field must be a string, got 7/);
+    expect(() => loadDeltaMap(bad({ action: 3 }))).toThrow(/deltas\[1\]\.action must be a string or null/);
+    expect(() => loadDeltaMap(bad({ hint: false }))).toThrow(/deltas\[1\]\.hint must be a string when present/);
+    const noCurrent = JSON.parse(bad({})) as { tools: { t: { deltas: Record<string, unknown>[] } } };
+    delete noCurrent.tools.t.deltas[1]?.current;
+    expect(() => loadDeltaMap(noCurrent)).toThrow(/deltas\[1\] has no "current"/);
+  });
+
+  it('keeps the optional delta fields and drops unknown ones', () => {
+    const map = loadDeltaMap(report({ t: [{ ...delta({ field: 'a', hint: 'h', renamedTo: 'b' }), extra: 1 } as never] }));
+    const read = map.get('t')?.deltas[0] as unknown as Record<string, unknown>;
+    expect(read.hint).toBe('h');
+    expect(read.renamedTo).toBe('b');
+    expect('extra' in read).toBe(false);
+  });
+});

@@ -1,0 +1,228 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { callWithSelfHealing, loadDeltaMap, toolError, withSelfHealing, type WithSelfHealingOptions } from '../../src/runtime/index.js';
+import { correctFromContractAwareness, delta, report } from './helpers.js';
+
+/** The artifact `diff v1 v2 --artifact` would write for the servers below. */
+const deltas = loadDeltaMap(
+  report({
+    create_order: [
+      delta({
+        field: 'inputSchema.properties.currency',
+        kind: 'required-property-added',
+        message: 'Property "currency" was added and is required.',
+        current: { type: 'string', enum: ['USD', 'EUR', 'GBP'], description: 'ISO 4217 currency of the order' },
+        hint: 'Send "currency" on every call.',
+      }),
+      delta({ field: 'inputSchema.properties.note', severity: 'SAFE', kind: 'optional-property-added' }),
+    ],
+    orders: [
+      delta({ field: 'actions.create.inputSchema.properties.email', action: 'create', kind: 'required-property-added', current: { type: 'string', format: 'email' } }),
+      delta({ field: 'actions.createAll.inputSchema.properties.items', action: 'createAll' }),
+    ],
+    late_tool: [delta({ field: 'inputSchema.properties.level', kind: 'required-property-added', current: { type: 'integer', minimum: 1 } })],
+  }),
+);
+
+function createV2Server(options?: { maxToolInputElements?: number }): McpServer {
+  const server = new McpServer({ name: 'inventory', version: '2.0.0' }, options);
+  server.registerTool(
+    'create_order',
+    {
+      description: 'Create an order for a product.',
+      inputSchema: {
+        sku: z.string().min(1),
+        quantity: z.number().int().min(1),
+        currency: z.enum(['USD', 'EUR', 'GBP']).describe('ISO 4217 currency of the order'),
+        note: z.string().max(500).optional(),
+      },
+    },
+    async ({ sku, quantity, currency }) => ({ content: [{ type: 'text', text: `ordered ${quantity} ${sku} in ${currency}` }] }),
+  );
+  server.registerTool(
+    'orders',
+    {
+      description: 'Multi-action order tool.',
+      inputSchema: z.discriminatedUnion('action', [
+        z.object({ action: z.literal('create'), email: z.email() }),
+        z.object({ action: z.literal('createAll'), items: z.array(z.string()).min(1) }),
+      ]),
+    },
+    async (args) => ({ content: [{ type: 'text', text: `ok ${JSON.stringify(args)}` }] }),
+  );
+  server.registerTool('get_stock', { inputSchema: { sku: z.string().min(1) } }, async ({ sku }) => ({ content: [{ type: 'text', text: `${sku}: 12` }] }));
+  server.registerTool('refuse', { inputSchema: { id: z.string() } }, async () => toolError('NotFound', { message: 'No such order.' }));
+  server.registerTool('crash', { inputSchema: { id: z.string() } }, async () => {
+    throw new Error('database is down');
+  });
+  return server;
+}
+
+const open: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of open.splice(0)) await close();
+});
+
+async function connect(server: McpServer): Promise<Client> {
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'test-client', version: '1.0.0' });
+  await server.connect(serverTransport);
+  await client.connect(clientTransport);
+  open.push(async () => {
+    await client.close();
+    await server.close();
+  });
+  return client;
+}
+
+function textOf(result: Awaited<ReturnType<Client['callTool']>>): string {
+  const content = result.content as Array<{ type: string; text?: string }>;
+  return content.map((part) => part.text ?? '').join('\n');
+}
+
+async function healed(options: Partial<WithSelfHealingOptions> = {}): Promise<Client> {
+  return connect(withSelfHealing(createV2Server(), { deltas, ...options }));
+}
+
+describe('withSelfHealing on a real McpServer', () => {
+  it('answers v1-shaped arguments with an enriched <validation_error> naming the new required field', async () => {
+    const client = await healed();
+    const result = await client.callTool({ name: 'create_order', arguments: { sku: 'A-1', quantity: 2 } });
+    expect(result.isError).toBe(true);
+    const text = textOf(result);
+    expect(text.startsWith('<validation_error tool="create_order">\n')).toBe(true);
+    expect(text).toContain('<field name="currency">Required field "currency" is missing. You sent: nothing. Expected: one of "USD", "EUR", "GBP".');
+    expect(text).toContain('<contract_awareness tool="create_order">');
+    expect(text).toContain('<delta severity="BREAKING" kind="required-property-added" field="inputSchema.properties.currency">');
+    expect(text).toContain('<hint>Send "currency" on every call.</hint>');
+    // SAFE deltas stay out by default; the example is a valid v2 call.
+    expect(text).not.toContain('inputSchema.properties.note');
+    expect(text).toContain('<example>{"sku":"example","quantity":1,"currency":"USD"}</example>');
+    expect(text.endsWith('</contract_awareness>\n</validation_error>')).toBe(true);
+    expect(text).not.toContain('MCP error');
+  });
+
+  it('leaves successful calls exactly as the SDK returns them', async () => {
+    const plain = await connect(createV2Server());
+    const client = await healed();
+    const args = { name: 'create_order', arguments: { sku: 'A-1', quantity: 2, currency: 'EUR' } };
+    const expected = await plain.callTool(args);
+    expect(await client.callTool(args)).toEqual(expected);
+    expect(textOf(expected)).toBe('ordered 2 A-1 in EUR');
+  });
+
+  it('leaves tool errors, thrown handlers and unknown tools untouched', async () => {
+    const plain = await connect(createV2Server());
+    const client = await healed();
+    for (const call of [
+      { name: 'refuse', arguments: { id: 'x' } },
+      { name: 'crash', arguments: { id: 'x' } },
+      { name: 'no_such_tool', arguments: {} },
+    ]) {
+      expect(await client.callTool(call)).toEqual(await plain.callTool(call));
+    }
+  });
+
+  it('formats validation errors of tools without deltas too, without a <contract_awareness> block', async () => {
+    const client = await healed();
+    const text = textOf(await client.callTool({ name: 'get_stock', arguments: { sku: '' } }));
+    expect(text).toContain('<validation_error tool="get_stock">');
+    expect(text).toContain('<field name="sku">');
+    expect(text).not.toContain('<contract_awareness');
+  });
+
+  it('covers tools registered after withSelfHealing and after connect', async () => {
+    const server = withSelfHealing(createV2Server(), { deltas });
+    const client = await connect(server);
+    server.registerTool('late_tool', { inputSchema: { level: z.number().int().min(1) } }, async ({ level }) => ({ content: [{ type: 'text', text: `level ${level}` }] }));
+    const text = textOf(await client.callTool({ name: 'late_tool', arguments: {} }));
+    expect(text).toContain('<field name="level">Required field "level" is missing.');
+    expect(text).toContain('field="inputSchema.properties.level"');
+  });
+
+  it('works when applied after connect, to handlers the SDK installed in the constructor', async () => {
+    const server = new McpServer({ name: 'x', version: '1' }, { capabilities: { tools: {} } });
+    const client = await connect(server);
+    withSelfHealing(server, { deltas });
+    server.registerTool('late_tool', { inputSchema: { level: z.number().int().min(1) } }, async () => ({ content: [] }));
+    expect(textOf(await client.callTool({ name: 'late_tool', arguments: { level: 0 } }))).toContain('<contract_awareness tool="late_tool">');
+  });
+
+  it('scopes deltas to the failing action of a discriminated union (whole names)', async () => {
+    const client = await healed();
+    const text = textOf(await client.callTool({ name: 'orders', arguments: { action: 'create' } }));
+    expect(text).toContain('<validation_error tool="orders" action="create">');
+    expect(text).toContain('<action>create</action>');
+    expect(text).toContain('field="actions.create.inputSchema.properties.email"');
+    expect(text).not.toContain('actions.createAll');
+    expect(text).toContain('<example>{"action":"create","email":"user@example.com"}</example>');
+  });
+
+  it('uses resolveAction when given', async () => {
+    const resolveAction = vi.fn(() => 'createAll');
+    const client = await healed({ resolveAction });
+    const text = textOf(await client.callTool({ name: 'orders', arguments: { action: 'create' } }));
+    expect(resolveAction).toHaveBeenCalledWith('orders', { action: 'create' });
+    expect(text).toContain('field="actions.createAll.inputSchema.properties.items"');
+    expect(text).not.toContain('field="actions.create.inputSchema');
+  });
+
+  it('passes options through: includeAllSeverities, maxDeltasPerError, example: false', async () => {
+    const client = await healed({ includeAllSeverities: true, maxDeltasPerError: 1, example: false });
+    const text = textOf(await client.callTool({ name: 'create_order', arguments: { sku: 'A-1', quantity: 2 } }));
+    expect(text).toContain('<change_count>2</change_count>');
+    expect(text).toContain('<more count="1">+1 more change not shown (1 SAFE).');
+    expect(text).not.toContain('<example>');
+  });
+
+  it('does not rewrite SDK rejections that are not schema failures (maxToolInputElements)', async () => {
+    const plain = await connect(createV2Server({ maxToolInputElements: 2 }));
+    const client = await connect(withSelfHealing(createV2Server({ maxToolInputElements: 2 }), { deltas }));
+    const call = { name: 'create_order', arguments: { sku: 'A', quantity: 1, currency: 'USD', note: 'n' } };
+    const expected = await plain.callTool(call);
+    expect(textOf(expected)).toMatch(/more than the maximum of 2 elements/);
+    expect(await client.callTool(call)).toEqual(expected);
+  });
+
+  it('installs nothing on a server whose deltas have nothing to inject', async () => {
+    const server = createV2Server();
+    const quiet = loadDeltaMap(report({ create_order: [delta({ field: 'description', severity: 'COSMETIC' })] }));
+    expect(withSelfHealing(server, { deltas: quiet })).toBe(server);
+    expect(withSelfHealing(server, { deltas: loadDeltaMap('/nonexistent/deltas.json', { optional: true }) })).toBe(server);
+    expect(Object.hasOwn(server, 'validateToolInput')).toBe(false);
+    const client = await connect(server);
+    expect(textOf(await client.callTool({ name: 'create_order', arguments: {} }))).toMatch(/^MCP error -32602: Input validation error/);
+  });
+
+  it('can be applied twice (the second configuration wins, no double wrapping)', async () => {
+    const server = withSelfHealing(withSelfHealing(createV2Server(), { deltas }), { deltas, maxDeltasPerError: 0 });
+    const client = await connect(server);
+    const text = textOf(await client.callTool({ name: 'create_order', arguments: { sku: 'A', quantity: 1 } }));
+    expect(text.match(/<contract_awareness/g)).toHaveLength(1);
+    expect(text).toContain('+1 more change not shown');
+  });
+
+  it('fails at start-up, not per request, when the SDK hook is missing or an option is bad', () => {
+    const notAnSdkServer = {} as McpServer;
+    expect(() => withSelfHealing(notAnSdkServer, { deltas })).toThrow(/no validateToolInput method/);
+    expect(() => withSelfHealing(createV2Server(), { deltas, maxDeltasPerError: -1 })).toThrow(RangeError);
+  });
+});
+
+describe('callWithSelfHealing against a real server', () => {
+  it('fixes a v1-shaped call from the error text alone; the second call succeeds', async () => {
+    const client = await healed();
+    const correct = vi.fn(correctFromContractAwareness);
+    const result = await callWithSelfHealing(client, 'create_order', { sku: 'A-1', quantity: 2 }, { correct });
+    expect(result.isError).not.toBe(true);
+    expect(textOf(result)).toBe('ordered 2 A-1 in USD');
+    expect(correct).toHaveBeenCalledTimes(1);
+    const request = correct.mock.calls[0]?.[0];
+    expect(request?.attempt).toBe(1);
+    expect(request?.args).toEqual({ sku: 'A-1', quantity: 2 });
+    expect(request?.errorText).toContain('<contract_awareness tool="create_order">');
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * `import 'mcp-contract-guard/runtime'` must stay light: it goes into every production server.
+ * A child node process imports the compiled runtime with a resolve hook that logs every module
+ * URL, and reports the CommonJS cache too; nothing from the CLI's dependency tree may appear.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const repo = resolve(import.meta.dirname, '../..');
+const FORBIDDEN = [/\/node_modules\/@actions\//, /\/node_modules\/@octokit\//, /octokit/i, /\/node_modules\/json-schema-diff\//, /\/node_modules\/diff\//];
+
+let work: string;
+let builtEntry: string;
+
+beforeAll(() => {
+  mkdirSync(join(repo, '.tmp'), { recursive: true });
+  // Inside the repo so the build resolves the project's node_modules like the real lib/ does.
+  work = mkdtempSync(join(repo, '.tmp', 'module-graph-'));
+  const tsconfig = join(work, 'tsconfig.json');
+  writeFileSync(
+    tsconfig,
+    JSON.stringify({
+      extends: join(repo, 'tsconfig.json'),
+      compilerOptions: { noEmit: false, declaration: false, rootDir: join(repo, 'src'), outDir: join(work, 'lib') },
+      files: [join(repo, 'src/runtime/index.ts')],
+      include: [],
+    }),
+  );
+  // Only the runtime and what it imports are compiled, so others' work in progress cannot break this.
+  execFileSync(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], { cwd: repo, stdio: 'pipe' });
+  builtEntry = join(work, 'lib/runtime/index.js');
+  writeFileSync(
+    join(work, 'hooks.mjs'),
+    `import { appendFileSync } from 'node:fs';
+let log;
+export async function initialize(data) { log = data.log; }
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(log, result.url + '\\n');
+  return result;
+}
+`,
+  );
+  writeFileSync(
+    join(work, 'register.mjs'),
+    `import { register } from 'node:module';
+register(new URL('./hooks.mjs', import.meta.url), { data: { log: process.env.MODULE_LOG } });
+`,
+  );
+}, 120_000);
+
+afterAll(() => {
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+/** Every module URL (ESM) and CommonJS file a fresh node process loads for `import(specifier)`. */
+function modulesLoadedBy(specifier: string): { esm: string[]; cjs: string[]; exports: string[] } {
+  const log = join(work, `log-${Math.random().toString(36).slice(2)}.txt`);
+  writeFileSync(log, '');
+  const script = `
+    const mod = await import(process.env.TARGET);
+    const { createRequire } = await import('node:module');
+    const cache = createRequire(process.cwd() + '/').cache;
+    process.stdout.write(JSON.stringify({ cjs: Object.keys(cache), exports: Object.keys(mod).sort() }));
+  `;
+  const stdout = execFileSync(process.execPath, ['--import', pathToFileURL(join(work, 'register.mjs')).href, '--input-type=module', '-e', script], {
+    cwd: repo,
+    env: { ...process.env, TARGET: specifier, MODULE_LOG: log },
+    encoding: 'utf8',
+  });
+  const { cjs, exports } = JSON.parse(stdout) as { cjs: string[]; exports: string[] };
+  const esm = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+  return { esm, cjs, exports };
+}
+
+describe('the runtime module graph', () => {
+  it('the probe sees what it should: importing @actions/core is detected', () => {
+    const { esm, cjs } = modulesLoadedBy('@actions/core');
+    expect([...esm, ...cjs].some((url) => FORBIDDEN.some((pattern) => pattern.test(url)))).toBe(true);
+  });
+
+  it('a fresh build of src/runtime loads no @actions/*, Octokit, json-schema-diff or diff, and nothing from node_modules at all', () => {
+    const { esm, cjs, exports } = modulesLoadedBy(pathToFileURL(builtEntry).href);
+    expect(esm.some((url) => url.endsWith('/runtime/index.js'))).toBe(true);
+    expect(exports).toContain('withSelfHealing');
+    for (const url of [...esm, ...cjs]) for (const pattern of FORBIDDEN) expect(url).not.toMatch(pattern);
+    // Stronger than asked: not even the MCP SDK, zod or ajv are loaded on import.
+    expect([...esm, ...cjs].filter((url) => url.includes('node_modules'))).toEqual([]);
+    // Nothing outside the runtime folder of our own code either (type-only imports are erased).
+    const ours = esm.filter((url) => url.startsWith('file:') && url.includes('/lib/'));
+    expect(ours.every((url) => url.includes('/lib/runtime/'))).toBe(true);
+  });
+
+  it.skipIf(!existsSync(join(repo, 'lib/runtime/index.js')))("the package export 'mcp-contract-guard/runtime' (lib/, after npm run build) does the same", () => {
+    const { esm, cjs } = modulesLoadedBy('mcp-contract-guard/runtime');
+    expect(esm.some((url) => url.endsWith('/lib/runtime/index.js'))).toBe(true);
+    for (const url of [...esm, ...cjs]) for (const pattern of FORBIDDEN) expect(url).not.toMatch(pattern);
+    expect([...esm, ...cjs].filter((url) => url.includes('node_modules'))).toEqual([]);
+  });
+});
