@@ -7,14 +7,14 @@ import { compareContracts, hasChanges } from '../lib/contract/compare.js';
 import { parseLockfile, renderLockfile } from '../lib/contract/lockfile.js';
 import { normalizeCapture } from '../lib/contract/normalize.js';
 import { syntheticTools } from './synthetic.mjs';
-import { measure } from './measure.mjs';
+import { measure, printTable } from './measure.mjs';
 
 const raw = () => ({ server: { name: 'synthetic' }, protocolVersion: '2025-11-25', era: 'legacy', tools: structuredClone(tools), prompts: [], resources: [], resourceTemplates: [] });
 const tools = syntheticTools(1000);
 const dir = mkdtempSync(join(tmpdir(), 'mcg-bench-'));
 const path = join(dir, 'mcp-contracts.lock.json');
 
-export async function run() {
+async function run() {
   // The capture itself (a fresh copy of what the server sent) is made outside the timing.
   const lock = measure('lock: normalize + digest + write, 1,000 tools', 300, (capture) => {
     const { contracts } = normalizeCapture(capture);
@@ -35,3 +35,5 @@ export async function run() {
     { name: 'lockfile size, 1,000 tools', value: `${(size / 1024 / 1024).toFixed(1)} MB` },
   ];
 }
+
+printTable('Lockfile (issue 2): synthetic server of 1,000 tools', await run());

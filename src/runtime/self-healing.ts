@@ -179,7 +179,7 @@ function renderBlock(toolName: string, action: string | null, deltas: readonly R
   if (action !== null) lines.push(`  <action>${escapeText(action)}</action>`);
   lines.push(
     `  <change_count>${deltas.length}</change_count>`,
-    `  <max_severity>${worst}</max_severity>`,
+    `  <max_severity>${escapeText(worst)}</max_severity>`,
     '  <instructions>Review the contract changes below and adjust your next call to the current contract. Do not resend arguments shaped for the previous contract.</instructions>',
     '  <contract_deltas>',
   );
@@ -197,7 +197,7 @@ function renderBlock(toolName: string, action: string | null, deltas: readonly R
 }
 
 function renderDelta(delta: Readonly<Delta>): string[] {
-  let attributes = `severity="${delta.severity}" kind="${escapeAttr(delta.kind)}" field="${escapeAttr(delta.field)}"`;
+  let attributes = `severity="${escapeAttr(delta.severity)}" kind="${escapeAttr(delta.kind)}" field="${escapeAttr(delta.field)}"`;
   if (delta.action !== null) attributes += ` action="${escapeAttr(delta.action)}"`;
   if (delta.renamedFrom !== undefined) attributes += ` renamed_from="${escapeAttr(delta.renamedFrom)}"`;
   if (delta.renamedTo !== undefined) attributes += ` renamed_to="${escapeAttr(delta.renamedTo)}"`;

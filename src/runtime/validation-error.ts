@@ -20,22 +20,54 @@ import {
 } from './json-schema.js';
 import { canonicalJson, escapeAttr, escapeText, listValues, truncate } from './xml.js';
 
-/** A zod issue, v3 or v4 (read structurally: no zod import). */
+/**
+ * A zod issue, v3 or v4, read structurally (no zod import). Only the common fields are declared
+ * (an index signature would reject zod's own issue interfaces); the code-specific ones
+ * (`minimum`, `values`, `keys`, `format`…) are read when present.
+ */
 export interface ZodIssueLike {
   readonly code: string;
   readonly path: readonly PropertyKey[];
   readonly message: string;
-  readonly [key: string]: unknown;
+  // Code-specific fields this module reads (zod 4 name / zod 3 name), declared so issue literals type-check.
+  readonly expected?: unknown;
+  readonly received?: unknown;
+  readonly minimum?: unknown;
+  readonly maximum?: unknown;
+  readonly inclusive?: unknown;
+  readonly exact?: unknown;
+  readonly origin?: unknown;
+  readonly type?: unknown;
+  readonly values?: unknown;
+  readonly options?: unknown;
+  readonly keys?: unknown;
+  readonly format?: unknown;
+  readonly pattern?: unknown;
+  readonly validation?: unknown;
+  readonly divisor?: unknown;
+  readonly multipleOf?: unknown;
+  readonly discriminator?: unknown;
+  readonly errors?: unknown;
+  readonly unionErrors?: unknown;
+  readonly input?: unknown;
 }
 
-/** An ajv `ErrorObject` (read structurally: no ajv import). */
+/** An ajv `ErrorObject`, read structurally (no ajv import). */
 export interface AjvErrorLike {
   readonly keyword: string;
   readonly instancePath?: string;
+  readonly schemaPath?: string;
   readonly params?: Readonly<Record<string, unknown>>;
   readonly message?: string;
-  readonly [key: string]: unknown;
+  readonly propertyName?: string;
+  readonly schema?: unknown;
+  readonly parentSchema?: unknown;
+  readonly data?: unknown;
 }
+
+/** What the normalizers read: the declared fields plus whatever else the validator put there. */
+type ZodIssueFields = ZodIssueLike & Readonly<Record<string, unknown>>;
+type AjvErrorFields = AjvErrorLike & Readonly<Record<string, unknown>>;
 
 export type ValidationIssue = ZodIssueLike | AjvErrorLike;
 
@@ -143,9 +175,9 @@ function valueAt(args: unknown, path: ArgPath): unknown {
 
 function normalizeIssue(issue: ValidationIssue, args: unknown): FieldIssue {
   if (typeof (issue as ZodIssueLike).code === 'string' && Array.isArray((issue as ZodIssueLike).path)) {
-    return normalizeZodIssue(issue as ZodIssueLike, args);
+    return normalizeZodIssue(issue as ZodIssueFields, args);
   }
-  if (typeof (issue as AjvErrorLike).keyword === 'string') return normalizeAjvError(issue as AjvErrorLike, args);
+  if (typeof (issue as AjvErrorLike).keyword === 'string') return normalizeAjvError(issue as AjvErrorFields, args);
   const message = typeof (issue as { message?: unknown }).message === 'string' ? (issue as { message: string }).message : 'Invalid value.';
   return { kind: 'other', path: [], message };
 }
@@ -154,7 +186,7 @@ function zodPath(path: readonly PropertyKey[]): ArgPath {
   return path.map((segment) => (typeof segment === 'number' ? segment : String(segment)));
 }
 
-function normalizeZodIssue(issue: ZodIssueLike, args: unknown): FieldIssue {
+function normalizeZodIssue(issue: ZodIssueFields, args: unknown): FieldIssue {
   const path = zodPath(issue.path);
   const base = { path, message: issue.message };
   const absent = valueAt(args, path) === ABSENT && path.length > 0;
@@ -221,12 +253,12 @@ function zodTypeName(expected: unknown): string | undefined {
 }
 
 /** The types a plain union accepts, from the nested issues zod 3 (`unionErrors`) or 4 (`errors`) report. */
-function unionExpectations(issue: ZodIssueLike): string[] {
+function unionExpectations(issue: ZodIssueFields): string[] {
   const groups: unknown[] = Array.isArray(issue.errors) ? issue.errors : Array.isArray(issue.unionErrors) ? issue.unionErrors.map((e) => (e as { issues?: unknown }).issues) : [];
   const expected = new Set<string>();
   for (const group of groups) {
     if (!Array.isArray(group)) continue;
-    for (const nested of group as ZodIssueLike[]) {
+    for (const nested of group as ZodIssueFields[]) {
       if (nested?.code === 'invalid_type' && Array.isArray(nested.path) && nested.path.length === 0) {
         const name = zodTypeName(nested.expected);
         if (name !== undefined) expected.add(name);
@@ -255,7 +287,7 @@ function pointerPath(pointer: string | undefined, args: unknown): ArgPath {
   return path;
 }
 
-function normalizeAjvError(error: AjvErrorLike, args: unknown): FieldIssue {
+function normalizeAjvError(error: AjvErrorFields, args: unknown): FieldIssue {
   const params = error.params ?? {};
   const path = pointerPath(typeof error.instancePath === 'string' ? error.instancePath : typeof error.dataPath === 'string' ? error.dataPath : '', args);
   const message = capitalize(error.message ?? `failed "${error.keyword}"`);

@@ -204,6 +204,14 @@ describe('escaping', () => {
     expect(block).not.toContain('\u0001');
   });
 
+  it('escapes even fields loadDeltaMap would have rejected, when given a plain Map', () => {
+    const unchecked = { ...delta({ field: 'f' }), severity: '"><x>' } as unknown as Delta;
+    const activeDeltas = new Map([['t', { maxSeverity: null, deltas: [unchecked] }]]);
+    const xml = createToolEnhancer('t', { activeDeltas, includeAllSeverities: true })(ERROR);
+    expect(xml).toContain('<delta severity="&quot;&gt;&lt;x&gt;"');
+    expect(xml).toContain('<max_severity>">&lt;x></max_severity>');
+  });
+
   it('produces well-formed XML: tags balanced, no raw "<" or stray "&" in text', () => {
     const d = delta({ field: hostile, message: hostile, current: hostile, action: hostile });
     const xml = createToolEnhancer(hostile, config({ [hostile]: [d] }))(ERROR, hostile);

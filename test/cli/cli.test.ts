@@ -1,0 +1,206 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cli } from '../helpers/cli.js';
+import { example, fixture } from '../helpers/processes.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'mcg-cli-'));
+const v1 = `node ${example('v1')}`;
+const v2 = `node ${example('v2')}`;
+const lockV1 = join(dir, 'v1.lock.json');
+const lockV2 = join(dir, 'v2.lock.json');
+
+function noStackTrace(text: string) {
+  expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
+}
+
+beforeAll(async () => {
+  const [a, b] = await Promise.all([
+    cli(['lock', '--command', v1, '--lockfile', lockV1, '--quiet']),
+    cli(['lock', '--command', v2, '--lockfile', lockV2, '--quiet']),
+  ]);
+  expect(a.code).toBe(0);
+  expect(b.code).toBe(0);
+});
+
+describe('lock', () => {
+  it('writes the lockfile and prints a one-line summary; a second run changes no byte', async () => {
+    const path = join(dir, 'again.lock.json');
+    const first = await cli(['lock', '--command', v1, '--lockfile', path]);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe(`Locked inventory: 5 tools, 1 prompt, 1 resource → ${path} (created)\n`);
+    expect(first.stderr).toContain('› starting');
+    const bytes = readFileSync(path, 'utf8');
+    expect(bytes).toBe(readFileSync(lockV1, 'utf8'));
+    const second = await cli(['lock', '--command', v1, '--lockfile', path, '--quiet']);
+    expect(second.stdout).toContain('(unchanged)');
+    expect(second.stderr).toBe('');
+    expect(readFileSync(path, 'utf8')).toBe(bytes);
+  });
+});
+
+describe('check', () => {
+  it('exits 0 when the server matches its lockfile', async () => {
+    const result = await cli(['check', '--command', v1, '--lockfile', lockV1, '--quiet']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`✓ inventory matches ${lockV1} (5 tools, 1 prompt, 1 resource)\n`);
+  });
+
+  it('exits 1 with what drifted and the command that accepts it', async () => {
+    const result = await cli(['check', '--command', v2, '--lockfile', lockV1, '--quiet']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(`✗ inventory no longer matches ${lockV1}`);
+    for (const name of ['create_order', 'list_orders', 'delete_order', 'get_stock', 'archive_order', 'restock']) expect(result.stdout).toContain(name);
+    expect(result.stdout).toContain('BREAKING');
+    expect(result.stdout).toContain(`If these changes are intended, update the lockfile: mcp-contract-guard lock --command`);
+  });
+
+  it('reports a hand-edited lockfile as tampered (exit 2) with the command that regenerates it', async () => {
+    const path = join(dir, 'tampered.lock.json');
+    writeFileSync(path, readFileSync(lockV1, 'utf8').replace('"Move an order to the archive."', '"Edited."'));
+    const result = await cli(['check', '--command', v1, '--lockfile', path, '--quiet']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('was edited by hand: the digest of tools.archive_order does not match its contract.');
+    expect(result.stderr).toContain(`regenerate it with \`mcp-contract-guard lock --command`);
+    noStackTrace(result.stderr);
+  });
+
+  it('rejects a lockfile of an unknown version, or a truncated one (exit 2)', async () => {
+    const newer = join(dir, 'newer.lock.json');
+    writeFileSync(newer, readFileSync(lockV1, 'utf8').replace('"lockfileVersion": 1', '"lockfileVersion": 2'));
+    const truncated = join(dir, 'truncated.lock.json');
+    writeFileSync(truncated, readFileSync(lockV1, 'utf8').slice(0, 400));
+    const a = await cli(['check', '--command', v1, '--lockfile', newer, '--quiet']);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toContain('has lockfile version 2, but this mcp-contract-guard reads version 1: upgrade mcp-contract-guard.');
+    const b = await cli(['check', '--command', v1, '--lockfile', truncated, '--quiet']);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toContain('is not valid JSON');
+    expect(b.stderr).toContain('it may be truncated');
+  });
+
+  it('says how to create a missing lockfile', async () => {
+    const result = await cli(['check', '--command', v1, '--lockfile', join(dir, 'none.json')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('There is no lockfile at');
+    expect(result.stderr).toContain('Create it with: mcp-contract-guard lock --command');
+  });
+});
+
+describe('diff', () => {
+  it('prints the fixed JSON shape, and --fail-on decides the exit code', async () => {
+    const result = await cli(['diff', lockV1, lockV2, '--format', 'json']);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.version).toBe(1);
+    expect(report.summary.maxSeverity).toBe('BREAKING');
+    expect(Object.keys(report)).toEqual(expect.arrayContaining(['summary', 'tools', 'prompts', 'resources']));
+    const create = report.tools.create_order.deltas.find((d: { field: string }) => d.field.includes('currency'));
+    expect(create).toMatchObject({ severity: 'BREAKING', action: null });
+    expect((await cli(['diff', lockV1, lockV2, '--fail-on', 'BREAKING'])).code).toBe(1);
+    expect((await cli(['diff', lockV1, lockV1, '--fail-on', 'COSMETIC'])).code).toBe(0);
+  });
+
+  it('reads tools/list dumps as well as lockfiles', async () => {
+    const dump = join(dir, 'dump.json');
+    writeFileSync(dump, JSON.stringify({ jsonrpc: '2.0', id: 2, result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } }));
+    const result = await cli(['diff', dump, lockV1, '--format', 'json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).tools.echo.deltas[0].kind).toBe('tool-removed');
+  });
+
+  it('rejects a malformed dump file (exit 2)', async () => {
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, '{"tools": [');
+    const notDump = join(dir, 'not-dump.json');
+    writeFileSync(notDump, '{"items": []}');
+    const a = await cli(['diff', bad, lockV1]);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toContain('is not valid JSON');
+    const b = await cli(['diff', notDump, lockV1]);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toContain('is not a tools/list dump: expected a JSON object with a "tools" array');
+  });
+});
+
+describe('usage and compile errors', () => {
+  it('an unknown flag is a usage error (exit 2), without a stack trace', async () => {
+    const result = await cli(['lock', '--comand', 'node x.js']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("Unknown option '--comand'");
+    expect(result.stderr).toContain('mcp-contract-guard --help');
+    noStackTrace(result.stderr);
+  });
+
+  it('a command that is not found: diagnosis and what to do (exit 2)', async () => {
+    const result = await cli(['compile', '--command', 'no-such-server --stdio', '--quiet']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('The command "no-such-server" was not found on PATH.');
+    expect(result.stderr).toContain('What to do:');
+    noStackTrace(result.stderr);
+  });
+
+  it('a server that never answers honours --timeout, and --format json reports the attempts', async () => {
+    const result = await cli(['compile', '--command', `node ${fixture('never-answers.mjs')}`, '--timeout', '0.5', '--no-heal', '--format', 'json']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('did not answer initialize within 0.5 s');
+    expect(JSON.parse(result.stdout)).toMatchObject({ error: { category: 'timeout' }, attempts: [{ number: 1, outcome: 'failed' }] });
+  });
+
+  it('a server that exits before initialize, one that prints non-JSON', async () => {
+    const early = await cli(['compile', '--command', `node ${fixture('exits-early.mjs')}`, '--quiet']);
+    expect(early.code).toBe(2);
+    expect(early.stderr).toContain('exited with code 3 before answering initialize');
+    const noisy = await cli(['compile', '--command', `node ${fixture('non-json-stdout.mjs')}`, '--timeout', '0.5', '--no-heal', '--quiet']);
+    expect(noisy.code).toBe(2);
+    expect(noisy.stderr).toContain('never a JSON-RPC message (first line: "Welcome to the weather server v2!")');
+  });
+
+  it('a healed capture says which flags to commit', async () => {
+    const result = await cli(['compile', '--command', `node ${fixture('slow-start.mjs')}`, '--timeout', '0.3', '--format', 'json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).tools.ping).toBeDefined();
+    expect(result.stderr).toContain('healed after 2 attempts: raised the timeout from 0.3 s to 5 s.');
+    expect(result.stderr).toContain('--timeout 5');
+  });
+
+  it('refuses shell syntax in --command', async () => {
+    const result = await cli(['compile', '--command', 'node server.js | tee log']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('without a shell');
+  });
+});
+
+describe('config file', () => {
+  it('runs every server of a monorepo config, or the one --server names', async () => {
+    const repo = mkdtempSync(join(tmpdir(), 'mcg-config-'));
+    writeFileSync(
+      join(repo, 'mcp-contract-guard.config.json'),
+      JSON.stringify({
+        servers: {
+          orders: { command: v1, lockfile: 'orders.lock.json' },
+          stateless: { command: `node ${fixture('stateless.mjs')}`, lockfile: 'stateless.lock.json' },
+        },
+      }),
+    );
+    const all = await cli(['lock', '--quiet'], { cwd: repo });
+    expect(all.code).toBe(0);
+    expect(all.stdout).toBe('Locked inventory: 5 tools, 1 prompt, 1 resource → orders.lock.json (created)\nLocked stateless: 1 tool, 1 resource, 1 resource template → stateless.lock.json (created)\n');
+    const one = await cli(['check', '--server', 'stateless', '--quiet'], { cwd: repo });
+    expect(one.code).toBe(0);
+    expect(one.stdout).toContain('✓ stateless matches stateless.lock.json');
+    const unknown = await cli(['check', '--server', 'nope'], { cwd: repo });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('There is no server "nope" in');
+  });
+
+  it('reports an invalid config with the path of each problem', async () => {
+    const repo = mkdtempSync(join(tmpdir(), 'mcg-config-'));
+    writeFileSync(join(repo, 'mcp-contract-guard.config.json'), JSON.stringify({ servers: { a: { comand: 'x' } } }));
+    const result = await cli(['lock'], { cwd: repo });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('is invalid:');
+    expect(result.stderr).toMatch(/servers\.a/);
+  });
+});
