@@ -132,7 +132,7 @@ function sourceFromFlags(args: CliArgs, cwd: string): ContractSource | undefined
     const source: ContractSource = {
       kind: 'command',
       command: splitCommand(flags.command),
-      cwd: flags.cwd ? resolve(cwd, flags.cwd) : cwd,
+      ...(flags.cwd ? { cwd: resolve(cwd, flags.cwd) } : {}),
       env: parsePairs('--env', flags.env ?? [], '='),
       timeoutMs,
     };

@@ -21,11 +21,11 @@ export function summarizeContracts(contracts: Contracts): string {
 export function renderContractsText(contracts: Contracts): string {
   const lines = [`${contracts.server.name}: ${summarizeContracts(contracts)}`];
   for (const [name, { contract }] of Object.entries(contracts.tools)) {
-    const hints = isJsonObject(contract.annotations)
-      ? Object.entries(contract.annotations)
-          .filter(([key, value]) => key.endsWith('Hint') && value === true)
-          .map(([key]) => key.replace(/Hint$/, ''))
-      : [];
+    const annotations = isJsonObject(contract.annotations) ? contract.annotations : {};
+    // destructive and idempotent only mean something for tools that are not read-only.
+    const hints = ['readOnly', 'destructive', 'idempotent', 'openWorld'].filter(
+      (hint) => annotations[`${hint}Hint`] === true && !(annotations.readOnlyHint === true && (hint === 'destructive' || hint === 'idempotent')),
+    );
     lines.push(`  tool ${name}(${signature(contract.inputSchema)})${hints.length ? `  [${hints.join(', ')}]` : ''}`);
   }
   for (const [name, { contract }] of Object.entries(contracts.prompts)) {

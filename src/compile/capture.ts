@@ -68,7 +68,7 @@ export async function captureServer(source: ServerSource, options: CaptureOption
       });
       capture[list.key] = items;
     }
-    progress(`captured ${LISTS.map((l) => `${capture[l.key].length} ${l.key}`).join(', ')}`);
+    progress(`captured ${countsOf(capture)}`);
     return { capture, warnings: warningsFrom(channel.evidence), evidence: channel.evidence };
   } catch (error) {
     // Stop the server before diagnosing, so the stderr tail is complete.
@@ -77,6 +77,14 @@ export async function captureServer(source: ServerSource, options: CaptureOption
   } finally {
     await channel.close();
   }
+}
+
+/** "5 tools, 1 prompt, 0 resources": what a capture holds, for progress lines. */
+function countsOf(capture: RawCapture): string {
+  const nouns = { tools: 'tool', prompts: 'prompt', resources: 'resource', resourceTemplates: 'resource template' } as const;
+  return (Object.keys(nouns) as Array<keyof typeof nouns>)
+    .map((key) => `${capture[key].length} ${nouns[key]}${capture[key].length === 1 ? '' : 's'}`)
+    .join(', ');
 }
 
 function openChannel(source: ServerSource): RpcChannel {

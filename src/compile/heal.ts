@@ -178,8 +178,11 @@ export async function withHealing<T>(
       const report = (): HealingReport => ({ attempts, totalMs: Date.now() - started });
       if ('userAction' in proposal) throw new HealingFailedError(error, report(), proposal.userAction);
       if (number >= maxAttempts) {
-        const next = `the next idea would have been: ${proposal.fix.description}`;
-        throw new HealingFailedError(error, report(), `Still failing after ${number} attempts (${next}). Run the server by hand with the same command to see what goes wrong.`);
+        const advice =
+          maxAttempts === 1
+            ? `Healing is off; it would have ${proposal.fix.description} and tried again.`
+            : `Still failing after ${number} attempts (next it would have ${proposal.fix.description}). Run the server by hand with the same command to see what goes wrong.`;
+        throw new HealingFailedError(error, report(), advice);
       }
       attempt.fixApplied = proposal.fix.description;
       progress(`attempt ${number} failed (${error.diagnosis.category}); ${proposal.fix.description}, trying again`);

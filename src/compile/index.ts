@@ -29,7 +29,7 @@ export interface Compiled {
   warnings: string[];
   /** Where the contracts came from. */
   origin: 'server' | 'dump' | 'lockfile';
-  /** How the capture went, attempt by attempt (servers only, with healing on). */
+  /** How the capture went, attempt by attempt (servers only). */
   healing?: HealingReport;
 }
 
@@ -51,13 +51,11 @@ export async function compileContracts(source: ContractSource, options: CompileO
     const { contracts, warnings } = normalizeCapture(file.capture);
     return { contracts, warnings: warnings.map((w) => `${w.entry} ${w.message}`), origin: 'dump' };
   }
-  const capture = (server: ServerSource) => captureServer(server, options);
-  const { value: captured, healing } =
-    options.heal === false
-      ? { value: await capture(source), healing: undefined }
-      : await withHealing(source, capture, options);
+  // Without healing: one attempt, still diagnosed and reported the same way.
+  const maxAttempts = options.heal === false ? 1 : options.maxAttempts;
+  const { value: captured, healing } = await withHealing(source, (server) => captureServer(server, options), { ...options, maxAttempts });
   const { contracts, warnings } = normalizeCapture(captured.capture);
   const compiled: Compiled = { contracts, warnings: [...captured.warnings, ...warnings.map((w) => `${w.entry} ${w.message}`)], origin: 'server' };
-  if (healing) compiled.healing = healing;
+  compiled.healing = healing;
   return compiled;
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/contract/canonical.js';
-import { CompileError, compileContracts, type ContractSource } from '../../src/compile/index.js';
+import { CompileError, HealingFailedError, compileContracts, type ContractSource } from '../../src/compile/index.js';
 import { ROOT, example, fixture, freePort, groupAlive, startHttpServer } from '../helpers/processes.js';
 
 const stdio = (command: string[], timeoutMs = 10_000): ContractSource => ({ kind: 'command', command, cwd: ROOT, timeoutMs });
@@ -9,7 +9,11 @@ async function failure(source: ContractSource): Promise<CompileError> {
   try {
     await compileContracts(source, { heal: false });
   } catch (error) {
-    if (error instanceof CompileError) return error;
+    // Without healing the error still carries the diagnosis and the one attempt.
+    if (error instanceof HealingFailedError) {
+      expect(error.report.attempts).toHaveLength(1);
+      return error;
+    }
     throw error;
   }
   throw new Error('expected the capture to fail');
