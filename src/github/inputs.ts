@@ -29,7 +29,8 @@ export interface ActionInputs {
   approveLabel: string;
   artifactPath: string;
   sarifPath?: string;
-  reviewPath: string;
+  /** Review mode writes the review bundle here (default: RUNNER_TEMP); comment-only reads it. */
+  reviewPath?: string;
   token: string;
   baselineRef?: string;
   workingDirectory: string;
@@ -43,7 +44,6 @@ export const INPUT_DEFAULTS = {
   comment: 'on-change',
   'approve-label': 'contract-change-approved',
   'artifact-path': 'contract-deltas.json',
-  'review-path': 'mcp-contract-guard-review.json',
   compile: 'true',
   'working-directory': '.',
   'unsafe-allow-pull-request-target': 'false',
@@ -79,7 +79,6 @@ export function readInputs(get: (name: string) => string, workspace: string): Ac
     comment: oneOf('comment', raw('comment')!.toLowerCase(), ['on-change', 'always', 'never'] as const),
     approveLabel: raw('approve-label')!,
     artifactPath: path(raw('artifact-path'))!,
-    reviewPath: path(raw('review-path'))!,
     token: get('github-token').trim(),
     workingDirectory,
     unsafeAllowPullRequestTarget: bool('unsafe-allow-pull-request-target', raw('unsafe-allow-pull-request-target')!),
@@ -93,6 +92,7 @@ export function readInputs(get: (name: string) => string, workspace: string): Ac
     name: raw('name'),
     lockfile: path(raw('lockfile')),
     sarifPath: path(raw('sarif-path')),
+    reviewPath: path(raw('review-path')),
     baselineRef: raw('baseline-ref'),
     timeoutMs: parseTimeout(raw('timeout')),
   };

@@ -1,58 +1,50 @@
 /**
- * Markdown helpers for text the Action writes around the report. Much of what lands in a PR
- * comment comes from the PR itself (server names, error output, commands from its config), so
- * every such value goes through one of these: code spans and fences show it verbatim with no
- * HTML, no links, no tables broken, and no `@mention` ever pinging anyone.
+ * Small Markdown helpers for the text the Action writes around the report. Escaping itself is
+ * the report's (src/report/escape.ts): much of what lands in a PR comment comes from the PR
+ * (server names, error output, commands from its config), and every such value goes through
+ * `mdCode`, `mdCodeBlock` or `mdText` there.
  */
+import { mdCode } from '../report/escape.js';
 
-/** A code span that no backtick run inside `text` can close early. One line only. */
-export function inlineCode(text: string): string {
-  const flat = text.replace(/[\r\n]+/g, ' ');
-  const longest = Math.max(0, ...[...flat.matchAll(/`+/g)].map((m) => m[0].length));
-  const fence = '`'.repeat(longest + 1);
-  // A span that starts or ends with a backtick needs a space so the fence stays distinct.
-  const pad = flat.startsWith('`') || flat.endsWith('`') || flat === '' ? ' ' : '';
-  return `${fence}${pad}${flat}${pad}${fence}`;
-}
+export { htmlText, mdCode, mdCodeBlock, mdText } from '../report/escape.js';
 
-/** A fenced block whose fence is longer than any backtick run in `text`. */
-export function codeBlock(text: string, language = ''): string {
-  const longest = Math.max(0, ...[...text.matchAll(/`{3,}/g)].map((m) => m[0].length));
-  const fence = '`'.repeat(Math.max(3, longest + 1));
-  return `${fence}${language}\n${text.replace(/\n+$/, '')}\n${fence}`;
-}
-
-/**
- * Plain prose that must not be interpreted: markdown punctuation and HTML are backslash-escaped
- * and `@` is followed by a zero-width joiner so no one is mentioned. Used for short sentences
- * built from untrusted words where a code span would read badly.
- */
-export function escapeText(text: string): string {
-  return text
-    .replace(/[\r\n]+/g, ' ')
-    .replace(/[\\`*_{}[\]()#+!|<>~]/g, (c) => `\\${c}`)
-    .replace(/&/g, '&amp;')
-    .replace(/@/g, '@\u2060');
-}
-
-/** A GitHub login shown without pinging it (inside a code span mentions are inert). */
+/** A GitHub login shown without pinging it (inside a code span a mention is inert). */
 export function quietMention(login: string): string {
-  return inlineCode(`@${login}`);
-}
-
-/** Cut `text` to at most `max` characters at a line boundary, saying so. */
-export function truncateText(text: string, max: number, note = '… (truncated)'): string {
-  if (text.length <= max) return text;
-  const room = Math.max(0, max - note.length - 1);
-  const cut = text.lastIndexOf('\n', room);
-  return `${text.slice(0, cut > room / 2 ? cut : room)}\n${note}`;
+  return mdCode(`@${login}`);
 }
 
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;
 }
 
-/** The first seven hex digits of a commit, as GitHub shows it. */
-export function shortSha(sha: string): string {
-  return /^[0-9a-f]{40}$/i.test(sha) ? sha.slice(0, 7) : sha;
+/** The first seven hex digits of a commit, as GitHub shows it; other refs unchanged. */
+export function shortSha(ref: string): string {
+  return /^[0-9a-f]{40}$/i.test(ref) ? ref.slice(0, 7) : ref;
+}
+
+/**
+ * Cut Markdown to at most `max` characters at a line boundary, closing what the cut left open
+ * (a code fence, `<details>` blocks) so the rest of the page still renders, then `note`.
+ */
+export function truncateMarkdown(text: string, max: number, note: string): string {
+  if (text.length <= max) return text;
+  const reserve = note.length + 200;
+  let cut = text.lastIndexOf('\n', Math.max(0, max - reserve));
+  if (cut < 0) cut = Math.max(0, max - reserve);
+  const kept = text.slice(0, cut);
+  let fence: string | null = null;
+  let openDetails = 0;
+  for (const line of kept.split('\n')) {
+    const match = /^\s*(`{3,})/.exec(line);
+    if (match) {
+      const run = match[1] as string;
+      if (fence === null) fence = run;
+      else if (run.length >= fence.length && line.trim() === run) fence = null;
+      continue;
+    }
+    if (fence !== null) continue;
+    openDetails += (line.match(/<details[\s>]/g) ?? []).length - (line.match(/<\/details>/g) ?? []).length;
+  }
+  const closers = [fence ?? '', ...Array.from({ length: Math.max(0, openDetails) }, () => '</details>')].filter((s) => s !== '');
+  return `${kept}\n${closers.join('\n')}${closers.length ? '\n' : ''}\n${note}\n`;
 }

@@ -1,0 +1,159 @@
+import { getOctokit } from '@actions/github';
+import { findSticky, isMarked, type IssueComment } from './sticky.js';
+
+export type Octokit = ReturnType<typeof getOctokit>;
+
+export interface Repo {
+  owner: string;
+  repo: string;
+}
+
+export interface RetryPolicy {
+  /** Attempts in all, the first included. */
+  attempts: number;
+  /** First wait; doubled each time (a Retry-After header wins, up to `maxWaitMs`). */
+  baseMs: number;
+  maxWaitMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 4, baseMs: 1_000, maxWaitMs: 30_000 };
+
+export interface Logger {
+  info(message: string): void;
+  debug(message: string): void;
+  warning(message: string): void;
+}
+
+/** The HTTP status of an Octokit error (network failures come back as 500). */
+export function statusOf(error: unknown): number | undefined {
+  const status = (error as { status?: unknown } | null)?.status;
+  return typeof status === 'number' ? status : undefined;
+}
+
+/** The token may not do this: a fork PR's read-only token, or a workflow without `pull-requests: write`. */
+export function isPermissionError(error: unknown): boolean {
+  const status = statusOf(error);
+  return status === 401 || status === 403;
+}
+
+/** Worth another try: GitHub's own hiccups, rate limits and dropped connections. */
+export function isTransient(error: unknown): boolean {
+  const status = statusOf(error);
+  return status === undefined || status >= 500 || status === 429;
+}
+
+/**
+ * The few REST calls the Action makes, on the Octokit of `@actions/github` (it honours
+ * GITHUB_API_URL, so GHES and the tests' local server work unchanged), with bounded retries
+ * of transient failures for every idempotent request. A POST is never retried blindly: the
+ * comment code looks first whether the comment landed (see `postComment`).
+ */
+export class GitHubApi {
+  readonly octokit: Octokit;
+
+  constructor(
+    token: string,
+    readonly repo: Repo,
+    private readonly log: Logger,
+    retry: RetryPolicy = DEFAULT_RETRY,
+  ) {
+    this.octokit = getOctokit(token, {
+      log: { debug: (m: string) => log.debug(m), info: (m: string) => log.debug(m), warn: (m: string) => log.debug(m), error: (m: string) => log.debug(m) },
+    });
+    this.octokit.hook.wrap('request', async (request, options) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await request(options);
+        } catch (error) {
+          if (options.method === 'POST' || !isTransient(error) || attempt >= retry.attempts) throw error;
+          const wait = Math.min(retry.maxWaitMs, retryAfterMs(error) ?? retry.baseMs * 2 ** (attempt - 1));
+          log.info(`GitHub answered ${statusOf(error) ?? 'with a network error'} to ${options.method} ${String(options.url)}; trying again in ${wait} ms (attempt ${attempt + 1} of ${retry.attempts}).`);
+          await new Promise((resolve) => setTimeout(resolve, wait));
+        }
+      }
+    });
+  }
+
+  /**
+   * The sticky comment carrying `marker`, looked up page by page (oldest first) and stopping
+   * at the first trusted one. Comments by a person carrying the marker are only trusted when
+   * the token is that person's (a PAT), which costs one more request, only in that case.
+   */
+  async findStickyComment(issue: number, marker: string): Promise<IssueComment | undefined> {
+    const untrusted: IssueComment[] = [];
+    const iterator = this.octokit.paginate.iterator(this.octokit.rest.issues.listComments, { ...this.repo, issue_number: issue, per_page: 100 });
+    for await (const page of iterator) {
+      const comments = page.data as IssueComment[];
+      const found = findSticky(comments, marker);
+      if (found) return found;
+      untrusted.push(...comments.filter((c) => isMarked(c, marker)));
+    }
+    if (untrusted.length === 0) return undefined;
+    const login = await this.ownLogin();
+    return login === undefined ? undefined : findSticky(untrusted, marker, login);
+  }
+
+  async createComment(issue: number, body: string): Promise<IssueComment> {
+    const { data } = await this.octokit.rest.issues.createComment({ ...this.repo, issue_number: issue, body });
+    return data as IssueComment;
+  }
+
+  async updateComment(id: number, body: string): Promise<IssueComment> {
+    const { data } = await this.octokit.rest.issues.updateComment({ ...this.repo, comment_id: id, body });
+    return data as IssueComment;
+  }
+
+  async labels(issue: number): Promise<string[]> {
+    const labels = await this.octokit.paginate(this.octokit.rest.issues.listLabelsOnIssue, { ...this.repo, issue_number: issue, per_page: 100 });
+    return labels.map((l) => l.name);
+  }
+
+  /** Who last added `label` to the issue, from its event timeline (at most 10 pages read). */
+  async labeledBy(issue: number, label: string): Promise<string | undefined> {
+    let who: string | undefined;
+    let pages = 0;
+    const iterator = this.octokit.paginate.iterator(this.octokit.rest.issues.listEvents, { ...this.repo, issue_number: issue, per_page: 100 });
+    for await (const page of iterator) {
+      for (const event of page.data as Array<{ event?: string; label?: { name?: string }; actor?: { login?: string } | null }>) {
+        if (event.event === 'labeled' && event.label?.name === label && event.actor?.login) who = event.actor.login;
+      }
+      if (++pages >= 10) break;
+    }
+    return who;
+  }
+
+  /** A file's text at a ref through the contents API; null when it does not exist there. */
+  async fileAtRef(path: string, ref: string): Promise<string | null> {
+    try {
+      const { data } = await this.octokit.rest.repos.getContent({ ...this.repo, path, ref, mediaType: { format: 'raw' } });
+      return typeof data === 'string' ? data : Buffer.from(data as unknown as ArrayBuffer).toString('utf8');
+    } catch (error) {
+      if (statusOf(error) === 404) return null;
+      throw error;
+    }
+  }
+
+  async pullRequestHead(issue: number): Promise<string> {
+    const { data } = await this.octokit.rest.pulls.get({ ...this.repo, pull_number: issue });
+    return data.head.sha;
+  }
+
+  private loginPromise: Promise<string | undefined> | undefined;
+
+  /** The token's own account; undefined for an installation token (GITHUB_TOKEN cannot ask). */
+  ownLogin(): Promise<string | undefined> {
+    this.loginPromise ??= this.octokit.rest.users.getAuthenticated().then(
+      ({ data }) => data.login,
+      () => undefined,
+    );
+    return this.loginPromise;
+  }
+}
+
+function retryAfterMs(error: unknown): number | undefined {
+  const headers = (error as { response?: { headers?: Record<string, string | undefined> } }).response?.headers;
+  const value = headers?.['retry-after'];
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
+}

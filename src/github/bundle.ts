@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { SEVERITIES } from '../diff/types.js';
+import { UserError } from '../errors.js';
+import { validateArtifact } from '../report/index.js';
+import type { ServerReview } from './review.js';
+
+/**
+ * The review bundle: what a `pull_request` job hands to a `workflow_run` job that posts the
+ * comment (`mode: comment-only`) without running any code of the PR. It travels as a workflow
+ * artifact written by the PR's job, so the posting side treats it as untrusted input: every
+ * field is checked here, every string is escaped when rendered, and the PR number is checked
+ * against the triggering run before anything is posted.
+ */
+export const BUNDLE_VERSION = 1;
+
+export interface ReviewBundle {
+  version: typeof BUNDLE_VERSION;
+  repository: string;
+  pullRequest: number | null;
+  headSha: string;
+  reviews: ServerReview[];
+}
+
+const text = (max: number) => z.string().max(max);
+const severity = z.enum(SEVERITIES);
+const failOn = z.union([severity, z.literal('never')]);
+
+const reviewSchema = z
+  .object({
+    id: text(500),
+    name: text(500),
+    job: text(200),
+    lockfile: text(1_000),
+    baseline: text(500).optional(),
+    baselineRef: text(300).optional(),
+    headSha: text(100),
+    headSource: z.enum(['server', 'lockfile', 'file']),
+    report: z.unknown(),
+    reviewError: text(20_000).optional(),
+    stale: z.object({ message: text(5_000), command: text(5_000) }).optional(),
+    lockfileCheck: z.enum(['fail', 'warn', 'off']),
+    failOn,
+    gate: z.object({
+      pass: z.boolean(),
+      review: z.enum(['clean', 'below-threshold', 'accepted', 'approved', 'blocked', 'not-gated', 'unknown']),
+      blocking: z.array(z.object({ entry: text(1_000), severity, kind: text(200), field: text(2_000), fingerprint: text(200) })).max(10_000),
+      failures: z.array(text(20_000)).max(100),
+    }),
+    approval: z.object({ label: text(200), by: text(100).optional() }).optional(),
+    approveLabel: text(200).optional(),
+    accepted: z.array(z.object({ entry: text(1_000), severity, fingerprint: text(200), reason: text(2_000), expires: text(20).optional() })).max(10_000),
+    allowNotes: z.array(text(3_000)).max(1_000),
+    reproduce: z.array(text(3_000)).max(20),
+    notes: z.array(text(3_000)).max(100),
+  })
+  .strict();
+
+const bundleSchema = z
+  .object({
+    version: z.literal(BUNDLE_VERSION),
+    repository: text(200),
+    pullRequest: z.number().int().positive().nullable(),
+    headSha: text(100),
+    reviews: z.array(reviewSchema).max(100),
+  })
+  .strict();
+
+export function renderBundle(bundle: ReviewBundle): string {
+  return `${JSON.stringify(bundle, null, 2)}\n`;
+}
+
+export function parseBundle(source: string, label: string): ReviewBundle {
+  let data: unknown;
+  try {
+    data = JSON.parse(source);
+  } catch (error) {
+    throw new UserError(`${label} is not valid JSON (${(error as Error).message}): it should be the review file a "review" run of mcp-contract-guard wrote (its "review-path").`);
+  }
+  const parsed = bundleSchema.safeParse(data);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.slice(0, 10).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new UserError(`${label} is not a review file of this mcp-contract-guard version:\n  ${problems.join('\n  ')}`);
+  }
+  const reviews = parsed.data.reviews.map((review) => {
+    const report = review.report === null ? null : validateArtifact(review.report);
+    return { ...review, report } as ServerReview;
+  });
+  return { ...parsed.data, reviews } as ReviewBundle;
+}

@@ -1,0 +1,50 @@
+import { shellQuote } from '../compile/index.js';
+import type { FailOn } from './inputs.js';
+
+/** How the CLI selects this server: source flags, or `--server NAME` of a config file. */
+export interface CliSelection {
+  /** e.g. `--command 'node dist/server.js'` or `--server inventory --config tools/guard.json`. */
+  flags: string;
+  /** `--lockfile PATH` when the lockfile is not where the CLI looks by default, else ''. */
+  lockfileFlag: string;
+  /** The directory (relative to the repository root) to run the commands from; '' for the root. */
+  dir: string;
+}
+
+const CLI = 'npx mcp-contract-guard';
+
+/** The one command that brings a stale lockfile up to date. */
+export function lockCommand(selection: CliSelection): string {
+  const cd = selection.dir === '' ? '' : `cd ${shellQuote(selection.dir)} && `;
+  return `${cd}${CLI} lock ${selection.flags}${selection.lockfileFlag}`;
+}
+
+/**
+ * Commands that redo this review on a laptop: fetch the base lockfile from git, lock the head
+ * into a scratch file (or use the committed one), and diff the two with the same threshold.
+ */
+export function reproduceCommands(options: {
+  selection: CliSelection;
+  /** The lockfile's path from the repository root (what `git show REF:PATH` takes). */
+  lockfileRepoPath: string;
+  /** The lockfile's path from `selection.dir` (what the CLI takes). */
+  lockfileLocalPath: string;
+  baselineRef?: string;
+  compile: boolean;
+  failOn: FailOn;
+}): string[] {
+  const { selection } = options;
+  const lines: string[] = [];
+  if (selection.dir !== '') lines.push(`cd ${shellQuote(selection.dir)}`);
+  const base = options.baselineRef !== undefined ? '/tmp/base.lock.json' : shellQuote(options.lockfileLocalPath);
+  if (options.baselineRef !== undefined) lines.push(`git show ${shellQuote(`${options.baselineRef}:${options.lockfileRepoPath}`)} > ${base}`);
+  let head = shellQuote(options.lockfileLocalPath);
+  if (options.compile) {
+    head = '/tmp/head.lock.json';
+    lines.push(`${CLI} lock ${selection.flags} --lockfile ${head}`);
+  }
+  const failOn = options.failOn === 'never' ? '' : ` --fail-on ${options.failOn}`;
+  lines.push(`${CLI} diff ${base} ${head}${failOn}`);
+  if (options.compile) lines.push(`${CLI} check ${selection.flags}${selection.lockfileFlag}`);
+  return lines;
+}

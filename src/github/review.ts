@@ -1,0 +1,51 @@
+import type { DiffReport, Severity } from '../diff/types.js';
+import type { Approval, ReviewVerdict } from './gate.js';
+import type { FailOn, LockfileCheck } from './inputs.js';
+
+/**
+ * Everything the comment, the job summary and the outputs say about one server, as plain data.
+ * It is also what the review bundle carries from a `pull_request` job to a `workflow_run` job
+ * (`mode: comment-only`), so it holds no functions and no absolute paths.
+ */
+export interface ServerReview {
+  /** Stable identity in the sticky comment's marker: config name, `name` input, or lockfile path. */
+  id: string;
+  /** What people read: the config name, or the name the server gives itself (untrusted). */
+  name: string;
+  /** The workflow job (GITHUB_JOB) of the review: the other half of the marker. */
+  job: string;
+  /** The head lockfile, relative to the repository root. */
+  lockfile: string;
+  /** What the review compared against, for people; absent when there was no base. */
+  baseline?: string;
+  /** The full ref or sha of the base, for the reproduce commands. */
+  baselineRef?: string;
+  headSha: string;
+  /** "the server" (compiled live) or "the lockfile" (compile: false). */
+  headSource: 'server' | 'lockfile' | 'file';
+  /** Null when the review could not be made (the head did not compile, the base was unreadable). */
+  report: DiffReport | null;
+  /** Why, in plain words (a CompileError's diagnosis, never a stack trace). */
+  reviewError?: string;
+  /** The freshness failure: head lockfile vs live head, and the one command that fixes it. */
+  stale?: { message: string; command: string };
+  lockfileCheck: LockfileCheck;
+  failOn: FailOn;
+  gate: { pass: boolean; review: ReviewVerdict; blocking: Array<{ entry: string; severity: Severity; kind: string; field: string; fingerprint: string }>; failures: string[] };
+  approval?: Approval;
+  /** The label that would approve (only on PR runs). */
+  approveLabel?: string;
+  /** Deltas the allow-list accepted, with the entry that did. */
+  accepted: Array<{ entry: string; severity: Severity; fingerprint: string; reason: string; expires?: string }>;
+  /** Expired or unused allow-list entries. */
+  allowNotes: string[];
+  /** Shell commands that reproduce this review on a laptop. */
+  reproduce: string[];
+  /** Other things worth saying (base lockfile missing, capture healed, lint warnings…). */
+  notes: string[];
+}
+
+/** True when the comment has something to say beyond "no changes". */
+export function hasSomethingToSay(review: ServerReview): boolean {
+  return review.report === null || review.report.summary.maxSeverity !== null || review.stale !== undefined || review.reviewError !== undefined;
+}

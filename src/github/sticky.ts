@@ -1,0 +1,71 @@
+import type { CommentMode } from './inputs.js';
+
+/**
+ * The sticky comment: one per server and workflow job, found again by a hidden marker on its
+ * first line. Both names are percent-encoded so neither can close the HTML comment (`-->`) or
+ * collide with the other.
+ */
+export function commentMarker(server: string, job: string): string {
+  const enc = (s: string) => encodeURIComponent(s).replace(/-/g, '%2D');
+  return `<!-- mcp-contract-guard:sticky server=${enc(server)} job=${enc(job)} -->`;
+}
+
+export interface IssueComment {
+  id: number;
+  body?: string | null;
+  user?: { login: string; type?: string } | null;
+  html_url?: string;
+}
+
+/**
+ * The comment to update: the oldest one whose first line is the marker and that this Action
+ * wrote. A comment by a bot account is trusted (GITHUB_TOKEN writes as github-actions[bot]);
+ * one by a person only when `ownLogin` says it is the token's own account (a PAT). Anyone else
+ * who pastes the marker into a comment does not get their comment rewritten by the bot.
+ */
+export function findSticky<T extends IssueComment>(comments: Iterable<T>, marker: string, ownLogin?: string): T | undefined {
+  for (const comment of comments) {
+    if (!isMarked(comment, marker)) continue;
+    if (comment.user?.type === 'Bot' || (ownLogin !== undefined && comment.user?.login === ownLogin)) return comment;
+  }
+  return undefined;
+}
+
+export function isMarked(comment: IssueComment, marker: string): boolean {
+  const body = comment.body ?? '';
+  return body === marker || body.startsWith(`${marker}\n`) || body.startsWith(`${marker}\r\n`);
+}
+
+export type CommentPlan =
+  | { action: 'create'; body: string }
+  | { action: 'update'; id: number; body: string }
+  | { action: 'none'; reason: string };
+
+/**
+ * What to do with the sticky comment, given the one found (if any) and the body this run
+ * would write. `changed` is true when there is something to say (deltas, a stale lockfile,
+ * a compile failure); `quietBody` is the "no contract changes" text for a PR whose earlier
+ * changes were reverted.
+ */
+export function planComment(options: {
+  mode: CommentMode;
+  existing?: { id: number; body?: string | null };
+  changed: boolean;
+  body: string;
+  quietBody: string;
+}): CommentPlan {
+  const { mode, existing, changed } = options;
+  if (mode === 'never') return { action: 'none', reason: 'comment: never' };
+  const body = changed || mode === 'always' ? options.body : options.quietBody;
+  if (!existing) {
+    if (!changed && mode === 'on-change') return { action: 'none', reason: 'no contract changes, and no earlier comment to update' };
+    return { action: 'create', body };
+  }
+  if (normalize(existing.body ?? '') === normalize(body)) return { action: 'none', reason: 'the comment already says this' };
+  return { action: 'update', id: existing.id, body };
+}
+
+/** GitHub may return a body with CRLF line ends or without the final newline. */
+function normalize(body: string): string {
+  return body.replace(/\r\n/g, '\n').trimEnd();
+}

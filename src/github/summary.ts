@@ -1,0 +1,72 @@
+import { SEVERITIES, maxSeverityOf, type Severity } from '../diff/types.js';
+import { renderSummarySection, SUMMARY_LIMIT } from './comment.js';
+import { mdCode, mdText } from './markdown.js';
+import type { ServerReview } from './review.js';
+
+const BADGE: Record<Severity, string> = { BREAKING: '🔴', RISKY: '🟠', SAFE: '🟢', COSMETIC: '⚪' };
+
+/**
+ * The job summary: one table over every server, the run's warnings, then each server's full
+ * review (the comment may have been shortened; this is where the rest lives).
+ */
+export function renderSummary(reviews: ServerReview[], warnings: string[]): string {
+  const lines = ['## MCP contract review', ''];
+  if (reviews.length > 0) {
+    lines.push('| Server | Worst change | BREAKING | RISKY | SAFE | COSMETIC | Lockfile | Gate |', '| --- | --- | ---: | ---: | ---: | ---: | --- | --- |');
+    for (const review of reviews) {
+      const counts = review.report?.summary.counts;
+      const worst = review.report === null ? '⚠️ not compiled' : review.report.summary.maxSeverity === null ? 'none' : `${BADGE[review.report.summary.maxSeverity]} ${review.report.summary.maxSeverity}`;
+      const cells = SEVERITIES.map((s) => (counts ? String(counts[s]) : '–'));
+      const lockfile = review.stale ? '⚠️ stale' : review.headSource === 'server' && review.lockfileCheck !== 'off' && review.report ? 'fresh' : '–';
+      lines.push(`| ${mdCode(review.name)} | ${worst} | ${cells.join(' | ')} | ${lockfile} | ${gateCell(review)} |`);
+    }
+    lines.push('');
+  }
+  for (const warning of warnings) lines.push(`> [!WARNING]\n> ${mdText(warning)}`, '');
+  const head = `${lines.join('\n')}\n`;
+  const share = Math.floor((SUMMARY_LIMIT - head.length) / Math.max(1, reviews.length));
+  const sections = reviews.map((r) => `### ${mdCode(r.name)}\n\n${renderSummarySection(r, Math.max(2_000, share - 200))}`);
+  return [head, ...sections].join('\n');
+}
+
+function gateCell(review: ServerReview): string {
+  switch (review.gate.review) {
+    case 'blocked':
+    case 'unknown':
+      return '❌ fails';
+    case 'approved':
+      return '✅ approved by label';
+    case 'accepted':
+      return '✅ allow-listed';
+    case 'not-gated':
+      return 'off';
+    default:
+      return review.gate.pass ? '✅ passes' : '❌ fails';
+  }
+}
+
+/** The step's outputs, over every server of the run. */
+export function computeOutputs(reviews: ServerReview[], paths: { artifacts: string[]; report: string; review: string; sarif?: string }): Record<string, string> {
+  const counts: Record<Severity, number> = { BREAKING: 0, RISKY: 0, SAFE: 0, COSMETIC: 0 };
+  const severities: Severity[] = [];
+  for (const review of reviews) {
+    if (!review.report) continue;
+    for (const s of SEVERITIES) counts[s] += review.report.summary.counts[s];
+    if (review.report.summary.maxSeverity) severities.push(review.report.summary.maxSeverity);
+  }
+  const outputs: Record<string, string> = {
+    'max-severity': maxSeverityOf(severities) ?? 'none',
+    'breaking-count': String(counts.BREAKING),
+    'risky-count': String(counts.RISKY),
+    'safe-count': String(counts.SAFE),
+    'cosmetic-count': String(counts.COSMETIC),
+    changed: String(severities.length > 0),
+    'lockfile-stale': String(reviews.some((r) => r.stale !== undefined)),
+    gate: reviews.every((r) => r.gate.pass) ? 'pass' : 'fail',
+    'artifact-path': paths.artifacts.join('\n'),
+    'report-path': paths.report,
+    'review-path': paths.review,
+  };
+  if (paths.sarif !== undefined) outputs['sarif-path'] = paths.sarif;
+  return outputs;
+}

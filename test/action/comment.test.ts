@@ -1,0 +1,128 @@
+/** The comment's text: escaping of what the PR controls, the size limit, the review bundle. */
+import { describe, expect, test } from 'vitest';
+import { parseBundle, renderBundle, type ReviewBundle } from '../../src/github/bundle.js';
+import { COMMENT_LIMIT, renderComment, renderQuietComment } from '../../src/github/comment.js';
+import { truncateMarkdown } from '../../src/github/markdown.js';
+import type { ServerReview } from '../../src/github/review.js';
+import { commentMarker } from '../../src/github/sticky.js';
+import { renderSummary } from '../../src/github/summary.js';
+import { delta, reportOf } from './reports.js';
+
+/** The Markdown outside code spans and fences: where HTML and mentions would be live. */
+function outsideCode(markdown: string): string {
+  return markdown.replace(/^(`{3,})[^\n]*\n[\s\S]*?\n\1$/gm, '').replace(/(`+)(?!`)[\s\S]*?[^`]\1(?!`)/g, '');
+}
+
+function review(overrides: Partial<ServerReview> = {}): ServerReview {
+  const report = reportOf({ create_order: [delta('BREAKING', 'aaaa1111aaaa1111', { hint: 'Make it optional.' })], list_orders: [delta('SAFE', 'bbbb2222bbbb2222')] });
+  return {
+    id: 'inventory',
+    name: 'inventory',
+    job: 'contracts',
+    lockfile: 'mcp-contracts.lock.json',
+    baseline: 'the base of PR #7 (main @ abc1234)',
+    baselineRef: 'a'.repeat(40),
+    headSha: 'b'.repeat(40),
+    headSource: 'server',
+    report,
+    lockfileCheck: 'fail',
+    failOn: 'BREAKING',
+    gate: { pass: false, review: 'blocked', blocking: [{ entry: 'tools.create_order', severity: 'BREAKING', kind: 'breaking-kind', field: 'inputSchema', fingerprint: 'aaaa1111aaaa1111' }], failures: ['x'] },
+    approveLabel: 'contract-change-approved',
+    accepted: [],
+    allowNotes: [],
+    reproduce: ['npx mcp-contract-guard check'],
+    notes: [],
+    ...overrides,
+  };
+}
+
+describe('the comment', () => {
+  test('starts with the marker, says why the gate fails and how to approve, and offers the allow-list entries', () => {
+    const body = renderComment(review());
+    expect(body.startsWith(`${commentMarker('inventory', 'contracts')}\n`)).toBe(true);
+    expect(body).toContain('**Contract gate failed**: 1 change at or above `fail-on: BREAKING` is not approved.');
+    expect(body).toContain('"fingerprint":"aaaa1111aaaa1111"');
+    expect(body).toContain('**Fix:** Make it optional.');
+    expect(body).toContain('<sub>mcp-contract-guard · job `contracts` · the base of PR \\#7 \\(main @\u2060 abc1234\\) → the server at bbbbbbb</sub>');
+  });
+
+  test('what the PR controls cannot inject markup, mentions or a way out of a code block', () => {
+    const hostile = '<img src=x onerror=alert(1)> @maintainers [click](https://evil.example) | ``` ';
+    const body = renderComment(
+      review({
+        name: hostile,
+        reviewError: `crashed:\n\`\`\`\n</details><script>@everyone</script>`,
+        report: null,
+        gate: { pass: false, review: 'unknown', blocking: [], failures: ['x'] },
+        notes: [hostile],
+        reproduce: ['npx mcp-contract-guard lock --command "```\n@here"'],
+        approval: { label: 'ok', by: 'mallory' },
+      }),
+    );
+    const live = outsideCode(body);
+    expect(body).toContain('<img'); // shown, as text inside code…
+    expect(live).not.toContain('<img'); // …never as HTML
+    expect(live).not.toContain('<script>');
+    expect(live).not.toMatch(/@(maintainers|everyone|here)\b/);
+    expect(live).not.toContain('](https://evil');
+    expect((body.match(/<details>/g) ?? []).length).toBe((body.match(/<\/details>/g) ?? []).length - 1);
+    // The error output sits in a fence longer than any backtick run inside it.
+    expect(body).toContain('````text\ncrashed:\n```\n</details><script>@everyone</script>\n````');
+  });
+
+  test('an approval names who added the label, without pinging them', () => {
+    const body = renderComment(review({ approval: { label: 'contract-change-approved', by: 'carol' }, gate: { pass: true, review: 'approved', blocking: review().gate.blocking, failures: [] } }));
+    expect(body).toContain('**Approved by label** `contract-change-approved` (added by `@carol`)');
+    expect(body).not.toContain('Allow-list entries for these changes');
+  });
+
+  test('a huge report stays under GitHub\'s limit, with every <details> closed and a note on where the rest is', () => {
+    const many = Object.fromEntries(Array.from({ length: 3_000 }, (_, i) => [`tool_${i}`, [delta('BREAKING', i.toString(16).padStart(16, '0'), { message: 'x'.repeat(200) })]]));
+    const blocking = Object.keys(many).map((name, i) => ({ entry: `tools.${name}`, severity: 'BREAKING' as const, kind: 'k', field: 'f', fingerprint: i.toString(16).padStart(16, '0') }));
+    const body = renderComment(review({ report: reportOf(many), gate: { pass: false, review: 'blocked', blocking, failures: [] } }));
+    expect(body.length).toBeLessThanOrEqual(COMMENT_LIMIT);
+    expect(body.length).toBeGreaterThan(COMMENT_LIMIT - 5_000);
+    expect((body.match(/<details/g) ?? []).length).toBe((body.match(/<\/details>/g) ?? []).length);
+    expect(body).toMatch(/more changes are not shown|shortened to fit/);
+    expect(body).toContain('Reproduce locally');
+  });
+
+  test('after a revert: short, with the same marker', () => {
+    const body = renderQuietComment(review());
+    expect(body).toContain(commentMarker('inventory', 'contracts'));
+    expect(body).toContain('### MCP contract changes in `inventory`: none');
+  });
+
+  test('the summary table keeps its shape whatever the server is called', () => {
+    const summary = renderSummary([review({ name: 'a|b' })], ['careful | this']);
+    expect(summary).toContain('| `a\\|b` | 🔴 BREAKING | 1 | 0 | 1 | 0 | fresh | ❌ fails |');
+    expect(summary).toContain('> careful \\| this');
+  });
+});
+
+describe('truncateMarkdown', () => {
+  test('closes an open fence and open <details> at the cut', () => {
+    const text = `<details>\n<summary>s</summary>\n\n\`\`\`json\n${'{"a": 1}\n'.repeat(500)}\`\`\`\n</details>\n`;
+    const cut = truncateMarkdown(text, 1_000, 'NOTE');
+    expect(cut.length).toBeLessThanOrEqual(1_000);
+    expect(cut).toMatch(/\n```\n<\/details>\n\nNOTE\n$/);
+  });
+});
+
+describe('the review bundle', () => {
+  const bundle: ReviewBundle = { version: 1, repository: 'acme/tools', pullRequest: 7, headSha: 'b'.repeat(40), reviews: [review()] };
+
+  test('round-trips', () => {
+    expect(parseBundle(renderBundle(bundle), 'review.json')).toEqual(bundle);
+  });
+
+  test('rejects what a PR job could forge: unknown fields, wrong types, an inconsistent report', () => {
+    expect(() => parseBundle('{', 'review.json')).toThrow(/not valid JSON/);
+    expect(() => parseBundle(JSON.stringify({ ...bundle, extra: 1 }), 'review.json')).toThrow(/not a review file/);
+    expect(() => parseBundle(JSON.stringify({ ...bundle, pullRequest: '7' }), 'review.json')).toThrow(/pullRequest/);
+    const lying = structuredClone(bundle);
+    lying.reviews[0]!.report!.summary.counts.BREAKING = 0;
+    expect(() => parseBundle(JSON.stringify(lying), 'review.json')).toThrow();
+  });
+});

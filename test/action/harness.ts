@@ -1,0 +1,172 @@
+/**
+ * Run the bundled Action (`node dist/index.js`) the way a runner does: GITHUB_* variables, an
+ * event payload file, INPUT_* variables, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, inside
+ * a scratch git repository with a base and a head commit.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const DIST = join(ROOT, 'dist/index.js');
+export const EXAMPLE = (v: 'v1' | 'v2') => join(ROOT, 'examples/inventory', `${v}.mjs`);
+export const REPO = 'acme/tools';
+
+const scratchDirs: string[] = [];
+
+function scratchDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  scratchDirs.push(dir);
+  return dir;
+}
+
+/** Remove every repository and runner directory the tests made. */
+export function removeScratch(): void {
+  for (const dir of scratchDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+export interface ActionRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  outputs: Record<string, string>;
+  summary: string;
+  /** Workflow-command annotations found in stdout. */
+  annotations: Array<{ level: string; properties: string; message: string }>;
+}
+
+export interface RunOptions {
+  workspace: string;
+  event: string;
+  payload: Record<string, unknown>;
+  inputs?: Record<string, string>;
+  env?: Record<string, string>;
+  apiUrl: string;
+  sha?: string;
+  job?: string;
+}
+
+export async function runAction(options: RunOptions): Promise<ActionRun> {
+  const scratch = scratchDir('mcg-run-');
+  const eventPath = join(scratch, 'event.json');
+  const outputPath = join(scratch, 'output');
+  const summaryPath = join(scratch, 'summary.md');
+  writeFileSync(eventPath, JSON.stringify(options.payload));
+  writeFileSync(outputPath, '');
+  writeFileSync(summaryPath, '');
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? scratch,
+    // The mock listens on loopback: never send it through a proxy.
+    NO_PROXY: '127.0.0.1,localhost',
+    no_proxy: '127.0.0.1,localhost',
+    GITHUB_ACTIONS: 'true',
+    CI: 'true',
+    GITHUB_EVENT_NAME: options.event,
+    GITHUB_EVENT_PATH: eventPath,
+    GITHUB_REPOSITORY: REPO,
+    GITHUB_SHA: options.sha ?? '0'.repeat(40),
+    GITHUB_JOB: options.job ?? 'contracts',
+    GITHUB_WORKFLOW: 'MCP contracts',
+    GITHUB_RUN_ID: '1',
+    GITHUB_OUTPUT: outputPath,
+    GITHUB_STEP_SUMMARY: summaryPath,
+    GITHUB_WORKSPACE: options.workspace,
+    GITHUB_API_URL: options.apiUrl,
+    RUNNER_TEMP: scratch,
+    // Retries wait 10 ms instead of seconds.
+    MCP_CONTRACT_GUARD_RETRY_BASE_MS: '10',
+    'INPUT_GITHUB-TOKEN': 'test-token',
+    ...options.env,
+  };
+  for (const [name, value] of Object.entries(options.inputs ?? {})) env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
+  const child = spawn(process.execPath, [DIST], { cwd: options.workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  const code = await new Promise<number>((done) => child.on('close', (c) => done(c ?? -1)));
+  return { code, stdout, stderr, outputs: parseOutputs(readFileSync(outputPath, 'utf8')), summary: readFileSync(summaryPath, 'utf8'), annotations: parseAnnotations(stdout) };
+}
+
+/** `@actions/core` writes `name<<DELIMITER\nvalue\nDELIMITER` blocks. */
+export function parseOutputs(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^([^<]+)<<(.+)$/.exec(lines[i] as string);
+    if (!m) continue;
+    const value: string[] = [];
+    for (i++; i < lines.length && lines[i] !== m[2]; i++) value.push(lines[i] as string);
+    out[m[1] as string] = value.join('\n');
+  }
+  return out;
+}
+
+function parseAnnotations(stdout: string): ActionRun['annotations'] {
+  const out: ActionRun['annotations'] = [];
+  for (const line of stdout.split('\n')) {
+    const m = /^::(error|warning|notice)( [^:]*)?::(.*)$/.exec(line);
+    if (m) out.push({ level: m[1] as string, properties: (m[2] ?? '').trim(), message: decodeURIComponent((m[3] as string).replace(/%(?![0-9A-F]{2})/g, '%25')) });
+  }
+  return out;
+}
+
+/** A scratch git repository. */
+export class GitRepo {
+  readonly dir: string;
+
+  constructor() {
+    this.dir = scratchDir('mcg-repo-');
+    this.git('init', '-q', '-b', 'main');
+    this.git('config', 'user.email', 'test@example.com');
+    this.git('config', 'user.name', 'Test');
+    this.git('config', 'commit.gpgsign', 'false');
+  }
+
+  git(...args: string[]): string {
+    return execFileSync('git', args, { cwd: this.dir, encoding: 'utf8' }).trim();
+  }
+
+  write(path: string, text: string): void {
+    const full = join(this.dir, path);
+    mkdirSync(dirname(full), { recursive: true });
+    writeFileSync(full, text);
+  }
+
+  read(path: string): string | undefined {
+    const full = join(this.dir, path);
+    return existsSync(full) ? readFileSync(full, 'utf8') : undefined;
+  }
+
+  commit(files: Record<string, string>, message = 'commit'): string {
+    for (const [path, text] of Object.entries(files)) this.write(path, text);
+    this.git('add', '-A');
+    this.git('commit', '-q', '--allow-empty', '-m', message);
+    return this.git('rev-parse', 'HEAD');
+  }
+}
+
+/** A `pull_request` payload shaped like GitHub's (the fields the Action reads, and some it does not). */
+export function pullRequestPayload(options: { number: number; baseSha: string; headSha: string; fork?: boolean; labels?: string[]; action?: string; label?: string; sender?: string }): Record<string, unknown> {
+  const base = { full_name: REPO, name: 'tools', owner: { login: 'acme' } };
+  const head = options.fork ? { full_name: 'mallory/tools', name: 'tools', owner: { login: 'mallory' } } : base;
+  const payload: Record<string, unknown> = {
+    action: options.action ?? 'synchronize',
+    number: options.number,
+    pull_request: {
+      number: options.number,
+      state: 'open',
+      title: 'Change the inventory tools',
+      user: { login: options.fork ? 'mallory' : 'alice' },
+      labels: (options.labels ?? []).map((name, i) => ({ id: i + 1, name })),
+      base: { ref: 'main', sha: options.baseSha, repo: base },
+      head: { ref: 'feature', sha: options.headSha, repo: head },
+    },
+    repository: base,
+    sender: { login: options.sender ?? 'alice' },
+  };
+  if (options.label) payload.label = { name: options.label };
+  return payload;
+}
