@@ -55,7 +55,8 @@ export function show(value: unknown, max = 80): string {
 
 const at = (f: DeltaFacts) => (f.where === '' ? '' : `${f.where}: `);
 const quoted = (name: string) => JSON.stringify(name);
-const fromTo = (f: DeltaFacts) => `from ${show(f.previous)} to ${show(f.current)}`;
+const showOrNone = (value: unknown) => (value === null || value === undefined ? 'none' : show(value));
+const fromTo = (f: DeltaFacts) => `from ${showOrNone(f.previous)} to ${showOrNone(f.current)}`;
 const withDetail = (f: DeltaFacts) => (f.detail === '' ? '' : ` (${f.detail})`);
 
 const B: Severity = 'BREAKING';
@@ -237,7 +238,7 @@ const RULE_LIST: Rule[] = [
     message: () => 'An output schema was added.',
   },
   cosmetic('schema-dialect-changed', 'tool', 'The declared JSON Schema dialect changed; what the schema accepts did not.',
-    (f) => `${f.subject} now declares $schema ${show(f.current)} (was ${show(f.previous)}).`),
+    (f) => `${f.subject} now declares $schema ${showOrNone(f.current)} (was ${showOrNone(f.previous)}).`),
 
   // Prompts.
   {
@@ -366,19 +367,25 @@ const RULE_LIST: Rule[] = [
     (f) => `${at(f)}items must now be unique.`),
   widening('unique-items-removed', 'The server may return duplicates consumers never saw.',
     (f) => `${at(f)}items no longer need to be unique.`),
-  narrowing('required-property-added', 'Calls that do not send the new property are rejected.',
-    'Make the property optional with a default, so existing calls keep working.',
-    (f) => `${at(f)}new required property ${quoted(f.subject)}.`),
+  {
+    kind: 'required-property-added', scope: 'schema', severity: { input: B, output: R },
+    reason: {
+      input: 'Calls that do not send the new property are rejected.',
+      output: 'Every result now carries a property consumers never saw.',
+    },
+    hint: { input: 'Make the property optional with a default, so existing calls keep working.' },
+    message: (f) => `${at(f)}new required property ${quoted(f.subject)}.`,
+  },
   narrowing('property-became-required', 'Calls that omitted the property are rejected.',
     'Keep the property optional with a default, so existing calls keep working.',
     (f) => `${at(f)}property ${quoted(f.subject)} is now required.`),
   widening('property-became-optional', 'Consumers may no longer find a property they always got.',
     (f) => `${at(f)}property ${quoted(f.subject)} is no longer required.`),
   {
-    kind: 'property-added', scope: 'schema', severity: { input: S, output: S },
+    kind: 'property-added', scope: 'schema', severity: { input: S, output: R },
     reason: {
       input: 'A new optional argument; existing calls do not send it and still work.',
-      output: 'A new field in the result; consumers ignore fields they do not read.',
+      output: 'Results may carry a property consumers never saw (harmless to lenient parsers, rejected by strict ones).',
     },
     message: (f) => `${at(f)}new optional property ${quoted(f.subject)}.`,
   },
@@ -423,6 +430,15 @@ const RULE_LIST: Rule[] = [
     (f) => `${at(f)}anyOf became oneOf: a value must now match exactly one variant.`),
   widening('union-made-inclusive', 'oneOf → anyOf: the server may return values matching several variants.',
     (f) => `${at(f)}oneOf became anyOf.`),
+  {
+    kind: 'one-of-overlap', scope: 'schema', severity: { input: B, output: R },
+    reason: {
+      input: 'oneOf rejects a value that matches two variants; its variants are not provably disjoint and changed, so some arguments may now match two.',
+      output: 'Values that matched two variants (and were never returned) may now match exactly one.',
+    },
+    hint: { input: 'Use anyOf, or make the variants disjoint (a discriminator property with a distinct const per variant).' },
+    message: (f) => `${at(f)}the oneOf variants changed and are not provably disjoint: values may start or stop matching exactly one variant.`,
+  },
   narrowing('action-removed', 'Calls with this action are rejected.',
     'Keep the action as a deprecated alias that forwards to its replacement.',
     (f) => `Action ${quoted(f.subject)} was removed.`),
@@ -438,6 +454,14 @@ const RULE_LIST: Rule[] = [
     (f) => `${at(f)}now excludes values matching ${show(f.current)}.`),
   widening('not-removed', 'The server may return values it used to exclude.',
     (f) => `${at(f)}no longer excludes values matching ${show(f.previous)}.`),
+  narrowing('not-excludes-more', 'The `not` schema now matches more values, all of them rejected.',
+    'Narrow the exclusion back, or handle the newly excluded values in the handler.',
+    (f) => `${at(f)}now excludes more: ${show(f.previous)} → ${show(f.current)}.`),
+  widening('not-excludes-less', 'The server may return values it used to exclude.',
+    (f) => `${at(f)}now excludes less: ${show(f.previous)} → ${show(f.current)}.`),
+  reshaping('not-changed', 'Some values that passed the old exclusion are now excluded.', 'The server may return values it used to exclude.',
+    'Keep excluding only what was excluded before, or handle the difference in the handler.',
+    (f) => `${at(f)}exclusion changed: ${show(f.previous)} → ${show(f.current)}.`),
   narrowing('constraint-added', 'A new validation keyword may reject arguments that used to pass.',
     'Make sure every argument that was valid before still passes.',
     (f) => `${at(f)}new constraint ${f.subject}: ${show(f.current)}.`),

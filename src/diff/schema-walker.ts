@@ -2,18 +2,20 @@
  * The schema walker: a structural diff of two normalized JSON Schemas that names each change
  * by the rule it falls under (one change per changed keyword), with its location and the
  * previous and current values. It never decides a severity: the rule table does, from the
- * kind and the direction (which `not` flips on the way down).
+ * kind and the direction (input or output schema).
  *
- * Recursive schemas terminate: normalization leaves a recursive reference as
- * `{"$ref": "#/$defs/Name"}`; two equal references are not followed (their target is compared
- * once, under `$defs`), and two different ones are followed at most once per pair.
+ * Recursive schemas terminate: normalization inlines a recursive definition once and leaves
+ * the recursive reference inside it as `{"$ref": "#/$defs/Name"}`. Two equal references are
+ * not followed (the inlined copy already showed any change in their target, so `$defs` is not
+ * walked either), and two different ones are followed at most once per pair.
  */
 import type { JsonObject, JsonSchema, JsonValue } from '../contract/model.js';
 import { resolvePointer } from '../contract/schema.js';
 import type { DraftDelta } from './draft.js';
 import { asSchema, canonicalSet, deepEqual, isJsonObject, stringsOf, without } from './json.js';
 import { whereOf } from './path.js';
-import { show, type DeltaKind, type Direction } from './rules.js';
+import { severityOf, show, type DeltaKind, type Direction } from './rules.js';
+import { SEVERITY_RANK } from './types.js';
 import { discriminatorValue, liftToUnion, matchBranches, unionKeywordOf, type UnionKeyword } from './unions.js';
 import { declaredTypes, isAnnotation, keywordApplies, type JsonType } from './vocabulary.js';
 
@@ -36,11 +38,19 @@ export interface WalkOptions {
 
 export function walkSchemas(previous: JsonSchema, current: JsonSchema, options: WalkOptions): SchemaChange[] {
   const walker = new Walker(previous, current, options.field);
-  walker.walk(previous, current, { segments: [options.field], action: null, direction: options.direction, atRoot: true });
+  walker.walk(asToolRoot(previous), asToolRoot(current), { segments: [options.field], action: null, direction: options.direction, atRoot: true });
   return walker.changes;
 }
 
-const FLIP: Record<Direction, Direction> = { input: 'output', output: 'input' };
+/**
+ * Tool arguments and structured results are JSON objects by protocol, whatever the schema
+ * says, so a root that omits `type` means `type: "object"`: declaring it narrows nothing.
+ */
+function asToolRoot(schema: JsonSchema): JsonSchema {
+  if (schema === true) return { type: 'object' };
+  if (schema === false || 'type' in schema) return schema;
+  return { ...schema, type: 'object' };
+}
 
 /** Keywords handled by a dedicated family below; anything else is an "other keyword". */
 const HANDLED = new Set([
@@ -67,19 +77,23 @@ type Bound = { value: number; exclusive: boolean; keyword: string } | null;
 
 class Walker {
   readonly changes: SchemaChange[] = [];
-  private readonly followedRefs = new Set<string>();
 
   constructor(
     private readonly previousRoot: JsonSchema,
     private readonly currentRoot: JsonSchema,
     private readonly field: 'inputSchema' | 'outputSchema',
+    /** References followed so far. Helper walkers (trial pairings, `not`) start from a copy:
+     * they inherit what their parent followed, so they terminate, without hiding from the
+     * parent what they follow themselves. */
+    private readonly followedRefs = new Set<string>(),
+    private readonly harmCache = new WeakMap<JsonObject, WeakMap<JsonObject, { narrow: number; widen: number }>>(),
   ) {}
 
-  private emit(kind: DeltaKind, at: Location, extra: string[], facts: { subject?: string; previous: unknown; current: unknown; detail?: string }): void {
+  private emit(kind: DeltaKind, at: Location, extra: string[], facts: { subject?: string; previous: unknown; current: unknown; detail?: string; where?: string }): void {
     this.changes.push({
       kind,
       segments: [...at.segments, ...extra],
-      where: whereOf(at.segments),
+      where: facts.where ?? whereOf(at.segments),
       action: at.action,
       direction: at.direction,
       subject: facts.subject ?? extra[extra.length - 1] ?? '',
@@ -99,7 +113,7 @@ class Walker {
 
     if (typeof prev.$ref === 'string' || typeof curr.$ref === 'string') {
       if (prev.$ref === curr.$ref) {
-        // Same target: it is compared once under `$defs`; only the siblings can differ here.
+        // Same target: any change in it showed where it was first inlined; only siblings remain.
         prev = without(prev, ['$ref']);
         curr = without(curr, ['$ref']);
       } else {
@@ -135,7 +149,6 @@ class Walker {
     this.unions(prev, curr, at);
     this.allOf(prev, curr, at);
     this.not(prev, curr, at);
-    this.definitions(prev, curr, at);
     this.annotations(prev, curr, at);
     this.otherKeywords(prev, curr, at);
   }
@@ -153,12 +166,14 @@ class Walker {
 
   private falseSchema(previous: JsonSchema, current: JsonSchema, at: Location): void {
     const onAdditional = at.segments[at.segments.length - 1] === 'additionalProperties';
+    // "undeclared properties are now rejected" is about the object, so the message names it.
+    const where = onAdditional ? whereOf(at.segments.slice(0, -1)) : whereOf(at.segments);
     if (current === false) {
       const kind = onAdditional ? 'additional-properties-forbidden' : 'schema-became-false';
-      this.emit(kind, at, [], { subject: '', previous, current: false });
+      this.emit(kind, at, [], { subject: '', previous, current: false, where });
     } else {
       const kind = onAdditional ? 'additional-properties-allowed' : 'schema-was-false';
-      this.emit(kind, at, [], { subject: '', previous: false, current });
+      this.emit(kind, at, [], { subject: '', previous: false, current, where });
     }
   }
 
@@ -324,7 +339,8 @@ class Walker {
           if (!wasRequired) this.emit('property-became-required', at, ['properties', name], { subject: name, previous: false, current: true });
           continue;
         }
-        const kind = cAdditional === false ? 'property-removed' : 'property-removed-ignored';
+        const closed = cAdditional === false || curr.unevaluatedProperties === false;
+        const kind = closed ? 'property-removed' : 'property-removed-ignored';
         this.emit(kind, at, ['properties', name], { subject: name, previous: pp[name], current: null });
         if (isJsonObject(cAdditional)) this.walk(prevSchema, currSchema, member);
         continue;
@@ -340,8 +356,12 @@ class Walker {
 
     const ppat = isJsonObject(prev.patternProperties) ? prev.patternProperties : {};
     const cpat = isJsonObject(curr.patternProperties) ? curr.patternProperties : {};
+    // Names matching a pattern one side does not list are governed by that side's
+    // additionalProperties (dropping a pattern from a closed object rejects those names).
     for (const pattern of [...new Set([...Object.keys(ppat), ...Object.keys(cpat)])].sort()) {
-      this.walk(asSchema(ppat[pattern]), asSchema(cpat[pattern]), { ...at, segments: [...at.segments, 'patternProperties', pattern], atRoot: false });
+      const p = Object.hasOwn(ppat, pattern) ? asSchema(ppat[pattern]) : asSchema(pAdditional);
+      const c = Object.hasOwn(cpat, pattern) ? asSchema(cpat[pattern]) : asSchema(cAdditional);
+      this.walk(p, c, { ...at, segments: [...at.segments, 'patternProperties', pattern], atRoot: false });
     }
 
     this.dependentRequired(prev, curr, at);
@@ -434,7 +454,8 @@ class Walker {
 
   private branches(previous: JsonSchema[], current: JsonSchema[], keyword: UnionKeyword, at: Location): void {
     if (deepEqual(previous, current)) return;
-    const match = matchBranches(previous, current);
+    const harm = this.harmMatrix(previous, current);
+    const match = matchBranches(previous, current, (i, j) => harm.get(i, j, at.direction));
     const d = match.discriminator;
     const isActions = at.atRoot && d !== null;
     const label = (branch: JsonSchema, index: number) => (d !== null ? (discriminatorValue(branch, d) as string) : String(index));
@@ -443,16 +464,33 @@ class Walker {
         ? { segments: ['actions', label(branch, index), this.field], action: label(branch, index), direction: at.direction, atRoot: false }
         : { ...at, segments: [...at.segments, keyword, label(branch, index)], atRoot: false };
 
+    const before = this.changes.length;
     for (const [i, j] of match.pairs) this.walk(previous[i] as JsonSchema, current[j] as JsonSchema, locate(current[j] as JsonSchema, j));
     for (const i of match.removed) {
       const branch = previous[i] as JsonSchema;
-      if (isActions) this.emit('action-removed', locate(branch, i), [], { subject: label(branch, i), previous: branch, current: null });
+      // An argument variant folded into a wider one (a | b → a, b widened) lost nothing: say how
+      // it changed. (For a result, a removed variant is a narrowing whatever covers it.)
+      const cover = d === null && at.direction === 'input' ? current.findIndex((_, j) => harm.get(i, j, 'input') === 0) : -1;
+      if (cover >= 0) this.walk(branch, current[cover] as JsonSchema, locate(current[cover] as JsonSchema, cover));
+      else if (isActions) this.emit('action-removed', locate(branch, i), [], { subject: label(branch, i), previous: branch, current: null });
       else this.emit('union-branch-removed', at, [keyword, label(branch, i)], { subject: branchName(branch, d, i), previous: branch, current: null, detail: show(branch) });
     }
     for (const j of match.added) {
       const branch = current[j] as JsonSchema;
-      if (isActions) this.emit('action-added', locate(branch, j), [], { subject: label(branch, j), previous: null, current: branch });
+      // A new result variant inside an old one (a → a', a'' both narrower) gained nothing.
+      const cover = d === null && at.direction === 'output' ? previous.findIndex((_, i) => harm.get(i, j, 'output') === 0) : -1;
+      if (cover >= 0) this.walk(previous[cover] as JsonSchema, branch, locate(branch, j));
+      else if (isActions) this.emit('action-added', locate(branch, j), [], { subject: label(branch, j), previous: null, current: branch });
       else this.emit('union-branch-added', at, [keyword, label(branch, j)], { subject: branchName(branch, d, j), previous: null, current: branch, detail: show(branch) });
+    }
+    // oneOf rejects a value that matches two variants. Unless the variants are provably
+    // disjoint, any change in what a variant accepts can make a value match two variants (now
+    // rejected) or stop matching two (now accepted): the per-variant deltas cannot see that.
+    const reshaped =
+      match.added.length + match.removed.length > 0 ||
+      this.changes.slice(before).some((c) => severityOf(c.kind, 'input') === 'BREAKING' || SEVERITY_RANK[severityOf(c.kind, 'output')] >= SEVERITY_RANK.RISKY);
+    if (keyword === 'oneOf' && reshaped && !(pairwiseDisjoint(previous) && pairwiseDisjoint(current))) {
+      this.emit('one-of-overlap', at, ['oneOf'], { subject: 'oneOf', previous, current });
     }
   }
 
@@ -460,31 +498,73 @@ class Walker {
     if (deepEqual(prev.allOf, curr.allOf)) return;
     const previous = Array.isArray(prev.allOf) ? (prev.allOf as JsonSchema[]) : [];
     const current = Array.isArray(curr.allOf) ? (curr.allOf as JsonSchema[]) : [];
-    const match = matchBranches(previous, current);
-    for (const [i, j] of match.pairs) {
-      this.walk(previous[i] as JsonSchema, current[j] as JsonSchema, { ...at, segments: [...at.segments, 'allOf', String(j)], atRoot: false });
+    const harm = this.harmMatrix(previous, current);
+    const match = matchBranches(previous, current, (i, j) => harm.get(i, j, at.direction));
+    const locate = (j: number): Location => ({ ...at, segments: [...at.segments, 'allOf', String(j)], atRoot: false });
+    for (const [i, j] of match.pairs) this.walk(previous[i] as JsonSchema, current[j] as JsonSchema, locate(j));
+    for (const i of match.removed) {
+      // A dropped result constraint still implied by a remaining one widened nothing.
+      const cover = at.direction === 'output' ? current.findIndex((_, j) => harm.get(i, j, 'output') === 0) : -1;
+      if (cover >= 0) this.walk(previous[i] as JsonSchema, current[cover] as JsonSchema, locate(cover));
+      else this.emit('all-of-branch-removed', at, ['allOf', String(i)], { subject: `#${i}`, previous: previous[i], current: null });
     }
-    for (const i of match.removed) this.emit('all-of-branch-removed', at, ['allOf', String(i)], { subject: `#${i}`, previous: previous[i], current: null });
-    for (const j of match.added) this.emit('all-of-branch-added', at, ['allOf', String(j)], { subject: `#${j}`, previous: null, current: current[j] });
+    for (const j of match.added) {
+      // A new argument constraint already implied by an old one narrowed nothing.
+      const cover = at.direction === 'input' ? previous.findIndex((_, i) => harm.get(i, j, 'input') === 0) : -1;
+      if (cover >= 0) this.walk(previous[cover] as JsonSchema, current[j] as JsonSchema, locate(j));
+      else this.emit('all-of-branch-added', at, ['allOf', String(j)], { subject: `#${j}`, previous: null, current: current[j] });
+    }
+  }
+
+  /**
+   * For every (previous, current) branch pair, whether comparing them would report a narrowing
+   * (BREAKING for an input) or a widening (RISKY or worse for an output): 1 or 0. Not a count:
+   * a branch that changed deep inside must still pair with its own new version rather than with
+   * a stranger that differs by one required property. Computed lazily with a throw-away walker;
+   * large unions are not costed (null).
+   */
+  private harmMatrix(previous: readonly JsonSchema[], current: readonly JsonSchema[]) {
+    const costed = previous.length * current.length <= 144;
+    const measure = (i: number, j: number) => {
+      const p = previous[i] as JsonSchema;
+      const c = current[j] as JsonSchema;
+      // Memoized by identity for the whole walk: nested unions would otherwise be costed once
+      // per pairing of every enclosing union (exponential in the nesting depth).
+      const memo = typeof p === 'object' && typeof c === 'object' ? this.harmCache.get(p) ?? new WeakMap() : null;
+      if (memo !== null) this.harmCache.set(p as JsonObject, memo);
+      const known = memo?.get(c as JsonObject);
+      if (known !== undefined) return known;
+      const trial = new Walker(this.previousRoot, this.currentRoot, this.field, new Set(this.followedRefs), this.harmCache);
+      trial.walk(p, c, { segments: [], action: null, direction: 'input', atRoot: false });
+      const found = {
+        narrow: trial.changes.some((d) => severityOf(d.kind, 'input') === 'BREAKING') ? 1 : 0,
+        widen: trial.changes.some((d) => SEVERITY_RANK[severityOf(d.kind, 'output')] >= SEVERITY_RANK.RISKY) ? 1 : 0,
+      };
+      memo?.set(c as JsonObject, found);
+      return found;
+    };
+    return {
+      get: (i: number, j: number, direction: Direction): number | null => {
+        if (!costed) return null;
+        const m = measure(i, j);
+        return direction === 'input' ? m.narrow : m.widen;
+      },
+    };
   }
 
   private not(prev: JsonObject, curr: JsonObject, at: Location): void {
     if (deepEqual(prev.not, curr.not)) return;
     if (!('not' in prev)) return this.emit('not-added', at, ['not'], { previous: null, current: curr.not });
     if (!('not' in curr)) return this.emit('not-removed', at, ['not'], { previous: prev.not, current: null });
-    // Inside `not`, accepting more means the whole accepts less: flip the direction.
-    this.walk(asSchema(prev.not), asSchema(curr.not), { ...at, segments: [...at.segments, 'not'], direction: FLIP[at.direction], atRoot: false });
-  }
-
-  private definitions(prev: JsonObject, curr: JsonObject, at: Location): void {
-    if (deepEqual(prev.$defs, curr.$defs)) return;
-    const p = isJsonObject(prev.$defs) ? prev.$defs : {};
-    const c = isJsonObject(curr.$defs) ? curr.$defs : {};
-    // A definition on one side only is reached through a changed `$ref`, compared there.
-    for (const name of Object.keys(c).sort()) {
-      if (!Object.hasOwn(p, name)) continue;
-      this.walk(asSchema(p[name]), asSchema(c[name]), { ...at, segments: [...at.segments, '$defs', name], atRoot: false });
-    }
+    // Inside `not`, accepting more means the whole accepts less. Rather than invert every
+    // kind, walk the inner schemas on their own and report one delta on `not` saying which
+    // way the exclusion moved.
+    const inner = new Walker(this.previousRoot, this.currentRoot, this.field, new Set(this.followedRefs), this.harmCache);
+    inner.walk(asSchema(prev.not), asSchema(curr.not), { segments: [], action: null, direction: 'input', atRoot: false });
+    const narrowed = inner.changes.some((c) => severityOf(c.kind, 'input') === 'BREAKING');
+    const widened = inner.changes.some((c) => SEVERITY_RANK[severityOf(c.kind, 'output')] >= SEVERITY_RANK.RISKY);
+    const kind = narrowed && widened ? 'not-changed' : widened ? 'not-excludes-more' : narrowed ? 'not-excludes-less' : 'annotation-changed';
+    this.emit(kind, at, ['not'], { previous: prev.not, current: curr.not });
   }
 
   // ── annotations and the rest ───────────────────────────────────────────────────────────
@@ -581,6 +661,44 @@ function isMultiple(step: number, base: number): boolean {
   if (base === 0) return false;
   const ratio = step / base;
   return Math.abs(ratio - Math.round(ratio)) < 1e-9 && Math.round(ratio) !== 0;
+}
+
+/**
+ * True when no value can match two of the branches: their declared types are disjoint, or
+ * they give different constants to the same property (a discriminated union) or at the root.
+ */
+function pairwiseDisjoint(branches: readonly JsonSchema[]): boolean {
+  for (let i = 0; i < branches.length; i++) {
+    for (let j = i + 1; j < branches.length; j++) {
+      if (!disjoint(branches[i] as JsonSchema, branches[j] as JsonSchema)) return false;
+    }
+  }
+  return true;
+}
+
+function disjoint(a: JsonSchema, b: JsonSchema): boolean {
+  if (a === false || b === false) return true;
+  if (a === true || b === true) return false;
+  const ta = declaredTypes(a);
+  const tb = declaredTypes(b);
+  if (ta !== null && tb !== null) {
+    const overlap = [...ta].some((t) => tb.has(t) || (t === 'integer' && tb.has('number')) || (t === 'number' && tb.has('integer')));
+    if (!overlap) return true;
+  }
+  const va = allowedValuesOf(a);
+  const vb = allowedValuesOf(b);
+  if (va !== null && vb !== null && ![...va.keys()].some((k) => vb.has(k))) return true;
+  const pa = isJsonObject(a.properties) ? a.properties : {};
+  const pb = isJsonObject(b.properties) ? b.properties : {};
+  const ra = new Set(stringsOf(a.required));
+  const rb = new Set(stringsOf(b.required));
+  for (const name of Object.keys(pa)) {
+    if (!ra.has(name) || !rb.has(name) || !Object.hasOwn(pb, name)) continue;
+    const ca = isJsonObject(pa[name]) ? allowedValuesOf(pa[name] as JsonObject) : null;
+    const cb = isJsonObject(pb[name]) ? allowedValuesOf(pb[name] as JsonObject) : null;
+    if (ca !== null && cb !== null && ![...ca.keys()].some((k) => cb.has(k))) return true;
+  }
+  return false;
 }
 
 function branchName(branch: JsonSchema, discriminator: string | null, index: number): string {

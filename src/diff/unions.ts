@@ -2,7 +2,8 @@
  * Unions (`anyOf` / `oneOf` / `allOf`): which branch of the old schema became which branch of
  * the new one. Normalization sorts branches by their text, so a changed branch can move; we
  * pair them by discriminator value when the union is discriminated (`action: "create"`), else
- * by equality, then by resemblance.
+ * by equality, then by least harm (a pairing that reports a narrowing of an input when another
+ * pairing reports none is the wrong pairing), then by resemblance.
  */
 import { canonicalJson } from '../contract/canonical.js';
 import type { JsonObject, JsonSchema, JsonValue } from '../contract/model.js';
@@ -48,7 +49,14 @@ export function discriminatorOf(branches: readonly JsonSchema[]): string | null 
   return null;
 }
 
-export function matchBranches(previous: readonly JsonSchema[], current: readonly JsonSchema[]): BranchMatch {
+/**
+ * `harm(i, j)`: how many harmful changes pairing previous branch i with current branch j would
+ * report (null when not computed). Zero-harm pairs are taken first, even between branches that
+ * look nothing alike; harmful pairs only between branches that resemble each other.
+ */
+export type PairHarm = (i: number, j: number) => number | null;
+
+export function matchBranches(previous: readonly JsonSchema[], current: readonly JsonSchema[], harm: PairHarm = () => null): BranchMatch {
   const discriminator = sharedDiscriminator(previous, current);
   if (discriminator !== null) {
     const currentByValue = new Map(current.map((b, j) => [discriminatorValue(b, discriminator) as string, j]));
@@ -82,17 +90,42 @@ export function matchBranches(previous: readonly JsonSchema[], current: readonly
       freeCurr.delete(j);
     }
   });
-  // Then the most alike remaining pairs, greedily; a pair with nothing in common stays apart.
-  const scored: Array<{ i: number; j: number; score: number }> = [];
+  // Then as many harmless pairs as possible (a maximum matching on zero-harm pairs, preferring
+  // the most alike: greedy would pair a with b' and leave b with only a harmful partner), then
+  // the least harmful, most alike remaining pairs, greedily. A harmful pair with nothing in
+  // common stays apart (reported as a removed and an added branch).
+  const scored: Array<{ i: number; j: number; score: number; cost: number }> = [];
   for (const i of freePrev) {
     for (const j of freeCurr) {
       const score = resemblance(previous[i] as JsonSchema, current[j] as JsonSchema);
-      if (score > 0) scored.push({ i, j, score });
+      const cost = harm(i, j) ?? 1;
+      if (score > 0 || cost === 0) scored.push({ i, j, score, cost });
     }
   }
-  scored.sort((a, b) => b.score - a.score || a.i - b.i || a.j - b.j);
-  for (const { i, j } of scored) {
-    if (!freePrev.has(i) || !freeCurr.has(j)) continue;
+  scored.sort((a, b) => a.cost - b.cost || b.score - a.score || a.i - b.i || a.j - b.j);
+  const harmless = new Map<number, number[]>();
+  for (const { i, j, cost } of scored) if (cost === 0) harmless.set(i, [...(harmless.get(i) ?? []), j]);
+  const ownerOf = new Map<number, number>();
+  const augment = (i: number, seen: Set<number>): boolean => {
+    for (const j of harmless.get(i) ?? []) {
+      if (seen.has(j)) continue;
+      seen.add(j);
+      const owner = ownerOf.get(j);
+      if (owner === undefined || augment(owner, seen)) {
+        ownerOf.set(j, i);
+        return true;
+      }
+    }
+    return false;
+  };
+  for (const i of [...harmless.keys()].sort((a, b) => a - b)) augment(i, new Set());
+  for (const [j, i] of [...ownerOf.entries()].sort((a, b) => a[1] - b[1])) {
+    pairs.push([i, j]);
+    freePrev.delete(i);
+    freeCurr.delete(j);
+  }
+  for (const { i, j, cost } of scored) {
+    if (cost === 0 || !freePrev.has(i) || !freeCurr.has(j)) continue;
     pairs.push([i, j]);
     freePrev.delete(i);
     freeCurr.delete(j);

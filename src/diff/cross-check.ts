@@ -1,0 +1,92 @@
+/**
+ * The semantic cross-check, wired into the engine: for each changed tool schema where the
+ * keyword walker reached no verdict the check could change (no BREAKING for an input, nothing
+ * RISKY for an output), ask json-schema-diff (semantic.ts) whether values were lost (input) or
+ * gained (output). A finding becomes a `semantic-narrowing` / `semantic-widening` delta; a
+ * skipped check becomes a `note` on the walker's deltas for that schema.
+ */
+import type { ContractEntry, JsonSchema } from '../contract/model.js';
+import { draft, type DraftDelta } from './draft.js';
+import { deepEqual, isJsonObject } from './json.js';
+import { severityOf } from './rules.js';
+import { projectForSemanticCheck, runSemanticChecks, type SemanticBudget, type SemanticJob } from './semantic.js';
+import { SEVERITY_RANK, type Severity } from './types.js';
+
+type SchemaField = 'inputSchema' | 'outputSchema';
+
+export interface ComparedTool {
+  key: string;
+  previous: ContractEntry;
+  current: ContractEntry;
+}
+
+/** The schema a draft sits in (`inputSchema`, or inside an action's input), if any. */
+function schemaFieldOf(d: DraftDelta): SchemaField | null {
+  if (d.direction === null) return null;
+  const field = d.segments[0] === 'actions' ? d.segments[2] : d.segments[0];
+  return field === 'inputSchema' || field === 'outputSchema' ? field : null;
+}
+
+/** Tool arguments and results are objects by protocol (as in the walker). */
+function asToolRoot(value: unknown): JsonSchema {
+  if (typeof value === 'boolean') return value ? { type: 'object' } : false;
+  if (!isJsonObject(value)) return { type: 'object' };
+  return 'type' in value ? value : { ...value, type: 'object' };
+}
+
+/** Mutates `toolDeltas`: adds findings, and notes when the check could not run. */
+export async function crossCheck(toolDeltas: Map<string, DraftDelta[]>, tools: readonly ComparedTool[], budget: SemanticBudget): Promise<void> {
+  const jobs: SemanticJob[] = [];
+  const pending = new Map<string, { key: string; field: SchemaField; related: DraftDelta[] }>();
+  const noteOn = (related: DraftDelta[], reason: string) => {
+    for (const d of related) d.note = `Semantic cross-check not run (${reason}); classified by the keyword rules alone.`;
+  };
+
+  for (const { key, previous, current } of tools) {
+    for (const field of ['inputSchema', 'outputSchema'] as const) {
+      const p = previous.contract[field];
+      const c = current.contract[field];
+      if (p === undefined || c === undefined || deepEqual(p, c)) continue;
+      const related = (toolDeltas.get(key) ?? []).filter((d) => schemaFieldOf(d) === field);
+      // The check can only add a verdict the walker did not reach: BREAKING for inputs, RISKY for outputs.
+      const wanted: Severity = field === 'inputSchema' ? 'BREAKING' : 'RISKY';
+      if (related.some((d) => SEVERITY_RANK[severityOf(d.kind, d.direction)] >= SEVERITY_RANK[wanted])) continue;
+      // Equal once reduced to what json-schema-diff reads: the difference lies in keywords the walker judges exactly.
+      const plainP = projectForSemanticCheck(asToolRoot(p));
+      const plainC = projectForSemanticCheck(asToolRoot(c));
+      if ('schema' in plainP && 'schema' in plainC && deepEqual(plainP.schema, plainC.schema)) continue;
+      // Close the side whose values are enumerated: old arguments, new results (see ProjectionOptions).
+      const pp = projectForSemanticCheck(asToolRoot(p), { closeObjects: field === 'inputSchema' });
+      const pc = projectForSemanticCheck(asToolRoot(c), { closeObjects: field === 'outputSchema' });
+      if ('skip' in pp || 'skip' in pc) {
+        noteOn(related, 'skip' in pp ? pp.skip : (pc as { skip: string }).skip);
+        continue;
+      }
+      const id = `${key}\u0000${field}`;
+      jobs.push({ id, previous: pp.schema, current: pc.schema });
+      pending.set(id, { key, field, related });
+    }
+  }
+  if (jobs.length === 0) return;
+
+  const results = await runSemanticChecks(jobs, budget);
+  for (const [id, { key, field, related }] of pending) {
+    const result = results.get(id);
+    if (result === undefined) continue;
+    if (result.status === 'skipped') {
+      noteOn(related, result.reason);
+      continue;
+    }
+    const input = field === 'inputSchema';
+    if (input ? !result.removalsFound : !result.additionsFound) continue;
+    const found = draft(input ? 'semantic-narrowing' : 'semantic-widening', [field], {
+      where: input ? 'arguments' : 'result',
+      direction: input ? 'input' : 'output',
+      subject: field,
+      previous: null,
+      current: input ? result.removed : result.added,
+      note: 'Found by json-schema-diff on the schemas without the keywords it ignores (enum, const, pattern, format, multipleOf); no keyword rule pinpointed it.',
+    });
+    toolDeltas.set(key, [...(toolDeltas.get(key) ?? []), found]);
+  }
+}

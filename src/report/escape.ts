@@ -1,0 +1,110 @@
+/**
+ * Escaping for every output format. Everything a server sends (names, descriptions, enum
+ * values) is attacker-controlled: it must never be able to inject markup, ping people, break a
+ * table, forge an XML element or drive the terminal.
+ */
+
+/** Characters XML 1.0 cannot carry at all, even escaped, plus the C1 controls. */
+const XML_FORBIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** Controls and invisible/bidi characters, shown as `\uXXXX` in human-facing output. */
+const INVISIBLE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/gu;
+
+const codePoint = (c: string) => `\\u${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')}`;
+
+/** Make control, invisible and bidi characters visible (`\u202E`), so nothing hides in output. */
+export function visibleText(text: string): string {
+  return text.replace(INVISIBLE, codePoint);
+}
+
+export function escapeXml(text: string): string {
+  return text
+    .replace(XML_FORBIDDEN, codePoint)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
+}
+
+/** Shorten to at most `max` characters, saying how much was cut. */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  // Do not cut a surrogate pair in half.
+  let end = max;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return `${text.slice(0, end)}… (${text.length - end} more characters)`;
+}
+
+/** Word joiner: invisible, but stops GitHub from reading `@name` as a mention. */
+const WORD_JOINER = '\u2060';
+
+/**
+ * Text for Markdown prose (also safe inside a table cell): markdown and HTML metacharacters
+ * backslash-escaped or turned into entities, line breaks flattened, `@mentions` and bare
+ * links defused, invisible characters made visible.
+ */
+export function mdText(text: string): string {
+  return defuseLinks(
+    visibleText(text)
+      .replace(/\r\n|\r|\n/g, ' ')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/([\\`*_[\]()#|~!$])/g, '\\$1')
+      .replace(/^([+\-=]|\d+[.)])/, '\\$1'),
+  );
+}
+
+/** No mention pings, no clickable links planted by a server: a word joiner breaks both. */
+function defuseLinks(text: string): string {
+  return text
+    .replace(/@/g, `@${WORD_JOINER}`)
+    .replace(/:\/\//g, `:${WORD_JOINER}//`)
+    .replace(/\bwww\./gi, (m) => `${m.slice(0, 3)}${WORD_JOINER}.`);
+}
+
+/**
+ * An inline code span that holds any text: the fence is longer than any backtick run inside,
+ * padded when the text starts or ends with a backtick, `|` escaped so a table survives, line
+ * breaks flattened. Inside code nothing renders, so mentions and HTML are inert.
+ */
+export function mdCode(text: string): string {
+  const flat = visibleText(text).replace(/\r\n|\r|\n/g, ' ').replace(/\|/g, '\\|');
+  const longest = Math.max(0, ...(flat.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = flat.startsWith('`') || flat.endsWith('`') || flat === '' ? ' ' : '';
+  return `${fence}${pad}${flat}${pad}${fence}`;
+}
+
+/** A fenced code block that no content can close early. */
+export function mdCodeBlock(text: string, language = ''): string {
+  const body = visibleText(text).replace(/\r\n|\r/g, '\n');
+  const longest = Math.max(2, ...(body.match(/`{3,}/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}${language}\n${body}\n${fence}`;
+}
+
+/**
+ * Text inside HTML elements (`<summary>`): entities, mentions and links defused, one line.
+ * GitHub does not parse Markdown inside an HTML block; in case a renderer did, the characters
+ * that make links, images and code spans (`[`, `]`, a backtick) become numeric entities too,
+ * which show as themselves either way. Emphasis characters are left alone: at worst they
+ * format, and names like `create_order` stay readable in the raw comment.
+ */
+export function htmlText(text: string): string {
+  return defuseLinks(
+    visibleText(text)
+      .replace(/\r\n|\r|\n/g, ' ')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/[`[\]]/g, (c) => `&#${c.charCodeAt(0)};`),
+  );
+}
+
+/** Terminal text: controls (ANSI escapes included) made visible, so a name cannot recolour or clear the screen. */
+export function terminalText(text: string): string {
+  return visibleText(text);
+}

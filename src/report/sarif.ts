@@ -1,0 +1,113 @@
+/**
+ * SARIF 2.1.0, for GitHub code scanning: one result per delta, rule ids = delta kinds (so a
+ * team can dismiss or re-level a kind in the UI), located in the lockfile the change will
+ * update, and carrying the delta's fingerprint so an alert keeps its identity across runs.
+ */
+import { ENTRY_KINDS } from '../contract/model.js';
+import { RULES, reasonOf } from '../diff/rules.js';
+import type { DiffReport, Severity } from '../diff/types.js';
+import { truncate } from './escape.js';
+import { summarize } from './values.js';
+
+export interface SarifOptions {
+  /** Path of the lockfile, relative to the repository root (results point at it). */
+  lockfilePath: string;
+  /** The lockfile's text, to point each result at its entry's line (optional). */
+  lockfileText?: string;
+  /** Version of this tool, shown by code scanning (optional). */
+  toolVersion?: string;
+  /** Where to read about this tool (optional). */
+  informationUri?: string;
+}
+
+const LEVELS: Record<Severity, 'error' | 'warning' | 'note' | 'none'> = { BREAKING: 'error', RISKY: 'warning', SAFE: 'note', COSMETIC: 'none' };
+/** GitHub sorts alerts by this (0–10). */
+const SECURITY_SEVERITY: Record<Severity, string> = { BREAKING: '7.0', RISKY: '4.0', SAFE: '1.0', COSMETIC: '0.0' };
+
+export function renderSarif(report: DiffReport, options: SarifOptions): string {
+  const used = new Map<string, Severity>();
+  for (const kind of ENTRY_KINDS) {
+    for (const entry of Object.values(report[kind] ?? {})) for (const d of entry.deltas) if (!used.has(d.kind)) used.set(d.kind, d.severity);
+  }
+  const ruleIds = [...used.keys()].sort();
+  const rules = ruleIds.map((id) => {
+    const rule = RULES[id];
+    const severity = used.get(id) as Severity;
+    const reason = rule === undefined ? id : typeof rule.reason === 'string' ? rule.reason : `Input: ${rule.reason.input} Output: ${rule.reason.output}`;
+    const hint = rule === undefined ? undefined : typeof rule.hint === 'string' ? rule.hint : rule.hint?.input ?? rule.hint?.output;
+    return {
+      id,
+      name: id.replace(/(^|-)([a-z0-9])/g, (_, __, c: string) => c.toUpperCase()),
+      shortDescription: { text: id.replace(/-/g, ' ') },
+      fullDescription: { text: reason },
+      ...(hint !== undefined ? { help: { text: hint } } : {}),
+      defaultConfiguration: { level: LEVELS[severity] },
+      properties: { tags: ['mcp', 'contract'], 'security-severity': SECURITY_SEVERITY[severity] },
+    };
+  });
+  const uri = options.lockfilePath.replace(/\\/g, '/');
+
+  const results = [];
+  for (const kind of ENTRY_KINDS) {
+    for (const [name, entry] of Object.entries(report[kind] ?? {})) {
+      const line = lineOf(options.lockfileText, kind, name);
+      for (const d of entry.deltas) {
+        const hint = d.hint;
+        const text = [
+          `${kind === 'tools' ? 'Tool' : kind === 'prompts' ? 'Prompt' : kind === 'resources' ? 'Resource' : 'Resource template'} ${JSON.stringify(truncate(name, 200))}: ${truncate(d.message, 1_000)}`,
+          d.field === '' ? '' : `Previous: ${summarize(d.previous, 300)}. Current: ${summarize(d.current, 300)}.`,
+          hint === undefined || d.severity !== 'BREAKING' ? '' : `Fix: ${hint}`,
+          d.note ?? '',
+        ].filter((s) => s !== '').join('\n');
+        results.push({
+          ruleId: d.kind,
+          ruleIndex: ruleIds.indexOf(d.kind),
+          level: LEVELS[d.severity],
+          message: { text },
+          locations: [
+            {
+              physicalLocation: { artifactLocation: { uri }, region: { startLine: line } },
+              logicalLocations: [{ name: truncate(name, 200), fullyQualifiedName: truncate(`${kind}/${name}${d.field === '' ? '' : `/${d.field}`}`, 500), kind: 'member' }],
+            },
+          ],
+          partialFingerprints: { 'mcpContractDelta/v1': d.fingerprint },
+          properties: { severity: d.severity, entryType: kind, entry: name, field: d.field, action: d.action, reason: reasonOf(d.kind, null) },
+        });
+      }
+    }
+  }
+
+  const sarif = {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'mcp-contract-guard',
+            ...(options.informationUri !== undefined ? { informationUri: options.informationUri } : {}),
+            ...(options.toolVersion !== undefined ? { version: options.toolVersion } : {}),
+            rules,
+          },
+        },
+        results,
+        columnKind: 'utf16CodeUnits',
+      },
+    ],
+  };
+  return `${JSON.stringify(sarif, null, 2)}\n`;
+}
+
+/** The line of an entry's key in a canonical lockfile (2-space indent), else 1. */
+function lineOf(lockfileText: string | undefined, kind: string, name: string): number {
+  if (lockfileText === undefined) return 1;
+  const lines = lockfileText.split('\n');
+  const section = lines.indexOf(`  ${JSON.stringify(kind)}: {`);
+  if (section < 0) return 1;
+  const target = `    ${JSON.stringify(name)}: {`;
+  for (let i = section + 1; i < lines.length; i++) {
+    if (lines[i] === target) return i + 1;
+    if ((lines[i] as string).startsWith('  }')) break;
+  }
+  return section + 1;
+}

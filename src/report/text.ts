@@ -1,0 +1,57 @@
+/**
+ * The terminal form: one block per entry, worst first, colour when asked (the CLI asks when
+ * stdout is a TTY). Server strings pass through `terminalText`, so an ANSI sequence hidden in
+ * a description cannot recolour, move the cursor or clear the screen.
+ */
+import { ENTRY_KINDS, type EntryKind } from '../contract/model.js';
+import { SEVERITIES, SEVERITY_RANK, type Delta, type DiffReport, type Severity } from '../diff/types.js';
+import { terminalText, truncate } from './escape.js';
+import { summarize } from './values.js';
+
+export interface TextOptions {
+  color: boolean;
+  /** Longest rendering of a previous/current value (default 160). */
+  maxValueLength?: number;
+}
+
+const COLORS: Record<Severity, string> = { BREAKING: '31;1', RISKY: '33;1', SAFE: '32', COSMETIC: '2' };
+const MARKS: Record<Severity, string> = { BREAKING: '✗', RISKY: '!', SAFE: '+', COSMETIC: '·' };
+export const ENTRY_LABEL: Record<EntryKind, string> = { tools: 'tool', prompts: 'prompt', resources: 'resource', resourceTemplates: 'resource template' };
+
+export function renderText(report: DiffReport, options: TextOptions): string {
+  const paint = (code: string, text: string) => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const max = options.maxValueLength ?? 160;
+  const { counts, maxSeverity } = report.summary;
+  if (maxSeverity === null) return 'No contract changes.\n';
+
+  const lines: string[] = [];
+  lines.push(SEVERITIES.map((s) => (counts[s] > 0 ? paint(COLORS[s], `${s} ${counts[s]}`) : `${s} 0`)).join(' · '));
+  const entries = ENTRY_KINDS.flatMap((kind) => Object.entries(report[kind] ?? {}).map(([name, entry]) => ({ kind, name, entry })));
+  entries.sort((a, b) => rank(b.entry.maxSeverity) - rank(a.entry.maxSeverity) || ENTRY_KINDS.indexOf(a.kind) - ENTRY_KINDS.indexOf(b.kind) || (a.name < b.name ? -1 : 1));
+  for (const { kind, name, entry } of entries) {
+    lines.push('');
+    const severity = entry.maxSeverity ?? 'COSMETIC';
+    lines.push(`${ENTRY_LABEL[kind]} ${paint('1', terminalText(truncate(name, 200)))}  ${paint(COLORS[severity], severity)}`);
+    for (const d of entry.deltas) lines.push(...deltaLines(d, paint, max));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function deltaLines(d: Delta, paint: (code: string, text: string) => string, max: number): string[] {
+  const where = d.field === '' ? '' : `  ${terminalText(truncate(d.field, 200))}`;
+  const out = [`  ${paint(COLORS[d.severity], `${MARKS[d.severity]} ${d.severity.padEnd(8)}`)} ${d.kind}${where}`];
+  out.push(`      ${terminalText(truncate(d.message, 400))}`);
+  if (showValues(d)) out.push(`      ${terminalText(summarize(d.previous, max))} → ${terminalText(summarize(d.current, max))}`);
+  if (d.hint !== undefined) out.push(`      ${paint('36', 'fix:')} ${d.hint}`);
+  if (d.note !== undefined) out.push(`      ${paint('2', `note: ${d.note}`)}`);
+  return out;
+}
+
+/** Whole entries added or removed carry their contract: the message says enough. */
+export function showValues(d: Delta): boolean {
+  return d.field !== '' && d.kind !== 'suspicious-text';
+}
+
+function rank(severity: Severity | null): number {
+  return severity === null ? -1 : SEVERITY_RANK[severity];
+}

@@ -1,0 +1,51 @@
+/**
+ * Short renderings of a delta's previous/current values for people and LLMs: a schema reads
+ * as a TypeScript-like type (`{ amount: number, currency?: "EUR" | "USD" }`), as in the
+ * runtime's `<contract_awareness>` block; anything else as compact JSON.
+ */
+import { isJsonObject } from '../contract/model.js';
+
+const SCHEMA_MARKERS = ['type', 'properties', 'anyOf', 'oneOf', 'allOf', 'items', 'enum', 'const', '$ref', 'not', 'prefixItems'];
+
+export function looksLikeSchema(value: unknown): value is Record<string, unknown> {
+  return isJsonObject(value) && !('name' in value && 'inputSchema' in value) && SCHEMA_MARKERS.some((k) => k in value);
+}
+
+/** A one-line rendering, at most `max` characters. */
+export function summarize(value: unknown, max = 200): string {
+  const text = value === null || value === undefined ? '(none)' : looksLikeSchema(value) ? typeOf(value, 3) : compactJson(value);
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+export function compactJson(value: unknown): string {
+  return JSON.stringify(value) ?? String(value);
+}
+
+/** A TypeScript-like type for a schema, `depth` levels deep. */
+export function typeOf(schema: unknown, depth: number): string {
+  if (schema === true || (isJsonObject(schema) && Object.keys(schema).length === 0)) return 'any';
+  if (schema === false) return 'never';
+  if (!isJsonObject(schema)) return compactJson(schema);
+  if ('const' in schema) return compactJson(schema.const);
+  if (Array.isArray(schema.enum)) return schema.enum.map((v) => compactJson(v)).join(' | ');
+  const union = schema.anyOf ?? schema.oneOf;
+  if (Array.isArray(union)) return union.map((b) => typeOf(b, depth - 1)).join(' | ');
+  if (typeof schema.$ref === 'string') return schema.$ref === '#' ? '(recursive)' : schema.$ref.split('/').pop() ?? 'ref';
+  const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type.map(String) : [];
+  const rendered = (types.length === 0 ? [isJsonObject(schema.properties) ? 'object' : 'any'] : types).map((t) => {
+    if (t === 'object' && isJsonObject(schema.properties)) {
+      if (depth <= 0) return '{…}';
+      const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
+      const members = Object.entries(schema.properties).map(
+        ([name, sub]) => `${/^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name)}${required.has(name) ? '' : '?'}: ${typeOf(sub, depth - 1)}`,
+      );
+      return `{ ${members.join(', ')} }`;
+    }
+    if (t === 'array') {
+      const item = schema.items === undefined ? 'any' : depth <= 0 ? '…' : typeOf(schema.items, depth - 1);
+      return item.includes(' ') ? `(${item})[]` : `${item}[]`;
+    }
+    return t;
+  });
+  return rendered.join(' | ');
+}

@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import type { Contracts, JsonObject } from '../../src/contract/model.js';
+import { normalizeCapture } from '../../src/contract/normalize.js';
+import { diffContracts, type Delta, type DiffOptions, type DiffReport } from '../../src/diff/index.js';
+
+/** Contracts of a server from raw tools/list-style items. */
+export function contractsOf(raw: { tools?: JsonObject[]; prompts?: JsonObject[]; resources?: JsonObject[]; resourceTemplates?: JsonObject[] }): Contracts {
+  return normalizeCapture({
+    server: { name: 'test' },
+    protocolVersion: '',
+    era: 'legacy',
+    tools: raw.tools ?? [],
+    prompts: raw.prompts ?? [],
+    resources: raw.resources ?? [],
+    resourceTemplates: raw.resourceTemplates ?? [],
+  }).contracts;
+}
+
+/** A tool named `t` with the given schemas. */
+export function tool(inputSchema: unknown, extra: JsonObject = {}): JsonObject {
+  return { name: 't', inputSchema: inputSchema as JsonObject, ...extra };
+}
+
+export async function diffTools(before: JsonObject[], after: JsonObject[], options: DiffOptions = { semantic: false }): Promise<DiffReport> {
+  return diffContracts(contractsOf({ tools: before }), contractsOf({ tools: after }), options);
+}
+
+/** Deltas of tool `t` when its input schema goes from `before` to `after`. */
+export async function inputDeltas(before: unknown, after: unknown, options: DiffOptions = { semantic: false }): Promise<Delta[]> {
+  const report = await diffTools([tool(before)], [tool(after)], options);
+  return report.tools.t?.deltas ?? [];
+}
+
+/** Deltas of tool `t` when its output schema goes from `before` to `after`. */
+export async function outputDeltas(before: unknown, after: unknown, options: DiffOptions = { semantic: false }): Promise<Delta[]> {
+  const input = { type: 'object' };
+  const report = await diffTools([tool(input, { outputSchema: before as JsonObject })], [tool(input, { outputSchema: after as JsonObject })], options);
+  return report.tools.t?.deltas ?? [];
+}
+
+/** `kind@field=SEVERITY` for compact assertions. */
+export function brief(deltas: readonly Delta[]): string[] {
+  return deltas.map((d) => `${d.kind}@${d.field}=${d.severity}`);
+}
+
+export function loadDump(name: string): Contracts {
+  const dump = JSON.parse(readFileSync(new URL(`../fixtures/real-world/${name}.json`, import.meta.url), 'utf8'));
+  return contractsOf(dump);
+}

@@ -1,0 +1,45 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { RULES, SEVERITY_TABLE_END, SEVERITY_TABLE_START, renderSeverityTable } from '../../src/diff/index.js';
+
+const readmePath = new URL('../../README.md', import.meta.url);
+const readme = existsSync(readmePath) ? readFileSync(readmePath, 'utf8') : '';
+const between = readme.includes(SEVERITY_TABLE_START) && readme.includes(SEVERITY_TABLE_END)
+  ? readme.slice(readme.indexOf(SEVERITY_TABLE_START) + SEVERITY_TABLE_START.length, readme.indexOf(SEVERITY_TABLE_END)).trim()
+  : null;
+/** Markers present and something pasted between them. */
+const hasTable = between !== null && between !== '';
+
+describe('the rule table', () => {
+  it('every rule is complete: a severity per direction, a reason, a fix wherever it is BREAKING', () => {
+    for (const rule of Object.values(RULES)) {
+      expect(rule.kind).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+      for (const direction of ['input', 'output'] as const) {
+        const severity = typeof rule.severity === 'string' ? rule.severity : rule.severity[direction];
+        const reason = typeof rule.reason === 'string' ? rule.reason : rule.reason[direction];
+        expect(reason.length, `${rule.kind} reason`).toBeGreaterThan(10);
+        if (severity === 'BREAKING') {
+          const hint = typeof rule.hint === 'string' ? rule.hint : rule.hint?.[direction];
+          expect(hint, `${rule.kind} (${direction}) is BREAKING and needs a fix hint`).toBeTruthy();
+        }
+      }
+    }
+  });
+
+  it('the rendered table lists every kind once', () => {
+    const table = renderSeverityTable();
+    for (const kind of Object.keys(RULES)) expect(table.match(new RegExp(`\\| \`${kind}\` \\|`, 'g')), kind).toHaveLength(1);
+  });
+
+  it.skipIf(!hasTable)('README.md between the severity-table markers matches the rule table', () => {
+    expect(between, 'regenerate with renderSeverityTable() and paste it between the markers').toBe(renderSeverityTable().trim());
+  });
+
+  it.runIf(!hasTable)('README.md has no severity table yet: the sync check above is skipped', () => {
+    console.warn(
+      `README.md has no severity table between ${SEVERITY_TABLE_START} and ${SEVERITY_TABLE_END} yet; paste the output of ` +
+        `node -e "import('./lib/diff/index.js').then((m) => process.stdout.write(m.renderSeverityTable()))" there to enable the sync check.`,
+    );
+    expect(hasTable).toBe(false);
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * Server strings are attacker-controlled. Names, descriptions and enum values full of
+ * Markdown, HTML, mentions, XML metacharacters, control characters and 100 KB of text must
+ * never break, or inject into, any output format.
+ */
+import { describe, expect, it } from 'vitest';
+import { renderArtifact, renderJson, renderMarkdown, renderSarif, renderText, renderXml, validateArtifact } from '../../src/report/index.js';
+import { sampleReport } from './sample.js';
+import { assertWellFormedXml } from './xml-check.js';
+
+const PAYLOADS: Record<string, string> = {
+  markdown: ' **bold** _it_ [link](https://evil.example) ![img](x.png) # heading `code` ``` fenced ``` ~~strike~~ $x^2$ <!-- comment -->',
+  html: ' <script>alert(1)</script><img src=x onerror=alert(1)></details></summary><details open><summary>fake</summary> &amp; &lt;',
+  mentions: ' @octocat cc @github/security-team and www.evil.example',
+  xml: ' ]]></delta><delta severity="SAFE" field="x">&apos;"\'</contract_deltas>',
+  table: '\n| a | b |\n| --- | --- |\n- item\r\n> quote',
+  controls: ' \u001b[2J\u001b[31mred\u0007\u0000\u202Eevil\u200B\uFEFF\u{E0041}',
+  huge: ` ${'A'.repeat(100_000)}`,
+};
+
+/** Inline code spans render literally, so what they contain cannot ping or inject. */
+function outsideCode(markdown: string): string {
+  return markdown.replace(/(`+)(?:(?!\1)[\s\S])*?\1/g, '');
+}
+
+for (const [name, payload] of Object.entries(PAYLOADS)) {
+  describe(`hostile ${name}`, async () => {
+    const report = await sampleReport(payload);
+
+    it('JSON and the artifact stay valid and round-trip', () => {
+      expect(JSON.parse(renderJson(report))).toEqual(report);
+      expect(validateArtifact(JSON.parse(renderArtifact(report)))).toEqual(report);
+    });
+
+    it('XML stays well formed: no element can be closed or forged', () => {
+      const xml = renderXml(report);
+      assertWellFormedXml(xml);
+      expect(xml).not.toMatch(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/);
+    });
+
+    it('Markdown renders no HTML, link, mention, table or heading from the server', () => {
+      const md = renderMarkdown(report);
+      expect(md.length).toBeLessThanOrEqual(65_000);
+      const prose = outsideCode(md);
+      expect(prose.match(/<details( open)?>/g)?.length).toBe(prose.match(/<\/details>/g)?.length);
+      expect(prose.match(/<summary>/g)?.length).toBe(prose.match(/<\/summary>/g)?.length);
+      expect(prose).not.toMatch(/<(script|img|\/?summary>fake|!--)/i);
+      expect(prose).not.toMatch(/@(octocat|github)/);
+      expect(prose).not.toMatch(/https:\/\/|www\.evil/);
+      expect(prose).not.toMatch(/\]\(/);
+      expect(md).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u202E\u200B\uFEFF]/);
+      // Only our own structure starts a line: headings, table rows, list items, HTML blocks, notes.
+      for (const line of md.split('\n')) {
+        expect(line, line.slice(0, 80)).toMatch(/^(|#{3,4} .*|\| .* \||- \*\*.*|  \S.*|<details( open)?>|<\/details>|<summary>.*<\/summary>|> .*)$/);
+      }
+    });
+
+    it('terminal text cannot carry escape sequences from the server', () => {
+      expect(renderText(report, { color: false })).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u202E]/);
+      const coloured = renderText(report, { color: true }).replace(/\u001b\[[0-9;]+m/g, '');
+      expect(coloured).not.toMatch(/[\u0000-\u0008\u000B-\u001F]/);
+    });
+
+    it('SARIF stays valid JSON with bounded messages', () => {
+      const sarif = JSON.parse(renderSarif(report, { lockfilePath: 'mcp-contracts.lock.json' }));
+      for (const result of sarif.runs[0].results) expect(result.message.text.length).toBeLessThan(3_000);
+    });
+  });
+}
+
+it('a 100 KB description is diffed and rendered quickly', async () => {
+  const started = performance.now();
+  const report = await sampleReport(PAYLOADS.huge);
+  renderMarkdown(report);
+  renderText(report, { color: false });
+  renderXml(report);
+  expect(performance.now() - started).toBeLessThan(2_000);
+});
