@@ -29407,11 +29407,11 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 
 /***/ }),
 
-/***/ 4098:
+/***/ 2909:
 /***/ ((__webpack_module__, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _github_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9758);
+/* harmony import */ var _github_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7547);
 /**
  * Entry point of the GitHub Action (bundled into dist/index.js by `npm run build:action`).
  * Thin on purpose: everything lives in src/github, where the decisions are pure and tested.
@@ -29424,7 +29424,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9758:
+/***/ 7547:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -37432,7 +37432,7 @@ const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/contract/canonical.js
+;// CONCATENATED MODULE: ./lib/contract/canonical.js
 
 /**
  * Canonical JSON: object keys in sorted order, `undefined` members left out, 2-space indent and
@@ -37532,7 +37532,7 @@ function digestOf(value) {
     return sha256(canonical_canonicalJson(value));
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/contract/model.js
+;// CONCATENATED MODULE: ./lib/contract/model.js
 /**
  * The contract model: what an MCP server exposes to the agents that call it.
  *
@@ -37558,7 +37558,7 @@ function emptyContracts(server = { name: 'unknown' }) {
     return { server, tools: {}, prompts: {}, resources: {}, resourceTemplates: {} };
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/contract/schema.js
+;// CONCATENATED MODULE: ./lib/contract/schema.js
 
 
 const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', 'dependentSchemas']);
@@ -37850,7 +37850,7 @@ function describe(value) {
     return `a ${typeof value}`;
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/contract/normalize.js
+;// CONCATENATED MODULE: ./lib/contract/normalize.js
 
 
 /**
@@ -37940,7 +37940,7 @@ function singular(kind) {
     return { tools: 'tool', prompts: 'prompt', resources: 'resource', resourceTemplates: 'resource template' }[kind];
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/errors.js
+;// CONCATENATED MODULE: ./lib/errors.js
 /**
  * An error meant for the person running the tool: its message is a complete, plain-words
  * paragraph saying what went wrong and what to do. Shells print it without a stack trace and
@@ -37960,7 +37960,7 @@ function errorMessage(error) {
 
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/compile/channel.js
+;// CONCATENATED MODULE: ./lib/compile/channel.js
 function newEvidence(transport, target) {
     return { transport, target, startedAt: Date.now(), stderrTail: [], strayStdout: [], spokeJsonRpc: false };
 }
@@ -37996,7 +37996,7 @@ function pushBounded(list, line, max) {
         list.splice(0, list.length - max);
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/compile/protocol.js
+;// CONCATENATED MODULE: ./lib/compile/protocol.js
 
 
 /** What we send in `initialize`: the newest revision of the handshake era. */
@@ -38107,7 +38107,7 @@ function objectOr(value) {
     return isJsonObject(value) ? value : {};
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/compile/diagnose.js
+;// CONCATENATED MODULE: ./lib/compile/diagnose.js
 
 
 
@@ -38504,7 +38504,7 @@ function isEventPrefix(chunk, i, firstCharCode) {
 
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/compile/process.js
+;// CONCATENATED MODULE: ./lib/compile/process.js
 
 
 const STDERR_LINES = 40;
@@ -38645,7 +38645,7 @@ function killGroup(child, signal) {
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/compile/http.js
+;// CONCATENATED MODULE: ./lib/compile/http.js
 
 
 
@@ -38861,7 +38861,7 @@ function parseJson(text) {
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/compile/stdio.js
+;// CONCATENATED MODULE: ./lib/compile/stdio.js
 
 
 
@@ -38974,7 +38974,7 @@ function parseMessage(line) {
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/compile/capture.js
+;// CONCATENATED MODULE: ./lib/compile/capture.js
 
 
 
@@ -39063,7 +39063,7 @@ function warningsFrom(evidence) {
     ];
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/compile/source.js
+;// CONCATENATED MODULE: ./lib/compile/source.js
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** The source as the flags that select it, for messages that say which command to run. */
 function sourceFlags(source) {
@@ -39095,7 +39095,7 @@ function source_shellQuote(word) {
     return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/compile/heal.js
+;// CONCATENATED MODULE: ./lib/compile/heal.js
 
 
 
@@ -39281,7 +39281,7 @@ function buildCommand(cwd) {
     return 'the build step of the server';
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/contract/lockfile.js
+;// CONCATENATED MODULE: ./lib/contract/lockfile.js
 
 
 /** The default lockfile name (fixed: users commit it and workflows refer to it). */
@@ -39403,7 +39403,7 @@ function digestsOf(contracts) {
     return out;
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/compile/dump.js
+;// CONCATENATED MODULE: ./lib/compile/dump.js
 
 
 
@@ -39483,7 +39483,7 @@ function lockfileAdvice(error, regenerate = 'mcp-contract-guard lock <source>') 
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/compile/argv.js
+;// CONCATENATED MODULE: ./lib/compile/argv.js
 
 /**
  * Split a command line the way a POSIX shell splits words: whitespace separates, single quotes
@@ -39554,7 +39554,7 @@ function refuseShellFeature(line, feature) {
         `Pass environment variables with --env KEY=VALUE, or wrap the command in a shell explicitly: --command "sh -c '…'".`);
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/compile/index.js
+;// CONCATENATED MODULE: ./lib/compile/index.js
 
 
 
@@ -49122,7 +49122,7 @@ function preprocess(fn, schema) {
     });
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/config.js
+;// CONCATENATED MODULE: ./lib/config.js
 
 
 
@@ -49249,7 +49249,7 @@ function selectTargets(config, name) {
     return [target];
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/contract/compare.js
+;// CONCATENATED MODULE: ./lib/contract/compare.js
 
 
 /**
@@ -49283,7 +49283,7 @@ function sameDialects(a, b) {
     return (a?.inputSchema ?? null) === (b?.inputSchema ?? null) && (a?.outputSchema ?? null) === (b?.outputSchema ?? null);
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/diff/draft.js
+;// CONCATENATED MODULE: ./lib/diff/draft.js
 function draft(kind, segments, facts = {}) {
     return {
         kind,
@@ -49302,7 +49302,7 @@ function draft(kind, segments, facts = {}) {
     };
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/diff/json.js
+;// CONCATENATED MODULE: ./lib/diff/json.js
 /** Small pure helpers over JSON values shared by the detectors. */
 
 
@@ -49361,176 +49361,7 @@ function without(object, keys) {
     return out;
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/diff/lint.js
-/**
- * Description lint against tool poisoning: text that agents read (descriptions, titles, enum
- * values, defaults…) is an instruction channel. New or changed text that looks like hidden
- * instructions is reported as `suspicious-text` (RISKY), whatever the rest of the change is.
- *
- * Every pattern is linear-time (no nested quantifiers), so a 100 KB description is scanned in
- * microseconds and cannot be used to stall the diff.
- */
-
-/** The signals, in the order they are reported. */
-const TEXT_SIGNALS = [
-    {
-        label: 'a pseudo-system tag',
-        pattern: /<\/?\s*(?:important|system|instructions?|admin|secret|hidden|critical|context|prompt)\b[^>\n]{0,40}>|\[\/?(?:system|inst|important|admin|hidden)\]|<\|[a-z_]{2,20}\|>/i,
-    },
-    {
-        label: 'a reference to secrets or credential files',
-        pattern: /~\/\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[\s"'`(/=:])\.env(?:\.[a-z]+)?\b|\bmcp\.json\b|claude_desktop_config\.json|~\/\.aws\/credentials|\.npmrc\b|\.netrc\b|\/etc\/(?:passwd|shadow)\b|\bprivate[ _-]key\b/i,
-    },
-    {
-        label: 'an instruction to hide something from the user',
-        pattern: /\b(?:do not|don't|never)\s+(?:tell|inform|mention|reveal|show|notify|alert)\s+(?:\w+\s+){0,3}?(?:the\s+)?(?:user|human|operator)\b|\bwithout\s+(?:telling|informing|notifying|alerting|asking)\s+the\s+(?:user|human)\b|\b(?:hide|conceal)\s+(?:\w+\s+){0,4}?from\s+the\s+(?:user|human)\b|\b(?:the\s+)?user\s+(?:must|should)\s+not\s+(?:know|see|be told)\b/i,
-    },
-    {
-        label: 'an attempt to override instructions',
-        pattern: /\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|other)\s+(?:instructions|rules|prompts?|directions)\b|\binstead\s+of\s+(?:the\s+)?user'?s?\s+request\b/i,
-    },
-    {
-        label: 'invisible or bidirectional Unicode',
-        pattern: /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/u,
-    },
-    {
-        label: 'terminal control characters',
-        // ESC (ANSI sequences) and other C0/C1 controls that text never needs; tab and newlines are fine.
-        pattern: /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/,
-    },
-];
-/**
- * Scan the strings of `current` that are new or changed relative to `previous` (same path),
- * object keys included (a property name is read by agents too).
- */
-function lintText(previous, current, base = []) {
-    const before = new Map();
-    collectStrings(previous, [], (path, text) => before.set(path.join('\u0000'), text));
-    const out = [];
-    collectStrings(current, [], (path, text) => {
-        const old = before.get(path.join('\u0000'));
-        if (old === text)
-            return;
-        const found = scan(text);
-        if (found === null)
-            return;
-        out.push({ segments: [...base, ...path], previous: old ?? null, current: text, match: found.match, labels: found.labels });
-    });
-    return out;
-}
-function scan(text) {
-    let match = null;
-    const labels = [];
-    for (const signal of TEXT_SIGNALS) {
-        const m = signal.pattern.exec(text);
-        if (m === null)
-            continue;
-        labels.push(signal.label);
-        // A lone invisible character says little: show it with a few characters of context.
-        const span = m[0].length <= 2 ? text.slice(Math.max(0, m.index - 12), m.index + m[0].length + 12) : m[0].trim();
-        match ??= visible(span);
-    }
-    return match === null ? null : { match, labels };
-}
-/** Make invisible and control characters visible, so the report shows what was matched. */
-function visible(text) {
-    return text.replace(/[\u0000-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/gu, (c) => `\\u${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
-}
-/** Visit every string value (and every object key, as a `(key)` pseudo-member). */
-function collectStrings(value, path, visit) {
-    if (typeof value === 'string')
-        visit(path, value);
-    else if (Array.isArray(value))
-        value.forEach((v, i) => collectStrings(v, [...path, String(i)], visit));
-    else if (isJsonObject(value)) {
-        for (const [key, child] of Object.entries(value)) {
-            visit([...path, key, '(key)'], key);
-            collectStrings(child, [...path, key], visit);
-        }
-    }
-}
-
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/diff/path.js
-/**
- * Field paths: how a delta says where it is. A path is a list of segments (schema keywords
- * and member names, raw); `fieldOf` turns it into the dotted string of the report
- * (`inputSchema.properties.items.items.properties.sku`) and `whereOf` into the short label
- * messages use (`items[].sku`).
- */
-const PLAIN_SEGMENT = /^[A-Za-z0-9_$-]+$/;
-/**
- * Dotted field path. A member name that is not a plain identifier (a dot, a space, a
- * bracket…) is written as a JSON string in brackets, so a property called `a.b` cannot be
- * confused with `a` → `b`.
- */
-function fieldOf(segments) {
-    let out = '';
-    for (const segment of segments) {
-        if (PLAIN_SEGMENT.test(segment))
-            out += out === '' ? segment : `.${segment}`;
-        else
-            out += `[${JSON.stringify(segment)}]`;
-    }
-    return out;
-}
-/** Segments that wrap a member name or index and how each reads in a label. */
-const LABELS = {
-    properties: (name) => `.${name}`,
-    patternProperties: (pattern) => `./${pattern}/`,
-    dependentSchemas: (name) => `(with ${name})`,
-    prefixItems: (index) => `[${index}]`,
-    anyOf: (branch) => `<${branch}>`,
-    oneOf: (branch) => `<${branch}>`,
-    allOf: (branch) => `<all ${branch}>`,
-    $defs: (name) => `#${name}`,
-};
-const SINGLE_LABELS = {
-    items: '[]',
-    additionalProperties: '.*',
-    unevaluatedProperties: '.*',
-    propertyNames: '(key)',
-    contains: '[contains]',
-    not: '(not)',
-};
-/**
- * A short human label of a schema location. The root reads `arguments` (input) or `result`
- * (output); inside a discriminated action, `arguments of "create"`.
- */
-function whereOf(segments) {
-    let root = '';
-    let rest = [];
-    const parts = [...segments];
-    if (parts[0] === 'actions' && parts.length >= 3) {
-        const schema = parts[2] === 'outputSchema' ? 'result' : 'arguments';
-        root = `${schema} of action ${JSON.stringify(parts[1])}`;
-        rest = parts.slice(3);
-    }
-    else if (parts[0] === 'inputSchema' || parts[0] === 'outputSchema') {
-        root = parts[0] === 'inputSchema' ? 'arguments' : 'result';
-        rest = parts.slice(1);
-    }
-    else {
-        return fieldOf(parts);
-    }
-    let label = '';
-    for (let i = 0; i < rest.length; i++) {
-        const segment = rest[i];
-        const wrap = LABELS[segment];
-        if (wrap !== undefined && i + 1 < rest.length) {
-            label += wrap(rest[i + 1]);
-            i++;
-        }
-        else {
-            label += SINGLE_LABELS[segment] ?? `(${segment})`;
-        }
-    }
-    if (label === '')
-        return root;
-    const path = label.startsWith('.') ? label.slice(1) : label;
-    return parts[0] === 'actions' ? `${path} (action ${JSON.stringify(parts[1])})` : path;
-}
-
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/diff/rules.js
+;// CONCATENATED MODULE: ./lib/diff/rules.js
 // ── small message helpers ────────────────────────────────────────────────────────────────
 /** A short, one-line rendering of a JSON value for messages (renderers escape it later). */
 function show(value, max = 80) {
@@ -49972,7 +49803,202 @@ function renderSeverityTable() {
 const SEVERITY_TABLE_START = '<!-- severity-table:start -->';
 const SEVERITY_TABLE_END = '<!-- severity-table:end -->';
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/diff/types.js
+// EXTERNAL MODULE: external "node:worker_threads"
+var external_node_worker_threads_ = __nccwpck_require__(5919);
+;// CONCATENATED MODULE: ./lib/diff/semantic.js
+/**
+ * The semantic cross-check: ask `json-schema-diff` (set algebra over schemas) whether the set
+ * of accepted values lost members (input) or gained members (output), to catch what the
+ * keyword walker cannot see (constraints moved between `allOf` branches, restructured unions…).
+ *
+ * What we measured about json-schema-diff 1.0.0, and how each limit is handled:
+ * - It ignores `enum`, `const`, `pattern`, `format`, `multipleOf`, `uniqueItems` (and treats
+ *   unknown keywords as absent). We strip them, so both sides are over-approximated the same
+ *   way; the walker judges those keywords exactly.
+ * - It honours `additionalProperties: false` but ignores `patternProperties`, and reads `items`
+ *   the draft-07 way, which would invent losses: where those appear we drop the pair (relaxing
+ *   both sides again). `not` would turn the over-approximation into an under-approximation, and
+ *   `$ref` may make it fetch files or URLs or throw on cycles: schemas with either are skipped.
+ * - Its public API validates input against draft-07 (and throws on a 2020-12 `$schema`), which
+ *   is most of its cost: the worker skips that step for our projected schemas (see below), and
+ *   every throw is caught.
+ * - `oneOf` costs it exponential time (a flat 5→6 branch oneOf took 65 s on this machine):
+ *   `oneOf` is projected to `anyOf` (again an equal relaxation of both sides), which it handles
+ *   in milliseconds.
+ * - It is synchronous once started: a Promise timeout cannot stop it. It runs in worker
+ *   threads that are terminated when a pair exceeds its time, or the whole diff its budget.
+ */
+
+
+
+
+/** Keywords json-schema-diff ignores (or that only annotate): stripped from both sides. */
+const IGNORED = new Set([
+    'enum', 'const', 'pattern', 'format', 'multipleOf', 'uniqueItems', 'title', 'description', 'default', 'examples',
+    'deprecated', 'readOnly', 'writeOnly', '$comment', 'contentMediaType', 'contentEncoding', 'contentSchema', '$id',
+    '$anchor', 'propertyNames', 'dependentRequired', 'dependentSchemas', 'if', 'then', 'else', 'contains', 'minContains',
+    'maxContains', 'unevaluatedProperties', 'unevaluatedItems', '$defs',
+]);
+/** Keywords it understands; anything else is dropped (it would ignore it anyway). */
+const UNDERSTOOD = new Set([
+    'type', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'items', 'minItems',
+    'maxItems', 'properties', 'required', 'additionalProperties', 'minProperties', 'maxProperties', 'allOf', 'anyOf',
+    'oneOf', 'not',
+]);
+/** Beyond this the pair is not worth a worker: known to be slow, or simply huge. */
+const MAX_BRANCHES = 64;
+const MAX_SCHEMA_CHARS = 200_000;
+/**
+ * The schema as json-schema-diff should see it: only the keywords it understands, `oneOf` as
+ * `anyOf`, or a reason to skip the pair.
+ */
+function projectForSemanticCheck(schema, options = {}) {
+    let branches = 0;
+    let reason = null;
+    const visit = (node) => {
+        if (typeof node === 'boolean')
+            return node;
+        if (typeof node.$ref === 'string')
+            reason ??= 'the schema is recursive ($ref)';
+        if ('not' in node)
+            reason ??= 'the schema uses "not"';
+        const out = {};
+        const openTuple = Array.isArray(node.prefixItems);
+        const patterned = isJsonObject(node.patternProperties);
+        for (const [key, value] of Object.entries(node)) {
+            if (IGNORED.has(key) || !UNDERSTOOD.has(key))
+                continue;
+            if (key === 'items' && openTuple)
+                continue; // 2020-12 `items` after `prefixItems` ≠ draft-07 `items`
+            if (key === 'additionalProperties' && patterned)
+                continue; // would reject pattern-matched names
+            if (key === 'properties' && isJsonObject(value)) {
+                out.properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visit(v)]));
+            }
+            else if ((key === 'anyOf' || key === 'oneOf' || key === 'allOf') && Array.isArray(value)) {
+                branches += value.length;
+                const list = value.map((v) => visit(v));
+                // oneOf → anyOf: the same relaxation on both sides, and polynomial instead of exponential.
+                const target = key === 'allOf' ? 'allOf' : 'anyOf';
+                out[target] = [...(out[target] ?? []), ...list];
+            }
+            else if ((key === 'items' || key === 'additionalProperties' || key === 'not') && (isJsonObject(value) || typeof value === 'boolean')) {
+                out[key] = visit(value);
+            }
+            else {
+                out[key] = value;
+            }
+        }
+        const objectLike = 'properties' in node || node.type === 'object' || (Array.isArray(node.type) && node.type.includes('object'));
+        if (options.closeObjects === true && objectLike && !('additionalProperties' in node) && !patterned) {
+            // Required names must stay allowed once the object is closed.
+            const properties = { ...(isJsonObject(out.properties) ? out.properties : {}) };
+            for (const name of Array.isArray(node.required) ? node.required : [])
+                if (typeof name === 'string' && !(name in properties))
+                    properties[name] = {};
+            out.properties = properties;
+            out.additionalProperties = false;
+        }
+        return out;
+    };
+    const projected = visit(schema);
+    if (reason !== null)
+        return { skip: reason };
+    if (branches > MAX_BRANCHES)
+        return { skip: `the schema has ${branches} union branches` };
+    if (JSON.stringify(projected).length > MAX_SCHEMA_CHARS)
+        return { skip: 'the schema is larger than 200,000 characters' };
+    return { schema: projected };
+}
+/**
+ * The worker module sits beside this one: lib/diff/ in the package, dist/ in the Action's
+ * bundle (where `import.meta.url` is dist/index.js and the worker is bundled on its own).
+ * Named through constants so the bundler leaves the URLs alone instead of copying the
+ * unbundled file. Run from the TypeScript sources (the tests), the compiled worker in lib/
+ * is used: a worker thread cannot load a .ts file.
+ */
+const WORKER_CANDIDATES = ['./semantic-worker.js', '../../lib/diff/semantic-worker.js'];
+const workerUrl = WORKER_CANDIDATES.map((file) => new URL(file, import.meta.url)).find((url) => (0,external_node_fs_namespaceObject.existsSync)(url));
+/**
+ * Run json-schema-diff on every job, in worker threads, within the budget. Never throws: a
+ * pair that fails, times out or is not reached gets `{ status: 'skipped', reason }`.
+ */
+async function runSemanticChecks(jobs, budget) {
+    const results = new Map();
+    if (jobs.length === 0)
+        return results;
+    if (workerUrl === undefined) {
+        for (const job of jobs)
+            results.set(job.id, { status: 'skipped', reason: 'the json-schema-diff worker is not installed' });
+        return results;
+    }
+    const deadline = Date.now() + budget.totalMs;
+    const queue = [...jobs];
+    const poolSize = Math.max(1, Math.min(budget.workers ?? Math.min((0,external_node_os_namespaceObject.availableParallelism)(), 4), jobs.length));
+    const lane = async () => {
+        let worker = null;
+        try {
+            for (let job = queue.shift(); job !== undefined; job = queue.shift()) {
+                const remaining = deadline - Date.now();
+                if (remaining <= 0) {
+                    results.set(job.id, { status: 'skipped', reason: `the ${budget.totalMs} ms budget of the semantic check ran out` });
+                    continue;
+                }
+                try {
+                    worker ??= new external_node_worker_threads_.Worker(workerUrl);
+                }
+                catch (error) {
+                    results.set(job.id, { status: 'skipped', reason: `no worker thread could be started (${error instanceof Error ? error.message : String(error)})` });
+                    continue;
+                }
+                const limit = Math.min(budget.perPairMs, remaining);
+                const outcome = await runOne(worker, job, limit);
+                results.set(job.id, outcome.result);
+                if (outcome.killWorker) {
+                    // The only way to stop a synchronous computation: terminate its thread.
+                    await worker.terminate();
+                    worker = null;
+                }
+            }
+        }
+        finally {
+            if (worker !== null)
+                await worker.terminate();
+        }
+    };
+    await Promise.all(Array.from({ length: poolSize }, lane));
+    return results;
+}
+function runOne(worker, job, limitMs) {
+    return new Promise((resolve) => {
+        const finish = (result, killWorker) => {
+            clearTimeout(timer);
+            worker.off('message', onMessage);
+            worker.off('error', onError);
+            worker.off('exit', onExit);
+            resolve({ result, killWorker });
+        };
+        const onMessage = (reply) => {
+            if (reply.id !== job.id)
+                return;
+            if (reply.ok) {
+                finish({ status: 'done', removalsFound: reply.removalsFound, additionsFound: reply.additionsFound, removed: reply.removed, added: reply.added }, false);
+            }
+            else {
+                finish({ status: 'skipped', reason: `json-schema-diff failed: ${reply.error.slice(0, 200)}` }, false);
+            }
+        };
+        const onError = (error) => finish({ status: 'skipped', reason: `json-schema-diff failed: ${error.message.slice(0, 200)}` }, true);
+        const onExit = () => finish({ status: 'skipped', reason: 'json-schema-diff stopped unexpectedly' }, true);
+        const timer = setTimeout(() => finish({ status: 'skipped', reason: `json-schema-diff took longer than ${limitMs} ms` }, true), limitMs);
+        worker.on('message', onMessage);
+        worker.on('error', onError);
+        worker.on('exit', onExit);
+        worker.postMessage({ id: job.id, previous: job.previous, current: job.current });
+    });
+}
+
+;// CONCATENATED MODULE: ./lib/diff/types.js
 /**
  * The diff report: the one data structure every renderer, the Action's gate and the runtime
  * artifact read. Its JSON form is fixed (see shared/DESIGN.md): `diff --format json` and the
@@ -49995,7 +50021,259 @@ function meetsThreshold(severity, threshold) {
     return severity !== null && types_SEVERITY_RANK[severity] >= types_SEVERITY_RANK[threshold];
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/diff/vocabulary.js
+;// CONCATENATED MODULE: ./lib/diff/cross-check.js
+
+
+
+
+
+/** The schema a draft sits in (`inputSchema`, or inside an action's input), if any. */
+function schemaFieldOf(d) {
+    if (d.direction === null)
+        return null;
+    const field = d.segments[0] === 'actions' ? d.segments[2] : d.segments[0];
+    return field === 'inputSchema' || field === 'outputSchema' ? field : null;
+}
+/** Tool arguments and results are objects by protocol (as in the walker). */
+function asToolRoot(value) {
+    if (typeof value === 'boolean')
+        return value ? { type: 'object' } : false;
+    if (!isJsonObject(value))
+        return { type: 'object' };
+    return 'type' in value ? value : { ...value, type: 'object' };
+}
+/** Mutates `toolDeltas`: adds findings, and notes when the check could not run. */
+async function crossCheck(toolDeltas, tools, budget) {
+    const jobs = [];
+    const pending = new Map();
+    const noteOn = (related, reason) => {
+        for (const d of related)
+            d.note = `Semantic cross-check not run (${reason}); classified by the keyword rules alone.`;
+    };
+    for (const { key, previous, current } of tools) {
+        for (const field of ['inputSchema', 'outputSchema']) {
+            const p = previous.contract[field];
+            const c = current.contract[field];
+            if (p === undefined || c === undefined || deepEqual(p, c))
+                continue;
+            const related = (toolDeltas.get(key) ?? []).filter((d) => schemaFieldOf(d) === field);
+            // The check can only add a verdict the walker did not reach: BREAKING for inputs, RISKY for outputs.
+            const wanted = field === 'inputSchema' ? 'BREAKING' : 'RISKY';
+            if (related.some((d) => types_SEVERITY_RANK[severityOf(d.kind, d.direction)] >= types_SEVERITY_RANK[wanted]))
+                continue;
+            // Equal once reduced to what json-schema-diff reads: the difference lies in keywords the walker judges exactly.
+            const plainP = projectForSemanticCheck(asToolRoot(p));
+            const plainC = projectForSemanticCheck(asToolRoot(c));
+            if ('schema' in plainP && 'schema' in plainC && deepEqual(plainP.schema, plainC.schema))
+                continue;
+            // Close the side whose values are enumerated: old arguments, new results (see ProjectionOptions).
+            const pp = projectForSemanticCheck(asToolRoot(p), { closeObjects: field === 'inputSchema' });
+            const pc = projectForSemanticCheck(asToolRoot(c), { closeObjects: field === 'outputSchema' });
+            if ('skip' in pp || 'skip' in pc) {
+                noteOn(related, 'skip' in pp ? pp.skip : pc.skip);
+                continue;
+            }
+            const id = `${key}\u0000${field}`;
+            jobs.push({ id, previous: pp.schema, current: pc.schema });
+            pending.set(id, { key, field, related });
+        }
+    }
+    if (jobs.length === 0)
+        return;
+    const results = await runSemanticChecks(jobs, budget);
+    for (const [id, { key, field, related }] of pending) {
+        const result = results.get(id);
+        if (result === undefined)
+            continue;
+        if (result.status === 'skipped') {
+            noteOn(related, result.reason);
+            continue;
+        }
+        const input = field === 'inputSchema';
+        if (input ? !result.removalsFound : !result.additionsFound)
+            continue;
+        const found = draft(input ? 'semantic-narrowing' : 'semantic-widening', [field], {
+            where: input ? 'arguments' : 'result',
+            direction: input ? 'input' : 'output',
+            subject: field,
+            previous: null,
+            current: input ? result.removed : result.added,
+            note: 'Found by json-schema-diff on the schemas without the keywords it ignores (enum, const, pattern, format, multipleOf); no keyword rule pinpointed it.',
+        });
+        toolDeltas.set(key, [...(toolDeltas.get(key) ?? []), found]);
+    }
+}
+
+;// CONCATENATED MODULE: ./lib/diff/lint.js
+/**
+ * Description lint against tool poisoning: text that agents read (descriptions, titles, enum
+ * values, defaults…) is an instruction channel. New or changed text that looks like hidden
+ * instructions is reported as `suspicious-text` (RISKY), whatever the rest of the change is.
+ *
+ * Every pattern is linear-time (no nested quantifiers), so a 100 KB description is scanned in
+ * microseconds and cannot be used to stall the diff.
+ */
+
+/** The signals, in the order they are reported. */
+const TEXT_SIGNALS = [
+    {
+        label: 'a pseudo-system tag',
+        pattern: /<\/?\s*(?:important|system|instructions?|admin|secret|hidden|critical|context|prompt)\b[^>\n]{0,40}>|\[\/?(?:system|inst|important|admin|hidden)\]|<\|[a-z_]{2,20}\|>/i,
+    },
+    {
+        label: 'a reference to secrets or credential files',
+        pattern: /~\/\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[\s"'`(/=:])\.env(?:\.[a-z]+)?\b|\bmcp\.json\b|claude_desktop_config\.json|~\/\.aws\/credentials|\.npmrc\b|\.netrc\b|\/etc\/(?:passwd|shadow)\b|\bprivate[ _-]key\b/i,
+    },
+    {
+        label: 'an instruction to hide something from the user',
+        pattern: /\b(?:do not|don't|never)\s+(?:tell|inform|mention|reveal|show|notify|alert)\s+(?:\w+\s+){0,3}?(?:the\s+)?(?:user|human|operator)\b|\bwithout\s+(?:telling|informing|notifying|alerting|asking)\s+the\s+(?:user|human)\b|\b(?:hide|conceal)\s+(?:\w+\s+){0,4}?from\s+the\s+(?:user|human)\b|\b(?:the\s+)?user\s+(?:must|should)\s+not\s+(?:know|see|be told)\b/i,
+    },
+    {
+        label: 'an attempt to override instructions',
+        pattern: /\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|other)\s+(?:instructions|rules|prompts?|directions)\b|\binstead\s+of\s+(?:the\s+)?user'?s?\s+request\b/i,
+    },
+    {
+        label: 'invisible or bidirectional Unicode',
+        pattern: /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/u,
+    },
+    {
+        label: 'terminal control characters',
+        // ESC (ANSI sequences) and other C0/C1 controls that text never needs; tab and newlines are fine.
+        pattern: /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/,
+    },
+];
+/**
+ * Scan the strings of `current` that are new or changed relative to `previous` (same path),
+ * object keys included (a property name is read by agents too).
+ */
+function lintText(previous, current, base = []) {
+    const before = new Map();
+    collectStrings(previous, [], (path, text) => before.set(path.join('\u0000'), text));
+    const out = [];
+    collectStrings(current, [], (path, text) => {
+        const old = before.get(path.join('\u0000'));
+        if (old === text)
+            return;
+        const found = scan(text);
+        if (found === null)
+            return;
+        out.push({ segments: [...base, ...path], previous: old ?? null, current: text, match: found.match, labels: found.labels });
+    });
+    return out;
+}
+function scan(text) {
+    let match = null;
+    const labels = [];
+    for (const signal of TEXT_SIGNALS) {
+        const m = signal.pattern.exec(text);
+        if (m === null)
+            continue;
+        labels.push(signal.label);
+        // A lone invisible character says little: show it with a few characters of context.
+        const span = m[0].length <= 2 ? text.slice(Math.max(0, m.index - 12), m.index + m[0].length + 12) : m[0].trim();
+        match ??= visible(span);
+    }
+    return match === null ? null : { match, labels };
+}
+/** Make invisible and control characters visible, so the report shows what was matched. */
+function visible(text) {
+    return text.replace(/[\u0000-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/gu, (c) => `\\u${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+}
+/** Visit every string value (and every object key, as a `(key)` pseudo-member). */
+function collectStrings(value, path, visit) {
+    if (typeof value === 'string')
+        visit(path, value);
+    else if (Array.isArray(value))
+        value.forEach((v, i) => collectStrings(v, [...path, String(i)], visit));
+    else if (isJsonObject(value)) {
+        for (const [key, child] of Object.entries(value)) {
+            visit([...path, key, '(key)'], key);
+            collectStrings(child, [...path, key], visit);
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./lib/diff/path.js
+/**
+ * Field paths: how a delta says where it is. A path is a list of segments (schema keywords
+ * and member names, raw); `fieldOf` turns it into the dotted string of the report
+ * (`inputSchema.properties.items.items.properties.sku`) and `whereOf` into the short label
+ * messages use (`items[].sku`).
+ */
+const PLAIN_SEGMENT = /^[A-Za-z0-9_$-]+$/;
+/**
+ * Dotted field path. A member name that is not a plain identifier (a dot, a space, a
+ * bracket…) is written as a JSON string in brackets, so a property called `a.b` cannot be
+ * confused with `a` → `b`.
+ */
+function fieldOf(segments) {
+    let out = '';
+    for (const segment of segments) {
+        if (PLAIN_SEGMENT.test(segment))
+            out += out === '' ? segment : `.${segment}`;
+        else
+            out += `[${JSON.stringify(segment)}]`;
+    }
+    return out;
+}
+/** Segments that wrap a member name or index and how each reads in a label. */
+const LABELS = {
+    properties: (name) => `.${name}`,
+    patternProperties: (pattern) => `./${pattern}/`,
+    dependentSchemas: (name) => `(with ${name})`,
+    prefixItems: (index) => `[${index}]`,
+    anyOf: (branch) => `<${branch}>`,
+    oneOf: (branch) => `<${branch}>`,
+    allOf: (branch) => `<all ${branch}>`,
+    $defs: (name) => `#${name}`,
+};
+const SINGLE_LABELS = {
+    items: '[]',
+    additionalProperties: '.*',
+    unevaluatedProperties: '.*',
+    propertyNames: '(key)',
+    contains: '[contains]',
+    not: '(not)',
+};
+/**
+ * A short human label of a schema location. The root reads `arguments` (input) or `result`
+ * (output); inside a discriminated action, `arguments of "create"`.
+ */
+function whereOf(segments) {
+    let root = '';
+    let rest = [];
+    const parts = [...segments];
+    if (parts[0] === 'actions' && parts.length >= 3) {
+        const schema = parts[2] === 'outputSchema' ? 'result' : 'arguments';
+        root = `${schema} of action ${JSON.stringify(parts[1])}`;
+        rest = parts.slice(3);
+    }
+    else if (parts[0] === 'inputSchema' || parts[0] === 'outputSchema') {
+        root = parts[0] === 'inputSchema' ? 'arguments' : 'result';
+        rest = parts.slice(1);
+    }
+    else {
+        return fieldOf(parts);
+    }
+    let label = '';
+    for (let i = 0; i < rest.length; i++) {
+        const segment = rest[i];
+        const wrap = LABELS[segment];
+        if (wrap !== undefined && i + 1 < rest.length) {
+            label += wrap(rest[i + 1]);
+            i++;
+        }
+        else {
+            label += SINGLE_LABELS[segment] ?? `(${segment})`;
+        }
+    }
+    if (label === '')
+        return root;
+    const path = label.startsWith('.') ? label.slice(1) : label;
+    return parts[0] === 'actions' ? `${path} (action ${JSON.stringify(parts[1])})` : path;
+}
+
+;// CONCATENATED MODULE: ./lib/diff/vocabulary.js
 /** Keywords that never make a validator reject a value. */
 const vocabulary_ANNOTATION_KEYWORDS = new Set([
     'title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly', '$comment',
@@ -50059,7 +50337,7 @@ function restrictToType(schema, type) {
     return out;
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/diff/unions.js
+;// CONCATENATED MODULE: ./lib/diff/unions.js
 /**
  * Unions (`anyOf` / `oneOf` / `allOf`): which branch of the old schema became which branch of
  * the new one. Normalization sorts branches by their text, so a changed branch can move; we
@@ -50254,7 +50532,7 @@ function unionKeywordOf(schema) {
     return any ? 'anyOf' : 'oneOf';
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/diff/schema-walker.js
+;// CONCATENATED MODULE: ./lib/diff/schema-walker.js
 
 
 
@@ -50264,14 +50542,14 @@ function unionKeywordOf(schema) {
 
 function walkSchemas(previous, current, options) {
     const walker = new Walker(previous, current, options.field);
-    walker.walk(asToolRoot(previous), asToolRoot(current), { segments: [options.field], action: null, direction: options.direction, atRoot: true });
+    walker.walk(schema_walker_asToolRoot(previous), schema_walker_asToolRoot(current), { segments: [options.field], action: null, direction: options.direction, atRoot: true });
     return walker.changes;
 }
 /**
  * Tool arguments and structured results are JSON objects by protocol, whatever the schema
  * says, so a root that omits `type` means `type: "object"`: declaring it narrows nothing.
  */
-function asToolRoot(schema) {
+function schema_walker_asToolRoot(schema) {
     if (schema === true)
         return { type: 'object' };
     if (schema === false || 'type' in schema)
@@ -50300,12 +50578,19 @@ class Walker {
     previousRoot;
     currentRoot;
     field;
+    followedRefs;
+    harmCache;
     changes = [];
-    followedRefs = new Set();
-    constructor(previousRoot, currentRoot, field) {
+    constructor(previousRoot, currentRoot, field, 
+    /** References followed so far. Helper walkers (trial pairings, `not`) start from a copy:
+     * they inherit what their parent followed, so they terminate, without hiding from the
+     * parent what they follow themselves. */
+    followedRefs = new Set(), harmCache = new WeakMap()) {
         this.previousRoot = previousRoot;
         this.currentRoot = currentRoot;
         this.field = field;
+        this.followedRefs = followedRefs;
+        this.harmCache = harmCache;
     }
     emit(kind, at, extra, facts) {
         this.changes.push({
@@ -50332,7 +50617,7 @@ class Walker {
             return;
         if (typeof prev.$ref === 'string' || typeof curr.$ref === 'string') {
             if (prev.$ref === curr.$ref) {
-                // Same target: it is compared once under `$defs`; only the siblings can differ here.
+                // Same target: any change in it showed where it was first inlined; only siblings remain.
                 prev = without(prev, ['$ref']);
                 curr = without(curr, ['$ref']);
             }
@@ -50764,25 +51049,32 @@ class Walker {
         }
     }
     /**
-     * For every (previous, current) branch pair, what comparing them would report: how many
-     * changes narrow (BREAKING for an input) and how many widen (RISKY or worse for an output).
-     * Computed lazily with a throw-away walker; large unions are not costed (null).
+     * For every (previous, current) branch pair, whether comparing them would report a narrowing
+     * (BREAKING for an input) or a widening (RISKY or worse for an output): 1 or 0. Not a count:
+     * a branch that changed deep inside must still pair with its own new version rather than with
+     * a stranger that differs by one required property. Computed lazily with a throw-away walker;
+     * large unions are not costed (null).
      */
     harmMatrix(previous, current) {
-        const cache = new Map();
         const costed = previous.length * current.length <= 144;
         const measure = (i, j) => {
-            const key = `${i},${j}`;
-            let found = cache.get(key);
-            if (found === undefined) {
-                const trial = new Walker(this.previousRoot, this.currentRoot, this.field);
-                trial.walk(previous[i], current[j], { segments: [], action: null, direction: 'input', atRoot: false });
-                found = {
-                    narrow: trial.changes.filter((c) => severityOf(c.kind, 'input') === 'BREAKING').length,
-                    widen: trial.changes.filter((c) => types_SEVERITY_RANK[severityOf(c.kind, 'output')] >= types_SEVERITY_RANK.RISKY).length,
-                };
-                cache.set(key, found);
-            }
+            const p = previous[i];
+            const c = current[j];
+            // Memoized by identity for the whole walk: nested unions would otherwise be costed once
+            // per pairing of every enclosing union (exponential in the nesting depth).
+            const memo = typeof p === 'object' && typeof c === 'object' ? this.harmCache.get(p) ?? new WeakMap() : null;
+            if (memo !== null)
+                this.harmCache.set(p, memo);
+            const known = memo?.get(c);
+            if (known !== undefined)
+                return known;
+            const trial = new Walker(this.previousRoot, this.currentRoot, this.field, new Set(this.followedRefs), this.harmCache);
+            trial.walk(p, c, { segments: [], action: null, direction: 'input', atRoot: false });
+            const found = {
+                narrow: trial.changes.some((d) => severityOf(d.kind, 'input') === 'BREAKING') ? 1 : 0,
+                widen: trial.changes.some((d) => types_SEVERITY_RANK[severityOf(d.kind, 'output')] >= types_SEVERITY_RANK.RISKY) ? 1 : 0,
+            };
+            memo?.set(c, found);
             return found;
         };
         return {
@@ -50804,7 +51096,7 @@ class Walker {
         // Inside `not`, accepting more means the whole accepts less. Rather than invert every
         // kind, walk the inner schemas on their own and report one delta on `not` saying which
         // way the exclusion moved.
-        const inner = new Walker(this.previousRoot, this.currentRoot, this.field);
+        const inner = new Walker(this.previousRoot, this.currentRoot, this.field, new Set(this.followedRefs), this.harmCache);
         inner.walk(asSchema(prev.not), asSchema(curr.not), { segments: [], action: null, direction: 'input', atRoot: false });
         const narrowed = inner.changes.some((c) => severityOf(c.kind, 'input') === 'BREAKING');
         const widened = inner.changes.some((c) => types_SEVERITY_RANK[severityOf(c.kind, 'output')] >= types_SEVERITY_RANK.RISKY);
@@ -50961,7 +51253,7 @@ function branchName(branch, discriminator, index) {
     return types === null ? `#${index}` : `#${index} (${[...types].sort().join(' | ')})`;
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/diff/entries.js
+;// CONCATENATED MODULE: ./lib/diff/entries.js
 /**
  * Entry-level detectors: what changed in one tool, prompt, resource or resource template,
  * outside (and around) its schemas. Each field of a contract has one detector; a field no
@@ -51139,7 +51431,7 @@ const entries_DETECTORS = {
     resourceTemplates: { ...RESOURCE_FIELDS, uriTemplate: identity },
 };
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/diff/renames.js
+;// CONCATENATED MODULE: ./lib/diff/renames.js
 /**
  * Rename detection: a removed entry and an added entry that take the same (or nearly the same)
  * arguments are most likely one entry under a new name. Reporting them as one BREAKING rename,
@@ -51235,293 +51527,7 @@ function jaccard(a, b) {
     return shared / (a.size + b.size - shared);
 }
 
-;// CONCATENATED MODULE: external "node:module"
-const external_node_module_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:module");
-// EXTERNAL MODULE: external "node:worker_threads"
-var external_node_worker_threads_ = __nccwpck_require__(5919);
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/diff/semantic.js
-/**
- * The semantic cross-check: ask `json-schema-diff` (set algebra over schemas) whether the set
- * of accepted values lost members (input) or gained members (output), to catch what the
- * keyword walker cannot see (constraints moved between `allOf` branches, restructured unions…).
- *
- * What we measured about json-schema-diff 1.0.0, and how each limit is handled:
- * - It ignores `enum`, `const`, `pattern`, `format`, `multipleOf`, `uniqueItems` (and treats
- *   unknown keywords as absent). We strip them, so both sides are over-approximated the same
- *   way; the walker judges those keywords exactly.
- * - It honours `additionalProperties: false` but ignores `patternProperties`, and reads `items`
- *   the draft-07 way, which would invent losses: where those appear we drop the pair (relaxing
- *   both sides again). `not` would turn the over-approximation into an under-approximation, and
- *   `$ref` may make it fetch files or URLs or throw on cycles: schemas with either are skipped.
- * - It validates input against draft-07 and throws on a 2020-12 `$schema`: normalized schemas
- *   carry no `$schema`, and every throw is caught.
- * - `oneOf` costs it exponential time (a flat 5→6 branch oneOf took 65 s on this machine):
- *   `oneOf` is projected to `anyOf` (again an equal relaxation of both sides), which it handles
- *   in milliseconds.
- * - It is synchronous once started: a Promise timeout cannot stop it. It runs in worker
- *   threads that are terminated when a pair exceeds its time, or the whole diff its budget.
- */
-
-
-
-
-/** Keywords json-schema-diff ignores (or that only annotate): stripped from both sides. */
-const IGNORED = new Set([
-    'enum', 'const', 'pattern', 'format', 'multipleOf', 'uniqueItems', 'title', 'description', 'default', 'examples',
-    'deprecated', 'readOnly', 'writeOnly', '$comment', 'contentMediaType', 'contentEncoding', 'contentSchema', '$id',
-    '$anchor', 'propertyNames', 'dependentRequired', 'dependentSchemas', 'if', 'then', 'else', 'contains', 'minContains',
-    'maxContains', 'unevaluatedProperties', 'unevaluatedItems', '$defs',
-]);
-/** Keywords it understands; anything else is dropped (it would ignore it anyway). */
-const UNDERSTOOD = new Set([
-    'type', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'items', 'minItems',
-    'maxItems', 'properties', 'required', 'additionalProperties', 'minProperties', 'maxProperties', 'allOf', 'anyOf',
-    'oneOf', 'not',
-]);
-/** Beyond this the pair is not worth a worker: known to be slow, or simply huge. */
-const MAX_BRANCHES = 64;
-const MAX_SCHEMA_CHARS = 200_000;
-/**
- * The schema as json-schema-diff should see it: only the keywords it understands, `oneOf` as
- * `anyOf`, or a reason to skip the pair.
- */
-function projectForSemanticCheck(schema, options = {}) {
-    let branches = 0;
-    let reason = null;
-    const visit = (node) => {
-        if (typeof node === 'boolean')
-            return node;
-        if (typeof node.$ref === 'string')
-            reason ??= 'the schema is recursive ($ref)';
-        if ('not' in node)
-            reason ??= 'the schema uses "not"';
-        const out = {};
-        const openTuple = Array.isArray(node.prefixItems);
-        const patterned = isJsonObject(node.patternProperties);
-        for (const [key, value] of Object.entries(node)) {
-            if (IGNORED.has(key) || !UNDERSTOOD.has(key))
-                continue;
-            if (key === 'items' && openTuple)
-                continue; // 2020-12 `items` after `prefixItems` ≠ draft-07 `items`
-            if (key === 'additionalProperties' && patterned)
-                continue; // would reject pattern-matched names
-            if (key === 'properties' && isJsonObject(value)) {
-                out.properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visit(v)]));
-            }
-            else if ((key === 'anyOf' || key === 'oneOf' || key === 'allOf') && Array.isArray(value)) {
-                branches += value.length;
-                const list = value.map((v) => visit(v));
-                // oneOf → anyOf: the same relaxation on both sides, and polynomial instead of exponential.
-                const target = key === 'allOf' ? 'allOf' : 'anyOf';
-                out[target] = [...(out[target] ?? []), ...list];
-            }
-            else if ((key === 'items' || key === 'additionalProperties' || key === 'not') && (isJsonObject(value) || typeof value === 'boolean')) {
-                out[key] = visit(value);
-            }
-            else {
-                out[key] = value;
-            }
-        }
-        const objectLike = 'properties' in node || node.type === 'object' || (Array.isArray(node.type) && node.type.includes('object'));
-        if (options.closeObjects === true && objectLike && !('additionalProperties' in node) && !patterned) {
-            // Required names must stay allowed once the object is closed.
-            const properties = { ...(isJsonObject(out.properties) ? out.properties : {}) };
-            for (const name of Array.isArray(node.required) ? node.required : [])
-                if (typeof name === 'string' && !(name in properties))
-                    properties[name] = {};
-            out.properties = properties;
-            out.additionalProperties = false;
-        }
-        return out;
-    };
-    const projected = visit(schema);
-    if (reason !== null)
-        return { skip: reason };
-    if (branches > MAX_BRANCHES)
-        return { skip: `the schema has ${branches} union branches` };
-    if (JSON.stringify(projected).length > MAX_SCHEMA_CHARS)
-        return { skip: 'the schema is larger than 200,000 characters' };
-    return { schema: projected };
-}
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const jsonSchemaDiff = require(workerData.modulePath);
-parentPort.on('message', async (job) => {
-  try {
-    const r = await jsonSchemaDiff.diffSchemas({ sourceSchema: job.previous, destinationSchema: job.current });
-    parentPort.postMessage({ id: job.id, ok: true, removalsFound: r.removalsFound, additionsFound: r.additionsFound,
-      removed: r.removedJsonSchema, added: r.addedJsonSchema });
-  } catch (error) {
-    parentPort.postMessage({ id: job.id, ok: false, error: String((error && error.message) || error) });
-  }
-});
-`;
-function resolveJsonSchemaDiff() {
-    try {
-        return (0,external_node_module_namespaceObject.createRequire)(import.meta.url).resolve('json-schema-diff');
-    }
-    catch {
-        return null;
-    }
-}
-/**
- * Run json-schema-diff on every job, in worker threads, within the budget. Never throws: a
- * pair that fails, times out or is not reached gets `{ status: 'skipped', reason }`.
- */
-async function runSemanticChecks(jobs, budget) {
-    const results = new Map();
-    if (jobs.length === 0)
-        return results;
-    const modulePath = resolveJsonSchemaDiff();
-    if (modulePath === null) {
-        for (const job of jobs)
-            results.set(job.id, { status: 'skipped', reason: 'json-schema-diff is not installed' });
-        return results;
-    }
-    const deadline = Date.now() + budget.totalMs;
-    const queue = [...jobs];
-    const poolSize = Math.max(1, Math.min(budget.workers ?? Math.min((0,external_node_os_namespaceObject.availableParallelism)(), 4), jobs.length));
-    const lane = async () => {
-        let worker = null;
-        try {
-            for (let job = queue.shift(); job !== undefined; job = queue.shift()) {
-                const remaining = deadline - Date.now();
-                if (remaining <= 0) {
-                    results.set(job.id, { status: 'skipped', reason: `the ${budget.totalMs} ms budget of the semantic check ran out` });
-                    continue;
-                }
-                worker ??= new external_node_worker_threads_.Worker(WORKER_SOURCE, { eval: true, workerData: { modulePath } });
-                const limit = Math.min(budget.perPairMs, remaining);
-                const outcome = await runOne(worker, job, limit);
-                results.set(job.id, outcome.result);
-                if (outcome.killWorker) {
-                    // The only way to stop a synchronous computation: terminate its thread.
-                    await worker.terminate();
-                    worker = null;
-                }
-            }
-        }
-        finally {
-            if (worker !== null)
-                await worker.terminate();
-        }
-    };
-    await Promise.all(Array.from({ length: poolSize }, lane));
-    return results;
-}
-function runOne(worker, job, limitMs) {
-    return new Promise((resolve) => {
-        const finish = (result, killWorker) => {
-            clearTimeout(timer);
-            worker.off('message', onMessage);
-            worker.off('error', onError);
-            worker.off('exit', onExit);
-            resolve({ result, killWorker });
-        };
-        const onMessage = (reply) => {
-            if (reply.id !== job.id)
-                return;
-            if (reply.ok) {
-                finish({ status: 'done', removalsFound: reply.removalsFound, additionsFound: reply.additionsFound, removed: reply.removed, added: reply.added }, false);
-            }
-            else {
-                finish({ status: 'skipped', reason: `json-schema-diff failed: ${reply.error.slice(0, 200)}` }, false);
-            }
-        };
-        const onError = (error) => finish({ status: 'skipped', reason: `json-schema-diff failed: ${error.message.slice(0, 200)}` }, true);
-        const onExit = () => finish({ status: 'skipped', reason: 'json-schema-diff stopped unexpectedly' }, true);
-        const timer = setTimeout(() => finish({ status: 'skipped', reason: `json-schema-diff took longer than ${limitMs} ms` }, true), limitMs);
-        worker.on('message', onMessage);
-        worker.on('error', onError);
-        worker.on('exit', onExit);
-        worker.postMessage({ id: job.id, previous: job.previous, current: job.current });
-    });
-}
-
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/diff/cross-check.js
-
-
-
-
-
-/** The schema a draft sits in (`inputSchema`, or inside an action's input), if any. */
-function schemaFieldOf(d) {
-    if (d.direction === null)
-        return null;
-    const field = d.segments[0] === 'actions' ? d.segments[2] : d.segments[0];
-    return field === 'inputSchema' || field === 'outputSchema' ? field : null;
-}
-/** Tool arguments and results are objects by protocol (as in the walker). */
-function cross_check_asToolRoot(value) {
-    if (typeof value === 'boolean')
-        return value ? { type: 'object' } : false;
-    if (!isJsonObject(value))
-        return { type: 'object' };
-    return 'type' in value ? value : { ...value, type: 'object' };
-}
-/** Mutates `toolDeltas`: adds findings, and notes when the check could not run. */
-async function crossCheck(toolDeltas, tools, budget) {
-    const jobs = [];
-    const pending = new Map();
-    const noteOn = (related, reason) => {
-        for (const d of related)
-            d.note = `Semantic cross-check not run (${reason}); classified by the keyword rules alone.`;
-    };
-    for (const { key, previous, current } of tools) {
-        for (const field of ['inputSchema', 'outputSchema']) {
-            const p = previous.contract[field];
-            const c = current.contract[field];
-            if (p === undefined || c === undefined || deepEqual(p, c))
-                continue;
-            const related = (toolDeltas.get(key) ?? []).filter((d) => schemaFieldOf(d) === field);
-            // The check can only add a verdict the walker did not reach: BREAKING for inputs, RISKY for outputs.
-            const wanted = field === 'inputSchema' ? 'BREAKING' : 'RISKY';
-            if (related.some((d) => types_SEVERITY_RANK[severityOf(d.kind, d.direction)] >= types_SEVERITY_RANK[wanted]))
-                continue;
-            // Equal once reduced to what json-schema-diff reads: the difference lies in keywords the walker judges exactly.
-            const plainP = projectForSemanticCheck(cross_check_asToolRoot(p));
-            const plainC = projectForSemanticCheck(cross_check_asToolRoot(c));
-            if ('schema' in plainP && 'schema' in plainC && deepEqual(plainP.schema, plainC.schema))
-                continue;
-            // Close the side whose values are enumerated: old arguments, new results (see ProjectionOptions).
-            const pp = projectForSemanticCheck(cross_check_asToolRoot(p), { closeObjects: field === 'inputSchema' });
-            const pc = projectForSemanticCheck(cross_check_asToolRoot(c), { closeObjects: field === 'outputSchema' });
-            if ('skip' in pp || 'skip' in pc) {
-                noteOn(related, 'skip' in pp ? pp.skip : pc.skip);
-                continue;
-            }
-            const id = `${key}\u0000${field}`;
-            jobs.push({ id, previous: pp.schema, current: pc.schema });
-            pending.set(id, { key, field, related });
-        }
-    }
-    if (jobs.length === 0)
-        return;
-    const results = await runSemanticChecks(jobs, budget);
-    for (const [id, { key, field, related }] of pending) {
-        const result = results.get(id);
-        if (result === undefined)
-            continue;
-        if (result.status === 'skipped') {
-            noteOn(related, result.reason);
-            continue;
-        }
-        const input = field === 'inputSchema';
-        if (input ? !result.removalsFound : !result.additionsFound)
-            continue;
-        const found = draft(input ? 'semantic-narrowing' : 'semantic-widening', [field], {
-            where: input ? 'arguments' : 'result',
-            direction: input ? 'input' : 'output',
-            subject: field,
-            previous: null,
-            current: input ? result.removed : result.added,
-            note: 'Found by json-schema-diff on the schemas without the keywords it ignores (enum, const, pattern, format, multipleOf); no keyword rule pinpointed it.',
-        });
-        toolDeltas.set(key, [...(toolDeltas.get(key) ?? []), found]);
-    }
-}
-
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/diff/index.js
+;// CONCATENATED MODULE: ./lib/diff/index.js
 /**
  * The classification engine: compare two sets of normalized contracts and say, per entry and
  * per field, what changed and how much it matters to the agents that call the server.
@@ -51695,7 +51701,7 @@ function buildReport(found) {
     return report;
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/report/artifact.js
+;// CONCATENATED MODULE: ./lib/report/artifact.js
 /**
  * The JSON report and the frozen delta artifact. Both are the fixed `DiffReport` shape in
  * canonical JSON (sorted keys, 2-space indent, trailing newline): same report, same bytes.
@@ -51850,7 +51856,7 @@ function isJsonValue(value, depth = 0) {
     return false;
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/report/values.js
+;// CONCATENATED MODULE: ./lib/report/values.js
 /**
  * Short renderings of a delta's previous/current values for people and LLMs: a schema reads
  * as a TypeScript-like type (`{ amount: number, currency?: "EUR" | "USD" }`), as in the
@@ -51904,7 +51910,7 @@ function typeOf(schema, depth) {
     return rendered.join(' | ');
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/report/text.js
+;// CONCATENATED MODULE: ./lib/report/text.js
 /**
  * The terminal form: one block per entry, worst first, colour when asked (the CLI asks when
  * stdout is a TTY). Server strings pass through `terminalText`, so an ANSI sequence hidden in
@@ -52680,7 +52686,7 @@ function diffWordsWithSpace(oldStr, newStr, options) {
     return wordsWithSpaceDiff.diff(oldStr, newStr, options);
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/report/escape.js
+;// CONCATENATED MODULE: ./lib/report/escape.js
 /**
  * Escaping for every output format. Everything a server sends (names, descriptions, enum
  * values) is attacker-controlled: it must never be able to inject markup, ping people, break a
@@ -52757,21 +52763,28 @@ function mdCodeBlock(text, language = '') {
     const fence = '`'.repeat(longest + 1);
     return `${fence}${language}\n${body}\n${fence}`;
 }
-/** Text inside HTML elements (`<summary>`): entities, mentions defused, one line. */
+/**
+ * Text inside HTML elements (`<summary>`): entities, mentions and links defused, one line.
+ * GitHub does not parse Markdown inside an HTML block; in case a renderer did, the characters
+ * that make links, images and code spans (`[`, `]`, a backtick) become numeric entities too,
+ * which show as themselves either way. Emphasis characters are left alone: at worst they
+ * format, and names like `create_order` stay readable in the raw comment.
+ */
 function htmlText(text) {
     return defuseLinks(visibleText(text)
         .replace(/\r\n|\r|\n/g, ' ')
         .replace(/&/g, '&amp;')
         .replace(/</g, '&lt;')
         .replace(/>/g, '&gt;')
-        .replace(/"/g, '&quot;'));
+        .replace(/"/g, '&quot;')
+        .replace(/[`[\]]/g, (c) => `&#${c.charCodeAt(0)};`));
 }
 /** Terminal text: controls (ANSI escapes included) made visible, so a name cannot recolour or clear the screen. */
 function escape_terminalText(text) {
     return visibleText(text);
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/report/markdown.js
+;// CONCATENATED MODULE: ./lib/report/markdown.js
 /**
  * The Markdown form, for pull-request comments and job summaries: counts per severity, then
  * one section per severity (worst first), one collapsible `<details>` per entry, each delta
@@ -52868,9 +52881,6 @@ function deltaItem(d, maxValue) {
         lines.push(`  Wording: ${wording}`);
     else if (showValues(d))
         lines.push(`  ${mdCode(values_summarize(d.previous, maxValue))} → ${mdCode(values_summarize(d.current, maxValue))}`);
-    if (d.renamedFrom !== undefined && d.renamedTo !== undefined) {
-        lines.push(`  Renamed ${mdCode(escape_truncate(d.renamedFrom, 200))} → ${mdCode(escape_truncate(d.renamedTo, 200))}`);
-    }
     if (d.match !== undefined)
         lines.push(`  Matched: ${mdCode(escape_truncate(d.match, 200))}`);
     if (d.hint !== undefined)
@@ -52901,7 +52911,7 @@ function rewording(d) {
         .join('');
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/report/xml.js
+;// CONCATENATED MODULE: ./lib/report/xml.js
 /**
  * The `<contract_deltas>` form: what the runtime injects into a validation error so the model
  * can self-correct (seed "Self-Healing Context"). Every attribute and text node is escaped, and
@@ -52944,7 +52954,7 @@ function formatDeltasAsXml(deltas, options = {}) {
     return out.join('\n');
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/report/sarif.js
+;// CONCATENATED MODULE: ./lib/report/sarif.js
 /**
  * SARIF 2.1.0, for GitHub code scanning: one result per delta, rule ids = delta kinds (so a
  * team can dismiss or re-level a kind in the UI), located in the lockfile the change will
@@ -53049,7 +53059,7 @@ function lineOf(lockfileText, kind, name) {
     return section + 1;
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/report/index.js
+;// CONCATENATED MODULE: ./lib/report/index.js
 /**
  * Renderers of a `DiffReport`. They only read deltas: every judgement was made by the diff
  * engine, so all formats always agree.
@@ -53060,7 +53070,7 @@ function lineOf(lockfileText, kind, name) {
 
 
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/github/deltas.js
+;// CONCATENATED MODULE: ./lib/github/deltas.js
 
 
 /** Every delta of a report, worst first (stable: report order within a severity). */
@@ -53088,7 +53098,7 @@ const KIND_WORD = {
     resourceTemplates: 'resource template',
 };
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/github/allow.js
+;// CONCATENATED MODULE: ./lib/github/allow.js
 
 /**
  * Match the allow-list of the config against the deltas of every server reviewed in this run.
@@ -53146,7 +53156,7 @@ function allowListNotes(evaluation) {
     return notes;
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/github/annotations.js
+;// CONCATENATED MODULE: ./lib/github/annotations.js
 
 
 
@@ -53244,7 +53254,7 @@ function selectAnnotations(candidates, perLevel = ANNOTATIONS_PER_LEVEL) {
     return out;
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/github/sticky.js
+;// CONCATENATED MODULE: ./lib/github/sticky.js
 /**
  * The sticky comment: one per server and workflow job, found again by a hidden marker on its
  * first line. Both names are percent-encoded so neither can close the HTML comment (`-->`) or
@@ -53298,7 +53308,7 @@ function normalize(body) {
     return body.replace(/\r\n/g, '\n').trimEnd();
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/github/api.js
+;// CONCATENATED MODULE: ./lib/github/api.js
 
 
 const DEFAULT_RETRY = { attempts: 4, baseMs: 1_000, maxWaitMs: 30_000 };
@@ -53429,7 +53439,7 @@ function retryAfterMs(error) {
 
 // EXTERNAL MODULE: external "node:util"
 var external_node_util_ = __nccwpck_require__(7975);
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/github/baseline.js
+;// CONCATENATED MODULE: ./lib/github/baseline.js
 
 
 
@@ -53480,7 +53490,7 @@ async function readFileAtRef(options) {
     return { text: await options.api.fileAtRef(rel, options.ref), via: 'contents API' };
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/github/bundle.js
+;// CONCATENATED MODULE: ./lib/github/bundle.js
 
 
 
@@ -53555,7 +53565,7 @@ function parseBundle(source, label) {
     return { ...parsed.data, reviews };
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/github/markdown.js
+;// CONCATENATED MODULE: ./lib/github/markdown.js
 /**
  * Small Markdown helpers for the text the Action writes around the report. Escaping itself is
  * the report's (src/report/escape.ts): much of what lands in a PR comment comes from the PR
@@ -53607,7 +53617,7 @@ function truncateMarkdown(text, max, note) {
     return `${kept}\n${closers.join('\n')}${closers.length ? '\n' : ''}\n${note}\n`;
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/github/comment.js
+;// CONCATENATED MODULE: ./lib/github/comment.js
 
 
 
@@ -53726,7 +53736,7 @@ function clip(text, max) {
     return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/github/event.js
+;// CONCATENATED MODULE: ./lib/github/event.js
 
 const NULL_SHA = /^0{40}$/;
 /**
@@ -53806,7 +53816,7 @@ function isPrivilegedPullRequestEvent(eventName) {
     return eventName === 'pull_request_target';
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/github/gate.js
+;// CONCATENATED MODULE: ./lib/github/gate.js
 
 
 
@@ -53853,7 +53863,7 @@ function blockedMessage(server, blocking, threshold, approveLabel) {
     return `The contracts of ${server} have ${plural(blocking.length, 'change')} at or above fail-on ${threshold} (${counts}). ${how}`;
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/github/inputs.js
+;// CONCATENATED MODULE: ./lib/github/inputs.js
 
 
 
@@ -53968,7 +53978,7 @@ function parseHeaders(text) {
     return out;
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/github/reproduce.js
+;// CONCATENATED MODULE: ./lib/github/reproduce.js
 
 const CLI = 'npx mcp-contract-guard';
 /** The one command that brings a stale lockfile up to date. */
@@ -54000,13 +54010,13 @@ function reproduceCommands(options) {
     return lines;
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/github/review.js
+;// CONCATENATED MODULE: ./lib/github/review.js
 /** True when the comment has something to say beyond "no changes". */
 function hasSomethingToSay(review) {
     return review.report === null || review.report.summary.maxSeverity !== null || review.stale !== undefined || review.reviewError !== undefined;
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/github/summary.js
+;// CONCATENATED MODULE: ./lib/github/summary.js
 
 
 
@@ -54080,7 +54090,7 @@ function computeOutputs(reviews, paths) {
     return outputs;
 }
 
-;// CONCATENATED MODULE: ./node_modules/.cache/mcp-contract-guard-action/github/run.js
+;// CONCATENATED MODULE: ./lib/github/run.js
 /**
  * The Action's shell: read the run, review each server, then act on the results (files,
  * summary, annotations, comment, outputs, exit status). Every decision is made by the pure
@@ -54826,6 +54836,6 @@ function emptyReport() {
 /******/ // startup
 /******/ // Load entry module and return exports
 /******/ // This entry module used 'module' so it can't be inlined
-/******/ var __webpack_exports__ = __nccwpck_require__(4098);
+/******/ var __webpack_exports__ = __nccwpck_require__(2909);
 /******/ __webpack_exports__ = await __webpack_exports__;
 /******/ 

@@ -20,7 +20,7 @@
  * - It is synchronous once started: a Promise timeout cannot stop it. It runs in worker
  *   threads that are terminated when a pair exceeds its time, or the whole diff its budget.
  */
-import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { JsonObject, JsonSchema, JsonValue } from '../contract/model.js';
@@ -123,59 +123,19 @@ export function projectForSemanticCheck(schema: JsonSchema, options: ProjectionO
   return { schema: projected };
 }
 
-/**
- * The worker. json-schema-diff's public \`diffSchemas\` spends ~80% of each call (measured: 8 of
- * 9 ms) building a fresh Ajv and validating both schemas against the draft-07 meta-schema, then
- * dereferences them; our projected schemas are valid by construction and hold no \`$ref\`. So
- * the worker runs the same set algebra as \`dist/json-schema-diff/diff-schemas.js\` directly,
- * and falls back to the public API if those internals ever move.
- */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const path = require('node:path');
-const jsonSchemaDiff = require(workerData.modulePath);
-let direct = null;
-try {
-  const dist = path.dirname(workerData.modulePath);
-  const { parseAsJsonSet } = require(path.join(dist, 'json-schema-diff/diff-schemas/parse-as-json-set.js'));
-  const { loadConfig } = require(path.join(dist, 'json-schema-diff/config.js'));
-  const context = loadConfig(process.env).parseContext;
-  direct = (source, destination) => {
-    const sourceSet = parseAsJsonSet(source, context);
-    const destinationSet = parseAsJsonSet(destination, context);
-    const outside = sourceSet.intersect(destinationSet).complement();
-    const added = outside.intersect(destinationSet);
-    const removed = outside.intersect(sourceSet);
-    return { additionsFound: added.type !== 'empty', removalsFound: removed.type !== 'empty',
-      addedJsonSchema: added.toJsonSchema(), removedJsonSchema: removed.toJsonSchema() };
-  };
-} catch {
-  direct = null;
-}
-parentPort.on('message', async (job) => {
-  try {
-    const r = direct !== null
-      ? direct(job.previous, job.current)
-      : await jsonSchemaDiff.diffSchemas({ sourceSchema: job.previous, destinationSchema: job.current });
-    parentPort.postMessage({ id: job.id, ok: true, removalsFound: r.removalsFound, additionsFound: r.additionsFound,
-      removed: r.removedJsonSchema, added: r.addedJsonSchema });
-  } catch (error) {
-    parentPort.postMessage({ id: job.id, ok: false, error: String((error && error.message) || error) });
-  }
-});
-`;
-
 type WorkerReply =
   | { id: string; ok: true; removalsFound: boolean; additionsFound: boolean; removed: JsonValue; added: JsonValue }
   | { id: string; ok: false; error: string };
 
-function resolveJsonSchemaDiff(): string | null {
-  try {
-    return createRequire(import.meta.url).resolve('json-schema-diff');
-  } catch {
-    return null;
-  }
-}
+/**
+ * The worker module sits beside this one: lib/diff/ in the package, dist/ in the Action's
+ * bundle (where `import.meta.url` is dist/index.js and the worker is bundled on its own).
+ * Named through constants so the bundler leaves the URLs alone instead of copying the
+ * unbundled file. Run from the TypeScript sources (the tests), the compiled worker in lib/
+ * is used: a worker thread cannot load a .ts file.
+ */
+const WORKER_CANDIDATES = ['./semantic-worker.js', '../../lib/diff/semantic-worker.js'];
+const workerUrl = WORKER_CANDIDATES.map((file) => new URL(file, import.meta.url)).find((url) => existsSync(url));
 
 /**
  * Run json-schema-diff on every job, in worker threads, within the budget. Never throws: a
@@ -184,9 +144,8 @@ function resolveJsonSchemaDiff(): string | null {
 export async function runSemanticChecks(jobs: readonly SemanticJob[], budget: SemanticBudget): Promise<Map<string, SemanticResult>> {
   const results = new Map<string, SemanticResult>();
   if (jobs.length === 0) return results;
-  const modulePath = resolveJsonSchemaDiff();
-  if (modulePath === null) {
-    for (const job of jobs) results.set(job.id, { status: 'skipped', reason: 'json-schema-diff is not installed' });
+  if (workerUrl === undefined) {
+    for (const job of jobs) results.set(job.id, { status: 'skipped', reason: 'the json-schema-diff worker is not installed' });
     return results;
   }
 
@@ -204,7 +163,7 @@ export async function runSemanticChecks(jobs: readonly SemanticJob[], budget: Se
           continue;
         }
         try {
-          worker ??= new Worker(WORKER_SOURCE, { eval: true, workerData: { modulePath } });
+          worker ??= new Worker(workerUrl);
         } catch (error) {
           results.set(job.id, { status: 'skipped', reason: `no worker thread could be started (${error instanceof Error ? error.message : String(error)})` });
           continue;

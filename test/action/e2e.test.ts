@@ -3,9 +3,7 @@
  * in a scratch git repository (base commit: the v1 lockfile; head: v2), against a local server
  * speaking the GitHub REST endpoints it uses.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { renderArtifact } from '../../src/report/index.js';
 import { commentMarker } from '../../src/github/sticky.js';
@@ -22,8 +20,8 @@ let inventory: Inventory;
 let mock: GitHubMock;
 
 beforeAll(async () => {
-  const build = promisify(execFile)('npm', ['run', 'build:action'], { cwd: ROOT });
-  [inventory, mock] = await Promise.all([compileInventory(), new GitHubMock().start(), build]);
+  // dist/ was rebuilt from the current sources by the global setup.
+  [inventory, mock] = await Promise.all([compileInventory(), new GitHubMock().start()]);
 }, 120_000);
 
 afterAll(async () => {
