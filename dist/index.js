@@ -29411,7 +29411,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /***/ ((__webpack_module__, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _github_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7547);
+/* harmony import */ var _github_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2220);
 /**
  * Entry point of the GitHub Action (bundled into dist/index.js by `npm run build:action`).
  * Thin on purpose: everything lives in src/github, where the decisions are pure and tested.
@@ -29424,7 +29424,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 7547:
+/***/ 2220:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -51863,6 +51863,7 @@ function isJsonValue(value, depth = 0) {
  * runtime's `<contract_awareness>` block; anything else as compact JSON.
  */
 
+
 const SCHEMA_MARKERS = ['type', 'properties', 'anyOf', 'oneOf', 'allOf', 'items', 'enum', 'const', '$ref', 'not', 'prefixItems'];
 function looksLikeSchema(value) {
     return isJsonObject(value) && !('name' in value && 'inputSchema' in value) && SCHEMA_MARKERS.some((k) => k in value);
@@ -51872,8 +51873,9 @@ function values_summarize(value, max = 200) {
     const text = value === null || value === undefined ? '(none)' : looksLikeSchema(value) ? typeOf(value, 3) : compactJson(value);
     return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
+/** Compact JSON with sorted keys: the same value renders the same whatever its key order. */
 function compactJson(value) {
-    return JSON.stringify(value) ?? String(value);
+    return value === undefined ? 'undefined' : canonical_canonicalJson(value);
 }
 /** A TypeScript-like type for a schema, `depth` levels deep. */
 function typeOf(schema, depth) {
@@ -52692,23 +52694,12 @@ function diffWordsWithSpace(oldStr, newStr, options) {
  * values) is attacker-controlled: it must never be able to inject markup, ping people, break a
  * table, forge an XML element or drive the terminal.
  */
-/** Characters XML 1.0 cannot carry at all, even escaped, plus the C1 controls. */
-const XML_FORBIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 /** Controls and invisible/bidi characters, shown as `\uXXXX` in human-facing output. */
 const INVISIBLE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/gu;
 const codePoint = (c) => `\\u${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
 /** Make control, invisible and bidi characters visible (`\u202E`), so nothing hides in output. */
 function visibleText(text) {
     return text.replace(INVISIBLE, codePoint);
-}
-function escape_escapeXml(text) {
-    return text
-        .replace(XML_FORBIDDEN, codePoint)
-        .replace(/&/g, '&amp;')
-        .replace(/</g, '&lt;')
-        .replace(/>/g, '&gt;')
-        .replace(/"/g, '&quot;')
-        .replace(/'/g, '&apos;');
 }
 /** Shorten to at most `max` characters, saying how much was cut. */
 function escape_truncate(text, max) {
@@ -52911,13 +52902,93 @@ function rewording(d) {
         .join('');
 }
 
+;// CONCATENATED MODULE: ./lib/runtime/xml.js
+/**
+ * XML text helpers shared by every runtime renderer. Everything that reaches an LLM through the
+ * error protocol goes through `escapeText` or `escapeAttr`, so a hostile tool name, argument or
+ * schema value can neither close our elements nor forge new ones.
+ */
+// XML 1.0 forbids most C0 controls, lone surrogates and U+FFFE/U+FFFF; a parser would reject the
+// whole document, so they become U+FFFD instead.
+const INVALID_XML_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const TEXT_SPECIALS = /[&<]/g;
+const ATTR_SPECIALS = /[&<>"']/g;
+const ENTITIES = {
+    '&': '&amp;',
+    '<': '&lt;',
+    '>': '&gt;',
+    '"': '&quot;',
+    "'": '&apos;',
+};
+function replaceEntity(char) {
+    return ENTITIES[char] ?? char;
+}
+/**
+ * Escapes element content. `>` is left as is: it cannot open markup, and `>= 1` reads better to
+ * a model than `&gt;= 1`.
+ */
+function xml_escapeText(value) {
+    return value.replace(INVALID_XML_CHARS, '\uFFFD').replace(TEXT_SPECIALS, replaceEntity);
+}
+/** Escapes an attribute value (all five XML specials). */
+function xml_escapeAttr(value) {
+    return value.replace(INVALID_XML_CHARS, '\uFFFD').replace(ATTR_SPECIALS, replaceEntity);
+}
+/**
+ * JSON with object keys sorted at every level, so the same value always renders to the same
+ * bytes whatever order its producer wrote the keys in. `undefined` (absent) renders as
+ * `undefined`, which JSON cannot express; functions and symbols never occur in the JSON values
+ * this is used on.
+ */
+function xml_canonicalJson(value) {
+    if (value === undefined)
+        return 'undefined';
+    return JSON.stringify(sortKeys(value, 0)) ?? 'undefined';
+}
+const MAX_DEPTH = 64;
+function sortKeys(value, depth) {
+    if (value === null || typeof value !== 'object') {
+        // JSON.stringify throws on bigint; show it as the number it stands for.
+        return typeof value === 'bigint' ? value.toString() : value;
+    }
+    if (depth > MAX_DEPTH)
+        return '[too deep]';
+    if (Array.isArray(value))
+        return value.map((item) => sortKeys(item, depth + 1));
+    const sorted = {};
+    for (const key of Object.keys(value).sort()) {
+        sorted[key] = sortKeys(value[key], depth + 1);
+    }
+    return sorted;
+}
+/**
+ * Cuts `text` to at most `max` characters (never inside a surrogate pair) and says how long the
+ * original was, so the model knows it is looking at a prefix.
+ */
+function xml_truncate(text, max) {
+    if (text.length <= max)
+        return text;
+    let end = Math.max(0, max);
+    const code = text.charCodeAt(end - 1);
+    if (code >= 0xd800 && code <= 0xdbff)
+        end -= 1;
+    return `${text.slice(0, end)}… (truncated, ${text.length} characters)`;
+}
+/** `"a", "b", "c"`, listing at most `max` values and counting the rest. */
+function listValues(values, max = 20) {
+    const shown = values.slice(0, max).map((value) => xml_canonicalJson(value));
+    const rest = values.length - shown.length;
+    return rest > 0 ? `${shown.join(', ')} (+${rest} more)` : shown.join(', ');
+}
+
 ;// CONCATENATED MODULE: ./lib/report/xml.js
 /**
  * The `<contract_deltas>` form: what the runtime injects into a validation error so the model
- * can self-correct (seed "Self-Healing Context"). Every attribute and text node is escaped, and
- * characters XML cannot carry are written as `\uXXXX`, so no server string can close an
- * element or forge one.
+ * can self-correct (seed "Self-Healing Context"). Every attribute and text node is escaped with
+ * the runtime's XML helpers (characters XML cannot carry become U+FFFD), so no server string
+ * can close an element or forge one.
  */
+
 
 
 
@@ -52927,7 +52998,7 @@ function renderXml(report, options = {}) {
     const lines = [`<contract_changes max_severity="${report.summary.maxSeverity ?? 'NONE'}">`];
     for (const kind of ENTRY_KINDS) {
         for (const [name, entry] of Object.entries(report[kind] ?? {})) {
-            lines.push(`  <${ENTRY_ELEMENT[kind]} name="${escapeXml(name)}" max_severity="${entry.maxSeverity ?? 'NONE'}">`);
+            lines.push(`  <${ENTRY_ELEMENT[kind]} name="${escapeAttr(name)}" max_severity="${entry.maxSeverity ?? 'NONE'}">`);
             lines.push(formatDeltasAsXml(entry.deltas, { ...options, indent: '    ' }));
             lines.push(`  </${ENTRY_ELEMENT[kind]}>`);
         }
@@ -52935,21 +53006,34 @@ function renderXml(report, options = {}) {
     lines.push('</contract_changes>');
     return `${lines.join('\n')}\n`;
 }
-/** One entry's deltas as the seed's `<contract_deltas>` block. */
+/**
+ * One entry's deltas as the seed's `<contract_deltas>` block: what `--format xml` prints and,
+ * byte for byte, what the runtime injects into a validation error.
+ */
 function formatDeltasAsXml(deltas, options = {}) {
     const pad = options.indent ?? '';
     const max = options.maxValueLength ?? 500;
     const out = [`${pad}<contract_deltas>`];
     for (const d of deltas) {
-        const action = d.action === null ? '' : ` action="${escapeXml(d.action)}"`;
-        out.push(`${pad}  <delta severity="${d.severity}" kind="${escapeXml(d.kind)}" field="${escapeXml(d.field)}"${action}>`);
-        out.push(`${pad}    <message>${escapeXml(truncate(d.message, max))}</message>`);
-        out.push(`${pad}    <previous>${escapeXml(summarize(d.previous, max))}</previous>`);
-        out.push(`${pad}    <current>${escapeXml(summarize(d.current, max))}</current>`);
+        let attributes = `severity="${escapeAttr(d.severity)}" kind="${escapeAttr(d.kind)}" field="${escapeAttr(d.field)}"`;
+        if (d.action !== null)
+            attributes += ` action="${escapeAttr(d.action)}"`;
+        if (d.renamedFrom !== undefined)
+            attributes += ` renamed_from="${escapeAttr(d.renamedFrom)}"`;
+        if (d.renamedTo !== undefined)
+            attributes += ` renamed_to="${escapeAttr(d.renamedTo)}"`;
+        out.push(`${pad}  <delta ${attributes}>`);
+        out.push(`${pad}    <message>${escapeText(truncate(d.message, max))}</message>`);
+        out.push(`${pad}    <previous>${escapeText(summarize(d.previous, max))}</previous>`);
+        out.push(`${pad}    <current>${escapeText(summarize(d.current, max))}</current>`);
         if (d.hint !== undefined)
-            out.push(`${pad}    <fix>${escapeXml(d.hint)}</fix>`);
+            out.push(`${pad}    <fix>${escapeText(d.hint)}</fix>`);
+        if (d.note !== undefined)
+            out.push(`${pad}    <note>${escapeText(d.note)}</note>`);
         out.push(`${pad}  </delta>`);
     }
+    if (options.more)
+        out.push(`${pad}  <more count="${options.more.count}">${escapeText(options.more.text)}</more>`);
     out.push(`${pad}</contract_deltas>`);
     return out.join('\n');
 }

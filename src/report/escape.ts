@@ -4,8 +4,6 @@
  * table, forge an XML element or drive the terminal.
  */
 
-/** Characters XML 1.0 cannot carry at all, even escaped, plus the C1 controls. */
-const XML_FORBIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 /** Controls and invisible/bidi characters, shown as `\uXXXX` in human-facing output. */
 const INVISIBLE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/gu;
 
@@ -14,16 +12,6 @@ const codePoint = (c: string) => `\\u${(c.codePointAt(0) as number).toString(16)
 /** Make control, invisible and bidi characters visible (`\u202E`), so nothing hides in output. */
 export function visibleText(text: string): string {
   return text.replace(INVISIBLE, codePoint);
-}
-
-export function escapeXml(text: string): string {
-  return text
-    .replace(XML_FORBIDDEN, codePoint)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
 }
 
 /** Shorten to at most `max` characters, saying how much was cut. */

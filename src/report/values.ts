@@ -3,6 +3,7 @@
  * as a TypeScript-like type (`{ amount: number, currency?: "EUR" | "USD" }`), as in the
  * runtime's `<contract_awareness>` block; anything else as compact JSON.
  */
+import { canonicalJson } from '../contract/canonical.js';
 import { isJsonObject } from '../contract/model.js';
 
 const SCHEMA_MARKERS = ['type', 'properties', 'anyOf', 'oneOf', 'allOf', 'items', 'enum', 'const', '$ref', 'not', 'prefixItems'];
@@ -17,8 +18,9 @@ export function summarize(value: unknown, max = 200): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/** Compact JSON with sorted keys: the same value renders the same whatever its key order. */
 export function compactJson(value: unknown): string {
-  return JSON.stringify(value) ?? String(value);
+  return value === undefined ? 'undefined' : canonicalJson(value);
 }
 
 /** A TypeScript-like type for a schema, `depth` levels deep. */

@@ -1,12 +1,13 @@
 /**
  * The `<contract_deltas>` form: what the runtime injects into a validation error so the model
- * can self-correct (seed "Self-Healing Context"). Every attribute and text node is escaped, and
- * characters XML cannot carry are written as `\uXXXX`, so no server string can close an
- * element or forge one.
+ * can self-correct (seed "Self-Healing Context"). Every attribute and text node is escaped with
+ * the runtime's XML helpers (characters XML cannot carry become U+FFFD), so no server string
+ * can close an element or forge one.
  */
 import { ENTRY_KINDS } from '../contract/model.js';
 import type { Delta, DiffReport } from '../diff/types.js';
-import { escapeXml, truncate } from './escape.js';
+import { escapeAttr, escapeText } from '../runtime/xml.js';
+import { truncate } from './escape.js';
 import { summarize } from './values.js';
 
 const ENTRY_ELEMENT = { tools: 'tool', prompts: 'prompt', resources: 'resource', resourceTemplates: 'resource_template' } as const;
@@ -21,7 +22,7 @@ export function renderXml(report: DiffReport, options: XmlOptions = {}): string 
   const lines = [`<contract_changes max_severity="${report.summary.maxSeverity ?? 'NONE'}">`];
   for (const kind of ENTRY_KINDS) {
     for (const [name, entry] of Object.entries(report[kind] ?? {})) {
-      lines.push(`  <${ENTRY_ELEMENT[kind]} name="${escapeXml(name)}" max_severity="${entry.maxSeverity ?? 'NONE'}">`);
+      lines.push(`  <${ENTRY_ELEMENT[kind]} name="${escapeAttr(name)}" max_severity="${entry.maxSeverity ?? 'NONE'}">`);
       lines.push(formatDeltasAsXml(entry.deltas, { ...options, indent: '    ' }));
       lines.push(`  </${ENTRY_ELEMENT[kind]}>`);
     }
@@ -30,20 +31,35 @@ export function renderXml(report: DiffReport, options: XmlOptions = {}): string 
   return `${lines.join('\n')}\n`;
 }
 
-/** One entry's deltas as the seed's `<contract_deltas>` block. */
-export function formatDeltasAsXml(deltas: readonly Delta[], options: XmlOptions & { indent?: string } = {}): string {
+export interface DeltasXmlOptions extends XmlOptions {
+  /** Prefix of every line. */
+  indent?: string;
+  /** Deltas left out for space, counted in a closing `<more>` element with this explanation. */
+  more?: { count: number; text: string };
+}
+
+/**
+ * One entry's deltas as the seed's `<contract_deltas>` block: what `--format xml` prints and,
+ * byte for byte, what the runtime injects into a validation error.
+ */
+export function formatDeltasAsXml(deltas: readonly Delta[], options: DeltasXmlOptions = {}): string {
   const pad = options.indent ?? '';
   const max = options.maxValueLength ?? 500;
   const out = [`${pad}<contract_deltas>`];
   for (const d of deltas) {
-    const action = d.action === null ? '' : ` action="${escapeXml(d.action)}"`;
-    out.push(`${pad}  <delta severity="${d.severity}" kind="${escapeXml(d.kind)}" field="${escapeXml(d.field)}"${action}>`);
-    out.push(`${pad}    <message>${escapeXml(truncate(d.message, max))}</message>`);
-    out.push(`${pad}    <previous>${escapeXml(summarize(d.previous, max))}</previous>`);
-    out.push(`${pad}    <current>${escapeXml(summarize(d.current, max))}</current>`);
-    if (d.hint !== undefined) out.push(`${pad}    <fix>${escapeXml(d.hint)}</fix>`);
+    let attributes = `severity="${escapeAttr(d.severity)}" kind="${escapeAttr(d.kind)}" field="${escapeAttr(d.field)}"`;
+    if (d.action !== null) attributes += ` action="${escapeAttr(d.action)}"`;
+    if (d.renamedFrom !== undefined) attributes += ` renamed_from="${escapeAttr(d.renamedFrom)}"`;
+    if (d.renamedTo !== undefined) attributes += ` renamed_to="${escapeAttr(d.renamedTo)}"`;
+    out.push(`${pad}  <delta ${attributes}>`);
+    out.push(`${pad}    <message>${escapeText(truncate(d.message, max))}</message>`);
+    out.push(`${pad}    <previous>${escapeText(summarize(d.previous, max))}</previous>`);
+    out.push(`${pad}    <current>${escapeText(summarize(d.current, max))}</current>`);
+    if (d.hint !== undefined) out.push(`${pad}    <fix>${escapeText(d.hint)}</fix>`);
+    if (d.note !== undefined) out.push(`${pad}    <note>${escapeText(d.note)}</note>`);
     out.push(`${pad}  </delta>`);
   }
+  if (options.more) out.push(`${pad}  <more count="${options.more.count}">${escapeText(options.more.text)}</more>`);
   out.push(`${pad}</contract_deltas>`);
   return out.join('\n');
 }

@@ -7,9 +7,10 @@
  * once per tool in `createToolEnhancer`; a call only looks up a pre-rendered block and splices it
  * into the error text.
  */
-import type { Delta, Severity } from '../diff/types.js';
+import { SEVERITIES, SEVERITY_RANK, type Delta } from '../diff/types.js';
 import type { ToolDeltas } from './delta-map.js';
-import { canonicalJson, escapeAttr, escapeText, truncate } from './xml.js';
+import { formatDeltasAsXml } from '../report/xml.js';
+import { escapeAttr, escapeText } from './xml.js';
 
 export interface SelfHealingConfig {
   /** Tool name → deltas, usually from `loadDeltaMap` at start-up. */
@@ -45,8 +46,6 @@ const CLOSING_TAG = '</validation_error>';
 const BLOCK_MARKER = '<contract_awareness';
 /** Longest rendering of a `previous`/`current` value: a whole schema would flood the context. */
 const MAX_VALUE_LENGTH = 400;
-const SEVERITY_RANK: Readonly<Record<Severity, number>> = { BREAKING: 3, RISKY: 2, SAFE: 1, COSMETIC: 0 };
-const SEVERITY_ORDER: readonly Severity[] = ['BREAKING', 'RISKY', 'SAFE', 'COSMETIC'];
 
 interface RenderedBlock {
   readonly text: string;
@@ -181,40 +180,19 @@ function renderBlock(toolName: string, action: string | null, deltas: readonly R
     `  <change_count>${deltas.length}</change_count>`,
     `  <max_severity>${escapeText(worst)}</max_severity>`,
     '  <instructions>Review the contract changes below and adjust your next call to the current contract. Do not resend arguments shaped for the previous contract.</instructions>',
-    '  <contract_deltas>',
   );
-  for (const delta of shown) lines.push(...renderDelta(delta));
+  let more: { count: number; text: string } | undefined;
   if (hidden.length > 0) {
-    const bySeverity = SEVERITY_ORDER.map((severity) => [severity, hidden.filter((d) => d.severity === severity).length] as const)
+    const bySeverity = SEVERITIES.map((severity) => [severity, hidden.filter((d) => d.severity === severity).length] as const)
       .filter(([, count]) => count > 0)
       .map(([severity, count]) => `${count} ${severity}`)
       .join(', ');
     const noun = hidden.length === 1 ? 'change' : 'changes';
-    lines.push(`    <more count="${hidden.length}">+${hidden.length} more ${noun} not shown (${bySeverity}). List the tools again to see the current contract.</more>`);
+    more = { count: hidden.length, text: `+${hidden.length} more ${noun} not shown (${bySeverity}). List the tools again to see the current contract.` };
   }
-  lines.push('  </contract_deltas>', '</contract_awareness>');
+  // The same <contract_deltas> rendering as `diff --format xml`: one format, one implementation.
+  lines.push(formatDeltasAsXml(shown, { indent: '  ', maxValueLength: MAX_VALUE_LENGTH, more }), '</contract_awareness>');
   return { text: lines.join('\n'), shown: shown.length };
-}
-
-function renderDelta(delta: Readonly<Delta>): string[] {
-  let attributes = `severity="${escapeAttr(delta.severity)}" kind="${escapeAttr(delta.kind)}" field="${escapeAttr(delta.field)}"`;
-  if (delta.action !== null) attributes += ` action="${escapeAttr(delta.action)}"`;
-  if (delta.renamedFrom !== undefined) attributes += ` renamed_from="${escapeAttr(delta.renamedFrom)}"`;
-  if (delta.renamedTo !== undefined) attributes += ` renamed_to="${escapeAttr(delta.renamedTo)}"`;
-  const lines = [
-    `    <delta ${attributes}>`,
-    `      <message>${escapeText(delta.message)}</message>`,
-    `      <previous>${renderValue(delta.previous)}</previous>`,
-    `      <current>${renderValue(delta.current)}</current>`,
-  ];
-  if (delta.hint !== undefined) lines.push(`      <hint>${escapeText(delta.hint)}</hint>`);
-  if (delta.note !== undefined) lines.push(`      <note>${escapeText(delta.note)}</note>`);
-  lines.push('    </delta>');
-  return lines;
-}
-
-function renderValue(value: unknown): string {
-  return escapeText(truncate(canonicalJson(value), MAX_VALUE_LENGTH));
 }
 
 /**

@@ -47,19 +47,20 @@ function unescapeXml(text: string): string {
   return text.replace(/&(?:lt|gt|quot|apos|amp);/g, (entity) => ENTITIES[entity] ?? entity);
 }
 
-/** A value a JSON Schema accepts, as a model would pick one from reading the schema. */
-function valueFromSchema(schema: Record<string, unknown>): unknown {
-  if ('const' in schema) return schema.const;
-  if (Array.isArray(schema.enum)) return schema.enum[0];
-  if ('default' in schema) return schema.default;
-  switch (schema.type) {
-    case 'integer':
-    case 'number':
-      return typeof schema.minimum === 'number' ? schema.minimum : 1;
-    case 'boolean':
-      return true;
-    default:
-      return 'example';
+/**
+ * A value the `<current>` type accepts, as a model would pick one from reading it: the block
+ * shows a schema as a TypeScript-like type (`"EUR" | "GBP" | "USD"`, `integer`, `{ id: string }`).
+ */
+function valueFromType(type: string): unknown {
+  const first = type.split(' | ')[0]?.trim() ?? '';
+  try {
+    return JSON.parse(first); // a literal: "EUR", 3, true
+  } catch {
+    if (first === 'integer' || first === 'number') return 1;
+    if (first === 'boolean') return true;
+    if (first.endsWith('[]')) return [];
+    if (first.startsWith('{')) return {};
+    return 'example';
   }
 }
 
@@ -79,8 +80,7 @@ export function correctFromContractAwareness(request: { args: Readonly<Record<st
     const field = unescapeXml(match[1] as string);
     const name = /(?:^|\.)properties\.([^.]+)$/.exec(field)?.[1];
     if (name === undefined || name in corrected) continue;
-    const current = JSON.parse(unescapeXml(match[2] as string)) as Record<string, unknown> | null;
-    corrected[name] = current === null ? 'example' : valueFromSchema(current);
+    corrected[name] = valueFromType(unescapeXml(match[2] as string));
     changed = true;
   }
   return changed ? corrected : null;

@@ -97,7 +97,7 @@ describe('withSelfHealing on a real McpServer', () => {
     expect(text).toContain('<field name="currency">Required field "currency" is missing. You sent: nothing. Expected: one of "USD", "EUR", "GBP".');
     expect(text).toContain('<contract_awareness tool="create_order">');
     expect(text).toContain('<delta severity="BREAKING" kind="required-property-added" field="inputSchema.properties.currency">');
-    expect(text).toContain('<hint>Send "currency" on every call.</hint>');
+    expect(text).toContain('<fix>Send "currency" on every call.</fix>');
     // SAFE deltas stay out by default; the example is a valid v2 call.
     expect(text).not.toContain('inputSchema.properties.note');
     expect(text).toContain('<example>{"sku":"example","quantity":1,"currency":"USD"}</example>');

@@ -193,7 +193,7 @@ describe('escaping', () => {
     expect(block).toContain(`The contract of tool "${inText}" has changed`);
     expect(block).toContain(`<action>${inText}</action>`);
     expect(block).toContain(`kind="${inAttribute}" field="inputSchema.properties.${inAttribute}" action="${inAttribute}" renamed_from="${inAttribute}">`);
-    for (const element of ['message', 'hint', 'note']) expect(block).toContain(`<${element}>${inText}</${element}>`);
+    for (const element of ['message', 'fix', 'note']) expect(block).toContain(`<${element}>${inText}</${element}>`);
     // Values are JSON first (which escapes the quote and the control character), then escaped.
     const jsonText = (value: unknown) => JSON.stringify(value).replace(/&/g, '&amp;').replace(/</g, '&lt;');
     expect(block).toContain(`<current>${jsonText(hostile)}</current>`);
@@ -273,11 +273,11 @@ describe('determinism and identity', () => {
   });
 
   it('truncates huge previous/current values', () => {
-    const big = { type: 'object', description: 'x'.repeat(5000) };
-    const xml = createToolEnhancer('invoices', config({ invoices: [delta({ field: 'inputSchema', current: big })] }))(ERROR);
+    const big = { notes: 'x'.repeat(5000) };
+    const xml = createToolEnhancer('invoices', config({ invoices: [delta({ field: 'default', current: big })] }))(ERROR);
     const current = /<current>(.*)<\/current>/.exec(xml)?.[1] ?? '';
-    expect(current.length).toBeLessThan(500);
-    expect(current).toMatch(/… \(truncated, \d+ characters\)$/);
+    expect(current.length).toBeLessThanOrEqual(400);
+    expect(current).toMatch(/^\{"notes":"x+…$/);
   });
 });
 
@@ -297,7 +297,7 @@ describe('block content', () => {
     expect(xml).toContain('<message>Tool get_stock was renamed to check_stock.</message>');
     expect(xml).toContain('<previous>"get_stock"</previous>');
     expect(xml).toContain('<current>"check_stock"</current>');
-    expect(xml).toContain('<hint>Call check_stock instead.</hint>');
+    expect(xml).toContain('<fix>Call check_stock instead.</fix>');
     expect(xml).toContain('The contract of tool "check_stock" has changed since your last calibration.');
   });
 });
