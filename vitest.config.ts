@@ -8,6 +8,8 @@ export default defineConfig({
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     testTimeout: 30_000,
+    // In CI, also a machine-readable record, from which .ci/run prints its closing tally.
+    reporters: process.env.CI ? ['default', ['json', { outputFile: '.tmp/vitest-results.json' }]] : ['default'],
     hookTimeout: 30_000,
   },
 });

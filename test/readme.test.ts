@@ -1,0 +1,28 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from './helpers/processes.js';
+
+const readme = readFileSync(`${ROOT}/README.md`, 'utf8');
+
+function between(start: string, end: string): string {
+  const from = readme.indexOf(start);
+  const to = readme.indexOf(end);
+  expect(from, `README.md needs ${start}`).toBeGreaterThan(-1);
+  return readme.slice(from + start.length, to);
+}
+
+describe('README', () => {
+  it('shows the comment the Action really renders for the real-world example', () => {
+    const rendered = execFileSync(process.execPath, ['scripts/readme-example.mjs'], { cwd: ROOT, encoding: 'utf8' });
+    expect(between('<!-- example-comment:start -->', '<!-- example-comment:end -->')).toBe(`\n\`\`\`\`markdown\n${rendered}\`\`\`\`\n`);
+  });
+
+  it('quick start: the two commands the project promises', () => {
+    expect(readme).toContain('npm install && npm run demo');
+    expect(readme).toContain('npm install && npm test');
+    const scripts = JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')).scripts;
+    expect(scripts.demo).toBe('node scripts/demo.mjs');
+    expect(scripts.test).toBe('vitest run');
+  });
+});
