@@ -54416,7 +54416,7 @@ async function draftReview(subject, inputs, plan, runner, api) {
                 notes.push(`The server has ${plural(compiled.warnings.length, 'lint warning')} (see the log of this step).`);
             if (compiled.healing?.healedSource) {
                 const fixes = compiled.healing.attempts.map((a) => a.fixApplied).filter((f) => f !== undefined);
-                notes.push(`The server was captured only after mcp-contract-guard ${fixes.join(', then ')}: make that the configured source to skip the failed attempts.`);
+                notes.push(`The server was captured only after mcp-contract-guard ${fixes.join(', then ')}: configure it that way to skip the failed attempts (as CLI flags: ${sourceFlags(compiled.healing.healedSource)}).`);
             }
         }
         catch (error) {

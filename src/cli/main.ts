@@ -147,7 +147,7 @@ const COMMAND_RUNNERS: Record<NonNullable<CliArgs['command']>, Runner> = {
     if (positionals.length !== 2) throw new UserError('diff compares two files: mcp-contract-guard diff OLD NEW (each a lockfile or a tools/list dump).');
     const [previous, current] = await Promise.all(positionals.map((p) => contractsOfFile(p as string)));
     const report = await diffContracts(previous as Contracts, current as Contracts);
-    context.io.stdout(renderReport(report, context.args, positionals[1] as string));
+    context.io.stdout(await renderReport(report, context.args, positionals[1] as string));
     if (context.args.artifact !== undefined) {
       await writeAtomically(context.args.artifact, renderArtifact(report));
       context.progress(`wrote the delta artifact to ${context.args.artifact}`);
@@ -156,7 +156,7 @@ const COMMAND_RUNNERS: Record<NonNullable<CliArgs['command']>, Runner> = {
   },
 };
 
-function renderReport(report: DiffReport, args: CliArgs, lockfilePath: string): string {
+async function renderReport(report: DiffReport, args: CliArgs, newPath: string): Promise<string> {
   switch (args.format) {
     case 'json':
       return renderJson(report);
@@ -165,7 +165,8 @@ function renderReport(report: DiffReport, args: CliArgs, lockfilePath: string): 
     case 'xml':
       return renderXml(report);
     case 'sarif':
-      return renderSarif(report, { lockfilePath });
+      // With the new file's text, each result points at its entry's line.
+      return renderSarif(report, { lockfilePath: newPath, lockfileText: await readFile(newPath, 'utf8') });
     case 'text':
       return renderText(report, { color: args.color });
   }

@@ -260,7 +260,9 @@ async function draftReview(subject: Subject, inputs: ActionInputs, plan: EventPl
       if (compiled.warnings.length > 0) notes.push(`The server has ${plural(compiled.warnings.length, 'lint warning')} (see the log of this step).`);
       if (compiled.healing?.healedSource) {
         const fixes = compiled.healing.attempts.map((a) => a.fixApplied).filter((f): f is string => f !== undefined);
-        notes.push(`The server was captured only after mcp-contract-guard ${fixes.join(', then ')}: make that the configured source to skip the failed attempts.`);
+        notes.push(
+          `The server was captured only after mcp-contract-guard ${fixes.join(', then ')}: configure it that way to skip the failed attempts (as CLI flags: ${sourceFlags(compiled.healing.healedSource)}).`,
+        );
       }
     } catch (error) {
       // A CompileError carries its diagnosis in plain words: no stack trace in a PR comment.

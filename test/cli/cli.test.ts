@@ -102,6 +102,17 @@ describe('diff', () => {
     expect((await cli(['diff', lockV1, lockV1, '--fail-on', 'COSMETIC'])).code).toBe(0);
   });
 
+  it('prints markdown, XML and SARIF pointing at the lockfile lines of the changed entries', async () => {
+    const markdown = await cli(['diff', lockV1, lockV2, '--format', 'markdown']);
+    expect(markdown.stdout).toContain('<summary>tool <code>create_order</code>');
+    const xml = await cli(['diff', lockV1, lockV2, '--format', 'xml']);
+    expect(xml.stdout).toMatch(/<delta severity="BREAKING" kind="required-property-added" field="inputSchema\.properties\.currency">/);
+    const sarif = JSON.parse((await cli(['diff', lockV1, lockV2, '--format', 'sarif'])).stdout);
+    expect(sarif.version).toBe('2.1.0');
+    const lines = sarif.runs[0].results.map((r: { locations: Array<{ physicalLocation: { region?: { startLine: number } } }> }) => r.locations[0]!.physicalLocation.region?.startLine ?? 1);
+    expect(lines.filter((line: number) => line > 1).length).toBeGreaterThan(0);
+  });
+
   it('reads tools/list dumps as well as lockfiles', async () => {
     const dump = join(dir, 'dump.json');
     writeFileSync(dump, JSON.stringify({ jsonrpc: '2.0', id: 2, result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } }));

@@ -121,6 +121,12 @@ describe('capture failures', () => {
     expect(groupAlive(error.evidence.pid!)).toBe(false);
   });
 
+  it('pagination that never ends stops past 10,000 entries', async () => {
+    const error = await failure(stdio([process.execPath, fixture('endless-pages.mjs')]));
+    expect(error.message).toContain('tools/list returned more than 10,000 tools; capture stopped');
+    expect(groupAlive(error.evidence.pid!)).toBe(false);
+  });
+
   it('nothing listening at a URL', async () => {
     const error = await failure({ kind: 'url', url: `http://127.0.0.1:${await freePort()}/mcp`, timeoutMs: 2000 });
     expect(error.diagnosis.category).toBe('connection-refused');
