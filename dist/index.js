@@ -39394,14 +39394,6 @@ function verifiedByReference(entry, digest, twin) {
 function looksLikeLockfile(data) {
     return isJsonObject(data) && 'lockfileVersion' in data;
 }
-/** Entry digests of contracts, per kind, for a quick comparison that skips unchanged entries. */
-function digestsOf(contracts) {
-    const out = {};
-    for (const kind of ENTRY_KINDS) {
-        out[kind] = new Map(Object.entries(contracts[kind]).map(([k, e]) => [k, entryDigest(e)]));
-    }
-    return out;
-}
 
 ;// CONCATENATED MODULE: ./lib/compile/dump.js
 

@@ -133,12 +133,3 @@ function verifiedByReference(entry: ContractEntry, digest: unknown, twin: Contra
 export function looksLikeLockfile(data: unknown): boolean {
   return isJsonObject(data) && 'lockfileVersion' in data;
 }
-
-/** Entry digests of contracts, per kind, for a quick comparison that skips unchanged entries. */
-export function digestsOf(contracts: Contracts): Record<(typeof ENTRY_KINDS)[number], Map<string, string>> {
-  const out = {} as Record<(typeof ENTRY_KINDS)[number], Map<string, string>>;
-  for (const kind of ENTRY_KINDS) {
-    out[kind] = new Map(Object.entries(contracts[kind]).map(([k, e]) => [k, entryDigest(e)]));
-  }
-  return out;
-}
