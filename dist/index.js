@@ -52712,13 +52712,13 @@ const WORD_JOINER = '\u2060';
  * links defused, invisible characters made visible.
  */
 function mdText(text) {
-    return defuseLinks(visibleText(text)
-        .replace(/\r\n|\r|\n/g, ' ')
-        .replace(/&/g, '&amp;')
-        .replace(/</g, '&lt;')
-        .replace(/>/g, '&gt;')
+    return defuseLinks(oneLineWithEntities(text)
         .replace(/([\\`*_[\]()#|~!$])/g, '\\$1')
         .replace(/^([+\-=]|\d+[.)])/, '\\$1'));
+}
+/** The common ground of Markdown and HTML text: visible, on one line, no markup characters. */
+function oneLineWithEntities(text) {
+    return visibleText(text).replace(/\r\n|\r|\n/g, ' ').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 /** No mention pings, no clickable links planted by a server: a word joiner breaks both. */
 function defuseLinks(text) {
@@ -52754,11 +52754,7 @@ function mdCodeBlock(text, language = '') {
  * format, and names like `create_order` stay readable in the raw comment.
  */
 function htmlText(text) {
-    return defuseLinks(visibleText(text)
-        .replace(/\r\n|\r|\n/g, ' ')
-        .replace(/&/g, '&amp;')
-        .replace(/</g, '&lt;')
-        .replace(/>/g, '&gt;')
+    return defuseLinks(oneLineWithEntities(text)
         .replace(/"/g, '&quot;')
         .replace(/[`[\]]/g, (c) => `&#${c.charCodeAt(0)};`));
 }

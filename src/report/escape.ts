@@ -34,14 +34,15 @@ const WORD_JOINER = '\u2060';
  */
 export function mdText(text: string): string {
   return defuseLinks(
-    visibleText(text)
-      .replace(/\r\n|\r|\n/g, ' ')
-      .replace(/&/g, '&amp;')
-      .replace(/</g, '&lt;')
-      .replace(/>/g, '&gt;')
+    oneLineWithEntities(text)
       .replace(/([\\`*_[\]()#|~!$])/g, '\\$1')
       .replace(/^([+\-=]|\d+[.)])/, '\\$1'),
   );
+}
+
+/** The common ground of Markdown and HTML text: visible, on one line, no markup characters. */
+function oneLineWithEntities(text: string): string {
+  return visibleText(text).replace(/\r\n|\r|\n/g, ' ').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /** No mention pings, no clickable links planted by a server: a word joiner breaks both. */
@@ -82,11 +83,7 @@ export function mdCodeBlock(text: string, language = ''): string {
  */
 export function htmlText(text: string): string {
   return defuseLinks(
-    visibleText(text)
-      .replace(/\r\n|\r|\n/g, ' ')
-      .replace(/&/g, '&amp;')
-      .replace(/</g, '&lt;')
-      .replace(/>/g, '&gt;')
+    oneLineWithEntities(text)
       .replace(/"/g, '&quot;')
       .replace(/[`[\]]/g, (c) => `&#${c.charCodeAt(0)};`),
   );
