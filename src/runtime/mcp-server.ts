@@ -12,8 +12,11 @@
  *   replacing it would mean re-implementing task support and output validation);
  * - it is reached only when validation fails: successful calls run the SDK's own code and pay
  *   one extra `await`; servers whose artifact has no applicable delta are not touched at all;
- * - results other than input-validation failures (tool errors, output validation, unknown
- *   tools) never pass through it.
+ * - results other than input-validation failures (tool errors, output validation) never pass
+ *   through it.
+ * A call to a tool the artifact says was renamed or removed never reaches validation: the SDK
+ * answers "Tool X not found" through `createToolError(message)`, which is shadowed the same way,
+ * only for those names, to say where the tool went (`<tool_error code="UNKNOWN_TOOL">`).
  * The method is private in the SDK's types, so its presence is checked here at start-up: an SDK
  * that renamed it makes `withSelfHealing` throw immediately rather than silently do nothing.
  *
@@ -26,7 +29,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { isFrozenDeltaMap, type ToolDeltas } from './delta-map.js';
 import { discriminatorOf, isSchema, type JsonSchema } from './json-schema.js';
-import { createToolEnhancer, identityEnhancer, type SelfHealingConfig, type ToolEnhancer } from './self-healing.js';
+import { toolError } from './protocol.js';
+import { DEFAULT_MAX_DELTAS_PER_ERROR, createToolEnhancer, identityEnhancer, renderBlock, type SelfHealingConfig, type ToolEnhancer } from './self-healing.js';
 import { formatValidationError, type ValidationIssue } from './validation-error.js';
 
 export interface WithSelfHealingOptions {
@@ -54,8 +58,12 @@ interface RegisteredToolLike {
 /** The private SDK method shadowed here (see the module comment). */
 type ValidateToolInput = (tool: RegisteredToolLike, args: unknown, toolName: string) => Promise<unknown>;
 
+/** The private SDK method that turns a failure of `tools/call` into an `isError` result. */
+type CreateToolError = (message: string) => unknown;
+
 interface ServerInternals {
   validateToolInput?: ValidateToolInput;
+  createToolError?: CreateToolError;
 }
 
 interface HealingState {
@@ -131,7 +139,52 @@ export function withSelfHealing<T extends McpServer>(server: T, options: WithSel
     Object.defineProperty(healing, WRAPPED, { value: true });
     Object.defineProperty(server, 'validateToolInput', { value: healing, writable: true, configurable: true, enumerable: false });
   }
+  explainMovedTools(server, internals, movedToolErrors(options.deltas, options.maxDeltasPerError));
   return server;
+}
+
+/** The SDK's message for an unknown tool (an McpError's message carries its code first). */
+const NOT_FOUND = /^(?:MCP error -?\d+: )?Tool (.+) not found$/;
+
+/**
+ * Calls to tools that were renamed or removed get a `<tool_error code="UNKNOWN_TOOL">` naming
+ * the new name (or the removal) with its `<contract_awareness>` block, instead of the SDK's bare
+ * "Tool X not found". Optional: an SDK without `createToolError` just keeps its own message.
+ */
+function explainMovedTools(server: object, internals: ServerInternals, errors: ReadonlyMap<string, string>): void {
+  movedErrors.set(server, errors);
+  const original = internals.createToolError;
+  // Already wrapped (a second withSelfHealing): the wrapper reads the map just replaced.
+  if (errors.size === 0 || typeof original !== 'function' || WRAPPED in original) return;
+  const explaining: CreateToolError = function (this: object, message) {
+    const name = NOT_FOUND.exec(message)?.[1];
+    const text = name === undefined ? undefined : movedErrors.get(this)?.get(name);
+    return text === undefined ? original.call(this, message) : { content: [{ type: 'text', text }], isError: true };
+  };
+  Object.defineProperty(explaining, WRAPPED, { value: true });
+  Object.defineProperty(server, 'createToolError', { value: explaining, writable: true, configurable: true, enumerable: false });
+}
+
+const movedErrors = new WeakMap<object, ReadonlyMap<string, string>>();
+
+/** Old tool name → the pre-rendered error for a call to it, from `tool-renamed` and `tool-removed` deltas. */
+function movedToolErrors(deltas: ReadonlyMap<string, ToolDeltas>, maxDeltasPerError = DEFAULT_MAX_DELTAS_PER_ERROR): Map<string, string> {
+  const errors = new Map<string, string>();
+  for (const [name, entry] of deltas) {
+    for (const delta of entry.deltas) {
+      const oldName = delta.kind === 'tool-renamed' ? delta.renamedFrom : delta.kind === 'tool-removed' ? name : undefined;
+      if (oldName === undefined) continue;
+      const recovery =
+        delta.kind === 'tool-renamed'
+          ? `Call "${name}" instead: it is this tool under its new name.`
+          : 'This tool was removed. List the tools again and use one that exists; do not retry this name.';
+      const error = toolError('UNKNOWN_TOOL', { message: `The tool "${oldName}" does not exist any more.`, suggestion: recovery });
+      const block = renderBlock(oldName, null, [delta], maxDeltasPerError).text;
+      const text = (error.content[0] as { text: string }).text.replace('</tool_error>', `${block}\n</tool_error>`);
+      errors.set(oldName, text);
+    }
+  }
+  return errors;
 }
 
 function enhancerSetFor(config: SelfHealingConfig): EnhancerSet {

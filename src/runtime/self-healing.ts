@@ -166,7 +166,8 @@ function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function renderBlock(toolName: string, action: string | null, deltas: readonly Readonly<Delta>[], max: number): RenderedBlock {
+/** The `<contract_awareness>` block for `deltas` (sorted worst first), at most `max` of them shown. */
+export function renderBlock(toolName: string, action: string | null, deltas: readonly Readonly<Delta>[], max: number): RenderedBlock {
   const shown = deltas.slice(0, max);
   const hidden = deltas.slice(max);
   const worst = deltas[0]?.severity ?? 'COSMETIC';

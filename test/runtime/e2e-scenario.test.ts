@@ -97,6 +97,11 @@ describe.skipIf(!ready)('acceptance: lock v1, change to v2, artifact, self-heali
     const listed = textOf(await client.callTool({ name: 'list_orders', arguments: { status: 'cancelled' } }));
     expect(listed).toMatch(/<contract_awareness tool="list_orders">[\s\S]*field="[^"]*status[^"]*"/);
 
+    // A call to the tool under its v1 name is told the new name.
+    const renamed = await client.callTool({ name: 'get_stock', arguments: { sku: 'A-1' } });
+    expect(renamed.isError).toBe(true);
+    expect(textOf(renamed)).toContain('<recovery>Call "check_stock" instead: it is this tool under its new name.</recovery>');
+
     // 5. The agent heals the call from the error text alone; the second call succeeds.
     const correct = vi.fn(correctFromContractAwareness);
     const healed = await callWithSelfHealing(client, 'create_order', V1_ARGS, { correct });

@@ -24,6 +24,8 @@ const deltas = loadDeltaMap(
       delta({ field: 'actions.createAll.inputSchema.properties.items', action: 'createAll' }),
     ],
     late_tool: [delta({ field: 'inputSchema.properties.level', kind: 'required-property-added', current: { type: 'integer', minimum: 1 } })],
+    check_stock: [delta({ field: 'name', kind: 'tool-renamed', message: 'Tool "get_stock" was renamed to "check_stock".', renamedFrom: 'get_stock', renamedTo: 'check_stock' })],
+    delete_order: [delta({ field: '', kind: 'tool-removed', message: 'Tool "delete_order" was removed.' })],
   }),
 );
 
@@ -224,5 +226,38 @@ describe('callWithSelfHealing against a real server', () => {
     expect(request?.attempt).toBe(1);
     expect(request?.args).toEqual({ sku: 'A-1', quantity: 2 });
     expect(request?.errorText).toContain('<contract_awareness tool="create_order">');
+  });
+});
+
+describe('calls to tools that were renamed or removed', () => {
+  async function callText(client: Client, name: string): Promise<{ text: string; isError: boolean }> {
+    const result = await client.callTool({ name, arguments: { sku: 'A-1' } });
+    return { text: (result.content as Array<{ text: string }>)[0]!.text, isError: result.isError === true };
+  }
+
+  it('says that a removed tool is gone; other unknown names keep the SDK message', async () => {
+    const client = await connect(withSelfHealing(createV2Server(), { deltas }));
+    const unknown = await callText(client, 'never_existed');
+    expect(unknown.isError).toBe(true);
+    expect(unknown.text).toContain('Tool never_existed not found');
+    expect(unknown.text).not.toContain('UNKNOWN_TOOL');
+    const removed = await callText(client, 'delete_order');
+    expect(removed.isError).toBe(true);
+    expect(removed.text).toContain('<tool_error code="UNKNOWN_TOOL">');
+    expect(removed.text).toContain('The tool "delete_order" does not exist any more.');
+    expect(removed.text).toContain('<delta severity="BREAKING" kind="tool-removed"');
+  });
+
+  it('names the new name of a renamed tool', async () => {
+    const server = new McpServer({ name: 'inventory', version: '2.0.0' });
+    server.registerTool('check_stock', { inputSchema: { sku: z.string() } }, async ({ sku }) => ({ content: [{ type: 'text', text: `${sku}: 12` }] }));
+    const client = await connect(withSelfHealing(server, { deltas }));
+    const { text, isError } = await callText(client, 'get_stock');
+    expect(isError).toBe(true);
+    expect(text).toContain('<recovery>Call "check_stock" instead: it is this tool under its new name.</recovery>');
+    expect(text).toContain('renamed_from="get_stock" renamed_to="check_stock"');
+    expect(text.indexOf('<contract_awareness')).toBeLessThan(text.indexOf('</tool_error>'));
+    // The new name works.
+    expect((await callText(client, 'check_stock')).text).toBe('A-1: 12');
   });
 });
