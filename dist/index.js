@@ -49298,35 +49298,8 @@ function draft(kind, segments, facts = {}) {
 /** Small pure helpers over JSON values shared by the detectors. */
 
 
-
 /** Structural equality of JSON values (key order does not matter). */
-function deepEqual(a, b) {
-    if (a === b)
-        return true;
-    if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object')
-        return false;
-    if (Array.isArray(a)) {
-        if (!Array.isArray(b) || a.length !== b.length)
-            return false;
-        for (let i = 0; i < a.length; i++)
-            if (!deepEqual(a[i], b[i]))
-                return false;
-        return true;
-    }
-    if (Array.isArray(b))
-        return false;
-    const ka = Object.keys(a);
-    const kb = Object.keys(b);
-    if (ka.length !== kb.length)
-        return false;
-    for (const key of ka) {
-        if (!Object.hasOwn(b, key))
-            return false;
-        if (!deepEqual(a[key], b[key]))
-            return false;
-    }
-    return true;
-}
+
 /** A schema as an object: `true`/absent are `{}`; `false` stays false. */
 function asSchema(value) {
     if (value === false)
@@ -50046,7 +50019,7 @@ async function crossCheck(toolDeltas, tools, budget) {
         for (const field of ['inputSchema', 'outputSchema']) {
             const p = previous.contract[field];
             const c = current.contract[field];
-            if (p === undefined || c === undefined || deepEqual(p, c))
+            if (p === undefined || c === undefined || jsonEqual(p, c))
                 continue;
             const related = (toolDeltas.get(key) ?? []).filter((d) => schemaFieldOf(d) === field);
             // The check can only add a verdict the walker did not reach: BREAKING for inputs, RISKY for outputs.
@@ -50056,7 +50029,7 @@ async function crossCheck(toolDeltas, tools, budget) {
             // Equal once reduced to what json-schema-diff reads: the difference lies in keywords the walker judges exactly.
             const plainP = projectForSemanticCheck(asToolRoot(p));
             const plainC = projectForSemanticCheck(asToolRoot(c));
-            if ('schema' in plainP && 'schema' in plainC && deepEqual(plainP.schema, plainC.schema))
+            if ('schema' in plainP && 'schema' in plainC && jsonEqual(plainP.schema, plainC.schema))
                 continue;
             // Close the side whose values are enumerated: old arguments, new results (see ProjectionOptions).
             const pp = projectForSemanticCheck(asToolRoot(p), { closeObjects: field === 'inputSchema' });
@@ -50472,7 +50445,7 @@ function sharedDiscriminator(previous, current) {
 /** How alike two branches look: shared types and shared property names. 0 = nothing shared. */
 function resemblance(a, b) {
     if (!isJsonObject(a) || !isJsonObject(b))
-        return deepEqual(a, b) ? 1 : 0;
+        return jsonEqual(a, b) ? 1 : 0;
     const ta = declaredTypes(a);
     const tb = declaredTypes(b);
     let score = 0;
@@ -50501,7 +50474,7 @@ function liftToUnion(plain, other, keyword) {
     const root = {};
     const moved = {};
     for (const [key, value] of Object.entries(plain)) {
-        if (isAnnotation(key) || (Object.hasOwn(other, key) && deepEqual(other[key], value)))
+        if (isAnnotation(key) || (Object.hasOwn(other, key) && jsonEqual(other[key], value)))
             root[key] = value;
         else
             moved[key] = value;
@@ -50598,14 +50571,14 @@ class Walker {
         });
     }
     walk(previous, current, at) {
-        if (deepEqual(previous, current))
+        if (jsonEqual(previous, current))
             return;
         if (current === false || previous === false)
             return this.falseSchema(previous, current, at);
         // `true` accepts everything, exactly like `{}`.
         let prev = previous === true ? {} : previous;
         let curr = current === true ? {} : current;
-        if (deepEqual(prev, curr))
+        if (jsonEqual(prev, curr))
             return;
         if (typeof prev.$ref === 'string' || typeof curr.$ref === 'string') {
             if (prev.$ref === curr.$ref) {
@@ -50698,7 +50671,7 @@ class Walker {
     }
     // ── type ──────────────────────────────────────────────────────────────────────────────
     types(prev, curr, at) {
-        if (deepEqual(prev.type, curr.type))
+        if (jsonEqual(prev.type, curr.type))
             return;
         const p = declaredTypes(prev);
         const c = declaredTypes(curr);
@@ -50712,7 +50685,7 @@ class Walker {
     }
     // ── enum / const ───────────────────────────────────────────────────────────────────────
     allowedValues(prev, curr, at) {
-        if (deepEqual(prev.enum, curr.enum) && deepEqual(prev.const, curr.const) && ('const' in prev) === ('const' in curr))
+        if (jsonEqual(prev.enum, curr.enum) && jsonEqual(prev.const, curr.const) && ('const' in prev) === ('const' in curr))
             return;
         const p = allowedValuesOf(prev);
         const c = allowedValuesOf(curr);
@@ -50743,7 +50716,7 @@ class Walker {
     numberBounds(prev, curr, at) {
         for (const side of ['lower', 'upper']) {
             const [inclusive, exclusive] = side === 'lower' ? ['minimum', 'exclusiveMinimum'] : ['maximum', 'exclusiveMaximum'];
-            if (deepEqual(prev[inclusive], curr[inclusive]) && deepEqual(prev[exclusive], curr[exclusive]))
+            if (jsonEqual(prev[inclusive], curr[inclusive]) && jsonEqual(prev[exclusive], curr[exclusive]))
                 continue;
             const p = boundOf(prev, inclusive, exclusive, side);
             const c = boundOf(curr, inclusive, exclusive, side);
@@ -50761,7 +50734,7 @@ class Walker {
     }
     countBounds(prev, curr, at, min, max, narrowed, widened) {
         for (const [keyword, side] of [[min, 'lower'], [max, 'upper']]) {
-            if (deepEqual(prev[keyword], curr[keyword]))
+            if (jsonEqual(prev[keyword], curr[keyword]))
                 continue;
             const p = typeof prev[keyword] === 'number' ? { value: prev[keyword], exclusive: false, keyword } : null;
             const c = typeof curr[keyword] === 'number' ? { value: curr[keyword], exclusive: false, keyword } : null;
@@ -50774,7 +50747,7 @@ class Walker {
         }
     }
     multipleOf(prev, curr, at) {
-        if (deepEqual(prev.multipleOf, curr.multipleOf))
+        if (jsonEqual(prev.multipleOf, curr.multipleOf))
             return;
         if (this.reportInapplicable(prev, curr, at, 'multipleOf'))
             return;
@@ -50794,7 +50767,7 @@ class Walker {
         this.emit(kind, at, ['multipleOf'], { previous: p, current: c });
     }
     stringAssertion(prev, curr, at, keyword) {
-        if (deepEqual(prev[keyword], curr[keyword]))
+        if (jsonEqual(prev[keyword], curr[keyword]))
             return;
         if (this.reportInapplicable(prev, curr, at, keyword))
             return;
@@ -50869,7 +50842,7 @@ class Walker {
             if (!isRequired && wasRequired)
                 this.emit('property-became-optional', at, ['properties', name], { subject: name, previous: true, current: false });
         }
-        if (!deepEqual(pAdditional, cAdditional)) {
+        if (!jsonEqual(pAdditional, cAdditional)) {
             this.walk(asSchema(pAdditional), asSchema(cAdditional), { ...at, segments: [...at.segments, 'additionalProperties'], atRoot: false });
         }
         const ppat = isJsonObject(prev.patternProperties) ? prev.patternProperties : {};
@@ -50889,7 +50862,7 @@ class Walker {
         }
     }
     dependentRequired(prev, curr, at) {
-        if (deepEqual(prev.dependentRequired, curr.dependentRequired))
+        if (jsonEqual(prev.dependentRequired, curr.dependentRequired))
             return;
         const p = isJsonObject(prev.dependentRequired) ? prev.dependentRequired : {};
         const c = isJsonObject(curr.dependentRequired) ? curr.dependentRequired : {};
@@ -50914,10 +50887,10 @@ class Walker {
             const c = i < cPrefix.length ? asSchema(cPrefix[i]) : asSchema(curr.items);
             this.walk(p, c, { ...at, segments: [...at.segments, 'prefixItems', String(i)], atRoot: false });
         }
-        if (!deepEqual(prev.items, curr.items)) {
+        if (!jsonEqual(prev.items, curr.items)) {
             this.walk(asSchema(prev.items), asSchema(curr.items), { ...at, segments: [...at.segments, 'items'], atRoot: false });
         }
-        if (!deepEqual(prev.contains, curr.contains)) {
+        if (!jsonEqual(prev.contains, curr.contains)) {
             // `contains: {}` still demands a non-empty array, so absence is not `{}` here.
             if (!('contains' in prev))
                 this.emit('constraint-added', at, ['contains'], { previous: null, current: curr.contains });
@@ -50929,23 +50902,23 @@ class Walker {
     }
     otherSubschemas(prev, curr, at) {
         for (const keyword of MONOTONE_SUBSCHEMAS) {
-            if (deepEqual(prev[keyword], curr[keyword]))
+            if (jsonEqual(prev[keyword], curr[keyword]))
                 continue;
             this.walk(asSchema(prev[keyword]), asSchema(curr[keyword]), { ...at, segments: [...at.segments, keyword], atRoot: false });
         }
         // if/then/else: `then` and `else` are monotone only while `if` selects the same values.
-        if (deepEqual(prev.if, curr.if) && 'if' in prev) {
+        if (jsonEqual(prev.if, curr.if) && 'if' in prev) {
             for (const keyword of ['then', 'else']) {
-                if (deepEqual(prev[keyword], curr[keyword]))
+                if (jsonEqual(prev[keyword], curr[keyword]))
                     continue;
                 this.walk(asSchema(prev[keyword]), asSchema(curr[keyword]), { ...at, segments: [...at.segments, keyword], atRoot: false });
             }
         }
-        else if (!deepEqual(prev.if, curr.if) || !deepEqual(prev.then, curr.then) || !deepEqual(prev.else, curr.else)) {
+        else if (!jsonEqual(prev.if, curr.if) || !jsonEqual(prev.then, curr.then) || !jsonEqual(prev.else, curr.else)) {
             const previous = conditional(prev);
             const current = conditional(curr);
             const kind = previous === null ? 'constraint-added' : current === null ? 'constraint-removed' : 'constraint-changed';
-            if (!deepEqual(previous, current))
+            if (!jsonEqual(previous, current))
                 this.emit(kind, at, ['if'], { subject: 'if/then/else', previous, current });
         }
     }
@@ -50962,13 +50935,13 @@ class Walker {
         }
         // Both keywords on one side (rare): compare each list with its namesake.
         for (const keyword of ['anyOf', 'oneOf']) {
-            if (deepEqual(prev[keyword], curr[keyword]))
+            if (jsonEqual(prev[keyword], curr[keyword]))
                 continue;
             this.branches(Array.isArray(prev[keyword]) ? prev[keyword] : [], Array.isArray(curr[keyword]) ? curr[keyword] : [], keyword, at);
         }
     }
     branches(previous, current, keyword, at) {
-        if (deepEqual(previous, current))
+        if (jsonEqual(previous, current))
             return;
         const harm = this.harmMatrix(previous, current);
         const match = matchBranches(previous, current, (i, j) => harm.get(i, j, at.direction));
@@ -51014,7 +50987,7 @@ class Walker {
         }
     }
     allOf(prev, curr, at) {
-        if (deepEqual(prev.allOf, curr.allOf))
+        if (jsonEqual(prev.allOf, curr.allOf))
             return;
         const previous = Array.isArray(prev.allOf) ? prev.allOf : [];
         const current = Array.isArray(curr.allOf) ? curr.allOf : [];
@@ -51079,7 +51052,7 @@ class Walker {
         };
     }
     not(prev, curr, at) {
-        if (deepEqual(prev.not, curr.not))
+        if (jsonEqual(prev.not, curr.not))
             return;
         if (!('not' in prev))
             return this.emit('not-added', at, ['not'], { previous: null, current: curr.not });
@@ -51098,12 +51071,12 @@ class Walker {
     // ── annotations and the rest ───────────────────────────────────────────────────────────
     annotations(prev, curr, at) {
         for (const keyword of ['title', 'description']) {
-            if (!deepEqual(prev[keyword], curr[keyword]))
+            if (!jsonEqual(prev[keyword], curr[keyword]))
                 this.emit(`${keyword}-changed`, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
         }
-        if (!deepEqual(prev.examples, curr.examples))
+        if (!jsonEqual(prev.examples, curr.examples))
             this.emit('examples-changed', at, ['examples'], { previous: prev.examples, current: curr.examples });
-        if (!deepEqual(prev.default, curr.default)) {
+        if (!jsonEqual(prev.default, curr.default)) {
             const kind = !('default' in prev) ? 'default-added' : !('default' in curr) ? 'default-removed' : 'default-changed';
             this.emit(kind, at, ['default'], { previous: prev.default, current: curr.default });
         }
@@ -51115,7 +51088,7 @@ class Walker {
     }
     otherKeywords(prev, curr, at) {
         for (const keyword of [...new Set([...Object.keys(prev), ...Object.keys(curr)])].sort()) {
-            if (HANDLED.has(keyword) || deepEqual(prev[keyword], curr[keyword]))
+            if (HANDLED.has(keyword) || jsonEqual(prev[keyword], curr[keyword]))
                 continue;
             // Unknown keywords are ignored by validators, so they are annotations for our purpose.
             if (isAnnotation(keyword) || !OTHER_ASSERTIONS.has(keyword)) {
@@ -51264,7 +51237,7 @@ function compareEntry(kind, previous, current) {
     const p = previous.contract;
     const c = current.contract;
     for (const field of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
-        if (deepEqual(p[field], c[field]))
+        if (jsonEqual(p[field], c[field]))
             continue;
         const detector = detectors[field] ?? metadata(field);
         out.push(...detector(p[field], c[field], { previous, current }));
@@ -51308,7 +51281,7 @@ const annotations = (previous, current) => {
     const c = json_objectOr(current);
     const out = [];
     for (const key of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
-        if (deepEqual(p[key], c[key]))
+        if (jsonEqual(p[key], c[key]))
             continue;
         const segments = ['annotations', key];
         const hint = HINT_RULES[key];
@@ -51329,7 +51302,7 @@ const execution = (previous, current) => {
     const c = json_objectOr(current);
     const out = [];
     for (const key of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
-        if (deepEqual(p[key], c[key]))
+        if (jsonEqual(p[key], c[key]))
             continue;
         const segments = ['execution', key];
         out.push(draft(key === 'taskSupport' ? taskSupportKind(p[key], c[key]) : 'execution-changed', segments, { subject: key, previous: p[key], current: c[key] }));
@@ -51390,7 +51363,7 @@ const promptArguments = (previous, current) => {
             out.push(draft('prompt-argument-removed', segments, { subject: name, previous: before }));
             continue;
         }
-        if (before === undefined || after === undefined || deepEqual(before, after))
+        if (before === undefined || after === undefined || jsonEqual(before, after))
             continue;
         const wasRequired = before.required === true;
         const isRequired = after.required === true;
@@ -51398,7 +51371,7 @@ const promptArguments = (previous, current) => {
             out.push(draft(isRequired ? 'prompt-argument-became-required' : 'prompt-argument-became-optional', [...segments, 'required'], { subject: name, previous: wasRequired, current: isRequired }));
         }
         for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
-            if (key === 'name' || key === 'required' || deepEqual(before[key], after[key]))
+            if (key === 'name' || key === 'required' || jsonEqual(before[key], after[key]))
                 continue;
             const kind = key === 'description' ? 'description-changed' : key === 'title' ? 'title-changed' : 'metadata-changed';
             out.push(draft(kind, [...segments, key], { where: `argument ${JSON.stringify(name)}`, subject: key, previous: before[key], current: after[key] }));
@@ -51567,7 +51540,7 @@ async function diffContracts(previous, current, options = {}) {
         for (const key of Object.keys(before).filter((k) => Object.hasOwn(after, k)).sort()) {
             const p = before[key];
             const c = after[key];
-            if (entryDigest(p) === entryDigest(c) && deepEqual(p.dialects ?? {}, c.dialects ?? {}))
+            if (entryDigest(p) === entryDigest(c) && jsonEqual(p.dialects ?? {}, c.dialects ?? {}))
                 continue;
             add(key, compareEntry(kind, p, c));
             if (kind === 'tools')

@@ -7,7 +7,7 @@
  */
 import type { ContractEntry, JsonSchema } from '../contract/model.js';
 import { draft, type DraftDelta } from './draft.js';
-import { deepEqual, isJsonObject } from './json.js';
+import { jsonEqual, isJsonObject } from './json.js';
 import { severityOf } from './rules.js';
 import { projectForSemanticCheck, runSemanticChecks, type SemanticBudget, type SemanticJob } from './semantic.js';
 import { SEVERITY_RANK, type Severity } from './types.js';
@@ -46,7 +46,7 @@ export async function crossCheck(toolDeltas: Map<string, DraftDelta[]>, tools: r
     for (const field of ['inputSchema', 'outputSchema'] as const) {
       const p = previous.contract[field];
       const c = current.contract[field];
-      if (p === undefined || c === undefined || deepEqual(p, c)) continue;
+      if (p === undefined || c === undefined || jsonEqual(p, c)) continue;
       const related = (toolDeltas.get(key) ?? []).filter((d) => schemaFieldOf(d) === field);
       // The check can only add a verdict the walker did not reach: BREAKING for inputs, RISKY for outputs.
       const wanted: Severity = field === 'inputSchema' ? 'BREAKING' : 'RISKY';
@@ -54,7 +54,7 @@ export async function crossCheck(toolDeltas: Map<string, DraftDelta[]>, tools: r
       // Equal once reduced to what json-schema-diff reads: the difference lies in keywords the walker judges exactly.
       const plainP = projectForSemanticCheck(asToolRoot(p));
       const plainC = projectForSemanticCheck(asToolRoot(c));
-      if ('schema' in plainP && 'schema' in plainC && deepEqual(plainP.schema, plainC.schema)) continue;
+      if ('schema' in plainP && 'schema' in plainC && jsonEqual(plainP.schema, plainC.schema)) continue;
       // Close the side whose values are enumerated: old arguments, new results (see ProjectionOptions).
       const pp = projectForSemanticCheck(asToolRoot(p), { closeObjects: field === 'inputSchema' });
       const pc = projectForSemanticCheck(asToolRoot(c), { closeObjects: field === 'outputSchema' });

@@ -5,7 +5,7 @@
  */
 import { isJsonObject, type ContractEntry, type EntryKind, type JsonObject, type JsonValue } from '../contract/model.js';
 import { draft, type DraftDelta } from './draft.js';
-import { deepEqual, objectOr } from './json.js';
+import { jsonEqual, objectOr } from './json.js';
 import { lintText } from './lint.js';
 import { fieldOf } from './path.js';
 import { walkSchemas } from './schema-walker.js';
@@ -24,7 +24,7 @@ export function compareEntry(kind: EntryKind, previous: ContractEntry, current: 
   const p = previous.contract;
   const c = current.contract;
   for (const field of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
-    if (deepEqual(p[field], c[field])) continue;
+    if (jsonEqual(p[field], c[field])) continue;
     const detector = detectors[field] ?? metadata(field);
     out.push(...detector(p[field], c[field], { previous, current }));
   }
@@ -77,7 +77,7 @@ const annotations: FieldDetector = (previous, current) => {
   const c = objectOr(current);
   const out: DraftDelta[] = [];
   for (const key of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
-    if (deepEqual(p[key], c[key])) continue;
+    if (jsonEqual(p[key], c[key])) continue;
     const segments = ['annotations', key];
     const hint = HINT_RULES[key];
     if (hint !== undefined && typeof p[key] === 'boolean' && typeof c[key] === 'boolean') {
@@ -96,7 +96,7 @@ const execution: FieldDetector = (previous, current) => {
   const c = objectOr(current);
   const out: DraftDelta[] = [];
   for (const key of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
-    if (deepEqual(p[key], c[key])) continue;
+    if (jsonEqual(p[key], c[key])) continue;
     const segments = ['execution', key];
     out.push(draft(key === 'taskSupport' ? taskSupportKind(p[key], c[key]) : 'execution-changed', segments, { subject: key, previous: p[key], current: c[key] }));
   }
@@ -157,14 +157,14 @@ const promptArguments: FieldDetector = (previous, current) => {
       out.push(draft('prompt-argument-removed', segments, { subject: name, previous: before }));
       continue;
     }
-    if (before === undefined || after === undefined || deepEqual(before, after)) continue;
+    if (before === undefined || after === undefined || jsonEqual(before, after)) continue;
     const wasRequired = before.required === true;
     const isRequired = after.required === true;
     if (wasRequired !== isRequired) {
       out.push(draft(isRequired ? 'prompt-argument-became-required' : 'prompt-argument-became-optional', [...segments, 'required'], { subject: name, previous: wasRequired, current: isRequired }));
     }
     for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
-      if (key === 'name' || key === 'required' || deepEqual(before[key], after[key])) continue;
+      if (key === 'name' || key === 'required' || jsonEqual(before[key], after[key])) continue;
       const kind = key === 'description' ? 'description-changed' : key === 'title' ? 'title-changed' : 'metadata-changed';
       out.push(draft(kind, [...segments, key], { where: `argument ${JSON.stringify(name)}`, subject: key, previous: before[key], current: after[key] }));
     }

@@ -16,7 +16,7 @@ import { ENTRY_KINDS, type ContractEntry, type Contracts, type EntryKind } from 
 import { crossCheck } from './cross-check.js';
 import { draft, type DraftDelta } from './draft.js';
 import { compareEntry, lintNewEntry } from './entries.js';
-import { deepEqual } from './json.js';
+import { jsonEqual } from './json.js';
 import { fieldOf } from './path.js';
 import { detectRenames, promptShape, toolShape, type Rename } from './renames.js';
 import { hintOf, ruleFor, severityOf } from './rules.js';
@@ -65,7 +65,7 @@ export async function diffContracts(previous: Contracts, current: Contracts, opt
     for (const key of Object.keys(before).filter((k) => Object.hasOwn(after, k)).sort()) {
       const p = before[key] as ContractEntry;
       const c = after[key] as ContractEntry;
-      if (entryDigest(p) === entryDigest(c) && deepEqual(p.dialects ?? {}, c.dialects ?? {})) continue;
+      if (entryDigest(p) === entryDigest(c) && jsonEqual(p.dialects ?? {}, c.dialects ?? {})) continue;
       add(key, compareEntry(kind, p, c));
       if (kind === 'tools') comparedTools.push({ key, previous: p, current: c });
     }

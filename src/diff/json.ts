@@ -1,28 +1,9 @@
 /** Small pure helpers over JSON values shared by the detectors. */
-import { canonicalJson } from '../contract/canonical.js';
+import { canonicalJson, jsonEqual } from '../contract/canonical.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../contract/model.js';
 
-export { isJsonObject };
-
 /** Structural equality of JSON values (key order does not matter). */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ka = Object.keys(a as object);
-  const kb = Object.keys(b as object);
-  if (ka.length !== kb.length) return false;
-  for (const key of ka) {
-    if (!Object.hasOwn(b as object, key)) return false;
-    if (!deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
-  }
-  return true;
-}
+export { isJsonObject, jsonEqual };
 
 /** A schema as an object: `true`/absent are `{}`; `false` stays false. */
 export function asSchema(value: unknown): JsonObject | false {

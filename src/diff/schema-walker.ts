@@ -12,7 +12,7 @@
 import type { JsonObject, JsonSchema, JsonValue } from '../contract/model.js';
 import { resolvePointer } from '../contract/schema.js';
 import type { DraftDelta } from './draft.js';
-import { asSchema, canonicalSet, deepEqual, isJsonObject, stringsOf, without } from './json.js';
+import { asSchema, canonicalSet, jsonEqual, isJsonObject, stringsOf, without } from './json.js';
 import { whereOf } from './path.js';
 import { severityOf, show, type DeltaKind, type Direction } from './rules.js';
 import { SEVERITY_RANK } from './types.js';
@@ -104,12 +104,12 @@ class Walker {
   }
 
   walk(previous: JsonSchema, current: JsonSchema, at: Location): void {
-    if (deepEqual(previous, current)) return;
+    if (jsonEqual(previous, current)) return;
     if (current === false || previous === false) return this.falseSchema(previous, current, at);
     // `true` accepts everything, exactly like `{}`.
     let prev: JsonObject = previous === true ? {} : previous;
     let curr: JsonObject = current === true ? {} : current;
-    if (deepEqual(prev, curr)) return;
+    if (jsonEqual(prev, curr)) return;
 
     if (typeof prev.$ref === 'string' || typeof curr.$ref === 'string') {
       if (prev.$ref === curr.$ref) {
@@ -196,7 +196,7 @@ class Walker {
   // ── type ──────────────────────────────────────────────────────────────────────────────
 
   private types(prev: JsonObject, curr: JsonObject, at: Location): void {
-    if (deepEqual(prev.type, curr.type)) return;
+    if (jsonEqual(prev.type, curr.type)) return;
     const p = declaredTypes(prev);
     const c = declaredTypes(curr);
     const all: JsonType[] = ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'];
@@ -210,7 +210,7 @@ class Walker {
   // ── enum / const ───────────────────────────────────────────────────────────────────────
 
   private allowedValues(prev: JsonObject, curr: JsonObject, at: Location): void {
-    if (deepEqual(prev.enum, curr.enum) && deepEqual(prev.const, curr.const) && ('const' in prev) === ('const' in curr)) return;
+    if (jsonEqual(prev.enum, curr.enum) && jsonEqual(prev.const, curr.const) && ('const' in prev) === ('const' in curr)) return;
     const p = allowedValuesOf(prev);
     const c = allowedValuesOf(curr);
     const keyword = 'const' in curr || (!('enum' in curr) && 'const' in prev) ? 'const' : 'enum';
@@ -240,7 +240,7 @@ class Walker {
   private numberBounds(prev: JsonObject, curr: JsonObject, at: Location): void {
     for (const side of ['lower', 'upper'] as const) {
       const [inclusive, exclusive] = side === 'lower' ? ['minimum', 'exclusiveMinimum'] : ['maximum', 'exclusiveMaximum'];
-      if (deepEqual(prev[inclusive], curr[inclusive]) && deepEqual(prev[exclusive], curr[exclusive])) continue;
+      if (jsonEqual(prev[inclusive], curr[inclusive]) && jsonEqual(prev[exclusive], curr[exclusive])) continue;
       const p = boundOf(prev, inclusive, exclusive, side);
       const c = boundOf(curr, inclusive, exclusive, side);
       const order = compareBounds(p, c, side);
@@ -256,7 +256,7 @@ class Walker {
 
   private countBounds(prev: JsonObject, curr: JsonObject, at: Location, min: string, max: string, narrowed: DeltaKind, widened: DeltaKind): void {
     for (const [keyword, side] of [[min, 'lower'], [max, 'upper']] as const) {
-      if (deepEqual(prev[keyword], curr[keyword])) continue;
+      if (jsonEqual(prev[keyword], curr[keyword])) continue;
       const p = typeof prev[keyword] === 'number' ? { value: prev[keyword] as number, exclusive: false, keyword } : null;
       const c = typeof curr[keyword] === 'number' ? { value: curr[keyword] as number, exclusive: false, keyword } : null;
       const order = compareBounds(p, c, side);
@@ -267,7 +267,7 @@ class Walker {
   }
 
   private multipleOf(prev: JsonObject, curr: JsonObject, at: Location): void {
-    if (deepEqual(prev.multipleOf, curr.multipleOf)) return;
+    if (jsonEqual(prev.multipleOf, curr.multipleOf)) return;
     if (this.reportInapplicable(prev, curr, at, 'multipleOf')) return;
     const p = typeof prev.multipleOf === 'number' ? prev.multipleOf : null;
     const c = typeof curr.multipleOf === 'number' ? curr.multipleOf : null;
@@ -281,7 +281,7 @@ class Walker {
   }
 
   private stringAssertion(prev: JsonObject, curr: JsonObject, at: Location, keyword: 'pattern' | 'format'): void {
-    if (deepEqual(prev[keyword], curr[keyword])) return;
+    if (jsonEqual(prev[keyword], curr[keyword])) return;
     if (this.reportInapplicable(prev, curr, at, keyword)) return;
     const had = keyword in prev;
     const has = keyword in curr;
@@ -350,7 +350,7 @@ class Walker {
       if (!isRequired && wasRequired) this.emit('property-became-optional', at, ['properties', name], { subject: name, previous: true, current: false });
     }
 
-    if (!deepEqual(pAdditional, cAdditional)) {
+    if (!jsonEqual(pAdditional, cAdditional)) {
       this.walk(asSchema(pAdditional), asSchema(cAdditional), { ...at, segments: [...at.segments, 'additionalProperties'], atRoot: false });
     }
 
@@ -373,7 +373,7 @@ class Walker {
   }
 
   private dependentRequired(prev: JsonObject, curr: JsonObject, at: Location): void {
-    if (deepEqual(prev.dependentRequired, curr.dependentRequired)) return;
+    if (jsonEqual(prev.dependentRequired, curr.dependentRequired)) return;
     const p = isJsonObject(prev.dependentRequired) ? prev.dependentRequired : {};
     const c = isJsonObject(curr.dependentRequired) ? curr.dependentRequired : {};
     for (const name of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
@@ -398,10 +398,10 @@ class Walker {
       const c = i < cPrefix.length ? asSchema(cPrefix[i]) : asSchema(curr.items);
       this.walk(p, c, { ...at, segments: [...at.segments, 'prefixItems', String(i)], atRoot: false });
     }
-    if (!deepEqual(prev.items, curr.items)) {
+    if (!jsonEqual(prev.items, curr.items)) {
       this.walk(asSchema(prev.items), asSchema(curr.items), { ...at, segments: [...at.segments, 'items'], atRoot: false });
     }
-    if (!deepEqual(prev.contains, curr.contains)) {
+    if (!jsonEqual(prev.contains, curr.contains)) {
       // `contains: {}` still demands a non-empty array, so absence is not `{}` here.
       if (!('contains' in prev)) this.emit('constraint-added', at, ['contains'], { previous: null, current: curr.contains });
       else if (!('contains' in curr)) this.emit('constraint-removed', at, ['contains'], { previous: prev.contains, current: null });
@@ -411,20 +411,20 @@ class Walker {
 
   private otherSubschemas(prev: JsonObject, curr: JsonObject, at: Location): void {
     for (const keyword of MONOTONE_SUBSCHEMAS) {
-      if (deepEqual(prev[keyword], curr[keyword])) continue;
+      if (jsonEqual(prev[keyword], curr[keyword])) continue;
       this.walk(asSchema(prev[keyword]), asSchema(curr[keyword]), { ...at, segments: [...at.segments, keyword], atRoot: false });
     }
     // if/then/else: `then` and `else` are monotone only while `if` selects the same values.
-    if (deepEqual(prev.if, curr.if) && 'if' in prev) {
+    if (jsonEqual(prev.if, curr.if) && 'if' in prev) {
       for (const keyword of ['then', 'else']) {
-        if (deepEqual(prev[keyword], curr[keyword])) continue;
+        if (jsonEqual(prev[keyword], curr[keyword])) continue;
         this.walk(asSchema(prev[keyword]), asSchema(curr[keyword]), { ...at, segments: [...at.segments, keyword], atRoot: false });
       }
-    } else if (!deepEqual(prev.if, curr.if) || !deepEqual(prev.then, curr.then) || !deepEqual(prev.else, curr.else)) {
+    } else if (!jsonEqual(prev.if, curr.if) || !jsonEqual(prev.then, curr.then) || !jsonEqual(prev.else, curr.else)) {
       const previous = conditional(prev);
       const current = conditional(curr);
       const kind = previous === null ? 'constraint-added' : current === null ? 'constraint-removed' : 'constraint-changed';
-      if (!deepEqual(previous, current)) this.emit(kind, at, ['if'], { subject: 'if/then/else', previous, current });
+      if (!jsonEqual(previous, current)) this.emit(kind, at, ['if'], { subject: 'if/then/else', previous, current });
     }
   }
 
@@ -442,7 +442,7 @@ class Walker {
     }
     // Both keywords on one side (rare): compare each list with its namesake.
     for (const keyword of ['anyOf', 'oneOf'] as const) {
-      if (deepEqual(prev[keyword], curr[keyword])) continue;
+      if (jsonEqual(prev[keyword], curr[keyword])) continue;
       this.branches(
         Array.isArray(prev[keyword]) ? (prev[keyword] as JsonSchema[]) : [],
         Array.isArray(curr[keyword]) ? (curr[keyword] as JsonSchema[]) : [],
@@ -453,7 +453,7 @@ class Walker {
   }
 
   private branches(previous: JsonSchema[], current: JsonSchema[], keyword: UnionKeyword, at: Location): void {
-    if (deepEqual(previous, current)) return;
+    if (jsonEqual(previous, current)) return;
     const harm = this.harmMatrix(previous, current);
     const match = matchBranches(previous, current, (i, j) => harm.get(i, j, at.direction));
     const d = match.discriminator;
@@ -495,7 +495,7 @@ class Walker {
   }
 
   private allOf(prev: JsonObject, curr: JsonObject, at: Location): void {
-    if (deepEqual(prev.allOf, curr.allOf)) return;
+    if (jsonEqual(prev.allOf, curr.allOf)) return;
     const previous = Array.isArray(prev.allOf) ? (prev.allOf as JsonSchema[]) : [];
     const current = Array.isArray(curr.allOf) ? (curr.allOf as JsonSchema[]) : [];
     const harm = this.harmMatrix(previous, current);
@@ -553,7 +553,7 @@ class Walker {
   }
 
   private not(prev: JsonObject, curr: JsonObject, at: Location): void {
-    if (deepEqual(prev.not, curr.not)) return;
+    if (jsonEqual(prev.not, curr.not)) return;
     if (!('not' in prev)) return this.emit('not-added', at, ['not'], { previous: null, current: curr.not });
     if (!('not' in curr)) return this.emit('not-removed', at, ['not'], { previous: prev.not, current: null });
     // Inside `not`, accepting more means the whole accepts less. Rather than invert every
@@ -571,10 +571,10 @@ class Walker {
 
   private annotations(prev: JsonObject, curr: JsonObject, at: Location): void {
     for (const keyword of ['title', 'description'] as const) {
-      if (!deepEqual(prev[keyword], curr[keyword])) this.emit(`${keyword}-changed`, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
+      if (!jsonEqual(prev[keyword], curr[keyword])) this.emit(`${keyword}-changed`, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
     }
-    if (!deepEqual(prev.examples, curr.examples)) this.emit('examples-changed', at, ['examples'], { previous: prev.examples, current: curr.examples });
-    if (!deepEqual(prev.default, curr.default)) {
+    if (!jsonEqual(prev.examples, curr.examples)) this.emit('examples-changed', at, ['examples'], { previous: prev.examples, current: curr.examples });
+    if (!jsonEqual(prev.default, curr.default)) {
       const kind = !('default' in prev) ? 'default-added' : !('default' in curr) ? 'default-removed' : 'default-changed';
       this.emit(kind, at, ['default'], { previous: prev.default, current: curr.default });
     }
@@ -587,7 +587,7 @@ class Walker {
 
   private otherKeywords(prev: JsonObject, curr: JsonObject, at: Location): void {
     for (const keyword of [...new Set([...Object.keys(prev), ...Object.keys(curr)])].sort()) {
-      if (HANDLED.has(keyword) || deepEqual(prev[keyword], curr[keyword])) continue;
+      if (HANDLED.has(keyword) || jsonEqual(prev[keyword], curr[keyword])) continue;
       // Unknown keywords are ignored by validators, so they are annotations for our purpose.
       if (isAnnotation(keyword) || !OTHER_ASSERTIONS.has(keyword)) {
         this.emit('annotation-changed', at, [keyword], { previous: prev[keyword], current: curr[keyword] });

@@ -7,7 +7,7 @@
  */
 import { canonicalJson } from '../contract/canonical.js';
 import type { JsonObject, JsonSchema, JsonValue } from '../contract/model.js';
-import { deepEqual, isJsonObject } from './json.js';
+import { jsonEqual, isJsonObject } from './json.js';
 import { declaredTypes, isAnnotation, restrictToType, type JsonType } from './vocabulary.js';
 
 export type UnionKeyword = 'anyOf' | 'oneOf';
@@ -146,7 +146,7 @@ function sharedDiscriminator(previous: readonly JsonSchema[], current: readonly 
 
 /** How alike two branches look: shared types and shared property names. 0 = nothing shared. */
 function resemblance(a: JsonSchema, b: JsonSchema): number {
-  if (!isJsonObject(a) || !isJsonObject(b)) return deepEqual(a, b) ? 1 : 0;
+  if (!isJsonObject(a) || !isJsonObject(b)) return jsonEqual(a, b) ? 1 : 0;
   const ta = declaredTypes(a);
   const tb = declaredTypes(b);
   let score = 0;
@@ -172,7 +172,7 @@ export function liftToUnion(plain: JsonObject, other: JsonObject, keyword: Union
   const root: JsonObject = {};
   const moved: JsonObject = {};
   for (const [key, value] of Object.entries(plain)) {
-    if (isAnnotation(key) || (Object.hasOwn(other, key) && deepEqual(other[key], value))) root[key] = value;
+    if (isAnnotation(key) || (Object.hasOwn(other, key) && jsonEqual(other[key], value))) root[key] = value;
     else moved[key] = value;
   }
   root[keyword] = splitByType(moved) as JsonValue;
