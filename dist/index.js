@@ -51821,6 +51821,159 @@ function isJsonValue(value, depth = 0) {
     return false;
 }
 
+;// CONCATENATED MODULE: ./lib/runtime/xml.js
+/**
+ * XML text helpers shared by every runtime renderer. Everything that reaches an LLM through the
+ * error protocol goes through `escapeText` or `escapeAttr`, so a hostile tool name, argument or
+ * schema value can neither close our elements nor forge new ones.
+ */
+// XML 1.0 forbids most C0 controls, lone surrogates and U+FFFE/U+FFFF; a parser would reject the
+// whole document, so they become U+FFFD instead.
+const INVALID_XML_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const TEXT_SPECIALS = /[&<]/g;
+const ATTR_SPECIALS = /[&<>"']/g;
+const ENTITIES = {
+    '&': '&amp;',
+    '<': '&lt;',
+    '>': '&gt;',
+    '"': '&quot;',
+    "'": '&apos;',
+};
+function replaceEntity(char) {
+    return ENTITIES[char] ?? char;
+}
+/**
+ * Escapes element content. `>` is left as is: it cannot open markup, and `>= 1` reads better to
+ * a model than `&gt;= 1`.
+ */
+function xml_escapeText(value) {
+    return value.replace(INVALID_XML_CHARS, '\uFFFD').replace(TEXT_SPECIALS, replaceEntity);
+}
+/** Escapes an attribute value (all five XML specials). */
+function xml_escapeAttr(value) {
+    return value.replace(INVALID_XML_CHARS, '\uFFFD').replace(ATTR_SPECIALS, replaceEntity);
+}
+/**
+ * JSON with object keys sorted at every level, so the same value always renders to the same
+ * bytes whatever order its producer wrote the keys in. `undefined` (absent) renders as
+ * `undefined`, which JSON cannot express; functions and symbols never occur in the JSON values
+ * this is used on.
+ */
+function xml_canonicalJson(value) {
+    if (value === undefined)
+        return 'undefined';
+    return JSON.stringify(sortKeys(value, 0)) ?? 'undefined';
+}
+const MAX_DEPTH = 64;
+function sortKeys(value, depth) {
+    if (value === null || typeof value !== 'object') {
+        // JSON.stringify throws on bigint; show it as the number it stands for.
+        return typeof value === 'bigint' ? value.toString() : value;
+    }
+    if (depth > MAX_DEPTH)
+        return '[too deep]';
+    if (Array.isArray(value))
+        return value.map((item) => sortKeys(item, depth + 1));
+    const sorted = {};
+    for (const key of Object.keys(value).sort()) {
+        sorted[key] = sortKeys(value[key], depth + 1);
+    }
+    return sorted;
+}
+/**
+ * Cuts `text` to at most `max` characters (never inside a surrogate pair) and says how long the
+ * original was, so the model knows it is looking at a prefix.
+ */
+function xml_truncate(text, max) {
+    if (text.length <= max)
+        return text;
+    let end = Math.max(0, max);
+    const code = text.charCodeAt(end - 1);
+    if (code >= 0xd800 && code <= 0xdbff)
+        end -= 1;
+    return `${text.slice(0, end)}… (truncated, ${text.length} characters)`;
+}
+/** `"a", "b", "c"`, listing at most `max` values and counting the rest. */
+function listValues(values, max = 20) {
+    const shown = values.slice(0, max).map((value) => xml_canonicalJson(value));
+    const rest = values.length - shown.length;
+    return rest > 0 ? `${shown.join(', ')} (+${rest} more)` : shown.join(', ');
+}
+
+;// CONCATENATED MODULE: ./lib/report/escape.js
+/**
+ * Escaping for every output format. Everything a server sends (names, descriptions, enum
+ * values) is attacker-controlled: it must never be able to inject markup, ping people, break a
+ * table, forge an XML element or drive the terminal.
+ */
+/** Controls and invisible/bidi characters, shown as `\uXXXX` in human-facing output. */
+const INVISIBLE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/gu;
+const codePoint = (c) => `\\u${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+/** Make control, invisible and bidi characters visible (`\u202E`), so nothing hides in output. */
+function visibleText(text) {
+    return text.replace(INVISIBLE, codePoint);
+}
+/** Shorten to at most `max` characters, saying so (never inside a surrogate pair). */
+
+/** Word joiner: invisible, but stops GitHub from reading `@name` as a mention. */
+const WORD_JOINER = '\u2060';
+/**
+ * Text for Markdown prose (also safe inside a table cell): markdown and HTML metacharacters
+ * backslash-escaped or turned into entities, line breaks flattened, `@mentions` and bare
+ * links defused, invisible characters made visible.
+ */
+function mdText(text) {
+    return defuseLinks(oneLineWithEntities(text)
+        .replace(/([\\`*_[\]()#|~!$])/g, '\\$1')
+        .replace(/^([+\-=]|\d+[.)])/, '\\$1'));
+}
+/** The common ground of Markdown and HTML text: visible, on one line, no markup characters. */
+function oneLineWithEntities(text) {
+    return visibleText(text).replace(/\r\n|\r|\n/g, ' ').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+/** No mention pings, no clickable links planted by a server: a word joiner breaks both. */
+function defuseLinks(text) {
+    return text
+        .replace(/@/g, `@${WORD_JOINER}`)
+        .replace(/:\/\//g, `:${WORD_JOINER}//`)
+        .replace(/\bwww\./gi, (m) => `${m.slice(0, 3)}${WORD_JOINER}.`);
+}
+/**
+ * An inline code span that holds any text: the fence is longer than any backtick run inside,
+ * padded when the text starts or ends with a backtick, `|` escaped so a table survives, line
+ * breaks flattened. Inside code nothing renders, so mentions and HTML are inert.
+ */
+function mdCode(text) {
+    const flat = visibleText(text).replace(/\r\n|\r|\n/g, ' ').replace(/\|/g, '\\|');
+    const longest = Math.max(0, ...(flat.match(/`+/g) ?? []).map((run) => run.length));
+    const fence = '`'.repeat(longest + 1);
+    const pad = flat.startsWith('`') || flat.endsWith('`') || flat === '' ? ' ' : '';
+    return `${fence}${pad}${flat}${pad}${fence}`;
+}
+/** A fenced code block that no content can close early. */
+function mdCodeBlock(text, language = '') {
+    const body = visibleText(text).replace(/\r\n|\r/g, '\n');
+    const longest = Math.max(2, ...(body.match(/`{3,}/g) ?? []).map((run) => run.length));
+    const fence = '`'.repeat(longest + 1);
+    return `${fence}${language}\n${body}\n${fence}`;
+}
+/**
+ * Text inside HTML elements (`<summary>`): entities, mentions and links defused, one line.
+ * GitHub does not parse Markdown inside an HTML block; in case a renderer did, the characters
+ * that make links, images and code spans (`[`, `]`, a backtick) become numeric entities too,
+ * which show as themselves either way. Emphasis characters are left alone: at worst they
+ * format, and names like `create_order` stay readable in the raw comment.
+ */
+function htmlText(text) {
+    return defuseLinks(oneLineWithEntities(text)
+        .replace(/"/g, '&quot;')
+        .replace(/[`[\]]/g, (c) => `&#${c.charCodeAt(0)};`));
+}
+/** Terminal text: controls (ANSI escapes included) made visible, so a name cannot recolour or clear the screen. */
+function escape_terminalText(text) {
+    return visibleText(text);
+}
+
 ;// CONCATENATED MODULE: ./lib/report/values.js
 /**
  * Short renderings of a delta's previous/current values for people and LLMs: a schema reads
@@ -52653,89 +52806,6 @@ function diffWordsWithSpace(oldStr, newStr, options) {
     return wordsWithSpaceDiff.diff(oldStr, newStr, options);
 }
 
-;// CONCATENATED MODULE: ./lib/report/escape.js
-/**
- * Escaping for every output format. Everything a server sends (names, descriptions, enum
- * values) is attacker-controlled: it must never be able to inject markup, ping people, break a
- * table, forge an XML element or drive the terminal.
- */
-/** Controls and invisible/bidi characters, shown as `\uXXXX` in human-facing output. */
-const INVISIBLE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/gu;
-const codePoint = (c) => `\\u${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
-/** Make control, invisible and bidi characters visible (`\u202E`), so nothing hides in output. */
-function visibleText(text) {
-    return text.replace(INVISIBLE, codePoint);
-}
-/** Shorten to at most `max` characters, saying how much was cut. */
-function escape_truncate(text, max) {
-    if (text.length <= max)
-        return text;
-    // Do not cut a surrogate pair in half.
-    let end = max;
-    const code = text.charCodeAt(end - 1);
-    if (code >= 0xd800 && code <= 0xdbff)
-        end--;
-    return `${text.slice(0, end)}… (${text.length - end} more characters)`;
-}
-/** Word joiner: invisible, but stops GitHub from reading `@name` as a mention. */
-const WORD_JOINER = '\u2060';
-/**
- * Text for Markdown prose (also safe inside a table cell): markdown and HTML metacharacters
- * backslash-escaped or turned into entities, line breaks flattened, `@mentions` and bare
- * links defused, invisible characters made visible.
- */
-function mdText(text) {
-    return defuseLinks(oneLineWithEntities(text)
-        .replace(/([\\`*_[\]()#|~!$])/g, '\\$1')
-        .replace(/^([+\-=]|\d+[.)])/, '\\$1'));
-}
-/** The common ground of Markdown and HTML text: visible, on one line, no markup characters. */
-function oneLineWithEntities(text) {
-    return visibleText(text).replace(/\r\n|\r|\n/g, ' ').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-/** No mention pings, no clickable links planted by a server: a word joiner breaks both. */
-function defuseLinks(text) {
-    return text
-        .replace(/@/g, `@${WORD_JOINER}`)
-        .replace(/:\/\//g, `:${WORD_JOINER}//`)
-        .replace(/\bwww\./gi, (m) => `${m.slice(0, 3)}${WORD_JOINER}.`);
-}
-/**
- * An inline code span that holds any text: the fence is longer than any backtick run inside,
- * padded when the text starts or ends with a backtick, `|` escaped so a table survives, line
- * breaks flattened. Inside code nothing renders, so mentions and HTML are inert.
- */
-function mdCode(text) {
-    const flat = visibleText(text).replace(/\r\n|\r|\n/g, ' ').replace(/\|/g, '\\|');
-    const longest = Math.max(0, ...(flat.match(/`+/g) ?? []).map((run) => run.length));
-    const fence = '`'.repeat(longest + 1);
-    const pad = flat.startsWith('`') || flat.endsWith('`') || flat === '' ? ' ' : '';
-    return `${fence}${pad}${flat}${pad}${fence}`;
-}
-/** A fenced code block that no content can close early. */
-function mdCodeBlock(text, language = '') {
-    const body = visibleText(text).replace(/\r\n|\r/g, '\n');
-    const longest = Math.max(2, ...(body.match(/`{3,}/g) ?? []).map((run) => run.length));
-    const fence = '`'.repeat(longest + 1);
-    return `${fence}${language}\n${body}\n${fence}`;
-}
-/**
- * Text inside HTML elements (`<summary>`): entities, mentions and links defused, one line.
- * GitHub does not parse Markdown inside an HTML block; in case a renderer did, the characters
- * that make links, images and code spans (`[`, `]`, a backtick) become numeric entities too,
- * which show as themselves either way. Emphasis characters are left alone: at worst they
- * format, and names like `create_order` stay readable in the raw comment.
- */
-function htmlText(text) {
-    return defuseLinks(oneLineWithEntities(text)
-        .replace(/"/g, '&quot;')
-        .replace(/[`[\]]/g, (c) => `&#${c.charCodeAt(0)};`));
-}
-/** Terminal text: controls (ANSI escapes included) made visible, so a name cannot recolour or clear the screen. */
-function escape_terminalText(text) {
-    return visibleText(text);
-}
-
 ;// CONCATENATED MODULE: ./lib/report/markdown.js
 /**
  * The Markdown form, for pull-request comments and job summaries: counts per severity, then
@@ -52820,21 +52890,21 @@ function renderMarkdown(report, options = {}) {
     return out;
 }
 function summaryOf(kind, name, count) {
-    return `${ENTRY_LABEL[kind]} <code>${htmlText(escape_truncate(name, 200))}</code>: ${count} change${count === 1 ? '' : 's'}`;
+    return `${ENTRY_LABEL[kind]} <code>${htmlText(xml_truncate(name, 200))}</code>: ${count} change${count === 1 ? '' : 's'}`;
 }
 function deltaItem(d, maxValue) {
     const lines = [];
-    const action = d.action === null ? '' : ` · action ${mdCode(escape_truncate(d.action, 100))}`;
-    const field = d.field === '' ? '' : ` ${mdCode(escape_truncate(d.field, 300))}`;
+    const action = d.action === null ? '' : ` · action ${mdCode(xml_truncate(d.action, 100))}`;
+    const field = d.field === '' ? '' : ` ${mdCode(xml_truncate(d.field, 300))}`;
     lines.push(`- **${mdCode(d.kind)}**${field}${action}`);
-    lines.push(`  ${mdText(escape_truncate(d.message, 1_000))}`);
+    lines.push(`  ${mdText(xml_truncate(d.message, 1_000))}`);
     const wording = rewording(d);
     if (wording !== null)
         lines.push(`  Wording: ${wording}`);
     else if (showValues(d))
         lines.push(`  ${mdCode(values_summarize(d.previous, maxValue))} → ${mdCode(values_summarize(d.current, maxValue))}`);
     if (d.match !== undefined)
-        lines.push(`  Matched: ${mdCode(escape_truncate(d.match, 200))}`);
+        lines.push(`  Matched: ${mdCode(xml_truncate(d.match, 200))}`);
     if (d.hint !== undefined)
         lines.push(`  **Fix:** ${mdText(d.hint)}`);
     if (d.note !== undefined)
@@ -52861,85 +52931,6 @@ function rewording(d) {
         return text;
     })
         .join('');
-}
-
-;// CONCATENATED MODULE: ./lib/runtime/xml.js
-/**
- * XML text helpers shared by every runtime renderer. Everything that reaches an LLM through the
- * error protocol goes through `escapeText` or `escapeAttr`, so a hostile tool name, argument or
- * schema value can neither close our elements nor forge new ones.
- */
-// XML 1.0 forbids most C0 controls, lone surrogates and U+FFFE/U+FFFF; a parser would reject the
-// whole document, so they become U+FFFD instead.
-const INVALID_XML_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-const TEXT_SPECIALS = /[&<]/g;
-const ATTR_SPECIALS = /[&<>"']/g;
-const ENTITIES = {
-    '&': '&amp;',
-    '<': '&lt;',
-    '>': '&gt;',
-    '"': '&quot;',
-    "'": '&apos;',
-};
-function replaceEntity(char) {
-    return ENTITIES[char] ?? char;
-}
-/**
- * Escapes element content. `>` is left as is: it cannot open markup, and `>= 1` reads better to
- * a model than `&gt;= 1`.
- */
-function xml_escapeText(value) {
-    return value.replace(INVALID_XML_CHARS, '\uFFFD').replace(TEXT_SPECIALS, replaceEntity);
-}
-/** Escapes an attribute value (all five XML specials). */
-function xml_escapeAttr(value) {
-    return value.replace(INVALID_XML_CHARS, '\uFFFD').replace(ATTR_SPECIALS, replaceEntity);
-}
-/**
- * JSON with object keys sorted at every level, so the same value always renders to the same
- * bytes whatever order its producer wrote the keys in. `undefined` (absent) renders as
- * `undefined`, which JSON cannot express; functions and symbols never occur in the JSON values
- * this is used on.
- */
-function xml_canonicalJson(value) {
-    if (value === undefined)
-        return 'undefined';
-    return JSON.stringify(sortKeys(value, 0)) ?? 'undefined';
-}
-const MAX_DEPTH = 64;
-function sortKeys(value, depth) {
-    if (value === null || typeof value !== 'object') {
-        // JSON.stringify throws on bigint; show it as the number it stands for.
-        return typeof value === 'bigint' ? value.toString() : value;
-    }
-    if (depth > MAX_DEPTH)
-        return '[too deep]';
-    if (Array.isArray(value))
-        return value.map((item) => sortKeys(item, depth + 1));
-    const sorted = {};
-    for (const key of Object.keys(value).sort()) {
-        sorted[key] = sortKeys(value[key], depth + 1);
-    }
-    return sorted;
-}
-/**
- * Cuts `text` to at most `max` characters (never inside a surrogate pair) and says how long the
- * original was, so the model knows it is looking at a prefix.
- */
-function xml_truncate(text, max) {
-    if (text.length <= max)
-        return text;
-    let end = Math.max(0, max);
-    const code = text.charCodeAt(end - 1);
-    if (code >= 0xd800 && code <= 0xdbff)
-        end -= 1;
-    return `${text.slice(0, end)}… (truncated, ${text.length} characters)`;
-}
-/** `"a", "b", "c"`, listing at most `max` values and counting the rest. */
-function listValues(values, max = 20) {
-    const shown = values.slice(0, max).map((value) => xml_canonicalJson(value));
-    const rest = values.length - shown.length;
-    return rest > 0 ? `${shown.join(', ')} (+${rest} more)` : shown.join(', ');
 }
 
 ;// CONCATENATED MODULE: ./lib/report/xml.js
@@ -53044,7 +53035,7 @@ function renderSarif(report, options) {
             for (const d of entry.deltas) {
                 const hint = d.hint;
                 const text = [
-                    `${kind === 'tools' ? 'Tool' : kind === 'prompts' ? 'Prompt' : kind === 'resources' ? 'Resource' : 'Resource template'} ${JSON.stringify(escape_truncate(name, 200))}: ${escape_truncate(d.message, 1_000)}`,
+                    `${kind === 'tools' ? 'Tool' : kind === 'prompts' ? 'Prompt' : kind === 'resources' ? 'Resource' : 'Resource template'} ${JSON.stringify(xml_truncate(name, 200))}: ${xml_truncate(d.message, 1_000)}`,
                     d.field === '' ? '' : `Previous: ${values_summarize(d.previous, 300)}. Current: ${values_summarize(d.current, 300)}.`,
                     hint === undefined || d.severity !== 'BREAKING' ? '' : `Fix: ${hint}`,
                     d.note ?? '',
@@ -53057,7 +53048,7 @@ function renderSarif(report, options) {
                     locations: [
                         {
                             physicalLocation: { artifactLocation: { uri }, region: { startLine: line } },
-                            logicalLocations: [{ name: escape_truncate(name, 200), fullyQualifiedName: escape_truncate(`${kind}/${name}${d.field === '' ? '' : `/${d.field}`}`, 500), kind: 'member' }],
+                            logicalLocations: [{ name: xml_truncate(name, 200), fullyQualifiedName: xml_truncate(`${kind}/${name}${d.field === '' ? '' : `/${d.field}`}`, 500), kind: 'member' }],
                         },
                     ],
                     partialFingerprints: { 'mcpContractDelta/v1': d.fingerprint },
@@ -53666,6 +53657,7 @@ function truncateMarkdown(text, max, note) {
 
 
 
+
 /** GitHub rejects comment bodies over 65,536 characters; keep a margin for its own counting. */
 const COMMENT_LIMIT = 65_000;
 /** A job summary may hold 1 MiB per step; several servers share it. */
@@ -53736,10 +53728,10 @@ function comment_status(review) {
 function problems(review) {
     const out = [];
     if (review.reviewError !== undefined)
-        out.push(mdCodeBlock(clip(review.reviewError, 6_000), 'text'));
+        out.push(mdCodeBlock(xml_truncate(review.reviewError, 6_000), 'text'));
     if (review.stale !== undefined) {
         const consequence = review.lockfileCheck === 'fail' ? ' This check fails until it is fixed.' : '';
-        out.push(`> [!WARNING]\n> **Stale lockfile**: ${mdText(clip(review.stale.message, 2_000))} Fix it with ${mdCode(review.stale.command)} and commit ${mdCode(review.lockfile)}.${consequence}`);
+        out.push(`> [!WARNING]\n> **Stale lockfile**: ${mdText(xml_truncate(review.stale.message, 2_000))} Fix it with ${mdCode(review.stale.command)} and commit ${mdCode(review.lockfile)}.${consequence}`);
     }
     return out;
 }
@@ -53748,7 +53740,7 @@ function accepted(review) {
         return '';
     const items = review.accepted.slice(0, 50).map((a) => {
         const until = a.expires ? ` until ${mdText(a.expires)}` : '';
-        return `- ${a.severity} in ${mdCode(a.entry)} (${mdCode(a.fingerprint)})${until}: ${mdText(clip(a.reason, 300))}`;
+        return `- ${a.severity} in ${mdCode(a.entry)} (${mdCode(a.fingerprint)})${until}: ${mdText(xml_truncate(a.reason, 300))}`;
     });
     if (review.accepted.length > items.length)
         items.push(`- … and ${review.accepted.length - items.length} more`);
@@ -53760,12 +53752,12 @@ function allowSnippet(review) {
         return '';
     // A placeholder, not a date: whoever accepts a change picks how long the acceptance lasts.
     const expires = 'YYYY-MM-DD';
-    const entries = review.gate.blocking.slice(0, 30).map((b) => JSON.stringify({ fingerprint: b.fingerprint, reason: clip(`${b.severity} ${b.kind} in ${b.entry}${b.field ? ` ${b.field}` : ''}: why it is fine`, 200), expires }));
+    const entries = review.gate.blocking.slice(0, 30).map((b) => JSON.stringify({ fingerprint: b.fingerprint, reason: xml_truncate(`${b.severity} ${b.kind} in ${b.entry}${b.field ? ` ${b.field}` : ''}: why it is fine`, 200), expires }));
     return `<details>\n<summary>Allow-list entries for these changes</summary>\n\n${mdCodeBlock(`"allow": [\n  ${entries.join(',\n  ')}\n]`, 'json')}\n\n</details>`;
 }
 function notes(review) {
     const all = [...review.notes, ...review.allowNotes].slice(0, 20);
-    return all.map((n) => `- ${mdText(clip(n, 500))}`).join('\n');
+    return all.map((n) => `- ${mdText(xml_truncate(n, 500))}`).join('\n');
 }
 function reproduce(review) {
     if (review.reproduce.length === 0)
@@ -53776,9 +53768,6 @@ function footer(review) {
     const base = review.baseline ? `${mdText(review.baseline)} → ` : '';
     const head = review.headSource === 'server' ? 'the server' : review.headSource === 'lockfile' ? 'the lockfile' : 'the contracts file';
     return `<sub>mcp-contract-guard · job ${mdCode(review.job)} · ${base}${head} at ${shortSha(review.headSha)}</sub>`;
-}
-function clip(text, max) {
-    return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
 
 ;// CONCATENATED MODULE: ./lib/github/event.js

@@ -1,4 +1,5 @@
 import { renderMarkdown } from '../report/index.js';
+import { truncate } from '../report/escape.js';
 import { mdCode, mdCodeBlock, mdText, plural, quietMention, shortSha, truncateMarkdown } from './markdown.js';
 import type { ServerReview } from './review.js';
 import { commentMarker } from './sticky.js';
@@ -78,10 +79,10 @@ function status(review: ServerReview): string {
 
 function problems(review: ServerReview): string[] {
   const out: string[] = [];
-  if (review.reviewError !== undefined) out.push(mdCodeBlock(clip(review.reviewError, 6_000), 'text'));
+  if (review.reviewError !== undefined) out.push(mdCodeBlock(truncate(review.reviewError, 6_000), 'text'));
   if (review.stale !== undefined) {
     const consequence = review.lockfileCheck === 'fail' ? ' This check fails until it is fixed.' : '';
-    out.push(`> [!WARNING]\n> **Stale lockfile**: ${mdText(clip(review.stale.message, 2_000))} Fix it with ${mdCode(review.stale.command)} and commit ${mdCode(review.lockfile)}.${consequence}`);
+    out.push(`> [!WARNING]\n> **Stale lockfile**: ${mdText(truncate(review.stale.message, 2_000))} Fix it with ${mdCode(review.stale.command)} and commit ${mdCode(review.lockfile)}.${consequence}`);
   }
   return out;
 }
@@ -90,7 +91,7 @@ function accepted(review: ServerReview): string {
   if (review.accepted.length === 0) return '';
   const items = review.accepted.slice(0, 50).map((a) => {
     const until = a.expires ? ` until ${mdText(a.expires)}` : '';
-    return `- ${a.severity} in ${mdCode(a.entry)} (${mdCode(a.fingerprint)})${until}: ${mdText(clip(a.reason, 300))}`;
+    return `- ${a.severity} in ${mdCode(a.entry)} (${mdCode(a.fingerprint)})${until}: ${mdText(truncate(a.reason, 300))}`;
   });
   if (review.accepted.length > items.length) items.push(`- … and ${review.accepted.length - items.length} more`);
   return `<details>\n<summary>Accepted by the allow-list (${review.accepted.length})</summary>\n\n${items.join('\n')}\n\n</details>`;
@@ -102,14 +103,14 @@ function allowSnippet(review: ServerReview): string {
   // A placeholder, not a date: whoever accepts a change picks how long the acceptance lasts.
   const expires = 'YYYY-MM-DD';
   const entries = review.gate.blocking.slice(0, 30).map((b) =>
-    JSON.stringify({ fingerprint: b.fingerprint, reason: clip(`${b.severity} ${b.kind} in ${b.entry}${b.field ? ` ${b.field}` : ''}: why it is fine`, 200), expires }),
+    JSON.stringify({ fingerprint: b.fingerprint, reason: truncate(`${b.severity} ${b.kind} in ${b.entry}${b.field ? ` ${b.field}` : ''}: why it is fine`, 200), expires }),
   );
   return `<details>\n<summary>Allow-list entries for these changes</summary>\n\n${mdCodeBlock(`"allow": [\n  ${entries.join(',\n  ')}\n]`, 'json')}\n\n</details>`;
 }
 
 function notes(review: ServerReview): string {
   const all = [...review.notes, ...review.allowNotes].slice(0, 20);
-  return all.map((n) => `- ${mdText(clip(n, 500))}`).join('\n');
+  return all.map((n) => `- ${mdText(truncate(n, 500))}`).join('\n');
 }
 
 function reproduce(review: ServerReview): string {
@@ -123,6 +124,3 @@ function footer(review: ServerReview): string {
   return `<sub>mcp-contract-guard · job ${mdCode(review.job)} · ${base}${head} at ${shortSha(review.headSha)}</sub>`;
 }
 
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
-}

@@ -14,15 +14,8 @@ export function visibleText(text: string): string {
   return text.replace(INVISIBLE, codePoint);
 }
 
-/** Shorten to at most `max` characters, saying how much was cut. */
-export function truncate(text: string, max: number): string {
-  if (text.length <= max) return text;
-  // Do not cut a surrogate pair in half.
-  let end = max;
-  const code = text.charCodeAt(end - 1);
-  if (code >= 0xd800 && code <= 0xdbff) end--;
-  return `${text.slice(0, end)}… (${text.length - end} more characters)`;
-}
+/** Shorten to at most `max` characters, saying so (never inside a surrogate pair). */
+export { truncate } from '../runtime/xml.js';
 
 /** Word joiner: invisible, but stops GitHub from reading `@name` as a mention. */
 const WORD_JOINER = '\u2060';
