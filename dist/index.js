@@ -37576,16 +37576,16 @@ const UNORDERED_SCHEMA_LISTS = new Set(['anyOf', 'oneOf', 'allOf']);
 /** Keywords that mean nothing for acceptance or identity and are dropped. */
 const DROPPED_KEYWORDS = new Set(['$schema', '$comment', '$defs', 'definitions']);
 /** Keywords whose value is the default, i.e. the same as leaving them out. */
-const NO_OP_VALUES = {
-    uniqueItems: false,
-    minLength: 0,
-    minItems: 0,
-    minProperties: 0,
-    minContains: 1,
-    deprecated: false,
-    readOnly: false,
-    writeOnly: false,
-};
+const NO_OP_VALUES = new Map([
+    ['uniqueItems', false],
+    ['minLength', 0],
+    ['minItems', 0],
+    ['minProperties', 0],
+    ['minContains', 1],
+    ['deprecated', false],
+    ['readOnly', false],
+    ['writeOnly', false],
+]);
 /** Annotation keywords that may sit beside a `$ref` and be merged into the inlined target. */
 const ANNOTATION_KEYWORDS = new Set(['title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly']);
 function normalizeSchema(input) {
@@ -37679,19 +37679,21 @@ class SchemaWalker {
             const child = input[key];
             if (DROPPED_KEYWORDS.has(key))
                 continue;
-            if (key in NO_OP_VALUES && child === NO_OP_VALUES[key])
+            if (NO_OP_VALUES.has(key) && child === NO_OP_VALUES.get(key))
                 continue;
             if (SCHEMA_MAP_KEYWORDS.has(key) && isJsonObject(child)) {
+                const names = Object.keys(child).sort();
+                if (names.length === 0)
+                    continue;
                 const map = {};
-                for (const name of Object.keys(child).sort())
+                for (const name of names)
                     map[name] = this.node(child[name], stack);
-                if (Object.keys(map).length > 0)
-                    out[key] = map;
+                out[key] = map;
             }
             else if (SCHEMA_KEYWORDS.has(key)) {
                 const sub = this.node(child, stack);
                 // `additionalProperties: {}`, `items: {}`… accept anything: the same as leaving them out.
-                if (ANYTHING_IS_NO_OP.has(key) && isJsonObject(sub) && Object.keys(sub).length === 0)
+                if (ANYTHING_IS_NO_OP.has(key) && isEmptyObject(sub))
                     continue;
                 out[key] = sub;
             }
@@ -37705,6 +37707,13 @@ class SchemaWalker {
         }
         return tidySetKeywords(out);
     }
+}
+function isEmptyObject(value) {
+    if (!isJsonObject(value))
+        return false;
+    for (const _ in value)
+        return false;
+    return true;
 }
 /** Rewrite draft-04/06/07 and 2019-09 spellings into their 2020-12 equivalents. */
 function upgradeDraftKeywords(value) {

@@ -37,16 +37,16 @@ const UNORDERED_SCHEMA_LISTS = new Set(['anyOf', 'oneOf', 'allOf']);
 /** Keywords that mean nothing for acceptance or identity and are dropped. */
 const DROPPED_KEYWORDS = new Set(['$schema', '$comment', '$defs', 'definitions']);
 /** Keywords whose value is the default, i.e. the same as leaving them out. */
-const NO_OP_VALUES: Record<string, JsonValue> = {
-  uniqueItems: false,
-  minLength: 0,
-  minItems: 0,
-  minProperties: 0,
-  minContains: 1,
-  deprecated: false,
-  readOnly: false,
-  writeOnly: false,
-};
+const NO_OP_VALUES = new Map<string, JsonValue>([
+  ['uniqueItems', false],
+  ['minLength', 0],
+  ['minItems', 0],
+  ['minProperties', 0],
+  ['minContains', 1],
+  ['deprecated', false],
+  ['readOnly', false],
+  ['writeOnly', false],
+]);
 /** Annotation keywords that may sit beside a `$ref` and be merged into the inlined target. */
 const ANNOTATION_KEYWORDS = new Set(['title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly']);
 
@@ -135,15 +135,17 @@ class SchemaWalker {
     for (const key of Object.keys(input).sort()) {
       const child = input[key] as JsonValue;
       if (DROPPED_KEYWORDS.has(key)) continue;
-      if (key in NO_OP_VALUES && child === NO_OP_VALUES[key]) continue;
+      if (NO_OP_VALUES.has(key) && child === NO_OP_VALUES.get(key)) continue;
       if (SCHEMA_MAP_KEYWORDS.has(key) && isJsonObject(child)) {
+        const names = Object.keys(child).sort();
+        if (names.length === 0) continue;
         const map: JsonObject = {};
-        for (const name of Object.keys(child).sort()) map[name] = this.node(child[name] as JsonValue, stack);
-        if (Object.keys(map).length > 0) out[key] = map;
+        for (const name of names) map[name] = this.node(child[name] as JsonValue, stack);
+        out[key] = map;
       } else if (SCHEMA_KEYWORDS.has(key)) {
         const sub = this.node(child, stack);
         // `additionalProperties: {}`, `items: {}`… accept anything: the same as leaving them out.
-        if (ANYTHING_IS_NO_OP.has(key) && isJsonObject(sub) && Object.keys(sub).length === 0) continue;
+        if (ANYTHING_IS_NO_OP.has(key) && isEmptyObject(sub)) continue;
         out[key] = sub;
       } else if ((SCHEMA_LIST_KEYWORDS.has(key) || UNORDERED_SCHEMA_LISTS.has(key)) && Array.isArray(child)) {
         const list = child.map((c) => this.node(c, stack));
@@ -154,6 +156,12 @@ class SchemaWalker {
     }
     return tidySetKeywords(out);
   }
+}
+
+function isEmptyObject(value: JsonSchema): boolean {
+  if (!isJsonObject(value)) return false;
+  for (const _ in value) return false;
+  return true;
 }
 
 /** Rewrite draft-04/06/07 and 2019-09 spellings into their 2020-12 equivalents. */
