@@ -37,6 +37,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return await COMMAND_RUNNERS[args.command](context);
   } catch (error) {
     io.stderr(`${formatError(error, args?.debug ?? argv.includes('--debug'))}\n`);
+    if (error instanceof HealingFailedError && args?.command) {
+      const flags = error.report.attempts.at(-1)?.flags ?? '';
+      io.stderr(`Then run again: mcp-contract-guard ${args.command} ${flags}\n`);
+    }
     // Machine readers of `--format json` get the diagnosis and every attempt, too.
     if (args?.format === 'json' && error instanceof HealingFailedError) io.stdout(canonicalJson(failureJson(error), true));
     return error instanceof UserError ? error.exitCode : 2;

@@ -149,6 +149,7 @@ describe('usage and compile errors', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('The command "no-such-server" was not found on PATH.');
     expect(result.stderr).toContain('What to do:');
+    expect(result.stderr).toContain("Then run again: mcp-contract-guard compile --command 'no-such-server --stdio'");
     noStackTrace(result.stderr);
   });
 
