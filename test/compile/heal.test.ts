@@ -7,6 +7,8 @@ import { ROOT, fixture, freePort, processesMentioning } from '../helpers/process
 
 const work = mkdtempSync(join(tmpdir(), 'mcg-heal-'));
 const node = process.execPath;
+/** Passed to every server started here, so the leftover check sees only this file's processes. */
+const TAG = `heal-test-${process.pid}`;
 
 function command(args: string[], extra: Partial<ContractSource & { kind: 'command' }> = {}, timeoutMs = 10_000): ContractSource {
   return { kind: 'command', command: args, cwd: ROOT, timeoutMs, ...extra };
@@ -29,14 +31,12 @@ function categories(result: Compiled | HealingFailedError): Array<string | undef
 
 afterAll(async () => {
   // No attempt may leave a server behind.
-  for (const name of ['slow-start.mjs', 'logs-to-stdout.mjs', 'http-only.mjs', 'crash-once.mjs', 'needs-env.mjs', 'never-answers.mjs']) {
-    expect(await processesMentioning(fixture(name))).toEqual([]);
-  }
+  expect(await processesMentioning(TAG)).toEqual([]);
 });
 
 describe('healing that succeeds without help', () => {
   it('slow start: one longer timeout', async () => {
-    const result = await compileContracts(command([node, fixture('slow-start.mjs')], {}, 500));
+    const result = await compileContracts(command([node, fixture('slow-start.mjs'), TAG], {}, 500));
     expect(categories(result)).toEqual(['timeout', 'captured']);
     expect(result.healing!.attempts[0]!.fixApplied).toBe('raised the timeout from 0.5 s to 5 s');
     expect(result.healing!.healedSource).toMatchObject({ timeoutMs: 5000 });
@@ -47,18 +47,18 @@ describe('healing that succeeds without help', () => {
     const project = join(work, 'bin-project');
     mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true });
     const bin = join(project, 'node_modules', '.bin', 'weather-mcp');
-    writeFileSync(bin, `#!/bin/sh\nexec "${node}" "${fixture('raw-shapes.mjs')}"\n`);
+    writeFileSync(bin, `#!/bin/sh\nexec "${node}" "${fixture('raw-shapes.mjs')}" "$@"\n`);
     chmodSync(bin, 0o755);
-    const result = await compileContracts(command(['weather-mcp'], { cwd: project }));
+    const result = await compileContracts(command(['weather-mcp', TAG], { cwd: project }));
     expect(categories(result)).toEqual(['command-not-found', 'captured']);
     expect(result.healing!.attempts[0]!.fixApplied).toBe(`ran "weather-mcp" from the project's node_modules/.bin`);
-    expect(result.healing!.healedSource).toMatchObject({ command: [bin] });
+    expect(result.healing!.healedSource).toMatchObject({ command: [bin, TAG] });
     expect(Object.keys(result.contracts.tools)).toEqual(['bare', 'tree', 'pair']);
   });
 
   it('transport mismatch: an HTTP server started as a stdio command', async () => {
     const port = await freePort();
-    const result = await compileContracts(command([node, fixture('http-only.mjs')], { env: { PORT: String(port) } }, 1500));
+    const result = await compileContracts(command([node, fixture('http-only.mjs'), TAG], { env: { PORT: String(port) } }, 1500));
     expect(categories(result)).toEqual(['transport-mismatch', 'captured']);
     expect(result.healing!.attempts[0]!.fixApplied).toBe(`switched to streamable HTTP at http://127.0.0.1:${port}/mcp, where the server said it listens`);
     expect(result.healing!.healedSource).toMatchObject({ url: `http://127.0.0.1:${port}/mcp` });
@@ -66,7 +66,7 @@ describe('healing that succeeds without help', () => {
   });
 
   it('transport mismatch: stdout polluted by a logger', async () => {
-    const result = await compileContracts(command([node, fixture('logs-to-stdout.mjs')], {}, 1500));
+    const result = await compileContracts(command([node, fixture('logs-to-stdout.mjs'), TAG], {}, 1500));
     expect(categories(result)).toEqual(['transport-mismatch', 'captured']);
     expect(result.healing!.attempts[0]!.diagnosis!.pollutedStdout).toBe(true);
     expect(result.healing!.healedSource).toMatchObject({ lenientStdout: true });
@@ -75,13 +75,13 @@ describe('healing that succeeds without help', () => {
 
   it('a crash that looks transient: retried once', async () => {
     const marker = join(work, 'crash-marker');
-    const result = await compileContracts(command([node, fixture('crash-once.mjs')], { env: { CRASH_MARKER: marker } }));
+    const result = await compileContracts(command([node, fixture('crash-once.mjs'), TAG], { env: { CRASH_MARKER: marker } }));
     expect(categories(result)).toEqual(['crashed', 'captured']);
     expect(result.healing!.attempts[0]!.fixApplied).toMatch(/^retried once: the crash looks transient/);
   });
 
   it('costs nothing when the first attempt works', async () => {
-    const result = await compileContracts(command([node, fixture('raw-shapes.mjs')]));
+    const result = await compileContracts(command([node, fixture('raw-shapes.mjs'), TAG]));
     expect(result.healing!.attempts).toHaveLength(1);
     expect(result.healing!.healedSource).toBeUndefined();
   });
@@ -89,7 +89,7 @@ describe('healing that succeeds without help', () => {
 
 describe('healing that stops with guidance', () => {
   it('missing environment variable: names it, guesses nothing', async () => {
-    const error = await healingFailure(command([node, fixture('needs-env.mjs')]));
+    const error = await healingFailure(command([node, fixture('needs-env.mjs'), TAG]));
     expect(categories(error)).toEqual(['missing-env']);
     expect(error.diagnosis.missingEnv).toEqual(['WEATHER_API_KEY']);
     expect(error.userActionNeeded).toContain('--env WEATHER_API_KEY=…');
@@ -130,17 +130,17 @@ describe('healing that stops with guidance', () => {
   });
 
   it('protocol mismatch, crash during initialize, unknown', async () => {
-    expect(categories(await healingFailure(command([node, fixture('old-protocol.mjs')])))).toEqual(['protocol-mismatch']);
-    const crash = await healingFailure(command([node, fixture('exits-early.mjs')]));
+    expect(categories(await healingFailure(command([node, fixture('old-protocol.mjs'), TAG])))).toEqual(['protocol-mismatch']);
+    const crash = await healingFailure(command([node, fixture('exits-early.mjs'), TAG]));
     expect(categories(crash)).toEqual(['crashed']);
     expect(crash.message).toContain('fatal: could not open config.yaml');
-    const unknown = await healingFailure(command([node, fixture('list-fails.mjs')]));
+    const unknown = await healingFailure(command([node, fixture('list-fails.mjs'), TAG]));
     expect(categories(unknown)).toEqual(['unknown']);
     expect(unknown.message).toContain('database handle is gone');
   });
 
   it('a server that never answers: one longer wait, then guidance; total time bounded and reported', async () => {
-    const error = await healingFailure(command([node, fixture('never-answers.mjs')], {}, 300));
+    const error = await healingFailure(command([node, fixture('never-answers.mjs'), TAG], {}, 300));
     expect(categories(error)).toEqual(['timeout', 'timeout']);
     expect(error.report.totalMs).toBeLessThan(8000);
     expect(error.message).toMatch(/Tried 2 times in \d+\.\d s/);
