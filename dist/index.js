@@ -49334,6 +49334,10 @@ function without(object, keys) {
             out[key] = value;
     return out;
 }
+/** The keys whose values differ between two objects (present on either side), sorted. */
+function changedKeys(previous, current) {
+    return [...new Set([...Object.keys(previous), ...Object.keys(current)])].filter((key) => !jsonEqual(previous[key], current[key])).sort();
+}
 
 ;// CONCATENATED MODULE: ./lib/diff/rules.js
 // ── small message helpers ────────────────────────────────────────────────────────────────
@@ -51245,9 +51249,7 @@ function compareEntry(kind, previous, current) {
     const out = [];
     const p = previous.contract;
     const c = current.contract;
-    for (const field of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
-        if (jsonEqual(p[field], c[field]))
-            continue;
+    for (const field of changedKeys(p, c)) {
         const detector = detectors[field] ?? metadata(field);
         out.push(...detector(p[field], c[field], { previous, current }));
     }
@@ -51289,9 +51291,7 @@ const annotations = (previous, current) => {
     const p = json_objectOr(previous);
     const c = json_objectOr(current);
     const out = [];
-    for (const key of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
-        if (jsonEqual(p[key], c[key]))
-            continue;
+    for (const key of changedKeys(p, c)) {
         const segments = ['annotations', key];
         const hint = HINT_RULES[key];
         if (hint !== undefined && typeof p[key] === 'boolean' && typeof c[key] === 'boolean') {
@@ -51310,9 +51310,7 @@ const execution = (previous, current) => {
     const p = json_objectOr(previous);
     const c = json_objectOr(current);
     const out = [];
-    for (const key of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
-        if (jsonEqual(p[key], c[key]))
-            continue;
+    for (const key of changedKeys(p, c)) {
         const segments = ['execution', key];
         out.push(draft(key === 'taskSupport' ? taskSupportKind(p[key], c[key]) : 'execution-changed', segments, { subject: key, previous: p[key], current: c[key] }));
     }

@@ -5,7 +5,7 @@
  */
 import { isJsonObject, type ContractEntry, type EntryKind, type JsonObject, type JsonValue } from '../contract/model.js';
 import { draft, type DraftDelta } from './draft.js';
-import { jsonEqual, objectOr } from './json.js';
+import { changedKeys, jsonEqual, objectOr } from './json.js';
 import { lintText } from './lint.js';
 import { fieldOf } from './path.js';
 import { walkSchemas } from './schema-walker.js';
@@ -23,8 +23,7 @@ export function compareEntry(kind: EntryKind, previous: ContractEntry, current: 
   const out: DraftDelta[] = [];
   const p = previous.contract;
   const c = current.contract;
-  for (const field of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
-    if (jsonEqual(p[field], c[field])) continue;
+  for (const field of changedKeys(p, c)) {
     const detector = detectors[field] ?? metadata(field);
     out.push(...detector(p[field], c[field], { previous, current }));
   }
@@ -76,8 +75,7 @@ const annotations: FieldDetector = (previous, current) => {
   const p = objectOr(previous);
   const c = objectOr(current);
   const out: DraftDelta[] = [];
-  for (const key of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
-    if (jsonEqual(p[key], c[key])) continue;
+  for (const key of changedKeys(p, c)) {
     const segments = ['annotations', key];
     const hint = HINT_RULES[key];
     if (hint !== undefined && typeof p[key] === 'boolean' && typeof c[key] === 'boolean') {
@@ -95,8 +93,7 @@ const execution: FieldDetector = (previous, current) => {
   const p = objectOr(previous);
   const c = objectOr(current);
   const out: DraftDelta[] = [];
-  for (const key of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
-    if (jsonEqual(p[key], c[key])) continue;
+  for (const key of changedKeys(p, c)) {
     const segments = ['execution', key];
     out.push(draft(key === 'taskSupport' ? taskSupportKind(p[key], c[key]) : 'execution-changed', segments, { subject: key, previous: p[key], current: c[key] }));
   }

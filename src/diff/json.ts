@@ -30,3 +30,8 @@ export function without(object: JsonObject, keys: readonly string[]): JsonObject
   for (const [key, value] of Object.entries(object)) if (!keys.includes(key)) out[key] = value;
   return out;
 }
+
+/** The keys whose values differ between two objects (present on either side), sorted. */
+export function changedKeys(previous: JsonObject, current: JsonObject): string[] {
+  return [...new Set([...Object.keys(previous), ...Object.keys(current)])].filter((key) => !jsonEqual(previous[key], current[key])).sort();
+}
