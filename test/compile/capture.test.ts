@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/contract/canonical.js';
 import { CompileError, HealingFailedError, compileContracts, type ContractSource } from '../../src/compile/index.js';
@@ -81,6 +82,22 @@ describe('capture over streamable HTTP', () => {
     const overHttp = await compileContracts({ kind: 'url', url: server.url, timeoutMs: 10_000 });
     const overStdio = await compileContracts(stdio([process.execPath, example('v1')]));
     expect(canonicalJson(overHttp.contracts)).toBe(canonicalJson(overStdio.contracts));
+  });
+});
+
+describe('the stateless revision over streamable HTTP', () => {
+  it('discovers, sends the version and method headers, reads SSE answers, drops cache hints', async () => {
+    const port = await freePort();
+    const server = spawn(process.execPath, [fixture('stateless-http.mjs')], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    try {
+      await new Promise((resolve) => server.stderr!.once('data', resolve));
+      const { contracts } = await compileContracts({ kind: 'url', url: `http://127.0.0.1:${port}/mcp`, timeoutMs: 5000 });
+      expect(contracts.server.name).toBe('stateless-http');
+      expect(Object.keys(contracts.tools)).toEqual(['forecast']);
+      expect(canonicalJson(contracts)).not.toMatch(/ttlMs|cacheScope|resultType/);
+    } finally {
+      server.kill();
+    }
   });
 });
 
