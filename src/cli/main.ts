@@ -29,9 +29,14 @@ export async function main(argv: string[], io: Io): Promise<number> {
       io.stdout(`${await packageVersion()}\n`);
       return 0;
     }
-    if (args.help || args.command === undefined) {
+    if (args.help) {
       io.stdout(`${USAGE}\n`);
-      return args.help ? 0 : 2;
+      return 0;
+    }
+    if (args.command === undefined) {
+      // No command is a usage error: the usage goes where errors go.
+      io.stderr(`${USAGE}\n`);
+      return 2;
     }
     const context = new CommandContext(args, io);
     return await COMMAND_RUNNERS[args.command](context);
