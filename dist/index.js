@@ -37544,6 +37544,17 @@ function digestOf(value) {
  */
 /** The four collections a server can expose, in the order reports list them. */
 const model_ENTRY_KINDS = ['tools', 'prompts', 'resources', 'resourceTemplates'];
+/** How an entry kind reads in a sentence ("tool", "resource template"). */
+const model_ENTRY_NOUN = {
+    tools: 'tool',
+    prompts: 'prompt',
+    resources: 'resource',
+    resourceTemplates: 'resource template',
+};
+/** "5 tools", "1 prompt": a count of entries with its noun. */
+function countOf(kind, count) {
+    return `${count} ${model_ENTRY_NOUN[kind]}${count === 1 ? '' : 's'}`;
+}
 /** The field that names an entry within its collection. */
 const ENTRY_KEY = {
     tools: 'name',
@@ -37553,6 +37564,10 @@ const ENTRY_KEY = {
 };
 function isJsonObject(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+/** `value` when it is a JSON object, else an empty one. */
+function objectOr(value) {
+    return isJsonObject(value) ? value : {};
 }
 function emptyContracts(server = { name: 'unknown' }) {
     return { server, tools: {}, prompts: {}, resources: {}, resourceTemplates: {} };
@@ -37886,7 +37901,7 @@ function normalizeCapture(raw) {
                 warnings.push({ entry: `${kind}[${index}]`, message: `has no "${keyField}"; skipped` });
                 continue;
             }
-            const label = `${singular(kind)} "${key}"`;
+            const label = `${model_ENTRY_NOUN[kind]} "${key}"`;
             if (Object.hasOwn(contracts[kind], key)) {
                 warnings.push({ entry: label, message: `is listed twice; the first definition is kept` });
                 continue;
@@ -37944,9 +37959,6 @@ function normalizePrompt(prompt, lint) {
             .sort((a, b) => (a.name < b.name ? -1 : 1));
     }
     return { contract };
-}
-function singular(kind) {
-    return { tools: 'tool', prompts: 'prompt', resources: 'resource', resourceTemplates: 'resource template' }[kind];
 }
 
 ;// CONCATENATED MODULE: ./lib/errors.js
@@ -38111,9 +38123,6 @@ function serverInfoOf(result) {
     const info = objectOr(result.serverInfo);
     const name = typeof info.name === 'string' && info.name !== '' ? info.name : 'unknown';
     return typeof info.version === 'string' ? { name, version: info.version } : { name };
-}
-function objectOr(value) {
-    return isJsonObject(value) ? value : {};
 }
 
 ;// CONCATENATED MODULE: ./lib/compile/diagnose.js
@@ -38989,6 +38998,7 @@ function parseMessage(line) {
 
 
 
+
 /** Capturing a server failed; `diagnosis` says why in plain words, `evidence` what was seen. */
 class CompileError extends UserError {
     diagnosis;
@@ -39036,7 +39046,7 @@ async function captureServer(source, options = {}) {
             });
             capture[list.key] = items;
         }
-        progress(`captured ${countsOf(capture)}`);
+        progress(`captured ${model_ENTRY_KINDS.map((kind) => countOf(kind, capture[kind].length)).join(', ')}`);
         return { capture, warnings: warningsFrom(channel.evidence), evidence: channel.evidence };
     }
     catch (error) {
@@ -39047,13 +39057,6 @@ async function captureServer(source, options = {}) {
     finally {
         await channel.close();
     }
-}
-/** "5 tools, 1 prompt, 0 resources": what a capture holds, for progress lines. */
-function countsOf(capture) {
-    const nouns = { tools: 'tool', prompts: 'prompt', resources: 'resource', resourceTemplates: 'resource template' };
-    return Object.keys(nouns)
-        .map((key) => `${capture[key].length} ${nouns[key]}${capture[key].length === 1 ? '' : 's'}`)
-        .join(', ');
 }
 function openChannel(source) {
     if (source.kind === 'url')
@@ -49317,9 +49320,6 @@ function asSchema(value) {
         return value;
     return {};
 }
-function json_objectOr(value) {
-    return isJsonObject(value) ? value : {};
-}
 function stringsOf(value) {
     return Array.isArray(value) ? value.filter((v) => typeof v === 'string') : [];
 }
@@ -51288,8 +51288,8 @@ const HINT_RULES = {
     openWorldHint: { toTrue: 'tool-became-open-world', toFalse: 'tool-became-closed-world' },
 };
 const annotations = (previous, current) => {
-    const p = json_objectOr(previous);
-    const c = json_objectOr(current);
+    const p = objectOr(previous);
+    const c = objectOr(current);
     const out = [];
     for (const key of changedKeys(p, c)) {
         const segments = ['annotations', key];
@@ -51307,8 +51307,8 @@ const annotations = (previous, current) => {
     return out;
 };
 const execution = (previous, current) => {
-    const p = json_objectOr(previous);
-    const c = json_objectOr(current);
+    const p = objectOr(previous);
+    const c = objectOr(current);
     const out = [];
     for (const key of changedKeys(p, c)) {
         const segments = ['execution', key];
@@ -52049,7 +52049,6 @@ function typeOf(schema, depth) {
 
 const COLORS = { BREAKING: '31;1', RISKY: '33;1', SAFE: '32', COSMETIC: '2' };
 const MARKS = { BREAKING: '✗', RISKY: '!', SAFE: '+', COSMETIC: '·' };
-const ENTRY_LABEL = { tools: 'tool', prompts: 'prompt', resources: 'resource', resourceTemplates: 'resource template' };
 function renderText(report, options) {
     const paint = (code, text) => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text);
     const max = options.maxValueLength ?? 160;
@@ -52063,7 +52062,7 @@ function renderText(report, options) {
     for (const { kind, name, entry } of entries) {
         lines.push('');
         const severity = entry.maxSeverity ?? 'COSMETIC';
-        lines.push(`${ENTRY_LABEL[kind]} ${paint('1', terminalText(truncate(name, 200)))}  ${paint(COLORS[severity], severity)}`);
+        lines.push(`${ENTRY_NOUN[kind]} ${paint('1', terminalText(truncate(name, 200)))}  ${paint(COLORS[severity], severity)}`);
         for (const d of entry.deltas)
             lines.push(...deltaLines(d, paint, max));
     }
@@ -52897,7 +52896,7 @@ function renderMarkdown(report, options = {}) {
     return out;
 }
 function summaryOf(kind, name, count) {
-    return `${ENTRY_LABEL[kind]} <code>${htmlText(xml_truncate(name, 200))}</code>: ${count} change${count === 1 ? '' : 's'}`;
+    return `${model_ENTRY_NOUN[kind]} <code>${htmlText(xml_truncate(name, 200))}</code>: ${count} change${count === 1 ? '' : 's'}`;
 }
 function deltaItem(d, maxValue) {
     const lines = [];
@@ -53133,13 +53132,6 @@ function countBySeverity(deltas) {
         counts[delta.severity] += 1;
     return counts;
 }
-/** "tool", "prompt", "resource", "resource template": how an entry kind reads in a sentence. */
-const KIND_WORD = {
-    tools: 'tool',
-    prompts: 'prompt',
-    resources: 'resource',
-    resourceTemplates: 'resource template',
-};
 
 ;// CONCATENATED MODULE: ./lib/github/allow.js
 
@@ -53260,7 +53252,7 @@ function entryAnnotations(options) {
                 shown.push(`… and ${entry.deltas.length - shown.length} more (see the job summary)`);
             const annotation = {
                 level: LEVEL_OF[severity],
-                title: `${severity} change to ${KIND_WORD[kind]} ${name} (${server})`,
+                title: `${severity} change to ${model_ENTRY_NOUN[kind]} ${name} (${server})`,
                 message: shown.join('\n'),
                 rank: types_SEVERITY_RANK[severity] * 1000 + Math.min(999, entry.deltas.filter((d) => d.severity === severity).length),
             };

@@ -1,19 +1,9 @@
-import { ENTRY_KINDS, isJsonObject, type Contracts, type EntryKind, type JsonValue } from '../contract/model.js';
-
-const NOUNS: Record<EntryKind, [string, string]> = {
-  tools: ['tool', 'tools'],
-  prompts: ['prompt', 'prompts'],
-  resources: ['resource', 'resources'],
-  resourceTemplates: ['resource template', 'resource templates'],
-};
+import { ENTRY_KINDS, ENTRY_NOUN, countOf, isJsonObject, type Contracts, type JsonValue } from '../contract/model.js';
 
 /** "5 tools, 1 prompt, 1 resource" (kinds with no entries are left out, except tools). */
 export function summarizeContracts(contracts: Contracts): string {
   return ENTRY_KINDS.filter((kind) => kind === 'tools' || Object.keys(contracts[kind]).length > 0)
-    .map((kind) => {
-      const count = Object.keys(contracts[kind]).length;
-      return `${count} ${NOUNS[kind][count === 1 ? 0 : 1]}`;
-    })
+    .map((kind) => countOf(kind, Object.keys(contracts[kind]).length))
     .join(', ');
 }
 
@@ -36,7 +26,7 @@ export function renderContractsText(contracts: Contracts): string {
   for (const kind of ['resources', 'resourceTemplates'] as const) {
     for (const [uri, { contract }] of Object.entries(contracts[kind])) {
       const mime = typeof contract.mimeType === 'string' ? `  ${contract.mimeType}` : '';
-      lines.push(`  ${NOUNS[kind][0]} ${uri}${mime}`);
+      lines.push(`  ${ENTRY_NOUN[kind]} ${uri}${mime}`);
     }
   }
   return `${lines.join('\n')}\n`;

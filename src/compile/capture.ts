@@ -1,4 +1,4 @@
-import type { JsonObject, RawCapture } from '../contract/model.js';
+import { ENTRY_KINDS, countOf, type JsonObject, type RawCapture } from '../contract/model.js';
 import { UserError } from '../errors.js';
 import type { AttemptEvidence, RpcChannel } from './channel.js';
 import { diagnose, type Diagnosis } from './diagnose.js';
@@ -68,7 +68,7 @@ export async function captureServer(source: ServerSource, options: CaptureOption
       });
       capture[list.key] = items;
     }
-    progress(`captured ${countsOf(capture)}`);
+    progress(`captured ${ENTRY_KINDS.map((kind) => countOf(kind, capture[kind].length)).join(', ')}`);
     return { capture, warnings: warningsFrom(channel.evidence), evidence: channel.evidence };
   } catch (error) {
     // Stop the server before diagnosing, so the stderr tail is complete.
@@ -77,14 +77,6 @@ export async function captureServer(source: ServerSource, options: CaptureOption
   } finally {
     await channel.close();
   }
-}
-
-/** "5 tools, 1 prompt, 0 resources": what a capture holds, for progress lines. */
-function countsOf(capture: RawCapture): string {
-  const nouns = { tools: 'tool', prompts: 'prompt', resources: 'resource', resourceTemplates: 'resource template' } as const;
-  return (Object.keys(nouns) as Array<keyof typeof nouns>)
-    .map((key) => `${capture[key].length} ${nouns[key]}${capture[key].length === 1 ? '' : 's'}`)
-    .join(', ');
 }
 
 function openChannel(source: ServerSource): RpcChannel {

@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject, type ProtocolEra, type ServerInfo } from '../contract/model.js';
+import { isJsonObject, objectOr, type JsonObject, type ProtocolEra, type ServerInfo } from '../contract/model.js';
 import { ChannelError, RpcError, type RpcChannel } from './channel.js';
 
 /** What we send in `initialize`: the newest revision of the handshake era. */
@@ -127,8 +127,4 @@ function serverInfoOf(result: JsonObject): ServerInfo {
   const info = objectOr(result.serverInfo);
   const name = typeof info.name === 'string' && info.name !== '' ? info.name : 'unknown';
   return typeof info.version === 'string' ? { name, version: info.version } : { name };
-}
-
-function objectOr(value: unknown): JsonObject {
-  return isJsonObject(value) ? value : {};
 }

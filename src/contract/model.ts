@@ -35,6 +35,19 @@ export interface RawCapture {
 export const ENTRY_KINDS = ['tools', 'prompts', 'resources', 'resourceTemplates'] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 
+/** How an entry kind reads in a sentence ("tool", "resource template"). */
+export const ENTRY_NOUN: Record<EntryKind, string> = {
+  tools: 'tool',
+  prompts: 'prompt',
+  resources: 'resource',
+  resourceTemplates: 'resource template',
+};
+
+/** "5 tools", "1 prompt": a count of entries with its noun. */
+export function countOf(kind: EntryKind, count: number): string {
+  return `${count} ${ENTRY_NOUN[kind]}${count === 1 ? '' : 's'}`;
+}
+
 /** The field that names an entry within its collection. */
 export const ENTRY_KEY: Record<EntryKind, string> = {
   tools: 'name',
@@ -70,6 +83,11 @@ export interface LintWarning {
 
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `value` when it is a JSON object, else an empty one. */
+export function objectOr(value: unknown): JsonObject {
+  return isJsonObject(value) ? value : {};
 }
 
 export function emptyContracts(server: ServerInfo = { name: 'unknown' }): Contracts {

@@ -2,6 +2,7 @@ import { normalizeSchema } from './schema.js';
 import {
   ENTRY_KEY,
   ENTRY_KINDS,
+  ENTRY_NOUN,
   emptyContracts,
   isJsonObject,
   type ContractEntry,
@@ -43,7 +44,7 @@ export function normalizeCapture(raw: RawCapture): NormalizeResult {
         warnings.push({ entry: `${kind}[${index}]`, message: `has no "${keyField}"; skipped` });
         continue;
       }
-      const label = `${singular(kind)} "${key}"`;
+      const label = `${ENTRY_NOUN[kind]} "${key}"`;
       if (Object.hasOwn(contracts[kind], key)) {
         warnings.push({ entry: label, message: `is listed twice; the first definition is kept` });
         continue;
@@ -103,8 +104,4 @@ function normalizePrompt(prompt: JsonObject, lint: Lint): ContractEntry {
       .sort((a, b) => ((a.name as string) < (b.name as string) ? -1 : 1)) as JsonValue;
   }
   return { contract };
-}
-
-function singular(kind: EntryKind): string {
-  return { tools: 'tool', prompts: 'prompt', resources: 'resource', resourceTemplates: 'resource template' }[kind];
 }

@@ -1,19 +1,15 @@
 /** Small pure helpers over JSON values shared by the detectors. */
 import { canonicalJson, jsonEqual } from '../contract/canonical.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../contract/model.js';
+import { isJsonObject, objectOr, type JsonObject, type JsonValue } from '../contract/model.js';
 
 /** Structural equality of JSON values (key order does not matter). */
-export { isJsonObject, jsonEqual };
+export { isJsonObject, jsonEqual, objectOr };
 
 /** A schema as an object: `true`/absent are `{}`; `false` stays false. */
 export function asSchema(value: unknown): JsonObject | false {
   if (value === false) return false;
   if (isJsonObject(value)) return value;
   return {};
-}
-
-export function objectOr(value: JsonValue | undefined): JsonObject {
-  return isJsonObject(value) ? value : {};
 }
 
 export function stringsOf(value: JsonValue | undefined): string[] {

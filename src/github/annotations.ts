@@ -1,6 +1,6 @@
 import { ENTRY_KINDS, type EntryKind } from '../contract/model.js';
 import { SEVERITY_RANK, type DiffReport, type Severity } from '../diff/types.js';
-import { KIND_WORD } from './deltas.js';
+import { ENTRY_NOUN } from '../contract/model.js';
 
 export type AnnotationLevel = 'error' | 'warning' | 'notice';
 
@@ -76,7 +76,7 @@ export function entryAnnotations(options: {
       if (entry.deltas.length > shown.length) shown.push(`… and ${entry.deltas.length - shown.length} more (see the job summary)`);
       const annotation: Annotation = {
         level: LEVEL_OF[severity],
-        title: `${severity} change to ${KIND_WORD[kind]} ${name} (${server})`,
+        title: `${severity} change to ${ENTRY_NOUN[kind]} ${name} (${server})`,
         message: shown.join('\n'),
         rank: SEVERITY_RANK[severity] * 1000 + Math.min(999, entry.deltas.filter((d) => d.severity === severity).length),
       };

@@ -24,11 +24,3 @@ export function countBySeverity(deltas: Iterable<LocatedDelta>): Record<Severity
   for (const { delta } of deltas) counts[delta.severity] += 1;
   return counts;
 }
-
-/** "tool", "prompt", "resource", "resource template": how an entry kind reads in a sentence. */
-export const KIND_WORD: Record<EntryKind, string> = {
-  tools: 'tool',
-  prompts: 'prompt',
-  resources: 'resource',
-  resourceTemplates: 'resource template',
-};

@@ -10,10 +10,10 @@
  * many deltas were not shown.
  */
 import { diffWords } from 'diff';
-import { ENTRY_KINDS, type EntryKind } from '../contract/model.js';
+import { ENTRY_KINDS, ENTRY_NOUN, type EntryKind } from '../contract/model.js';
 import { SEVERITIES, type Delta, type DiffReport, type Severity } from '../diff/types.js';
 import { htmlText, mdCode, mdText, truncate } from './escape.js';
-import { ENTRY_LABEL, showValues } from './text.js';
+import { showValues } from './text.js';
 import { summarize } from './values.js';
 
 export interface MarkdownOptions {
@@ -94,7 +94,7 @@ export function renderMarkdown(report: DiffReport, options: MarkdownOptions = {}
 }
 
 function summaryOf(kind: EntryKind, name: string, count: number): string {
-  return `${ENTRY_LABEL[kind]} <code>${htmlText(truncate(name, 200))}</code>: ${count} change${count === 1 ? '' : 's'}`;
+  return `${ENTRY_NOUN[kind]} <code>${htmlText(truncate(name, 200))}</code>: ${count} change${count === 1 ? '' : 's'}`;
 }
 
 function deltaItem(d: Delta, maxValue: number): string {

@@ -3,7 +3,7 @@
  * stdout is a TTY). Server strings pass through `terminalText`, so an ANSI sequence hidden in
  * a description cannot recolour, move the cursor or clear the screen.
  */
-import { ENTRY_KINDS, type EntryKind } from '../contract/model.js';
+import { ENTRY_KINDS, ENTRY_NOUN } from '../contract/model.js';
 import { SEVERITIES, SEVERITY_RANK, type Delta, type DiffReport, type Severity } from '../diff/types.js';
 import { terminalText, truncate } from './escape.js';
 import { summarize } from './values.js';
@@ -16,7 +16,6 @@ export interface TextOptions {
 
 const COLORS: Record<Severity, string> = { BREAKING: '31;1', RISKY: '33;1', SAFE: '32', COSMETIC: '2' };
 const MARKS: Record<Severity, string> = { BREAKING: '✗', RISKY: '!', SAFE: '+', COSMETIC: '·' };
-export const ENTRY_LABEL: Record<EntryKind, string> = { tools: 'tool', prompts: 'prompt', resources: 'resource', resourceTemplates: 'resource template' };
 
 export function renderText(report: DiffReport, options: TextOptions): string {
   const paint = (code: string, text: string) => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text);
@@ -31,7 +30,7 @@ export function renderText(report: DiffReport, options: TextOptions): string {
   for (const { kind, name, entry } of entries) {
     lines.push('');
     const severity = entry.maxSeverity ?? 'COSMETIC';
-    lines.push(`${ENTRY_LABEL[kind]} ${paint('1', terminalText(truncate(name, 200)))}  ${paint(COLORS[severity], severity)}`);
+    lines.push(`${ENTRY_NOUN[kind]} ${paint('1', terminalText(truncate(name, 200)))}  ${paint(COLORS[severity], severity)}`);
     for (const d of entry.deltas) lines.push(...deltaLines(d, paint, max));
   }
   return `${lines.join('\n')}\n`;
