@@ -8,7 +8,7 @@ import { parseContractsFile } from '../lib/compile/dump.js';
 import { normalizeCapture } from '../lib/contract/normalize.js';
 import { diffContracts } from '../lib/diff/index.js';
 import { renderComment } from '../lib/github/comment.js';
-import { decideGate } from '../lib/github/gate.js';
+import { decideGate } from '../lib/policy/gate.js';
 import { reproduceCommands } from '../lib/github/reproduce.js';
 
 const fixtures = fileURLToPath(new URL('../test/fixtures/real-world/', import.meta.url));

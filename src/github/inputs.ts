@@ -1,10 +1,11 @@
 import { isAbsolute, resolve } from 'node:path';
-import { SEVERITIES, type Severity } from '../diff/types.js';
+import { SEVERITIES } from '../diff/types.js';
 import { UserError } from '../errors.js';
 
 export type Mode = 'review' | 'comment-only';
 export type CommentMode = 'on-change' | 'always' | 'never';
-export type FailOn = Severity | 'never';
+export type { FailOn } from '../policy/gate.js';
+import type { FailOn } from '../policy/gate.js';
 export type LockfileCheck = 'fail' | 'warn' | 'off';
 
 /** The Action's inputs, validated, with paths resolved against the working directory. */

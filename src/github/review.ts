@@ -1,5 +1,5 @@
 import type { DiffReport, Severity } from '../diff/types.js';
-import type { Approval, ReviewVerdict } from './gate.js';
+import type { Approval, ReviewVerdict } from '../policy/gate.js';
 import type { FailOn, LockfileCheck } from './inputs.js';
 
 /**

@@ -1,10 +1,10 @@
 /** The Action's pure decisions: inputs, event plan, allow-list, gate, sticky comment, annotations. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { evaluateAllowList, allowListNotes, todayUtc } from '../../src/github/allow.js';
+import { evaluateAllowList, allowListNotes, todayUtc } from '../../src/policy/allow.js';
 import { entryAnnotations, lockfileLines, selectAnnotations, type Annotation } from '../../src/github/annotations.js';
 import { planEvent, type RunContext } from '../../src/github/event.js';
-import { decideGate, type GateInput } from '../../src/github/gate.js';
+import { decideGate, type GateInput } from '../../src/policy/gate.js';
 import { INPUT_DEFAULTS, readInputs } from '../../src/github/inputs.js';
 import { computeOutputs } from '../../src/github/summary.js';
 import { ROOT } from './harness.js';

@@ -1,7 +1,8 @@
 import { meetsThreshold, SEVERITIES, type DiffReport, type Severity } from '../diff/types.js';
 import { deltasOf, type LocatedDelta } from './deltas.js';
-import type { FailOn } from './inputs.js';
-import { plural } from './markdown.js';
+
+/** The threshold of the gate: a severity, or `never` to only report. */
+export type FailOn = Severity | 'never';
 
 export interface Approval {
   label: string;
@@ -83,5 +84,5 @@ function blockedMessage(server: string, blocking: LocatedDelta[], threshold: Sev
   const how = approveLabel
     ? `If they are intended, add the label "${approveLabel}" to the pull request (the gate then passes and the comment says who approved), or accept each one by fingerprint in the "allow" list of mcp-contract-guard.config.json.`
     : 'If they are intended, accept each one by fingerprint in the "allow" list of mcp-contract-guard.config.json, or compare with another "baseline-ref".';
-  return `The contracts of ${server} have ${plural(blocking.length, 'change')} at or above fail-on ${threshold} (${counts}). ${how}`;
+  return `The contracts of ${server} have ${blocking.length} change${blocking.length === 1 ? '' : 's'} at or above fail-on ${threshold} (${counts}). ${how}`;
 }

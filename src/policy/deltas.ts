@@ -1,5 +1,5 @@
 import { ENTRY_KINDS, type EntryKind } from '../contract/model.js';
-import { SEVERITY_RANK, type Delta, type DiffReport, type Severity } from '../diff/types.js';
+import { SEVERITY_RANK, type Delta, type DiffReport } from '../diff/types.js';
 
 /** A delta with the entry it belongs to. */
 export interface LocatedDelta {
@@ -17,10 +17,4 @@ export function deltasOf(report: DiffReport): LocatedDelta[] {
     }
   }
   return out.sort((a, b) => SEVERITY_RANK[b.delta.severity] - SEVERITY_RANK[a.delta.severity]);
-}
-
-export function countBySeverity(deltas: Iterable<LocatedDelta>): Record<Severity, number> {
-  const counts: Record<Severity, number> = { BREAKING: 0, RISKY: 0, SAFE: 0, COSMETIC: 0 };
-  for (const { delta } of deltas) counts[delta.severity] += 1;
-  return counts;
 }
