@@ -4,7 +4,7 @@ import { splitCommand } from '../compile/argv.js';
 import { DEFAULT_TIMEOUT_MS, type ContractSource } from '../compile/source.js';
 import { findConfig, loadConfig, selectTargets, type Target } from '../config.js';
 import { LOCKFILE_NAME } from '../contract/lockfile.js';
-import { SEVERITIES, type Severity } from '../diff/types.js';
+import { SEVERITIES, type Severity } from '../protocol/index.js';
 import { UserError } from '../errors.js';
 
 export const COMMANDS = ['compile', 'lock', 'check', 'diff'] as const;

@@ -7,7 +7,7 @@ import { LockfileError, parseLockfile, renderLockfile } from '../contract/lockfi
 import type { Contracts } from '../contract/model.js';
 import { configEntryFor, type Target } from '../config.js';
 import { diffContracts } from '../diff/index.js';
-import { meetsThreshold, type DiffReport } from '../diff/types.js';
+import { meetsThreshold, type DiffReport } from '../protocol/index.js';
 import { UserError } from '../errors.js';
 import { renderArtifact, renderJson, renderMarkdown, renderSarif, renderText, renderXml } from '../report/index.js';
 import { USAGE, parseCli, resolveTargets, type CliArgs } from './args.js';

@@ -55,6 +55,8 @@ export async function captureServer(source: ServerSource, options: CaptureOption
       server: session.server,
       protocolVersion: session.protocolVersion,
       era: session.era,
+      capabilities: session.capabilities,
+      ...(session.instructions !== undefined ? { instructions: session.instructions } : {}),
       tools: [],
       prompts: [],
       resources: [],

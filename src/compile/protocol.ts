@@ -12,6 +12,8 @@ export interface Session {
   protocolVersion: string;
   server: ServerInfo;
   capabilities: JsonObject;
+  /** Agent-visible guidance the server sends with its handshake, when it sends any. */
+  instructions?: string;
 }
 
 /** More entries than any real server lists; past it the server is paginating forever. */
@@ -33,7 +35,7 @@ export async function openSession(channel: RpcChannel, timeoutMs: number): Promi
     const protocolVersion = typeof result.protocolVersion === 'string' ? result.protocolVersion : HANDSHAKE_PROTOCOL_VERSION;
     channel.setProtocolVersion?.(protocolVersion);
     await channel.notify('notifications/initialized');
-    return { era: 'legacy', protocolVersion, server: serverInfoOf(result), capabilities: objectOr(result.capabilities) };
+    return withInstructions({ era: 'legacy', protocolVersion, server: serverInfoOf(result), capabilities: objectOr(result.capabilities) }, result);
   } catch (error) {
     if (!(error instanceof RpcError)) throw error;
     handshakeError = error;
@@ -48,7 +50,7 @@ export async function openSession(channel: RpcChannel, timeoutMs: number): Promi
       ? STATELESS_PROTOCOL_VERSION
       : ((supported.sort().at(-1) as string | undefined) ?? STATELESS_PROTOCOL_VERSION);
     channel.setProtocolVersion?.(protocolVersion);
-    return { era: 'stateless', protocolVersion, server: serverInfoOf(result), capabilities: objectOr(result.capabilities) };
+    return withInstructions({ era: 'stateless', protocolVersion, server: serverInfoOf(result), capabilities: objectOr(result.capabilities) }, result);
   } catch (error) {
     if (error instanceof RpcError) {
       // Neither generation worked: the handshake's refusal is the more telling of the two.
@@ -121,6 +123,10 @@ function requestMeta(protocolVersion: string): JsonObject {
 
 function statelessHeaders(method: string, protocolVersion: string): Record<string, string> {
   return { 'mcp-method': method, 'mcp-protocol-version': protocolVersion };
+}
+
+function withInstructions(session: Session, result: JsonObject): Session {
+  return typeof result.instructions === 'string' && result.instructions !== '' ? { ...session, instructions: result.instructions } : session;
 }
 
 function serverInfoOf(result: JsonObject): ServerInfo {

@@ -6,11 +6,17 @@ import {
   type ContractEntry,
   type Contracts,
   type JsonObject,
+  type ServerInfo,
 } from './model.js';
 
 /** The default lockfile name (fixed: users commit it and workflows refer to it). */
 export const LOCKFILE_NAME = 'mcp-contracts.lock.json';
-export const LOCKFILE_VERSION = 1;
+/**
+ * 2 records the server's version, instructions and capabilities, and the client capabilities
+ * the capture declared. Version 1 files are still read (their server contract is unknown).
+ */
+export const LOCKFILE_VERSION = 2;
+const READABLE_VERSIONS = [1, 2];
 const GENERATOR = 'mcp-contract-guard';
 
 /** A stored entry: the contract, its digest and, when declared, the schemas' dialects. */
@@ -45,10 +51,16 @@ export function entryDigest(entry: ContractEntry): string {
 
 /** Render contracts as the canonical lockfile text. Same contracts, same bytes. */
 export function renderLockfile(contracts: Contracts): string {
-  const header = { lockfileVersion: LOCKFILE_VERSION, generator: GENERATOR, server: { name: contracts.server.name } };
-  const body: Record<string, unknown> = { ...header };
+  const server: JsonObject = { name: contracts.server.name };
+  if (contracts.server.version !== undefined) server.version = contracts.server.version;
+  if (contracts.serverContract !== undefined) {
+    server.capabilities = contracts.serverContract.capabilities;
+    if (contracts.serverContract.instructions !== undefined) server.instructions = contracts.serverContract.instructions;
+  }
+  const body: Record<string, unknown> = { lockfileVersion: LOCKFILE_VERSION, generator: GENERATOR, server };
+  if (contracts.clientCapabilities !== undefined) body.capture = { clientCapabilities: contracts.clientCapabilities };
   for (const kind of ENTRY_KINDS) {
-    const entries: Record<string, LockedEntry> = {};
+    const entries: Record<string, LockedEntry> = Object.create(null);
     for (const key of Object.keys(contracts[kind]).sort()) {
       const entry = contracts[kind][key] as ContractEntry;
       entries[key] = { digest: entryDigest(entry), ...entry };
@@ -64,7 +76,7 @@ export function renderLockfile(contracts: Contracts): string {
  * own digests, so hashing their contracts again would only cost time.
  */
 function wholeFileDigest(body: Record<string, unknown>): string {
-  const manifest: Record<string, unknown> = { lockfileVersion: body.lockfileVersion, generator: body.generator, server: body.server };
+  const manifest: Record<string, unknown> = { lockfileVersion: body.lockfileVersion, generator: body.generator, server: body.server, capture: body.capture };
   for (const kind of ENTRY_KINDS) {
     const entries = (isJsonObject(body[kind]) ? body[kind] : {}) as Record<string, Partial<LockedEntry>>;
     manifest[kind] = Object.fromEntries(Object.entries(entries).map(([key, e]) => [key, { digest: e?.digest, dialects: e?.dialects }]));
@@ -91,7 +103,7 @@ export function parseLockfile(text: string, label: string, reference?: Contracts
   if (!isJsonObject(data) || !('lockfileVersion' in data)) {
     throw new LockfileError('malformed', `${label} is not an mcp-contract-guard lockfile: it has no "lockfileVersion".`);
   }
-  if (data.lockfileVersion !== LOCKFILE_VERSION) {
+  if (!READABLE_VERSIONS.includes(data.lockfileVersion as number)) {
     const newer = typeof data.lockfileVersion === 'number' && data.lockfileVersion > LOCKFILE_VERSION;
     throw new LockfileError(
       'unknown-version',
@@ -100,8 +112,18 @@ export function parseLockfile(text: string, label: string, reference?: Contracts
     );
   }
   const { digest, ...body } = data;
-  const server = isJsonObject(body.server) && typeof body.server.name === 'string' ? body.server.name : 'unknown';
-  const contracts = emptyContracts({ name: server });
+  const contracts = emptyContracts(serverOf(body.server, label));
+  if (isJsonObject(body.server) && body.server.capabilities !== undefined) {
+    if (!isJsonObject(body.server.capabilities)) throw new LockfileError('malformed', `${label}: "server.capabilities" is not an object.`);
+    if (body.server.instructions !== undefined && typeof body.server.instructions !== 'string') throw new LockfileError('malformed', `${label}: "server.instructions" is not a string.`);
+    contracts.serverContract = { capabilities: body.server.capabilities };
+    if (typeof body.server.instructions === 'string') contracts.serverContract.instructions = body.server.instructions;
+  }
+  if (body.capture !== undefined) {
+    const declared = isJsonObject(body.capture) ? body.capture.clientCapabilities : undefined;
+    if (!Array.isArray(declared) || !declared.every((c) => typeof c === 'string')) throw new LockfileError('malformed', `${label}: "capture.clientCapabilities" is not a list of names.`);
+    contracts.clientCapabilities = declared as string[];
+  }
   for (const kind of ENTRY_KINDS) {
     const entries = body[kind] ?? {};
     if (!isJsonObject(entries)) throw new LockfileError('malformed', `${label}: "${kind}" is not an object.`);
@@ -111,7 +133,8 @@ export function parseLockfile(text: string, label: string, reference?: Contracts
       }
       const entry: ContractEntry = { contract: stored.contract };
       if (isJsonObject(stored.dialects)) entry.dialects = stored.dialects as ContractEntry['dialects'];
-      if (!verifiedByReference(entry, stored.digest, reference?.[kind][key]) && stored.digest !== entryDigest(entry)) {
+      const twin = reference !== undefined && Object.hasOwn(reference[kind], key) ? reference[kind][key] : undefined;
+      if (!verifiedByReference(entry, stored.digest, twin) && stored.digest !== entryDigest(entry)) {
         throw new LockfileError('tampered', `${label} was edited by hand: the digest of ${kind}.${key} does not match its contract.`);
       }
       contracts[kind][key] = entry;
@@ -121,6 +144,14 @@ export function parseLockfile(text: string, label: string, reference?: Contracts
     throw new LockfileError('tampered', `${label} was edited by hand: its whole-file digest does not match its content.`);
   }
   return contracts;
+}
+
+function serverOf(value: unknown, label: string): ServerInfo {
+  if (!isJsonObject(value)) return { name: 'unknown' };
+  const name = typeof value.name === 'string' ? value.name : 'unknown';
+  if (value.version === undefined) return { name };
+  if (typeof value.version !== 'string') throw new LockfileError('malformed', `${label}: "server.version" is not a string.`);
+  return { name, version: value.version };
 }
 
 function verifiedByReference(entry: ContractEntry, digest: unknown, twin: ContractEntry | undefined): boolean {

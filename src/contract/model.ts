@@ -7,6 +7,8 @@
  * - `Contracts` is the canonical form: one entry per tool, prompt, resource and resource
  *   template, each holding its normalized contract. Lockfiles store it and the diff reads it.
  */
+import { isJsonObject as isRecord } from '../protocol/json.js';
+import type { EntryKind } from '../protocol/report.js';
 
 export type JsonPrimitive = string | number | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
@@ -25,15 +27,18 @@ export interface RawCapture {
   server: ServerInfo;
   protocolVersion: string;
   era: ProtocolEra;
+  /** What the server answered about itself; absent in a tools/list dump. */
+  instructions?: string;
+  capabilities?: JsonObject;
+  /** The client capabilities the capture declared (sorted names), when a live capture. */
+  clientCapabilities?: string[];
   tools: JsonObject[];
   prompts: JsonObject[];
   resources: JsonObject[];
   resourceTemplates: JsonObject[];
 }
 
-/** The four collections a server can expose, in the order reports list them. */
-export const ENTRY_KINDS = ['tools', 'prompts', 'resources', 'resourceTemplates'] as const;
-export type EntryKind = (typeof ENTRY_KINDS)[number];
+export { ENTRY_KINDS, type EntryKind } from '../protocol/report.js';
 
 /** How an entry kind reads in a sentence ("tool", "resource template"). */
 export const ENTRY_NOUN: Record<EntryKind, string> = {
@@ -67,8 +72,19 @@ export interface ContractEntry {
   dialects?: Partial<Record<'inputSchema' | 'outputSchema', string>>;
 }
 
+/** The server's own contract: what it tells agents and what it promises clients. */
+export interface ServerContract {
+  instructions?: string;
+  /** Declared capabilities, normalized (flags that are false are left out). */
+  capabilities: JsonObject;
+}
+
 export interface Contracts {
   server: ServerInfo;
+  /** Undefined when unknown: a tools/list dump, or a lockfile written before format 2. */
+  serverContract?: ServerContract;
+  /** The client capabilities the capture declared; servers may hide tools from clients without them. */
+  clientCapabilities?: string[];
   tools: Record<string, ContractEntry>;
   prompts: Record<string, ContractEntry>;
   resources: Record<string, ContractEntry>;
@@ -82,7 +98,7 @@ export interface LintWarning {
 }
 
 export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return isRecord(value);
 }
 
 /** `value` when it is a JSON object, else an empty one. */
@@ -90,6 +106,14 @@ export function objectOr(value: unknown): JsonObject {
   return isJsonObject(value) ? value : {};
 }
 
+/**
+ * A record keyed by names a server (or a PR) chose: without a prototype, so a tool named
+ * `__proto__`, `constructor` or `toString` is an entry like any other.
+ */
+export function nameRecord<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
 export function emptyContracts(server: ServerInfo = { name: 'unknown' }): Contracts {
-  return { server, tools: {}, prompts: {}, resources: {}, resourceTemplates: {} };
+  return { server, tools: nameRecord(), prompts: nameRecord(), resources: nameRecord(), resourceTemplates: nameRecord() };
 }

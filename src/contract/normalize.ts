@@ -5,6 +5,7 @@ import {
   ENTRY_NOUN,
   emptyContracts,
   isJsonObject,
+  nameRecord,
   type ContractEntry,
   type Contracts,
   type EntryKind,
@@ -35,7 +36,12 @@ export interface NormalizeResult {
 /** Turn a raw capture into canonical contracts. Pure: same capture, same result. */
 export function normalizeCapture(raw: RawCapture): NormalizeResult {
   const warnings: LintWarning[] = [];
-  const contracts = emptyContracts({ name: raw.server.name });
+  const contracts = emptyContracts(raw.server.version === undefined ? { name: raw.server.name } : { name: raw.server.name, version: raw.server.version });
+  if (raw.capabilities !== undefined) {
+    contracts.serverContract = { capabilities: normalizeCapabilities(raw.capabilities) };
+    if (raw.instructions !== undefined && raw.instructions !== '') contracts.serverContract.instructions = raw.instructions;
+  }
+  if (raw.clientCapabilities !== undefined) contracts.clientCapabilities = [...new Set(raw.clientCapabilities)].sort();
   for (const kind of ENTRY_KINDS) {
     const keyField = ENTRY_KEY[kind];
     for (const [index, item] of raw[kind].entries()) {
@@ -88,6 +94,21 @@ export function normalizeTool(tool: JsonObject, lint: Lint = () => {}): Contract
   contract.annotations = { ...ANNOTATION_DEFAULTS, ...(isJsonObject(tool.annotations) ? tool.annotations : {}) };
   contract.execution = { ...EXECUTION_DEFAULTS, ...(isJsonObject(tool.execution) ? tool.execution : {}) };
   return Object.keys(dialects).length > 0 ? { contract, dialects } : { contract };
+}
+
+/**
+ * Declared capabilities with their notation removed: a flag set to `false` means what leaving it
+ * out means (`listChanged: false` ≡ no `listChanged`). Nesting is bounded: capabilities are a
+ * couple of levels deep, and a server must not make us recurse without end.
+ */
+export function normalizeCapabilities(capabilities: JsonObject, depth = 0): JsonObject {
+  const out: JsonObject = nameRecord();
+  for (const key of Object.keys(capabilities).sort()) {
+    const value = capabilities[key] as JsonValue;
+    if (value === false || value === null) continue;
+    out[key] = isJsonObject(value) && depth < 4 ? normalizeCapabilities(value, depth + 1) : value;
+  }
+  return out;
 }
 
 function normalizePrompt(prompt: JsonObject, lint: Lint): ContractEntry {

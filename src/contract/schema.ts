@@ -1,5 +1,5 @@
 import { canonicalJson } from './canonical.js';
-import { isJsonObject, type JsonObject, type JsonSchema, type JsonValue } from './model.js';
+import { isJsonObject, nameRecord, type JsonObject, type JsonSchema, type JsonValue } from './model.js';
 
 /**
  * JSON Schema normalization: rewrite a schema so that two schemas which differ only in
@@ -76,7 +76,7 @@ class SchemaWalker {
     const schema = this.node(this.root, ['#']);
     if (this.recursive.size === 0 || !isJsonObject(schema)) return schema;
     // Emit each recursive target once. Normalizing one may discover another, hence the loop.
-    const defs: JsonObject = {};
+    const defs: JsonObject = nameRecord();
     for (let done = 0; done < this.recursive.size; ) {
       const entries = [...this.recursive.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
       for (const [name, pointer] of entries) {
@@ -86,7 +86,7 @@ class SchemaWalker {
       }
       done = Object.keys(defs).length;
     }
-    return { ...schema, $defs: defs };
+    return Object.assign(nameRecord(), schema, { $defs: defs });
   }
 
   /** `stack` holds the pointers being inlined on the way here, to detect recursion. */
@@ -118,7 +118,7 @@ class SchemaWalker {
     if (Object.keys(siblings).length === 0) return target;
     const rest = this.keywords(siblings, stack);
     const onlyAnnotations = Object.keys(siblings).every((k) => ANNOTATION_KEYWORDS.has(k));
-    if (onlyAnnotations && isJsonObject(target) && isJsonObject(rest)) return { ...target, ...rest };
+    if (onlyAnnotations && isJsonObject(target) && isJsonObject(rest)) return Object.assign(nameRecord(), target, rest);
     return this.keywords({ allOf: [target, rest] }, stack);
   }
 
@@ -130,7 +130,8 @@ class SchemaWalker {
   }
 
   private keywords(value: JsonObject, stack: string[]): JsonSchema {
-    const out: JsonObject = {};
+    // Null-prototype records throughout: a property (or keyword) named `__proto__` is data.
+    const out: JsonObject = nameRecord();
     const input = upgradeDraftKeywords(value);
     for (const key of Object.keys(input).sort()) {
       const child = input[key] as JsonValue;
@@ -139,7 +140,7 @@ class SchemaWalker {
       if (SCHEMA_MAP_KEYWORDS.has(key) && isJsonObject(child)) {
         const names = Object.keys(child).sort();
         if (names.length === 0) continue;
-        const map: JsonObject = {};
+        const map: JsonObject = nameRecord();
         for (const name of names) map[name] = this.node(child[name] as JsonValue, stack);
         out[key] = map;
       } else if (SCHEMA_KEYWORDS.has(key)) {
@@ -184,8 +185,8 @@ function upgradeDraftKeywords(value: JsonObject): JsonObject {
     delete out.additionalItems;
   }
   if (isJsonObject(out.dependencies)) {
-    const required: JsonObject = isJsonObject(out.dependentRequired) ? { ...out.dependentRequired } : {};
-    const schemas: JsonObject = isJsonObject(out.dependentSchemas) ? { ...out.dependentSchemas } : {};
+    const required: JsonObject = Object.assign(nameRecord(), isJsonObject(out.dependentRequired) ? out.dependentRequired : {});
+    const schemas: JsonObject = Object.assign(nameRecord(), isJsonObject(out.dependentSchemas) ? out.dependentSchemas : {});
     for (const [name, dep] of Object.entries(out.dependencies)) {
       if (Array.isArray(dep)) required[name] = dep;
       else schemas[name] = dep as JsonValue;

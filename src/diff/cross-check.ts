@@ -6,11 +6,11 @@
  * skipped check becomes a `note` on the walker's deltas for that schema.
  */
 import type { ContractEntry, JsonSchema } from '../contract/model.js';
-import { draft, type DraftDelta } from './draft.js';
+import { finding, type Finding } from './finding.js';
 import { jsonEqual, isJsonObject } from './json.js';
 import { severityOf } from './rules.js';
 import { projectForSemanticCheck, runSemanticChecks, type SemanticBudget, type SemanticJob } from './semantic.js';
-import { SEVERITY_RANK, type Severity } from './types.js';
+import { SEVERITY_RANK, type Severity } from '../protocol/index.js';
 
 type SchemaField = 'inputSchema' | 'outputSchema';
 
@@ -21,7 +21,7 @@ export interface ComparedTool {
 }
 
 /** The schema a draft sits in (`inputSchema`, or inside an action's input), if any. */
-function schemaFieldOf(d: DraftDelta): SchemaField | null {
+function schemaFieldOf(d: Finding): SchemaField | null {
   if (d.direction === null) return null;
   const field = d.segments[0] === 'actions' ? d.segments[2] : d.segments[0];
   return field === 'inputSchema' || field === 'outputSchema' ? field : null;
@@ -35,10 +35,10 @@ function asToolRoot(value: unknown): JsonSchema {
 }
 
 /** Mutates `toolDeltas`: adds findings, and notes when the check could not run. */
-export async function crossCheck(toolDeltas: Map<string, DraftDelta[]>, tools: readonly ComparedTool[], budget: SemanticBudget): Promise<void> {
+export async function crossCheck(toolDeltas: Map<string, Finding[]>, tools: readonly ComparedTool[], budget: SemanticBudget): Promise<void> {
   const jobs: SemanticJob[] = [];
-  const pending = new Map<string, { key: string; field: SchemaField; related: DraftDelta[] }>();
-  const noteOn = (related: DraftDelta[], reason: string) => {
+  const pending = new Map<string, { key: string; field: SchemaField; related: Finding[] }>();
+  const noteOn = (related: Finding[], reason: string) => {
     for (const d of related) d.note = `Semantic cross-check not run (${reason}); classified by the keyword rules alone.`;
   };
 
@@ -79,7 +79,7 @@ export async function crossCheck(toolDeltas: Map<string, DraftDelta[]>, tools: r
     }
     const input = field === 'inputSchema';
     if (input ? !result.removalsFound : !result.additionsFound) continue;
-    const found = draft(input ? 'semantic-narrowing' : 'semantic-widening', [field], {
+    const found = finding(input ? 'semantic-narrowing' : 'semantic-widening', [field], {
       where: input ? 'arguments' : 'result',
       direction: input ? 'input' : 'output',
       subject: field,

@@ -4,13 +4,14 @@
  * detector knows is metadata (COSMETIC), so a new MCP field never crashes the diff.
  */
 import { isJsonObject, type ContractEntry, type EntryKind, type JsonObject, type JsonValue } from '../contract/model.js';
-import { draft, type DraftDelta } from './draft.js';
+import type { RuleKind } from '../protocol/index.js';
+import { finding, type Finding } from './finding.js';
 import { changedKeys, jsonEqual, objectOr } from './json.js';
 import { lintText } from './lint.js';
 import { fieldOf } from './path.js';
 import { walkSchemas } from './schema-walker.js';
 
-type FieldDetector = (previous: JsonValue | undefined, current: JsonValue | undefined, entry: EntryPair) => DraftDelta[];
+type FieldDetector = (previous: JsonValue | undefined, current: JsonValue | undefined, entry: EntryPair) => Finding[];
 
 interface EntryPair {
   previous: ContractEntry;
@@ -18,9 +19,9 @@ interface EntryPair {
 }
 
 /** Compare two versions of one entry (same key, or a detected rename). */
-export function compareEntry(kind: EntryKind, previous: ContractEntry, current: ContractEntry): DraftDelta[] {
+export function compareEntry(kind: EntryKind, previous: ContractEntry, current: ContractEntry): Finding[] {
   const detectors = DETECTORS[kind];
-  const out: DraftDelta[] = [];
+  const out: Finding[] = [];
   const p = previous.contract;
   const c = current.contract;
   for (const field of changedKeys(p, c)) {
@@ -33,13 +34,13 @@ export function compareEntry(kind: EntryKind, previous: ContractEntry, current: 
 }
 
 /** An entry seen only on one side: its strings are all new, so they are linted too. */
-export function lintNewEntry(current: ContractEntry): DraftDelta[] {
+export function lintNewEntry(current: ContractEntry): Finding[] {
   return suspiciousText(undefined, current.contract);
 }
 
-function suspiciousText(previous: JsonObject | undefined, current: JsonObject): DraftDelta[] {
+function suspiciousText(previous: JsonObject | undefined, current: JsonObject): Finding[] {
   return lintText(previous, current).map((s) =>
-    draft('suspicious-text', s.segments, {
+    finding('suspicious-text', s.segments, {
       where: fieldOf(s.segments),
       previous: s.previous,
       current: s.current,
@@ -52,11 +53,11 @@ function suspiciousText(previous: JsonObject | undefined, current: JsonObject): 
 // ── shared field detectors ──────────────────────────────────────────────────────────────
 
 const text = (kind: 'title-changed' | 'description-changed', field: string): FieldDetector => (previous, current) => [
-  draft(kind, [field], { previous, current }),
+  finding(kind, [field], { previous, current }),
 ];
 
 function metadata(field: string): FieldDetector {
-  return (previous, current) => [draft('metadata-changed', [field], { subject: field, previous, current })];
+  return (previous, current) => [finding('metadata-changed', [field], { subject: field, previous, current })];
 }
 
 /** Identity fields are the entry's key: equal on both sides unless renamed (reported apart). */
@@ -64,7 +65,7 @@ const identity: FieldDetector = () => [];
 
 // ── tools ───────────────────────────────────────────────────────────────────────────────
 
-const HINT_RULES: Record<string, { toTrue: string; toFalse: string }> = {
+const HINT_RULES: Record<string, { toTrue: RuleKind; toFalse: RuleKind }> = {
   readOnlyHint: { toTrue: 'tool-became-read-only', toFalse: 'tool-no-longer-read-only' },
   destructiveHint: { toTrue: 'tool-became-destructive', toFalse: 'tool-no-longer-destructive' },
   idempotentHint: { toTrue: 'tool-became-idempotent', toFalse: 'tool-no-longer-idempotent' },
@@ -74,16 +75,16 @@ const HINT_RULES: Record<string, { toTrue: string; toFalse: string }> = {
 const annotations: FieldDetector = (previous, current) => {
   const p = objectOr(previous);
   const c = objectOr(current);
-  const out: DraftDelta[] = [];
+  const out: Finding[] = [];
   for (const key of changedKeys(p, c)) {
     const segments = ['annotations', key];
     const hint = HINT_RULES[key];
     if (hint !== undefined && typeof p[key] === 'boolean' && typeof c[key] === 'boolean') {
-      out.push(draft(c[key] ? hint.toTrue : hint.toFalse, segments, { subject: key, previous: p[key], current: c[key] }));
+      out.push(finding(c[key] ? hint.toTrue : hint.toFalse, segments, { subject: key, previous: p[key], current: c[key] }));
     } else if (key === 'title') {
-      out.push(draft('title-changed', segments, { previous: p[key], current: c[key] }));
+      out.push(finding('title-changed', segments, { previous: p[key], current: c[key] }));
     } else {
-      out.push(draft('metadata-changed', segments, { subject: `annotations.${key}`, previous: p[key], current: c[key] }));
+      out.push(finding('metadata-changed', segments, { subject: `annotations.${key}`, previous: p[key], current: c[key] }));
     }
   }
   return out;
@@ -92,15 +93,15 @@ const annotations: FieldDetector = (previous, current) => {
 const execution: FieldDetector = (previous, current) => {
   const p = objectOr(previous);
   const c = objectOr(current);
-  const out: DraftDelta[] = [];
+  const out: Finding[] = [];
   for (const key of changedKeys(p, c)) {
     const segments = ['execution', key];
-    out.push(draft(key === 'taskSupport' ? taskSupportKind(p[key], c[key]) : 'execution-changed', segments, { subject: key, previous: p[key], current: c[key] }));
+    out.push(finding(key === 'taskSupport' ? taskSupportKind(p[key], c[key]) : 'execution-changed', segments, { subject: key, previous: p[key], current: c[key] }));
   }
   return out;
 };
 
-function taskSupportKind(previous: JsonValue | undefined, current: JsonValue | undefined): string {
+function taskSupportKind(previous: JsonValue | undefined, current: JsonValue | undefined): RuleKind {
   const known = ['forbidden', 'optional', 'required'];
   if (!known.includes(String(previous)) || !known.includes(String(current))) return 'execution-changed';
   if (current === 'required') return 'task-support-required';
@@ -112,8 +113,8 @@ const inputSchema: FieldDetector = (previous, current) =>
   walkSchemas(schemaOr(previous), schemaOr(current), { field: 'inputSchema', direction: 'input' });
 
 const outputSchema: FieldDetector = (previous, current) => {
-  if (previous === undefined) return [draft('output-schema-added', ['outputSchema'], { current })];
-  if (current === undefined) return [draft('output-schema-removed', ['outputSchema'], { previous })];
+  if (previous === undefined) return [finding('output-schema-added', ['outputSchema'], { current })];
+  if (current === undefined) return [finding('output-schema-removed', ['outputSchema'], { previous })];
   return walkSchemas(schemaOr(previous), schemaOr(current), { field: 'outputSchema', direction: 'output' });
 };
 
@@ -122,14 +123,14 @@ function schemaOr(value: JsonValue | undefined): JsonObject | boolean {
   return isJsonObject(value) ? value : {};
 }
 
-function dialectChanges(previous: ContractEntry, current: ContractEntry): DraftDelta[] {
-  const out: DraftDelta[] = [];
+function dialectChanges(previous: ContractEntry, current: ContractEntry): Finding[] {
+  const out: Finding[] = [];
   for (const field of ['inputSchema', 'outputSchema'] as const) {
     // A schema that appeared or vanished is reported as such; its dialect goes with it.
     if (!(field in previous.contract) || !(field in current.contract)) continue;
     const p = previous.dialects?.[field] ?? null;
     const c = current.dialects?.[field] ?? null;
-    if (p !== c) out.push(draft('schema-dialect-changed', [field, '$schema'], { subject: field, previous: p, current: c }));
+    if (p !== c) out.push(finding('schema-dialect-changed', [field, '$schema'], { subject: field, previous: p, current: c }));
   }
   return out;
 }
@@ -141,29 +142,29 @@ const promptArguments: FieldDetector = (previous, current) => {
     new Map((Array.isArray(list) ? list.filter(isJsonObject) : []).map((a) => [String(a.name), a] as const));
   const p = byName(previous);
   const c = byName(current);
-  const out: DraftDelta[] = [];
+  const out: Finding[] = [];
   for (const name of [...new Set([...p.keys(), ...c.keys()])].sort()) {
     const before = p.get(name);
     const after = c.get(name);
     const segments = ['arguments', name];
     if (before === undefined && after !== undefined) {
-      out.push(draft(after.required === true ? 'required-prompt-argument-added' : 'prompt-argument-added', segments, { subject: name, current: after }));
+      out.push(finding(after.required === true ? 'required-prompt-argument-added' : 'prompt-argument-added', segments, { subject: name, current: after }));
       continue;
     }
     if (after === undefined && before !== undefined) {
-      out.push(draft('prompt-argument-removed', segments, { subject: name, previous: before }));
+      out.push(finding('prompt-argument-removed', segments, { subject: name, previous: before }));
       continue;
     }
     if (before === undefined || after === undefined || jsonEqual(before, after)) continue;
     const wasRequired = before.required === true;
     const isRequired = after.required === true;
     if (wasRequired !== isRequired) {
-      out.push(draft(isRequired ? 'prompt-argument-became-required' : 'prompt-argument-became-optional', [...segments, 'required'], { subject: name, previous: wasRequired, current: isRequired }));
+      out.push(finding(isRequired ? 'prompt-argument-became-required' : 'prompt-argument-became-optional', [...segments, 'required'], { subject: name, previous: wasRequired, current: isRequired }));
     }
     for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
       if (key === 'name' || key === 'required' || jsonEqual(before[key], after[key])) continue;
       const kind = key === 'description' ? 'description-changed' : key === 'title' ? 'title-changed' : 'metadata-changed';
-      out.push(draft(kind, [...segments, key], { where: `argument ${JSON.stringify(name)}`, subject: key, previous: before[key], current: after[key] }));
+      out.push(finding(kind, [...segments, key], { where: `argument ${JSON.stringify(name)}`, subject: key, previous: before[key], current: after[key] }));
     }
   }
   return out;
@@ -178,8 +179,8 @@ const COMMON: Record<string, FieldDetector> = {
 
 const RESOURCE_FIELDS: Record<string, FieldDetector> = {
   ...COMMON,
-  name: (previous, current) => [draft('name-changed', ['name'], { previous, current })],
-  mimeType: (previous, current) => [draft('mime-type-changed', ['mimeType'], { previous, current })],
+  name: (previous, current) => [finding('name-changed', ['name'], { previous, current })],
+  mimeType: (previous, current) => [finding('mime-type-changed', ['mimeType'], { previous, current })],
 };
 
 const DETECTORS: Record<EntryKind, Record<string, FieldDetector>> = {

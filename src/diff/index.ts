@@ -2,9 +2,9 @@
  * The classification engine: compare two sets of normalized contracts and say, per entry and
  * per field, what changed and how much it matters to the agents that call the server.
  *
- *   detectors (entries.ts, schema-walker.ts, lint.ts, renames.ts) → draft deltas
- *   → semantic cross-check (semantic.ts, json-schema-diff in worker threads)
- *   → rule table (rules.ts): severity, message, hint → fingerprint → sorted report
+ *   detectors (server.ts, entries.ts, schema-walker.ts, lint.ts, renames.ts) → findings
+ *   → semantic cross-check (cross-check.ts, json-schema-diff in worker threads)
+ *   → rule table (rules.ts): severity, message, fix → fingerprint → report in canonical order
  *
  * Pure apart from the cross-check's worker threads; the same inputs give the same report,
  * byte for byte (the cross-check's time budget is the one thing a slow machine can change,
@@ -12,19 +12,32 @@
  */
 import { canonicalJson, sha256 } from '../contract/canonical.js';
 import { entryDigest } from '../contract/lockfile.js';
-import { ENTRY_KINDS, type ContractEntry, type Contracts, type EntryKind } from '../contract/model.js';
+import { ENTRY_KINDS, isJsonObject, type ContractEntry, type Contracts, type EntryKind } from '../contract/model.js';
+import {
+  REPORT_VERSION,
+  SEVERITIES,
+  compareDeltas,
+  discriminatorOf,
+  jsonEqual,
+  maxSeverityOf,
+  semverBumpOf,
+  zeroCounts,
+  type Delta,
+  type DiffReport,
+  type EntryReport,
+  type RuleKind,
+  type Severity,
+} from '../protocol/index.js';
 import { crossCheck } from './cross-check.js';
-import { draft, type DraftDelta } from './draft.js';
 import { compareEntry, lintNewEntry } from './entries.js';
-import { jsonEqual } from './json.js';
+import { finding, type Finding } from './finding.js';
 import { fieldOf } from './path.js';
 import { detectRenames, promptShape, toolShape, type Rename } from './renames.js';
-import { hintOf, ruleFor, severityOf } from './rules.js';
-import { REPORT_VERSION, SEVERITIES, SEVERITY_RANK, maxSeverityOf, type Delta, type DiffReport, type EntryReport, type Severity } from './types.js';
+import { RULES, classify, type SeverityOverrides } from './rules.js';
+import { compareServers } from './server.js';
 
-export * from './types.js';
-export { RULES, renderSeverityTable, ruleFor, severityOf, reasonOf, hintOf, SEVERITY_TABLE_START, SEVERITY_TABLE_END } from './rules.js';
-export type { Rule, RuleScope, Direction, DeltaKind } from './rules.js';
+export { RULES, classify, reasonOf, renderSeverityTable, severityOf, SEVERITY_TABLE_START, SEVERITY_TABLE_END } from './rules.js';
+export type { Classification, Rule, RuleScope, SeverityOverrides } from './rules.js';
 export { TEXT_SIGNALS } from './lint.js';
 
 export interface DiffOptions {
@@ -38,16 +51,19 @@ export interface DiffOptions {
   semanticWorkers?: number;
   /** Pair removed and added tools/prompts into renames (default true). */
   detectRenames?: boolean;
+  /** Re-level rules (from the config's `rules`): shown in the report as overridden. */
+  severityOverrides?: SeverityOverrides;
 }
 
-const SINGULAR: Record<EntryKind, string> = {
-  tools: 'tool',
-  prompts: 'prompt',
-  resources: 'resource',
-  resourceTemplates: 'resource-template',
+/** The entry-level kinds of each collection. */
+const LIFECYCLE: Record<EntryKind, { added: RuleKind; removed: RuleKind; renamed?: RuleKind }> = {
+  tools: { added: 'tool-added', removed: 'tool-removed', renamed: 'tool-renamed' },
+  prompts: { added: 'prompt-added', removed: 'prompt-removed', renamed: 'prompt-renamed' },
+  resources: { added: 'resource-added', removed: 'resource-removed' },
+  resourceTemplates: { added: 'resource-template-added', removed: 'resource-template-removed' },
 };
 
-type Found = Record<EntryKind, Map<string, DraftDelta[]>>;
+type Found = Record<EntryKind, Map<string, Finding[]>>;
 
 export async function diffContracts(previous: Contracts, current: Contracts, options: DiffOptions = {}): Promise<DiffReport> {
   const found = {} as Found;
@@ -56,10 +72,10 @@ export async function diffContracts(previous: Contracts, current: Contracts, opt
   for (const kind of ENTRY_KINDS) {
     const before = previous[kind];
     const after = current[kind];
-    const deltas = new Map<string, DraftDelta[]>();
-    found[kind] = deltas;
-    const add = (key: string, list: DraftDelta[]) => {
-      if (list.length > 0) deltas.set(key, [...(deltas.get(key) ?? []), ...list]);
+    const findings = new Map<string, Finding[]>();
+    found[kind] = findings;
+    const add = (key: string, list: Finding[]) => {
+      if (list.length > 0) findings.set(key, [...(findings.get(key) ?? []), ...list]);
     };
 
     for (const key of Object.keys(before).filter((k) => Object.hasOwn(after, k)).sort()) {
@@ -72,33 +88,33 @@ export async function diffContracts(previous: Contracts, current: Contracts, opt
 
     const removed = Object.keys(before).filter((k) => !Object.hasOwn(after, k)).sort();
     const added = Object.keys(after).filter((k) => !Object.hasOwn(before, k)).sort();
-    const renames = options.detectRenames === false ? [] : renamesOf(kind, removed, added, previous, current);
+    const lifecycle = LIFECYCLE[kind];
+    const renames = options.detectRenames === false || lifecycle.renamed === undefined ? [] : renamesOf(kind, removed, added, previous, current);
     const renamedFrom = new Set(renames.map((r) => r.from));
     const renamedTo = new Set(renames.map((r) => r.to));
 
     for (const rename of renames) {
       const p = before[rename.from] as ContractEntry;
       const c = after[rename.to] as ContractEntry;
-      const how = rename.sameShape ? 'same arguments' : 'similar arguments';
       add(rename.to, [
-        draft(`${SINGULAR[kind]}-renamed`, ['name'], {
+        finding(lifecycle.renamed as RuleKind, ['name'], {
           subject: rename.to,
           previous: rename.from,
           current: rename.to,
           renamedFrom: rename.from,
           renamedTo: rename.to,
-          detail: how,
+          detail: rename.sameShape ? 'same arguments' : 'similar arguments',
         }),
         ...compareEntry(kind, p, c),
       ]);
       if (kind === 'tools') comparedTools.push({ key: rename.to, previous: p, current: c });
     }
     for (const key of removed.filter((k) => !renamedFrom.has(k))) {
-      add(key, [draft(`${SINGULAR[kind]}-removed`, [], { subject: key, previous: (before[key] as ContractEntry).contract })]);
+      add(key, [finding(lifecycle.removed, [], { subject: key, previous: (before[key] as ContractEntry).contract })]);
     }
     for (const key of added.filter((k) => !renamedTo.has(k))) {
       const entry = after[key] as ContractEntry;
-      add(key, [draft(`${SINGULAR[kind]}-added`, [], { subject: key, current: entry.contract }), ...lintNewEntry(entry)]);
+      add(key, [finding(lifecycle.added, [], { subject: key, current: entry.contract }), ...lintNewEntry(entry)]);
     }
   }
 
@@ -109,11 +125,10 @@ export async function diffContracts(previous: Contracts, current: Contracts, opt
       ...(options.semanticWorkers !== undefined ? { workers: options.semanticWorkers } : {}),
     });
   }
-  return buildReport(found);
+  return buildReport(found, compareServers(previous, current), previous, current, options.severityOverrides);
 }
 
 function renamesOf(kind: EntryKind, removed: string[], added: string[], previous: Contracts, current: Contracts): Rename[] {
-  if (kind !== 'tools' && kind !== 'prompts') return [];
   const shape = kind === 'tools' ? toolShape : promptShape;
   return detectRenames(
     removed.map((key) => ({ key, contract: (previous[kind][key] as ContractEntry).contract })),
@@ -124,74 +139,88 @@ function renamesOf(kind: EntryKind, removed: string[], added: string[], previous
 
 // ── report ──────────────────────────────────────────────────────────────────────────────
 
-/** Short stable hash of what a delta is; the Action's allow-list matches on it. */
-export function fingerprintOf(kind: EntryKind, key: string, delta: Pick<Delta, 'kind' | 'field' | 'previous' | 'current'>): string {
-  return sha256(canonicalJson([`${kind}/${key}`, delta.kind, delta.field, delta.previous, delta.current])).slice('sha256:'.length, 'sha256:'.length + 16);
+/** Short stable hash of what a delta is; allow-lists and approvals match on it. */
+export function fingerprintOf(entry: string, delta: Pick<Delta, 'kind' | 'field' | 'previous' | 'current'>): string {
+  return sha256(canonicalJson([entry, delta.kind, delta.field, delta.previous, delta.current])).slice('sha256:'.length, 'sha256:'.length + 16);
 }
 
-function toDelta(kind: EntryKind, key: string, d: DraftDelta): Delta {
-  const rule = ruleFor(d.kind);
-  const severity = severityOf(d.kind, d.direction);
-  const field = fieldOf(d.segments);
-  const previous = d.previous === undefined ? null : d.previous;
-  const current = d.current === undefined ? null : d.current;
-  const message = rule.message({ where: d.where, subject: d.subject, previous, current, direction: d.direction, detail: d.detail });
+function toDelta(entry: string, f: Finding, overrides: SeverityOverrides | undefined): Delta {
+  const verdict = classify(f.kind, f.direction, overrides);
+  const field = fieldOf(f.segments);
+  const message = RULES[f.kind].message({ where: f.where, subject: f.subject, previous: f.previous, current: f.current, direction: f.direction, detail: f.detail });
   const delta: Delta = {
-    severity,
-    kind: d.kind,
+    severity: verdict.severity,
+    kind: f.kind,
     field,
-    action: d.action,
+    action: f.action,
+    direction: f.direction,
     message,
-    previous,
-    current,
-    fingerprint: fingerprintOf(kind, key, { kind: d.kind, field, previous, current }),
+    previous: f.previous,
+    current: f.current,
+    fingerprint: fingerprintOf(entry, { kind: f.kind, field, previous: f.previous, current: f.current }),
   };
-  const hint = hintOf(d.kind, d.direction);
-  if (hint !== undefined) delta.hint = hint;
-  if (d.renamedFrom !== undefined) delta.renamedFrom = d.renamedFrom;
-  if (d.renamedTo !== undefined) delta.renamedTo = d.renamedTo;
-  if (d.match !== undefined) delta.match = d.match;
-  if (d.note !== undefined) delta.note = d.note;
+  if (verdict.hint !== undefined) delta.hint = verdict.hint;
+  if (verdict.defaultSeverity !== undefined) delta.defaultSeverity = verdict.defaultSeverity;
+  if (f.renamedFrom !== undefined) delta.renamedFrom = f.renamedFrom;
+  if (f.renamedTo !== undefined) delta.renamedTo = f.renamedTo;
+  if (f.match !== undefined) delta.match = f.match;
+  if (f.note !== undefined) delta.note = f.note;
   return delta;
 }
 
-/** Severity first (worst on top), then field, then kind: same input, same order. */
-function compareDeltas(a: Delta, b: Delta): number {
-  return (
-    SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] ||
-    compareText(a.field, b.field) ||
-    compareText(a.kind, b.kind) ||
-    compareText(a.fingerprint, b.fingerprint)
-  );
+/** Findings of one entry as its report: classified, de-duplicated, in canonical order. */
+function entryReport(entry: string, findings: readonly Finding[], overrides: SeverityOverrides | undefined): EntryReport {
+  const seen = new Set<string>();
+  const deltas: Delta[] = [];
+  for (const f of findings) {
+    const delta = toDelta(entry, f, overrides);
+    if (seen.has(delta.fingerprint)) continue;
+    seen.add(delta.fingerprint);
+    deltas.push(delta);
+  }
+  deltas.sort(compareDeltas);
+  return { maxSeverity: maxSeverityOf(deltas.map((d) => d.severity)), deltas };
 }
 
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function buildReport(found: Found): DiffReport {
-  const counts = Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<Severity, number>;
+function buildReport(found: Found, serverFindings: Finding[] | null, previous: Contracts, current: Contracts, overrides: SeverityOverrides | undefined): DiffReport {
+  const counts = zeroCounts();
+  const count = (entry: EntryReport) => {
+    for (const d of entry.deltas) counts[d.severity]++;
+  };
   const report: DiffReport = {
     version: REPORT_VERSION,
-    summary: { maxSeverity: null, counts },
-    tools: {},
-    prompts: {},
-    resources: {},
-    resourceTemplates: {},
+    summary: { maxSeverity: null, counts, semverBump: 'none' },
+    tools: Object.create(null),
+    prompts: Object.create(null),
+    resources: Object.create(null),
+    resourceTemplates: Object.create(null),
   };
+  if (serverFindings !== null) {
+    const entry = entryReport('server', serverFindings, overrides);
+    report.server = { previous: { ...previous.server }, current: { ...current.server }, ...entry };
+    count(entry);
+  }
   for (const kind of ENTRY_KINDS) {
     for (const key of [...found[kind].keys()].sort()) {
-      const seen = new Set<string>();
-      const deltas = (found[kind].get(key) ?? [])
-        .map((d) => toDelta(kind, key, d))
-        .filter((d) => !seen.has(d.fingerprint) && seen.add(d.fingerprint) !== undefined)
-        .sort(compareDeltas);
-      if (deltas.length === 0) continue;
-      for (const d of deltas) counts[d.severity]++;
-      const entry: EntryReport = { maxSeverity: maxSeverityOf(deltas.map((d) => d.severity)), deltas };
+      const entry = entryReport(`${kind}/${key}`, found[kind].get(key) ?? [], overrides);
+      if (entry.deltas.length === 0) continue;
+      if (kind === 'tools') {
+        const discriminator = rootDiscriminator(current.tools[key]);
+        if (discriminator !== null) entry.discriminator = discriminator;
+      }
       report[kind][key] = entry;
+      count(entry);
     }
   }
-  report.summary.maxSeverity = maxSeverityOf(SEVERITIES.filter((s) => counts[s] > 0));
+  report.summary.maxSeverity = maxSeverityOf(SEVERITIES.filter((s: Severity) => counts[s] > 0));
+  report.summary.semverBump = semverBumpOf(report.summary.maxSeverity);
   return report;
+}
+
+/** The property discriminating a tool's root input union, if it has one (see protocol/union.ts). */
+function rootDiscriminator(entry: ContractEntry | undefined): string | null {
+  const schema = entry?.contract.inputSchema;
+  if (!isJsonObject(schema)) return null;
+  const branches = Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : null;
+  return branches === null ? null : discriminatorOf(branches);
 }

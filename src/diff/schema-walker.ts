@@ -11,16 +11,16 @@
  */
 import type { JsonObject, JsonSchema, JsonValue } from '../contract/model.js';
 import { resolvePointer } from '../contract/schema.js';
-import type { DraftDelta } from './draft.js';
+import type { Finding } from './finding.js';
 import { asSchema, canonicalSet, jsonEqual, isJsonObject, stringsOf, without } from './json.js';
 import { whereOf } from './path.js';
-import { severityOf, show, type DeltaKind, type Direction } from './rules.js';
-import { SEVERITY_RANK } from './types.js';
-import { discriminatorValue, liftToUnion, matchBranches, unionKeywordOf, type UnionKeyword } from './unions.js';
+import { severityOf, show, type RuleKind, type Direction } from './rules.js';
+import { SEVERITY_RANK, discriminatorValue } from '../protocol/index.js';
+import { liftToUnion, matchBranches, unionKeywordOf, type UnionKeyword } from './unions.js';
 import { declaredTypes, isAnnotation, keywordApplies, type JsonType } from './vocabulary.js';
 
 /** One change found by the walker (always directional); the engine turns it into a `Delta`. */
-export type SchemaChange = DraftDelta & { direction: Direction };
+export type SchemaChange = Finding & { direction: Direction };
 
 interface Location {
   segments: string[];
@@ -63,7 +63,7 @@ const HANDLED = new Set([
 ]);
 
 /** Count bounds: (min keyword, max keyword, narrowing kind, widening kind). */
-const COUNT_BOUNDS: Array<[string, string, DeltaKind, DeltaKind]> = [
+const COUNT_BOUNDS: Array<[string, string, RuleKind, RuleKind]> = [
   ['minLength', 'maxLength', 'length-range-narrowed', 'length-range-widened'],
   ['minItems', 'maxItems', 'item-count-range-narrowed', 'item-count-range-widened'],
   ['minProperties', 'maxProperties', 'property-count-range-narrowed', 'property-count-range-widened'],
@@ -89,7 +89,7 @@ class Walker {
     private readonly harmCache = new WeakMap<JsonObject, WeakMap<JsonObject, { narrow: number; widen: number }>>(),
   ) {}
 
-  private emit(kind: DeltaKind, at: Location, extra: string[], facts: { subject?: string; previous: unknown; current: unknown; detail?: string; where?: string }): void {
+  private emit(kind: RuleKind, at: Location, extra: string[], facts: { subject?: string; previous: unknown; current: unknown; detail?: string; where?: string }): void {
     this.changes.push({
       kind,
       segments: [...at.segments, ...extra],
@@ -254,7 +254,7 @@ class Walker {
     }
   }
 
-  private countBounds(prev: JsonObject, curr: JsonObject, at: Location, min: string, max: string, narrowed: DeltaKind, widened: DeltaKind): void {
+  private countBounds(prev: JsonObject, curr: JsonObject, at: Location, min: string, max: string, narrowed: RuleKind, widened: RuleKind): void {
     for (const [keyword, side] of [[min, 'lower'], [max, 'upper']] as const) {
       if (jsonEqual(prev[keyword], curr[keyword])) continue;
       const p = typeof prev[keyword] === 'number' ? { value: prev[keyword] as number, exclusive: false, keyword } : null;
@@ -271,7 +271,7 @@ class Walker {
     if (this.reportInapplicable(prev, curr, at, 'multipleOf')) return;
     const p = typeof prev.multipleOf === 'number' ? prev.multipleOf : null;
     const c = typeof curr.multipleOf === 'number' ? curr.multipleOf : null;
-    let kind: DeltaKind;
+    let kind: RuleKind;
     if (p === null) kind = 'multiple-of-narrowed';
     else if (c === null) kind = 'multiple-of-widened';
     else if (isMultiple(c, p)) kind = 'multiple-of-narrowed';
@@ -285,7 +285,7 @@ class Walker {
     if (this.reportInapplicable(prev, curr, at, keyword)) return;
     const had = keyword in prev;
     const has = keyword in curr;
-    const kind = !had ? `${keyword}-added` : !has ? `${keyword}-removed` : `${keyword}-changed`;
+    const kind = (!had ? `${keyword}-added` : !has ? `${keyword}-removed` : `${keyword}-changed`) satisfies RuleKind;
     this.emit(kind, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
   }
 

@@ -6,6 +6,7 @@
  * pairing reports none is the wrong pairing), then by resemblance.
  */
 import { canonicalJson } from '../contract/canonical.js';
+import { discriminatorOf, discriminatorValue } from '../protocol/index.js';
 import type { JsonObject, JsonSchema, JsonValue } from '../contract/model.js';
 import { jsonEqual, isJsonObject } from './json.js';
 import { declaredTypes, isAnnotation, restrictToType, type JsonType } from './vocabulary.js';
@@ -19,34 +20,6 @@ export interface BranchMatch {
   added: number[];
   /** The discriminating property when both sides are discriminated by it, else null. */
   discriminator: string | null;
-}
-
-/** The constant a branch gives to `property`, as a label (`"create"` → `create`). */
-export function discriminatorValue(branch: JsonSchema, property: string): string | undefined {
-  if (!isJsonObject(branch) || !isJsonObject(branch.properties)) return undefined;
-  const prop = branch.properties[property];
-  if (!isJsonObject(prop) || !('const' in prop)) return undefined;
-  const value = prop.const;
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return undefined;
-}
-
-/**
- * The property that tells a union's branches apart: every branch declares it with a distinct
- * `const` (normalization already turned one-value enums into `const`). Sorted candidates, so
- * the choice is deterministic when several properties qualify.
- */
-export function discriminatorOf(branches: readonly JsonSchema[]): string | null {
-  if (branches.length < 2) return null;
-  const first = branches[0];
-  if (!isJsonObject(first) || !isJsonObject(first.properties)) return null;
-  for (const candidate of Object.keys(first.properties).sort()) {
-    const values = branches.map((b) => discriminatorValue(b, candidate));
-    if (values.some((v) => v === undefined)) continue;
-    if (new Set(values).size === values.length) return candidate;
-  }
-  return null;
 }
 
 /**

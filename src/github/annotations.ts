@@ -1,5 +1,5 @@
 import { ENTRY_KINDS, type EntryKind } from '../contract/model.js';
-import { SEVERITY_RANK, type DiffReport, type Severity } from '../diff/types.js';
+import { SEVERITY_RANK, type DiffReport, type Severity } from '../protocol/index.js';
 import { ENTRY_NOUN } from '../contract/model.js';
 
 export type AnnotationLevel = 'error' | 'warning' | 'notice';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SEVERITIES } from '../diff/types.js';
+import { SEVERITIES } from '../protocol/index.js';
 import { UserError } from '../errors.js';
 import { validateArtifact } from '../report/index.js';
 import type { ServerReview } from './review.js';

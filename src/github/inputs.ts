@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import { SEVERITIES } from '../diff/types.js';
+import { SEVERITIES } from '../protocol/index.js';
 import { UserError } from '../errors.js';
 
 export type Mode = 'review' | 'comment-only';

@@ -1,4 +1,4 @@
-import type { DiffReport, Severity } from '../diff/types.js';
+import type { DiffReport, Severity } from '../protocol/index.js';
 import type { Approval, ReviewVerdict } from '../policy/gate.js';
 import type { FailOn, LockfileCheck } from './inputs.js';
 

@@ -14,7 +14,7 @@ import { compareContracts, hasChanges } from '../contract/compare.js';
 import { LOCKFILE_NAME, LockfileError, parseLockfile } from '../contract/lockfile.js';
 import { ENTRY_KINDS, emptyContracts, type Contracts } from '../contract/model.js';
 import { diffContracts } from '../diff/index.js';
-import { REPORT_VERSION, type DiffReport } from '../diff/types.js';
+import { emptyReport, type DiffReport } from '../protocol/index.js';
 import { UserError, errorMessage } from '../errors.js';
 import { renderArtifact, renderSarif } from '../report/index.js';
 import { allowListNotes, evaluateAllowList, todayUtc } from '../policy/allow.js';
@@ -587,6 +587,4 @@ function serverNameIn(lockText: string | null): string | undefined {
   }
 }
 
-function emptyReport(): DiffReport {
-  return { version: REPORT_VERSION, summary: { maxSeverity: null, counts: { BREAKING: 0, RISKY: 0, SAFE: 0, COSMETIC: 0 } }, tools: {}, prompts: {}, resources: {}, resourceTemplates: {} };
-}
+

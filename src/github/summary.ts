@@ -1,4 +1,4 @@
-import { SEVERITIES, maxSeverityOf, type Severity } from '../diff/types.js';
+import { SEVERITIES, maxSeverityOf, type Severity } from '../protocol/index.js';
 import { renderSummarySection, SUMMARY_LIMIT } from './comment.js';
 import { mdCode, mdText } from './markdown.js';
 import type { ServerReview } from './review.js';

@@ -1,5 +1,5 @@
 import type { AllowEntry } from '../config.js';
-import type { DiffReport } from '../diff/types.js';
+import type { DiffReport } from '../protocol/index.js';
 import { deltasOf, type LocatedDelta } from './deltas.js';
 
 export type { AllowEntry };

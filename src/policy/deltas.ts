@@ -1,5 +1,5 @@
 import { ENTRY_KINDS, type EntryKind } from '../contract/model.js';
-import { SEVERITY_RANK, type Delta, type DiffReport } from '../diff/types.js';
+import { SEVERITY_RANK, type Delta, type DiffReport } from '../protocol/index.js';
 
 /** A delta with the entry it belongs to. */
 export interface LocatedDelta {

@@ -1,4 +1,4 @@
-import { meetsThreshold, SEVERITIES, type DiffReport, type Severity } from '../diff/types.js';
+import { meetsThreshold, SEVERITIES, type DiffReport, type Severity } from '../protocol/index.js';
 import { deltasOf, type LocatedDelta } from './deltas.js';
 
 /** The threshold of the gate: a severity, or `never` to only report. */

@@ -15,7 +15,7 @@ export function visibleText(text: string): string {
 }
 
 /** Shorten to at most `max` characters, saying so (never inside a surrogate pair). */
-export { truncate } from '../runtime/xml.js';
+export { truncate } from '../protocol/index.js';
 
 /** Word joiner: invisible, but stops GitHub from reading `@name` as a mention. */
 const WORD_JOINER = '\u2060';

@@ -5,5 +5,5 @@
 export { renderJson, renderArtifact, validateArtifact } from './artifact.js';
 export { renderText, type TextOptions } from './text.js';
 export { renderMarkdown, type MarkdownOptions } from './markdown.js';
-export { renderXml, formatDeltasAsXml, type XmlOptions } from './xml.js';
+export { renderXml, type XmlOptions } from './xml.js';
 export { renderSarif, type SarifOptions } from './sarif.js';

@@ -11,10 +11,10 @@
  */
 import { diffWords } from 'diff';
 import { ENTRY_KINDS, ENTRY_NOUN, type EntryKind } from '../contract/model.js';
-import { SEVERITIES, type Delta, type DiffReport, type Severity } from '../diff/types.js';
+import { SEVERITIES, type Delta, type DiffReport, type Severity } from '../protocol/index.js';
 import { htmlText, mdCode, mdText, truncate } from './escape.js';
 import { showValues } from './text.js';
-import { summarize } from './values.js';
+import { summarize } from '../protocol/index.js';
 
 export interface MarkdownOptions {
   /** Heading text (trusted; default "MCP contract changes"). */

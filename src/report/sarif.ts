@@ -3,11 +3,9 @@
  * team can dismiss or re-level a kind in the UI), located in the lockfile the change will
  * update, and carrying the delta's fingerprint so an alert keeps its identity across runs.
  */
-import { ENTRY_KINDS } from '../contract/model.js';
+import { ENTRY_NOUN } from '../contract/model.js';
 import { RULES, reasonOf } from '../diff/rules.js';
-import type { DiffReport, Severity } from '../diff/types.js';
-import { truncate } from './escape.js';
-import { summarize } from './values.js';
+import { entryReports, summarize, truncate, type DiffReport, type RuleKind, type Severity } from '../protocol/index.js';
 
 export interface SarifOptions {
   /** Path of the lockfile, relative to the repository root (results point at it). */
@@ -25,16 +23,14 @@ const LEVELS: Record<Severity, 'error' | 'warning' | 'note' | 'none'> = { BREAKI
 const SECURITY_SEVERITY: Record<Severity, string> = { BREAKING: '7.0', RISKY: '4.0', SAFE: '1.0', COSMETIC: '0.0' };
 
 export function renderSarif(report: DiffReport, options: SarifOptions): string {
-  const used = new Map<string, Severity>();
-  for (const kind of ENTRY_KINDS) {
-    for (const entry of Object.values(report[kind] ?? {})) for (const d of entry.deltas) if (!used.has(d.kind)) used.set(d.kind, d.severity);
-  }
+  const used = new Map<RuleKind, Severity>();
+  for (const { entry } of entryReports(report)) for (const d of entry.deltas) if (!used.has(d.kind)) used.set(d.kind, d.severity);
   const ruleIds = [...used.keys()].sort();
   const rules = ruleIds.map((id) => {
     const rule = RULES[id];
     const severity = used.get(id) as Severity;
-    const reason = rule === undefined ? id : typeof rule.reason === 'string' ? rule.reason : `Input: ${rule.reason.input} Output: ${rule.reason.output}`;
-    const hint = rule === undefined ? undefined : typeof rule.hint === 'string' ? rule.hint : rule.hint?.input ?? rule.hint?.output;
+    const reason = typeof rule.reason === 'string' ? rule.reason : `Input: ${rule.reason.input} Output: ${rule.reason.output}`;
+    const hint = typeof rule.hint === 'string' ? rule.hint : [rule.hint?.input && `Input: ${rule.hint.input}`, rule.hint?.output && `Output: ${rule.hint.output}`].filter(Boolean).join(' ') || undefined;
     return {
       id,
       name: id.replace(/(^|-)([a-z0-9])/g, (_, __, c: string) => c.toUpperCase()),
@@ -48,32 +44,41 @@ export function renderSarif(report: DiffReport, options: SarifOptions): string {
   const uri = options.lockfilePath.replace(/\\/g, '/');
 
   const results = [];
-  for (const kind of ENTRY_KINDS) {
-    for (const [name, entry] of Object.entries(report[kind] ?? {})) {
-      const line = lineOf(options.lockfileText, kind, name);
-      for (const d of entry.deltas) {
-        const hint = d.hint;
-        const text = [
-          `${kind === 'tools' ? 'Tool' : kind === 'prompts' ? 'Prompt' : kind === 'resources' ? 'Resource' : 'Resource template'} ${JSON.stringify(truncate(name, 200))}: ${truncate(d.message, 1_000)}`,
-          d.field === '' ? '' : `Previous: ${summarize(d.previous, 300)}. Current: ${summarize(d.current, 300)}.`,
-          hint === undefined || d.severity !== 'BREAKING' ? '' : `Fix: ${hint}`,
-          d.note ?? '',
-        ].filter((s) => s !== '').join('\n');
-        results.push({
-          ruleId: d.kind,
-          ruleIndex: ruleIds.indexOf(d.kind),
-          level: LEVELS[d.severity],
-          message: { text },
-          locations: [
-            {
-              physicalLocation: { artifactLocation: { uri }, region: { startLine: line } },
-              logicalLocations: [{ name: truncate(name, 200), fullyQualifiedName: truncate(`${kind}/${name}${d.field === '' ? '' : `/${d.field}`}`, 500), kind: 'member' }],
-            },
-          ],
-          partialFingerprints: { 'mcpContractDelta/v1': d.fingerprint },
-          properties: { severity: d.severity, entryType: kind, entry: name, field: d.field, action: d.action, reason: reasonOf(d.kind, null) },
-        });
-      }
+  for (const { kind, name, entry } of entryReports(report)) {
+    const line = kind === 'server' ? 1 : lineOf(options.lockfileText, kind, name);
+    const noun = kind === 'server' ? 'Server' : ENTRY_NOUN[kind].replace(/^./, (c) => c.toUpperCase());
+    for (const d of entry.deltas) {
+      const text = [
+        `${noun} ${JSON.stringify(truncate(name, 200))}: ${truncate(d.message, 1_000)}`,
+        // Why, in the direction the delta was read: an output change is explained as an output change.
+        reasonOf(d.kind, d.direction),
+        d.field === '' ? '' : `Previous: ${summarize(d.previous, 300)}. Current: ${summarize(d.current, 300)}.`,
+        d.hint === undefined ? '' : `Fix: ${d.hint}`,
+        d.note ?? '',
+      ].filter((s) => s !== '').join('\n');
+      results.push({
+        ruleId: d.kind,
+        ruleIndex: ruleIds.indexOf(d.kind),
+        level: LEVELS[d.severity],
+        message: { text },
+        locations: [
+          {
+            physicalLocation: { artifactLocation: { uri }, region: { startLine: line } },
+            logicalLocations: [{ name: truncate(name, 200), fullyQualifiedName: truncate(`${kind}/${name}${d.field === '' ? '' : `/${d.field}`}`, 500), kind: 'member' }],
+          },
+        ],
+        partialFingerprints: { 'mcpContractDelta/v1': d.fingerprint },
+        properties: {
+          severity: d.severity,
+          ...(d.defaultSeverity !== undefined ? { defaultSeverity: d.defaultSeverity } : {}),
+          entryType: kind,
+          entry: name,
+          field: d.field,
+          action: d.action,
+          direction: d.direction,
+          reason: reasonOf(d.kind, d.direction),
+        },
+      });
     }
   }
 

@@ -4,9 +4,9 @@
  * a description cannot recolour, move the cursor or clear the screen.
  */
 import { ENTRY_KINDS, ENTRY_NOUN } from '../contract/model.js';
-import { SEVERITIES, SEVERITY_RANK, type Delta, type DiffReport, type Severity } from '../diff/types.js';
+import { SEVERITIES, SEVERITY_RANK, type Delta, type DiffReport, type Severity } from '../protocol/index.js';
 import { terminalText, truncate } from './escape.js';
-import { summarize } from './values.js';
+import { summarize } from '../protocol/index.js';
 
 export interface TextOptions {
   color: boolean;

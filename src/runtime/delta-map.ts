@@ -4,20 +4,22 @@
  * happens here, so a corrupt artifact stops the server at boot with a message naming the file
  * and the problem, never later in a request.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Delta, Severity } from '../diff/types.js';
+import { DEFAULT_READ_LIMITS, ReportFormatError, readReportText, type Delta, type ReadLimits, type Severity } from '../protocol/index.js';
 
 /** The deltas of one tool, as the artifact lists them. Deeply frozen once loaded. */
 export interface ToolDeltas {
   readonly maxSeverity: Severity | null;
   readonly deltas: readonly Readonly<Delta>[];
+  /** The property whose value names the action of a call (the tool's discriminated union), if any. */
+  readonly discriminator?: string;
 }
 
 /** Tool name → its deltas. The map returned by `loadDeltaMap` rejects `set`, `delete`, `clear`. */
 export type DeltaMap = ReadonlyMap<string, ToolDeltas>;
 
-export interface LoadDeltaMapOptions {
+export interface LoadDeltaMapOptions extends ReadLimits {
   /** A missing file gives an empty map instead of an error (a corrupt file still throws). */
   optional?: boolean;
 }
@@ -36,12 +38,6 @@ export class DeltaArtifactError extends Error {
     super(`Delta artifact ${source}: ${problem}`, options);
   }
 }
-
-/** The artifact versions this runtime reads. */
-const SUPPORTED_VERSION = 1;
-const SEVERITY_NAMES: readonly string[] = ['BREAKING', 'RISKY', 'SAFE', 'COSMETIC'];
-const SECTIONS = ['prompts', 'resources', 'resourceTemplates'] as const;
-const OPTIONAL_DELTA_STRINGS = ['hint', 'renamedFrom', 'renamedTo', 'match', 'note'] as const;
 
 /**
  * A Map whose mutators throw once constructed. `Object.freeze` cannot do this for a Map (its
@@ -79,119 +75,74 @@ export function isFrozenDeltaMap(map: unknown): boolean {
 const EMPTY_MAP: DeltaMap = new FrozenMap<string, ToolDeltas>([]);
 
 /**
- * Reads and validates a delta artifact.
+ * Reads and validates a delta artifact, once, at start-up.
  *
  * `pathOrJson` is a file path or `file:` URL, the artifact's JSON text (anything starting with
- * `{` or `[`), or the already-parsed report object. Only `tools` end up in the map: validation errors
- * are about tool input. The other sections are still checked, because a malformed section means
- * the file is not what it claims to be.
+ * `{` or `[`), or the already-parsed report object. The artifact is read leniently (an older
+ * mcp-contract-guard's artifact loads) but within limits: `maxLength` characters (default
+ * 32 MiB) and `maxDepth` levels of nesting (default 64), so a hostile or broken file stops the
+ * server at boot with a message, never a crash or a runaway allocation. Only `tools` end up in
+ * the map: validation errors are about tool input.
  */
 export function loadDeltaMap(pathOrJson: string | URL | object, options: LoadDeltaMapOptions = {}): DeltaMap {
-  const { source, report } = readArtifact(pathOrJson, options.optional === true);
-  if (report === undefined) return EMPTY_MAP;
-  const fail = (problem: string): never => {
-    throw new DeltaArtifactError(source, problem);
-  };
-
-  if (!isRecord(report)) return fail(`expected a JSON object (a diff report), got ${kindOf(report)}.`);
-  if (!('version' in report)) return fail('has no "version"; it is not a diff report written by mcp-contract-guard.');
-  if (report.version !== SUPPORTED_VERSION) {
-    return fail(
-      `unknown version ${JSON.stringify(report.version)}; this runtime reads version ${SUPPORTED_VERSION}. ` +
-        'Regenerate the artifact with the same mcp-contract-guard version as the runtime.',
-    );
-  }
-  if ('summary' in report && !isRecord(report.summary)) fail(`"summary" must be an object, got ${kindOf(report.summary)}.`);
-  if (!isRecord(report.tools)) return fail(`"tools" must be an object, got ${kindOf(report.tools)}.`);
-  for (const section of SECTIONS) {
-    const value = report[section];
-    if (value === undefined) continue;
-    if (!isRecord(value)) fail(`"${section}" must be an object, got ${kindOf(value)}.`);
-    for (const [name, entry] of Object.entries(value as Record<string, unknown>)) {
-      readEntry(entry, `${section}[${JSON.stringify(name)}]`, fail);
+  const limits = { ...DEFAULT_READ_LIMITS, ...withoutUndefined({ maxLength: options.maxLength, maxDepth: options.maxDepth }) };
+  const source = sourceOf(pathOrJson);
+  let report;
+  try {
+    if (typeof pathOrJson === 'object' && !(pathOrJson instanceof URL)) {
+      report = readReportText(jsonOf(pathOrJson), 'lenient', limits);
+    } else {
+      const text = source === INLINE ? (pathOrJson as string) : readArtifactFile(source, options.optional === true, limits.maxLength);
+      if (text === undefined) return EMPTY_MAP;
+      report = readReportText(text, 'lenient', limits);
     }
+  } catch (error) {
+    if (error instanceof DeltaArtifactError) throw error;
+    if (error instanceof ReportFormatError) throw new DeltaArtifactError(source, `${error.problems.join('; ')}.`, { cause: error });
+    throw new DeltaArtifactError(source, `cannot be read (${error instanceof Error ? error.message : String(error)}).`, { cause: error });
   }
-
   const entries: [string, ToolDeltas][] = [];
   for (const [name, entry] of Object.entries(report.tools)) {
-    entries.push([name, readEntry(entry, `tools[${JSON.stringify(name)}]`, fail)]);
+    const tool: ToolDeltas = entry.discriminator === undefined ? { maxSeverity: entry.maxSeverity, deltas: entry.deltas } : { maxSeverity: entry.maxSeverity, deltas: entry.deltas, discriminator: entry.discriminator };
+    entries.push([name, deepFreeze(tool)]);
   }
   return new FrozenMap(entries);
 }
 
-function readArtifact(input: string | URL | object, optional: boolean): { source: string; report: unknown } {
-  if (input instanceof URL || typeof input === 'string') {
-    const isInlineJson = typeof input === 'string' && /^\s*[{[]/.test(input);
-    const source = isInlineJson ? '(inline JSON)' : input instanceof URL ? fileURLToPath(input) : input;
-    let text: string;
-    if (isInlineJson) {
-      text = input as string;
-    } else {
-      try {
-        text = readFileSync(source, 'utf8');
-      } catch (error) {
-        if (optional && (error as NodeJS.ErrnoException).code === 'ENOENT') return { source, report: undefined };
-        const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : String((error as Error).message);
-        throw new DeltaArtifactError(source, `cannot be read (${reason}).`, { cause: error });
-      }
-    }
-    try {
-      return { source, report: JSON.parse(text) };
-    } catch (error) {
-      throw new DeltaArtifactError(source, `is not valid JSON (${(error as Error).message}).`, { cause: error });
-    }
-  }
-  // A JSON round trip copies the caller's object (freezing happens on the copy) and drops what
-  // a file could not hold anyway.
+const INLINE = '(inline JSON)';
+const OBJECT = '(object)';
+
+function sourceOf(input: string | URL | object): string {
+  if (input instanceof URL) return fileURLToPath(input);
+  if (typeof input === 'string') return /^\s*[{[]/.test(input) ? INLINE : input;
+  return OBJECT;
+}
+
+function readArtifactFile(path: string, optional: boolean, maxLength: number): string | undefined {
   try {
-    return { source: '(object)', report: JSON.parse(JSON.stringify(input)) };
+    // Checked before reading: a huge file is refused without being loaded.
+    const { size } = statSync(path);
+    if (size > maxLength * 3) throw new DeltaArtifactError(path, `is ${size.toLocaleString('en-US')} bytes; the limit is about ${maxLength.toLocaleString('en-US')} characters (option maxLength).`);
+    return readFileSync(path, 'utf8');
   } catch (error) {
-    throw new DeltaArtifactError('(object)', `is not JSON-serializable (${(error as Error).message}).`, { cause: error });
+    if (error instanceof DeltaArtifactError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (optional && code === 'ENOENT') return undefined;
+    throw new DeltaArtifactError(path, `cannot be read (${code === 'ENOENT' ? 'file not found' : (error as Error).message}).`, { cause: error });
   }
 }
 
-function readEntry(entry: unknown, where: string, fail: (problem: string) => never): ToolDeltas {
-  if (!isRecord(entry)) return fail(`${where} must be an object, got ${kindOf(entry)}.`);
-  const { maxSeverity, deltas } = entry;
-  if (maxSeverity !== null && !isSeverity(maxSeverity)) {
-    fail(`${where}.maxSeverity must be null or one of ${SEVERITY_NAMES.join(', ')}, got ${describe(maxSeverity)}.`);
+/** An object handed in directly: copied through JSON (freezing happens on the copy). */
+function jsonOf(input: object): string {
+  try {
+    return JSON.stringify(input) ?? 'null';
+  } catch (error) {
+    throw new DeltaArtifactError(OBJECT, `is not JSON-serializable (${(error as Error).message}).`, { cause: error });
   }
-  if (!Array.isArray(deltas)) return fail(`${where}.deltas must be an array, got ${kindOf(deltas)}.`);
-  const read = deltas.map((delta, index) => readDelta(delta, `${where}.deltas[${index}]`, fail));
-  return Object.freeze({ maxSeverity: maxSeverity as Severity | null, deltas: Object.freeze(read) });
 }
 
-function readDelta(delta: unknown, where: string, fail: (problem: string) => never): Readonly<Delta> {
-  if (!isRecord(delta)) return fail(`${where} must be an object, got ${kindOf(delta)}.`);
-  if (!isSeverity(delta.severity)) {
-    fail(`${where}.severity must be one of ${SEVERITY_NAMES.join(', ')}, got ${describe(delta.severity)}.`);
-  }
-  for (const key of ['kind', 'field', 'message', 'fingerprint'] as const) {
-    if (typeof delta[key] !== 'string') fail(`${where}.${key} must be a string, got ${describe(delta[key])}.`);
-  }
-  if (delta.action !== null && typeof delta.action !== 'string') {
-    fail(`${where}.action must be a string or null, got ${describe(delta.action)}.`);
-  }
-  for (const key of ['previous', 'current'] as const) {
-    if (!(key in delta)) fail(`${where} has no "${key}" (use null for "none").`);
-  }
-  const read: Delta = {
-    severity: delta.severity as Severity,
-    kind: delta.kind as string,
-    field: delta.field as string,
-    action: delta.action as string | null,
-    message: delta.message as string,
-    previous: deepFreeze(delta.previous),
-    current: deepFreeze(delta.current),
-    fingerprint: delta.fingerprint as string,
-  };
-  for (const key of OPTIONAL_DELTA_STRINGS) {
-    const value = delta[key];
-    if (value === undefined) continue;
-    if (typeof value !== 'string') fail(`${where}.${key} must be a string when present, got ${describe(value)}.`);
-    read[key] = value as string;
-  }
-  return Object.freeze(read);
+function withoutUndefined<T extends Record<string, unknown>>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function deepFreeze<T>(value: T): T {
@@ -200,25 +151,4 @@ function deepFreeze<T>(value: T): T {
     for (const child of Object.values(value)) deepFreeze(child);
   }
   return value;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-function isSeverity(value: unknown): value is Severity {
-  return typeof value === 'string' && SEVERITY_NAMES.includes(value);
-}
-
-function kindOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (value === undefined) return 'nothing';
-  return `a ${typeof value}`;
-}
-
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  const json = JSON.stringify(value);
-  return json.length > 60 ? `${json.slice(0, 60)}…` : json;
 }

@@ -35,4 +35,4 @@ export {
   type ToolCaller,
   type ToolCallResultLike,
 } from './retry.js';
-export type { Delta, Severity } from '../diff/types.js';
+export type { Delta, Severity } from '../protocol/index.js';

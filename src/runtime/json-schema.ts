@@ -3,7 +3,7 @@
  * argument path, say what it expects, and build a minimal value it accepts. Local `$ref`s are
  * followed with a hop limit, so a recursive schema cannot hang an error path.
  */
-import { canonicalJson, listValues } from './xml.js';
+import { discriminatorOf as discriminatorOfBranches, displayJson, listValues } from '../protocol/index.js';
 
 export type JsonSchema = Readonly<Record<string, unknown>>;
 export type ArgPath = readonly (string | number)[];
@@ -69,7 +69,7 @@ function pickBranch(root: JsonSchema, schema: JsonSchema, value: unknown): JsonS
       const constants = Object.entries(properties)
         .map(([name, property]) => [name, constOf(resolveRef(root, property))] as const)
         .filter(([, constant]) => constant !== undefined);
-      if (constants.length > 0 && constants.every(([name, constant]) => canonicalJson(value[name]) === canonicalJson(constant?.value))) {
+      if (constants.length > 0 && constants.every(([name, constant]) => displayJson(value[name]) === displayJson(constant?.value))) {
         return branch;
       }
     }
@@ -78,21 +78,14 @@ function pickBranch(root: JsonSchema, schema: JsonSchema, value: unknown): JsonS
 }
 
 /**
- * The name of the property that discriminates a root union (present with a constant value in
- * every branch), e.g. `action` for `oneOf: [{action: {const: "create"}}, {action: {const: "list"}}]`.
+ * The property that discriminates a root union (e.g. `action` for `oneOf: [{action: {const:
+ * "create"}}, {action: {const: "list"}}]`), by the protocol's one definition, the one the diff
+ * scoped the deltas with.
  */
 export function discriminatorOf(root: JsonSchema): string | undefined {
   const schema = resolveRef(root, root);
   if (schema === undefined) return undefined;
-  const branches = branchesOf(schema).map((branch) => resolveRef(root, branch));
-  if (branches.length < 2) return undefined;
-  let common: string[] | undefined;
-  for (const branch of branches) {
-    const properties = branch !== undefined && isSchema(branch.properties) ? branch.properties : {};
-    const names = Object.keys(properties).filter((name) => constOf(resolveRef(root, properties[name])) !== undefined);
-    common = common === undefined ? names : common.filter((name) => names.includes(name));
-  }
-  return common?.sort()[0];
+  return discriminatorOfBranches(branchesOf(schema), (branch) => resolveRef(root, branch)) ?? undefined;
 }
 
 /** The subschema describing the argument at `path`, choosing union branches by `args`. */
@@ -208,7 +201,7 @@ export function numberRange(min?: number, exclusiveMin?: number, max?: number, e
 export function describeSchema(root: JsonSchema, schema: JsonSchema | undefined): string | undefined {
   if (schema === undefined) return undefined;
   const constant = constOf(schema);
-  if (constant !== undefined) return `exactly ${canonicalJson(constant.value)}`;
+  if (constant !== undefined) return `exactly ${displayJson(constant.value)}`;
   if (Array.isArray(schema.enum)) return `one of ${listValues(schema.enum)}`;
   const type = typeOf(schema);
   if (type === undefined) {
@@ -382,7 +375,7 @@ function exampleArray(root: JsonSchema, schema: JsonSchema, hint: unknown, depth
     if (item === undefined) return items.length >= min ? { value: items } : undefined;
     items.push(item.value);
   }
-  if (schema.uniqueItems === true && new Set(items.map((item) => canonicalJson(item))).size !== items.length) {
+  if (schema.uniqueItems === true && new Set(items.map((item) => displayJson(item))).size !== items.length) {
     return min <= 1 ? { value: items.slice(0, min) } : undefined;
   }
   return { value: items };

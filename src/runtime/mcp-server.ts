@@ -67,6 +67,7 @@ interface ServerInternals {
 }
 
 interface HealingState {
+  readonly deltas: ReadonlyMap<string, ToolDeltas>;
   readonly enhancerFor: (toolName: string) => ToolEnhancer;
   readonly example: boolean;
   readonly resolveAction: WithSelfHealingOptions['resolveAction'];
@@ -122,7 +123,7 @@ export function withSelfHealing<T extends McpServer>(server: T, options: WithSel
         'It supports @modelcontextprotocol/sdk 1.x McpServer (tested with 1.32); check the installed SDK version.',
     );
   }
-  states.set(server, { enhancerFor: enhancers.enhancerFor, example: options.example !== false, resolveAction: options.resolveAction });
+  states.set(server, { deltas: options.deltas, enhancerFor: enhancers.enhancerFor, example: options.example !== false, resolveAction: options.resolveAction });
   void loadConverter();
   if (!(WRAPPED in original)) {
     const healing: ValidateToolInput = async function (this: object, tool, args, toolName) {
@@ -241,7 +242,8 @@ async function enrichedValidationError(
   }
   const jsonSchema = await jsonSchemaOf(schema);
   const record = isSchema(args) ? (args as Readonly<Record<string, unknown>>) : undefined;
-  const action = (state.resolveAction !== undefined ? state.resolveAction(toolName, record) : defaultAction(jsonSchema, record)) ?? null;
+  const recorded = state.deltas.get(toolName)?.discriminator;
+  const action = (state.resolveAction !== undefined ? state.resolveAction(toolName, record) : defaultAction(recorded, jsonSchema, record)) ?? null;
   const xml = formatValidationError(issues, { toolName, action, args, schema: jsonSchema, example: state.example });
   return state.enhancerFor(toolName)(xml, action);
 }
@@ -261,9 +263,14 @@ async function jsonSchemaOf(schema: object): Promise<JsonSchema | undefined> {
   return json ?? undefined;
 }
 
-function defaultAction(schema: JsonSchema | undefined, args: Readonly<Record<string, unknown>> | undefined): string | null {
+/**
+ * The action of a call: the value of the property the artifact says discriminates the tool's
+ * union (the diff's own choice), else the one the schema's root union is discriminated by, else
+ * an `action` argument.
+ */
+function defaultAction(recorded: string | undefined, schema: JsonSchema | undefined, args: Readonly<Record<string, unknown>> | undefined): string | null {
   if (args === undefined) return null;
-  const discriminator = (schema !== undefined ? discriminatorOf(schema) : undefined) ?? 'action';
-  const value = args[discriminator];
-  return typeof value === 'string' ? value : null;
+  const discriminator = recorded ?? (schema !== undefined ? discriminatorOf(schema) : undefined) ?? 'action';
+  const value = Object.hasOwn(args, discriminator) ? args[discriminator] : undefined;
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : null;
 }

@@ -3,7 +3,7 @@
  * (or `<validation_error>`, see validation-error.ts) element with a machine-matchable `code`, a
  * message, and where possible a `<recovery>` line telling it exactly what to do next.
  */
-import { canonicalJson, escapeAttr, escapeText } from './xml.js';
+import { displayJson, escapeAttr, escapeText } from '../protocol/index.js';
 
 /**
  * A `CallToolResult` with `isError: true`. Declared here rather than imported from the SDK so
@@ -63,7 +63,7 @@ export function toolError(code: string, options: ToolErrorOptions): ToolErrorRes
   if (details.length > 0) {
     lines.push('<details>');
     for (const [key, value] of details) {
-      const text = typeof value === 'string' ? value : canonicalJson(value);
+      const text = typeof value === 'string' ? value : displayJson(value);
       lines.push(`<detail key="${escapeAttr(key)}">${escapeText(text)}</detail>`);
     }
     lines.push('</details>');

@@ -4,7 +4,7 @@
  * call in practice) and retried with the arguments it returns. Security and authorization
  * failures are never retried, whatever `isRetryable` says.
  */
-import { canonicalJson } from './xml.js';
+import { displayJson } from '../protocol/index.js';
 
 /** The parts of a `CallToolResult` read here. */
 export interface ToolCallResultLike {
@@ -138,7 +138,7 @@ export async function callWithSelfHealing<C extends ToolCaller>(
       throw new SelfHealingError(name, 'declined', attempts);
     }
     // The same arguments again would fail the same way.
-    if (canonicalJson(corrected) === canonicalJson(current)) throw new SelfHealingError(name, 'declined', attempts);
+    if (displayJson(corrected) === displayJson(current)) throw new SelfHealingError(name, 'declined', attempts);
     current = corrected;
   }
 }

@@ -7,10 +7,8 @@
  * once per tool in `createToolEnhancer`; a call only looks up a pre-rendered block and splices it
  * into the error text.
  */
-import { SEVERITIES, SEVERITY_RANK, type Delta } from '../diff/types.js';
+import { SEVERITIES, compareDeltas, compareText, escapeAttr, escapeText, renderContractDeltas, type Delta } from '../protocol/index.js';
 import type { ToolDeltas } from './delta-map.js';
-import { formatDeltasAsXml } from '../report/xml.js';
-import { escapeAttr, escapeText } from './xml.js';
 
 export interface SelfHealingConfig {
   /** Tool name → deltas, usually from `loadDeltaMap` at start-up. */
@@ -138,7 +136,7 @@ function compileTool(toolName: string, entry: ToolDeltas, options: EnrichOptions
   if (relevant.length === 0) return undefined;
 
   const global = relevant.filter((delta) => delta.action === null);
-  const actions = [...new Set(relevant.map((delta) => delta.action).filter((action) => action !== null))].sort(compareStrings);
+  const actions = [...new Set(relevant.map((delta) => delta.action).filter((action) => action !== null))].sort(compareText);
   const byAction = new Map<string, RenderedBlock>();
   for (const action of actions) {
     const scoped = relevant.filter((delta) => delta.action === null || delta.action === action);
@@ -148,22 +146,6 @@ function compileTool(toolName: string, entry: ToolDeltas, options: EnrichOptions
     global: global.length > 0 ? renderBlock(toolName, null, global, options.maxDeltasPerError) : undefined,
     byAction,
   };
-}
-
-/** Worst severity first, then field, kind, action, fingerprint: total, so rendering is stable. */
-function compareDeltas(a: Readonly<Delta>, b: Readonly<Delta>): number {
-  return (
-    SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] ||
-    compareStrings(a.field, b.field) ||
-    compareStrings(a.kind, b.kind) ||
-    compareStrings(a.action ?? '', b.action ?? '') ||
-    compareStrings(a.fingerprint, b.fingerprint)
-  );
-}
-
-/** Code-unit order: unlike localeCompare it does not depend on the host's locale. */
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** The `<contract_awareness>` block for `deltas` (sorted worst first), at most `max` of them shown. */
@@ -192,7 +174,7 @@ export function renderBlock(toolName: string, action: string | null, deltas: rea
     more = { count: hidden.length, text: `+${hidden.length} more ${noun} not shown (${bySeverity}). List the tools again to see the current contract.` };
   }
   // The same <contract_deltas> rendering as `diff --format xml`: one format, one implementation.
-  lines.push(formatDeltasAsXml(shown, { indent: '  ', maxValueLength: MAX_VALUE_LENGTH, more }), '</contract_awareness>');
+  lines.push(renderContractDeltas(shown, { indent: '  ', maxValueLength: MAX_VALUE_LENGTH, more }), '</contract_awareness>');
   return { text: lines.join('\n'), shown: shown.length };
 }
 

@@ -18,7 +18,7 @@ import {
   type ArgPath,
   type JsonSchema,
 } from './json-schema.js';
-import { canonicalJson, escapeAttr, escapeText, listValues, truncate } from './xml.js';
+import { displayJson, escapeAttr, escapeText, listValues, truncate } from '../protocol/index.js';
 
 /**
  * A zod issue, v3 or v4, read structurally (no zod import). Only the common fields are declared
@@ -375,7 +375,7 @@ function describeIssue(issue: FieldIssue, args: unknown, root: JsonSchema | unde
   if (issue.kind === 'unknown_keys') {
     parts.push(`You sent: ${issue.keys?.map((key) => JSON.stringify(key)).join(', ') || 'unknown fields'}.`);
   } else {
-    parts.push(`You sent: ${sent === ABSENT ? 'nothing' : truncate(canonicalJson(sent), MAX_SENT_LENGTH)}.`);
+    parts.push(`You sent: ${sent === ABSENT ? 'nothing' : truncate(displayJson(sent), MAX_SENT_LENGTH)}.`);
   }
   const expected = expectedText(issue, root, schema, args);
   if (expected !== undefined) parts.push(`Expected: ${sentence(expected)}`);
@@ -397,7 +397,7 @@ function expectedText(issue: FieldIssue, root: JsonSchema | undefined, schema: J
     case 'missing':
       return issue.values !== undefined && issue.values.length > 0 ? `one of ${listValues(issue.values)}` : issue.expectedType;
     case 'const':
-      return `exactly ${canonicalJson(issue.values?.[0])}`;
+      return `exactly ${displayJson(issue.values?.[0])}`;
     case 'type':
       return issue.expectedType;
     case 'too_small':
@@ -441,7 +441,7 @@ function fixText(issue: FieldIssue, sent: unknown, root: JsonSchema | undefined,
       const described = (root !== undefined ? describeSchema(root, schema) : undefined) ?? expectedText(issue, root, schema, args);
       const description = typeof schema?.description === 'string' ? ` (${schema.description})` : '';
       if (value !== undefined && typeof key === 'string') {
-        return `Add ${JSON.stringify(key)} to the arguments, e.g. ${JSON.stringify(key)}: ${truncate(canonicalJson(value), MAX_SENT_LENGTH)}${description}`;
+        return `Add ${JSON.stringify(key)} to the arguments, e.g. ${JSON.stringify(key)}: ${truncate(displayJson(value), MAX_SENT_LENGTH)}${description}`;
       }
       return `Add "${name}"${described !== undefined ? ` as ${described}` : ''}${description}`;
     }
@@ -452,7 +452,7 @@ function fixText(issue: FieldIssue, sent: unknown, root: JsonSchema | undefined,
       }
       if (expected === 'integer' && typeof sent === 'number' && !Number.isInteger(sent)) return `Send a whole number such as ${Math.round(sent)}`;
       if (expected === 'boolean' && (sent === 'true' || sent === 'false')) return `Send ${sent} as a JSON boolean, not as a string`;
-      if (expected === 'array' && sent !== ABSENT && !Array.isArray(sent)) return `Wrap the value in an array: [${truncate(canonicalJson(sent), MAX_SENT_LENGTH)}]`;
+      if (expected === 'array' && sent !== ABSENT && !Array.isArray(sent)) return `Wrap the value in an array: [${truncate(displayJson(sent), MAX_SENT_LENGTH)}]`;
       return `Send ${article(expected ?? 'value of the declared type')}${sent === ABSENT ? '' : ` instead of ${article(jsonTypeOf(sent))}`}`;
     }
     case 'too_small':
@@ -469,7 +469,7 @@ function fixText(issue: FieldIssue, sent: unknown, root: JsonSchema | undefined,
     case 'const': {
       const values = issue.values ?? (Array.isArray(schema?.enum) ? schema.enum : []);
       const guess = typeof sent === 'string' ? nearestName(sent, values.filter((v): v is string => typeof v === 'string')) : undefined;
-      const base = values.length === 1 ? `Use exactly ${canonicalJson(values[0])}` : `Use one of: ${listValues(values)}`;
+      const base = values.length === 1 ? `Use exactly ${displayJson(values[0])}` : `Use one of: ${listValues(values)}`;
       return guess !== undefined ? `${base}. Did you mean ${JSON.stringify(guess)}?` : base;
     }
     case 'format': {

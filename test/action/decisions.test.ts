@@ -220,7 +220,8 @@ describe('annotations', () => {
       ['warning', 10, 'RISKY change to tool kept (inv)'],
       ['error', 4, 'BREAKING change to tool gone (inv)'],
     ]);
-    expect(annotations[0]!.message).toBe('SAFE: a SAFE change\nRISKY (allow-listed): a RISKY change');
+    // Worst first, as every report lists them.
+    expect(annotations[0]!.message).toBe('RISKY (allow-listed): a RISKY change\nSAFE: a SAFE change');
   });
 
   test('at most 10 per level, worst first, the tenth saying how many more', () => {

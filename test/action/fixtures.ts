@@ -3,7 +3,7 @@ import { compileContracts } from '../../src/compile/index.js';
 import { renderLockfile } from '../../src/contract/lockfile.js';
 import type { Contracts } from '../../src/contract/model.js';
 import { diffContracts } from '../../src/diff/index.js';
-import type { DiffReport } from '../../src/diff/types.js';
+import type { DiffReport } from '../../src/protocol/index.js';
 import { EXAMPLE } from './harness.js';
 
 export interface Inventory {

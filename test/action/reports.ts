@@ -1,24 +1,34 @@
 /** Hand-made reports for the unit tests of the Action's decisions and comment. */
-import type { Delta, DiffReport, Severity } from '../../src/diff/types.js';
+import { compareDeltas, maxSeverityOf, semverBumpOf, zeroCounts, type Delta, type DiffReport, type RuleKind, type Severity } from '../../src/protocol/index.js';
+
+/** A real rule kind of each severity (for inputs), so hand-made reports read like real ones. */
+const KIND_OF: Record<Severity, RuleKind> = { BREAKING: 'required-property-added', RISKY: 'default-changed', SAFE: 'property-added', COSMETIC: 'description-changed' };
 
 export function delta(severity: Severity, fingerprint: string, extra: Partial<Delta> = {}): Delta {
-  return { severity, kind: `${severity.toLowerCase()}-kind`, field: 'inputSchema', action: null, message: `a ${severity} change`, previous: null, current: null, fingerprint, ...extra };
+  return {
+    severity,
+    kind: KIND_OF[severity],
+    field: 'inputSchema',
+    action: null,
+    direction: 'input',
+    message: `a ${severity} change`,
+    previous: null,
+    current: null,
+    fingerprint,
+    ...(severity === 'BREAKING' ? { hint: 'Make the property optional with a default.' } : {}),
+    ...extra,
+  };
 }
 
-/** A report with the given deltas on tools named after their index. */
+/** A report with the given deltas on tools named after their keys, consistent like a real one. */
 export function reportOf(tools: Record<string, Delta[]>): DiffReport {
-  const counts = { BREAKING: 0, RISKY: 0, SAFE: 0, COSMETIC: 0 };
-  const rank = { BREAKING: 3, RISKY: 2, SAFE: 1, COSMETIC: 0 } as const;
-  let max: Severity | null = null;
+  const counts = zeroCounts();
   const entries: DiffReport['tools'] = {};
   for (const [name, deltas] of Object.entries(tools)) {
-    let entryMax: Severity | null = null;
-    for (const d of deltas) {
-      counts[d.severity]++;
-      if (entryMax === null || rank[d.severity] > rank[entryMax]) entryMax = d.severity;
-    }
-    if (entryMax !== null && (max === null || rank[entryMax] > rank[max])) max = entryMax;
-    entries[name] = { maxSeverity: entryMax, deltas };
+    for (const d of deltas) counts[d.severity]++;
+    const sorted = [...deltas].sort(compareDeltas);
+    entries[name] = { maxSeverity: maxSeverityOf(sorted.map((d) => d.severity)), deltas: sorted };
   }
-  return { version: 1, summary: { maxSeverity: max, counts }, tools: entries, prompts: {}, resources: {}, resourceTemplates: {} };
+  const maxSeverity = maxSeverityOf(Object.values(entries).map((e) => e.maxSeverity).filter((s): s is Severity => s !== null));
+  return { version: 1, summary: { maxSeverity, counts, semverBump: semverBumpOf(maxSeverity) }, tools: entries, prompts: {}, resources: {}, resourceTemplates: {} };
 }

@@ -68,12 +68,12 @@ describe('check', () => {
 
   it('rejects a lockfile of an unknown version, or a truncated one (exit 2)', async () => {
     const newer = join(dir, 'newer.lock.json');
-    writeFileSync(newer, readFileSync(lockV1, 'utf8').replace('"lockfileVersion": 1', '"lockfileVersion": 2'));
+    writeFileSync(newer, readFileSync(lockV1, 'utf8').replace('"lockfileVersion": 2', '"lockfileVersion": 3'));
     const truncated = join(dir, 'truncated.lock.json');
     writeFileSync(truncated, readFileSync(lockV1, 'utf8').slice(0, 400));
     const a = await cli(['check', '--command', v1, '--lockfile', newer, '--quiet']);
     expect(a.code).toBe(2);
-    expect(a.stderr).toContain('has lockfile version 2, but this mcp-contract-guard reads version 1: upgrade mcp-contract-guard.');
+    expect(a.stderr).toContain('has lockfile version 3, but this mcp-contract-guard reads version 2: upgrade mcp-contract-guard.');
     const b = await cli(['check', '--command', v1, '--lockfile', truncated, '--quiet']);
     expect(b.code).toBe(2);
     expect(b.stderr).toContain('is not valid JSON');

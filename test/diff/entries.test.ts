@@ -9,7 +9,8 @@ describe('tools', () => {
     const report = await diffTools([tool(args, { description: 'Read' })], [tool(args, { description: 'Read' })]);
     expect(report).toEqual({
       version: 1,
-      summary: { maxSeverity: null, counts: { BREAKING: 0, RISKY: 0, SAFE: 0, COSMETIC: 0 } },
+      summary: { maxSeverity: null, counts: { BREAKING: 0, RISKY: 0, SAFE: 0, COSMETIC: 0 }, semverBump: 'none' },
+      server: { previous: { name: 'test' }, current: { name: 'test' }, maxSeverity: null, deltas: [] },
       tools: {},
       prompts: {},
       resources: {},
@@ -26,7 +27,7 @@ describe('tools', () => {
     expect(brief(report.tools.old_tool?.deltas ?? [])).toEqual(['tool-removed@=BREAKING']);
     expect(brief(report.tools.brand_new?.deltas ?? [])).toEqual(['tool-added@=SAFE']);
     expect(report.tools.old_tool?.deltas[0]?.hint).toMatch(/deprecated/);
-    expect(report.summary).toEqual({ maxSeverity: 'BREAKING', counts: { BREAKING: 1, RISKY: 0, SAFE: 1, COSMETIC: 0 } });
+    expect(report.summary).toEqual({ maxSeverity: 'BREAKING', counts: { BREAKING: 1, RISKY: 0, SAFE: 1, COSMETIC: 0 }, semverBump: 'major' });
   });
 
   it('a rename with equal arguments is ONE BREAKING delta naming both, with the alias hint', async () => {
@@ -140,7 +141,7 @@ describe('tools', () => {
     expect(new Set(prints).size).toBe(prints.length);
     // Pinned: a fingerprint is an allow-list key, it must not drift between releases.
     const required = a.tools.t?.deltas.find((d) => d.kind === 'property-became-required');
-    expect(required?.fingerprint).toBe(fingerprintOf('tools', 't', { kind: 'property-became-required', field: 'inputSchema.properties.limit', previous: false, current: true }));
+    expect(required?.fingerprint).toBe(fingerprintOf('tools/t', { kind: 'property-became-required', field: 'inputSchema.properties.limit', previous: false, current: true }));
     expect(required?.fingerprint).toBe('d257ef0c39f35d5e');
   });
 });

@@ -18,7 +18,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonObject, JsonValue } from '../../src/contract/model.js';
 import { normalizeTool } from '../../src/contract/normalize.js';
 import { diffContracts, type DiffReport } from '../../src/diff/index.js';
-import { SEVERITY_RANK } from '../../src/diff/types.js';
+import { SEVERITY_RANK } from '../../src/protocol/index.js';
 import { contractsOf } from './helpers.js';
 
 // ── schema generator ────────────────────────────────────────────────────────────────────

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { RULE_KINDS } from '../../src/protocol/index.js';
 import { RULES, SEVERITY_TABLE_END, SEVERITY_TABLE_START, renderSeverityTable } from '../../src/diff/index.js';
 
 const readmePath = new URL('../../README.md', import.meta.url);
@@ -11,15 +12,16 @@ const hasTable = between !== null && between !== '';
 
 describe('the rule table', () => {
   it('every rule is complete: a severity per direction, a reason, a fix wherever it is BREAKING', () => {
-    for (const rule of Object.values(RULES)) {
-      expect(rule.kind).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+    expect(Object.keys(RULES).sort()).toEqual([...RULE_KINDS].sort());
+    for (const [kind, rule] of Object.entries(RULES)) {
+      expect(kind).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
       for (const direction of ['input', 'output'] as const) {
         const severity = typeof rule.severity === 'string' ? rule.severity : rule.severity[direction];
         const reason = typeof rule.reason === 'string' ? rule.reason : rule.reason[direction];
-        expect(reason.length, `${rule.kind} reason`).toBeGreaterThan(10);
+        expect(reason.length, `${kind} reason`).toBeGreaterThan(10);
         if (severity === 'BREAKING') {
           const hint = typeof rule.hint === 'string' ? rule.hint : rule.hint?.[direction];
-          expect(hint, `${rule.kind} (${direction}) is BREAKING and needs a fix hint`).toBeTruthy();
+          expect(hint, `${kind} (${direction}) is BREAKING and needs a fix hint`).toBeTruthy();
         }
       }
     }

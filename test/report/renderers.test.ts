@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/contract/canonical.js';
-import type { DiffReport } from '../../src/diff/types.js';
+import type { DiffReport } from '../../src/protocol/index.js';
 import { UserError } from '../../src/errors.js';
-import { formatDeltasAsXml, renderArtifact, renderJson, renderMarkdown, renderSarif, renderText, renderXml, validateArtifact } from '../../src/report/index.js';
+import { emptyReport, renderContractDeltas } from '../../src/protocol/index.js';
+import { renderArtifact, renderJson, renderMarkdown, renderSarif, renderText, renderXml, validateArtifact } from '../../src/report/index.js';
 import { sampleReport } from './sample.js';
 import { assertWellFormedXml } from './xml-check.js';
 
@@ -13,7 +14,7 @@ describe('JSON and the artifact', () => {
     const text = renderJson(report);
     expect(text).toBe(canonicalJson(report, true));
     expect(JSON.parse(text)).toEqual(report);
-    expect(Object.keys(JSON.parse(text)).sort()).toEqual(['prompts', 'resourceTemplates', 'resources', 'summary', 'tools', 'version']);
+    expect(Object.keys(JSON.parse(text)).sort()).toEqual(['prompts', 'resourceTemplates', 'resources', 'server', 'summary', 'tools', 'version']);
   });
 
   it('renderArtifact is deterministic and validated on write', async () => {
@@ -24,13 +25,15 @@ describe('JSON and the artifact', () => {
 
   const broken: Array<[string, (r: DiffReport & Record<string, unknown>) => void, RegExp]> = [
     ['another version', (r) => ((r as { version: unknown }).version = 2), /version 2/],
-    ['a wrong count', (r) => (r.summary.counts.SAFE = 9), /summary\.counts\.SAFE: must be 1/],
-    ['a wrong entry maximum', (r) => ((r.tools.invoices as { maxSeverity: string }).maxSeverity = 'SAFE'), /maxSeverity: must be "BREAKING"/],
-    ['unsorted deltas', (r) => r.tools.invoices?.deltas.reverse(), /must be sorted/],
+    ['a wrong count', (r) => (r.summary.counts.SAFE = 9), /summary\.counts\.SAFE must be 1/],
+    ['a wrong entry maximum', (r) => ((r.tools.invoices as { maxSeverity: string }).maxSeverity = 'SAFE'), /maxSeverity must be "BREAKING"/],
+    ['unsorted deltas', (r) => r.tools.invoices?.deltas.reverse(), /must be in canonical order/],
+    ['a wrong semver verdict', (r) => (r.summary.semverBump = 'minor'), /summary\.semverBump must be "major"/],
+    ['a kind outside the vocabulary', (r) => ((r.tools.invoices?.deltas[0] as { kind: string }).kind = 'made-up-kind'), /"made-up-kind" is not a rule kind/],
+    ['no direction', (r) => delete (r.tools.invoices?.deltas[0] as { direction?: unknown }).direction, /direction must be "input", "output" or null/],
     ['a BREAKING delta without a fix', (r) => delete r.tools.invoices?.deltas[0]?.hint, /must carry a fix hint/],
     ['a malformed fingerprint', (r) => ((r.tools.invoices?.deltas[0] as { fingerprint: string }).fingerprint = 'xyz'), /16 hex digits/],
     ['an unknown delta field', (r) => ((r.tools.invoices?.deltas[0] as unknown as Record<string, unknown>).extra = 1), /is not a delta field/],
-    ['a non-JSON value', (r) => ((r.tools.invoices?.deltas[0] as { current: unknown }).current = Number.NaN), /must be present and JSON/],
     ['an empty entry', (r) => (r.tools.empty = { maxSeverity: null, deltas: [] }), /has no deltas/],
   ];
   for (const [name, breakIt, message] of broken) {
@@ -54,7 +57,7 @@ describe('text', () => {
   });
 
   it('says so when nothing changed', () => {
-    const empty: DiffReport = { version: 1, summary: { maxSeverity: null, counts: { BREAKING: 0, RISKY: 0, SAFE: 0, COSMETIC: 0 } }, tools: {}, prompts: {}, resources: {}, resourceTemplates: {} };
+    const empty = emptyReport();
     expect(renderText(empty, { color: true })).toBe('No contract changes.\n');
     expect(renderMarkdown(empty)).toContain('No contract changes.');
   });
@@ -100,8 +103,8 @@ describe('XML', () => {
     expect(xml).toContain('<current>50</current>');
   });
 
-  it('formatDeltasAsXml renders one entry for the runtime', () => {
-    const block = formatDeltasAsXml(report.tools.invoices?.deltas ?? []);
+  it('renderContractDeltas renders one entry for the runtime', () => {
+    const block = renderContractDeltas(report.tools.invoices?.deltas ?? []);
     assertWellFormedXml(block);
     expect(block.startsWith('<contract_deltas>')).toBe(true);
   });

@@ -73,18 +73,18 @@ describe('loadDeltaMap', () => {
     expect(caught).toBeInstanceOf(DeltaArtifactError);
     const error = caught as DeltaArtifactError;
     expect(error.source).toBe(path);
-    expect(error.problem).toMatch(/unknown version 2; this runtime reads version 1/);
+    expect(error.problem).toMatch(/unknown version 2; this mcp-contract-guard reads version 1/);
     expect(error.message).toContain(path);
   });
 
   it.each([
     ['not an object', '[]', /expected a JSON object \(a diff report\), got an array/],
     ['no version', '{"tools":{}}', /has no "version"/],
-    ['tools missing', '{"version":1}', /"tools" must be an object, got nothing/],
+    ['tools missing', '{"version":1}', /"tools" must be an object of entries, got nothing/],
     ['entry not an object', '{"version":1,"tools":{"t":3}}', /tools\["t"\] must be an object, got a number/],
     ['deltas missing', '{"version":1,"tools":{"t":{"maxSeverity":null}}}', /tools\["t"\]\.deltas must be an array/],
     ['bad maxSeverity', '{"version":1,"tools":{"t":{"maxSeverity":"HIGH","deltas":[]}}}', /maxSeverity must be null or one of BREAKING/],
-    ['bad section', '{"version":1,"tools":{},"prompts":[]}', /"prompts" must be an object, got an array/],
+    ['bad section', '{"version":1,"tools":{},"prompts":[]}', /"prompts" must be an object of entries, got an array/],
   ])('rejects %s', (_name, json, problem) => {
     expect(() => loadDeltaMap(json)).toThrow(problem);
   });

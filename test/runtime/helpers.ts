@@ -1,4 +1,4 @@
-import type { Delta, DiffReport, Severity } from '../../src/diff/types.js';
+import type { Delta, DiffReport, Severity } from '../../src/protocol/index.js';
 
 /** A delta with sensible defaults; `field` and `severity` are what most tests vary. */
 export function delta(overrides: Partial<Delta> & { field: string }): Delta {

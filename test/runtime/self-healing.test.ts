@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Delta } from '../../src/diff/types.js';
+import type { Delta } from '../../src/protocol/index.js';
 import {
   createToolEnhancer,
   enrichValidationError,
@@ -178,7 +178,8 @@ describe('escaping', () => {
   it('escapes hostile tool names, actions and every delta value', () => {
     const d = delta({
       field: `inputSchema.properties.${hostile}`,
-      kind: hostile,
+      // The reader admits only rule ids as kinds; a hostile kind is covered with a plain Map below.
+      kind: 'made-up-kind' as Delta['kind'],
       action: hostile,
       message: hostile,
       previous: { [hostile]: hostile },
@@ -192,7 +193,7 @@ describe('escaping', () => {
     expect(block).toContain(`<contract_awareness tool="${inAttribute}">`);
     expect(block).toContain(`The contract of tool "${inText}" has changed`);
     expect(block).toContain(`<action>${inText}</action>`);
-    expect(block).toContain(`kind="${inAttribute}" field="inputSchema.properties.${inAttribute}" action="${inAttribute}" renamed_from="${inAttribute}">`);
+    expect(block).toContain(`kind="made-up-kind" field="inputSchema.properties.${inAttribute}" action="${inAttribute}" renamed_from="${inAttribute}">`);
     for (const element of ['message', 'fix', 'note']) expect(block).toContain(`<${element}>${inText}</${element}>`);
     // Values are JSON first (which escapes the quote and the control character), then escaped.
     const jsonText = (value: unknown) => JSON.stringify(value).replace(/&/g, '&amp;').replace(/</g, '&lt;');
@@ -205,10 +206,10 @@ describe('escaping', () => {
   });
 
   it('escapes even fields loadDeltaMap would have rejected, when given a plain Map', () => {
-    const unchecked = { ...delta({ field: 'f' }), severity: '"><x>' } as unknown as Delta;
+    const unchecked = { ...delta({ field: 'f' }), severity: '"><x>', kind: '"/><y>' } as unknown as Delta;
     const activeDeltas = new Map([['t', { maxSeverity: null, deltas: [unchecked] }]]);
     const xml = createToolEnhancer('t', { activeDeltas, includeAllSeverities: true })(ERROR);
-    expect(xml).toContain('<delta severity="&quot;&gt;&lt;x&gt;"');
+    expect(xml).toContain('<delta severity="&quot;&gt;&lt;x&gt;" kind="&quot;/&gt;&lt;y&gt;"');
     expect(xml).toContain('<max_severity>">&lt;x></max_severity>');
   });
 

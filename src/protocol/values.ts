@@ -3,8 +3,7 @@
  * as a TypeScript-like type (`{ amount: number, currency?: "EUR" | "USD" }`), as in the
  * runtime's `<contract_awareness>` block; anything else as compact JSON.
  */
-import { canonicalJson } from '../contract/canonical.js';
-import { isJsonObject } from '../contract/model.js';
+import { canonicalJson, isJsonObject } from './json.js';
 
 const SCHEMA_MARKERS = ['type', 'properties', 'anyOf', 'oneOf', 'allOf', 'items', 'enum', 'const', '$ref', 'not', 'prefixItems'];
 

@@ -1,12 +1,12 @@
-import type { Direction, DeltaKind } from './rules.js';
+import type { Direction, RuleKind } from '../protocol/index.js';
 
 /**
- * A delta as a detector found it: the kind, where, and the facts. The engine adds what the
- * rule table decides (severity, message, hint) and the fingerprint, so detectors never
- * classify anything themselves.
+ * A change as a detector found it: its kind, where it is, and the facts. Detectors only detect
+ * and describe; the engine asks the rule table for the severity, message and fix, and adds the
+ * fingerprint, so no detector ever classifies anything.
  */
-export interface DraftDelta {
-  kind: DeltaKind;
+export interface Finding {
+  kind: RuleKind;
   /** Field path segments from the entry (`inputSchema`, `properties`, `sku`…). */
   segments: string[];
   /** Human label of the location the message starts with (`items[].sku`), '' for the entry. */
@@ -25,7 +25,7 @@ export interface DraftDelta {
   note?: string;
 }
 
-export function draft(kind: DeltaKind, segments: string[], facts: Partial<Omit<DraftDelta, 'kind' | 'segments'>> = {}): DraftDelta {
+export function finding(kind: RuleKind, segments: string[], facts: Partial<Omit<Finding, 'kind' | 'segments'>> = {}): Finding {
   return {
     kind,
     segments,

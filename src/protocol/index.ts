@@ -1,0 +1,35 @@
+/**
+ * The report and artifact format: the contract between the CI side (diff, renderers, the
+ * Action) and the runtime inside a deployed server, which ship separately. This module owns its
+ * types, its vocabulary of rule kinds, its one reader, its canonical order and canonical JSON,
+ * the XML escaping and `<contract_deltas>` block, and the definition of a discriminated union.
+ * It imports nothing else of the project, so the runtime can stand on it alone.
+ */
+export {
+  ENTRY_KINDS,
+  REPORT_VERSION,
+  SEVERITIES,
+  SEVERITY_RANK,
+  emptyReport,
+  entryReports,
+  maxSeverityOf,
+  meetsThreshold,
+  semverBumpOf,
+  zeroCounts,
+  type Delta,
+  type DiffReport,
+  type Direction,
+  type EntryKind,
+  type EntryReport,
+  type SemverBump,
+  type ServerIdentity,
+  type ServerReport,
+  type Severity,
+} from './report.js';
+export { RULE_KINDS, isRuleKind, type RuleKind } from './kinds.js';
+export { compareDeltas, compareText } from './order.js';
+export { canonicalJson, isJsonObject, jsonEqual } from './json.js';
+export { DEFAULT_READ_LIMITS, ReportFormatError, nestingDepth, readReport, readReportText, type ReadLimits, type ReadMode } from './read.js';
+export { FLAGGED_TEXT, displayJson, escapeAttr, escapeText, listValues, renderContractDeltas, truncate, type ContractDeltasOptions } from './xml.js';
+export { compactJson, looksLikeSchema, summarize, typeOf } from './values.js';
+export { discriminatorOf, discriminatorValue, type ResolveSchema } from './union.js';

@@ -1,0 +1,133 @@
+/**
+ * The diff report: the one data structure every renderer, the Action's gate and the runtime
+ * artifact read. Its JSON form is fixed (see shared/DESIGN.md): `diff --format json` and the
+ * delta artifact share it, deployed runtimes load it, and it travels between programs that ship
+ * separately. Change it only additively, or with a new `version` and a migration.
+ */
+import type { RuleKind } from './kinds.js';
+
+export type { RuleKind } from './kinds.js';
+
+export const SEVERITIES = ['BREAKING', 'RISKY', 'SAFE', 'COSMETIC'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** Higher is worse. */
+export const SEVERITY_RANK: Readonly<Record<Severity, number>> = { BREAKING: 3, RISKY: 2, SAFE: 1, COSMETIC: 0 };
+
+/**
+ * Who writes the value a schema delta is about: the agent (`input`, the tool's arguments) or
+ * the server (`output`, its structured result). The same keyword change means opposite things
+ * in the two directions; entry-level deltas (a tool removed) have none.
+ */
+export type Direction = 'input' | 'output';
+
+/** The four collections a server exposes, in the order reports list them (fixed). */
+export const ENTRY_KINDS = ['tools', 'prompts', 'resources', 'resourceTemplates'] as const;
+export type EntryKind = (typeof ENTRY_KINDS)[number];
+
+export interface Delta {
+  severity: Severity;
+  /** The rule that produced it: a stable id users cite, allow-list and re-level. */
+  kind: RuleKind;
+  /** Dotted path from the entry, e.g. `inputSchema.properties.currency`; '' for the entry itself. */
+  field: string;
+  /** Discriminator value when the delta sits in one branch of a discriminated union, else null. */
+  action: string | null;
+  /** Which way a schema rule was read; null for entry-level rules. */
+  direction: Direction | null;
+  /** One sentence for engineers and LLMs alike. */
+  message: string;
+  previous: unknown;
+  current: unknown;
+  /** Short stable hash of (entry, kind, field, previous, current): for allow-lists and approvals. */
+  fingerprint: string;
+  /** What to do about it (always present on BREAKING deltas). */
+  hint?: string;
+  /** For a detected rename: the name on the other side. */
+  renamedFrom?: string;
+  renamedTo?: string;
+  /** For `suspicious-text`: the matched span, made visible. */
+  match?: string;
+  /** Extra context, e.g. that the semantic check fell back to the walker. */
+  note?: string;
+  /** Set when configuration re-levelled the rule: the severity the rule table gives it. */
+  defaultSeverity?: Severity;
+}
+
+export interface EntryReport {
+  maxSeverity: Severity | null;
+  deltas: Delta[];
+  /**
+   * Tools whose input is a union discriminated by a constant property (`action: "create"`):
+   * that property. The diff chose it (see `discriminatorOf`) and scoped `action` by it; the
+   * runtime reads the failing call's action from it instead of guessing.
+   */
+  discriminator?: string;
+}
+
+/** A server as it names itself (`serverInfo`). */
+export interface ServerIdentity {
+  name: string;
+  version?: string;
+}
+
+/** Changes to the server itself: its instructions and declared capabilities. */
+export interface ServerReport extends EntryReport {
+  previous: ServerIdentity;
+  current: ServerIdentity;
+}
+
+/**
+ * The release a set of deltas calls for under semantic versioning: `major` for any BREAKING
+ * change (callers must change), `minor` for RISKY or SAFE ones (new or changed behaviour that
+ * existing callers survive), `patch` for COSMETIC-only ones (text), `none` when nothing changed.
+ */
+export type SemverBump = 'major' | 'minor' | 'patch' | 'none';
+
+export const REPORT_VERSION = 1;
+
+export interface DiffReport {
+  version: typeof REPORT_VERSION;
+  summary: { maxSeverity: Severity | null; counts: Record<Severity, number>; semverBump: SemverBump };
+  /** Present when both sides say who the server is. */
+  server?: ServerReport;
+  tools: Record<string, EntryReport>;
+  prompts: Record<string, EntryReport>;
+  resources: Record<string, EntryReport>;
+  resourceTemplates: Record<string, EntryReport>;
+}
+
+export function maxSeverityOf(severities: Iterable<Severity>): Severity | null {
+  let max: Severity | null = null;
+  for (const s of severities) if (max === null || SEVERITY_RANK[s] > SEVERITY_RANK[max]) max = s;
+  return max;
+}
+
+/** True when `severity` is at least as bad as `threshold`. */
+export function meetsThreshold(severity: Severity | null, threshold: Severity): boolean {
+  return severity !== null && SEVERITY_RANK[severity] >= SEVERITY_RANK[threshold];
+}
+
+const BUMP_OF: Readonly<Record<Severity, SemverBump>> = { BREAKING: 'major', RISKY: 'minor', SAFE: 'minor', COSMETIC: 'patch' };
+
+/** The release the worst change calls for (see `SemverBump`). */
+export function semverBumpOf(maxSeverity: Severity | null): SemverBump {
+  return maxSeverity === null ? 'none' : BUMP_OF[maxSeverity];
+}
+
+export function zeroCounts(): Record<Severity, number> {
+  return { BREAKING: 0, RISKY: 0, SAFE: 0, COSMETIC: 0 };
+}
+
+/** A report of no change at all (nothing to compare, or two equal sides). */
+export function emptyReport(): DiffReport {
+  return { version: REPORT_VERSION, summary: { maxSeverity: null, counts: zeroCounts(), semverBump: 'none' }, tools: {}, prompts: {}, resources: {}, resourceTemplates: {} };
+}
+
+/** Every entry report of a report, the server's first, in report order. */
+export function* entryReports(report: DiffReport): Generator<{ kind: EntryKind | 'server'; name: string; entry: EntryReport }> {
+  if (report.server !== undefined) yield { kind: 'server', name: report.server.current.name, entry: report.server };
+  for (const kind of ENTRY_KINDS) {
+    for (const [name, entry] of Object.entries(report[kind] ?? {})) yield { kind, name, entry };
+  }
+}
