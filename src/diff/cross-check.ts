@@ -1,56 +1,53 @@
 /**
- * The semantic cross-check, wired into the engine: for each changed tool schema where the
- * keyword walker reached no verdict the check could change (no BREAKING for an input, nothing
- * RISKY for an output), ask json-schema-diff (semantic.ts) whether values were lost (input) or
- * gained (output). A finding becomes a `semantic-narrowing` / `semantic-widening` delta; a
- * skipped check becomes a `note` on the walker's deltas for that schema.
+ * The semantic cross-check, wired into the engine: json-schema-diff is asked whether values
+ * were lost (input) or gained (output) only where the keyword walker said it could not judge
+ * every difference exactly (a `not`, an `allOf` restructured, union variants without a partner,
+ * a `$ref` cycle…) and reached no harmful verdict of its own. Everywhere else the walker's rules
+ * already judged each keyword that changed, and asking again would only cost time. A finding
+ * becomes a `semantic-narrowing` / `semantic-widening` delta; a skipped check becomes a `note`
+ * on the walker's deltas for that schema.
  */
-import type { ContractEntry, JsonSchema } from '../contract/model.js';
+import type { ContractEntry } from '../contract/model.js';
+import { jsonEqual } from '../protocol/index.js';
+import type { SchemaField } from './entries.js';
 import { finding, type Finding } from './finding.js';
-import { jsonEqual, isJsonObject } from './json.js';
-import { severityOf } from './rules.js';
+import { isHarmful } from './rules.js';
+import { asToolRoot } from './schema-walker.js';
 import { projectForSemanticCheck, runSemanticChecks, type SemanticBudget, type SemanticJob } from './semantic.js';
-import { SEVERITY_RANK, type Severity } from '../protocol/index.js';
 
-type SchemaField = 'inputSchema' | 'outputSchema';
-
-export interface ComparedTool {
+/** A changed tool with, per schema, why the walker was not sure. */
+export interface UncertainTool {
   key: string;
   previous: ContractEntry;
   current: ContractEntry;
+  uncertain: Partial<Record<SchemaField, string[]>>;
 }
 
-/** The schema a draft sits in (`inputSchema`, or inside an action's input), if any. */
+/** The schema a finding sits in (`inputSchema`, or inside an action's input), if any. */
 function schemaFieldOf(d: Finding): SchemaField | null {
   if (d.direction === null) return null;
   const field = d.segments[0] === 'actions' ? d.segments[2] : d.segments[0];
   return field === 'inputSchema' || field === 'outputSchema' ? field : null;
 }
 
-/** Tool arguments and results are objects by protocol (as in the walker). */
-function asToolRoot(value: unknown): JsonSchema {
-  if (typeof value === 'boolean') return value ? { type: 'object' } : false;
-  if (!isJsonObject(value)) return { type: 'object' };
-  return 'type' in value ? value : { ...value, type: 'object' };
-}
-
 /** Mutates `toolDeltas`: adds findings, and notes when the check could not run. */
-export async function crossCheck(toolDeltas: Map<string, Finding[]>, tools: readonly ComparedTool[], budget: SemanticBudget): Promise<void> {
+export async function crossCheck(toolDeltas: Map<string, Finding[]>, tools: readonly UncertainTool[], budget: SemanticBudget): Promise<void> {
   const jobs: SemanticJob[] = [];
   const pending = new Map<string, { key: string; field: SchemaField; related: Finding[] }>();
   const noteOn = (related: Finding[], reason: string) => {
     for (const d of related) d.note = `Semantic cross-check not run (${reason}); classified by the keyword rules alone.`;
   };
 
-  for (const { key, previous, current } of tools) {
+  for (const { key, previous, current, uncertain } of tools) {
     for (const field of ['inputSchema', 'outputSchema'] as const) {
+      if (uncertain[field] === undefined) continue;
       const p = previous.contract[field];
       const c = current.contract[field];
       if (p === undefined || c === undefined || jsonEqual(p, c)) continue;
       const related = (toolDeltas.get(key) ?? []).filter((d) => schemaFieldOf(d) === field);
-      // The check can only add a verdict the walker did not reach: BREAKING for inputs, RISKY for outputs.
-      const wanted: Severity = field === 'inputSchema' ? 'BREAKING' : 'RISKY';
-      if (related.some((d) => SEVERITY_RANK[severityOf(d.kind, d.direction)] >= SEVERITY_RANK[wanted])) continue;
+      // The check can only add what the walker did not find: harm to callers (input) or consumers (output).
+      const direction = field === 'inputSchema' ? 'input' : 'output';
+      if (related.some((d) => isHarmful(d.kind, direction))) continue;
       // Equal once reduced to what json-schema-diff reads: the difference lies in keywords the walker judges exactly.
       const plainP = projectForSemanticCheck(asToolRoot(p));
       const plainC = projectForSemanticCheck(asToolRoot(c));

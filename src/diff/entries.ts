@@ -11,26 +11,30 @@ import { lintText } from './lint.js';
 import { fieldOf } from './path.js';
 import { walkSchemas } from './schema-walker.js';
 
-type FieldDetector = (previous: JsonValue | undefined, current: JsonValue | undefined, entry: EntryPair) => Finding[];
+type FieldDetector = (previous: JsonValue | undefined, current: JsonValue | undefined, comparison: EntryComparison) => Finding[];
 
-interface EntryPair {
-  previous: ContractEntry;
-  current: ContractEntry;
+export type SchemaField = 'inputSchema' | 'outputSchema';
+
+/** What changed in one entry, and which of its schemas the keyword rules could not judge exactly. */
+export interface EntryComparison {
+  findings: Finding[];
+  /** Per schema, why the walk may have missed something (see `SchemaComparison.uncertain`). */
+  uncertain: Partial<Record<SchemaField, string[]>>;
 }
 
 /** Compare two versions of one entry (same key, or a detected rename). */
-export function compareEntry(kind: EntryKind, previous: ContractEntry, current: ContractEntry): Finding[] {
+export function compareEntry(kind: EntryKind, previous: ContractEntry, current: ContractEntry): EntryComparison {
   const detectors = DETECTORS[kind];
-  const out: Finding[] = [];
+  const comparison: EntryComparison = { findings: [], uncertain: {} };
   const p = previous.contract;
   const c = current.contract;
   for (const field of changedKeys(p, c)) {
-    const detector = detectors[field] ?? metadata(field);
-    out.push(...detector(p[field], c[field], { previous, current }));
+    const detector = Object.hasOwn(detectors, field) ? (detectors[field] as FieldDetector) : metadata(field);
+    comparison.findings.push(...detector(p[field], c[field], comparison));
   }
-  if (kind === 'tools') out.push(...dialectChanges(previous, current));
-  out.push(...suspiciousText(p, c));
-  return out;
+  if (kind === 'tools') comparison.findings.push(...dialectChanges(previous, current));
+  comparison.findings.push(...suspiciousText(p, c));
+  return comparison;
 }
 
 /** An entry seen only on one side: its strings are all new, so they are linted too. */
@@ -109,13 +113,18 @@ function taskSupportKind(previous: JsonValue | undefined, current: JsonValue | u
   return 'task-support-relaxed';
 }
 
-const inputSchema: FieldDetector = (previous, current) =>
-  walkSchemas(schemaOr(previous), schemaOr(current), { field: 'inputSchema', direction: 'input' });
+function walked(field: SchemaField, previous: JsonValue | undefined, current: JsonValue | undefined, comparison: EntryComparison): Finding[] {
+  const { changes, uncertain } = walkSchemas(schemaOr(previous), schemaOr(current), { field, direction: field === 'inputSchema' ? 'input' : 'output' });
+  if (uncertain.length > 0) comparison.uncertain[field] = uncertain;
+  return changes;
+}
 
-const outputSchema: FieldDetector = (previous, current) => {
+const inputSchema: FieldDetector = (previous, current, comparison) => walked('inputSchema', previous, current, comparison);
+
+const outputSchema: FieldDetector = (previous, current, comparison) => {
   if (previous === undefined) return [finding('output-schema-added', ['outputSchema'], { current })];
   if (current === undefined) return [finding('output-schema-removed', ['outputSchema'], { previous })];
-  return walkSchemas(schemaOr(previous), schemaOr(current), { field: 'outputSchema', direction: 'output' });
+  return walked('outputSchema', previous, current, comparison);
 };
 
 function schemaOr(value: JsonValue | undefined): JsonObject | boolean {

@@ -28,8 +28,8 @@ import {
   type RuleKind,
   type Severity,
 } from '../protocol/index.js';
-import { crossCheck } from './cross-check.js';
-import { compareEntry, lintNewEntry } from './entries.js';
+import { crossCheck, type UncertainTool } from './cross-check.js';
+import { compareEntry, lintNewEntry, type EntryComparison } from './entries.js';
 import { finding, type Finding } from './finding.js';
 import { fieldOf } from './path.js';
 import { detectRenames, promptShape, toolShape, type Rename } from './renames.js';
@@ -67,7 +67,11 @@ type Found = Record<EntryKind, Map<string, Finding[]>>;
 
 export async function diffContracts(previous: Contracts, current: Contracts, options: DiffOptions = {}): Promise<DiffReport> {
   const found = {} as Found;
-  const comparedTools: Array<{ key: string; previous: ContractEntry; current: ContractEntry }> = [];
+  // Only schemas the keyword rules could not judge exactly are worth the semantic cross-check.
+  const uncertainTools: UncertainTool[] = [];
+  const noteUncertain = (key: string, p: ContractEntry, c: ContractEntry, comparison: EntryComparison) => {
+    if (Object.keys(comparison.uncertain).length > 0) uncertainTools.push({ key, previous: p, current: c, uncertain: comparison.uncertain });
+  };
 
   for (const kind of ENTRY_KINDS) {
     const before = previous[kind];
@@ -82,8 +86,9 @@ export async function diffContracts(previous: Contracts, current: Contracts, opt
       const p = before[key] as ContractEntry;
       const c = after[key] as ContractEntry;
       if (entryDigest(p) === entryDigest(c) && jsonEqual(p.dialects ?? {}, c.dialects ?? {})) continue;
-      add(key, compareEntry(kind, p, c));
-      if (kind === 'tools') comparedTools.push({ key, previous: p, current: c });
+      const comparison = compareEntry(kind, p, c);
+      add(key, comparison.findings);
+      if (kind === 'tools') noteUncertain(key, p, c, comparison);
     }
 
     const removed = Object.keys(before).filter((k) => !Object.hasOwn(after, k)).sort();
@@ -96,6 +101,7 @@ export async function diffContracts(previous: Contracts, current: Contracts, opt
     for (const rename of renames) {
       const p = before[rename.from] as ContractEntry;
       const c = after[rename.to] as ContractEntry;
+      const comparison = compareEntry(kind, p, c);
       add(rename.to, [
         finding(lifecycle.renamed as RuleKind, ['name'], {
           subject: rename.to,
@@ -105,9 +111,9 @@ export async function diffContracts(previous: Contracts, current: Contracts, opt
           renamedTo: rename.to,
           detail: rename.sameShape ? 'same arguments' : 'similar arguments',
         }),
-        ...compareEntry(kind, p, c),
+        ...comparison.findings,
       ]);
-      if (kind === 'tools') comparedTools.push({ key: rename.to, previous: p, current: c });
+      if (kind === 'tools') noteUncertain(rename.to, p, c, comparison);
     }
     for (const key of removed.filter((k) => !renamedFrom.has(k))) {
       add(key, [finding(lifecycle.removed, [], { subject: key, previous: (before[key] as ContractEntry).contract })]);
@@ -119,7 +125,7 @@ export async function diffContracts(previous: Contracts, current: Contracts, opt
   }
 
   if (options.semantic !== false) {
-    await crossCheck(found.tools, comparedTools, {
+    await crossCheck(found.tools, uncertainTools, {
       perPairMs: options.semanticPairTimeoutMs ?? 2_000,
       totalMs: options.semanticBudgetMs ?? 10_000,
       ...(options.semanticWorkers !== undefined ? { workers: options.semanticWorkers } : {}),

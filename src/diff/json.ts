@@ -1,9 +1,53 @@
 /** Small pure helpers over JSON values shared by the detectors. */
-import { canonicalJson, jsonEqual } from '../contract/canonical.js';
+import { canonicalJson, jsonEqual as deepEqual } from '../contract/canonical.js';
 import { isJsonObject, objectOr, type JsonObject, type JsonValue } from '../contract/model.js';
 
-/** Structural equality of JSON values (key order does not matter). */
-export { isJsonObject, jsonEqual, objectOr };
+export { isJsonObject, objectOr };
+
+/**
+ * A structural hash of a JSON value, memoized per object: contracts are immutable once
+ * normalized, so each subtree is hashed once, bottom-up, and a walk that compares a subtree at
+ * every level of an enclosing union pays O(1) there instead of re-reading the subtree. Key
+ * order does not matter (members are combined by addition); two values with different
+ * hashes differ, equal hashes are confirmed with `jsonEqual`.
+ */
+export function shapeHash(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return hashText(typeof value === 'string' ? `s${value}` : `${typeof value}:${String(value)}`);
+  const known = hashes.get(value);
+  if (known !== undefined) return known;
+  let hash: number;
+  if (Array.isArray(value)) {
+    hash = 0x9e3779b1;
+    for (const item of value) hash = mix(hash, shapeHash(item));
+  } else {
+    // Members combined by addition: independent of key order without sorting the keys.
+    let sum = 0x85ebca6b;
+    const record = value as Record<string, unknown>;
+    for (const key in record) if (record[key] !== undefined) sum = (sum + mix(hashText(key), shapeHash(record[key]))) >>> 0;
+    hash = mix(sum, 0x27d4eb2d);
+  }
+  hashes.set(value, hash);
+  return hash;
+}
+
+const hashes = new WeakMap<object, number>();
+
+function hashText(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
+
+function mix(hash: number, value: number): number {
+  return (Math.imul(hash ^ value, 0x5bd1e995) + 0x6b43a9b5) >>> 0;
+}
+
+/** Structural equality of JSON values (key order does not matter), rejecting most differences by hash. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && shapeHash(a) !== shapeHash(b)) return false;
+  return deepEqual(a, b);
+}
 
 /** A schema as an object: `true`/absent are `{}`; `false` stays false. */
 export function asSchema(value: unknown): JsonObject | false {

@@ -33,8 +33,20 @@ export interface DeltaFacts {
 
 type PerDirection<T> = { input: T; output: T };
 
+/**
+ * What a change does to the values readers of a schema must handle, under the engine's
+ * conventions (callers send only declared properties; servers return only declared ones):
+ * `narrows` (fewer values accepted: callers can be refused), `widens` (more values may occur:
+ * consumers can be surprised), `reshapes` (both), `neutral` (neither: annotations, text). A
+ * fact about the change, not a policy: the walker pairs union branches by it, and severity
+ * overrides never change it.
+ */
+export type Effect = 'narrows' | 'widens' | 'reshapes' | 'neutral';
+
 export interface Rule {
   scope: RuleScope;
+  /** Required for schema rules (see `Effect`). */
+  effect?: Effect;
   severity: Severity | PerDirection<Severity>;
   /** One line: why this severity. Per direction for schema rules. */
   reason: string | PerDirection<string>;
@@ -67,6 +79,7 @@ const C: Severity = 'COSMETIC';
 function narrowing(inputReason: string, hint: string, message: Rule['message']): Rule {
   return {
     scope: 'schema',
+    effect: 'narrows',
     severity: { input: B, output: S },
     reason: { input: inputReason, output: 'The server returns a subset of what it returned before.' },
     hint: { input: hint },
@@ -77,6 +90,7 @@ function narrowing(inputReason: string, hint: string, message: Rule['message']):
 function widening(outputReason: string, message: Rule['message']): Rule {
   return {
     scope: 'schema',
+    effect: 'widens',
     severity: { input: S, output: R },
     reason: { input: 'Every argument accepted before is still accepted.', output: outputReason },
     message,
@@ -87,6 +101,7 @@ function widening(outputReason: string, message: Rule['message']): Rule {
 function reshaping(inputReason: string, outputReason: string, hint: string, message: Rule['message']): Rule {
   return {
     scope: 'schema',
+    effect: 'reshapes',
     severity: { input: B, output: R },
     reason: { input: inputReason, output: outputReason },
     hint: { input: hint },
@@ -95,7 +110,7 @@ function reshaping(inputReason: string, outputReason: string, hint: string, mess
 }
 
 function cosmetic(scope: RuleScope, reason: string, message: Rule['message']): Rule {
-  return { scope, severity: C, reason, message };
+  return { scope, effect: 'neutral', severity: C, reason, message };
 }
 
 // ── the table ────────────────────────────────────────────────────────────────────────────
@@ -320,7 +335,7 @@ export const RULES: Readonly<Record<RuleKind, Rule>> = deepFreezeRules({
   'type-widened': widening('The server may return a type consumers never saw.',
     (f) => `${at(f)}type widened ${fromTo(f)}.`),
   'type-changed': {
-    scope: 'schema', severity: { input: B, output: B },
+    scope: 'schema', effect: 'reshapes', severity: { input: B, output: B },
     reason: {
       input: 'Arguments of the old type are rejected.',
       output: 'The server returns a type consumers do not expect in place of the one they parse.',
@@ -392,7 +407,7 @@ export const RULES: Readonly<Record<RuleKind, Rule>> = deepFreezeRules({
   'unique-items-removed': widening('The server may return duplicates consumers never saw.',
     (f) => `${at(f)}items no longer need to be unique.`),
   'required-property-added': {
-    scope: 'schema', severity: { input: B, output: R },
+    scope: 'schema', effect: 'reshapes', severity: { input: B, output: R },
     reason: {
       input: 'Calls that do not send the new property are rejected.',
       output: 'Every result now carries a property consumers never saw.',
@@ -401,7 +416,7 @@ export const RULES: Readonly<Record<RuleKind, Rule>> = deepFreezeRules({
     message: (f) => `${at(f)}new required property ${quoted(f.subject)}.`,
   },
   'defaulted-property-added': {
-    scope: 'schema', severity: { input: R, output: R },
+    scope: 'schema', effect: 'widens', severity: { input: R, output: R },
     reason: {
       input: 'The published schema lists it as required, but it has a default: the server fills it in for calls that omit it. Strict clients that validate against the schema now have to send it.',
       output: 'Every result now carries a property consumers never saw.',
@@ -412,7 +427,7 @@ export const RULES: Readonly<Record<RuleKind, Rule>> = deepFreezeRules({
     'Keep the property optional with a default, so existing calls keep working.',
     (f) => `${at(f)}property ${quoted(f.subject)} is now required.`),
   'defaulted-property-became-required': {
-    scope: 'schema', severity: { input: S, output: S },
+    scope: 'schema', effect: 'neutral', severity: { input: S, output: S },
     reason: {
       input: 'Listed as required now, but it has a default: calls that omit it still work (the server fills it in).',
       output: 'The server returns a subset of what it returned before.',
@@ -422,7 +437,7 @@ export const RULES: Readonly<Record<RuleKind, Rule>> = deepFreezeRules({
   'property-became-optional': widening('Consumers may no longer find a property they always got.',
     (f) => `${at(f)}property ${quoted(f.subject)} is no longer required.`),
   'property-added': {
-    scope: 'schema', severity: { input: S, output: R },
+    scope: 'schema', effect: 'widens', severity: { input: S, output: R },
     reason: {
       input: 'A new optional argument; existing calls do not send it and still work.',
       output: 'Results may carry a property consumers never saw (harmless to lenient parsers, rejected by strict ones).',
@@ -430,7 +445,7 @@ export const RULES: Readonly<Record<RuleKind, Rule>> = deepFreezeRules({
     message: (f) => `${at(f)}new optional property ${quoted(f.subject)}.`,
   },
   'property-removed': {
-    scope: 'schema', severity: { input: B, output: B },
+    scope: 'schema', effect: 'reshapes', severity: { input: B, output: B },
     reason: {
       input: 'The object rejects undeclared properties, so calls that still send it are refused.',
       output: 'Consumers that read the property no longer get it.',
@@ -442,7 +457,7 @@ export const RULES: Readonly<Record<RuleKind, Rule>> = deepFreezeRules({
     message: (f) => `${at(f)}property ${quoted(f.subject)} was removed.`,
   },
   'property-removed-ignored': {
-    scope: 'schema', severity: { input: R, output: B },
+    scope: 'schema', effect: 'widens', severity: { input: R, output: B },
     reason: {
       input: 'Calls that still send it are accepted, but the server may now silently ignore it.',
       output: 'Consumers that read the property no longer get it.',
@@ -451,7 +466,7 @@ export const RULES: Readonly<Record<RuleKind, Rule>> = deepFreezeRules({
     message: (f) => `${at(f)}property ${quoted(f.subject)} is no longer declared.`,
   },
   'property-renamed': {
-    scope: 'schema', severity: { input: B, output: B },
+    scope: 'schema', effect: 'reshapes', severity: { input: B, output: B },
     reason: {
       input: 'Calls that send the old name are refused or lose the value: the same argument now has another name.',
       output: 'Consumers reading the old name no longer find it: the same value is returned under another name.',
@@ -483,7 +498,7 @@ export const RULES: Readonly<Record<RuleKind, Rule>> = deepFreezeRules({
   'union-made-inclusive': widening('oneOf → anyOf: the server may return values matching several variants.',
     (f) => `${at(f)}oneOf became anyOf.`),
   'one-of-overlap': {
-    scope: 'schema', severity: { input: B, output: R },
+    scope: 'schema', effect: 'reshapes', severity: { input: B, output: R },
     reason: {
       input: 'oneOf rejects a value that matches two variants; its variants are not provably disjoint and changed, so some arguments may now match two.',
       output: 'Values that matched two variants (and were never returned) may now match exactly one.',
@@ -524,7 +539,7 @@ export const RULES: Readonly<Record<RuleKind, Rule>> = deepFreezeRules({
     'Make sure every argument that was valid before still passes.',
     (f) => `${at(f)}constraint ${f.subject} changed ${fromTo(f)}.`),
   'default-changed': {
-    scope: 'schema', severity: { input: R, output: C },
+    scope: 'schema', effect: 'neutral', severity: { input: R, output: C },
     reason: {
       input: 'Calls that omit the argument now get different behaviour.',
       output: 'An annotation on a returned value; nothing is validated against it.',
@@ -532,7 +547,7 @@ export const RULES: Readonly<Record<RuleKind, Rule>> = deepFreezeRules({
     message: (f) => `${at(f)}default changed ${fromTo(f)}.`,
   },
   'default-removed': {
-    scope: 'schema', severity: { input: R, output: C },
+    scope: 'schema', effect: 'neutral', severity: { input: R, output: C },
     reason: {
       input: 'Calls that omit the argument relied on a documented default that is gone.',
       output: 'An annotation on a returned value; nothing is validated against it.',
@@ -542,7 +557,7 @@ export const RULES: Readonly<Record<RuleKind, Rule>> = deepFreezeRules({
   'default-added': cosmetic('schema', 'Documents what omitting the argument means; no call is refused.',
     (f) => `${at(f)}default ${show(f.current)} documented.`),
   'deprecation-added': {
-    scope: 'schema', severity: { input: S, output: S },
+    scope: 'schema', effect: 'neutral', severity: { input: S, output: S },
     reason: { input: 'Still accepted; callers are told to move away.', output: 'Still returned; consumers are told to move away.' },
     message: (f) => `${at(f)}marked deprecated.`,
   },
@@ -555,7 +570,7 @@ export const RULES: Readonly<Record<RuleKind, Rule>> = deepFreezeRules({
   'inapplicable-keyword-changed': cosmetic('schema', 'The keyword cannot apply to the declared type, so nothing is accepted or rejected differently.',
     (f) => `${at(f)}${f.subject} changed ${fromTo(f)}, but it does not apply to type ${f.detail}.`),
   'semantic-narrowing': {
-    scope: 'schema', severity: { input: B, output: S },
+    scope: 'schema', effect: 'narrows', severity: { input: B, output: S },
     reason: {
       input: 'json-schema-diff found arguments the old schema accepted and the new one rejects, which no keyword rule explained.',
       output: 'The server returns a subset of what it returned before.',
@@ -564,7 +579,7 @@ export const RULES: Readonly<Record<RuleKind, Rule>> = deepFreezeRules({
     message: (f) => `${at(f)}json-schema-diff found values accepted before and rejected now; the values lost are described by ${show(f.current, 200)}.`,
   },
   'semantic-widening': {
-    scope: 'schema', severity: { input: S, output: R },
+    scope: 'schema', effect: 'widens', severity: { input: S, output: R },
     reason: {
       input: 'Every argument accepted before is still accepted.',
       output: 'json-schema-diff found values the server may now return that the old schema excluded, which no keyword rule explained.',
@@ -591,6 +606,12 @@ export interface Classification {
   reason: string;
   /** What to do, for a BREAKING classification. */
   hint?: string;
+}
+
+/** Whether a change of this kind can refuse what callers send (`input`) or surprise consumers (`output`). */
+export function isHarmful(kind: RuleKind, direction: Direction): boolean {
+  const effect = RULES[kind].effect ?? 'neutral';
+  return effect === 'reshapes' || effect === (direction === 'input' ? 'narrows' : 'widens');
 }
 
 /** The severity the rule table gives `kind` in `direction` (inputs when there is none). */

@@ -14,9 +14,9 @@ import { resolvePointer } from '../contract/schema.js';
 import type { Finding } from './finding.js';
 import { asSchema, canonicalSet, jsonEqual, isJsonObject, stringsOf, without } from './json.js';
 import { whereOf } from './path.js';
-import { severityOf, show, type RuleKind, type Direction } from './rules.js';
-import { SEVERITY_RANK, discriminatorValue } from '../protocol/index.js';
-import { liftToUnion, matchBranches, unionKeywordOf, type UnionKeyword } from './unions.js';
+import { isHarmful, show, type RuleKind, type Direction } from './rules.js';
+import { discriminatorValue } from '../protocol/index.js';
+import { liftToUnion, matchBranches, unionKeywordOf, type BranchMatch, type PairHarm, type UnionKeyword } from './unions.js';
 import { declaredTypes, isAnnotation, keywordApplies, type JsonType } from './vocabulary.js';
 
 /** One change found by the walker (always directional); the engine turns it into a `Delta`. */
@@ -31,24 +31,67 @@ interface Location {
 }
 
 export interface WalkOptions {
+  /** The walk's step budget (default `MAX_WALK_STEPS`). */
+  maxSteps?: number;
   /** The contract field holding the schema: `inputSchema` or `outputSchema`. */
   field: 'inputSchema' | 'outputSchema';
   direction: Direction;
 }
 
-export function walkSchemas(previous: JsonSchema, current: JsonSchema, options: WalkOptions): SchemaChange[] {
-  const walker = new Walker(previous, current, options.field);
-  walker.walk(asToolRoot(previous), asToolRoot(current), { segments: [options.field], action: null, direction: options.direction, atRoot: true });
-  return walker.changes;
+/** What a schema walk found, and what it could not judge exactly. */
+export interface SchemaComparison {
+  changes: SchemaChange[];
+  /**
+   * Why the keyword rules may have missed something (a `not` that changed, an `allOf`
+   * restructured, union branches that found no partner, a `$ref` cycle, a keyword no rule
+   * knows, the walk budget), or empty when every difference was judged by a rule exactly.
+   * Only such pairs are worth the semantic cross-check.
+   */
+  uncertain: string[];
+  /** How many subschema pairs the walk (trial pairings included) compared: its cost. */
+  steps: number;
+}
+
+/**
+ * Most steps one schema pair may take. Real schemas need a few thousand; the bound only stops a
+ * hostile schema, and then the pair gets one conservative verdict and a note (never a hang).
+ */
+export const MAX_WALK_STEPS = 2_000_000;
+
+export function walkSchemas(previous: JsonSchema, current: JsonSchema, options: WalkOptions): SchemaComparison {
+  const maxSteps = options.maxSteps ?? MAX_WALK_STEPS;
+  const walker = new Walker(previous, current, options.field, { steps: 0, maxSteps, uncertain: new Set() }, true);
+  const at: Location = { segments: [options.field], action: null, direction: options.direction, atRoot: true };
+  try {
+    walker.walk(asToolRoot(previous), asToolRoot(current), at);
+  } catch (error) {
+    if (!(error instanceof WalkBudgetExceeded)) throw error;
+    const note = `the schemas are too large or too deeply nested to compare keyword by keyword within ${maxSteps.toLocaleString('en-US')} steps`;
+    return {
+      changes: [{ kind: 'constraint-changed', segments: [options.field], where: whereOf([options.field]), action: null, direction: options.direction, subject: options.field, previous: null, current: null, detail: '', note: `Not compared keyword by keyword: ${note}; review the whole schema.` }],
+      uncertain: [note],
+      steps: walker.budget.steps,
+    };
+  }
+  return { changes: walker.changes, uncertain: [...walker.budget.uncertain].sort(), steps: walker.budget.steps };
+}
+
+class WalkBudgetExceeded extends Error {}
+
+/** Shared by a walk and every helper walker it starts. */
+interface WalkBudget {
+  steps: number;
+  maxSteps: number;
+  uncertain: Set<string>;
 }
 
 /**
  * Tool arguments and structured results are JSON objects by protocol, whatever the schema
  * says, so a root that omits `type` means `type: "object"`: declaring it narrows nothing.
  */
-function asToolRoot(schema: JsonSchema): JsonSchema {
-  if (schema === true) return { type: 'object' };
-  if (schema === false || 'type' in schema) return schema;
+export function asToolRoot(schema: unknown): JsonSchema {
+  if (schema === true || !isJsonObject(schema)) return schema === false ? false : { type: 'object' };
+  if ('type' in schema) return schema;
   return { ...schema, type: 'object' };
 }
 
@@ -75,6 +118,12 @@ const MONOTONE_SUBSCHEMAS = ['propertyNames', 'unevaluatedProperties', 'unevalua
 
 type Bound = { value: number; exclusive: boolean; keyword: string } | null;
 
+/** Which side of a comparison was a plain schema rewritten as a one-variant union. */
+type Lifted = 'previous' | 'current' | null;
+
+/** Pairs of union branches costed with a trial walk at most (beyond, pairing is by resemblance). */
+const MAX_COSTED_PAIRS = 144;
+
 class Walker {
   readonly changes: SchemaChange[] = [];
 
@@ -82,12 +131,28 @@ class Walker {
     private readonly previousRoot: JsonSchema,
     private readonly currentRoot: JsonSchema,
     private readonly field: 'inputSchema' | 'outputSchema',
+    readonly budget: WalkBudget,
+    /**
+     * Whether this walker costs union pairings with trial walks. Trial walkers do not: nested
+     * unions inside a trial pair by equality and resemblance only, so each union level costs
+     * its own pairs once and a walk stays polynomial in the schema's size, whatever its depth.
+     */
+    private readonly costsUnions: boolean,
     /** References followed so far. Helper walkers (trial pairings, `not`) start from a copy:
      * they inherit what their parent followed, so they terminate, without hiding from the
      * parent what they follow themselves. */
     private readonly followedRefs = new Set<string>(),
-    private readonly harmCache = new WeakMap<JsonObject, WeakMap<JsonObject, { narrow: number; widen: number }>>(),
   ) {}
+
+  /** A walker for a side question (a trial pairing, the inside of a `not`). */
+  private helper(): Walker {
+    return new Walker(this.previousRoot, this.currentRoot, this.field, this.budget, false, new Set(this.followedRefs));
+  }
+
+  /** Only the main walk's doubts matter: a trial's are about a pairing that may not be chosen. */
+  private doubt(reason: string): void {
+    if (this.costsUnions) this.budget.uncertain.add(reason);
+  }
 
   private emit(kind: RuleKind, at: Location, extra: string[], facts: { subject?: string; previous: unknown; current: unknown; detail?: string; where?: string }): void {
     this.changes.push({
@@ -104,6 +169,7 @@ class Walker {
   }
 
   walk(previous: JsonSchema, current: JsonSchema, at: Location): void {
+    if (++this.budget.steps > this.budget.maxSteps) throw new WalkBudgetExceeded();
     if (jsonEqual(previous, current)) return;
     if (current === false || previous === false) return this.falseSchema(previous, current, at);
     // `true` accepts everything, exactly like `{}`.
@@ -118,7 +184,10 @@ class Walker {
         curr = without(curr, ['$ref']);
       } else {
         const pair = `${String(prev.$ref)}\u0000${String(curr.$ref)}`;
-        if (this.followedRefs.has(pair)) return;
+        if (this.followedRefs.has(pair)) {
+          this.doubt('a $ref cycle was compared once, not followed again');
+          return;
+        }
         this.followedRefs.add(pair);
         const p = this.dereference(prev, this.previousRoot);
         const c = this.dereference(curr, this.currentRoot);
@@ -133,8 +202,14 @@ class Walker {
     // A union on one side only: rewrite the other side as a one-branch union of equal meaning.
     const pu = unionKeywordOf(prev);
     const cu = unionKeywordOf(curr);
-    if (pu === null && cu !== null && !Array.isArray(prev.anyOf) && !Array.isArray(prev.oneOf)) prev = liftToUnion(prev, curr, cu);
-    else if (cu === null && pu !== null && !Array.isArray(curr.anyOf) && !Array.isArray(curr.oneOf)) curr = liftToUnion(curr, prev, pu);
+    let lifted: Lifted = null;
+    if (pu === null && cu !== null && !Array.isArray(prev.anyOf) && !Array.isArray(prev.oneOf)) {
+      prev = liftToUnion(prev, curr, cu);
+      lifted = 'previous';
+    } else if (cu === null && pu !== null && !Array.isArray(curr.anyOf) && !Array.isArray(curr.oneOf)) {
+      curr = liftToUnion(curr, prev, pu);
+      lifted = 'current';
+    }
 
     this.types(prev, curr, at);
     this.allowedValues(prev, curr, at);
@@ -146,7 +221,7 @@ class Walker {
     this.objectMembers(prev, curr, at);
     this.arrayMembers(prev, curr, at);
     this.otherSubschemas(prev, curr, at);
-    this.unions(prev, curr, at);
+    this.unions(prev, curr, at, lifted);
     this.allOf(prev, curr, at);
     this.not(prev, curr, at);
     this.annotations(prev, curr, at);
@@ -403,6 +478,7 @@ class Walker {
     }
     if (!jsonEqual(prev.contains, curr.contains)) {
       // `contains: {}` still demands a non-empty array, so absence is not `{}` here.
+      this.doubt('"contains" changed');
       if (!('contains' in prev)) this.emit('constraint-added', at, ['contains'], { previous: null, current: curr.contains });
       else if (!('contains' in curr)) this.emit('constraint-removed', at, ['contains'], { previous: prev.contains, current: null });
       else this.walk(asSchema(prev.contains), asSchema(curr.contains), { ...at, segments: [...at.segments, 'contains'], atRoot: false });
@@ -424,20 +500,23 @@ class Walker {
       const previous = conditional(prev);
       const current = conditional(curr);
       const kind = previous === null ? 'constraint-added' : current === null ? 'constraint-removed' : 'constraint-changed';
-      if (!jsonEqual(previous, current)) this.emit(kind, at, ['if'], { subject: 'if/then/else', previous, current });
+      if (!jsonEqual(previous, current)) {
+        this.doubt('if/then/else changed, which no rule judges exactly');
+        this.emit(kind, at, ['if'], { subject: 'if/then/else', previous, current });
+      }
     }
   }
 
   // ── unions ─────────────────────────────────────────────────────────────────────────────
 
-  private unions(prev: JsonObject, curr: JsonObject, at: Location): void {
+  private unions(prev: JsonObject, curr: JsonObject, at: Location, lifted: Lifted): void {
     const pk = unionKeywordOf(prev);
     const ck = unionKeywordOf(curr);
     if (pk !== null && ck !== null) {
       if (pk !== ck) {
         this.emit(ck === 'oneOf' ? 'union-made-exclusive' : 'union-made-inclusive', at, [ck], { subject: ck, previous: pk, current: ck });
       }
-      this.branches(prev[pk] as JsonSchema[], curr[ck] as JsonSchema[], ck, at);
+      this.branches(prev[pk] as JsonSchema[], curr[ck] as JsonSchema[], ck, at, lifted);
       return;
     }
     // Both keywords on one side (rare): compare each list with its namesake.
@@ -452,10 +531,10 @@ class Walker {
     }
   }
 
-  private branches(previous: JsonSchema[], current: JsonSchema[], keyword: UnionKeyword, at: Location): void {
+  private branches(previous: JsonSchema[], current: JsonSchema[], keyword: UnionKeyword, at: Location, lifted: Lifted = null): void {
     if (jsonEqual(previous, current)) return;
-    const harm = this.harmMatrix(previous, current);
-    const match = matchBranches(previous, current, (i, j) => harm.get(i, j, at.direction));
+    const harm = this.harmOf(previous, current, at.direction);
+    const match = matchBranches(previous, current, harm);
     const d = match.discriminator;
     const isActions = at.atRoot && d !== null;
     const label = (branch: JsonSchema, index: number) => (d !== null ? (discriminatorValue(branch, d) as string) : String(index));
@@ -464,13 +543,22 @@ class Walker {
         ? { segments: ['actions', label(branch, index), this.field], action: label(branch, index), direction: at.direction, atRoot: false }
         : { ...at, segments: [...at.segments, keyword, label(branch, index)], atRoot: false };
 
+    // A plain schema replaced by a union none of whose variants is the old one (`string` →
+    // `number | null`) changed type: that is what callers and consumers meet, not "a variant
+    // removed" (harmless for a result) plus "variants added".
+    const replaced = lifted === 'previous' ? match.removed.length === previous.length : lifted === 'current' ? match.added.length === current.length : false;
+    if (replaced && match.pairs.length === 0 && d === null && !this.covered(match, previous, current, harm, at.direction)) {
+      this.emit('type-changed', at, ['type'], { previous: typesOf(previous), current: typesOf(current) });
+      return;
+    }
+
     const before = this.changes.length;
     for (const [i, j] of match.pairs) this.walk(previous[i] as JsonSchema, current[j] as JsonSchema, locate(current[j] as JsonSchema, j));
     for (const i of match.removed) {
       const branch = previous[i] as JsonSchema;
       // An argument variant folded into a wider one (a | b → a, b widened) lost nothing: say how
       // it changed. (For a result, a removed variant is a narrowing whatever covers it.)
-      const cover = d === null && at.direction === 'input' ? current.findIndex((_, j) => harm.get(i, j, 'input') === 0) : -1;
+      const cover = d === null && at.direction === 'input' ? current.findIndex((_, j) => harm(i, j) === 0) : -1;
       if (cover >= 0) this.walk(branch, current[cover] as JsonSchema, locate(current[cover] as JsonSchema, cover));
       else if (isActions) this.emit('action-removed', locate(branch, i), [], { subject: label(branch, i), previous: branch, current: null });
       else this.emit('union-branch-removed', at, [keyword, label(branch, i)], { subject: branchName(branch, d, i), previous: branch, current: null, detail: show(branch) });
@@ -478,91 +566,88 @@ class Walker {
     for (const j of match.added) {
       const branch = current[j] as JsonSchema;
       // A new result variant inside an old one (a → a', a'' both narrower) gained nothing.
-      const cover = d === null && at.direction === 'output' ? previous.findIndex((_, i) => harm.get(i, j, 'output') === 0) : -1;
+      const cover = d === null && at.direction === 'output' ? previous.findIndex((_, i) => harm(i, j) === 0) : -1;
       if (cover >= 0) this.walk(previous[cover] as JsonSchema, branch, locate(branch, j));
       else if (isActions) this.emit('action-added', locate(branch, j), [], { subject: label(branch, j), previous: null, current: branch });
       else this.emit('union-branch-added', at, [keyword, label(branch, j)], { subject: branchName(branch, d, j), previous: null, current: branch, detail: show(branch) });
     }
+    if (d === null && match.removed.length + match.added.length > 0) this.doubt('union variants without a partner: values may have moved between variants');
     // oneOf rejects a value that matches two variants. Unless the variants are provably
     // disjoint, any change in what a variant accepts can make a value match two variants (now
     // rejected) or stop matching two (now accepted): the per-variant deltas cannot see that.
     const reshaped =
       match.added.length + match.removed.length > 0 ||
-      this.changes.slice(before).some((c) => severityOf(c.kind, 'input') === 'BREAKING' || SEVERITY_RANK[severityOf(c.kind, 'output')] >= SEVERITY_RANK.RISKY);
+      this.changes.slice(before).some((c) => isHarmful(c.kind, 'input') || isHarmful(c.kind, 'output'));
     if (keyword === 'oneOf' && reshaped && !(pairwiseDisjoint(previous) && pairwiseDisjoint(current))) {
       this.emit('one-of-overlap', at, ['oneOf'], { subject: 'oneOf', previous, current });
     }
+  }
+
+  /** Whether every unpaired branch is covered by a harmless partner (then it is not a type change). */
+  private covered(match: BranchMatch, previous: readonly JsonSchema[], current: readonly JsonSchema[], harm: PairHarm, direction: Direction): boolean {
+    if (direction === 'input') return match.removed.every((i) => current.some((_, j) => harm(i, j) === 0));
+    return match.added.every((j) => previous.some((_, i) => harm(i, j) === 0));
   }
 
   private allOf(prev: JsonObject, curr: JsonObject, at: Location): void {
     if (jsonEqual(prev.allOf, curr.allOf)) return;
     const previous = Array.isArray(prev.allOf) ? (prev.allOf as JsonSchema[]) : [];
     const current = Array.isArray(curr.allOf) ? (curr.allOf as JsonSchema[]) : [];
-    const harm = this.harmMatrix(previous, current);
-    const match = matchBranches(previous, current, (i, j) => harm.get(i, j, at.direction));
+    const harm = this.harmOf(previous, current, at.direction);
+    const match = matchBranches(previous, current, harm);
     const locate = (j: number): Location => ({ ...at, segments: [...at.segments, 'allOf', String(j)], atRoot: false });
     for (const [i, j] of match.pairs) this.walk(previous[i] as JsonSchema, current[j] as JsonSchema, locate(j));
     for (const i of match.removed) {
       // A dropped result constraint still implied by a remaining one widened nothing.
-      const cover = at.direction === 'output' ? current.findIndex((_, j) => harm.get(i, j, 'output') === 0) : -1;
+      const cover = at.direction === 'output' ? current.findIndex((_, j) => harm(i, j) === 0) : -1;
       if (cover >= 0) this.walk(previous[i] as JsonSchema, current[cover] as JsonSchema, locate(cover));
       else this.emit('all-of-branch-removed', at, ['allOf', String(i)], { subject: `#${i}`, previous: previous[i], current: null });
     }
     for (const j of match.added) {
       // A new argument constraint already implied by an old one narrowed nothing.
-      const cover = at.direction === 'input' ? previous.findIndex((_, i) => harm.get(i, j, 'input') === 0) : -1;
+      const cover = at.direction === 'input' ? previous.findIndex((_, i) => harm(i, j) === 0) : -1;
       if (cover >= 0) this.walk(previous[cover] as JsonSchema, current[j] as JsonSchema, locate(j));
       else this.emit('all-of-branch-added', at, ['allOf', String(j)], { subject: `#${j}`, previous: null, current: current[j] });
     }
+    if (match.removed.length + match.added.length > 0) this.doubt('allOf constraints were restructured: one may have moved into another');
   }
 
   /**
-   * For every (previous, current) branch pair, whether comparing them would report a narrowing
-   * (BREAKING for an input) or a widening (RISKY or worse for an output): 1 or 0. Not a count:
-   * a branch that changed deep inside must still pair with its own new version rather than with
-   * a stranger that differs by one required property. Computed lazily with a throw-away walker;
-   * large unions are not costed (null).
+   * `harm(i, j)`: 1 when comparing previous branch i with current branch j would report a
+   * change harmful in this direction (`isHarmful`: refusing callers for an input, surprising
+   * consumers for an output), 0 when not, null when not costed. What a change does to values is
+   * a fact of its kind, never its severity, so re-levelling a rule never changes the pairing.
+   * Costed lazily with a trial walker that does not cost nested unions itself (see
+   * `costsUnions`); large unions and trial walkers pair by resemblance alone.
    */
-  private harmMatrix(previous: readonly JsonSchema[], current: readonly JsonSchema[]) {
-    const costed = previous.length * current.length <= 144;
-    const measure = (i: number, j: number) => {
-      const p = previous[i] as JsonSchema;
-      const c = current[j] as JsonSchema;
-      // Memoized by identity for the whole walk: nested unions would otherwise be costed once
-      // per pairing of every enclosing union (exponential in the nesting depth).
-      const memo = typeof p === 'object' && typeof c === 'object' ? this.harmCache.get(p) ?? new WeakMap() : null;
-      if (memo !== null) this.harmCache.set(p as JsonObject, memo);
-      const known = memo?.get(c as JsonObject);
-      if (known !== undefined) return known;
-      const trial = new Walker(this.previousRoot, this.currentRoot, this.field, new Set(this.followedRefs), this.harmCache);
-      trial.walk(p, c, { segments: [], action: null, direction: 'input', atRoot: false });
-      const found = {
-        narrow: trial.changes.some((d) => severityOf(d.kind, 'input') === 'BREAKING') ? 1 : 0,
-        widen: trial.changes.some((d) => SEVERITY_RANK[severityOf(d.kind, 'output')] >= SEVERITY_RANK.RISKY) ? 1 : 0,
-      };
-      memo?.set(c as JsonObject, found);
-      return found;
-    };
-    return {
-      get: (i: number, j: number, direction: Direction): number | null => {
-        if (!costed) return null;
-        const m = measure(i, j);
-        return direction === 'input' ? m.narrow : m.widen;
-      },
+  private harmOf(previous: readonly JsonSchema[], current: readonly JsonSchema[], direction: Direction): PairHarm {
+    if (!this.costsUnions || previous.length * current.length > MAX_COSTED_PAIRS) return () => null;
+    const known = new Map<number, number>();
+    return (i, j) => {
+      const key = i * current.length + j;
+      let harm = known.get(key);
+      if (harm === undefined) {
+        const trial = this.helper();
+        trial.walk(previous[i] as JsonSchema, current[j] as JsonSchema, { segments: [], action: null, direction, atRoot: false });
+        harm = trial.changes.some((c) => isHarmful(c.kind, direction)) ? 1 : 0;
+        known.set(key, harm);
+      }
+      return harm;
     };
   }
 
   private not(prev: JsonObject, curr: JsonObject, at: Location): void {
     if (jsonEqual(prev.not, curr.not)) return;
+    this.doubt('a "not" changed: the walker only judges which way its exclusion moved');
     if (!('not' in prev)) return this.emit('not-added', at, ['not'], { previous: null, current: curr.not });
     if (!('not' in curr)) return this.emit('not-removed', at, ['not'], { previous: prev.not, current: null });
     // Inside `not`, accepting more means the whole accepts less. Rather than invert every
     // kind, walk the inner schemas on their own and report one delta on `not` saying which
     // way the exclusion moved.
-    const inner = new Walker(this.previousRoot, this.currentRoot, this.field, new Set(this.followedRefs), this.harmCache);
+    const inner = this.helper();
     inner.walk(asSchema(prev.not), asSchema(curr.not), { segments: [], action: null, direction: 'input', atRoot: false });
-    const narrowed = inner.changes.some((c) => severityOf(c.kind, 'input') === 'BREAKING');
-    const widened = inner.changes.some((c) => SEVERITY_RANK[severityOf(c.kind, 'output')] >= SEVERITY_RANK.RISKY);
+    const narrowed = inner.changes.some((c) => isHarmful(c.kind, 'input'));
+    const widened = inner.changes.some((c) => isHarmful(c.kind, 'output'));
     const kind = narrowed && widened ? 'not-changed' : widened ? 'not-excludes-more' : narrowed ? 'not-excludes-less' : 'annotation-changed';
     this.emit(kind, at, ['not'], { previous: prev.not, current: curr.not });
   }
@@ -594,6 +679,7 @@ class Walker {
         continue;
       }
       const kind = !(keyword in prev) ? 'constraint-added' : !(keyword in curr) ? 'constraint-removed' : 'constraint-changed';
+      this.doubt(`"${keyword}" changed, which no rule judges exactly`);
       this.emit(kind, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
     }
   }
@@ -705,4 +791,16 @@ function branchName(branch: JsonSchema, discriminator: string | null, index: num
   if (discriminator !== null) return JSON.stringify(discriminatorValue(branch, discriminator));
   const types = isJsonObject(branch) ? declaredTypes(branch) : null;
   return types === null ? `#${index}` : `#${index} (${[...types].sort().join(' | ')})`;
+}
+
+/** The JSON types a list of union variants declares: `"string"`, or `["null", "number"]`. */
+function typesOf(branches: readonly JsonSchema[]): unknown {
+  const types = new Set<string>();
+  for (const branch of branches) {
+    const declared = isJsonObject(branch) ? declaredTypes(branch) : null;
+    if (declared === null) return branches.length === 1 ? branches[0] : branches;
+    for (const t of declared) types.add(t);
+  }
+  const sorted = [...types].sort();
+  return sorted.length === 1 ? sorted[0] : sorted;
 }

@@ -5,10 +5,9 @@
  * by equality, then by least harm (a pairing that reports a narrowing of an input when another
  * pairing reports none is the wrong pairing), then by resemblance.
  */
-import { canonicalJson } from '../contract/canonical.js';
 import { discriminatorOf, discriminatorValue } from '../protocol/index.js';
 import type { JsonObject, JsonSchema, JsonValue } from '../contract/model.js';
-import { jsonEqual, isJsonObject } from './json.js';
+import { jsonEqual, isJsonObject, shapeHash } from './json.js';
 import { declaredTypes, isAnnotation, restrictToType, type JsonType } from './vocabulary.js';
 
 export type UnionKeyword = 'anyOf' | 'oneOf';
@@ -52,11 +51,11 @@ export function matchBranches(previous: readonly JsonSchema[], current: readonly
   const freePrev = new Set(previous.map((_, i) => i));
   const freeCurr = new Set(current.map((_, j) => j));
   // Unchanged branches first: they are certainly the same variant.
-  const byText = new Map<string, number[]>();
-  current.forEach((b, j) => byText.set(canonicalJson(b), [...(byText.get(canonicalJson(b)) ?? []), j]));
+  const byShape = new Map<number, number[]>();
+  current.forEach((b, j) => byShape.set(shapeHash(b), [...(byShape.get(shapeHash(b)) ?? []), j]));
   previous.forEach((b, i) => {
-    const candidates = byText.get(canonicalJson(b));
-    const j = candidates?.find((c) => freeCurr.has(c));
+    const candidates = byShape.get(shapeHash(b));
+    const j = candidates?.find((c) => freeCurr.has(c) && jsonEqual(b, current[c]));
     if (j !== undefined) {
       pairs.push([i, j]);
       freePrev.delete(i);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { brief, inputDeltas, outputDeltas } from './helpers.js';
+import { normalizeSchema } from '../../src/contract/schema.js';
+import { MAX_WALK_STEPS, walkSchemas } from '../../src/diff/schema-walker.js';
 
 const obj = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type: 'object', properties, ...extra });
 const arg = (schema: Record<string, unknown>, required = false) => obj({ x: schema }, required ? { required: ['x'] } : {});
@@ -208,15 +210,32 @@ describe('schema walker: recursive schemas terminate', () => {
 });
 
 describe('schema walker: cost', () => {
-  it('deeply nested unions are compared in linear time, not once per enclosing pairing', async () => {
+  it('deeply nested unions cost polynomial work, not one walk per enclosing pairing', () => {
     const nest = (depth: number, leaf: number): Record<string, unknown> =>
       depth === 0
         ? { type: 'string', maxLength: leaf }
         : { anyOf: [0, 1, 2, 3, 4, 5].map((i) => ({ type: 'object', properties: { [`k${i}`]: nest(depth - 1, leaf) }, required: [`k${i}`] })) };
-    const started = performance.now();
-    const deltas = await inputDeltas({ type: 'object', properties: { x: nest(4, 10) } }, { type: 'object', properties: { x: nest(4, 5) } });
-    expect(performance.now() - started).toBeLessThan(2_000);
-    expect(deltas.length).toBe(6 ** 4);
-    expect(deltas.every((d) => d.kind === 'length-range-narrowed')).toBe(true);
+    const walk = (depth: number) =>
+      walkSchemas(normalizeSchema({ type: 'object', properties: { x: nest(depth, 10) } }).schema, normalizeSchema({ type: 'object', properties: { x: nest(depth, 5) } }).schema, { field: 'inputSchema', direction: 'input' });
+    const [three, four] = [walk(3), walk(4)];
+    expect(four.changes).toHaveLength(6 ** 4);
+    expect(four.changes.every((d) => d.kind === 'length-range-narrowed')).toBe(true);
+    // One more level multiplies the schema by 6. Costing every pairing of every enclosing union
+    // multiplied the work by 36 per level; now it grows with the size times the depth.
+    expect(four.steps / three.steps).toBeLessThan(6 * (4 / 3) * 1.5);
+    expect(four.steps).toBeLessThan(200 * 6 ** 4);
+  });
+
+  it('a schema beyond the step budget gets one conservative verdict and a note, never a hang', () => {
+    const nest = (depth: number, leaf: number): Record<string, unknown> =>
+      depth === 0 ? { type: 'integer', maximum: leaf } : { anyOf: [0, 1, 2, 3].map((i) => ({ type: 'object', properties: { [`k${i}`]: nest(depth - 1, leaf) }, required: [`k${i}`] })) };
+    const schemas = [nest(4, 10), nest(4, 5)].map((s) => normalizeSchema(s).schema);
+    const unbounded = walkSchemas(schemas[0]!, schemas[1]!, { field: 'inputSchema', direction: 'input' });
+    expect(unbounded.changes).toHaveLength(4 ** 4);
+    const bounded = walkSchemas(schemas[0]!, schemas[1]!, { field: 'inputSchema', direction: 'input', maxSteps: Math.floor(unbounded.steps / 2) });
+    expect(bounded.changes.map((d) => d.kind)).toEqual(['constraint-changed']);
+    expect(bounded.changes[0]?.note).toMatch(/too large or too deeply nested to compare keyword by keyword/);
+    expect(bounded.uncertain).toHaveLength(1);
+    expect(MAX_WALK_STEPS).toBeGreaterThan(50 * unbounded.steps);
   });
 });

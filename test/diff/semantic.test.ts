@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { ContractEntry, JsonObject } from '../../src/contract/model.js';
 import { normalizeTool } from '../../src/contract/normalize.js';
 import { crossCheck } from '../../src/diff/cross-check.js';
-import type { DraftDelta } from '../../src/diff/draft.js';
+import type { Finding } from '../../src/diff/finding.js';
 import { projectForSemanticCheck, runSemanticChecks } from '../../src/diff/semantic.js';
 import { inputDeltas } from './helpers.js';
 
@@ -111,26 +111,36 @@ describe('cross-check in the engine', () => {
 
   it('a loss the walker did not explain becomes a BREAKING semantic-narrowing delta', async () => {
     // Simulates a walker blind spot: the schemas narrow, but no walker delta says so.
-    const deltas = new Map<string, DraftDelta[]>();
-    await crossCheck(deltas, [{ key: 't', previous: entry({ type: 'object', properties: { n: { type: 'number' } } }), current: entry({ type: 'object', properties: { n: { type: 'integer' } } }) }], budget);
+    const deltas = new Map<string, Finding[]>();
+    await crossCheck(deltas, [{ key: 't', previous: entry({ type: 'object', properties: { n: { type: 'number' } } }), current: entry({ type: 'object', properties: { n: { type: 'integer' } } }), uncertain: { inputSchema: ['simulated'] } }], budget);
     const [found] = deltas.get('t') ?? [];
     expect(found).toMatchObject({ kind: 'semantic-narrowing', direction: 'input', segments: ['inputSchema'] });
     expect(found?.note).toMatch(/json-schema-diff/);
   });
 
   it('follows the engine convention: a new optional argument loses nothing', async () => {
-    const deltas = new Map<string, DraftDelta[]>();
+    const deltas = new Map<string, Finding[]>();
     const before = { type: 'object', properties: { a: { type: 'string' } } };
     const after = { type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } } };
-    await crossCheck(deltas, [{ key: 't', previous: entry(before), current: entry(after) }], budget);
+    await crossCheck(deltas, [{ key: 't', previous: entry(before), current: entry(after), uncertain: { inputSchema: ['simulated'] } }], budget);
     expect(deltas.get('t')).toBeUndefined();
   });
 
   it('when it cannot run, the walker deltas of that schema say so in a note', async () => {
-    const tree = (max: number) => ({ type: 'object', properties: { name: { type: 'string', maxLength: max }, child: { $ref: '#' } } });
-    const [delta] = await inputDeltas(tree(3), tree(5), { semantic: true });
-    expect(delta).toMatchObject({ kind: 'length-range-widened', severity: 'SAFE' });
+    // A variant without a partner makes the walker unsure; the recursion stops json-schema-diff.
+    const tree = (variants: JsonObject[]) => ({ type: 'object', properties: { name: { anyOf: variants }, child: { $ref: '#' } } });
+    const [delta] = await inputDeltas(tree([{ type: 'string' }]), tree([{ type: 'string' }, { type: 'number' }]), { semantic: true });
+    expect(delta).toMatchObject({ kind: 'union-branch-added', severity: 'SAFE' });
     expect(delta?.note).toBe('Semantic cross-check not run (the schema is recursive ($ref)); classified by the keyword rules alone.');
+  });
+
+  it('is not asked where the walker judged every keyword exactly', async () => {
+    // A zero budget would leave a note on any schema pair handed to json-schema-diff.
+    const exact = await inputDeltas({ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { type: 'object', properties: { a: { type: 'string', maxLength: 9 } } }, { semantic: true, semanticBudgetMs: 0 });
+    expect(exact.map((d) => d.kind).sort()).toEqual(['length-range-narrowed', 'property-became-optional']);
+    expect(exact.every((d) => d.note === undefined)).toBe(true);
+    const unsure = await inputDeltas({ type: 'object', properties: { a: { anyOf: [{ type: 'string' }] } } }, { type: 'object', properties: { a: { anyOf: [{ type: 'string' }, { type: 'null' }] } } }, { semantic: true, semanticBudgetMs: 0 });
+    expect(unsure[0]?.note).toMatch(/budget of the semantic check ran out/);
   });
 
   it('is not asked when the walker already found a BREAKING change, nor with semantic: false', async () => {

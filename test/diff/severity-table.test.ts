@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { RULE_KINDS } from '../../src/protocol/index.js';
-import { RULES, SEVERITY_TABLE_END, SEVERITY_TABLE_START, renderSeverityTable } from '../../src/diff/index.js';
+import { isHarmful, type Rule } from '../../src/diff/rules.js';
+import type { RuleKind } from '../../src/protocol/index.js';
+import { RULES, classify, severityOf, SEVERITY_TABLE_END, SEVERITY_TABLE_START, renderSeverityTable } from '../../src/diff/index.js';
 
 const readmePath = new URL('../../README.md', import.meta.url);
 const readme = readFileSync(readmePath, 'utf8');
@@ -25,6 +27,26 @@ describe('the rule table', () => {
         }
       }
     }
+  });
+
+  it('every schema rule says what it does to values, consistently with its default severities', () => {
+    // The walker pairs union variants by effect, never by severity; the table's defaults agree:
+    // harmful to callers exactly when BREAKING for inputs, to consumers when RISKY or worse for outputs.
+    for (const [kind, rule] of Object.entries(RULES) as Array<[RuleKind, Rule]>) {
+      if (rule.scope !== 'schema') continue;
+      expect(rule.effect, `${kind} needs an effect`).toBeDefined();
+      expect(isHarmful(kind, 'input'), `${kind} input`).toBe(severityOf(kind, 'input') === 'BREAKING');
+      expect(isHarmful(kind, 'output'), `${kind} output`).toBe(['BREAKING', 'RISKY'].includes(severityOf(kind, 'output')));
+    }
+  });
+
+  it('an override re-levels a kind in one direction and says what the table said', () => {
+    const overrides = { 'enum-widened': { output: 'SAFE' }, 'tool-removed': 'RISKY' } as const;
+    expect(classify('enum-widened', 'output', overrides)).toMatchObject({ severity: 'SAFE', defaultSeverity: 'RISKY' });
+    expect(classify('enum-widened', 'input', overrides)).not.toHaveProperty('defaultSeverity');
+    expect(classify('tool-removed', null, overrides)).toEqual({ severity: 'RISKY', defaultSeverity: 'BREAKING', reason: expect.any(String) });
+    // Raised to BREAKING, a kind without a fix of its own still gets one.
+    expect(classify('property-added', 'input', { 'property-added': 'BREAKING' }).hint).toMatch(/configuration classifies this change as BREAKING/);
   });
 
   it('the rendered table lists every kind once', () => {
