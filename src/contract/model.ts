@@ -29,6 +29,11 @@ export interface RawCapture {
   prompts: JsonObject[];
   resources: JsonObject[];
   resourceTemplates: JsonObject[];
+  /**
+   * The client capabilities `initialize` declared (sorted names), which decide what some
+   * servers show; absent for a dump, where it is unknown.
+   */
+  clientCapabilities?: string[];
 }
 
 /** The four collections a server can expose, in the order reports list them. */
