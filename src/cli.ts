@@ -1,10 +1,9 @@
 #!/usr/bin/env node
 import { main } from './cli/main.js';
+import { exitOnInterrupt } from './compile/process.js';
 
-// Stop cleanly on Ctrl-C / SIGTERM: exiting runs the 'exit' hook that stops server processes.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => process.exit(signal === 'SIGINT' ? 130 : 143));
-}
+// Ctrl-C / SIGTERM: exit 130 / 143, and kill every server tree still running on the way out.
+exitOnInterrupt();
 
 const code = await main(process.argv.slice(2), {
   cwd: process.cwd(),

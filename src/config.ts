@@ -3,7 +3,9 @@ import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { splitCommand } from './compile/argv.js';
-import { DEFAULT_TIMEOUT_MS, shellQuote, type ContractSource } from './compile/source.js';
+import { passEnvProblem } from './compile/env.js';
+import { redactUrl } from './compile/redact.js';
+import { CLIENT_CAPABILITIES, DEFAULT_TIMEOUT_MS, clientCapabilitiesOf, shellQuote, type ClientCapability, type ContractSource } from './compile/source.js';
 import { LOCKFILE_NAME } from './contract/lockfile.js';
 import { UserError } from './errors.js';
 
@@ -11,6 +13,11 @@ import { UserError } from './errors.js';
 export const CONFIG_NAME = 'mcp-contract-guard.config.json';
 
 const envMap = z.record(z.string(), z.string());
+
+const envName = z.string().superRefine((name, context) => {
+  const problem = passEnvProblem(name);
+  if (problem) context.addIssue({ code: 'custom', message: problem });
+});
 
 const serverSchema = z
   .object({
@@ -23,6 +30,10 @@ const serverSchema = z
     file: z.string().optional(),
     lockfile: z.string().optional(),
     lenientStdout: z.boolean().optional(),
+    // Variables of the environment the server gets by name (see the environment policy, env.ts).
+    passEnv: z.array(envName).optional(),
+    // The client capabilities initialize declares; [] declares none.
+    capabilities: z.array(z.enum(CLIENT_CAPABILITIES)).optional(),
   })
   .strict()
   // "command" with "url": start the server, then reach it over HTTP.
@@ -85,13 +96,15 @@ export async function loadConfig(path: string): Promise<Config> {
     const timeoutMs = (server.timeout ?? DEFAULT_TIMEOUT_MS / 1000) * 1000;
     const cwd = resolve(base, server.cwd ?? '.');
     let source: ContractSource;
+    const clientCapabilities = server.capabilities && { clientCapabilities: server.capabilities };
     if (server.command !== undefined) {
       const command = typeof server.command === 'string' ? splitCommand(server.command) : server.command;
-      source = { kind: 'command', command, cwd, env: server.env, timeoutMs };
+      source = { kind: 'command', command, cwd, env: server.env, timeoutMs, ...clientCapabilities };
       if (server.url !== undefined) Object.assign(source, { url: server.url, headers: server.headers });
       if (server.lenientStdout) source.lenientStdout = true;
+      if (server.passEnv) source.passEnv = server.passEnv;
     } else if (server.url !== undefined) {
-      source = { kind: 'url', url: server.url, headers: server.headers, timeoutMs };
+      source = { kind: 'url', url: server.url, headers: server.headers, timeoutMs, ...clientCapabilities };
     } else {
       source = { kind: 'file', path: resolve(base, server.file as string) };
     }
@@ -109,22 +122,33 @@ export async function loadConfig(path: string): Promise<Config> {
   return { path, targets, allow: parsed.data.allow ?? [] };
 }
 
-/** A source as the JSON of a config file's server entry (for "commit this" advice). */
+/** A source as the JSON of a config file's server entry (for "commit this" advice; URL credentials redacted). */
 export function configEntryFor(source: ContractSource, base: string): Record<string, unknown> {
   switch (source.kind) {
     case 'file':
       return { file: relative(base, source.path) || '.' };
     case 'url':
-      return { url: source.url, ...(source.headers ? { headers: Object.fromEntries(Object.keys(source.headers).map((h) => [h, '…'])) } : {}), timeout: source.timeoutMs / 1000 };
+      return {
+        url: redactUrl(source.url),
+        ...(source.headers ? { headers: Object.fromEntries(Object.keys(source.headers).map((h) => [h, '…'])) } : {}),
+        ...capabilitiesEntry(source),
+        timeout: source.timeoutMs / 1000,
+      };
     case 'command':
       return {
         command: source.command.map(shellQuote).join(' '),
         ...(source.cwd && relative(base, source.cwd) ? { cwd: relative(base, source.cwd) } : {}),
-        ...(source.url ? { url: source.url } : {}),
+        ...(source.url ? { url: redactUrl(source.url) } : {}),
         ...(source.lenientStdout ? { lenientStdout: true } : {}),
+        ...(source.passEnv?.length ? { passEnv: source.passEnv } : {}),
+        ...capabilitiesEntry(source),
         timeout: source.timeoutMs / 1000,
       };
   }
+}
+
+function capabilitiesEntry(source: ContractSource & { kind: 'command' | 'url' }): { capabilities?: ClientCapability[] } {
+  return source.clientCapabilities === undefined ? {} : { capabilities: clientCapabilitiesOf(source) };
 }
 
 /** The config in `dir`, if there is one. */

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { splitCommand } from '../compile/argv.js';
-import { DEFAULT_TIMEOUT_MS, type ContractSource } from '../compile/source.js';
+import { DEFAULT_TIMEOUT_MS, checkPassEnv, parseClientCapabilities, type ContractSource } from '../compile/source.js';
 import { findConfig, loadConfig, selectTargets, type Target } from '../config.js';
 import { LOCKFILE_NAME } from '../contract/lockfile.js';
 import { SEVERITIES, type Severity } from '../protocol/index.js';
@@ -29,6 +29,9 @@ const OPTIONS = {
   artifact: { type: 'string' },
   'no-heal': { type: 'boolean' },
   'lenient-stdout': { type: 'boolean' },
+  'isolate-env': { type: 'boolean' },
+  'pass-env': { type: 'string', multiple: true },
+  capabilities: { type: 'string' },
   quiet: { type: 'boolean', short: 'q' },
   debug: { type: 'boolean' },
   'no-color': { type: 'boolean' },
@@ -128,6 +131,7 @@ function sourceFromFlags(args: CliArgs, cwd: string): ContractSource | undefined
   const headers = parsePairs('--header', flags.header ?? [], ':');
   if (flags.url !== undefined && !/^https?:\/\//.test(flags.url)) throw new UserError(`--url must be an http:// or https:// address; got "${flags.url}".`);
   if (flags.header !== undefined && flags.url === undefined) throw new UserError('--header only applies to --url.');
+  const capabilities = flags.capabilities === undefined ? {} : { clientCapabilities: parseClientCapabilities(flags.capabilities, '--capabilities') };
   if (flags.command !== undefined) {
     const source: ContractSource = {
       kind: 'command',
@@ -135,16 +139,26 @@ function sourceFromFlags(args: CliArgs, cwd: string): ContractSource | undefined
       ...(flags.cwd ? { cwd: resolve(cwd, flags.cwd) } : {}),
       env: parsePairs('--env', flags.env ?? [], '='),
       timeoutMs,
+      ...capabilities,
     };
     // With --url too: start the command, then reach the server over HTTP.
     if (flags.url !== undefined) Object.assign(source, { url: flags.url, headers });
     if (flags['lenient-stdout']) source.lenientStdout = true;
+    if (flags['isolate-env']) source.isolateEnv = true;
+    if (flags['pass-env']) source.passEnv = checkPassEnv(flags['pass-env'], '--pass-env');
     return source;
   }
-  for (const [flag, value] of [['--cwd', flags.cwd], ['--env', flags.env], ['--lenient-stdout', flags['lenient-stdout']]] as const) {
+  for (const [flag, value] of [
+    ['--cwd', flags.cwd],
+    ['--env', flags.env],
+    ['--lenient-stdout', flags['lenient-stdout']],
+    ['--isolate-env', flags['isolate-env']],
+    ['--pass-env', flags['pass-env']],
+  ] as const) {
     if (value !== undefined) throw new UserError(`${flag} only applies to --command.`);
   }
-  if (flags.url !== undefined) return { kind: 'url', url: flags.url, headers, timeoutMs };
+  if (flags.url !== undefined) return { kind: 'url', url: flags.url, headers, timeoutMs, ...capabilities };
+  if (flags.capabilities !== undefined) throw new UserError('--capabilities applies to --command or --url; for the servers of a config file, set "capabilities" in their entries.');
   if (file !== undefined) return { kind: 'file', path: resolve(cwd, file) };
   return undefined;
 }
@@ -180,11 +194,15 @@ Usage:
 
 A <source> is one of:
   --command "node dist/server.js"   start the server over stdio (split like a shell, run without one)
-      --cwd DIR  --env KEY=VALUE (repeatable)  --timeout SECONDS (default 30)
+      --cwd DIR  --env KEY=VALUE (repeatable)  --timeout SECONDS (default 30; start-up gets up to twice that)
       --url URL (with --command)     the server serves streamable HTTP there once started
       --lenient-stdout               read JSON-RPC past log text on stdout lines
+      --isolate-env                  give the server only the runtime variables (PATH, HOME, LANG…), as the Action does
+      --pass-env NAME (repeatable)   also give it this variable of your environment
   --url http://host:port/mcp         reach it over streamable HTTP
       --header "Name: value" (repeatable)  --timeout SECONDS
+  --capabilities roots,sampling,elicitation|none
+                                     client capabilities initialize declares (default: all three)
   --file tools.json                  read a tools/list dump or a lockfile
   (none)                             use mcp-contract-guard.config.json: every server, or --server NAME
 

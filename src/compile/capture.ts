@@ -1,16 +1,27 @@
 import { ENTRY_KINDS, countOf, type JsonObject, type RawCapture } from '../contract/model.js';
 import { UserError } from '../errors.js';
 import type { AttemptEvidence, RpcChannel } from './channel.js';
-import { diagnose, type Diagnosis } from './diagnose.js';
+import { diagnose, looksSlowToStart, type Diagnosis } from './diagnose.js';
 import { HttpChannel, LaunchedHttpChannel } from './http.js';
 import { listAll, openSession } from './protocol.js';
-import type { ServerSource } from './source.js';
+import { redactUrl } from './redact.js';
+import { clientCapabilitiesOf, type ClientCapability, type ServerSource } from './source.js';
 import { StdioChannel } from './stdio.js';
 
 export type Progress = (message: string) => void;
 
+/**
+ * Start-up, healing included, waits about this many times the source's timeout in all: a slow
+ * start is waited for on the same process until then, and retries share the budget (heal.ts),
+ * so a server that hangs holds CI for about 2 × --timeout, not a ladder of longer waits. Once a
+ * server answers, each later request gets its own timeout (and `MAX_PAGES` bounds the lists).
+ */
+export const START_BUDGET_FACTOR = 2;
+
 export interface CaptureOptions {
   onProgress?: Progress;
+  /** When start-up must be over (epoch ms); default `START_BUDGET_FACTOR` timeouts from now. */
+  deadline?: number;
 }
 
 export interface ServerCapture {
@@ -45,10 +56,23 @@ const LISTS = [
  */
 export async function captureServer(source: ServerSource, options: CaptureOptions = {}): Promise<ServerCapture> {
   const progress = options.onProgress ?? (() => {});
-  const channel = openChannel(source);
-  progress(source.kind === 'command' ? `starting ${source.command.join(' ')}` : `connecting to ${source.url}`);
+  const deadline = options.deadline ?? Date.now() + START_BUDGET_FACTOR * source.timeoutMs;
+  const capabilities = clientCapabilitiesOf(source);
+  const channel = openChannel(source, capabilities);
+  progress(source.kind === 'command' ? `starting ${source.command.join(' ')}` : `connecting to ${redactUrl(source.url)}`);
   try {
-    const session = await openSession(channel, source.timeoutMs);
+    // A server we started that is still starting is waited for until the deadline, same process.
+    const patience =
+      source.kind === 'command'
+        ? {
+            until: deadline,
+            keepWaiting: () => looksSlowToStart(channel.evidence),
+            onSlow: (waitedMs: number) =>
+              progress(`no answer after ${(waitedMs / 1000).toFixed(1)} s; the server looks like it is still starting, so waiting on it up to ${((deadline - Date.now()) / 1000).toFixed(1)} s more`),
+          }
+        : undefined;
+    const startWaitMs = Math.max(1, Math.min(source.timeoutMs, deadline - Date.now()));
+    const session = await openSession(channel, { timeoutMs: startWaitMs, capabilities, ...(patience ? { patience } : {}) });
     const version = session.server.version ? ` ${session.server.version}` : '';
     progress(`connected to ${session.server.name}${version} (protocol ${session.protocolVersion})`);
     const capture: RawCapture = {
@@ -61,6 +85,7 @@ export async function captureServer(source: ServerSource, options: CaptureOption
       prompts: [],
       resources: [],
       resourceTemplates: [],
+      clientCapabilities: [...capabilities],
     };
     for (const list of LISTS) {
       if (session.capabilities[list.capability] === undefined) continue;
@@ -81,11 +106,12 @@ export async function captureServer(source: ServerSource, options: CaptureOption
   }
 }
 
-function openChannel(source: ServerSource): RpcChannel {
-  if (source.kind === 'url') return new HttpChannel({ url: source.url, headers: source.headers });
-  const { command, cwd, env } = source;
-  if (source.url) return new LaunchedHttpChannel({ command, cwd, env, url: source.url, headers: source.headers });
-  return new StdioChannel({ command, cwd, env, lenientStdout: source.lenientStdout });
+function openChannel(source: ServerSource, clientCapabilities: readonly ClientCapability[]): RpcChannel {
+  if (source.kind === 'url') return new HttpChannel({ url: source.url, headers: source.headers, clientCapabilities });
+  const { command, cwd, env, passEnv, isolateEnv } = source;
+  const launch = { command, cwd, env, passEnv, isolateEnv, clientCapabilities };
+  if (source.url) return new LaunchedHttpChannel({ ...launch, url: source.url, headers: source.headers });
+  return new StdioChannel({ ...launch, lenientStdout: source.lenientStdout });
 }
 
 function warningsFrom(evidence: AttemptEvidence): string[] {

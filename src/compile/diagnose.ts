@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { ChannelError, RpcError, type AttemptEvidence } from './channel.js';
+import { portOf } from './http.js';
 import { HANDSHAKE_PROTOCOL_VERSION, STATELESS_PROTOCOL_VERSION } from './protocol.js';
 import type { ServerSource } from './source.js';
 
@@ -17,6 +18,8 @@ export type FailureCategory =
   | 'missing-env'
   | 'auth-failed'
   | 'connection-refused'
+  | 'port-taken'
+  | 'port-mismatch'
   | 'timeout'
   | 'transport-mismatch'
   | 'protocol-mismatch'
@@ -34,7 +37,7 @@ export interface Diagnosis {
   missingEnv?: string[];
   /** The file the command points at that does not exist. */
   missingPath?: string;
-  /** An HTTP address the server announced on stdout (it speaks HTTP, not stdio). */
+  /** The HTTP address the server's log said it listens on (not the one we were told). */
   announcedUrl?: string;
   /** JSON-RPC messages arrived prefixed by log text on the same stdout line. */
   pollutedStdout?: boolean;
@@ -96,6 +99,33 @@ const DETECTORS: Detector[] = [
     };
   },
 
+  function portTaken({ error, source, evidence }) {
+    if (!(error instanceof ChannelError) || error.failure !== 'port-taken' || source.kind !== 'command' || !source.url) return undefined;
+    const port = portOf(source.url);
+    if (evidence.pid === undefined) {
+      return {
+        category: 'port-taken',
+        confidence: 0.95,
+        explanation: `Port ${port} is already in use by another process, so the server was not started: it could not have listened there, and we would have captured whatever answers instead.`,
+      };
+    }
+    return {
+      category: 'port-taken',
+      confidence: 0.85,
+      explanation: `The server ${error.message.replace(/^the server /, '')}, so it was not captured.${stderrExcerpt(evidence)}`,
+    };
+  },
+
+  function portMismatch({ error, evidence }) {
+    if (!(error instanceof ChannelError) || error.failure !== 'port-mismatch' || !evidence.announcedUrl) return undefined;
+    return {
+      category: 'port-mismatch',
+      confidence: 0.9,
+      announcedUrl: evidence.announcedUrl,
+      explanation: `The server does not listen where --url says: ${error.message.replace(/^the server /, 'it ')}.`,
+    };
+  },
+
   function missingEnv({ evidence }) {
     const names = envNamesIn(evidence.stderrTail.join('\n'));
     if (names.length === 0) return undefined;
@@ -140,7 +170,7 @@ const DETECTORS: Detector[] = [
       };
     }
     if (evidence.transport === 'stdio' && !evidence.spokeJsonRpc) {
-      const announced = announcedUrl([...evidence.strayStdout, ...evidence.stderrTail]);
+      const announced = evidence.announcedUrl;
       if (announced) {
         return {
           category: 'transport-mismatch',
@@ -178,12 +208,13 @@ const DETECTORS: Detector[] = [
     };
   },
 
-  function timeout({ evidence, source }) {
+  function timeout({ evidence, error }) {
     if (!evidence.timedOutOn) return undefined;
+    const what = error instanceof ChannelError && error.failure === 'timeout' ? error.message.replace(/^the server /, '') : `did not answer ${evidence.timedOutOn}`;
     return {
       category: 'timeout',
       confidence: 0.75,
-      explanation: `The server did not answer ${evidence.timedOutOn} within ${source.timeoutMs / 1000} s. It may be slow to start (installing, downloading, warming a cache) or waiting for input it will never get.${stderrExcerpt(evidence)}`,
+      explanation: `The server ${what}. It may be slow to start (installing, downloading, warming a cache) or waiting for input it will never get.${stderrExcerpt(evidence)}`,
     };
   },
 
@@ -196,7 +227,12 @@ const DETECTORS: Detector[] = [
     if (evidence.exitCode === undefined && evidence.signal === undefined) return undefined;
     const how = evidence.signal ? `was killed by ${evidence.signal}` : `exited with code ${evidence.exitCode}`;
     const when = evidence.spokeJsonRpc ? 'while answering' : 'before answering initialize';
-    return { category: 'crashed', confidence: 0.6, explanation: `The server ${how} ${when}.${stderrExcerpt(evidence)}` };
+    // A launched HTTP server whose command succeeded and returned: it went to the background.
+    const daemon =
+      evidence.transport === 'http' && evidence.exitCode === 0
+        ? ' A command that returns while its server keeps running in the background (a daemon, docker run -d) cannot be captured this way: start the server before mcp-contract-guard and give only --url.'
+        : '';
+    return { category: 'crashed', confidence: 0.6, explanation: `The server ${how} ${when}.${daemon}${stderrExcerpt(evidence)}` };
   },
 ];
 
@@ -238,14 +274,15 @@ export function envNamesIn(text: string): string[] {
   return [...names].sort();
 }
 
-function announcedUrl(lines: string[]): string | undefined {
-  for (const line of lines) {
-    const url = /\bhttps?:\/\/[^\s'"<>]+/.exec(line);
-    if (url) return url[0].replace(/[.,;)]+$/, '');
-    const port = /\b(?:listening|running|started|serving)\b.*?\bport\s*:?\s*(\d{2,5})\b/i.exec(line);
-    if (port) return `http://127.0.0.1:${port[1]}/mcp`;
-  }
-  return undefined;
+/**
+ * Whether a server we started that has not answered yet looks like it is still starting (worth
+ * waiting for on the same process), rather than like one that stopped or speaks another
+ * transport: over stdio, nothing at all on stdout and no address announced in its log.
+ */
+export function looksSlowToStart(evidence: AttemptEvidence): boolean {
+  if (evidence.spawnErrorCode !== undefined || evidence.exitCode !== undefined || evidence.signal !== undefined) return false;
+  if (evidence.transport === 'http') return true;
+  return evidence.strayStdout.length === 0 && !evidence.pollutedStdout && evidence.announcedUrl === undefined;
 }
 
 function stderrExcerpt(evidence: AttemptEvidence): string {

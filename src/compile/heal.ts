@@ -1,22 +1,33 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { CaptureOptions } from './capture.js';
-import { CompileError } from './capture.js';
+import type { CaptureOptions, ServerCapture } from './capture.js';
+import { CompileError, START_BUDGET_FACTOR } from './capture.js';
 import type { Diagnosis, FailureCategory } from './diagnose.js';
+import { withheldFrom } from './env.js';
+import { portOf } from './http.js';
+import { redactUrl } from './redact.js';
 import { sourceFlags, type ServerSource } from './source.js';
 
 /**
  * Self-healing compilation: when a server cannot be captured, diagnose why, apply at most one
  * safe change, and try again, a bounded number of times. What is safe is decided here, per
- * failure category, in one table: a fixer may lengthen a timeout, find a binary the project
- * installed, switch transport, read past log noise on stdout, or retry a crash that looks
- * transient. It never guesses secrets, installs packages, runs build scripts or retries an
- * authentication failure: those end the loop with the exact thing a person must do.
+ * failure category, in one table: a fixer may find a binary the project installed, switch
+ * transport or port to where the server said it listens, read past log noise on stdout, or
+ * retry a crash that looks transient. It never guesses secrets, installs packages, runs build
+ * scripts or retries an authentication failure: those end the loop with the exact thing a
+ * person must do. A slow start is not restarted: the capture waits on the same live process
+ * (capture.ts), and the report says so, with the timeout that works first time.
+ *
+ * Every attempt shares one budget, `START_BUDGET_FACTOR` × the timeout from the first start. A
+ * retry is started while the budget lasts and gets at least `RETRY_MIN_SHARE` of a timeout, so
+ * the worst case is (`START_BUDGET_FACTOR` + `RETRY_MIN_SHARE`) × the timeout.
  */
 
-/** The longest timeout healing will try (the loop's total time is at most attempts × this). */
-export const MAX_HEALING_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_ATTEMPTS = 3;
+/** A retry gets at least this share of a timeout, however little of the budget is left: enough to start. */
+const RETRY_MIN_SHARE = 0.5;
+/** The timeout we suggest after a slow start: half again what the start took, in whole seconds. */
+const SLOW_START_MARGIN = 1.5;
 
 export interface Fix {
   /** What was changed, as a past-tense phrase for the report. */
@@ -61,13 +72,11 @@ type Fixer = (diagnosis: Diagnosis, source: ServerSource, history: Attempt[]) =>
 
 /** One fixer per failure category: the whole healing policy, readable in one screen. */
 const FIXERS: Record<FailureCategory, Fixer> = {
-  timeout(_diagnosis, source, history) {
-    // One longer wait, not a ladder of them: a server that hangs must not hold CI for minutes.
-    if (source.timeoutMs >= MAX_HEALING_TIMEOUT_MS || history.some((a) => a.fixApplied?.startsWith('raised the timeout'))) {
-      return { userAction: `The server did not answer even with ${source.timeoutMs / 1000} s. Check that it starts on its own (no prompt, no missing service) and how long it takes by hand; pass a longer --timeout if it is just slow.` };
-    }
-    const timeoutMs = Math.min(MAX_HEALING_TIMEOUT_MS, Math.max(source.timeoutMs * 4, 5000));
-    return { fix: { description: `raised the timeout from ${source.timeoutMs / 1000} s to ${timeoutMs / 1000} s`, source: { ...source, timeoutMs } } };
+  timeout(_diagnosis, source) {
+    // The capture already waited on the same live process as long as the budget allows.
+    return {
+      userAction: `Check that the server starts on its own (no prompt, no missing service) and how long it takes by hand; if it is just slow, pass a longer --timeout (start-up gets up to ${START_BUDGET_FACTOR} × --timeout, ${(START_BUDGET_FACTOR * source.timeoutMs) / 1000} s now).`,
+    };
   },
 
   'command-not-found'(_diagnosis, source) {
@@ -94,10 +103,20 @@ const FIXERS: Record<FailureCategory, Fixer> = {
     return { userAction: `Build the server before capturing it: run \`${buildCommand(cwd)}\` (in CI, as a step before this one), so that ${diagnosis.missingPath} exists.` };
   },
 
-  'missing-env'(diagnosis) {
+  'missing-env'(diagnosis, source) {
     const names = diagnosis.missingEnv ?? [];
+    // Set here but kept from the server by the environment policy (env.ts): say so, name the switch.
+    const withheld = source.kind === 'command' ? names.filter((name) => withheldFrom(source, name)) : [];
+    if (withheld.length > 0) {
+      const list = withheld.join(', ');
+      return {
+        userAction: `${list} ${withheld.length > 1 ? 'are' : 'is'} set here but was not passed to the server: ${source.kind === 'command' && source.isolateEnv ? 'its environment is isolated (only runtime variables and the ones you name reach it)' : 'GitHub tokens reach a server only by name'}. Pass ${withheld.length > 1 ? 'them' : 'it'} by name: ${withheld.map((n) => `--pass-env ${n}`).join(' ')} (in the Action, the input pass-env; in the config, "passEnv"). Nothing is passed unasked.`,
+      };
+    }
     const flags = names.map((n) => `--env ${n}=…`).join(' ');
-    return { userAction: `Give the server ${names.join(', ')}: export ${names.length > 1 ? 'them' : 'it'} before running, pass ${flags}, or set it in the workflow step's env: (from a secret). Nothing is guessed.` };
+    return {
+      userAction: `Give the server ${names.join(', ')}: pass ${flags}, or export ${names.length > 1 ? 'them' : 'it'} and pass ${names.map((n) => `--pass-env ${n}`).join(' ')} (in CI: set it in the step's env: from a secret, and name it in the Action's pass-env input or the config's "passEnv"). Nothing is guessed.`,
+    };
   },
 
   'auth-failed'() {
@@ -105,8 +124,26 @@ const FIXERS: Record<FailureCategory, Fixer> = {
   },
 
   'connection-refused'(_diagnosis, source) {
-    const url = source.kind === 'url' ? source.url : '';
+    const url = source.kind === 'url' ? redactUrl(source.url) : '';
     return { userAction: `Start the server before capturing it, or let mcp-contract-guard start it: --command "<start command>" --url ${url}.` };
+  },
+
+  'port-taken'(_diagnosis, source) {
+    const port = source.kind === 'command' && source.url ? portOf(source.url) : '';
+    return {
+      userAction: `Free port ${port}: stop what listens there (\`lsof -i :${port}\` or \`ss -ltnp\` names it), or run the server on a free port and give that port in --url. If the command starts the server in the background and returns (a daemon, docker run -d), start it before mcp-contract-guard and give only --url.`,
+    };
+  },
+
+  'port-mismatch'(diagnosis, source, history) {
+    if (source.kind !== 'command' || !source.url || !diagnosis.announcedUrl) return { userAction: diagnosis.explanation };
+    const port = portOf(diagnosis.announcedUrl);
+    if (history.some((a) => a.fixApplied?.startsWith('used port'))) {
+      return { userAction: `The server listens on a different port each time it starts (now ${port}). Make it listen on a fixed port and give that port in --url.` };
+    }
+    const url = new URL(source.url);
+    url.port = String(port);
+    return { fix: { description: `used port ${port}, where the server said it listens`, source: { ...source, url: url.href } } };
   },
 
   'transport-mismatch'(diagnosis, source) {
@@ -144,31 +181,50 @@ export function proposeFix(diagnosis: Diagnosis, source: ServerSource, history: 
   return FIXERS[diagnosis.category](diagnosis, source, history);
 }
 
-export interface HealingOptions extends CaptureOptions {
+export interface HealingOptions extends Omit<CaptureOptions, 'deadline'> {
   maxAttempts?: number;
 }
 
 /**
- * Run `capture` on `source`; on failure, diagnose, fix and retry up to `maxAttempts` times.
- * When the first attempt works this costs nothing more than the capture itself.
+ * Run `capture` on `source`; on failure, diagnose, fix and retry up to `maxAttempts` times,
+ * within the start-up budget. When the first attempt works this costs nothing more than the
+ * capture itself.
  */
-export async function withHealing<T>(
+export async function withHealing(
   source: ServerSource,
-  capture: (source: ServerSource) => Promise<T>,
+  capture: (source: ServerSource, options: CaptureOptions) => Promise<ServerCapture>,
   options: HealingOptions = {},
-): Promise<{ value: T; healing: HealingReport }> {
+): Promise<{ value: ServerCapture; healing: HealingReport }> {
   const maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
   const progress = options.onProgress ?? (() => {});
   const started = Date.now();
+  const deadline = started + START_BUDGET_FACTOR * source.timeoutMs;
   const attempts: Attempt[] = [];
   let current = source;
   for (let number = 1; ; number++) {
     const attemptStarted = Date.now();
     try {
-      const value = await capture(current);
-      attempts.push({ number, flags: sourceFlags(current), durationMs: Date.now() - attemptStarted, outcome: 'captured' });
-      const healing: HealingReport = { attempts, totalMs: Date.now() - started };
-      if (number > 1) healing.healedSource = current;
+      const value = await capture(current, { ...options, deadline: number === 1 ? deadline : Math.max(deadline, attemptStarted + current.timeoutMs * RETRY_MIN_SHARE) });
+      const healing: HealingReport = { attempts, totalMs: 0 };
+      const slowStartMs = value.evidence.slowStartMs;
+      if (slowStartMs === undefined) {
+        attempts.push({ number, flags: sourceFlags(current), durationMs: Date.now() - attemptStarted, outcome: 'captured' });
+        if (number > 1) healing.healedSource = current;
+      } else {
+        // Healed in place: the wait past the timeout reads as the failure it would have been, then the fix.
+        const healed = { ...current, timeoutMs: Math.ceil((slowStartMs * SLOW_START_MARGIN) / 1000) * 1000 };
+        attempts.push({
+          number,
+          flags: sourceFlags(current),
+          durationMs: current.timeoutMs,
+          outcome: 'failed',
+          diagnosis: { category: 'timeout', confidence: 0.9, explanation: `The server did not answer within ${current.timeoutMs / 1000} s, but was still starting.` },
+          fixApplied: `kept waiting on the same process past the ${current.timeoutMs / 1000} s timeout (a slow start): it answered after ${(slowStartMs / 1000).toFixed(1)} s`,
+        });
+        attempts.push({ number: number + 1, flags: sourceFlags(healed), durationMs: Math.max(0, Date.now() - attemptStarted - current.timeoutMs), outcome: 'captured' });
+        healing.healedSource = healed;
+      }
+      healing.totalMs = Date.now() - started;
       return { value, healing };
     } catch (error) {
       if (!(error instanceof CompileError)) throw error;
@@ -183,6 +239,10 @@ export async function withHealing<T>(
             ? `Healing is off; it would have ${proposal.fix.description} and tried again.`
             : `Still failing after ${number} attempts (next it would have ${proposal.fix.description}). Run the server by hand with the same command to see what goes wrong.`;
         throw new HealingFailedError(error, report(), advice);
+      }
+      if (Date.now() >= deadline) {
+        const budget = (START_BUDGET_FACTOR * source.timeoutMs) / 1000;
+        throw new HealingFailedError(error, report(), `Next it would have ${proposal.fix.description}, but start-up has used its budget (${START_BUDGET_FACTOR} × --timeout, ${budget} s). Run the server by hand with the same command to see what goes wrong, or pass a longer --timeout.`);
       }
       attempt.fixApplied = proposal.fix.description;
       progress(`attempt ${number} failed (${error.diagnosis.category}); ${proposal.fix.description}, trying again`);

@@ -6,16 +6,29 @@ import { readContractsFile } from './dump.js';
 import type { ContractSource, ServerSource } from './source.js';
 
 export { splitCommand } from './argv.js';
-export { CompileError, captureServer, type Progress, type ServerCapture } from './capture.js';
+export { CompileError, START_BUDGET_FACTOR, captureServer, type Progress, type ServerCapture } from './capture.js';
 export { diagnose, envNamesIn, type Diagnosis, type FailureCategory } from './diagnose.js';
 export { lockfileAdvice, parseContractsFile, readContractsFile } from './dump.js';
-export { DEFAULT_TIMEOUT_MS, shellQuote, sourceFlags, type ContractSource, type ServerSource } from './source.js';
+export {
+  CLIENT_CAPABILITIES,
+  DEFAULT_TIMEOUT_MS,
+  checkClientCapabilities,
+  checkPassEnv,
+  parseClientCapabilities,
+  shellQuote,
+  sourceFlags,
+  type ClientCapability,
+  type ContractSource,
+  type ServerSource,
+} from './source.js';
+export { ISOLATED_ENV, RUNNER_INTERNALS, WITHHELD_UNLESS_NAMED, serverEnvironment } from './env.js';
+export { exitOnInterrupt } from './process.js';
+export { redactUrl } from './redact.js';
 export type { AttemptEvidence } from './channel.js';
 
 export {
   DEFAULT_MAX_ATTEMPTS,
   HealingFailedError,
-  MAX_HEALING_TIMEOUT_MS,
   buildCommand,
   describeAttempts,
   proposeFix,
@@ -33,7 +46,7 @@ export interface Compiled {
   healing?: HealingReport;
 }
 
-export interface CompileOptions extends CaptureOptions {
+export interface CompileOptions extends Omit<CaptureOptions, 'deadline'> {
   /** Diagnose, fix and retry a server that fails to start (default on). */
   heal?: boolean;
   maxAttempts?: number;
@@ -53,7 +66,7 @@ export async function compileContracts(source: ContractSource, options: CompileO
   }
   // Without healing: one attempt, still diagnosed and reported the same way.
   const maxAttempts = options.heal === false ? 1 : options.maxAttempts;
-  const { value: captured, healing } = await withHealing(source, (server) => captureServer(server, options), { ...options, maxAttempts });
+  const { value: captured, healing } = await withHealing(source, captureServer, { ...options, maxAttempts });
   const { contracts, warnings } = normalizeCapture(captured.capture);
   const compiled: Compiled = { contracts, warnings: [...captured.warnings, ...warnings.map((w) => `${w.entry} ${w.message}`)], origin: 'server' };
   compiled.healing = healing;

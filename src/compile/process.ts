@@ -1,80 +1,138 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { pushBounded, type AttemptEvidence } from './channel.js';
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { EVIDENCE_LINE_CHARS, MAX_MESSAGE_BYTES, noteLogLine, type AttemptEvidence } from './channel.js';
+import { serverEnvironment, type EnvRequest } from './env.js';
 
-export interface ProcessOptions {
+/** How to start a server: what the command sources of a config, the flags or the Action give. */
+export interface Launch extends EnvRequest {
   /** argv: the program, then its arguments. Run without a shell. */
   command: string[];
   cwd?: string;
-  env?: Record<string, string>;
+}
+
+export interface ProcessOptions extends Launch {
   /** 'pipe' for stdio servers (we talk on stdin), 'ignore' for servers reached over HTTP. */
   stdin: 'pipe' | 'ignore';
-  /** Each complete stdout line; without it, stdout lines are recorded as stray output. */
+  /**
+   * Each complete stdout line, when stdout carries protocol messages; without it, stdout is a
+   * log like stderr. A line is read up to `MAX_MESSAGE_BYTES`.
+   */
   onStdoutLine?: (line: string) => void;
+  /** A stdout line grew past `MAX_MESSAGE_BYTES`: the rest of it is dropped, the capture cannot go on. */
+  onOversizedLine?: (message: string) => void;
   /** Called once, when the process is gone and its output drained (or could not start). */
   onGone?: (how: string) => void;
 }
 
+/** The stderr tail kept for diagnosis: the last lines carry the error, a flood is dropped. */
 const STDERR_LINES = 40;
-const STRAY_LINES = 20;
+/** Stdout lines that were not protocol (a banner, logs on the wrong stream): a few show the pattern. */
+export const STRAY_STDOUT_LINES = 20;
+/** Of a log line, evidence keeps `EVIDENCE_LINE_CHARS` characters: at most 4 UTF-8 bytes each. */
+const LOG_LINE_BYTES = EVIDENCE_LINE_CHARS * 4;
 /** How long a server gets to exit after SIGTERM before it is killed. */
 const GRACE_MS = 1500;
 
-/** Every live server process, so none outlives us even if a caller forgets `stop()`. */
-const live = new Set<ChildProcess>();
+/**
+ * Every server process gets this variable, with a value of its own. Its descendants inherit it
+ * even when they start their own session (setsid, `detached`) and leave the process group, or
+ * are re-parented when their parent dies; on Linux, /proc/PID/environ shows it, so stopping a
+ * server finds and kills its whole tree. Elsewhere, the process group is what we can reach.
+ */
+export const SERVER_MARKER_NAME = 'MCP_CONTRACT_GUARD_SERVER';
+/**
+ * A tree sweep repeats while it finds marked processes: one forking while we kill it leaves
+ * children the next round finds. Each round kills a generation; real servers have two or three.
+ */
+const MAX_SWEEP_ROUNDS = 10;
+
+/** Every server whose tree may still be running, so none outlives us, even on SIGINT/SIGTERM. */
+const live = new Set<ServerProcess>();
 process.once('exit', () => {
-  for (const child of live) killGroup(child, 'SIGKILL');
+  for (const server of live) server.killTree();
 });
 
 /**
+ * End this process on SIGINT and SIGTERM with the conventional code (130, 143). Exiting runs
+ * the 'exit' hook above, which kills the tree of every server still running: the CLI and the
+ * Action call this first thing, so a cancelled job leaves no server behind.
+ */
+export function exitOnInterrupt(): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => process.exit(signal === 'SIGINT' ? 130 : 143));
+  }
+}
+
+/**
  * A server started for one capture attempt. Records what a diagnosis needs into `evidence`
- * (spawn error, exit code or signal, the stderr tail) and stops the whole process group on
- * `stop()`, so wrappers like npx or sh never leave the real server running.
+ * (spawn error, exit code or signal, the stderr tail, where its log says it listens) without
+ * holding more than a bounded amount of its output, and stops its whole process tree on
+ * `stop()`, so wrappers like npx or sh, and daemons it starts, never outlive the attempt.
  */
 export class ServerProcess {
   private readonly child: ChildProcess;
+  private readonly marker = randomUUID();
+  /** Resolves when the process has exited (or could not start). */
+  private readonly exited: Promise<void>;
+  /** Resolves when, in addition, its output is drained: the evidence is complete. */
   private readonly gone: Promise<void>;
   private stopping = false;
-  private stdoutBuffer = '';
-  private stderrBuffer = '';
+  private readonly stdout: LineSplitter;
+  private readonly stderr: LineSplitter;
 
   constructor(
     private readonly options: ProcessOptions,
     private readonly evidence: AttemptEvidence,
   ) {
     const [program, ...args] = options.command;
+    const env = { ...serverEnvironment(process.env, options), [SERVER_MARKER_NAME]: this.marker };
     // detached: the server leads its own process group, so stop() reaches its children too.
     this.child = spawn(program as string, args, {
       cwd: options.cwd,
-      env: { ...process.env, ...options.env },
+      env,
       stdio: [options.stdin, 'pipe', 'pipe'],
       detached: process.platform !== 'win32',
       windowsHide: true,
     });
-    live.add(this.child);
+    live.add(this);
     evidence.pid = this.child.pid;
+    const onMessage = options.onStdoutLine;
+    const oversized = `the server wrote more than ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB on one stdout line (a flood, not a message); capture stopped`;
+    this.stdout = onMessage
+      ? new LineSplitter(
+          MAX_MESSAGE_BYTES,
+          (line) => {
+            if (line.trim() !== '') onMessage(line);
+          },
+          () => options.onOversizedLine?.(oversized),
+        )
+      : new LineSplitter(LOG_LINE_BYTES, (line) => this.log(evidence.strayStdout, STRAY_STDOUT_LINES, line));
+    this.stderr = new LineSplitter(LOG_LINE_BYTES, (line) => this.log(evidence.stderrTail, STDERR_LINES, line));
     this.gone = new Promise((resolve) => {
       this.child.once('error', (error: NodeJS.ErrnoException) => {
         evidence.spawnErrorCode = error.code ?? 'UNKNOWN';
-        live.delete(this.child);
+        live.delete(this);
         options.onGone?.(`could not be started: ${error.message}`);
         resolve();
       });
       // 'close' comes after stdout and stderr are drained: the stderr tail is complete.
       this.child.once('close', (code, signal) => {
-        this.flush();
+        this.stderr.end();
+        this.stdout.end();
         options.onGone?.(signal ? `was killed by ${signal}` : `exited with code ${code}`);
         resolve();
       });
     });
+    this.exited = Promise.race([new Promise<void>((resolve) => this.child.once('exit', () => resolve())), this.gone]);
     this.child.once('exit', (code, signal) => {
-      live.delete(this.child);
       // Our own stop() is not the server's doing: it must not read as a crash.
       if (this.stopping) return;
       evidence.exitCode = code;
       evidence.signal = signal;
     });
-    this.child.stdout?.setEncoding('utf8').on('data', (chunk: string) => this.onStdout(chunk));
-    this.child.stderr?.setEncoding('utf8').on('data', (chunk: string) => this.onStderr(chunk));
+    this.child.stdout?.on('data', (chunk: Buffer) => this.stdout.push(chunk));
+    this.child.stderr?.on('data', (chunk: Buffer) => this.stderr.push(chunk));
     // A server that exits early closes its stdin; the EPIPE that follows says less than its exit.
     this.child.stdin?.on('error', () => {});
   }
@@ -92,48 +150,96 @@ export class ServerProcess {
     this.stopping = true;
     if (this.running) {
       this.child.stdin?.end();
-      killGroup(this.child, 'SIGTERM');
-      const timer = setTimeout(() => killGroup(this.child, 'SIGKILL'), GRACE_MS);
-      await this.gone;
-      clearTimeout(timer);
+      this.signalTree('SIGTERM');
+      await within(this.exited, GRACE_MS);
     }
-    // The server may have left children of its own running in its group.
-    if (this.evidence.spawnErrorCode === undefined) killGroup(this.child, 'SIGKILL');
-    live.delete(this.child);
+    // What is left (the server past its grace, children in its group or in sessions of their own) is killed.
+    this.killTree();
+    // Output drains once the tree is gone; a descendant we cannot reach (no /proc) may hold the
+    // pipes open: then let go of our ends, so they do not keep this process alive.
+    await within(this.gone, GRACE_MS);
+    this.child.stdout?.destroy();
+    this.child.stderr?.destroy();
+    live.delete(this);
   }
 
-  private onStdout(chunk: string): void {
-    this.stdoutBuffer += chunk;
-    let newline: number;
-    while ((newline = this.stdoutBuffer.indexOf('\n')) >= 0) {
-      const line = this.stdoutBuffer.slice(0, newline).replace(/\r$/, '');
-      this.stdoutBuffer = this.stdoutBuffer.slice(newline + 1);
-      this.onLine(line);
-    }
+  /** SIGKILL the whole tree, synchronously (it also runs in the 'exit' hook). */
+  killTree(): void {
+    if (this.evidence.spawnErrorCode !== undefined) return;
+    killGroup(this.child, 'SIGKILL');
+    for (let round = 0; round < MAX_SWEEP_ROUNDS && signalMarked(this.marker, 'SIGKILL') > 0; round++);
   }
 
-  private onLine(line: string): void {
-    if (line.trim() === '') return;
-    if (this.options.onStdoutLine) this.options.onStdoutLine(line);
-    else pushBounded(this.evidence.strayStdout, line, STRAY_LINES);
+  private signalTree(signal: NodeJS.Signals): void {
+    killGroup(this.child, signal);
+    signalMarked(this.marker, signal);
   }
 
-  private onStderr(chunk: string): void {
-    this.stderrBuffer += chunk;
-    const lines = this.stderrBuffer.split('\n');
-    this.stderrBuffer = lines.pop() ?? '';
-    for (const line of lines) if (line.trim() !== '') pushBounded(this.evidence.stderrTail, line.replace(/\r$/, ''), STDERR_LINES);
-  }
-
-  private flush(): void {
-    if (this.stderrBuffer.trim() !== '') pushBounded(this.evidence.stderrTail, this.stderrBuffer, STDERR_LINES);
-    this.stderrBuffer = '';
-    this.onLine(this.stdoutBuffer);
-    this.stdoutBuffer = '';
+  private log(list: string[], max: number, line: string): void {
+    if (line.trim() !== '') noteLogLine(this.evidence, list, line, max);
   }
 }
 
-export const STRAY_STDOUT_LINES = STRAY_LINES;
+/**
+ * Splits a byte stream into lines, holding at most `limit` bytes of the line in progress: a
+ * longer line is cut there (its end is dropped) and `onTooLong` is told once. Bytes are decoded
+ * only once a line is complete, so a character split across chunks stays whole.
+ */
+class LineSplitter {
+  private parts: Buffer[] = [];
+  private size = 0;
+  private tooLong = false;
+
+  constructor(
+    private readonly limit: number,
+    private readonly onLine: (line: string) => void,
+    private readonly onTooLong?: () => void,
+  ) {}
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, start)) {
+      this.keep(chunk.subarray(start, newline));
+      this.end();
+      start = newline + 1;
+    }
+    this.keep(chunk.subarray(start));
+  }
+
+  /** The line in progress is complete (a newline, or the end of the stream). */
+  end(): void {
+    if (this.size === 0 && !this.tooLong) return;
+    const { parts, tooLong } = this;
+    this.parts = [];
+    this.size = 0;
+    this.tooLong = false;
+    // A message cut short is not a message: only a log line is worth its head.
+    if (tooLong && this.onTooLong) return;
+    const line = Buffer.concat(parts).toString('utf8').replace(/\r$/, '');
+    this.onLine(tooLong ? `${line}…` : line);
+  }
+
+  private keep(bytes: Buffer): void {
+    if (bytes.length === 0) return;
+    const room = this.limit - this.size;
+    if (bytes.length > room) {
+      if (!this.tooLong) this.onTooLong?.();
+      this.tooLong = true;
+    }
+    const kept = bytes.length > room ? bytes.subarray(0, Math.max(room, 0)) : bytes;
+    if (kept.length === 0) return;
+    // Copied: a slice would pin the whole read buffer it came from (often several times its size).
+    this.parts.push(Buffer.from(kept));
+    this.size += kept.length;
+  }
+}
+
+/** Wait for `promise`, at most `ms` (the timer does not outlive the wait). */
+async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid === undefined) return;
@@ -147,4 +253,29 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
       // Already gone.
     }
   }
+}
+
+/** Signal every process whose environment carries `marker` (Linux); how many were signalled. */
+function signalMarked(marker: string, signal: NodeJS.Signals): number {
+  if (process.platform !== 'linux') return 0;
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return 0;
+  }
+  const needle = `${SERVER_MARKER_NAME}=${marker}\0`;
+  let signalled = 0;
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      // Another user's process, or one gone meanwhile, cannot be read: it is not ours.
+      if (!readFileSync(`/proc/${entry}/environ`).includes(needle)) continue;
+      process.kill(Number(entry), signal);
+      signalled++;
+    } catch {
+      // Gone, or not ours.
+    }
+  }
+  return signalled;
 }

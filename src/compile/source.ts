@@ -1,18 +1,34 @@
+import { UserError } from '../errors.js';
+import { passEnvProblem } from './env.js';
+import type { Launch } from './process.js';
+import { redactUrl } from './redact.js';
+
 /** Where contracts come from: a server started over stdio, one reached over HTTP, or a file. */
 export type ContractSource = CommandSource | UrlSource | FileSource;
 
-export interface CommandSource {
+/**
+ * The client capabilities a capture can declare in `initialize`, sorted. A full-featured client
+ * declares all three, and some servers offer tools only to such clients.
+ */
+export const CLIENT_CAPABILITIES = ['elicitation', 'roots', 'sampling'] as const;
+export type ClientCapability = (typeof CLIENT_CAPABILITIES)[number];
+
+/**
+ * A command source: `env`, `passEnv` and `isolateEnv` (from `Launch`) decide the server's
+ * environment, see env.ts.
+ */
+export interface CommandSource extends Launch {
   kind: 'command';
   /** argv: the program, then its arguments (already split; run without a shell). */
   command: string[];
-  cwd?: string;
-  env?: Record<string, string>;
   timeoutMs: number;
   /** The server speaks streamable HTTP at this address once started, instead of stdio. */
   url?: string;
   headers?: Record<string, string>;
   /** Read JSON-RPC messages that follow log text on the same stdout line. */
   lenientStdout?: boolean;
+  /** What `initialize` declares; default: all of `CLIENT_CAPABILITIES`. */
+  clientCapabilities?: ClientCapability[];
 }
 
 export interface UrlSource {
@@ -20,6 +36,7 @@ export interface UrlSource {
   url: string;
   headers?: Record<string, string>;
   timeoutMs: number;
+  clientCapabilities?: ClientCapability[];
 }
 
 /** A tools/list dump or a lockfile. */
@@ -32,24 +49,75 @@ export type ServerSource = CommandSource | UrlSource;
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
-/** The source as the flags that select it, for messages that say which command to run. */
+/** The capabilities a source declares, sorted, once each. */
+export function clientCapabilitiesOf(source: CommandSource | UrlSource): ClientCapability[] {
+  return [...new Set(source.clientCapabilities ?? CLIENT_CAPABILITIES)].sort();
+}
+
+/**
+ * Read a capability list as users write it: names separated by commas or spaces
+ * ("roots,sampling"), or "none". `what` names the flag, key or input, for the message.
+ */
+export function parseClientCapabilities(text: string, what: string): ClientCapability[] {
+  const names = text.split(/[\s,]+/).filter((name) => name !== '');
+  if (names.length === 1 && names[0]?.toLowerCase() === 'none') return [];
+  if (names.length === 0) throw new UserError(`${what} is empty: list client capabilities (${CLIENT_CAPABILITIES.join(', ')}) or say "none".`);
+  return checkClientCapabilities(names, what);
+}
+
+/** Check a list of capability names (the config's array form). */
+export function checkClientCapabilities(names: string[], what: string): ClientCapability[] {
+  for (const name of names) {
+    if (!(CLIENT_CAPABILITIES as readonly string[]).includes(name)) {
+      throw new UserError(`${what}: "${name}" is not a client capability we can declare; the capabilities are ${CLIENT_CAPABILITIES.join(', ')} (or "none").`);
+    }
+  }
+  return names as ClientCapability[];
+}
+
+/** Check the names of variables to pass to a server (flags, config, Action input). */
+export function checkPassEnv(names: string[], what: string): string[] {
+  for (const name of names) {
+    const problem = passEnvProblem(name);
+    if (problem) throw new UserError(`${what}: ${problem}.`);
+  }
+  return names;
+}
+
+/**
+ * The source as the flags that select it, for messages that say which command to run. URL
+ * credentials are redacted and env and header values left out: these lines are printed.
+ */
 export function sourceFlags(source: ContractSource): string {
   switch (source.kind) {
     case 'command': {
       const parts = [`--command ${shellQuote(source.command.map(shellQuote).join(' '))}`];
       if (source.cwd) parts.push(`--cwd ${shellQuote(source.cwd)}`);
       for (const key of Object.keys(source.env ?? {}).sort()) parts.push(`--env ${key}=…`);
-      if (source.url) parts.push(`--url ${shellQuote(source.url)}`);
+      if (source.isolateEnv) parts.push('--isolate-env');
+      for (const name of source.passEnv ?? []) parts.push(`--pass-env ${name}`);
+      if (source.url) parts.push(`--url ${shellQuote(redactUrl(source.url))}`);
       for (const header of Object.keys(source.headers ?? {})) parts.push(`--header "${header}: …"`);
       if (source.lenientStdout) parts.push('--lenient-stdout');
+      parts.push(...capabilityFlag(source));
       if (source.timeoutMs !== DEFAULT_TIMEOUT_MS) parts.push(`--timeout ${source.timeoutMs / 1000}`);
       return parts.join(' ');
     }
-    case 'url':
-      return [`--url ${shellQuote(source.url)}`, ...Object.keys(source.headers ?? {}).map((h) => `--header "${h}: …"`)].join(' ');
+    case 'url': {
+      const parts = [`--url ${shellQuote(redactUrl(source.url))}`, ...Object.keys(source.headers ?? {}).map((h) => `--header "${h}: …"`), ...capabilityFlag(source)];
+      if (source.timeoutMs !== DEFAULT_TIMEOUT_MS) parts.push(`--timeout ${source.timeoutMs / 1000}`);
+      return parts.join(' ');
+    }
     case 'file':
       return `--file ${shellQuote(source.path)}`;
   }
+}
+
+function capabilityFlag(source: CommandSource | UrlSource): string[] {
+  if (source.clientCapabilities === undefined) return [];
+  const declared = clientCapabilitiesOf(source);
+  if (declared.join() === CLIENT_CAPABILITIES.join()) return [];
+  return [`--capabilities ${declared.length === 0 ? 'none' : declared.join(',')}`];
 }
 
 /** Quote a word for a POSIX shell when it needs it. */

@@ -2,21 +2,20 @@ import type { JsonObject } from '../contract/model.js';
 import { isJsonObject } from '../contract/model.js';
 import {
   ChannelError,
-  JSONRPC_METHOD_NOT_FOUND,
   RpcError,
   newEvidence,
-  pushBounded,
+  noteLogLine,
   type AttemptEvidence,
   type RequestOptions,
   type RpcChannel,
 } from './channel.js';
-import { STRAY_STDOUT_LINES, ServerProcess } from './process.js';
+import { STRAY_STDOUT_LINES, ServerProcess, type Launch } from './process.js';
+import { answerServerRequest } from './protocol.js';
+import type { ClientCapability } from './source.js';
 
-export interface StdioOptions {
-  /** argv: the program, then its arguments. Run without a shell. */
-  command: string[];
-  cwd?: string;
-  env?: Record<string, string>;
+export interface StdioOptions extends Launch {
+  /** What `initialize` declared: the server requests we then answer (roots/list…). */
+  clientCapabilities: readonly ClientCapability[];
   /**
    * Read a JSON-RPC message that follows other text on the same stdout line (a logger that
    * writes without a newline). Off by default: real MCP clients choke on such lines too.
@@ -29,6 +28,9 @@ interface Pending {
   resolve: (result: JsonObject) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout;
+  sentAt: number;
+  /** The request outlived its timeout and is waited for as a slow start. */
+  patient?: boolean;
 }
 
 /** Newline-delimited JSON-RPC over a child process's stdin/stdout (the MCP stdio transport). */
@@ -43,11 +45,13 @@ export class StdioChannel implements RpcChannel {
     this.evidence = newEvidence('stdio', options.command.join(' '));
     this.server = new ServerProcess(
       {
-        command: options.command,
-        cwd: options.cwd,
-        env: options.env,
+        ...options,
         stdin: 'pipe',
         onStdoutLine: (line) => this.onLine(line),
+        onOversizedLine: (message) => {
+          this.fail(new ChannelError('protocol', message));
+          void this.server.stop();
+        },
         onGone: (how) => this.fail(new ChannelError(this.evidence.spawnErrorCode ? 'spawn' : 'exited', `the server ${how}`)),
       },
       this.evidence,
@@ -57,13 +61,25 @@ export class StdioChannel implements RpcChannel {
   request(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<JsonObject> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
+    const sent = Date.now();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const giveUp = () => {
+        const patient = this.pending.get(id)?.patient ? `, nor in the ${seconds(Date.now() - sent - options.timeoutMs)} s more it was waited for as a slow start` : '';
         this.pending.delete(id);
         this.evidence.timedOutOn = method;
-        reject(new ChannelError('timeout', `the server did not answer ${method} within ${options.timeoutMs / 1000} s`, method));
-      }, options.timeoutMs);
-      this.pending.set(id, { method, resolve, reject, timer });
+        reject(new ChannelError('timeout', `the server did not answer ${method} within ${seconds(options.timeoutMs)} s${patient}`, method));
+      };
+      // Past the timeout, a server that still looks like it is starting is waited for, same process.
+      const { patience } = options;
+      const onTimeout = () => {
+        const pending = this.pending.get(id);
+        if (!pending) return;
+        if (!patience || Date.now() >= patience.until || !patience.keepWaiting()) return giveUp();
+        patience.onSlow?.(Date.now() - sent);
+        pending.timer = setTimeout(giveUp, patience.until - Date.now());
+        pending.patient = true;
+      };
+      this.pending.set(id, { method, resolve, reject, timer: setTimeout(onTimeout, options.timeoutMs), sentAt: sent });
       this.write({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
     });
   }
@@ -92,7 +108,7 @@ export class StdioChannel implements RpcChannel {
       }
     }
     if (message === undefined) {
-      pushBounded(this.evidence.strayStdout, line, STRAY_STDOUT_LINES);
+      noteLogLine(this.evidence, this.evidence.strayStdout, line, STRAY_STDOUT_LINES);
       return;
     }
     this.evidence.spokeJsonRpc = true;
@@ -104,6 +120,7 @@ export class StdioChannel implements RpcChannel {
     if (!pending) return;
     this.pending.delete(message.id as number);
     clearTimeout(pending.timer);
+    if (pending.patient) this.evidence.slowStartMs = Date.now() - pending.sentAt;
     if (isJsonObject(message.error)) {
       const { code, message: text, data } = message.error;
       pending.reject(new RpcError(pending.method, typeof code === 'number' ? code : 0, String(text ?? 'unknown error'), data));
@@ -114,11 +131,9 @@ export class StdioChannel implements RpcChannel {
     }
   }
 
-  /** We declare no client capabilities, so the only server request worth answering is ping. */
   private answerServerRequest(message: JsonObject): void {
     if (message.id === undefined) return;
-    if (message.method === 'ping') this.write({ jsonrpc: '2.0', id: message.id, result: {} });
-    else this.write({ jsonrpc: '2.0', id: message.id, error: { code: JSONRPC_METHOD_NOT_FOUND, message: 'Method not found' } });
+    this.write({ jsonrpc: '2.0', id: message.id, ...answerServerRequest(String(message.method), this.options.clientCapabilities) });
   }
 
   private fail(error: ChannelError): void {
@@ -129,6 +144,10 @@ export class StdioChannel implements RpcChannel {
       pending.reject(new ChannelError(error.failure, error.message, pending.method));
     }
   }
+}
+
+function seconds(ms: number): string {
+  return String(Math.round(ms / 100) / 10);
 }
 
 function parseMessage(line: string): JsonObject | undefined {

@@ -30,12 +30,15 @@ export interface RawCapture {
   /** What the server answered about itself; absent in a tools/list dump. */
   instructions?: string;
   capabilities?: JsonObject;
-  /** The client capabilities the capture declared (sorted names), when a live capture. */
-  clientCapabilities?: string[];
   tools: JsonObject[];
   prompts: JsonObject[];
   resources: JsonObject[];
   resourceTemplates: JsonObject[];
+  /**
+   * The client capabilities `initialize` declared (sorted names), which decide what some
+   * servers show; absent for a dump, where it is unknown.
+   */
+  clientCapabilities?: string[];
 }
 
 export { ENTRY_KINDS, type EntryKind } from '../protocol/report.js';

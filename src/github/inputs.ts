@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import { checkPassEnv, parseClientCapabilities, type ClientCapability } from '../compile/source.js';
 import { SEVERITIES } from '../protocol/index.js';
 import { UserError } from '../errors.js';
 
@@ -20,6 +21,10 @@ export interface ActionInputs {
   /** Explicit name for a single server (sticky-comment identity and display). */
   name?: string;
   headers: Record<string, string>;
+  /** Variables of the step's environment a server gets by name; its environment is otherwise isolated. */
+  passEnv: string[];
+  /** The client capabilities to declare; undefined: the default (all), or the config's. */
+  clientCapabilities?: ClientCapability[];
   timeoutMs?: number;
   /** Absolute; undefined means "the default beside the server". */
   lockfile?: string;
@@ -74,6 +79,7 @@ export function readInputs(get: (name: string) => string, workspace: string): Ac
   const inputs: ActionInputs = {
     mode: oneOf('mode', raw('mode')!, ['review', 'comment-only'] as const),
     headers: parseHeaders(get('headers')),
+    passEnv: checkPassEnv(get('pass-env').split(/[\s,]+/).filter((name) => name !== ''), 'The input "pass-env"'),
     compile: bool('compile', raw('compile')!),
     failOn: parseFailOn(raw('fail-on')!),
     lockfileCheck: oneOf('lockfile-check', raw('lockfile-check')!.toLowerCase(), ['fail', 'warn', 'off'] as const),
@@ -96,6 +102,7 @@ export function readInputs(get: (name: string) => string, workspace: string): Ac
     reviewPath: path(raw('review-path')),
     baselineRef: raw('baseline-ref'),
     timeoutMs: parseTimeout(raw('timeout')),
+    clientCapabilities: raw('capabilities') === undefined ? undefined : parseClientCapabilities(raw('capabilities')!, 'The input "capabilities"'),
   };
   for (const [key, value] of Object.entries(optional)) if (value !== undefined) (inputs as unknown as Record<string, unknown>)[key] = value;
   if (inputs.name !== undefined && !/^[\w.@/-]{1,100}$/.test(inputs.name)) throw new UserError(`"name" may use letters, digits and "_ . @ / -" (at most 100); got "${inputs.name}".`);

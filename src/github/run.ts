@@ -187,8 +187,8 @@ async function subjectsOf(inputs: ActionInputs, runner: Runner): Promise<{ subje
 
 function singleSource(inputs: ActionInputs): ContractSource | undefined {
   const timeoutMs = inputs.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (inputs.command !== undefined) return { kind: 'command', command: splitCommand(inputs.command), cwd: inputs.workingDirectory, timeoutMs };
-  if (inputs.url !== undefined) return { kind: 'url', url: inputs.url, headers: inputs.headers, timeoutMs };
+  if (inputs.command !== undefined) return withInputOverrides({ kind: 'command', command: splitCommand(inputs.command), cwd: inputs.workingDirectory, timeoutMs }, inputs);
+  if (inputs.url !== undefined) return withInputOverrides({ kind: 'url', url: inputs.url, headers: inputs.headers, timeoutMs }, inputs);
   if (inputs.file !== undefined) return { kind: 'file', path: inputs.file };
   return undefined;
 }
@@ -198,6 +198,9 @@ function withInputOverrides(source: ContractSource, inputs: ActionInputs): Contr
   const out = { ...source };
   if (inputs.timeoutMs !== undefined) out.timeoutMs = inputs.timeoutMs;
   if (out.kind === 'url' && Object.keys(inputs.headers).length > 0) out.headers = { ...out.headers, ...inputs.headers };
+  if (inputs.clientCapabilities !== undefined) out.clientCapabilities = inputs.clientCapabilities;
+  // The server is the code under review: it never inherits the runner's environment (env.ts).
+  if (out.kind === 'command') Object.assign(out, { isolateEnv: true, passEnv: [...new Set([...(out.passEnv ?? []), ...inputs.passEnv])] });
   return out;
 }
 

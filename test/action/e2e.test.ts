@@ -244,7 +244,7 @@ describe('the gate', () => {
     const stale = await run({ command: V2 });
     expect(stale.code).toBe(1);
     expect(stale.outputs['lockfile-stale']).toBe('true');
-    expect(stale.stdout).toContain(`mcp-contracts.lock.json does not match the server at this commit (9 entries differ). Fix it with \`npx mcp-contract-guard lock --command 'node ${EXAMPLE('v2')}'\``);
+    expect(stale.stdout).toContain(`mcp-contracts.lock.json does not match the server at this commit (9 entries differ). Fix it with \`npx mcp-contract-guard lock --command 'node ${EXAMPLE('v2')}' --isolate-env\``);
     expect(sticky()[0]!.body).toContain('**Stale lockfile**');
     // The review itself is approved by the label; only freshness fails.
     expect(sticky()[0]!.body).toContain('**Approved by label**');

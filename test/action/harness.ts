@@ -3,7 +3,7 @@
  * event payload file, INPUT_* variables, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, inside
  * a scratch git repository with a base and a head commit.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -48,6 +48,11 @@ export interface RunOptions {
 }
 
 export async function runAction(options: RunOptions): Promise<ActionRun> {
+  return startAction(options).done;
+}
+
+/** Start the Action without waiting for it: `child` can be signalled, `done` resolves when it ends. */
+export function startAction(options: RunOptions): { child: ChildProcess; done: Promise<ActionRun> } {
   const scratch = scratchDir('mcg-run-');
   const eventPath = join(scratch, 'event.json');
   const outputPath = join(scratch, 'output');
@@ -86,8 +91,15 @@ export async function runAction(options: RunOptions): Promise<ActionRun> {
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
   child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  const code = await new Promise<number>((done) => child.on('close', (c) => done(c ?? -1)));
-  return { code, stdout, stderr, outputs: parseOutputs(readFileSync(outputPath, 'utf8')), summary: readFileSync(summaryPath, 'utf8'), annotations: parseAnnotations(stdout) };
+  const done = new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1))).then((code) => ({
+    code,
+    stdout,
+    stderr,
+    outputs: parseOutputs(readFileSync(outputPath, 'utf8')),
+    summary: readFileSync(summaryPath, 'utf8'),
+    annotations: parseAnnotations(stdout),
+  }));
+  return { child, done };
 }
 
 /** `@actions/core` writes `name<<DELIMITER\nvalue\nDELIMITER` blocks. */

@@ -1,0 +1,31 @@
+/**
+ * A URL as it may be printed: its user and password replaced by `***`, and the value of every
+ * query or fragment parameter whose name looks like a credential (`api_key`, `token`, `key`,
+ * `secret`, `password`, `auth`, `sig`…) replaced by `***`. Everything else is kept as written,
+ * so the printed URL still says which server was meant. Text that does not parse as a URL is
+ * redacted the same way, by pattern.
+ */
+export function redactUrl(url: string): string {
+  const scheme = /^([a-z][a-z\d+.-]*:\/\/)([^/?#]*)(.*)$/is.exec(url);
+  if (!scheme) return redactParameters(url);
+  const [, protocol, authority, rest] = scheme as unknown as [string, string, string, string];
+  const at = authority.lastIndexOf('@');
+  return `${protocol}${at >= 0 ? `***@${authority.slice(at + 1)}` : authority}${redactParameters(rest)}`;
+}
+
+/** Parameter names that carry credentials by convention (substrings, case-insensitive). */
+const SECRET_PARAMETER = /key|token|secret|pass|pwd|auth|cred|sig|session/i;
+
+function redactParameters(text: string): string {
+  return text.replace(/([?&#;])([^=&#;]*)=([^&#;]*)/g, (whole, separator: string, name: string) =>
+    SECRET_PARAMETER.test(safeDecode(name)) ? `${separator}${name}=***` : whole,
+  );
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
