@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { z } from 'zod';
@@ -9,8 +8,7 @@ import { CLIENT_CAPABILITIES, DEFAULT_TIMEOUT_MS, clientCapabilitiesOf, shellQuo
 import { LOCKFILE_NAME } from './contract/lockfile.js';
 import { UserError } from './errors.js';
 
-/** The config file name looked for in the working directory (fixed: users commit it). */
-export const CONFIG_NAME = 'mcp-contract-guard.config.json';
+export { CONFIG_NAME, findConfig } from './config-location.js';
 
 const envMap = z.record(z.string(), z.string());
 
@@ -52,7 +50,9 @@ const allowSchema = z
 const configSchema = z
   .object({
     $schema: z.string().optional(),
-    servers: z.record(z.string().regex(/^[\w.-]+$/, 'server names may use letters, digits, "_", "-" and "."'), serverSchema),
+    servers: z
+      .record(z.string().regex(/^[\w.-]+$/, 'server names may use letters, digits, "_", "-" and "."'), serverSchema)
+      .refine((servers) => Object.keys(servers).length > 0, { message: 'list at least one server (its "command", "url" or "file")' }),
     allow: z.array(allowSchema).optional(),
   })
   .strict();
@@ -149,12 +149,6 @@ export function configEntryFor(source: ContractSource, base: string): Record<str
 
 function capabilitiesEntry(source: ContractSource & { kind: 'command' | 'url' }): { capabilities?: ClientCapability[] } {
   return source.clientCapabilities === undefined ? {} : { capabilities: clientCapabilitiesOf(source) };
-}
-
-/** The config in `dir`, if there is one. */
-export function findConfig(dir: string): string | undefined {
-  const path = resolve(dir, CONFIG_NAME);
-  return existsSync(path) ? path : undefined;
 }
 
 /** Pick the targets to run: the named one, or all of them. */

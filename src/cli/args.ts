@@ -2,48 +2,80 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { splitCommand } from '../compile/argv.js';
 import { DEFAULT_TIMEOUT_MS, checkPassEnv, parseClientCapabilities, type ContractSource } from '../compile/source.js';
-import { findConfig, loadConfig, selectTargets, type Target } from '../config.js';
-import { LOCKFILE_NAME } from '../contract/lockfile.js';
-import { SEVERITIES, type Severity } from '../protocol/index.js';
+import { CONFIG_NAME } from '../config-location.js';
+import { SEVERITIES } from '../protocol/index.js';
 import { UserError } from '../errors.js';
+import type { FailOn } from '../policy/gate.js';
+import { COMMANDS, type CommandName, type Format } from './commands.js';
 
-export const COMMANDS = ['compile', 'lock', 'check', 'diff'] as const;
-export type CommandName = (typeof COMMANDS)[number];
+/**
+ * Who takes a flag: every command (`general`), every command that reads a server (`source`
+ * picks where it comes from, `source-option` tunes that source), or only the commands that
+ * list it in their own flags (`command`).
+ */
+export type FlagScope = 'general' | 'source' | 'source-option' | 'command';
 
-export const FORMATS = ['text', 'json', 'markdown', 'xml', 'sarif'] as const;
-export type Format = (typeof FORMATS)[number];
+export interface FlagSpec {
+  type: 'string' | 'boolean';
+  short?: string;
+  multiple?: boolean;
+  /** The value's placeholder in the help (string flags). */
+  value?: string;
+  /** One line for the help. */
+  help: string;
+  scope: FlagScope;
+}
 
-const OPTIONS = {
-  command: { type: 'string' },
-  cwd: { type: 'string' },
-  env: { type: 'string', multiple: true },
-  timeout: { type: 'string' },
-  url: { type: 'string' },
-  header: { type: 'string', multiple: true },
-  file: { type: 'string' },
-  lockfile: { type: 'string' },
-  config: { type: 'string' },
-  server: { type: 'string' },
-  format: { type: 'string' },
-  'fail-on': { type: 'string' },
-  artifact: { type: 'string' },
-  'no-heal': { type: 'boolean' },
-  'lenient-stdout': { type: 'boolean' },
-  'isolate-env': { type: 'boolean' },
-  'pass-env': { type: 'string', multiple: true },
-  capabilities: { type: 'string' },
-  quiet: { type: 'boolean', short: 'q' },
-  debug: { type: 'boolean' },
-  'no-color': { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'v' },
-} as const;
+/**
+ * Every flag of the CLI, once: the parser, the per-command check and the help all read this
+ * table. A new flag is one entry here (and, for a `command` flag, its name in the commands
+ * that take it, in commands.ts; `--format` goes with a command's `formats`).
+ */
+export const FLAGS = {
+  command: { type: 'string', value: '"CMD ARGS"', scope: 'source', help: 'start the server and speak MCP over stdio (split like a shell, run without one)' },
+  url: { type: 'string', value: 'URL', scope: 'source', help: 'reach the server over streamable HTTP (with --command: where the started server serves it)' },
+  file: { type: 'string', value: 'PATH', scope: 'source', help: 'read a tools/list dump or a lockfile (PATH may also be given as the argument)' },
+  cwd: { type: 'string', value: 'DIR', scope: 'source-option', help: 'the working directory of --command' },
+  env: { type: 'string', multiple: true, value: 'KEY=VALUE', scope: 'source-option', help: 'an environment variable for --command (repeatable)' },
+  'lenient-stdout': { type: 'boolean', scope: 'source-option', help: 'read JSON-RPC past log text on the stdout lines of --command' },
+  header: { type: 'string', multiple: true, value: '"Name: value"', scope: 'source-option', help: 'an HTTP header for --url (repeatable)' },
+  timeout: { type: 'string', value: 'SECONDS', scope: 'source-option', help: `how long --command or --url may take to answer (default ${DEFAULT_TIMEOUT_MS / 1000})` },
+  'no-heal': { type: 'boolean', scope: 'source-option', help: 'do not diagnose, fix and retry a server that fails to start' },
+  'isolate-env': { type: 'boolean', scope: 'source-option', help: 'give the server only the runtime variables (PATH, HOME, LANG…) and those named, as the Action does' },
+  'pass-env': { type: 'string', multiple: true, value: 'NAME', scope: 'source-option', help: 'pass this variable of your environment to --command (repeatable; needed for GITHUB_TOKEN, GH_TOKEN)' },
+  capabilities: { type: 'string', value: 'LIST', scope: 'source-option', help: 'client capabilities to declare: roots,sampling,elicitation (default all) or none' },
+  config: { type: 'string', value: 'PATH', scope: 'source-option', help: `the config file (default ./${CONFIG_NAME})` },
+  server: { type: 'string', value: 'NAME', scope: 'source-option', help: 'only this server of the config file' },
+  // The name is LOCKFILE_NAME's (a test holds them together): its module is not worth loading for --help.
+  lockfile: { type: 'string', value: 'PATH', scope: 'command', help: 'the lockfile (default ./mcp-contracts.lock.json)' },
+  format: { type: 'string', value: 'FORMAT', scope: 'command', help: 'the output format' },
+  'fail-on': { type: 'string', value: 'SEVERITY', scope: 'command', help: 'exit 1 on a change at or above it: BREAKING (default), RISKY, SAFE, COSMETIC or never' },
+  artifact: { type: 'string', value: 'PATH', scope: 'command', help: 'also write the delta artifact the runtime loads' },
+  'no-color': { type: 'boolean', scope: 'command', help: 'plain text, even on a terminal (also NO_COLOR=1)' },
+  quiet: { type: 'boolean', short: 'q', scope: 'general', help: 'no progress on stderr' },
+  debug: { type: 'boolean', scope: 'general', help: 'stack traces on errors' },
+  help: { type: 'boolean', short: 'h', scope: 'general', help: 'this help' },
+  version: { type: 'boolean', short: 'v', scope: 'general', help: 'print the version' },
+} as const satisfies Record<string, FlagSpec>;
+
+export type FlagName = keyof typeof FLAGS;
+
+const PARSER_OPTIONS = Object.fromEntries(
+  Object.entries(FLAGS).map(([name, spec]: [string, FlagSpec]) => [
+    name,
+    { type: spec.type, ...(spec.short ? { short: spec.short } : {}), ...(spec.multiple ? { multiple: true } : {}) },
+  ]),
+) as { [K in FlagName]: { type: (typeof FLAGS)[K]['type']; short?: string; multiple?: boolean } };
+
+type FlagValue<S> = S extends { type: 'boolean' } ? boolean : S extends { multiple: true } ? string[] : string;
+/** The flags as given on the command line. */
+export type ParsedFlags = { [K in FlagName]?: FlagValue<(typeof FLAGS)[K]> };
 
 export interface CliArgs {
   command: CommandName | undefined;
   positionals: string[];
   format: Format;
-  failOn: Severity | undefined;
+  failOn: FailOn;
   artifact: string | undefined;
   quiet: boolean;
   debug: boolean;
@@ -51,31 +83,39 @@ export interface CliArgs {
   color: boolean;
   help: boolean;
   version: boolean;
-  /** The raw flags that select a source, resolved lazily by `resolveTargets`. */
-  flags: ReturnType<typeof parse>['values'];
+  /** The raw flags, for those resolved later (the source, the config). */
+  flags: ParsedFlags;
 }
 
-function parse(argv: string[]) {
-  return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+/** The flags `command` takes: the general ones, the source ones if it reads a server, its own. */
+export function flagsOf(command: CommandName): FlagName[] {
+  const spec = COMMANDS[command];
+  return (Object.keys(FLAGS) as FlagName[]).filter((name) => {
+    const { scope } = FLAGS[name];
+    if (scope === 'general') return true;
+    if (name === 'format') return spec.formats !== undefined;
+    return spec.flags.includes(name) || (spec.source && (scope === 'source' || scope === 'source-option'));
+  });
 }
 
 export function parseCli(argv: string[], isTty: boolean): CliArgs {
-  let parsed: ReturnType<typeof parse>;
+  let parsed;
   try {
-    parsed = parse(argv);
+    parsed = parseArgs({ args: argv, options: PARSER_OPTIONS, allowPositionals: true, strict: true, tokens: true });
   } catch (error) {
     throw new UserError(`${(error as Error).message.replace(/\. To specify a positional argument.*$/s, '.')} Run "mcp-contract-guard --help" for the options.`);
   }
-  const { values, positionals } = parsed;
-  const [first, ...rest] = positionals;
-  if (first !== undefined && !(COMMANDS as readonly string[]).includes(first)) {
-    throw new UserError(`Unknown command "${first}". The commands are: ${COMMANDS.join(', ')}. Run "mcp-contract-guard --help" for details.`);
+  const values = parsed.values as ParsedFlags;
+  const [first, ...positionals] = parsed.positionals;
+  if (first !== undefined && !Object.hasOwn(COMMANDS, first)) {
+    throw new UserError(`Unknown command "${first}". The commands are: ${Object.keys(COMMANDS).join(', ')}. Run "mcp-contract-guard --help" for details.`);
   }
-  return {
-    command: first as CommandName | undefined,
-    positionals: rest,
-    format: oneOf('--format', values.format ?? 'text', FORMATS),
-    failOn: values['fail-on'] === undefined ? undefined : oneOf('--fail-on', values['fail-on'].toUpperCase(), SEVERITIES),
+  const command = first as CommandName | undefined;
+  const args: CliArgs = {
+    command,
+    positionals,
+    format: 'text',
+    failOn: 'BREAKING',
     artifact: values.artifact,
     quiet: values.quiet ?? false,
     debug: values.debug ?? false,
@@ -85,52 +125,43 @@ export function parseCli(argv: string[], isTty: boolean): CliArgs {
     version: values.version ?? false,
     flags: values,
   };
+  // Asking for help never fails on the other flags; without a command, the usage says what to give.
+  if (args.help || args.version || command === undefined) return args;
+
+  const accepted = new Set<string>(flagsOf(command));
+  for (const token of parsed.tokens) {
+    if (token.kind === 'option' && !accepted.has(token.name)) {
+      throw new UserError(`${command} does not take ${token.rawName}. Run "mcp-contract-guard ${command} --help" for the flags it takes.`);
+    }
+  }
+  const { formats } = COMMANDS[command];
+  if (formats !== undefined) args.format = oneOf(`${command} --format`, values.format ?? formats[0]!, formats);
+  const failOn = values['fail-on'];
+  if (failOn !== undefined) args.failOn = oneOf('--fail-on', failOn.toLowerCase() === 'never' ? 'never' : failOn.toUpperCase(), [...SEVERITIES, 'never'] as const, failOn);
+  return args;
 }
 
-function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(value)) throw new UserError(`${flag} must be one of ${allowed.join(', ')}; got "${value}".`);
+function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[], given = value): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new UserError(`${flag} must be one of ${allowed.join(', ')}; got "${given}".`);
   return value as T;
 }
 
-/**
- * The servers a command runs on: the one the source flags describe, or else the config file's
- * (all of them, or the one `--server` names).
- */
-export async function resolveTargets(args: CliArgs, cwd: string): Promise<Target[]> {
-  const source = sourceFromFlags(args, cwd);
-  const lockfile = resolve(cwd, args.flags.lockfile ?? LOCKFILE_NAME);
-  if (source) {
-    if (args.flags.server !== undefined) throw new UserError('--server picks a server of the config file; it cannot be combined with --command, --url or --file.');
-    return [{ name: 'default', source, lockfile }];
-  }
-  const configPath = args.flags.config ? resolve(cwd, args.flags.config) : findConfig(cwd);
-  if (!configPath) {
-    throw new UserError(
-      'No MCP server to look at: give --command "node dist/server.js", --url http://localhost:3000/mcp or --file tools.json, ' +
-        'or list your servers in mcp-contract-guard.config.json.',
-    );
-  }
-  const targets = selectTargets(await loadConfig(configPath), args.flags.server);
-  // An explicit --lockfile applies when a single server is selected.
-  if (args.flags.lockfile !== undefined) {
-    if (targets.length !== 1) throw new UserError('--lockfile names one file, but the config lists several servers: pick one with --server.');
-    return [{ ...(targets[0] as Target), lockfile }];
-  }
-  return targets;
-}
-
-function sourceFromFlags(args: CliArgs, cwd: string): ContractSource | undefined {
+/** The source the flags describe (--command, --url, --file or a file argument), if any. */
+export function sourceFromFlags(args: CliArgs, cwd: string): ContractSource | undefined {
   const { flags } = args;
-  const positionalFile = args.command !== 'diff' ? args.positionals[0] : undefined;
-  const file = flags.file ?? positionalFile;
+  const file = flags.file ?? args.positionals[0];
   if (file !== undefined && (flags.command !== undefined || flags.url !== undefined)) {
     throw new UserError('Give one source: --command (optionally with --url, for a server that serves HTTP), --url, or --file.');
   }
-  if (args.command !== 'diff' && args.positionals.length > 1) throw new UserError(`Unexpected argument "${args.positionals[1]}".`);
-  const timeoutMs = parseTimeout(flags.timeout);
+  if (flags.file !== undefined && args.positionals.length > 0) throw new UserError(`Give the file once: --file ${flags.file} or the argument "${args.positionals[0]}".`);
+  if (args.positionals.length > 1) throw new UserError(`Unexpected argument "${args.positionals[1]}": ${args.command} reads one source.`);
   const headers = parsePairs('--header', flags.header ?? [], ':');
   if (flags.url !== undefined && !/^https?:\/\//.test(flags.url)) throw new UserError(`--url must be an http:// or https:// address; got "${flags.url}".`);
   if (flags.header !== undefined && flags.url === undefined) throw new UserError('--header only applies to --url.');
+  if (flags.timeout !== undefined && flags.command === undefined && flags.url === undefined) {
+    throw new UserError('--timeout only applies to --command or --url (a config file sets "timeout" per server).');
+  }
+  const timeoutMs = parseTimeout(flags.timeout);
   const capabilities = flags.capabilities === undefined ? {} : { clientCapabilities: parseClientCapabilities(flags.capabilities, '--capabilities') };
   if (flags.command !== undefined) {
     const source: ContractSource = {
@@ -159,7 +190,10 @@ function sourceFromFlags(args: CliArgs, cwd: string): ContractSource | undefined
   }
   if (flags.url !== undefined) return { kind: 'url', url: flags.url, headers, timeoutMs, ...capabilities };
   if (flags.capabilities !== undefined) throw new UserError('--capabilities applies to --command or --url; for the servers of a config file, set "capabilities" in their entries.');
-  if (file !== undefined) return { kind: 'file', path: resolve(cwd, file) };
+  if (file !== undefined) {
+    if (flags['no-heal']) throw new UserError('--no-heal only applies to a server (--command, --url or a config file): a file is read, not started.');
+    return { kind: 'file', path: resolve(cwd, file) };
+  }
   return undefined;
 }
 
@@ -183,37 +217,3 @@ function parsePairs(flag: string, items: string[], separator: '=' | ':'): Record
   }
   return out;
 }
-
-export const USAGE = `mcp-contract-guard: lock, diff and classify the contracts of MCP servers.
-
-Usage:
-  mcp-contract-guard compile <source> [--format text|json]
-  mcp-contract-guard lock    <source> [--lockfile PATH]
-  mcp-contract-guard check   <source> [--lockfile PATH]
-  mcp-contract-guard diff    <OLD> <NEW> [--format text|json|markdown|xml|sarif] [--fail-on SEVERITY] [--artifact PATH]
-
-A <source> is one of:
-  --command "node dist/server.js"   start the server over stdio (split like a shell, run without one)
-      --cwd DIR  --env KEY=VALUE (repeatable)  --timeout SECONDS (default 30; start-up gets up to twice that)
-      --url URL (with --command)     the server serves streamable HTTP there once started
-      --lenient-stdout               read JSON-RPC past log text on stdout lines
-      --isolate-env                  give the server only the runtime variables (PATH, HOME, LANG…), as the Action does
-      --pass-env NAME (repeatable)   also give it this variable of your environment
-  --url http://host:port/mcp         reach it over streamable HTTP
-      --header "Name: value" (repeatable)  --timeout SECONDS
-  --capabilities roots,sampling,elicitation|none
-                                     client capabilities initialize declares (default: all three)
-  --file tools.json                  read a tools/list dump or a lockfile
-  (none)                             use mcp-contract-guard.config.json: every server, or --server NAME
-
-Diff: OLD and NEW are lockfiles or tools/list dumps. SEVERITY is BREAKING, RISKY, SAFE or COSMETIC.
-
-Options:
-  --lockfile PATH   default ./mcp-contracts.lock.json
-  --config PATH     default ./mcp-contract-guard.config.json
-  --no-heal         do not diagnose, fix and retry a server that fails to start
-  --quiet, -q       no progress on stderr
-  --debug           stack traces on errors
-  --no-color        plain text output
-
-Exit codes: 0 ok, 1 contract drift or --fail-on threshold met, 2 usage, config, compile or input error.`;

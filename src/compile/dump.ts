@@ -1,7 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { LockfileError, looksLikeLockfile, parseLockfile } from '../contract/lockfile.js';
 import { isJsonObject, type Contracts, type JsonObject, type RawCapture } from '../contract/model.js';
+import { normalizeCapture } from '../contract/normalize.js';
 import { UserError } from '../errors.js';
+import { readTextIfExists } from '../files.js';
 
 export type FileContents = { kind: 'lockfile'; contracts: Contracts } | { kind: 'dump'; capture: RawCapture };
 
@@ -11,14 +12,20 @@ export type FileContents = { kind: 'lockfile'; contracts: Contracts } | { kind: 
  * response whose `result` holds them.
  */
 export async function readContractsFile(path: string): Promise<FileContents> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UserError(code === 'ENOENT' ? `${path} does not exist.` : `Could not read ${path}: ${(error as Error).message}.`);
-  }
+  const text = await readTextIfExists(path, 'the file');
+  if (text === undefined) throw new UserError(`${path} does not exist.`);
   return parseContractsFile(text, path);
+}
+
+/**
+ * The contracts in a file: a lockfile's as they are, a dump's normalized (with the lint
+ * warnings of normalization). Needs nothing of the server pipeline.
+ */
+export async function compileFile(path: string): Promise<{ contracts: Contracts; warnings: string[]; origin: 'dump' | 'lockfile' }> {
+  const file = await readContractsFile(path);
+  if (file.kind === 'lockfile') return { contracts: file.contracts, warnings: [], origin: 'lockfile' };
+  const { contracts, warnings } = normalizeCapture(file.capture);
+  return { contracts, warnings: warnings.map((w) => `${w.entry} ${w.message}`), origin: 'dump' };
 }
 
 export function parseContractsFile(text: string, label: string): FileContents {

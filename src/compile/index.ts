@@ -2,13 +2,13 @@ import { normalizeCapture } from '../contract/normalize.js';
 import type { Contracts } from '../contract/model.js';
 import { captureServer, type CaptureOptions } from './capture.js';
 import { withHealing, type HealingReport } from './heal.js';
-import { readContractsFile } from './dump.js';
+import { compileFile } from './dump.js';
 import type { ContractSource, ServerSource } from './source.js';
 
 export { splitCommand } from './argv.js';
 export { CompileError, START_BUDGET_FACTOR, captureServer, type Progress, type ServerCapture } from './capture.js';
 export { diagnose, envNamesIn, type Diagnosis, type FailureCategory } from './diagnose.js';
-export { lockfileAdvice, parseContractsFile, readContractsFile } from './dump.js';
+export { compileFile, lockfileAdvice, parseContractsFile, readContractsFile } from './dump.js';
 export {
   CLIENT_CAPABILITIES,
   DEFAULT_TIMEOUT_MS,
@@ -58,12 +58,7 @@ export interface CompileOptions extends Omit<CaptureOptions, 'deadline'> {
  * attempts are reported in `healing`.
  */
 export async function compileContracts(source: ContractSource, options: CompileOptions = {}): Promise<Compiled> {
-  if (source.kind === 'file') {
-    const file = await readContractsFile(source.path);
-    if (file.kind === 'lockfile') return { contracts: file.contracts, warnings: [], origin: 'lockfile' };
-    const { contracts, warnings } = normalizeCapture(file.capture);
-    return { contracts, warnings: warnings.map((w) => `${w.entry} ${w.message}`), origin: 'dump' };
-  }
+  if (source.kind === 'file') return compileFile(source.path);
   // Without healing: one attempt, still diagnosed and reported the same way.
   const maxAttempts = options.heal === false ? 1 : options.maxAttempts;
   const { value: captured, healing } = await withHealing(source, captureServer, { ...options, maxAttempts });

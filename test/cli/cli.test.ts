@@ -89,16 +89,16 @@ describe('check', () => {
 });
 
 describe('diff', () => {
-  it('prints the fixed JSON shape, and --fail-on decides the exit code', async () => {
+  it('prints the fixed JSON shape, and --fail-on decides the exit code (default BREAKING)', async () => {
     const result = await cli(['diff', lockV1, lockV2, '--format', 'json']);
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout);
     expect(report.version).toBe(1);
     expect(report.summary.maxSeverity).toBe('BREAKING');
     expect(Object.keys(report)).toEqual(expect.arrayContaining(['summary', 'tools', 'prompts', 'resources']));
     const create = report.tools.create_order.deltas.find((d: { field: string }) => d.field.includes('currency'));
     expect(create).toMatchObject({ severity: 'BREAKING', action: null });
-    expect((await cli(['diff', lockV1, lockV2, '--fail-on', 'BREAKING'])).code).toBe(1);
+    expect((await cli(['diff', lockV1, lockV2, '--fail-on', 'never'])).code).toBe(0);
     expect((await cli(['diff', lockV1, lockV1, '--fail-on', 'COSMETIC'])).code).toBe(0);
   });
 
@@ -117,7 +117,7 @@ describe('diff', () => {
     const dump = join(dir, 'dump.json');
     writeFileSync(dump, JSON.stringify({ jsonrpc: '2.0', id: 2, result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } }));
     const result = await cli(['diff', dump, lockV1, '--format', 'json']);
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout).tools.echo.deltas[0].kind).toBe('tool-removed');
   });
 

@@ -4,16 +4,18 @@
  * URL, and reports the CommonJS cache too; nothing from the CLI's dependency tree may appear.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { moduleLog, type ModuleLog } from '../helpers/module-log.js';
 
 const repo = resolve(import.meta.dirname, '../..');
 const FORBIDDEN = [/\/node_modules\/@actions\//, /\/node_modules\/@octokit\//, /octokit/i, /\/node_modules\/json-schema-diff\//, /\/node_modules\/diff\//];
 
 let work: string;
 let builtEntry: string;
+let probe: ModuleLog;
 
 beforeAll(() => {
   mkdirSync(join(repo, '.tmp'), { recursive: true });
@@ -32,24 +34,7 @@ beforeAll(() => {
   // Only the runtime and what it imports are compiled, so others' work in progress cannot break this.
   execFileSync(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], { cwd: repo, stdio: 'pipe' });
   builtEntry = join(work, 'lib/runtime/index.js');
-  writeFileSync(
-    join(work, 'hooks.mjs'),
-    `import { appendFileSync } from 'node:fs';
-let log;
-export async function initialize(data) { log = data.log; }
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  appendFileSync(log, result.url + '\\n');
-  return result;
-}
-`,
-  );
-  writeFileSync(
-    join(work, 'register.mjs'),
-    `import { register } from 'node:module';
-register(new URL('./hooks.mjs', import.meta.url), { data: { log: process.env.MODULE_LOG } });
-`,
-  );
+  probe = moduleLog(work);
 }, 120_000);
 
 afterAll(() => {
@@ -58,21 +43,17 @@ afterAll(() => {
 
 /** Every module URL (ESM) and CommonJS file a fresh node process loads for `import(specifier)`. */
 function modulesLoadedBy(specifier: string): { esm: string[]; cjs: string[]; exports: string[] } {
-  const log = join(work, `log-${Math.random().toString(36).slice(2)}.txt`);
-  writeFileSync(log, '');
   const script = `
     const mod = await import(process.env.TARGET);
     const { createRequire } = await import('node:module');
     const cache = createRequire(process.cwd() + '/').cache;
     process.stdout.write(JSON.stringify({ cjs: Object.keys(cache), exports: Object.keys(mod).sort() }));
   `;
-  const stdout = execFileSync(process.execPath, ['--import', pathToFileURL(join(work, 'register.mjs')).href, '--input-type=module', '-e', script], {
-    cwd: repo,
-    env: { ...process.env, TARGET: specifier, MODULE_LOG: log },
-    encoding: 'utf8',
+  let stdout = '';
+  const esm = probe.record((env) => {
+    stdout = execFileSync(process.execPath, [...probe.nodeArgs, '--input-type=module', '-e', script], { cwd: repo, env: { ...env, TARGET: specifier }, encoding: 'utf8' });
   });
   const { cjs, exports } = JSON.parse(stdout) as { cjs: string[]; exports: string[] };
-  const esm = readFileSync(log, 'utf8').split('\n').filter(Boolean);
   return { esm, cjs, exports };
 }
 

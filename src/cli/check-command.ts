@@ -1,0 +1,88 @@
+import { lockfileAdvice } from '../compile/dump.js';
+import { compareContracts, hasChanges } from '../contract/compare.js';
+import { LockfileError, parseLockfile } from '../contract/lockfile.js';
+import type { Contracts } from '../contract/model.js';
+import type { Target } from '../config.js';
+import type { DiffReport } from '../protocol/index.js';
+import { UserError } from '../errors.js';
+import { assertWritable, readTextIfExists } from '../files.js';
+import type { Runner } from './commands.js';
+import { summarizeContracts } from './contracts-text.js';
+import { CommandContext } from './context.js';
+import { expiredEntryNotes, judge, renderReport, verdictText, writeArtifact, type Review } from './review.js';
+import { compileTarget, forEachTarget, lockCommand } from './servers.js';
+import { resolveTargets } from './targets.js';
+
+/**
+ * `check`: each server against its lockfile. The report and the exit code follow the same rule
+ * as `diff` (the gate at --fail-on, after the allow list); whatever the threshold, a lockfile
+ * that no longer matches its server is said, with the command that updates it.
+ */
+export const run: Runner = async (args, io) => {
+  const context = new CommandContext(args, io);
+  const { targets, config } = await resolveTargets(args, io.cwd);
+  // One report per run for the machine formats and the artifact: one document, one file.
+  if (targets.length > 1 && (args.format !== 'text' || args.artifact !== undefined)) {
+    const what = args.artifact !== undefined ? '--artifact writes one artifact' : `--format ${args.format} prints one report`;
+    throw new UserError(`${what}, but the config lists ${targets.length} servers: pick one with --server (or run once per server).`);
+  }
+  if (args.artifact !== undefined) await assertWritable(args.artifact, 'the delta artifact');
+  const allow = config?.allow ?? [];
+  const reviews: Review[] = [];
+  let blocked = false;
+  const failed = await forEachTarget(context, targets, 'checked', async (target) => {
+    // Read before starting the server: a missing lockfile needs no server to report.
+    const lockText = await readLockfile(context, target);
+    const compiled = await compileTarget(context, target);
+    const locked = parseTrustedLockfile(context, target, lockText, compiled.contracts);
+    const lockfile = context.display(target.lockfile);
+    const drifted = hasChanges(compareContracts(locked, compiled.contracts));
+    const server = compiled.contracts.server.name;
+    if (!drifted && args.format === 'text' && args.artifact === undefined) {
+      io.stdout(`✓ ${server} matches ${lockfile} (${summarizeContracts(compiled.contracts)})\n`);
+      return;
+    }
+    const report = await diffOf(locked, compiled.contracts);
+    const review = { server, report };
+    reviews.push(review);
+    const judgement = judge(review, args.failOn, allow);
+    blocked ||= !judgement.gate.pass;
+    if (args.format === 'text') {
+      io.stdout(drifted ? `✗ ${server} no longer matches ${lockfile}:\n\n` : `✓ ${server} matches ${lockfile} (${summarizeContracts(compiled.contracts)})\n`);
+    }
+    if (drifted || args.format !== 'text') {
+      io.stdout(await renderReport(report, args.format, { color: args.color, sarifFile: { path: lockfile, text: lockText } }));
+    }
+    const verdict = verdictText(judgement, args.failOn);
+    if (verdict !== '') context.tell(`\n${verdict}`);
+    if (drifted) {
+      const advice = `If these changes are intended, update the lockfile: ${lockCommand(context, target)}\n`;
+      context.tell(args.format === 'text' ? `\n${advice}` : `${server} no longer matches ${lockfile}. ${advice}`);
+    }
+    await writeArtifact(context, report);
+  });
+  for (const note of expiredEntryNotes(reviews, allow)) context.warn(note);
+  return failed > 0 ? 2 : blocked ? 1 : 0;
+};
+
+/** The classified changes; the diff engine is loaded only when there is something to classify or print. */
+async function diffOf(locked: Contracts, live: Contracts): Promise<DiffReport> {
+  const { diffContracts } = await import('../diff/index.js');
+  return diffContracts(locked, live);
+}
+
+async function readLockfile(context: CommandContext, target: Target): Promise<string> {
+  const text = await readTextIfExists(target.lockfile, 'the lockfile');
+  if (text === undefined) throw new UserError(`There is no lockfile at ${context.display(target.lockfile)} yet. Create it with: ${lockCommand(context, target)}`);
+  return text;
+}
+
+/** Parse and verify a lockfile; the live contracts make verifying unchanged entries cheap. */
+function parseTrustedLockfile(context: CommandContext, target: Target, text: string, live: Contracts): Contracts {
+  try {
+    return parseLockfile(text, context.display(target.lockfile), live);
+  } catch (error) {
+    if (error instanceof LockfileError) throw new UserError(lockfileAdvice(error, lockCommand(context, target)));
+    throw error;
+  }
+}

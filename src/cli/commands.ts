@@ -1,0 +1,73 @@
+import type { CliArgs, FlagName } from './args.js';
+import type { Io } from './context.js';
+
+/** Runs one command; resolves to its exit code. */
+export type Runner = (args: CliArgs, io: Io) => Promise<number>;
+
+export interface CommandSpec {
+  /** What follows the command's name in the usage. */
+  operands: string;
+  /** What it does, in a few words. */
+  summary: string;
+  /** Its own help's paragraph: what it reads, prints and writes. */
+  details: string;
+  /** It reads a server, so it takes the source flags (see FLAGS). */
+  source: boolean;
+  /** Its own flags, beyond the general (and source) ones. */
+  flags: readonly FlagName[];
+  /** The formats it prints, the default first; it takes `--format` only if it has them. */
+  formats?: readonly Format[];
+  /** Loaded only when the command runs, so `--help` and the other commands pay nothing for it. */
+  load: () => Promise<{ run: Runner }>;
+}
+
+/** Every format a diff report renders to. */
+export const FORMATS = ['text', 'json', 'markdown', 'xml', 'sarif'] as const;
+export type Format = (typeof FORMATS)[number];
+
+const TABLE = {
+  compile: {
+    operands: '<source>',
+    summary: 'print the contracts a server exposes',
+    details: 'Prints the tools, prompts and resources a server exposes (started, reached or read from a file); writes nothing.',
+    source: true,
+    flags: [],
+    formats: ['text', 'json'],
+    load: () => import('./compile-command.js'),
+  },
+  lock: {
+    operands: '<source>',
+    summary: 'write them to the lockfile',
+    details: 'Compiles a server and writes its canonical lockfile: created, updated or unchanged (an unchanged server changes\nno byte). The file is replaced atomically.',
+    source: true,
+    flags: ['lockfile'],
+    load: () => import('./lock-command.js'),
+  },
+  check: {
+    operands: '<source>',
+    summary: 'compare a server with its lockfile',
+    details:
+      'Compiles a server and compares it with its lockfile: every change, classified, then the gate at --fail-on.\n' +
+      'Whatever the threshold, it says when the lockfile no longer matches the server, with the lock command that updates it.',
+    source: true,
+    flags: ['lockfile', 'fail-on', 'artifact', 'no-color'],
+    formats: FORMATS,
+    load: () => import('./check-command.js'),
+  },
+  diff: {
+    operands: '<OLD> <NEW>',
+    summary: 'compare two lockfiles or tools/list dumps',
+    details:
+      'Compares two files, each a lockfile or a tools/list dump: every change, classified, then the gate at --fail-on.\n' +
+      'The allow list of the config file (--config, or ./mcp-contract-guard.config.json if there is one) applies.',
+    source: false,
+    flags: ['config', 'fail-on', 'artifact', 'no-color'],
+    formats: FORMATS,
+    load: () => import('./diff-command.js'),
+  },
+} satisfies Record<string, CommandSpec>;
+
+export type CommandName = keyof typeof TABLE;
+
+/** Every command of the CLI: one entry each. The parser, the dispatcher and the help read it. */
+export const COMMANDS: Record<CommandName, CommandSpec> = TABLE;

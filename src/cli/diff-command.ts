@@ -1,0 +1,33 @@
+import { resolve } from 'node:path';
+import { compileFile } from '../compile/dump.js';
+import { diffContracts } from '../diff/index.js';
+import { UserError } from '../errors.js';
+import { assertWritable, readTextIfExists } from '../files.js';
+import type { Runner } from './commands.js';
+import { CommandContext } from './context.js';
+import { expiredEntryNotes, judge, renderReport, verdictText, writeArtifact } from './review.js';
+import { configOf } from './targets.js';
+
+/**
+ * `diff OLD NEW`: two files (lockfiles or dumps), never a server: only the file reader and the
+ * diff engine are loaded. The gate and the allow list are the same as `check`'s.
+ */
+export const run: Runner = async (args, io) => {
+  const context = new CommandContext(args, io);
+  if (args.positionals.length !== 2) throw new UserError('diff compares two files: mcp-contract-guard diff OLD NEW (each a lockfile or a tools/list dump).');
+  const [oldPath, newPath] = args.positionals.map((p) => resolve(io.cwd, p)) as [string, string];
+  if (args.artifact !== undefined) await assertWritable(args.artifact, 'the delta artifact');
+  const [previous, current, config] = await Promise.all([compileFile(oldPath), compileFile(newPath), configOf(args, io.cwd)]);
+  const report = await diffContracts(previous.contracts, current.contracts);
+  const allow = config?.allow ?? [];
+  const review = { server: current.contracts.server.name, report };
+  const judgement = judge(review, args.failOn, allow);
+  // SARIF results point at the lines of the new file.
+  const sarifText = args.format === 'sarif' ? await readTextIfExists(newPath, 'the file') : undefined;
+  io.stdout(await renderReport(report, args.format, { color: args.color, sarifFile: { path: args.positionals[1]!, text: sarifText } }));
+  const verdict = verdictText(judgement, args.failOn);
+  if (verdict !== '') context.tell(`\n${verdict}`);
+  await writeArtifact(context, report);
+  for (const note of expiredEntryNotes([review], allow)) context.warn(note);
+  return judgement.gate.pass ? 0 : 1;
+};

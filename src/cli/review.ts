@@ -1,0 +1,119 @@
+/**
+ * What `check` and `diff` share once they hold a report: the config's allow list and the gate
+ * (the same pure decisions as the Action's, from src/policy), the report in the asked format,
+ * the verdict beside it, and the delta artifact.
+ */
+import { resolve } from 'node:path';
+import type { AllowEntry } from '../config.js';
+import { ENTRY_NOUN } from '../contract/model.js';
+import { SEVERITIES, type DiffReport } from '../protocol/index.js';
+import { writeTextAtomically } from '../files.js';
+import { allowListNotes, evaluateAllowList, todayUtc } from '../policy/allow.js';
+import type { LocatedDelta } from '../policy/deltas.js';
+import { decideGate, type FailOn, type GateDecision } from '../policy/gate.js';
+import { terminalText, truncate } from '../report/escape.js';
+import type { Format } from './commands.js';
+import type { CommandContext } from './context.js';
+
+export interface Review {
+  server: string;
+  report: DiffReport;
+}
+
+export interface Judgement {
+  gate: GateDecision;
+  acceptedBy: (fingerprint: string) => AllowEntry | undefined;
+}
+
+/** Most blocking changes listed by fingerprint in the verdict; the report has them all. */
+const MAX_LISTED = 20;
+
+function today(): string {
+  return todayUtc(process.env.MCP_CONTRACT_GUARD_TODAY);
+}
+
+/** The allow list's verdict on each delta, then the gate at `failOn`: the Action's rule. */
+export function judge(review: Review, failOn: FailOn, allow: AllowEntry[]): Judgement {
+  const { acceptedBy } = evaluateAllowList([review], allow, today());
+  const gate = decideGate({ server: review.server, report: review.report, failOn, accepted: (f) => acceptedBy(f) !== undefined, lockfileCheck: 'off' });
+  return { gate, acceptedBy };
+}
+
+/**
+ * Allow-list entries past their date. (Entries that matched nothing are not reported: in the
+ * Action that means their change was merged, but here `lock` moves the baseline, so it does not.)
+ */
+export function expiredEntryNotes(reviews: Review[], allow: AllowEntry[]): string[] {
+  return allowListNotes({ ...evaluateAllowList(reviews, allow, today()), unused: [] });
+}
+
+/** The accepted changes and the gate's verdict, as text lines ('' when there was no change). */
+export function verdictText({ gate, acceptedBy }: Judgement, failOn: FailOn): string {
+  const lines: string[] = [];
+  if (gate.accepted.length > 0) {
+    lines.push(`Accepted by the allow list (${gate.accepted.length}):`);
+    for (const located of gate.accepted) {
+      const entry = acceptedBy(located.delta.fingerprint);
+      const until = entry?.expires ? ` (until ${entry.expires})` : '';
+      lines.push(`  ${deltaLine(located)}: ${terminalText(truncate(entry?.reason ?? '', 300))}${until}`);
+    }
+  }
+  switch (gate.review) {
+    case 'blocked': {
+      const counts = SEVERITIES.map((s) => [s, gate.blocking.filter((d) => d.delta.severity === s).length] as const)
+        .filter(([, n]) => n > 0)
+        .map(([s, n]) => `${n} ${s}`)
+        .join(', ');
+      const n = gate.blocking.length;
+      lines.push(`✗ ${n} change${n === 1 ? '' : 's'} at or above --fail-on ${failOn} (${counts}), not accepted by the allow list:`);
+      for (const located of gate.blocking.slice(0, MAX_LISTED)) lines.push(`  ${deltaLine(located)}`);
+      if (n > MAX_LISTED) lines.push(`  … and ${n - MAX_LISTED} more (--format json lists every fingerprint)`);
+      lines.push('To accept one, add {"fingerprint": "…", "reason": "why it is safe"} to "allow" in mcp-contract-guard.config.json.');
+      break;
+    }
+    case 'accepted':
+      lines.push(`✓ Every change at or above --fail-on ${failOn} is accepted by the allow list.`);
+      break;
+    case 'below-threshold':
+      lines.push(`✓ No change at or above --fail-on ${failOn}.`);
+      break;
+    default:
+      break;
+  }
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+}
+
+function deltaLine({ kind, name, delta }: LocatedDelta): string {
+  const field = delta.field === '' ? '' : ` ${terminalText(truncate(delta.field, 200))}`;
+  return `${delta.severity} ${ENTRY_NOUN[kind]} ${terminalText(truncate(name, 200))}${field} [${delta.fingerprint}]`;
+}
+
+/**
+ * The report in `format`; each renderer is loaded only when asked for. SARIF results point at
+ * the lines of `sarifFile`, the file the changes will update.
+ */
+export async function renderReport(report: DiffReport, format: Format, options: { color: boolean; sarifFile: { path: string; text?: string } }): Promise<string> {
+  switch (format) {
+    case 'json':
+      return (await import('../report/artifact.js')).renderJson(report);
+    case 'markdown':
+      return (await import('../report/markdown.js')).renderMarkdown(report, {});
+    case 'xml':
+      return (await import('../report/xml.js')).renderXml(report);
+    case 'sarif': {
+      const { path, text } = options.sarifFile;
+      return (await import('../report/sarif.js')).renderSarif(report, { lockfilePath: path, lockfileText: text });
+    }
+    case 'text':
+      return (await import('../report/text.js')).renderText(report, { color: options.color });
+  }
+}
+
+/** The frozen delta artifact the runtime loads, written atomically to `--artifact`. */
+export async function writeArtifact(context: CommandContext, report: DiffReport): Promise<void> {
+  if (context.args.artifact === undefined) return;
+  const path = resolve(context.io.cwd, context.args.artifact);
+  const { renderArtifact } = await import('../report/artifact.js');
+  await writeTextAtomically(path, renderArtifact(report), 'the delta artifact');
+  context.progress(`wrote the delta artifact to ${context.display(path)}`);
+}

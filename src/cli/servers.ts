@@ -1,0 +1,80 @@
+/**
+ * What the commands that read servers (compile, lock, check) share: compiling one target with
+ * its healing story told, the command that regenerates its lockfile, and a run over every
+ * target of a config that reports each failure and goes on to the next server.
+ */
+import { HealingFailedError, compileContracts, sourceFlags, type Compiled } from '../compile/index.js';
+import { canonicalJson } from '../contract/canonical.js';
+import type { Target } from '../config.js';
+import { formatError, type CommandContext } from './context.js';
+
+export async function compileTarget(context: CommandContext, target: Target): Promise<Compiled> {
+  const compiled = await compileContracts(target.source, { onProgress: context.progress, heal: context.args.heal });
+  for (const warning of compiled.warnings) context.warn(warning);
+  const healed = compiled.healing?.healedSource;
+  if (healed && compiled.healing) {
+    const fixes = compiled.healing.attempts.flatMap((a) => (a.fixApplied ? [a.fixApplied] : []));
+    // A config's server was read from the config: loading it again costs nothing.
+    const configEntry = async () => JSON.stringify((await import('../config.js')).configEntryFor(healed, context.io.cwd));
+    const permanent =
+      target.name === 'default'
+        ? `use: ${sourceFlags(healed)}`
+        : `set this server entry in ${context.display(context.args.flags.config ?? 'mcp-contract-guard.config.json')}:\n  "${target.name}": ${await configEntry()}`;
+    context.io.stderr(`healed after ${compiled.healing.attempts.length} attempts: ${fixes.join('; ')}.\nTo make it work the first time, ${permanent}\n`);
+  }
+  return compiled;
+}
+
+/** The command that regenerates this target's lockfile, for messages. */
+export function lockCommand(context: CommandContext, target: Target): string {
+  if (target.name !== 'default') {
+    const config = context.args.flags.config === undefined ? '' : ` --config ${context.args.flags.config}`;
+    return `mcp-contract-guard lock --server ${target.name}${config}`;
+  }
+  const lockfile = context.display(target.lockfile);
+  return `mcp-contract-guard lock ${sourceFlags(target.source)}${lockfile === 'mcp-contracts.lock.json' ? '' : ` --lockfile ${lockfile}`}`;
+}
+
+/**
+ * Run `each` on every target, in order. A server that fails is reported at once and the run
+ * goes on, so one broken server never hides the verdict on the others; the failures are
+ * summed up at the end. Resolves to the number of servers that failed.
+ */
+export async function forEachTarget(context: CommandContext, targets: Target[], done: string, each: (target: Target) => Promise<void>): Promise<number> {
+  const failed: string[] = [];
+  for (const target of targets) {
+    try {
+      await each(target);
+    } catch (error) {
+      failed.push(target.name);
+      reportFailure(context, target, error, targets.length);
+    }
+  }
+  if (failed.length > 0 && targets.length > 1) {
+    context.io.stderr(`error: ${failed.length} of ${targets.length} servers could not be ${done}: ${failed.join(', ')} (see above).\n`);
+  }
+  return failed.length;
+}
+
+function reportFailure(context: CommandContext, target: Target, error: unknown, runSize: number): void {
+  const { args, io } = context;
+  const text = formatError(error, args.debug);
+  io.stderr(`${runSize > 1 ? text.replace(/^error: /, `error: server "${target.name}": `) : text}\n`);
+  if (!(error instanceof HealingFailedError)) return;
+  if (target.name === 'default') io.stderr(`Then run again: mcp-contract-guard ${args.command} ${error.report.attempts.at(-1)?.flags ?? ''}\n`);
+  // Machine readers of `--format json` get the diagnosis and every attempt, too.
+  if (args.format === 'json' && runSize === 1) io.stdout(canonicalJson(failureJson(error), true));
+}
+
+function failureJson(error: HealingFailedError) {
+  return {
+    error: {
+      category: error.diagnosis.category,
+      explanation: error.diagnosis.explanation,
+      confidence: error.diagnosis.confidence,
+      userActionNeeded: error.userActionNeeded,
+    },
+    attempts: error.report.attempts,
+    totalMs: error.report.totalMs,
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * Each command loads what it needs: `--help` and `--version` almost nothing, `diff` only the
+ * file reader and the diff engine (never the server pipeline, the Action or its GitHub client).
+ * The built CLI runs in a child node process with a resolve hook that logs every module URL.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { moduleLog, type ModuleLog } from '../helpers/module-log.js';
+import { ROOT } from '../helpers/processes.js';
+
+const SERVER_PIPELINE = /\/lib\/compile\/(capture|stdio|http|heal|process|channel|diagnose|protocol|index)\.js$/;
+const NEVER_FOR_DIFF = [/\/lib\/github\//, SERVER_PIPELINE, /\/node_modules\/@actions\//, /octokit/i, /\/node_modules\/zod\//, /json-schema-diff/];
+
+let work: string;
+let probe: ModuleLog;
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'mcg-cli-modules-'));
+  probe = moduleLog(work);
+  // Two dumps whose only difference is a removed tool: no schema pair for the cross-check.
+  const tool = (name: string) => ({ name, inputSchema: { type: 'object', properties: { q: { type: 'string' } } } });
+  writeFileSync(join(work, 'old.json'), JSON.stringify({ tools: [tool('a'), tool('b')] }));
+  writeFileSync(join(work, 'new.json'), JSON.stringify({ tools: [tool('a')] }));
+});
+
+afterAll(() => {
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+/** The module URLs `mcp-contract-guard ARGS` loads (file: URLs, deduplicated), run in `work`. */
+function modulesLoadedBy(args: string[]): string[] {
+  const urls = probe.record((env) => {
+    try {
+      execFileSync(process.execPath, [...probe.nodeArgs, resolve(ROOT, 'lib/cli.js'), ...args], { cwd: work, env, stdio: 'pipe' });
+    } catch (error) {
+      // diff exits 1 on the BREAKING removal: the modules it loaded are what matters here.
+      if ((error as { status?: number }).status !== 1) throw error;
+    }
+  });
+  return [...new Set(urls.filter((url) => url.startsWith('file:')))];
+}
+
+const ours = (urls: string[]) => urls.filter((url) => url.includes('/lib/')).map((url) => url.slice(url.lastIndexOf('/lib/') + 5));
+
+describe('the modules each command loads', () => {
+  it('the probe sees the server pipeline when a command does load it', () => {
+    const loaded = modulesLoadedBy(['compile', 'old.json', '--quiet']);
+    expect(loaded.some((url) => SERVER_PIPELINE.test(url))).toBe(true);
+  });
+
+  it('--help and --version: no dependency, none of the engine, only the command table and its parser', () => {
+    for (const args of [['--help'], ['--version'], ['diff', '--help']]) {
+      const loaded = modulesLoadedBy(args);
+      expect(loaded.filter((url) => url.includes('/node_modules/'))).toEqual([]);
+      const own = ours(loaded);
+      expect(own).toContain('cli/main.js');
+      for (const module of own) expect(module, `${args.join(' ')} loads ${module}`).toMatch(/^(cli\.js|cli\/(main|args|commands|context|help)\.js|compile\/(argv|source)\.js|config-location\.js|diff\/types\.js|errors\.js)$/);
+    }
+  });
+
+  it('diff: the file reader and the diff engine, never the server pipeline, src/github, @actions, Octokit, zod or json-schema-diff', () => {
+    const loaded = modulesLoadedBy(['diff', 'old.json', 'new.json', '--format', 'json']);
+    const own = ours(loaded);
+    expect(own).toEqual(expect.arrayContaining(['cli/diff-command.js', 'compile/dump.js', 'diff/index.js', 'policy/gate.js']));
+    for (const url of loaded) for (const pattern of NEVER_FOR_DIFF) expect(url).not.toMatch(pattern);
+    // Nothing from node_modules at all for a JSON report.
+    expect(loaded.filter((url) => url.includes('/node_modules/'))).toEqual([]);
+  });
+});
