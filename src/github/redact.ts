@@ -1,0 +1,113 @@
+/**
+ * Credentials the Action is given: header values (usually from secrets), and the user:password
+ * or secret-looking query values of a server's URL (`https://user:pass@host/mcp`,
+ * `?api_key=…`). Each is registered with the runner (so its log masks it) and replaced by
+ * `***` in everything the Action writes: comment, summary, SARIF, review file, artifact,
+ * outputs, error messages. Pure apart from the callback that registers a new secret.
+ */
+
+export const REDACTED = '***';
+
+/** Query parameters whose value is a credential. */
+const SECRET_PARAMETER = /key|token|secret|passw|pwd|auth|sig|credential|session|jwt|bearer/i;
+
+/** Shorter values are not secrets worth the name, and masking them would garble the log. */
+const MIN_SECRET_LENGTH = 4;
+
+/** `url` with its credentials replaced by `***`; unchanged when it has none or does not parse. */
+export function redactUrl(url: string): string {
+  const parsed = parseUrl(url);
+  if (!parsed) return url;
+  const { secrets } = urlCredentials(parsed);
+  if (secrets.length === 0) return url;
+  if (parsed.username !== '' || parsed.password !== '') {
+    parsed.username = parsed.password !== '' ? parsed.username : REDACTED;
+    if (parsed.password !== '') parsed.password = REDACTED;
+  }
+  for (const name of [...new Set(parsed.searchParams.keys())]) {
+    if (SECRET_PARAMETER.test(name)) parsed.searchParams.set(name, REDACTED);
+  }
+  // URL encodes the asterisks of a query value; show them as written.
+  return parsed.href.replace(/%2A%2A%2A/g, REDACTED);
+}
+
+/**
+ * The secrets a URL holds: the password (or, without one, the user name, which then is the
+ * token: `https://TOKEN@host`) and the values of secret-looking query parameters, each as
+ * written in the URL and decoded.
+ */
+function urlCredentials(parsed: URL): { secrets: string[] } {
+  const secrets: string[] = [];
+  const add = (raw: string) => secrets.push(raw, safeDecode(raw));
+  if (parsed.password !== '') add(parsed.password);
+  else if (parsed.username !== '') add(parsed.username);
+  for (const [name, value] of parsed.searchParams) {
+    if (SECRET_PARAMETER.test(name) && value !== '') secrets.push(value, encodeURIComponent(value));
+  }
+  return { secrets: [...new Set(secrets)] };
+}
+
+/**
+ * Collects secrets and takes them out of text. `onSecret` is called once per new secret (the
+ * Action registers it with `core.setSecret`, so the runner masks it in the log).
+ */
+export class Redactor {
+  private readonly secrets = new Set<string>();
+  private readonly urls = new Map<string, string>();
+  private ordered: string[] = [];
+
+  constructor(private readonly onSecret: (secret: string) => void = () => undefined) {}
+
+  /** A value that must never be shown: a header value (and the credential after its scheme). */
+  addHeaderValues(headers: Record<string, string> | undefined): void {
+    for (const value of Object.values(headers ?? {})) {
+      this.add(value);
+      const scheme = /^[A-Za-z][\w-]*\s+(\S.*)$/.exec(value.trim());
+      if (scheme) this.add(scheme[1] as string);
+    }
+  }
+
+  addUrl(url: string | undefined): void {
+    if (url === undefined) return;
+    const parsed = parseUrl(url);
+    if (!parsed) return;
+    const { secrets } = urlCredentials(parsed);
+    if (secrets.length === 0) return;
+    this.urls.set(url, redactUrl(url));
+    for (const secret of secrets) this.add(secret);
+  }
+
+  /** `text` with every known credential replaced by `***` (as written, and as JSON writes it). */
+  redact(text: string): string {
+    let out = text;
+    for (const [url, redacted] of this.urls) out = out.split(url).join(redacted);
+    for (const secret of this.ordered) out = out.split(secret).join(REDACTED);
+    return out;
+  }
+
+  private add(secret: string): void {
+    const value = secret.trim();
+    if (value.length < MIN_SECRET_LENGTH || this.secrets.has(value)) return;
+    this.secrets.add(value);
+    this.onSecret(value);
+    const forms = new Set([value, JSON.stringify(value).slice(1, -1)]);
+    // Longest first, so a secret that contains another is replaced whole.
+    this.ordered = [...new Set([...this.ordered, ...forms])].sort((a, b) => b.length - a.length);
+  }
+}
+
+function parseUrl(url: string): URL | undefined {
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
+  }
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
