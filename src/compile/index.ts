@@ -2,13 +2,13 @@ import { normalizeCapture } from '../contract/normalize.js';
 import type { Contracts } from '../contract/model.js';
 import { captureServer, type CaptureOptions } from './capture.js';
 import { withHealing, type HealingReport } from './heal.js';
-import { readContractsFile } from './dump.js';
+import { readContractsFile, type FileContents } from './dump.js';
 import type { ContractSource, ServerSource } from './source.js';
 
 export { splitCommand } from './argv.js';
 export { CompileError, captureServer, type Progress, type ServerCapture } from './capture.js';
 export { diagnose, envNamesIn, type Diagnosis, type FailureCategory } from './diagnose.js';
-export { lockfileAdvice, parseContractsFile, readContractsFile } from './dump.js';
+export { lockfileAdvice, parseContractsFile, readContractsFile, type FileContents } from './dump.js';
 export { DEFAULT_TIMEOUT_MS, shellQuote, sourceFlags, type ContractSource, type ServerSource } from './source.js';
 export type { AttemptEvidence } from './channel.js';
 
@@ -39,18 +39,20 @@ export interface CompileOptions extends CaptureOptions {
   maxAttempts?: number;
 }
 
+/** The contracts a lockfile or a dump holds, once read (the Action reads it itself, from the checkout or a commit). */
+export function contractsOfFile(file: FileContents): Compiled {
+  if (file.kind === 'lockfile') return { contracts: file.contracts, warnings: [], origin: 'lockfile' };
+  const { contracts, warnings } = normalizeCapture(file.capture);
+  return { contracts, warnings: warnings.map((w) => `${w.entry} ${w.message}`), origin: 'dump' };
+}
+
 /**
  * Contracts from any source: a live server, a tools/list dump, or a lockfile. A server that
  * fails to start is diagnosed, fixed when that is safe, and retried (see heal.ts); the
  * attempts are reported in `healing`.
  */
 export async function compileContracts(source: ContractSource, options: CompileOptions = {}): Promise<Compiled> {
-  if (source.kind === 'file') {
-    const file = await readContractsFile(source.path);
-    if (file.kind === 'lockfile') return { contracts: file.contracts, warnings: [], origin: 'lockfile' };
-    const { contracts, warnings } = normalizeCapture(file.capture);
-    return { contracts, warnings: warnings.map((w) => `${w.entry} ${w.message}`), origin: 'dump' };
-  }
+  if (source.kind === 'file') return contractsOfFile(await readContractsFile(source.path));
   // Without healing: one attempt, still diagnosed and reported the same way.
   const maxAttempts = options.heal === false ? 1 : options.maxAttempts;
   const { value: captured, healing } = await withHealing(source, (server) => captureServer(server, options), { ...options, maxAttempts });

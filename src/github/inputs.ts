@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { SEVERITIES } from '../diff/types.js';
 import { UserError } from '../errors.js';
+import { DEFAULT_ALLOW_MAX_DAYS } from '../policy/allow.js';
 
 export type Mode = 'review' | 'comment-only';
 export type CommentMode = 'on-change' | 'always' | 'never';
@@ -35,7 +36,10 @@ export interface ActionInputs {
   token: string;
   baselineRef?: string;
   workingDirectory: string;
-  unsafeAllowPullRequestTarget: boolean;
+  /** Start servers under privileged events (pull_request_target, workflow_run…); the old input name still works. */
+  unsafeAllowPrivilegedEvents: boolean;
+  /** How many days ahead an allow-list entry may expire. */
+  allowMaxDays: number;
 }
 
 export const INPUT_DEFAULTS = {
@@ -47,7 +51,9 @@ export const INPUT_DEFAULTS = {
   'artifact-path': 'contract-deltas.json',
   compile: 'true',
   'working-directory': '.',
+  'unsafe-allow-privileged-events': 'false',
   'unsafe-allow-pull-request-target': 'false',
+  'allow-max-days': String(DEFAULT_ALLOW_MAX_DAYS),
 } as const;
 
 /**
@@ -82,7 +88,9 @@ export function readInputs(get: (name: string) => string, workspace: string): Ac
     artifactPath: path(raw('artifact-path'))!,
     token: get('github-token').trim(),
     workingDirectory,
-    unsafeAllowPullRequestTarget: bool('unsafe-allow-pull-request-target', raw('unsafe-allow-pull-request-target')!),
+    unsafeAllowPrivilegedEvents:
+      bool('unsafe-allow-privileged-events', raw('unsafe-allow-privileged-events')!) || bool('unsafe-allow-pull-request-target', raw('unsafe-allow-pull-request-target')!),
+    allowMaxDays: parseDays(raw('allow-max-days')!),
   };
   const optional = {
     command: raw('command'),
@@ -125,6 +133,12 @@ function parseTimeout(value: string | undefined): number | undefined {
   const seconds = Number(value);
   if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) throw new UserError(`The input "timeout" is in seconds, between 0 and 3600; got "${value}".`);
   return Math.round(seconds * 1000);
+}
+
+function parseDays(value: string): number {
+  const days = Number(value);
+  if (!Number.isInteger(days) || days < 1 || days > 3660) throw new UserError(`The input "allow-max-days" is a whole number of days, from 1 to 3660; got "${value}".`);
+  return days;
 }
 
 /** `headers`: one `Name: value` per line (values usually come from secrets). */

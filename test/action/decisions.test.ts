@@ -26,7 +26,8 @@ describe('inputs', () => {
       workingDirectory: '/ws/packages/inventory',
       compile: true,
       lockfileCheck: 'fail',
-      unsafeAllowPullRequestTarget: false,
+      unsafeAllowPrivilegedEvents: false,
+      allowMaxDays: 180,
     });
     expect(inputs.lockfile).toBeUndefined();
     expect(read({ 'fail-on': 'never' }).failOn).toBe('never');
@@ -89,7 +90,7 @@ describe('the allow-list', () => {
   const allow = [
     { fingerprint: 'F1', reason: 'migrating clients', expires: '2030-01-31' },
     { fingerprint: 'f2', reason: 'old', expires: '2029-12-31' },
-    { fingerprint: 'f9', reason: 'merged long ago' },
+    { fingerprint: 'f9', reason: 'merged long ago', expires: '2030-03-01' },
   ];
 
   test('accepts through the expiry day (inclusive), not after; fingerprints match without case', () => {
