@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { SEVERITIES } from '../diff/types.js';
 import { UserError } from '../errors.js';
 import { DEFAULT_ALLOW_MAX_DAYS } from '../policy/allow.js';
+import { redactUrl } from './redact.js';
 
 export type Mode = 'review' | 'comment-only';
 export type CommentMode = 'on-change' | 'always' | 'never';
@@ -75,7 +76,7 @@ export function readInputs(get: (name: string) => string, workspace: string): Ac
   if (sources.length === 1 && raw('config') !== undefined) throw new UserError(`"${sources[0]}" and "config" were both set: use "${sources[0]}" for one server, or "config" (with an optional "server") for the servers listed there.`);
   if (sources.length === 1 && raw('server') !== undefined) throw new UserError(`"server" picks a server of the config file; it cannot be combined with "${sources[0]}" (use "name" to label a single server).`);
   const url = raw('url');
-  if (url !== undefined && !/^https?:\/\//.test(url)) throw new UserError(`"url" must be an http:// or https:// address; got "${url}".`);
+  if (url !== undefined && !/^https?:\/\//.test(url)) throw new UserError(`"url" must be an http:// or https:// address; got "${redactUrl(url)}".`);
 
   const inputs: ActionInputs = {
     mode: oneOf('mode', raw('mode')!, ['review', 'comment-only'] as const),
