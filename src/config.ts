@@ -43,9 +43,19 @@ const allowSchema = z
   .object({
     fingerprint: z.string().min(4),
     reason: z.string().min(1),
-    expires: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expires must be a date like 2026-12-31').optional(),
+    expires: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, 'expires must be a date like 2026-12-31')
+      .refine(isCalendarDate, 'expires must be a real calendar date (this day does not exist)')
+      .optional(),
   })
   .strict();
+
+/** YYYY-MM-DD naming a day that exists (not 2026-02-30). */
+function isCalendarDate(day: string): boolean {
+  const time = Date.parse(`${day}T00:00:00Z`);
+  return Number.isFinite(time) && new Date(time).toISOString().slice(0, 10) === day;
+}
 
 const configSchema = z
   .object({
@@ -80,16 +90,24 @@ export async function loadConfig(path: string): Promise<Config> {
   } catch (error) {
     throw new UserError(`Could not read the config file ${path}: ${(error as Error).message}.`);
   }
+  return parseConfig(text, path);
+}
+
+/**
+ * Validate the text of a config file that lives (or lived, at some commit) at `path`; paths
+ * inside it resolve against that file's directory. `label` names it in errors (e.g. "… at main").
+ */
+export function parseConfig(text: string, path: string, label = path): Config {
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new UserError(`The config file ${path} is not valid JSON (${(error as Error).message}).`);
+    throw new UserError(`The config file ${label} is not valid JSON (${(error as Error).message}).`);
   }
   const parsed = configSchema.safeParse(data);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
-    throw new UserError(`The config file ${path} is invalid:\n  ${problems.join('\n  ')}`);
+    throw new UserError(`The config file ${label} is invalid:\n  ${problems.join('\n  ')}`);
   }
   const base = dirname(resolve(path));
   const targets = Object.entries(parsed.data.servers).map(([name, server]) => {
@@ -115,7 +133,7 @@ export async function loadConfig(path: string): Promise<Config> {
   for (const target of targets) {
     const other = seen.get(target.lockfile);
     if (other) {
-      throw new UserError(`The config file ${path} gives servers "${other}" and "${target.name}" the same lockfile (${target.lockfile}): set "lockfile" for one of them.`);
+      throw new UserError(`The config file ${label} gives servers "${other}" and "${target.name}" the same lockfile (${target.lockfile}): set "lockfile" for one of them.`);
     }
     seen.set(target.lockfile, target.name);
   }

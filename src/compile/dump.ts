@@ -21,8 +21,18 @@ export async function readContractsFile(path: string): Promise<FileContents> {
  * The contracts in a file: a lockfile's as they are, a dump's normalized (with the lint
  * warnings of normalization). Needs nothing of the server pipeline.
  */
-export async function compileFile(path: string): Promise<{ contracts: Contracts; warnings: string[]; origin: 'dump' | 'lockfile' }> {
-  const file = await readContractsFile(path);
+export async function compileFile(path: string): Promise<FileContracts> {
+  return contractsOfFile(await readContractsFile(path));
+}
+
+export interface FileContracts {
+  contracts: Contracts;
+  warnings: string[];
+  origin: 'dump' | 'lockfile';
+}
+
+/** The contracts a parsed file holds: a lockfile's as they are, a dump's normalized. */
+export function contractsOfFile(file: FileContents): FileContracts {
   if (file.kind === 'lockfile') return { contracts: file.contracts, warnings: [], origin: 'lockfile' };
   const { contracts, warnings } = normalizeCapture(file.capture);
   return { contracts, warnings: warnings.map((w) => `${w.entry} ${w.message}`), origin: 'dump' };

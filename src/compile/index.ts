@@ -8,7 +8,7 @@ import type { ContractSource, ServerSource } from './source.js';
 export { splitCommand } from './argv.js';
 export { CompileError, START_BUDGET_FACTOR, captureServer, type Progress, type ServerCapture } from './capture.js';
 export { diagnose, envNamesIn, type Diagnosis, type FailureCategory } from './diagnose.js';
-export { compileFile, lockfileAdvice, parseContractsFile, readContractsFile } from './dump.js';
+export { compileFile, contractsOfFile, lockfileAdvice, parseContractsFile, readContractsFile, type FileContents, type FileContracts } from './dump.js';
 export {
   CLIENT_CAPABILITIES,
   DEFAULT_TIMEOUT_MS,
@@ -51,6 +51,7 @@ export interface CompileOptions extends Omit<CaptureOptions, 'deadline'> {
   heal?: boolean;
   maxAttempts?: number;
 }
+
 
 /**
  * Contracts from any source: a live server, a tools/list dump, or a lockfile. A server that

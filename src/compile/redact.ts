@@ -14,7 +14,29 @@ export function redactUrl(url: string): string {
 }
 
 /** Parameter names that carry credentials by convention (substrings, case-insensitive). */
-const SECRET_PARAMETER = /key|token|secret|pass|pwd|auth|cred|sig|session/i;
+const SECRET_PARAMETER = /key|token|secret|pass|pwd|auth|cred|sig|session|jwt|bearer/i;
+
+/**
+ * The secrets a URL holds, to mask wherever they might appear: the password (or, without one,
+ * the user name, which then is the token: `https://TOKEN@host`) and the values of
+ * secret-looking query parameters, each as written in the URL and decoded.
+ */
+export function urlSecrets(url: string): string[] {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return [];
+  }
+  const secrets: string[] = [];
+  const add = (raw: string) => secrets.push(raw, safeDecode(raw));
+  if (parsed.password !== '') add(parsed.password);
+  else if (parsed.username !== '') add(parsed.username);
+  for (const [name, value] of parsed.searchParams) {
+    if (SECRET_PARAMETER.test(name) && value !== '') secrets.push(value, encodeURIComponent(value));
+  }
+  return [...new Set(secrets)];
+}
 
 function redactParameters(text: string): string {
   return text.replace(/([?&#;])([^=&#;]*)=([^&#;]*)/g, (whole, separator: string, name: string) =>

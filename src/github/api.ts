@@ -133,9 +133,17 @@ export class GitHubApi {
     }
   }
 
-  async pullRequestHead(issue: number): Promise<string> {
+  /** The pull request as the REST API returns it (the shape of an event's `pull_request`). */
+  async pullRequest(issue: number): Promise<Record<string, unknown> & { head: { sha: string } }> {
     const { data } = await this.octokit.rest.pulls.get({ ...this.repo, pull_number: issue });
-    return data.head.sha;
+    return data as unknown as Record<string, unknown> & { head: { sha: string } };
+  }
+
+  /** An account's permission on the repository: `permission` (admin, write, read, none) and its role's name. */
+  async permission(login: string): Promise<{ permission: string; role?: string }> {
+    const { data } = await this.octokit.rest.repos.getCollaboratorPermissionLevel({ ...this.repo, username: login });
+    const role = (data as { role_name?: unknown }).role_name;
+    return { permission: data.permission, ...(typeof role === 'string' ? { role } : {}) };
   }
 
   private loginPromise: Promise<string | undefined> | undefined;

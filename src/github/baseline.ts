@@ -1,7 +1,11 @@
 import { execFile } from 'node:child_process';
-import { dirname, relative, sep } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, sep } from 'node:path';
 import { promisify } from 'node:util';
 import type { GitHubApi } from './api.js';
+import { UserError } from '../errors.js';
+import { shortSha } from './markdown.js';
+import { readWorkspaceFile, type FileRoots } from './paths.js';
 
 const run = promisify(execFile);
 
@@ -16,10 +20,10 @@ async function git(cwd: string, args: string[]): Promise<string> {
   return stdout;
 }
 
-/** The repository root of the checkout that holds `path`, or undefined outside git. */
-export async function repoRootOf(path: string): Promise<string | undefined> {
+/** The repository root of the checkout that holds the directory `dir`, or undefined outside git. */
+export async function repoRootOf(dir: string): Promise<string | undefined> {
   try {
-    return (await git(dirname(path), ['rev-parse', '--show-toplevel'])).trim();
+    return (await git(dir, ['rev-parse', '--show-toplevel'])).trim();
   } catch {
     return undefined;
   }
@@ -35,8 +39,10 @@ export function repoPath(root: string, path: string): string {
  * (`git show`), else from the contents API (a shallow `actions/checkout` has only the head).
  */
 export async function readFileAtRef(options: { path: string; ref: string; workspace: string; api?: GitHubApi; log: (m: string) => void }): Promise<FileAtRef> {
-  const root = await repoRootOf(options.path);
+  // The file's directory may not exist in the checkout (a server the head moved or dropped).
+  const root = await repoRootOf(await existingAncestor(dirname(options.path)));
   const rel = repoPath(root ?? options.workspace, options.path);
+  if (rel === '..' || rel.startsWith('../') || isAbsolute(rel)) throw new UserError(`Refusing to read ${options.path} at ${shortSha(options.ref)}: it is outside the repository.`);
   if (root !== undefined) {
     const hasCommit = await git(root, ['cat-file', '-e', `${options.ref}^{commit}`]).then(
       () => true,
@@ -56,4 +62,41 @@ export async function readFileAtRef(options: { path: string; ref: string; worksp
   }
   if (!options.api) throw new Error(`Cannot read ${rel} at ${options.ref}: the commit is not in the checkout and there is no token for the contents API (fetch it with actions/checkout's fetch-depth: 0).`);
   return { text: await options.api.fileAtRef(rel, options.ref), via: 'contents API' };
+}
+
+/** `path` itself when it exists, else its nearest ancestor that does. */
+async function existingAncestor(path: string): Promise<string> {
+  let current = path;
+  while (!(await stat(current).then(() => true, () => false))) {
+    const parent = dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  return current;
+}
+
+/** Where the review reads one side's files: the checkout, or a commit (by ref). */
+export interface Tree {
+  /** For people: "the checkout", "abc1234". */
+  describe: string;
+  /** The text at `path` (absolute, inside the repository), or null when there is no such file. */
+  read(path: string, what: string): Promise<string | null>;
+}
+
+/** The checkout, read only through the workspace's rules (no link, no escape). */
+export function checkoutTree(roots: FileRoots): Tree {
+  return { describe: 'the checkout', read: (path, what) => readWorkspaceFile(path, roots, what) };
+}
+
+/** The files as committed at `ref`, through git or the contents API; never the checkout. */
+export function commitTree(ref: string, options: { workspace: string; api?: GitHubApi; log: (m: string) => void }): Tree {
+  return {
+    describe: shortSha(ref),
+    read: async (path) => {
+      const { text, via } = await readFileAtRef({ ...options, path, ref });
+      const rel = repoPath(options.workspace, path);
+      options.log(text === null ? `There is no ${rel} at ${shortSha(ref)} (asked ${via}).` : `Read ${rel} at ${shortSha(ref)} through ${via}.`);
+      return text;
+    },
+  };
 }

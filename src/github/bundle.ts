@@ -8,8 +8,9 @@ import type { ServerReview } from './review.js';
  * The review bundle: what a `pull_request` job hands to a `workflow_run` job that posts the
  * comment (`mode: comment-only`) without running any code of the PR. It travels as a workflow
  * artifact written by the PR's job, so the posting side treats it as untrusted input: every
- * field is checked here, every string is escaped when rendered, and the PR number is checked
- * against the triggering run before anything is posted.
+ * field is checked here, every string is escaped when rendered, the PR number is checked
+ * against the triggering run before anything is posted, and the gate and the approval it
+ * claims are not believed (vouch.ts takes them from GitHub).
  */
 export const BUNDLE_VERSION = 1;
 
@@ -24,6 +25,8 @@ export interface ReviewBundle {
 const text = (max: number) => z.string().max(max);
 const severity = z.enum(SEVERITIES);
 const failOn = z.union([severity, z.literal('never')]);
+/** A commit, as GitHub names it: the comment shows its first seven digits raw. */
+const sha = z.string().regex(/^[0-9a-f]{40}$/, 'a 40-digit commit SHA');
 
 const reviewSchema = z
   .object({
@@ -33,8 +36,8 @@ const reviewSchema = z
     lockfile: text(1_000),
     baseline: text(500).optional(),
     baselineRef: text(300).optional(),
-    headSha: text(100),
-    headSource: z.enum(['server', 'lockfile', 'file']),
+    headSha: sha,
+    headSource: z.enum(['server', 'lockfile', 'file', 'removed']),
     report: z.unknown(),
     reviewError: text(20_000).optional(),
     stale: z.object({ message: text(5_000), command: text(5_000) }).optional(),
@@ -47,6 +50,7 @@ const reviewSchema = z
       failures: z.array(text(20_000)).max(100),
     }),
     approval: z.object({ label: text(200), by: text(100).optional() }).optional(),
+    approvalIgnored: text(2_000).optional(),
     approveLabel: text(200).optional(),
     accepted: z.array(z.object({ entry: text(1_000), severity, fingerprint: text(200), reason: text(2_000), expires: text(20).optional() })).max(10_000),
     allowNotes: z.array(text(3_000)).max(1_000),
@@ -60,7 +64,7 @@ const bundleSchema = z
     version: z.literal(BUNDLE_VERSION),
     repository: text(200),
     pullRequest: z.number().int().positive().nullable(),
-    headSha: text(100),
+    headSha: sha,
     reviews: z.array(reviewSchema).max(100),
   })
   .strict();

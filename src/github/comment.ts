@@ -60,7 +60,8 @@ function status(review: ServerReview): string {
       const how = review.approveLabel
         ? `If they are intended, add the label ${mdCode(review.approveLabel)} to this pull request, or accept them by fingerprint in the ${mdCode('allow')} list of ${mdCode('mcp-contract-guard.config.json')} (snippet below).`
         : `If they are intended, accept them by fingerprint in the ${mdCode('allow')} list of ${mdCode('mcp-contract-guard.config.json')} (snippet below).`;
-      return `> [!CAUTION]\n> **Contract gate failed**: ${plural(count, 'change')} at or above ${threshold} ${count === 1 ? 'is' : 'are'} not approved. ${how}`;
+      const ignored = review.approvalIgnored !== undefined ? `\n>\n> ${mdText(review.approvalIgnored)}` : '';
+      return `> [!CAUTION]\n> **Contract gate failed**: ${plural(count, 'change')} at or above ${threshold} ${count === 1 ? 'is' : 'are'} not approved. ${how}${ignored}`;
     }
     case 'approved': {
       const by = review.approval?.by ? ` (added by ${quietMention(review.approval.by)})` : '';
@@ -120,7 +121,7 @@ function reproduce(review: ServerReview): string {
 
 function footer(review: ServerReview): string {
   const base = review.baseline ? `${mdText(review.baseline)} → ` : '';
-  const head = review.headSource === 'server' ? 'the server' : review.headSource === 'lockfile' ? 'the lockfile' : 'the contracts file';
+  const head = { server: 'the server', lockfile: 'the lockfile', file: 'the contracts file', removed: 'removed from the config' }[review.headSource];
   return `<sub>mcp-contract-guard · job ${mdCode(review.job)} · ${base}${head} at ${shortSha(review.headSha)}</sub>`;
 }
 

@@ -34,6 +34,8 @@ export interface Baseline {
 export interface EventPlan {
   eventName: string;
   pr?: PullRequestInfo;
+  /** A comment on this pull request triggered the run: its details come from the API. */
+  lookUpPullRequest?: number;
   /** Absent when the event has no natural base and no baseline-ref was given. */
   baseline?: Baseline;
   headSha: string;
@@ -50,9 +52,11 @@ const NULL_SHA = /^0{40}$/;
  */
 export function planEvent(context: RunContext, baselineRef?: string): EventPlan {
   const { eventName, payload } = context;
-  const pr = pullRequestOf(payload);
-  const plan: EventPlan = { eventName, headSha: pr?.headSha ?? context.sha };
+  const pr = pullRequestOf(payload) ?? pullRequestOfRun(eventName, payload);
+  const plan: EventPlan = { eventName, headSha: pr?.headSha ?? headShaOf(eventName, payload) ?? context.sha };
   if (pr) plan.pr = pr;
+  const issue = obj(payload.issue);
+  if (!pr && eventName === 'issue_comment' && issue?.pull_request !== undefined && typeof issue.number === 'number') plan.lookUpPullRequest = issue.number;
   if (baselineRef !== undefined) {
     plan.baseline = { ref: baselineRef, describe: `baseline-ref ${baselineRef}` };
     return plan;
@@ -105,15 +109,44 @@ function pullRequestOf(payload: Record<string, unknown>): PullRequestInfo | unde
   return info;
 }
 
+/**
+ * The pull request of a workflow_run or check run, from its `pull_requests` (GitHub lists
+ * only pull requests from branches of this repository there: a fork's run has none).
+ */
+function pullRequestOfRun(eventName: string, payload: Record<string, unknown>): PullRequestInfo | undefined {
+  const run = obj(payload[eventName]);
+  const first = obj(Array.isArray(run?.pull_requests) ? run.pull_requests[0] : undefined);
+  if (!first || typeof first.number !== 'number') return undefined;
+  const base = obj(first.base);
+  const head = obj(first.head);
+  const baseSha = str(base?.sha);
+  const headSha = str(run?.head_sha) ?? str(head?.sha);
+  if (!baseSha || !headSha) return undefined;
+  const baseRepo = obj(base?.repo)?.id;
+  const headRepo = obj(head?.repo)?.id;
+  return { number: first.number, baseSha, baseRef: str(base?.ref) ?? 'base', headSha, fork: headRepo === undefined || headRepo !== baseRepo, labels: [] };
+}
+
+/** The commit an event without a pull request is about (GITHUB_SHA is the default branch's for most of these). */
+function headShaOf(eventName: string, payload: Record<string, unknown>): string | undefined {
+  switch (eventName) {
+    case 'workflow_run':
+    case 'check_suite':
+    case 'check_run':
+      return str(obj(payload[eventName])?.head_sha);
+    case 'deployment_status':
+      return str(obj(payload.deployment)?.sha);
+    case 'status':
+      return str(payload.sha);
+    default:
+      return undefined;
+  }
+}
+
 function obj(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
 function str(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-/** Events whose workflow runs with the base repository's secrets and a write token. */
-export function isPrivilegedPullRequestEvent(eventName: string): boolean {
-  return eventName === 'pull_request_target';
 }

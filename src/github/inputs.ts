@@ -2,6 +2,8 @@ import { isAbsolute, resolve } from 'node:path';
 import { checkPassEnv, parseClientCapabilities, type ClientCapability } from '../compile/source.js';
 import { SEVERITIES } from '../protocol/index.js';
 import { UserError } from '../errors.js';
+import { DEFAULT_ALLOW_MAX_DAYS } from '../policy/allow.js';
+import { redactUrl } from './redact.js';
 
 export type Mode = 'review' | 'comment-only';
 export type CommentMode = 'on-change' | 'always' | 'never';
@@ -40,7 +42,10 @@ export interface ActionInputs {
   token: string;
   baselineRef?: string;
   workingDirectory: string;
-  unsafeAllowPullRequestTarget: boolean;
+  /** Start servers under privileged events (pull_request_target, workflow_run…); the old input name still works. */
+  unsafeAllowPrivilegedEvents: boolean;
+  /** How many days ahead an allow-list entry may expire. */
+  allowMaxDays: number;
 }
 
 export const INPUT_DEFAULTS = {
@@ -52,7 +57,9 @@ export const INPUT_DEFAULTS = {
   'artifact-path': 'contract-deltas.json',
   compile: 'true',
   'working-directory': '.',
+  'unsafe-allow-privileged-events': 'false',
   'unsafe-allow-pull-request-target': 'false',
+  'allow-max-days': String(DEFAULT_ALLOW_MAX_DAYS),
 } as const;
 
 /**
@@ -74,7 +81,7 @@ export function readInputs(get: (name: string) => string, workspace: string): Ac
   if (sources.length === 1 && raw('config') !== undefined) throw new UserError(`"${sources[0]}" and "config" were both set: use "${sources[0]}" for one server, or "config" (with an optional "server") for the servers listed there.`);
   if (sources.length === 1 && raw('server') !== undefined) throw new UserError(`"server" picks a server of the config file; it cannot be combined with "${sources[0]}" (use "name" to label a single server).`);
   const url = raw('url');
-  if (url !== undefined && !/^https?:\/\//.test(url)) throw new UserError(`"url" must be an http:// or https:// address; got "${url}".`);
+  if (url !== undefined && !/^https?:\/\//.test(url)) throw new UserError(`"url" must be an http:// or https:// address; got "${redactUrl(url)}".`);
 
   const inputs: ActionInputs = {
     mode: oneOf('mode', raw('mode')!, ['review', 'comment-only'] as const),
@@ -88,7 +95,9 @@ export function readInputs(get: (name: string) => string, workspace: string): Ac
     artifactPath: path(raw('artifact-path'))!,
     token: get('github-token').trim(),
     workingDirectory,
-    unsafeAllowPullRequestTarget: bool('unsafe-allow-pull-request-target', raw('unsafe-allow-pull-request-target')!),
+    unsafeAllowPrivilegedEvents:
+      bool('unsafe-allow-privileged-events', raw('unsafe-allow-privileged-events')!) || bool('unsafe-allow-pull-request-target', raw('unsafe-allow-pull-request-target')!),
+    allowMaxDays: parseDays(raw('allow-max-days')!),
   };
   const optional = {
     command: raw('command'),
@@ -132,6 +141,12 @@ function parseTimeout(value: string | undefined): number | undefined {
   const seconds = Number(value);
   if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) throw new UserError(`The input "timeout" is in seconds, between 0 and 3600; got "${value}".`);
   return Math.round(seconds * 1000);
+}
+
+function parseDays(value: string): number {
+  const days = Number(value);
+  if (!Number.isInteger(days) || days < 1 || days > 3660) throw new UserError(`The input "allow-max-days" is a whole number of days, from 1 to 3660; got "${value}".`);
+  return days;
 }
 
 /** `headers`: one `Name: value` per line (values usually come from secrets). */

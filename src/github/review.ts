@@ -1,5 +1,5 @@
 import type { DiffReport, Severity } from '../protocol/index.js';
-import type { Approval, ReviewVerdict } from '../policy/gate.js';
+import type { Approval, GateDecision, ReviewVerdict } from '../policy/gate.js';
 import type { FailOn, LockfileCheck } from './inputs.js';
 
 /**
@@ -21,8 +21,8 @@ export interface ServerReview {
   /** The full ref or sha of the base, for the reproduce commands. */
   baselineRef?: string;
   headSha: string;
-  /** "the server" (compiled live) or "the lockfile" (compile: false). */
-  headSource: 'server' | 'lockfile' | 'file';
+  /** "the server" (compiled live), "the lockfile" (compile: false), a dump file, or removed (the head's config dropped the server). */
+  headSource: 'server' | 'lockfile' | 'file' | 'removed';
   /** Null when the review could not be made (the head did not compile, the base was unreadable). */
   report: DiffReport | null;
   /** Why, in plain words (a CompileError's diagnosis, never a stack trace). */
@@ -33,6 +33,8 @@ export interface ServerReview {
   failOn: FailOn;
   gate: { pass: boolean; review: ReviewVerdict; blocking: Array<{ entry: string; severity: Severity; kind: string; field: string; fingerprint: string }>; failures: string[] };
   approval?: Approval;
+  /** Why the approval label on the pull request does not approve (who added it, and why that does not count). */
+  approvalIgnored?: string;
   /** The label that would approve (only on PR runs). */
   approveLabel?: string;
   /** Deltas the allow-list accepted, with the entry that did. */
@@ -43,6 +45,16 @@ export interface ServerReview {
   reproduce: string[];
   /** Other things worth saying (base lockfile missing, capture healed, lint warnings…). */
   notes: string[];
+}
+
+/** The gate's decision as the review carries it: plain data, each blocking change by its entry. */
+export function reviewGate(decision: GateDecision): ServerReview['gate'] {
+  return {
+    pass: decision.pass,
+    review: decision.review,
+    blocking: decision.blocking.map((d) => ({ entry: `${d.kind}.${d.name}`, severity: d.delta.severity, kind: d.delta.kind, field: d.delta.field, fingerprint: d.delta.fingerprint })),
+    failures: decision.failures,
+  };
 }
 
 /** True when the comment has something to say beyond "no changes". */

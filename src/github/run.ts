@@ -5,49 +5,58 @@
  */
 import * as core from '@actions/core';
 import { context as githubContext } from '@actions/github';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
-import { CompileError, DEFAULT_TIMEOUT_MS, compileContracts, lockfileAdvice, sourceFlags, splitCommand, type ContractSource } from '../compile/index.js';
-import { CONFIG_NAME, findConfig, loadConfig, selectTargets, type AllowEntry, type Target } from '../config.js';
+import { CompileError, compileContracts, contractsOfFile, lockfileAdvice, parseContractsFile, sourceFlags, type ContractSource } from '../compile/index.js';
+import type { AllowEntry } from '../config.js';
 import { compareContracts, hasChanges } from '../contract/compare.js';
-import { LOCKFILE_NAME, LockfileError, parseLockfile } from '../contract/lockfile.js';
+import { LockfileError, parseLockfile } from '../contract/lockfile.js';
 import { ENTRY_KINDS, emptyContracts, type Contracts } from '../contract/model.js';
 import { diffContracts } from '../diff/index.js';
 import { emptyReport, type DiffReport } from '../protocol/index.js';
 import { UserError, errorMessage } from '../errors.js';
 import { renderArtifact, renderSarif } from '../report/index.js';
 import { allowListNotes, evaluateAllowList, todayUtc } from '../policy/allow.js';
+import { judgeApproval } from '../policy/approval.js';
+import { decideGate, type Approval } from '../policy/gate.js';
 import { entryAnnotations, selectAnnotations, type Annotation } from './annotations.js';
 import { DEFAULT_RETRY, GitHubApi, isPermissionError, isTransient } from './api.js';
-import { readFileAtRef, repoPath, repoRootOf } from './baseline.js';
+import { checkoutTree, commitTree, repoPath, repoRootOf, type Tree } from './baseline.js';
 import { parseBundle, renderBundle, BUNDLE_VERSION, type ReviewBundle } from './bundle.js';
 import { renderComment, renderQuietComment } from './comment.js';
-import { isPrivilegedPullRequestEvent, planEvent, type EventPlan, type RunContext } from './event.js';
-import { decideGate, type Approval } from '../policy/gate.js';
+import { planEvent, type EventPlan, type PullRequestInfo, type RunContext } from './event.js';
 import { readInputs, type ActionInputs } from './inputs.js';
+import { inert } from './log.js';
 import { mdCodeBlock, plural, shortSha } from './markdown.js';
-import { lockCommand, reproduceCommands, type CliSelection } from './reproduce.js';
-import { hasSomethingToSay, type ServerReview } from './review.js';
+import { readWorkspaceFile, writeOutputFile, type FileRoots } from './paths.js';
+import { privilegePolicy } from './privilege.js';
+import { Redactor } from './redact.js';
+import { lockCommand, reproduceCommands } from './reproduce.js';
+import { hasSomethingToSay, reviewGate, type ServerReview } from './review.js';
 import { commentMarker, planComment } from './sticky.js';
+import { subjectsOf, type Subject } from './subjects.js';
 import { computeOutputs, renderSummary } from './summary.js';
+import { vouchReview } from './vouch.js';
 
 /** Where the Action runs: the workspace and scratch space a runner provides. */
 interface Runner {
   workspace: string;
   temp: string;
   repoRoot: string;
+  /** Where files may be read (the workspace) and written (the workspace, RUNNER_TEMP). */
+  roots: FileRoots;
 }
 
-/** A server to review, with what the comment and the CLI call it. */
-interface Subject {
-  target: Target;
-  id: string;
-  /** The config name or the `name` input; else the server's own name once known. */
-  name?: string;
-  selection: CliSelection;
-  lockfileRepoPath: string;
-  lockfileLocalPath: string;
+/** One review run: what it was asked, about which event, and where each side's files are read. */
+interface Run {
+  inputs: ActionInputs;
+  plan: EventPlan;
+  runner: Runner;
+  api: GitHubApi | undefined;
+  head: Tree;
+  /** The base commit's files; absent when there is no base. */
+  base?: Tree;
 }
 
 /** Review one server, before the allow-list and the gate (they look at every server at once). */
@@ -68,12 +77,24 @@ const FORK_HELP =
   '"mode: comment-only", which posts the comment without running any code of the pull request ' +
   '(examples/workflows/fork-review.yml and fork-comment.yml). The report is in this job\'s summary.';
 
+/** Credentials the run was given: masked in the log by the runner, and replaced by *** in everything written. */
+const redactor = new Redactor((secret) => core.setSecret(secret));
+
+/** The log, for text a pull request or a server may have written: no credential, never a workflow command. */
+const log = {
+  info: (message: string) => core.info(inert(redactor.redact(message))),
+  debug: (message: string) => core.debug(redactor.redact(message)),
+  warning: (message: string) => core.warning(redactor.redact(message)),
+};
+
 export async function runAction(): Promise<void> {
   // The first line of the log, before any work: what ran, on what (the cold-start bench waits for it).
   core.info(`mcp-contract-guard: ${githubContext.eventName ?? 'local'} run${process.env.GITHUB_REPOSITORY ? ` in ${process.env.GITHUB_REPOSITORY}` : ''}.`);
   try {
     const runner = await runnerOf();
     const inputs = readInputs((name) => core.getInput(name), runner.workspace);
+    redactor.addHeaderValues(inputs.headers);
+    redactor.addUrl(inputs.url);
     const context: RunContext = {
       eventName: githubContext.eventName ?? 'unknown',
       payload: (githubContext.payload ?? {}) as Record<string, unknown>,
@@ -81,32 +102,49 @@ export async function runAction(): Promise<void> {
       job: githubContext.job ?? 'job',
       repo: repoOf(),
     };
-    const api = inputs.token === '' ? undefined : new GitHubApi(inputs.token, context.repo, core, retryPolicy());
+    const api = inputs.token === '' ? undefined : new GitHubApi(inputs.token, context.repo, log, retryPolicy());
     if (inputs.mode === 'comment-only') await commentOnly(inputs, context, runner, api);
     else await review(inputs, context, runner, api);
   } catch (error) {
-    const message = error instanceof UserError ? error.message : `Unexpected failure: ${errorMessage(error)}. This is a bug in mcp-contract-guard; please report it with the log of this step.`;
+    const message = redactor.redact(
+      error instanceof UserError ? error.message : `Unexpected failure: ${errorMessage(error)}. This is a bug in mcp-contract-guard; please report it with the log of this step.`,
+    );
     core.setFailed(message);
     // The summary is written on every run, this one included: the message, never a stack trace.
     await writeSummary(`## MCP contract review\n\n> [!CAUTION]\n> The review could not run:\n\n${mdCodeBlock(message, 'text')}\n`).catch(() => undefined);
     // For a bug, the stack goes to the log (not the summary), where a report can quote it.
-    if (!(error instanceof UserError) && error instanceof Error && error.stack) core.info(error.stack);
+    if (!(error instanceof UserError) && error instanceof Error && error.stack) log.info(error.stack);
   }
 }
 
 async function review(inputs: ActionInputs, context: RunContext, runner: Runner, api: GitHubApi | undefined): Promise<void> {
-  const plan = planEvent(context, inputs.baselineRef);
-  const { subjects, allow } = await subjectsOf(inputs, runner);
-  guardPrivilegedEvent(plan, inputs, subjects);
-  if (plan.baseline) core.info(`Reviewing ${plural(subjects.length, 'server')} against ${plan.baseline.describe}.`);
-  else core.info(`No base to compare with: ${plan.noBaselineReason}. The review compares with the lockfile in the checkout.`);
+  const plan = await planOf(context, inputs, api);
+  const policy = privilegePolicy(plan.eventName, inputs.unsafeAllowPrivilegedEvents);
+  if (policy.warning) core.warning(policy.warning);
+  if (policy.headFromCommit && !/^[0-9a-f]{40}$/.test(plan.headSha)) {
+    throw new UserError(`Under ${plan.eventName} the head's files are read at the head commit, but this event names none: run the review on pull_request instead.`);
+  }
+  const commit = (ref: string) => commitTree(ref, { workspace: runner.repoRoot, ...(api ? { api } : {}), log: log.info });
+  const run: Run = { inputs, plan, runner, api, head: policy.headFromCommit ? commit(plan.headSha) : checkoutTree(runner.roots) };
+  if (plan.baseline) run.base = commit(plan.baseline.ref);
+  const { subjects, allow, notes } = await subjectsOf(inputs, runner, run.head, run.base);
+  for (const subject of subjects) registerCredentials(subject.target?.source);
+  const live = subjects.flatMap((s) => (inputs.compile && s.target && s.target.source.kind !== 'file' ? [{ name: s.name ?? s.id, kind: s.target.source.kind }] : []));
+  const refusal = policy.refusal(live);
+  if (refusal) throw new UserError(refusal);
+  if (policy.headFromCommit) log.info(`${plan.eventName} runs with this repository's secrets: the head's files are read at ${shortSha(plan.headSha)}, not from the checkout, and no server is started.`);
+  if (plan.baseline) log.info(`Reviewing ${plural(subjects.length, 'server')} against ${plan.baseline.describe}.`);
+  else log.info(`No base to compare with: ${plan.noBaselineReason}. The review compares with the lockfile in the checkout.`);
 
-  const approval = plan.pr ? await approvalOf(plan, inputs.approveLabel, api) : undefined;
+  const label = plan.pr ? await approvalOf(plan.pr, inputs.approveLabel, api) : {};
+  if (label.ignored) log.info(label.ignored);
   const drafts: Draft[] = [];
   for (const subject of subjects) {
     core.startGroup(`Reviewing ${subject.name ?? subject.id}`);
     try {
-      drafts.push(await draftReview(subject, inputs, plan, runner, api));
+      const draft = await draftReview(subject, run);
+      draft.notes.push(...notes);
+      drafts.push(draft);
     } finally {
       core.endGroup();
     }
@@ -116,162 +154,107 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
     drafts.map((d) => ({ server: d.name, report: d.report })),
     allow,
     todayUtc(process.env.MCP_CONTRACT_GUARD_TODAY),
+    inputs.allowMaxDays,
   );
   const allowNotes = allowListNotes(allowEvaluation);
-  const reviews = drafts.map((draft) => finishReview(draft, inputs, context, plan, approval, allowEvaluation.acceptedBy, allowNotes));
+  const reviews = drafts.map((draft) => finishReview(draft, run, context, label, allowEvaluation.acceptedBy, allowNotes));
 
-  const paths = await writeFiles(reviews, drafts, inputs, runner, context, plan);
+  const paths = await writeFiles(reviews, drafts, run, context);
   const warnings: string[] = [];
   emitAnnotations(reviews, drafts, allowNotes);
   if (plan.pr && inputs.comment !== 'never') {
     if (!api) warnings.push('No github-token, so no PR comment was posted; the report is in this job summary.');
     else warnings.push(...(await postComments(api, plan.pr.number, reviews, inputs)));
   }
-  for (const warning of warnings) core.warning(warning);
+  for (const warning of warnings) log.warning(warning);
   await writeSummary(renderSummary(reviews, warnings));
-  for (const [name, value] of Object.entries(computeOutputs(reviews, paths))) core.setOutput(name, value);
+  for (const [name, value] of Object.entries(computeOutputs(reviews, paths))) core.setOutput(name, redactor.redact(value));
 
   const failures = reviews.flatMap((r) => r.gate.failures);
-  if (failures.length > 0) core.setFailed(failures.join('\n\n'));
-  else core.info(reviews.some((r) => r.stale) ? 'The contract gate passes (the stale lockfile is only reported: lockfile-check is warn).' : 'The contract gate passes.');
+  if (failures.length > 0) core.setFailed(redactor.redact(failures.join('\n\n')));
+  else log.info(reviews.some((r) => r.stale) ? 'The contract gate passes (the stale lockfile is only reported: lockfile-check is warn).' : 'The contract gate passes.');
 }
 
-/** The servers of this run: one from `command` / `url` / `file`, or those of a config file. */
-async function subjectsOf(inputs: ActionInputs, runner: Runner): Promise<{ subjects: Subject[]; allow: AllowEntry[] }> {
-  const wd = inputs.workingDirectory;
-  const dir = repoPath(runner.repoRoot, wd);
-  const configPath = inputs.config ?? findConfig(wd);
-  const config = configPath ? await loadConfig(configPath) : undefined;
-  const lockfile = inputs.lockfile ?? resolve(wd, LOCKFILE_NAME);
-  // With compile: false the head lockfile is all there is to read: no source needed.
-  const single = singleSource(inputs) ?? (!inputs.compile && !config ? { kind: 'file' as const, path: lockfile } : undefined);
-  if (single) {
-    const local = relative(wd, lockfile);
-    const displaySource = single.kind === 'command' ? { ...single, cwd: undefined } : single.kind === 'file' ? { ...single, path: relative(wd, single.path) } : single;
-    const subject: Subject = {
-      target: { name: inputs.name ?? 'default', source: single, lockfile },
-      id: inputs.name ?? repoPath(runner.repoRoot, lockfile),
-      selection: { flags: sourceFlags(displaySource), lockfileFlag: local === LOCKFILE_NAME ? '' : ` --lockfile ${local}`, dir: dir === '.' ? '' : dir },
-      lockfileRepoPath: repoPath(runner.repoRoot, lockfile),
-      lockfileLocalPath: local,
-    };
-    if (inputs.name !== undefined) subject.name = inputs.name;
-    return { subjects: [subject], allow: config?.allow ?? [] };
-  }
-  if (!config) {
-    throw new UserError(
-      `No MCP server to review: set the input "command" (e.g. node dist/server.js), "url" or "file", or commit ${CONFIG_NAME} ` +
-        `listing your servers${inputs.workingDirectory === runner.workspace ? '' : ` in ${dir}`} (or point "config" at it).`,
-    );
-  }
-  let targets = selectTargets(config, inputs.server);
-  if (inputs.lockfile !== undefined) {
-    if (targets.length !== 1) throw new UserError('"lockfile" names one file, but the config lists several servers: pick one with "server" (a matrix over the servers works well).');
-    targets = [{ ...(targets[0] as Target), lockfile: inputs.lockfile }];
-  }
-  const configFlag = relative(wd, config.path) === CONFIG_NAME ? '' : ` --config ${relative(wd, config.path)}`;
-  const subjects = targets.map((target): Subject => {
-    const source = withInputOverrides(target.source, inputs);
-    const local = relative(wd, target.lockfile);
-    return {
-      target: { ...target, source },
-      id: target.name,
-      name: target.name,
-      selection: { flags: `--server ${target.name}${configFlag}`, lockfileFlag: inputs.lockfile !== undefined ? ` --lockfile ${local}` : '', dir: dir === '.' ? '' : dir },
-      lockfileRepoPath: repoPath(runner.repoRoot, target.lockfile),
-      lockfileLocalPath: local,
-    };
-  });
-  return { subjects, allow: config.allow };
+/** The event plan; for a comment on a pull request, completed from the API (the event does not carry the pull request). */
+async function planOf(context: RunContext, inputs: ActionInputs, api: GitHubApi | undefined): Promise<EventPlan> {
+  const plan = planEvent(context, inputs.baselineRef);
+  if (plan.lookUpPullRequest === undefined) return plan;
+  if (!api) throw new UserError(`This ${plan.eventName} event is about PR #${plan.lookUpPullRequest}, whose commits only the API can tell: set "github-token".`);
+  const pullRequest = await api.pullRequest(plan.lookUpPullRequest);
+  return planEvent({ ...context, payload: { ...context.payload, pull_request: pullRequest } }, inputs.baselineRef);
 }
 
-function singleSource(inputs: ActionInputs): ContractSource | undefined {
-  const timeoutMs = inputs.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (inputs.command !== undefined) return withInputOverrides({ kind: 'command', command: splitCommand(inputs.command), cwd: inputs.workingDirectory, timeoutMs }, inputs);
-  if (inputs.url !== undefined) return withInputOverrides({ kind: 'url', url: inputs.url, headers: inputs.headers, timeoutMs }, inputs);
-  if (inputs.file !== undefined) return { kind: 'file', path: inputs.file };
-  return undefined;
-}
-
-function withInputOverrides(source: ContractSource, inputs: ActionInputs): ContractSource {
-  if (source.kind === 'file') return source;
-  const out = { ...source };
-  if (inputs.timeoutMs !== undefined) out.timeoutMs = inputs.timeoutMs;
-  if (out.kind === 'url' && Object.keys(inputs.headers).length > 0) out.headers = { ...out.headers, ...inputs.headers };
-  if (inputs.clientCapabilities !== undefined) out.clientCapabilities = inputs.clientCapabilities;
-  // The server is the code under review: it never inherits the runner's environment (env.ts).
-  if (out.kind === 'command') Object.assign(out, { isolateEnv: true, passEnv: [...new Set([...(out.passEnv ?? []), ...inputs.passEnv])] });
-  return out;
+/** A server's URL and header values are credentials until shown otherwise. */
+function registerCredentials(source: ContractSource | undefined): void {
+  if (!source || source.kind === 'file') return;
+  redactor.addUrl(source.url);
+  redactor.addHeaderValues(source.headers);
 }
 
 /**
- * pull_request_target runs with the base repository's secrets and a write token: starting a
- * server from the PR's code there hands both to whoever opened the PR. Refuse unless the
- * workflow says, in an input named for the risk, that it knows.
+ * Whether the pull request carries the approval label and that label counts: who added it
+ * (this very event, else the issue's events) must have write, maintain or admin permission.
+ * Labels are read live: a re-run keeps the old payload.
  */
-function guardPrivilegedEvent(plan: EventPlan, inputs: ActionInputs, subjects: Subject[]): void {
-  if (!isPrivilegedPullRequestEvent(plan.eventName) || !inputs.compile || inputs.unsafeAllowPullRequestTarget) return;
-  if (!subjects.some((s) => s.target.source.kind === 'command')) return;
-  throw new UserError(
-    'Refusing to start an MCP server under pull_request_target: that event runs with this repository\'s secrets and a write token, ' +
-      'so running the code of a pull request there hands both to whoever opened it. Run the review on pull_request instead ' +
-      '(for comments on fork PRs, add the workflow_run pattern of examples/workflows/fork-review.yml and fork-comment.yml), or set "compile: false" ' +
-      'to review the committed lockfiles only. If every PR that can trigger this workflow is trusted, set "unsafe-allow-pull-request-target: true".',
-  );
-}
-
-/** Whether the PR carries the approval label, and who added it. Labels are read live: a re-run keeps the old payload. */
-async function approvalOf(plan: EventPlan, label: string, api: GitHubApi | undefined): Promise<Approval | undefined> {
-  const pr = plan.pr!;
+async function approvalOf(pr: Pick<PullRequestInfo, 'number' | 'labels' | 'labeled'>, label: string, api: GitHubApi | undefined): Promise<{ approval?: Approval; ignored?: string }> {
   let labels = pr.labels;
   if (api) {
     try {
       labels = await api.labels(pr.number);
     } catch (error) {
-      core.info(`Could not read the labels of PR #${pr.number} (${errorMessage(error)}); using those of the event.`);
+      log.info(`Could not read the labels of PR #${pr.number} (${errorMessage(error)}); using those of the event.`);
     }
   }
-  if (!labels.includes(label)) return undefined;
-  if (pr.labeled?.label === label) return { label, by: pr.labeled.by };
-  const by = api ? await api.labeledBy(pr.number, label).catch(() => undefined) : undefined;
-  return by === undefined ? { label } : { label, by };
+  if (!labels.includes(label)) return {};
+  const by = pr.labeled?.label === label ? pr.labeled.by : await api?.labeledBy(pr.number, label).catch(() => undefined);
+  const permission = by === undefined ? undefined : api ? await api.permission(by).catch((error: unknown) => ({ error: errorMessage(error) })) : { error: 'there is no github-token to ask GitHub' };
+  const judgement = judgeApproval({ label, ...(by !== undefined ? { by } : {}), ...(permission ? { permission } : {}) });
+  return 'approval' in judgement ? { approval: judgement.approval } : { ignored: judgement.ignored };
 }
 
-async function draftReview(subject: Subject, inputs: ActionInputs, plan: EventPlan, runner: Runner, api: GitHubApi | undefined): Promise<Draft> {
+async function draftReview(subject: Subject, run: Run): Promise<Draft> {
   const { target } = subject;
-  const notes: string[] = [];
-  const headLockText = await readFile(target.lockfile, 'utf8').catch(() => null);
-  const headSource: Draft['headSource'] = !inputs.compile ? 'lockfile' : target.source.kind === 'file' ? 'file' : 'server';
+  const { inputs } = run;
+  const notes = subject.planNote !== undefined ? [subject.planNote] : [];
   const fix = lockCommand(subject.selection);
+  let headLockText: string | null = null;
+  const headSource: Draft['headSource'] = !target ? 'removed' : !inputs.compile ? 'lockfile' : target.source.kind === 'file' ? 'file' : 'server';
   const fail = (reviewError: string): Draft => ({ subject, name: subject.name ?? serverNameIn(headLockText) ?? subject.id, report: null, reviewError, headLockText, headSource, notes });
+
+  // A server the head's config dropped: every entry of its base lockfile is removed.
+  if (!target) {
+    const base = await baselineOf(subject, run, subject.id, undefined, notes);
+    if (typeof base === 'string') return fail(base);
+    return { subject, name: subject.id, report: await diffContracts(base, emptyContracts({ name: base.server.name })), headLockText, headSource, notes };
+  }
 
   // The head: compiled live (what the PR's code exposes now), or its lockfile when compile is off.
   let head: Contracts;
-  if (!inputs.compile) {
-    if (headLockText === null) return fail(`With "compile: false" the head lockfile is the head's contracts, but there is no ${subject.lockfileRepoPath}. Create it with: ${fix}`);
-    try {
+  try {
+    headLockText = await run.head.read(target.lockfile, 'the lockfile');
+    if (!inputs.compile) {
+      if (headLockText === null) return fail(`With "compile: false" the head lockfile is the head's contracts, but there is no ${subject.lockfileRepoPath} in ${run.head.describe}. Create it with: ${fix}`);
       head = parseLockfile(headLockText, subject.lockfileRepoPath);
-    } catch (error) {
-      if (error instanceof LockfileError) return fail(lockfileAdvice(error, fix));
-      throw error;
-    }
-  } else {
-    try {
-      const compiled = await compileContracts(target.source, { onProgress: (m) => core.info(`› ${m}`) });
-      head = compiled.contracts;
-      for (const warning of compiled.warnings) core.info(`lint: ${warning}`);
-      if (compiled.warnings.length > 0) notes.push(`The server has ${plural(compiled.warnings.length, 'lint warning')} (see the log of this step).`);
+    } else if (target.source.kind === 'file') {
+      const shown = repoPath(run.runner.repoRoot, target.source.path);
+      const text = await run.head.read(target.source.path, 'the contracts file');
+      if (text === null) return fail(`There is no ${shown} in ${run.head.describe}: "file" names a tools/list dump or a lockfile.`);
+      head = reportWarnings(contractsOfFile(parseContractsFile(text, shown)), notes).contracts;
+    } else {
+      const compiled = await compileContracts(target.source, { onProgress: (m) => log.info(`› ${m}`) });
+      head = reportWarnings(compiled, notes).contracts;
       if (compiled.healing?.healedSource) {
         const fixes = compiled.healing.attempts.map((a) => a.fixApplied).filter((f): f is string => f !== undefined);
         notes.push(
           `The server was captured only after mcp-contract-guard ${fixes.join(', then ')}: configure it that way to skip the failed attempts (as CLI flags: ${sourceFlags(compiled.healing.healedSource)}).`,
         );
       }
-    } catch (error) {
-      // A CompileError carries its diagnosis in plain words: no stack trace in a PR comment.
-      if (error instanceof CompileError || error instanceof UserError) return fail(error.message);
-      throw error;
     }
+  } catch (error) {
+    // A CompileError carries its diagnosis in plain words: no stack trace in a PR comment.
+    if (error instanceof LockfileError) return fail(lockfileAdvice(error, fix));
+    if (error instanceof CompileError || error instanceof UserError) return fail(error.message);
+    throw error;
   }
 
   // Freshness: the head lockfile against the live head, kept apart from the review.
@@ -293,67 +276,83 @@ async function draftReview(subject: Subject, inputs: ActionInputs, plan: EventPl
       stale = { message: `${subject.lockfileRepoPath} does not match the ${headSource === 'server' ? 'server' : 'contracts'} at this commit (${plural(count, 'entry', 'entries')} differ${count === 1 ? 's' : ''}).`, command: fix };
     }
   }
-  if (stale) core.info(`Stale lockfile: ${stale.message} Fix: ${stale.command}`);
+  if (stale) log.info(`Stale lockfile: ${stale.message} Fix: ${stale.command}`);
 
-  // The baseline: the lockfile as committed at the base, whatever the PR did to it since.
-  let base: Contracts;
-  if (plan.baseline) {
-    let text: string | null;
-    try {
-      const read = await readFileAtRef({ path: target.lockfile, ref: plan.baseline.ref, workspace: runner.repoRoot, api, log: (m) => core.info(m) });
-      core.info(`Read ${subject.lockfileRepoPath} at ${shortSha(plan.baseline.ref)} through ${read.via}.`);
-      text = read.text;
-    } catch (error) {
-      const why = isPermissionError(error) ? 'the token may not read this repository\'s contents' : errorMessage(error);
-      return fail(`Could not read ${subject.lockfileRepoPath} at ${plan.baseline.describe}: ${why}.`);
-    }
-    if (text === null) {
-      base = emptyContracts({ name: head.server.name });
-      notes.push(`There is no ${subject.lockfileRepoPath} at ${plan.baseline.describe}: every entry counts as new.`);
-    } else {
-      try {
-        base = parseLockfile(text, `${subject.lockfileRepoPath} at ${shortSha(plan.baseline.ref)}`);
-      } catch (error) {
-        if (!(error instanceof LockfileError)) throw error;
-        base = emptyContracts({ name: head.server.name });
-        notes.push(`${error.message} It is ignored: every entry counts as new.`);
-      }
-    }
-  } else {
-    base = headLocked ?? emptyContracts({ name: head.server.name });
-    notes.push(`No base to compare with (${plan.noBaselineReason}): compared with ${subject.lockfileRepoPath} as checked out.`);
-  }
-
+  const base = await baselineOf(subject, run, head.server.name, headLocked, notes);
+  if (typeof base === 'string') return fail(base);
   const report = await diffContracts(base, head);
   const name = subject.name ?? (head.server.name !== 'unknown' ? head.server.name : subject.id);
-  core.info(`${name}: ${report.summary.maxSeverity === null ? 'no contract changes' : `worst change ${report.summary.maxSeverity}`}.`);
+  log.info(`${name}: ${report.summary.maxSeverity === null ? 'no contract changes' : `worst change ${report.summary.maxSeverity}`}.`);
   const draft: Draft = { subject, name, report, headLockText, headSource, notes };
   if (stale) draft.stale = stale;
   return draft;
 }
 
+/** Lint findings go to the log, and a line saying so to the comment. */
+function reportWarnings<T extends { warnings: string[] }>(compiled: T, notes: string[]): T {
+  for (const warning of compiled.warnings) log.info(`lint: ${warning}`);
+  if (compiled.warnings.length > 0) notes.push(`The server has ${plural(compiled.warnings.length, 'lint warning')} (see the log of this step).`);
+  return compiled;
+}
+
+/**
+ * The baseline: the lockfile the base's config names, as committed at the base, whatever the
+ * pull request did to it since. A string is why it could not be read.
+ */
+async function baselineOf(subject: Subject, run: Run, serverName: string, headLocked: Contracts | undefined, notes: string[]): Promise<Contracts | string> {
+  const { plan } = run;
+  const empty = () => emptyContracts({ name: serverName });
+  if (!plan.baseline || !run.base) {
+    notes.push(`No base to compare with (${plan.noBaselineReason}): compared with ${subject.lockfileRepoPath} as checked out.`);
+    return headLocked ?? empty();
+  }
+  // A server the base's config does not list: the plan's note says it is new.
+  if (subject.baseLockfile === undefined) return empty();
+  const shown = repoPath(run.runner.repoRoot, subject.baseLockfile);
+  let text: string | null;
+  try {
+    text = await run.base.read(subject.baseLockfile, 'the base lockfile');
+  } catch (error) {
+    const why = isPermissionError(error) ? 'the token may not read this repository\'s contents' : errorMessage(error);
+    return `Could not read ${shown} at ${plan.baseline.describe}: ${why}.`;
+  }
+  if (text === null) {
+    notes.push(`There is no ${shown} at ${plan.baseline.describe}: every entry counts as new.`);
+    return empty();
+  }
+  try {
+    return parseLockfile(text, `${shown} at ${shortSha(plan.baseline.ref)}`);
+  } catch (error) {
+    if (!(error instanceof LockfileError)) throw error;
+    notes.push(`${error.message} It is ignored: every entry counts as new.`);
+    return empty();
+  }
+}
+
 function finishReview(
   draft: Draft,
-  inputs: ActionInputs,
+  run: Run,
   context: RunContext,
-  plan: EventPlan,
-  approval: Approval | undefined,
+  label: { approval?: Approval; ignored?: string },
   acceptedBy: (fingerprint: string) => AllowEntry | undefined,
   allowNotes: string[],
 ): ServerReview {
+  const { inputs, plan } = run;
+  const redact = (text: string) => redactor.redact(text);
   const accepted = (fingerprint: string) => acceptedBy(fingerprint) !== undefined;
+  const stale = draft.stale && { message: redact(draft.stale.message), command: redact(draft.stale.command) };
+  const reviewError = draft.reviewError === undefined ? undefined : redact(draft.reviewError);
   const gate = decideGate({
     server: draft.name,
     report: draft.report,
     failOn: inputs.failOn,
     accepted,
-    ...(approval ? { approval } : {}),
+    ...(label.approval ? { approval: label.approval } : {}),
     ...(plan.pr ? { approveLabel: inputs.approveLabel } : {}),
-    ...(draft.stale ? { staleMessage: `${draft.stale.message} Fix it with \`${draft.stale.command}\` and commit ${draft.subject.lockfileRepoPath}.` } : {}),
+    ...(stale ? { staleMessage: `${stale.message} Fix it with \`${stale.command}\` and commit ${draft.subject.lockfileRepoPath}.` } : {}),
     lockfileCheck: inputs.lockfileCheck,
-    ...(draft.reviewError !== undefined ? { reviewError: draft.reviewError } : {}),
+    ...(reviewError !== undefined ? { reviewError } : {}),
   });
-  const entry = (d: { kind: string; name: string }) => `${d.kind}.${d.name}`;
   const review: ServerReview = {
     id: draft.subject.id,
     name: draft.name,
@@ -364,54 +363,55 @@ function finishReview(
     report: draft.report,
     lockfileCheck: inputs.lockfileCheck,
     failOn: inputs.failOn,
-    gate: {
-      pass: gate.pass,
-      review: gate.review,
-      blocking: gate.blocking.map((d) => ({ entry: entry(d), severity: d.delta.severity, kind: d.delta.kind, field: d.delta.field, fingerprint: d.delta.fingerprint })),
-      failures: gate.failures,
-    },
+    gate: reviewGate(gate),
     accepted: gate.accepted.map((d) => {
       const allowed = acceptedBy(d.delta.fingerprint)!;
-      return { entry: entry(d), severity: d.delta.severity, fingerprint: d.delta.fingerprint, reason: allowed.reason, ...(allowed.expires ? { expires: allowed.expires } : {}) };
+      return { entry: `${d.kind}.${d.name}`, severity: d.delta.severity, fingerprint: d.delta.fingerprint, reason: allowed.reason, ...(allowed.expires ? { expires: allowed.expires } : {}) };
     }),
     allowNotes,
-    reproduce: reproduceCommands({
-      selection: draft.subject.selection,
-      lockfileRepoPath: draft.subject.lockfileRepoPath,
-      lockfileLocalPath: draft.subject.lockfileLocalPath,
-      ...(plan.baseline ? { baselineRef: plan.baseline.ref } : {}),
-      compile: inputs.compile && draft.headSource !== 'lockfile',
-      failOn: inputs.failOn,
-    }),
-    notes: draft.notes,
+    reproduce:
+      draft.headSource === 'removed'
+        ? []
+        : reproduceCommands({
+            selection: draft.subject.selection,
+            lockfileRepoPath: draft.subject.lockfileRepoPath,
+            lockfileLocalPath: draft.subject.lockfileLocalPath,
+            ...(plan.baseline ? { baselineRef: plan.baseline.ref } : {}),
+            compile: inputs.compile && draft.headSource !== 'lockfile',
+            failOn: inputs.failOn,
+          }).map(redact),
+    notes: draft.notes.map(redact),
   };
   if (plan.baseline) {
     review.baseline = plan.baseline.describe;
     review.baselineRef = plan.baseline.ref;
   }
-  if (draft.reviewError !== undefined) review.reviewError = draft.reviewError;
-  if (draft.stale) review.stale = draft.stale;
-  if (approval && gate.review === 'approved') review.approval = approval;
+  if (reviewError !== undefined) review.reviewError = reviewError;
+  if (stale) review.stale = stale;
+  if (label.approval && gate.review === 'approved') review.approval = label.approval;
+  if (label.ignored !== undefined && gate.review === 'blocked') review.approvalIgnored = label.ignored;
   if (plan.pr) review.approveLabel = inputs.approveLabel;
   return review;
 }
 
-/** The artifact(s), the Markdown report, the review bundle and SARIF: the run's files. */
-async function writeFiles(reviews: ServerReview[], drafts: Draft[], inputs: ActionInputs, runner: Runner, context: RunContext, plan: EventPlan) {
+/** The artifact(s), the Markdown report, the review bundle and SARIF: the run's files, credentials taken out. */
+async function writeFiles(reviews: ServerReview[], drafts: Draft[], run: Run, context: RunContext) {
+  const { inputs, runner, plan } = run;
+  const write = (path: string, text: string, what: string) => writeOutputFile(path, redactor.redact(text), runner.roots, what);
   const several = reviews.length > 1;
   const artifacts: string[] = [];
   for (const review of reviews) {
     if (!review.report) continue;
     const path = several ? withSuffix(inputs.artifactPath, review.id) : inputs.artifactPath;
-    await writeText(path, renderArtifact(review.report));
+    await write(path, renderArtifact(review.report), 'the delta artifact');
     artifacts.push(path);
   }
   const scratch = join(runner.temp, 'mcp-contract-guard');
   const reportPath = join(scratch, 'report.md');
-  await writeText(reportPath, renderSummary(reviews, []));
+  await write(reportPath, renderSummary(reviews, []), 'the report');
   const reviewPath = inputs.reviewPath ?? join(scratch, 'mcp-contract-guard-review.json');
   const bundle: ReviewBundle = { version: BUNDLE_VERSION, repository: `${context.repo.owner}/${context.repo.repo}`, pullRequest: plan.pr?.number ?? null, headSha: plan.headSha, reviews };
-  await writeText(reviewPath, renderBundle(bundle));
+  await write(reviewPath, renderBundle(bundle), 'the review file');
   const paths: { artifacts: string[]; report: string; review: string; sarif?: string } = { artifacts, report: reportPath, review: reviewPath };
   if (inputs.sarifPath !== undefined) {
     const runs = reviews.flatMap((review, i) => {
@@ -422,11 +422,11 @@ async function writeFiles(reviews: ServerReview[], drafts: Draft[], inputs: Acti
       return sarif.runs;
     });
     const first = JSON.parse(renderSarif(emptyReport(), { lockfilePath: 'mcp-contracts.lock.json' })) as Record<string, unknown>;
-    await writeText(inputs.sarifPath, `${JSON.stringify({ ...first, runs }, null, 2)}\n`);
+    await write(inputs.sarifPath, `${JSON.stringify({ ...first, runs }, null, 2)}\n`, 'the SARIF file');
     paths.sarif = inputs.sarifPath;
   }
   const shown = (p: string) => (relative(runner.workspace, p).startsWith('..') ? p : relative(runner.workspace, p));
-  core.info(`Wrote ${[...artifacts, reportPath, reviewPath, ...(paths.sarif ? [paths.sarif] : [])].map(shown).join(', ')}.`);
+  log.info(`Wrote ${[...artifacts, reportPath, reviewPath, ...(paths.sarif ? [paths.sarif] : [])].map(shown).join(', ')}.`);
   return paths;
 }
 
@@ -446,10 +446,11 @@ function emitAnnotations(reviews: ServerReview[], drafts: Draft[], allowNotes: s
     }
   });
   for (const a of selectAnnotations(candidates)) {
-    const properties = { title: a.title, ...(a.file !== undefined ? { file: a.file, startLine: a.line ?? 1 } : {}) };
-    if (a.level === 'error') core.error(a.message, properties);
-    else if (a.level === 'warning') core.warning(a.message, properties);
-    else core.notice(a.message, properties);
+    const properties = { title: redactor.redact(a.title), ...(a.file !== undefined ? { file: a.file, startLine: a.line ?? 1 } : {}) };
+    const message = redactor.redact(a.message);
+    if (a.level === 'error') core.error(message, properties);
+    else if (a.level === 'warning') core.warning(message, properties);
+    else core.notice(message, properties);
   }
 }
 
@@ -464,13 +465,14 @@ async function postComments(api: GitHubApi, issue: number, reviews: ServerReview
     const marker = commentMarker(review.id, review.job);
     try {
       const existing = await api.findStickyComment(issue, marker);
-      const plan = planComment({ mode: inputs.comment, existing, changed: hasSomethingToSay(review), body: renderComment(review), quietBody: renderQuietComment(review) });
+      const body = redactor.redact(renderComment(review));
+      const plan = planComment({ mode: inputs.comment, existing, changed: hasSomethingToSay(review), body, quietBody: redactor.redact(renderQuietComment(review)) });
       if (plan.action === 'none') {
-        core.info(`Comment for ${review.name}: nothing to do (${plan.reason}).`);
+        log.info(`Comment for ${review.name}: nothing to do (${plan.reason}).`);
         continue;
       }
       const posted = plan.action === 'update' ? await api.updateComment(plan.id, plan.body) : await createOnce(api, issue, marker, plan.body);
-      core.info(`Comment for ${review.name}: ${plan.action === 'update' ? 'updated' : 'created'} ${posted.html_url ?? `#${posted.id}`}.`);
+      log.info(`Comment for ${review.name}: ${plan.action === 'update' ? 'updated' : 'created'} ${posted.html_url ?? `#${posted.id}`}.`);
     } catch (error) {
       if (isPermissionError(error)) {
         const why = `Could not comment on PR #${issue}: GitHub answered ${String((error as { status?: number }).status)} (${errorMessage(error).split('\n')[0]}).`;
@@ -497,7 +499,7 @@ async function createOnce(api: GitHubApi, issue: number, marker: string, body: s
       return await api.createComment(issue, body);
     } catch (error) {
       if (!isTransient(error) || attempt >= DEFAULT_RETRY.attempts) throw error;
-      core.info(`Creating the comment failed (${errorMessage(error)}); checking whether it landed before trying again.`);
+      log.info(`Creating the comment failed (${errorMessage(error)}); checking whether it landed before trying again.`);
       await new Promise((r) => setTimeout(r, retryPolicy().baseMs * attempt));
       const landed = await api.findStickyComment(issue, marker);
       if (landed) return landed.body === body ? landed : await api.updateComment(landed.id, body);
@@ -507,53 +509,65 @@ async function createOnce(api: GitHubApi, issue: number, marker: string, body: s
 
 /**
  * `mode: comment-only`: post the comments of a review computed by another job, without
- * running any code of the PR. The bundle comes from that (possibly untrusted) job, so it is
- * validated, and its PR number must belong to the commit the triggering run reviewed.
+ * running any code of the PR. The review file comes from that (possibly forged) job: it is
+ * validated, its PR number must belong to the commit the triggering run reviewed, and what it
+ * must not decide (the gate, the approval) is taken from GitHub (vouch.ts).
  */
 async function commentOnly(inputs: ActionInputs, context: RunContext, runner: Runner, api: GitHubApi | undefined): Promise<void> {
   const path = inputs.reviewPath ?? resolve(inputs.workingDirectory, 'mcp-contract-guard-review.json');
-  const text = await readFile(path, 'utf8').catch(() => {
+  const text = await readWorkspaceFile(path, runner.roots, 'the review file');
+  if (text === null) {
     throw new UserError(`There is no review file at ${path}. In the workflow_run job, download the artifact the pull_request job uploaded (its "review-path" output) and point "review-path" at the file.`);
-  });
+  }
   const bundle = parseBundle(text, relative(runner.workspace, path) || path);
   const repository = `${context.repo.owner}/${context.repo.repo}`;
   if (bundle.repository !== repository) throw new UserError(`The review file is for ${bundle.repository}, but this run is in ${repository}.`);
-  for (const [name, value] of Object.entries(computeOutputs(bundle.reviews, { artifacts: [], report: '', review: path }))) core.setOutput(name, value);
+  const triggering = context.eventName === 'workflow_run' ? (context.payload.workflow_run as { head_sha?: string; conclusion?: string } | undefined) : undefined;
+  const vouch = { approveLabel: inputs.approveLabel, ...(typeof triggering?.conclusion === 'string' ? { runConclusion: triggering.conclusion } : {}) };
   const warnings: string[] = [];
+  let reviews = bundle.reviews.map((review) => vouchReview(review, vouch));
   if (bundle.pullRequest === null) {
     warnings.push('The review file is not about a pull request (its run was not triggered by one): nothing to comment on.');
   } else if (!api) {
     throw new UserError('mode: comment-only needs a token: set "github-token" (the default, github.token, works with "permissions: pull-requests: write").');
   } else {
-    const run = context.payload.workflow_run as { head_sha?: string } | undefined;
-    if (run?.head_sha !== undefined && run.head_sha !== bundle.headSha) {
-      throw new UserError(`The review file is about commit ${shortSha(bundle.headSha)}, but the workflow run that triggered this one reviewed ${shortSha(run.head_sha)}: refusing to post it.`);
+    if (triggering?.head_sha !== undefined && triggering.head_sha !== bundle.headSha) {
+      throw new UserError(`The review file is about commit ${shortSha(bundle.headSha)}, but the workflow run that triggered this one reviewed ${shortSha(triggering.head_sha)}: refusing to post it.`);
     }
-    const prHead = await api.pullRequestHead(bundle.pullRequest);
-    if (prHead !== bundle.headSha) {
-      warnings.push(`PR #${bundle.pullRequest} has moved on to ${shortSha(prHead)} since this review of ${shortSha(bundle.headSha)}: not posting it (the newer commit's run will).`);
+    const pullRequest = await api.pullRequest(bundle.pullRequest);
+    if (pullRequest.head.sha !== bundle.headSha) {
+      warnings.push(`PR #${bundle.pullRequest} has moved on to ${shortSha(pullRequest.head.sha)} since this review of ${shortSha(bundle.headSha)}: not posting it (the newer commit's run will).`);
     } else {
-      warnings.push(...(await postComments(api, bundle.pullRequest, bundle.reviews, inputs)));
+      const label = await approvalOf({ number: bundle.pullRequest, labels: [] }, inputs.approveLabel, api);
+      if (label.ignored) log.info(label.ignored);
+      reviews = bundle.reviews.map((review) => vouchReview(review, { ...vouch, ...(label.approval ? { approval: label.approval } : {}), ...(label.ignored !== undefined ? { approvalIgnored: label.ignored } : {}) }));
+      warnings.push(...(await postComments(api, bundle.pullRequest, reviews, inputs)));
     }
   }
-  for (const warning of warnings) core.warning(warning);
-  await writeSummary(renderSummary(bundle.reviews, warnings));
+  for (const [name, value] of Object.entries(computeOutputs(reviews, { artifacts: [], report: '', review: path }))) core.setOutput(name, value);
+  for (const warning of warnings) log.warning(warning);
+  await writeSummary(renderSummary(reviews, warnings));
 }
 
 /** The job summary; outside a runner (no GITHUB_STEP_SUMMARY) the report file is enough. */
 async function writeSummary(markdown: string): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) {
-    core.info('No GITHUB_STEP_SUMMARY: the job summary is only in the report file ("report-path").');
+    log.info('No GITHUB_STEP_SUMMARY: the job summary is only in the report file ("report-path").');
     return;
   }
-  await core.summary.addRaw(markdown).write();
+  await core.summary.addRaw(redactor.redact(markdown)).write();
 }
 
 async function runnerOf(): Promise<Runner> {
   const workspace = resolve(process.env.GITHUB_WORKSPACE ?? process.cwd());
   const temp = resolve(process.env.RUNNER_TEMP ?? tmpdir());
-  const repoRoot = (await repoRootOf(join(workspace, '.'))) ?? workspace;
-  return { workspace, temp, repoRoot };
+  await mkdir(temp, { recursive: true });
+  const root = async (path: string) => ({ path, real: await realpath(path).catch(() => path) });
+  const roots = { workspace: await root(workspace), temp: await root(temp) };
+  // git names the root with its links resolved; paths are shown under the workspace as the runner names it.
+  const gitRoot = await repoRootOf(workspace);
+  const repoRoot = gitRoot === undefined || gitRoot === roots.workspace.real ? workspace : gitRoot;
+  return { workspace, temp, repoRoot, roots };
 }
 
 function repoOf(): { owner: string; repo: string } {
@@ -573,11 +587,6 @@ function withSuffix(path: string, id: string): string {
   const ext = extname(path);
   const safe = id.replace(/[^\w.-]+/g, '-');
   return join(dirname(path), `${basename(path, ext)}.${safe}${ext}`);
-}
-
-async function writeText(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, text);
 }
 
 /** The server's name as the head lockfile records it, to name a server that did not start. */

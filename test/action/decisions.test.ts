@@ -26,7 +26,8 @@ describe('inputs', () => {
       workingDirectory: '/ws/packages/inventory',
       compile: true,
       lockfileCheck: 'fail',
-      unsafeAllowPullRequestTarget: false,
+      unsafeAllowPrivilegedEvents: false,
+      allowMaxDays: 180,
     });
     expect(inputs.lockfile).toBeUndefined();
     expect(read({ 'fail-on': 'never' }).failOn).toBe('never');
@@ -38,6 +39,7 @@ describe('inputs', () => {
     expect(() => read({ 'fail-on': 'sometimes' })).toThrow(/"fail-on" must be one of BREAKING, RISKY, SAFE, COSMETIC, never/);
     expect(() => read({ compile: 'yes' })).toThrow(/"compile" must be true or false/);
     expect(() => read({ url: 'ftp://x' })).toThrow(/http:\/\//);
+    expect(() => read({ url: 'ftp://bob:s3cret-pass@x/mcp' })).toThrow('got "ftp://bob:***@x/mcp"');
     expect(() => read({ headers: 'no colon here' })).toThrow(/"headers"/);
     expect(read({ url: 'https://x/mcp', headers: 'Authorization: Bearer s3cret\nX-Team: a' }).headers).toEqual({ Authorization: 'Bearer s3cret', 'X-Team': 'a' });
   });
@@ -89,7 +91,7 @@ describe('the allow-list', () => {
   const allow = [
     { fingerprint: 'F1', reason: 'migrating clients', expires: '2030-01-31' },
     { fingerprint: 'f2', reason: 'old', expires: '2029-12-31' },
-    { fingerprint: 'f9', reason: 'merged long ago' },
+    { fingerprint: 'f9', reason: 'merged long ago', expires: '2030-03-01' },
   ];
 
   test('accepts through the expiry day (inclusive), not after; fingerprints match without case', () => {

@@ -9,7 +9,7 @@ import { renderArtifact } from '../../src/report/index.js';
 import { commentMarker } from '../../src/github/sticky.js';
 import { compileInventory, type Inventory } from './fixtures.js';
 import { GitHubMock } from './github-mock.js';
-import { EXAMPLE, GitRepo, ROOT, pullRequestPayload, removeScratch, runAction, type RunOptions } from './harness.js';
+import { EXAMPLE, GitRepo, pullRequestPayload, removeScratch, runAction, type RunOptions } from './harness.js';
 
 const PR = 7;
 const LOCK = 'mcp-contracts.lock.json';
@@ -98,6 +98,7 @@ describe('the sticky comment', () => {
     // A reviewer adds the approval label: same comment, now saying who approved; the gate passes.
     mock.labels.set(PR, ['contract-change-approved']);
     mock.events.set(PR, [{ event: 'labeled', label: { name: 'contract-change-approved' }, actor: { login: 'carol' } }]);
+    mock.permissions.set('carol', { permission: 'write', role_name: 'maintain' });
     const second = await run({ command: V2, 'sarif-path': 'contracts.sarif' });
     expect(second.code).toBe(0);
     expect(mock.count('POST', /\/comments$/)).toBe(1);
@@ -241,6 +242,8 @@ describe('the gate', () => {
   test('a stale head lockfile fails with the one command that fixes it, even with the approval label', async () => {
     const { run } = pullRequest({ [LOCK]: inventory.lockV1 }, { [LOCK]: inventory.lockV1 }, { labels: ['contract-change-approved'] });
     mock.labels.set(PR, ['contract-change-approved']);
+    mock.events.set(PR, [{ event: 'labeled', label: { name: 'contract-change-approved' }, actor: { login: 'carol' } }]);
+    mock.permissions.set('carol', { permission: 'admin' });
     const stale = await run({ command: V2 });
     expect(stale.code).toBe(1);
     expect(stale.outputs['lockfile-stale']).toBe('true');
@@ -269,18 +272,19 @@ describe('when things go wrong', () => {
     expect(forked.summary).toContain("Could not comment on PR \\#7");
     expect(comments()).toHaveLength(0);
 
-    // The workflow_run side: no PR code, just the review file, and a token that may comment.
+    // The workflow_run side: no PR code, just the review file (downloaded into its workspace), and a token that may comment.
     mock.clearFailures();
-    const reviewPath = forked.outputs['review-path']!;
+    const downloaded = new GitRepo();
+    downloaded.write('mcp-contract-guard-review.json', readFileSync(forked.outputs['review-path']!, 'utf8'));
     const commentOnly = (prHead: string) => {
       mock.pulls.set(PR, { head: { sha: prHead } });
       return runAction({
-        workspace: ROOT,
+        workspace: downloaded.dir,
         event: 'workflow_run',
-        payload: { action: 'completed', workflow_run: { head_sha: headSha, event: 'pull_request', pull_requests: [] } },
+        payload: { action: 'completed', workflow_run: { head_sha: headSha, event: 'pull_request', conclusion: 'success', pull_requests: [] } },
         apiUrl: mock.url,
         job: 'post',
-        inputs: { mode: 'comment-only', 'review-path': reviewPath },
+        inputs: { mode: 'comment-only' },
       });
     };
     const moved = await commentOnly('c'.repeat(40));
@@ -323,9 +327,9 @@ describe('when things go wrong', () => {
     const { run } = pullRequest({ [LOCK]: inventory.lockV1 }, { [LOCK]: inventory.lockV2 });
     const refused = await run({ command: V2 }, { event: 'pull_request_target' });
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toContain('Refusing to start an MCP server under pull_request_target');
-    expect(refused.stdout).toContain('unsafe-allow-pull-request-target: true');
-    expect(refused.summary).toContain('Refusing to start an MCP server under pull_request_target');
+    expect(refused.stdout).toContain('Refusing to start "mcp-contracts.lock.json" under pull_request_target');
+    expect(refused.stdout).toContain('unsafe-allow-privileged-events: true');
+    expect(refused.summary).toContain('Refusing to start');
     expect(mock.requests).toHaveLength(0);
   });
 });

@@ -1,8 +1,8 @@
 /**
  * A local stand-in for the few GitHub REST endpoints the Action calls, so the real Octokit of
  * `@actions/github` can be pointed at it with GITHUB_API_URL: issue comments (paginated with
- * Link headers like GitHub's), labels, issue events, the contents API, pulls, and a switch to
- * make any route fail with a chosen status a number of times.
+ * Link headers like GitHub's), labels, issue events, the contents API, pulls, collaborator
+ * permissions, and a switch to make any route fail with a chosen status a number of times.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,7 +36,10 @@ export class GitHubMock {
   readonly events = new Map<number, Array<{ event: string; label?: { name: string }; actor: { login: string } }>>();
   /** ref → path → text */
   readonly files = new Map<string, Map<string, string>>();
-  readonly pulls = new Map<number, { head: { sha: string } }>();
+  /** Pull requests as pulls.get returns them (the fields the Action reads). */
+  readonly pulls = new Map<number, { head: { sha: string; repo?: { full_name: string } }; base?: { sha: string; ref: string; repo: { full_name: string } }; labels?: Array<{ name: string }> }>();
+  /** login → permission on the repository (admin, write, read, none), with an optional role name; anyone else has read, as on a public repository. */
+  readonly permissions = new Map<string, { permission: string; role_name?: string }>();
   readonly requests: LoggedRequest[] = [];
   /** GitHub caps per_page at 100; tests lower it to exercise pagination. */
   maxPageSize = 100;
@@ -64,6 +67,7 @@ export class GitHubMock {
     this.events.clear();
     this.files.clear();
     this.pulls.clear();
+    this.permissions.clear();
     this.requests.length = 0;
     this.failures = [];
     this.maxPageSize = 100;
@@ -143,6 +147,11 @@ export class GitHubMock {
     if ((m = /^\/pulls\/(\d+)$/.exec(path)) && method === 'GET') {
       const pull = this.pulls.get(Number(m[1]));
       return pull ? answer(200, { number: Number(m[1]), ...pull }) : answer(404, { message: 'Not Found' });
+    }
+    if ((m = /^\/collaborators\/([^/]+)\/permission$/.exec(path)) && method === 'GET') {
+      const login = decodeURIComponent(m[1] as string);
+      const { permission, role_name } = this.permissions.get(login) ?? { permission: 'read' };
+      return answer(200, { permission, role_name: role_name ?? permission, user: { login } });
     }
     if ((m = /^\/contents\/(.+)$/.exec(path)) && method === 'GET') {
       const file = this.files.get(url.searchParams.get('ref') ?? 'HEAD')?.get(decodeURIComponent(m[1] as string));

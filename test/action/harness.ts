@@ -116,6 +116,30 @@ export function parseOutputs(text: string): Record<string, string> {
   return out;
 }
 
+/**
+ * The workflow commands a runner would process in `stdout`, as actions/runner parses them: a
+ * line starting with `::` after whitespace, or holding `##[`; between `::stop-commands::TOKEN`
+ * and `::TOKEN::` none but the resume (which is not listed).
+ */
+export function workflowCommands(stdout: string): Array<{ command: string; data: string; line: string }> {
+  const out: Array<{ command: string; data: string; line: string }> = [];
+  let stopToken: string | undefined;
+  for (const line of stdout.split(/\r\n|\r|\n/)) {
+    const v2 = /^::([^\s:]+)(?: [^:]*)?::(.*)$/.exec(line.trimStart());
+    const v1 = /##\[([^\s\]]+)[^\]]*\](.*)$/.exec(line);
+    const match = v2 ?? v1;
+    if (!match) continue;
+    const [, command, data] = match as unknown as [string, string, string];
+    if (stopToken !== undefined) {
+      if (command === stopToken) stopToken = undefined;
+      continue;
+    }
+    if (command === 'stop-commands') stopToken = data;
+    out.push({ command, data, line });
+  }
+  return out;
+}
+
 function parseAnnotations(stdout: string): ActionRun['annotations'] {
   const out: ActionRun['annotations'] = [];
   for (const line of stdout.split('\n')) {

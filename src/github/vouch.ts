@@ -1,0 +1,50 @@
+/**
+ * `mode: comment-only` posts a review computed by another run, from the review file that run
+ * uploaded. Under pull_request, a fork runs its own copy of the workflow, so the file can say
+ * anything: it is data to show (escaped), never a verdict to repeat. What it must not decide
+ * is taken from GitHub instead: the approval from the live labels and the permission of who
+ * added the label (with this run's own `approve-label`), the gate recomputed from the changes
+ * the file lists, and shown as passing only when the run that wrote the file succeeded.
+ */
+import { decideGate, type Approval } from '../policy/gate.js';
+import { reviewGate, type ServerReview } from './review.js';
+
+export interface Vouch {
+  /** The conclusion of the run that wrote the file, as GitHub's event says (undefined: not a workflow_run). */
+  runConclusion?: string;
+  /** This run's approval label (the file's is ignored). */
+  approveLabel: string;
+  /** The live approval, when the label is on the pull request and its adder may write. */
+  approval?: Approval;
+  /** Why the label on the pull request does not approve. */
+  approvalIgnored?: string;
+}
+
+export function vouchReview(review: ServerReview, vouch: Vouch): ServerReview {
+  const accepted = new Set(review.accepted.map((a) => a.fingerprint.trim().toLowerCase()));
+  const decision = decideGate({
+    server: review.name,
+    report: review.report,
+    failOn: review.failOn,
+    accepted: (fingerprint) => accepted.has(fingerprint.trim().toLowerCase()),
+    ...(vouch.approval ? { approval: vouch.approval } : {}),
+    approveLabel: vouch.approveLabel,
+    ...(review.stale ? { staleMessage: review.stale.message } : {}),
+    lockfileCheck: review.lockfileCheck,
+    ...(review.reviewError !== undefined ? { reviewError: review.reviewError } : {}),
+  });
+  const vouched: ServerReview = { ...review, approveLabel: vouch.approveLabel, gate: reviewGate(decision) };
+  delete vouched.approval;
+  delete vouched.approvalIgnored;
+  if (decision.review === 'approved' && vouch.approval) vouched.approval = vouch.approval;
+  if (vouch.approvalIgnored !== undefined && decision.review === 'blocked') vouched.approvalIgnored = vouch.approvalIgnored;
+  if (decision.pass && vouch.runConclusion !== 'success') {
+    const how =
+      vouch.runConclusion === undefined
+        ? 'GitHub did not say how the run that wrote this review file ended (this run was not triggered by its workflow_run event)'
+        : `The run that wrote this review file concluded "${vouch.runConclusion}", not "success"`;
+    const reviewError = `${how}, so this comment does not show the review as passing. That run's log says what failed; the changes below are as the review file lists them.`;
+    return { ...vouched, reviewError, gate: reviewGate(decideGate({ server: review.name, report: null, failOn: review.failOn, accepted: () => false, lockfileCheck: review.lockfileCheck, reviewError })) };
+  }
+  return vouched;
+}
