@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { main } from './cli/main.js';
-import { exitOnInterrupt } from './compile/process.js';
+import { exitOnInterrupt } from './compile/interrupt.js';
 
 // Ctrl-C / SIGTERM: exit 130 / 143, and kill every server tree still running on the way out.
 exitOnInterrupt();

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { splitCommand } from '../compile/argv.js';
 import { DEFAULT_TIMEOUT_MS, checkPassEnv, parseClientCapabilities, type ContractSource } from '../compile/source.js';
 import { CONFIG_NAME } from '../config-location.js';
-import { SEVERITIES } from '../protocol/index.js';
+import { SEVERITIES } from '../protocol/report.js';
 import { UserError } from '../errors.js';
 import type { FailOn } from '../policy/gate.js';
 import { COMMANDS, type CommandName, type Format } from './commands.js';

@@ -22,7 +22,7 @@ export {
   type ServerSource,
 } from './source.js';
 export { ISOLATED_ENV, RUNNER_INTERNALS, WITHHELD_UNLESS_NAMED, serverEnvironment } from './env.js';
-export { exitOnInterrupt } from './process.js';
+export { exitOnInterrupt } from './interrupt.js';
 export { redactUrl } from './redact.js';
 export type { AttemptEvidence } from './channel.js';
 

@@ -54,17 +54,6 @@ process.once('exit', () => {
 });
 
 /**
- * End this process on SIGINT and SIGTERM with the conventional code (130, 143). Exiting runs
- * the 'exit' hook above, which kills the tree of every server still running: the CLI and the
- * Action call this first thing, so a cancelled job leaves no server behind.
- */
-export function exitOnInterrupt(): void {
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => process.exit(signal === 'SIGINT' ? 130 : 143));
-  }
-}
-
-/**
  * A server started for one capture attempt. Records what a diagnosis needs into `evidence`
  * (spawn error, exit code or signal, the stderr tail, where its log says it listens) without
  * holding more than a bounded amount of its output, and stops its whole process tree on

@@ -1,7 +1,7 @@
 /**
- * A URL as it may be printed: its user and password replaced by `***`, and the value of every
+ * A URL as it may be printed: its user information (`user:password@`) and the value of every
  * query or fragment parameter whose name looks like a credential (`api_key`, `token`, `key`,
- * `secret`, `password`, `auth`, `sig`…) replaced by `***`. Everything else is kept as written,
+ * `secret`, `password`, `auth`, `sig`…) replaced by `***`. The rest is kept as written,
  * so the printed URL still says which server was meant. Text that does not parse as a URL is
  * redacted the same way, by pattern.
  */
@@ -9,6 +9,7 @@ export function redactUrl(url: string): string {
   const scheme = /^([a-z][a-z\d+.-]*:\/\/)([^/?#]*)(.*)$/is.exec(url);
   if (!scheme) return redactParameters(url);
   const [, protocol, authority, rest] = scheme as unknown as [string, string, string, string];
+  // The whole user information: some services take the key as the user name (`KEY:@host`).
   const at = authority.lastIndexOf('@');
   return `${protocol}${at >= 0 ? `***@${authority.slice(at + 1)}` : authority}${redactParameters(rest)}`;
 }
@@ -17,8 +18,8 @@ export function redactUrl(url: string): string {
 const SECRET_PARAMETER = /key|token|secret|pass|pwd|auth|cred|sig|session|jwt|bearer/i;
 
 /**
- * The secrets a URL holds, to mask wherever they might appear: the password (or, without one,
- * the user name, which then is the token: `https://TOKEN@host`) and the values of
+ * The secrets a URL holds, to mask wherever they might appear: the user name and password
+ * (either may be the key: `https://TOKEN@host`, `https://KEY:@host`) and the values of
  * secret-looking query parameters, each as written in the URL and decoded.
  */
 export function urlSecrets(url: string): string[] {
@@ -31,7 +32,7 @@ export function urlSecrets(url: string): string[] {
   const secrets: string[] = [];
   const add = (raw: string) => secrets.push(raw, safeDecode(raw));
   if (parsed.password !== '') add(parsed.password);
-  else if (parsed.username !== '') add(parsed.username);
+  if (parsed.username !== '') add(parsed.username);
   for (const [name, value] of parsed.searchParams) {
     if (SECRET_PARAMETER.test(name) && value !== '') secrets.push(value, encodeURIComponent(value));
   }

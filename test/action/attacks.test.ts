@@ -242,7 +242,7 @@ describe('credentials', () => {
     expect(result.code).toBe(1);
     const body = sticky(LOCK);
     expect(body).toContain('**Could not review');
-    expect(body).toContain('http://bob:***@127.0.0.1:9/mcp?api_key=***');
+    expect(body).toContain('http://***@127.0.0.1:9/mcp?api_key=***');
     // Each is registered with the runner, which masks it; those lines are the only ones that carry it.
     for (const secret of secrets) expect(result.stdout).toContain(`::add-mask::${secret}`);
     const log = result.stdout.split('\n').filter((line) => !line.startsWith('::add-mask::')).join('\n');

@@ -42,7 +42,7 @@ describe('log lines', () => {
 
 describe('credentials', () => {
   test('a URL keeps its shape, its user:password and secret query values become ***', () => {
-    expect(redactUrl('https://bob:hunter2xyz@mcp.example.com/mcp')).toBe('https://bob:***@mcp.example.com/mcp');
+    expect(redactUrl('https://bob:hunter2xyz@mcp.example.com/mcp')).toBe('https://***@mcp.example.com/mcp');
     expect(redactUrl('https://ghp_abcdef123456@mcp.example.com/mcp')).toBe('https://***@mcp.example.com/mcp');
     expect(redactUrl('https://mcp.example.com/mcp?api_key=k3y-v4lue&region=eu&X-Amz-Signature=abcd1234')).toBe(
       'https://mcp.example.com/mcp?api_key=***&region=eu&X-Amz-Signature=***',
@@ -66,7 +66,7 @@ describe('credentials', () => {
     const redacted = redactor.redact(text);
     for (const secret of registered) expect(redacted).not.toContain(secret);
     expect(redacted).not.toMatch(/w0rd|t0k3n|et-bearer/);
-    expect(redacted).toContain(`https://bob:${REDACTED}@mcp.example.com/mcp?token=${REDACTED}`);
+    expect(redacted).toContain(`https://${REDACTED}@mcp.example.com/mcp?token=${REDACTED}`);
     // Short values are no secret worth garbling the log for.
     expect(redactor.redact('team ab')).toBe('team ab');
   });

@@ -135,8 +135,9 @@ describe('the allow list of the config, as the Action applies it', () => {
   }
 
   it('accepted changes are shown as accepted and do not count toward --fail-on', async () => {
-    const repo = repoWith(breaking.map((fingerprint) => ({ fingerprint, reason: 'v2 ships with a migration guide' })));
-    const [check, diff] = await Promise.all([cli(['check', '--command', v2, '--lockfile', lockV1, '--quiet'], { cwd: repo }), cli(['diff', lockV1, lockV2], { cwd: repo })]);
+    const repo = repoWith(breaking.map((fingerprint) => ({ fingerprint, reason: 'v2 ships with a migration guide', expires: '2026-04-30' })));
+    const env = { MCP_CONTRACT_GUARD_TODAY: '2026-03-01' };
+    const [check, diff] = await Promise.all([cli(['check', '--command', v2, '--lockfile', lockV1, '--quiet'], { cwd: repo, env }), cli(['diff', lockV1, lockV2], { cwd: repo, env })]);
     for (const result of [check, diff]) {
       expect(result.code).toBe(0);
       expect(result.stdout).toContain(`Accepted by the allow list (${breaking.length}):`);
@@ -144,16 +145,20 @@ describe('the allow list of the config, as the Action applies it', () => {
       expect(result.stdout).toContain('✓ Every change at or above --fail-on BREAKING is accepted by the allow list.');
     }
     // RISKY changes are not in the list: at that threshold they block.
-    expect((await cli(['diff', lockV1, lockV2, '--fail-on', 'RISKY'], { cwd: repo })).code).toBe(1);
+    expect((await cli(['diff', lockV1, lockV2, '--fail-on', 'RISKY'], { cwd: repo, env })).code).toBe(1);
     // An explicit --config is read from anywhere.
-    expect((await cli(['diff', lockV1, lockV2, '--config', join(repo, 'mcp-contract-guard.config.json')])).code).toBe(0);
+    expect((await cli(['diff', lockV1, lockV2, '--config', join(repo, 'mcp-contract-guard.config.json')], { env })).code).toBe(0);
+    // An acceptance without an end date, or further ahead than the horizon, accepts nothing.
+    const undated = await cli(['diff', lockV1, lockV2], { cwd: repoWith([{ fingerprint: breaking[0], reason: 'forever' }]), env });
+    expect(undated.code).toBe(1);
+    expect(undated.stderr).toContain(`allow-list entry ${breaking[0]} ("forever") is refused`);
   });
 
   it('an expired entry accepts nothing and is reported; before its day it still accepts', async () => {
     const [first, ...rest] = breaking;
     const repo = repoWith([
       { fingerprint: first, reason: 'temporary', expires: '2026-03-31' },
-      ...rest.map((fingerprint) => ({ fingerprint, reason: 'fine' })),
+      ...rest.map((fingerprint) => ({ fingerprint, reason: 'fine', expires: '2026-05-31' })),
     ]);
     const expired = await cli(['diff', lockV1, lockV2, '--format', 'json'], { cwd: repo, env: { MCP_CONTRACT_GUARD_TODAY: '2026-04-01' } });
     expect(expired.code).toBe(1);

@@ -80,6 +80,7 @@ describe('a URL with credentials', () => {
 
   it('redactUrl: user info and credential-like parameters, the rest as written', () => {
     expect(redactUrl('https://u:p@host.example/mcp')).toBe('https://***@host.example/mcp');
+    expect(redactUrl('https://t0ken@host.example/mcp')).toBe('https://***@host.example/mcp');
     expect(redactUrl('https://host.example/mcp?key=abc&region=eu#access_token=xyz')).toBe('https://host.example/mcp?key=***&region=eu#access_token=***');
     expect(redactUrl('http://host.example:8080/sse?apiKey=1&x-auth-token=2&page=3')).toBe('http://host.example:8080/sse?apiKey=***&x-auth-token=***&page=3');
     expect(redactUrl('https://host.example/mcp')).toBe('https://host.example/mcp');
