@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { pushBounded, type AttemptEvidence } from './channel.js';
 
 export interface ProcessOptions {
@@ -12,6 +13,11 @@ export interface ProcessOptions {
   onStdoutLine?: (line: string) => void;
   /** Called once, when the process is gone and its output drained (or could not start). */
   onGone?: (how: string) => void;
+  /**
+   * The caller relays the server's stdio byte for byte (the proxy): stdin and stdout are left
+   * to it (`streams`), and stderr goes straight to ours instead of into the evidence.
+   */
+  relay?: boolean;
 }
 
 const STDERR_LINES = 40;
@@ -46,7 +52,7 @@ export class ServerProcess {
     this.child = spawn(program as string, args, {
       cwd: options.cwd,
       env: { ...process.env, ...options.env },
-      stdio: [options.stdin, 'pipe', 'pipe'],
+      stdio: [options.stdin, 'pipe', options.relay ? 'inherit' : 'pipe'],
       detached: process.platform !== 'win32',
       windowsHide: true,
     });
@@ -73,14 +79,21 @@ export class ServerProcess {
       evidence.exitCode = code;
       evidence.signal = signal;
     });
-    this.child.stdout?.setEncoding('utf8').on('data', (chunk: string) => this.onStdout(chunk));
-    this.child.stderr?.setEncoding('utf8').on('data', (chunk: string) => this.onStderr(chunk));
+    if (!options.relay) {
+      this.child.stdout?.setEncoding('utf8').on('data', (chunk: string) => this.onStdout(chunk));
+      this.child.stderr?.setEncoding('utf8').on('data', (chunk: string) => this.onStderr(chunk));
+    }
     // A server that exits early closes its stdin; the EPIPE that follows says less than its exit.
     this.child.stdin?.on('error', () => {});
   }
 
   get running(): boolean {
     return this.child.exitCode === null && this.child.signalCode === null && this.evidence.spawnErrorCode === undefined;
+  }
+
+  /** The server's stdin and stdout, for a caller that relays them (`relay`). */
+  get streams(): { stdin: Writable | null; stdout: Readable | null } {
+    return { stdin: this.child.stdin, stdout: this.child.stdout };
   }
 
   write(text: string): void {
