@@ -168,7 +168,7 @@ function explainMovedTools(server: object, internals: ServerInternals, errors: R
 const movedErrors = new WeakMap<object, ReadonlyMap<string, string>>();
 
 /** Old tool name → the pre-rendered error for a call to it, from `tool-renamed` and `tool-removed` deltas. */
-function movedToolErrors(deltas: ReadonlyMap<string, ToolDeltas>, maxDeltasPerError = DEFAULT_MAX_DELTAS_PER_ERROR): Map<string, string> {
+export function movedToolErrors(deltas: ReadonlyMap<string, ToolDeltas>, maxDeltasPerError = DEFAULT_MAX_DELTAS_PER_ERROR): Map<string, string> {
   const errors = new Map<string, string>();
   for (const [name, entry] of deltas) {
     for (const delta of entry.deltas) {
@@ -261,7 +261,8 @@ async function jsonSchemaOf(schema: object): Promise<JsonSchema | undefined> {
   return json ?? undefined;
 }
 
-function defaultAction(schema: JsonSchema | undefined, args: Readonly<Record<string, unknown>> | undefined): string | null {
+/** The failing action of a call: the value of the schema's union discriminator, else of `action`. */
+export function defaultAction(schema: JsonSchema | undefined, args: Readonly<Record<string, unknown>> | undefined): string | null {
   if (args === undefined) return null;
   const discriminator = (schema !== undefined ? discriminatorOf(schema) : undefined) ?? 'action';
   const value = args[discriminator];
