@@ -177,6 +177,7 @@ Usage:
   mcp-contract-guard lock    <source> [--lockfile PATH]
   mcp-contract-guard check   <source> [--lockfile PATH]
   mcp-contract-guard diff    <OLD> <NEW> [--format text|json|markdown|xml|sarif] [--fail-on SEVERITY] [--artifact PATH]
+  mcp-contract-guard proxy   [--artifact PATH] [--no-validate] [--log FILE] -- <server command…>   (see proxy --help)
 
 A <source> is one of:
   --command "node dist/server.js"   start the server over stdio (split like a shell, run without one)

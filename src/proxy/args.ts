@@ -1,0 +1,76 @@
+import { parseArgs } from 'node:util';
+import { UserError } from '../errors.js';
+
+export interface ProxyOptions {
+  /** argv of the server: the program, then its arguments. Run without a shell. */
+  command: readonly string[];
+  /** The delta artifact (`diff --artifact`); without it, errors carry no `<contract_awareness>`. */
+  artifact?: string | undefined;
+  /** Check calls against the current schema before they reach the server (default true). */
+  validate?: boolean;
+  /** Append one JSON line per call to this file. */
+  log?: string | undefined;
+  /** Put the arguments' values in the log too (default: field names only). */
+  logValues?: boolean;
+}
+
+const OPTIONS = {
+  artifact: { type: 'string' },
+  'no-validate': { type: 'boolean' },
+  log: { type: 'string' },
+  'log-values': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export const PROXY_USAGE = `mcp-contract-guard proxy: an MCP stdio proxy that a client launches in place of the server.
+
+Usage:
+  mcp-contract-guard proxy [--artifact contract-deltas.json] [--no-validate] [--log FILE [--log-values]] -- <server command…>
+
+Every message is relayed unchanged, except that:
+  - a tools/call whose arguments do not fit the tool's current input schema is answered with
+    a <validation_error> (and the artifact's <contract_awareness> for the tool) and never
+    reaches the server;
+  - a call to a tool the artifact says was renamed or removed gets <tool_error code="UNKNOWN_TOOL">
+    naming the new tool;
+  - the server's own input-validation errors (TypeScript SDK, FastMCP, Python SDK) are explained the same way.
+
+Options:
+  --artifact FILE   the delta artifact written by "diff --artifact" (a missing file is a warning)
+  --no-validate     do not check calls: only explain the server's own validation errors
+  --log FILE        append one JSON line per tools/call: tool, outcome, fields (never values)
+  --log-values      also log the arguments' values
+  --help, -h        this text
+
+The server inherits the proxy's environment and working directory; its stderr is ours.`;
+
+/** The proxy's flags, then `--` and the server's command line (passed on as it is). */
+export function parseProxyArgs(argv: readonly string[]): ProxyOptions & { help: boolean } {
+  const separator = argv.indexOf('--');
+  const flags = separator === -1 ? argv : argv.slice(0, separator);
+  let values: ReturnType<typeof parse>['values'];
+  try {
+    values = parse(flags).values;
+  } catch (error) {
+    const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '.');
+    throw new UserError(`${message} Give the server's command after "--": mcp-contract-guard proxy [options] -- node server.js`);
+  }
+  if (values.help) return { command: [], help: true };
+  const command = separator === -1 ? [] : argv.slice(separator + 1);
+  if (command.length === 0) {
+    throw new UserError('proxy needs the command that starts the server after "--", e.g. mcp-contract-guard proxy --artifact contract-deltas.json -- python server.py');
+  }
+  if (values['log-values'] && values.log === undefined) throw new UserError('--log-values only applies with --log FILE.');
+  return {
+    command,
+    artifact: values.artifact,
+    validate: !values['no-validate'],
+    log: values.log,
+    logValues: values['log-values'] ?? false,
+    help: false,
+  };
+}
+
+function parse(flags: readonly string[]) {
+  return parseArgs({ args: [...flags], options: OPTIONS, allowPositionals: false, strict: true });
+}
