@@ -98,12 +98,23 @@ export async function runProxy(options: ProxyOptions, streams: ProxyStreams = pr
   const fromClient = new LineReader({ maxLineBytes: MAX_LINE_BYTES, onLine: (line) => session.fromClient(line), onOverflow: (bytes) => session.relayClient(bytes) });
   const fromServer = new LineReader({ maxLineBytes: MAX_LINE_BYTES, onLine: (line) => session.fromServer(line), onOverflow: toClient });
 
+  // The lines of one chunk leave in one write per direction (a burst of calls costs few syscalls).
+  const corked = (read: () => void) => {
+    serverInput?.cork();
+    output.cork();
+    try {
+      read();
+    } finally {
+      serverInput?.uncork();
+      output.uncork();
+    }
+  };
   const clientEnded = new Promise<void>((resolve) => {
-    input.on('data', (chunk: Buffer) => fromClient.push(chunk));
+    input.on('data', (chunk: Buffer) => corked(() => fromClient.push(chunk)));
     input.once('end', resolve);
     input.once('error', () => resolve());
   });
-  serverOutput?.on('data', (chunk: Buffer) => fromServer.push(chunk));
+  serverOutput?.on('data', (chunk: Buffer) => corked(() => fromServer.push(chunk)));
   serverOutput?.once('end', () => {
     const rest = fromServer.rest();
     if (rest !== undefined) toClient(rest);
