@@ -124,6 +124,8 @@ export async function runProxy(options: ProxyOptions, streams: ProxyStreams = pr
   if (ending === 'client') {
     const rest = fromClient.rest();
     if (rest !== undefined) session.relayClient(rest);
+    // Calls the client sent before hanging up still go out (and get answered, as without the proxy).
+    await session.settled();
     // The MCP way to end a stdio server: close its input, give it a moment, then signal.
     serverInput?.end();
     await Promise.race([gone, new Promise((resolve) => setTimeout(resolve, EXIT_GRACE_MS).unref())]);

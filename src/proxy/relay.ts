@@ -101,6 +101,7 @@ export class RelaySession {
   /** Client input waiting for the contract, in order; `raw` bytes are relayed unread. */
   private held: { bytes: Buffer; raw: boolean }[] | undefined;
   private malformedReported = false;
+  private onReleased: (() => void) | undefined;
 
   constructor(
     private readonly options: RelayOptions,
@@ -150,6 +151,12 @@ export class RelaySession {
   relayClient(bytes: Buffer): void {
     if (this.held !== undefined) this.held.push({ bytes, raw: true });
     else this.peers.toServer(bytes);
+  }
+
+  /** Resolves once no client input waits for the contract (at most the listing timeout). */
+  settled(): Promise<void> {
+    if (this.held === undefined) return Promise.resolve();
+    return new Promise((resolve) => (this.onReleased = resolve));
   }
 
   /** Stops the timers; the session takes no more input. */
@@ -280,7 +287,10 @@ export class RelaySession {
       if (raw) this.relayClient(bytes);
       else this.fromClient(bytes);
     }
-    if (this.held === undefined) this.peers.resumeClient();
+    if (this.held !== undefined) return;
+    this.peers.resumeClient();
+    this.onReleased?.();
+    this.onReleased = undefined;
   }
 
   private onInitialized(): void {

@@ -216,6 +216,19 @@ describe('proxy process handling', () => {
     }
   });
 
+  it('answers the calls a client sent before hanging up, even those that waited for the contract', async () => {
+    const proxy = new RawProxy(proxyArgs([], RAW_SERVER));
+    proxy.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } });
+    proxy.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    proxy.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_order', arguments: { sku: 'P' } } });
+    proxy.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'check_stock', arguments: { sku: 'P' } } });
+    expect(await proxy.close()).toBe(0);
+    const answers = proxy.lines.map((line) => JSON.parse(line) as { id: number; result: { content: Array<{ text: string }> } });
+    expect(answers.map((answer) => answer.id)).toEqual([1, 2, 3]);
+    expect(answers[1]?.result.content[0]?.text).toContain('<field name="currency">');
+    expect(answers[2]?.result.content[0]?.text).toBe('P: 12');
+  });
+
   it('refuses a corrupt artifact, and a missing command, with a message and exit 2', async () => {
     const files = scratch();
     try {
