@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { UserError } from '../errors.js';
+import type { ListenAddress } from './http.js';
 
 export interface ProxyOptions {
   /** argv of the server: the program, then its arguments. Run without a shell. */
@@ -12,6 +13,8 @@ export interface ProxyOptions {
   log?: string | undefined;
   /** Put the arguments' values in the log too (default: field names only). */
   logValues?: boolean;
+  /** Serve streamable HTTP here instead of stdio, one server process per MCP session. */
+  listen?: ListenAddress | undefined;
 }
 
 const OPTIONS = {
@@ -19,13 +22,14 @@ const OPTIONS = {
   'no-validate': { type: 'boolean' },
   log: { type: 'string' },
   'log-values': { type: 'boolean' },
+  listen: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 export const PROXY_USAGE = `mcp-contract-guard proxy: an MCP stdio proxy that a client launches in place of the server.
 
 Usage:
-  mcp-contract-guard proxy [--artifact contract-deltas.json] [--no-validate] [--log FILE [--log-values]] -- <server command…>
+  mcp-contract-guard proxy [--artifact contract-deltas.json] [--no-validate] [--log FILE [--log-values]] [--listen HOST:PORT] -- <server command…>
 
 Every message is relayed unchanged, except that:
   - a tools/call whose arguments do not fit the tool's current input schema is answered with
@@ -40,6 +44,8 @@ Options:
   --no-validate     do not check calls: only explain the server's own validation errors
   --log FILE        append one JSON line per tools/call: tool, outcome, fields (never values)
   --log-values      also log the arguments' values
+  --listen HOST:PORT  serve streamable HTTP at http://HOST:PORT/mcp instead of stdio, one server
+                    process per MCP session (PORT 0: any free port, printed on stderr)
   --help, -h        this text
 
 The server inherits the proxy's environment and working directory; its stderr is ours.`;
@@ -67,8 +73,16 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions & { help: 
     validate: !values['no-validate'],
     log: values.log,
     logValues: values['log-values'] ?? false,
+    listen: values.listen === undefined ? undefined : parseListen(values.listen),
     help: false,
   };
+}
+
+function parseListen(value: string): ListenAddress {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(value);
+  const port = Number(match?.[3]);
+  if (match === null || port > 65535) throw new UserError(`--listen takes HOST:PORT, e.g. 127.0.0.1:8080 (port 0 picks a free one); got "${value}".`);
+  return { host: (match[1] ?? match[2]) as string, port };
 }
 
 function parse(flags: readonly string[]) {

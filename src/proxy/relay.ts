@@ -503,7 +503,7 @@ function parse(line: Buffer): unknown {
 }
 
 /** A JSON-RPC id as a map key: 1 and "1" are different ids. */
-function idKey(id: unknown): string | undefined {
+export function idKey(id: unknown): string | undefined {
   if (typeof id === 'number') return `n${id}`;
   if (typeof id === 'string') return `s${id}`;
   return undefined;

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Delta } from '../../src/diff/types.js';
 import { report } from '../runtime/helpers.js';
 import { ROOT } from '../helpers/processes.js';
@@ -25,9 +26,12 @@ export function writeArtifact(path: string, tools: Record<string, Delta[]>): str
 
 export interface Connected {
   client: Client;
-  transport: StdioClientTransport;
-  /** What the proxy (and the server, whose stderr is the proxy's) wrote to stderr so far. */
+  /** The process the client launched: the proxy, or the server itself. */
+  pid: number;
+  /** What that process (and the server, whose stderr is the proxy's) wrote to stderr so far. */
   stderr: () => string;
+  /** Ends the session the way the client does: closes stdin, or DELETEs the HTTP session and stops the proxy. */
+  close: () => Promise<void>;
 }
 
 /** An SDK client over stdio to `command` (the proxy or the server itself). */
@@ -37,7 +41,41 @@ export async function connect(command: string, args: string[], env: Record<strin
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const client = new Client({ name: 'proxy-test', version: '1.0.0' });
   await client.connect(transport);
-  return { client, transport, stderr: () => stderr };
+  return { client, pid: transport.pid as number, stderr: () => stderr, close: () => client.close() };
+}
+
+/** The proxy started with `--listen 127.0.0.1:0`, and where it listens. */
+export async function listeningProxy(flags: string[], server: string[], env: Record<string, string> = {}): Promise<{ url: URL; proxy: RawProxy }> {
+  const proxy = new RawProxy(proxyArgs(['--listen', '127.0.0.1:0', ...flags], server), env);
+  const line = await new Promise<string>((resolve, reject) => {
+    const poll = setInterval(() => {
+      const match = /listening on (http:\/\/\S+)/.exec(proxy.stderr);
+      if (match !== null) {
+        clearInterval(poll);
+        resolve(match[1] as string);
+      }
+    }, 20);
+    void proxy.exited.then((code) => {
+      clearInterval(poll);
+      reject(new Error(`the proxy exited with ${code}: ${proxy.stderr}`));
+    });
+  });
+  return { url: new URL(line), proxy };
+}
+
+/** An SDK client over streamable HTTP to a proxy it starts with --listen around `server`. */
+export async function connectHttp(flags: string[], server: string[], env: Record<string, string> = {}): Promise<Connected & { transport: StreamableHTTPClientTransport; proxy: RawProxy }> {
+  const { url, proxy } = await listeningProxy(flags, server, env);
+  const transport = new StreamableHTTPClientTransport(url);
+  const client = new Client({ name: 'proxy-test', version: '1.0.0' });
+  await client.connect(transport);
+  const close = async () => {
+    await transport.terminateSession().catch(() => {});
+    await client.close();
+    proxy.child.kill('SIGTERM');
+    await proxy.exited;
+  };
+  return { client, transport, proxy, pid: proxy.child.pid as number, stderr: () => proxy.stderr, close };
 }
 
 /** The proxy's argv around a server command. */

@@ -5,6 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, fixture, groupAlive } from '../helpers/processes.js';
@@ -15,6 +17,8 @@ import {
   callsReceived,
   childrenOf,
   connect,
+  connectHttp,
+  listeningProxy,
   jsonLines,
   listAllTools,
   proxyArgs,
@@ -52,7 +56,8 @@ const VALID_CALLS = [
   { name: 'check_stock', arguments: { sku: 'A-1' } },
 ];
 
-describe('proxy around a server written without an SDK', () => {
+// The same tests with the proxy on stdio (launched by the client) and serving streamable HTTP.
+describe.each(['stdio', 'http'] as const)('proxy (%s) around a server written without an SDK', (front) => {
   const files = scratch();
   const artifact = writeArtifact(files.file('contract-deltas.json'), RAW_DELTAS);
   const record = files.file('record.jsonl');
@@ -62,13 +67,14 @@ describe('proxy around a server written without an SDK', () => {
   const logMessages: unknown[] = [];
 
   beforeAll(async () => {
-    proxied = await connect(process.execPath, proxyArgs(['--artifact', artifact, '--log', log], RAW_SERVER), { RECORD_FILE: record });
+    const flags = ['--artifact', artifact, '--log', log];
+    proxied = front === 'stdio' ? await connect(process.execPath, proxyArgs(flags, RAW_SERVER), { RECORD_FILE: record }) : await connectHttp(flags, RAW_SERVER, { RECORD_FILE: record });
     proxied.client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logMessages.push(notification.params));
     direct = await connect(RAW_SERVER[0] as string, RAW_SERVER.slice(1));
   });
   afterAll(async () => {
-    await direct?.client.close();
-    await proxied?.client.close();
+    await direct?.close();
+    await proxied?.close();
     files.remove();
   });
 
@@ -184,10 +190,10 @@ describe('proxy process handling', () => {
       const proxied = await connect(process.execPath, proxyArgs([], RAW_SERVER), { RECORD_FILE: record });
       await proxied.client.listTools();
       const serverPid = jsonLines(record)[0]?.pid as number;
-      const proxyPid = proxied.transport.pid as number;
+      const proxyPid = proxied.pid;
       expect(groupAlive(serverPid)).toBe(true);
       expect(alive(proxyPid)).toBe(true);
-      await proxied.client.close();
+      await proxied.close();
       expect(alive(proxyPid)).toBe(false);
       expect(groupAlive(serverPid)).toBe(false);
     } finally {
@@ -195,7 +201,7 @@ describe('proxy process handling', () => {
     }
   });
 
-  it('exits 0 when the client closes its input, and with the server\'s code when the server exits', async () => {
+  it('exits 0 when the client closes its input, 143 on SIGTERM (servers stopped), and with the server\'s code when it exits', async () => {
     const files = scratch();
     try {
       const record = files.file('record.jsonl');
@@ -205,6 +211,14 @@ describe('proxy process handling', () => {
       const serverPid = jsonLines(record)[0]?.pid as number;
       expect(await proxy.close()).toBe(0);
       expect(groupAlive(serverPid)).toBe(false);
+
+      const signalled = new RawProxy(proxyArgs([], RAW_SERVER), { RECORD_FILE: record });
+      signalled.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
+      await signalled.answer(1);
+      const signalledPid = jsonLines(record).filter((line) => typeof line.pid === 'number').at(-1)?.pid as number;
+      signalled.child.kill('SIGTERM');
+      expect(await signalled.exited).toBe(143);
+      expect(groupAlive(signalledPid)).toBe(false);
 
       const crashing = new RawProxy(proxyArgs([], [process.execPath, '-e', 'process.exit(3)']));
       expect(await crashing.exited).toBe(3);
@@ -241,6 +255,63 @@ describe('proxy process handling', () => {
       expect(await bare.exited).toBe(2);
       expect(bare.stderr).toContain('after "--"');
     } finally {
+      files.remove();
+    }
+  });
+});
+
+describe('proxy --listen: sessions over streamable HTTP', () => {
+  it('gives each session its own server, ends it on DELETE, and leaves nothing running once stopped', async () => {
+    const files = scratch();
+    const record = files.file('record.jsonl');
+    const { url, proxy } = await listeningProxy([], RAW_SERVER, { RECORD_FILE: record });
+    try {
+      const transports = [new StreamableHTTPClientTransport(url), new StreamableHTTPClientTransport(url)];
+      for (const transport of transports) {
+        const client = new Client({ name: 'session', version: '1' });
+        await client.connect(transport);
+        expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+      }
+      const pids = jsonLines(record).flatMap((line) => (typeof line.pid === 'number' ? [line.pid] : []));
+      expect(pids).toHaveLength(2);
+      expect(pids.every((pid) => groupAlive(pid))).toBe(true);
+      const ended = transports[0]?.sessionId as string;
+      await transports[0]?.terminateSession();
+      expect(groupAlive(pids[0] as number)).toBe(false);
+      expect(groupAlive(pids[1] as number)).toBe(true);
+      const late = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': ended },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+      expect(late.status).toBe(404);
+      proxy.child.kill('SIGTERM');
+      expect(await proxy.exited).toBe(143);
+      expect(groupAlive(pids[1] as number)).toBe(false);
+    } finally {
+      proxy.child.kill('SIGKILL');
+      files.remove();
+    }
+  });
+
+  it('refuses a web page of another origin when listening on loopback, before starting anything', async () => {
+    const files = scratch();
+    const record = files.file('record.jsonl');
+    const { url, proxy } = await listeningProxy([], RAW_SERVER, { RECORD_FILE: record });
+    try {
+      const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'page', version: '1' } } };
+      const refused = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', origin: 'https://attacker.example' },
+        body: JSON.stringify(initialize),
+      });
+      expect(refused.status).toBe(403);
+      expect(jsonLines(record)).toEqual([]);
+      const elsewhere = await fetch(new URL('/other', url), { method: 'POST', body: '{}' });
+      expect(elsewhere.status).toBe(404);
+    } finally {
+      proxy.child.kill('SIGTERM');
+      await proxy.exited;
       files.remove();
     }
   });
@@ -342,7 +413,7 @@ describe('proxy --no-validate', () => {
       expect(strict).toContain('<field name="text">Too big');
       expect(callsReceived(record).map((call) => call.name)).toEqual(['create_order', 'get_stock', 'strict_echo']);
     } finally {
-      await proxied.client.close();
+      await proxied.close();
       files.remove();
     }
   });
@@ -364,8 +435,8 @@ describe('proxy around a published server (@modelcontextprotocol/server-everythi
     direct = await connect(EVERYTHING[0] as string, EVERYTHING.slice(1));
   });
   afterAll(async () => {
-    await direct?.client.close();
-    await proxied?.client.close();
+    await direct?.close();
+    await proxied?.close();
     files.remove();
   });
 
@@ -400,18 +471,18 @@ describe('proxy around a published server (@modelcontextprotocol/server-everythi
       const bare = textOf(await direct.client.callTool({ name: 'get-sum', arguments: { a: 'two', b: 3 } }));
       expect(bare).toBe('MCP error -32602: Input validation error: Invalid arguments for tool get-sum: Invalid input: expected number, received string at a');
     } finally {
-      await unchecked.client.close();
+      await unchecked.close();
     }
   });
 
   it('closing the client leaves neither the proxy nor the server running', async () => {
     const once = await connect(process.execPath, proxyArgs([], EVERYTHING));
     await once.client.listTools();
-    const proxyPid = once.transport.pid as number;
+    const proxyPid = once.pid;
     const [serverPid] = childrenOf(proxyPid);
     expect(serverPid).toBeDefined();
     expect(groupAlive(serverPid as number)).toBe(true);
-    await once.client.close();
+    await once.close();
     expect(alive(proxyPid)).toBe(false);
     expect(groupAlive(serverPid as number)).toBe(false);
   });

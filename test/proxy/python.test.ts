@@ -35,8 +35,8 @@ describe.skipIf(skip !== '')(`proxy around a FastMCP server (Python)${skip ? ` â
     [proxied, direct] = await Promise.all([connect(process.execPath, proxyArgs(['--artifact', artifact, '--log', log], SERVER)), connect(SERVER[0] as string, SERVER.slice(1))]);
   }, 60_000);
   afterAll(async () => {
-    await direct?.client.close();
-    await proxied?.client.close();
+    await direct?.close();
+    await proxied?.close();
     files.remove();
   });
 
@@ -78,17 +78,17 @@ describe.skipIf(skip !== '')(`proxy around a FastMCP server (Python)${skip ? ` â
       expect(text).toContain('<contract_awareness tool="create_order">');
       expect(text).not.toContain('errors.pydantic.dev');
     } finally {
-      await unchecked.client.close();
+      await unchecked.close();
     }
   });
 
   it('closing the client leaves neither the proxy nor the Python server running', async () => {
     const once = await connect(process.execPath, proxyArgs([], SERVER));
     await once.client.listTools();
-    const proxyPid = once.transport.pid as number;
+    const proxyPid = once.pid;
     const [serverPid] = childrenOf(proxyPid);
     expect(serverPid).toBeDefined();
-    await once.client.close();
+    await once.close();
     expect(alive(proxyPid)).toBe(false);
     expect(groupAlive(serverPid as number)).toBe(false);
   });
