@@ -6,6 +6,7 @@
 // alternate between the two in rounds, so a busy moment of the machine hits both alike.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { printTargets } from './measure.mjs';
 
 const strict = process.argv.includes('--strict');
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -115,14 +116,4 @@ const rows = [
   [`burst of ${BURST} calls, through the proxy`, `${Math.round(proxiedRate).toLocaleString('en-US')} calls/s`, '(reference)', ''],
   ['  proxy throughput / direct', `${(proxiedRate / directRate).toFixed(2)}×`, '≥ 0.5×', proxiedRate / directRate >= 0.5],
 ];
-const widths = [0, 1, 2].map((c) => Math.max(...rows.map((row) => String(row[c]).length), ['case', 'result', 'target'][c].length));
-const line = (cells) => `| ${cells.map((cell, c) => String(cell).padEnd(widths[c] ?? 4)).join(' | ')} |`;
-console.log(`\nmcp-contract-guard proxy overhead (node ${process.version}, medians of ${calls} alternating calls; bursts: median of 5)\n`);
-console.log(line(['case', 'result', 'target', 'ok  ']));
-console.log(line(widths.map((w) => '-'.repeat(w)).concat('----')));
-for (const [name, result, target, ok] of rows) console.log(line([name, result, target, ok === '' ? '' : ok ? 'PASS' : 'MISS']));
-const missed = rows.filter((row) => row[3] === false);
-if (missed.length > 0) {
-  console.log(`\n${missed.length} target(s) missed.`);
-  if (strict) process.exitCode = 1;
-}
+printTargets(`\nmcp-contract-guard proxy overhead (node ${process.version}, medians of ${calls} alternating calls; bursts: median of 5)`, rows, { strict });

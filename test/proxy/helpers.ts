@@ -6,9 +6,10 @@ import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { expect } from 'vitest';
 import type { Delta } from '../../src/diff/types.js';
 import { report } from '../runtime/helpers.js';
-import { ROOT } from '../helpers/processes.js';
+import { ROOT, groupAlive } from '../helpers/processes.js';
 
 export const CLI = resolve(ROOT, 'lib/cli.js');
 
@@ -96,8 +97,8 @@ export async function listAllTools(client: Client): Promise<unknown[]> {
   throw new Error('the listing never ended');
 }
 
-export function textOf(result: { content?: unknown }): string {
-  return (result.content as Array<{ text?: string }>).map((part) => part.text ?? '').join('\n');
+export function textOf(result: unknown): string {
+  return ((result as { content: Array<{ text?: string }> }).content ?? []).map((part) => part.text ?? '').join('\n');
 }
 
 /** The JSON lines of a file (none when it does not exist yet). */
@@ -197,4 +198,14 @@ export function childrenOf(pid: number): number[] {
   } catch {
     return []; // ps exits 1 when there is none
   }
+}
+
+/** Closes a client of the stdio proxy and checks that neither the proxy nor the server it launched (its whole process group) is left. */
+export async function expectCloseLeavesNothing(connected: Connected): Promise<void> {
+  const [serverPid] = childrenOf(connected.pid);
+  expect(serverPid, 'the proxy has started the server').toBeDefined();
+  expect(groupAlive(serverPid as number)).toBe(true);
+  await connected.close();
+  expect(alive(connected.pid)).toBe(false);
+  expect(groupAlive(serverPid as number)).toBe(false);
 }

@@ -5,9 +5,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, groupAlive } from '../helpers/processes.js';
+import { fixture } from '../helpers/processes.js';
 import { delta } from '../runtime/helpers.js';
-import { alive, childrenOf, connect, jsonLines, proxyArgs, scratch, textOf, writeArtifact, type Connected } from './helpers.js';
+import { connect, expectCloseLeavesNothing, jsonLines, proxyArgs, scratch, textOf, writeArtifact, type Connected } from './helpers.js';
 
 function findPython(): { python: string; skip: string } {
   const python = process.env.MCG_PYTHON ?? 'python3';
@@ -85,11 +85,6 @@ describe.skipIf(skip !== '')(`proxy around a FastMCP server (Python)${skip ? ` â
   it('closing the client leaves neither the proxy nor the Python server running', async () => {
     const once = await connect(process.execPath, proxyArgs([], SERVER));
     await once.client.listTools();
-    const proxyPid = once.pid;
-    const [serverPid] = childrenOf(proxyPid);
-    expect(serverPid).toBeDefined();
-    await once.close();
-    expect(alive(proxyPid)).toBe(false);
-    expect(groupAlive(serverPid as number)).toBe(false);
+    await expectCloseLeavesNothing(once);
   });
 });
