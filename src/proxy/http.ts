@@ -19,7 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { isJsonObject, type JsonObject } from '../contract/model.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../contract/model.js';
 import { UserError } from '../errors.js';
 import { LineReader } from './lines.js';
 import { RelaySession, idKey, type RelayOptions } from './relay.js';
@@ -38,8 +38,8 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
 
 interface SseStream {
   readonly res: ServerResponse;
-  /** The requests (id keys) this POST still waits an answer for; empty for the GET stream. */
-  readonly pending: Set<string>;
+  /** The requests this POST still waits an answer for (id key → id); empty for the GET stream. */
+  readonly pending: Map<string, JsonValue>;
   readonly tokens: readonly string[];
 }
 
@@ -151,7 +151,7 @@ class HttpSession {
     this.server.output?.on('data', (chunk: Buffer) => reader.push(chunk));
     void this.server.gone.then((how) => {
       if (this.server.evidence.spawnErrorCode !== undefined) options.warn(`the server ${how}.`);
-      this.endStreams();
+      this.endStreams(`the MCP server ${how}`);
       this.relay.close();
       onGone(this);
     });
@@ -170,8 +170,8 @@ class HttpSession {
       const token = isJsonObject(request.params) && isJsonObject(request.params._meta) ? idKey(request.params._meta.progressToken) : undefined;
       return token === undefined ? [] : [token];
     });
-    const stream: SseStream = { res, pending: new Set(requests.map((request) => idKey(request.id) as string)), tokens };
-    for (const key of stream.pending) this.byRequest.set(key, stream);
+    const stream: SseStream = { res, pending: new Map(requests.map((request) => [idKey(request.id) as string, request.id as JsonValue])), tokens };
+    for (const key of stream.pending.keys()) this.byRequest.set(key, stream);
     for (const token of tokens) this.byToken.set(token, stream);
     this.posts.add(stream);
     res.on('close', () => this.forget(stream));
@@ -187,7 +187,7 @@ class HttpSession {
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'mcp-session-id': this.id });
-    const stream: SseStream = { res, pending: new Set(), tokens: [] };
+    const stream: SseStream = { res, pending: new Map(), tokens: [] };
     this.standalone = stream;
     res.on('close', () => {
       if (this.standalone === stream) this.standalone = undefined;
@@ -235,12 +235,16 @@ class HttpSession {
 
   private forget(stream: SseStream): void {
     this.posts.delete(stream);
-    for (const key of stream.pending) if (this.byRequest.get(key) === stream) this.byRequest.delete(key);
+    for (const key of stream.pending.keys()) if (this.byRequest.get(key) === stream) this.byRequest.delete(key);
     for (const token of stream.tokens) if (this.byToken.get(token) === stream) this.byToken.delete(token);
   }
 
-  private endStreams(): void {
-    for (const stream of [...this.posts, ...(this.standalone === undefined ? [] : [this.standalone])]) stream.res.end();
+  /** The server is gone: requests still waiting get an error saying so, and every stream ends. */
+  private endStreams(reason: string): void {
+    for (const stream of [...this.posts, ...(this.standalone === undefined ? [] : [this.standalone])]) {
+      for (const id of stream.pending.values()) send(stream, { jsonrpc: '2.0', id, error: { code: -32000, message: `Connection closed: ${reason}` } });
+      stream.res.end();
+    }
   }
 
   private reportOverflow(): void {

@@ -294,6 +294,22 @@ describe('proxy --listen: sessions over streamable HTTP', () => {
     }
   });
 
+  it('answers the requests of a session whose server cannot start with an error, not a silent stream', async () => {
+    const { url, proxy } = await listeningProxy([], ['no-such-server-binary-mcg']);
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }),
+      });
+      const event = /^data: (.*)$/m.exec(await response.text())?.[1] as string;
+      expect(JSON.parse(event)).toMatchObject({ id: 1, error: { code: -32000, message: expect.stringContaining('the MCP server could not be started') } });
+    } finally {
+      proxy.child.kill('SIGTERM');
+      await proxy.exited;
+    }
+  });
+
   it('refuses a web page of another origin when listening on loopback, before starting anything', async () => {
     const files = scratch();
     const record = files.file('record.jsonl');
