@@ -3,8 +3,12 @@ import { UserError } from '../errors.js';
 import type { ListenAddress } from './http.js';
 
 export interface ProxyOptions {
-  /** argv of the server: the program, then its arguments. Run without a shell. */
+  /** argv of the server: the program, then its arguments. Run without a shell. Empty with `url`. */
   command: readonly string[];
+  /** A streamable HTTP server to relay to instead of starting one. */
+  url?: URL | undefined;
+  /** Extra HTTP headers for `url` (e.g. Authorization). */
+  headers?: Readonly<Record<string, string>>;
   /** The delta artifact (`diff --artifact`); without it, errors carry no `<contract_awareness>`. */
   artifact?: string | undefined;
   /** Check calls against the current schema before they reach the server (default true). */
@@ -23,6 +27,8 @@ const OPTIONS = {
   log: { type: 'string' },
   'log-values': { type: 'boolean' },
   listen: { type: 'string' },
+  url: { type: 'string' },
+  header: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -30,6 +36,7 @@ export const PROXY_USAGE = `mcp-contract-guard proxy: an MCP stdio proxy that a 
 
 Usage:
   mcp-contract-guard proxy [--artifact contract-deltas.json] [--no-validate] [--log FILE [--log-values]] [--listen HOST:PORT] -- <server command…>
+  mcp-contract-guard proxy [same options] --url http://host:port/mcp [--header "Name: value"]…
 
 Every message is relayed unchanged, except that:
   - a tools/call whose arguments do not fit the tool's current input schema is answered with
@@ -46,6 +53,8 @@ Options:
   --log-values      also log the arguments' values
   --listen HOST:PORT  serve streamable HTTP at http://HOST:PORT/mcp instead of stdio, one server
                     process per MCP session (PORT 0: any free port, printed on stderr)
+  --url URL         relay to this streamable HTTP server instead of starting one
+  --header "Name: value"  an HTTP header for --url (repeatable), e.g. "Authorization: Bearer …"
   --help, -h        this text
 
 The server inherits the proxy's environment and working directory; its stderr is ours.`;
@@ -63,12 +72,16 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions & { help: 
   }
   if (values.help) return { command: [], help: true };
   const command = separator === -1 ? [] : argv.slice(separator + 1);
-  if (command.length === 0) {
-    throw new UserError('proxy needs the command that starts the server after "--", e.g. mcp-contract-guard proxy --artifact contract-deltas.json -- python server.py');
+  if (values.url !== undefined && command.length > 0) throw new UserError('Give the server either as a command after "--" or as --url, not both.');
+  if (values.url === undefined && command.length === 0) {
+    throw new UserError('proxy needs the command that starts the server after "--", e.g. mcp-contract-guard proxy --artifact contract-deltas.json -- python server.py (or --url for an HTTP server).');
   }
+  if (values.header !== undefined && values.url === undefined) throw new UserError('--header only applies to --url.');
   if (values['log-values'] && values.log === undefined) throw new UserError('--log-values only applies with --log FILE.');
   return {
     command,
+    url: values.url === undefined ? undefined : parseUrl(values.url),
+    headers: Object.fromEntries((values.header ?? []).map(parseHeader)),
     artifact: values.artifact,
     validate: !values['no-validate'],
     log: values.log,
@@ -76,6 +89,18 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions & { help: 
     listen: values.listen === undefined ? undefined : parseListen(values.listen),
     help: false,
   };
+}
+
+function parseUrl(value: string): URL {
+  if (!/^https?:\/\//.test(value) || !URL.canParse(value)) throw new UserError(`--url must be an http:// or https:// address; got "${value}".`);
+  return new URL(value);
+}
+
+function parseHeader(value: string): [string, string] {
+  const at = value.indexOf(':');
+  const name = at > 0 ? value.slice(0, at).trim() : '';
+  if (name === '') throw new UserError(`--header expects "Name: value"; got "${value}".`);
+  return [name.toLowerCase(), value.slice(at + 1).trim()];
 }
 
 function parseListen(value: string): ListenAddress {

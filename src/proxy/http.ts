@@ -1,8 +1,9 @@
 /**
  * `--listen HOST:PORT`: the proxy as a streamable HTTP MCP endpoint (`/mcp`) in front of a
- * stdio server. A stdio server talks to one client, so each MCP session (an `initialize`
- * POSTed without `Mcp-Session-Id`) gets its own server process and `RelaySession`; the session
- * id is ours, and `DELETE` (or the server exiting) ends both.
+ * stdio server (or of an HTTP one, `--url`). A stdio server talks to one client, so each MCP
+ * session (an `initialize` POSTed without `Mcp-Session-Id`) gets its own server process (or
+ * upstream session) and `RelaySession`; the session id is ours, and `DELETE` (or the server
+ * exiting) ends both.
  *
  * A POST carrying requests is answered with an SSE stream that closes once each of its
  * requests is answered; one carrying only notifications or responses gets 202. The server's
@@ -23,7 +24,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../contract/model
 import { UserError } from '../errors.js';
 import { LineReader } from './lines.js';
 import { RelaySession, idKey, type RelayOptions } from './relay.js';
-import { MAX_LINE_BYTES, launchServer, type LaunchedServer } from './server-link.js';
+import { MAX_LINE_BYTES, type Upstream } from './server-link.js';
 
 export interface ListenAddress {
   host: string;
@@ -47,7 +48,7 @@ interface SseStream {
  * Serves until `stopped` resolves (a signal, with its exit code), then stops every session's
  * server and resolves to that code. Throws `UserError` when it cannot listen.
  */
-export async function serveHttp(command: readonly string[], relay: RelayOptions, address: ListenAddress, stopped: Promise<number>): Promise<number> {
+export async function serveHttp(upstream: () => Upstream, relay: RelayOptions, address: ListenAddress, stopped: Promise<number>): Promise<number> {
   const sessions = new Map<string, HttpSession>();
   const loopback = LOOPBACK.has(address.host);
   const http = createServer((req, res) => {
@@ -94,7 +95,7 @@ export async function serveHttp(command: readonly string[], relay: RelayOptions,
       return rpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id; start a session with initialize');
     }
     if (sessions.size >= MAX_SESSIONS) return rpcError(res, 503, -32000, `Too many sessions (at most ${MAX_SESSIONS}); end one with DELETE`);
-    const created = new HttpSession(command, relay, (gone) => sessions.delete(gone.id));
+    const created = new HttpSession(upstream(), relay, (gone) => sessions.delete(gone.id));
     sessions.set(created.id, created);
     created.post(messages, line, res);
   }
@@ -122,7 +123,6 @@ export async function serveHttp(command: readonly string[], relay: RelayOptions,
 
 class HttpSession {
   readonly id = randomUUID();
-  private readonly server: LaunchedServer;
   private readonly relay: RelaySession;
   private readonly byRequest = new Map<string, SseStream>();
   private readonly byToken = new Map<string, SseStream>();
@@ -134,11 +134,10 @@ class HttpSession {
   private overflowReported = false;
 
   constructor(
-    command: readonly string[],
+    private readonly server: Upstream,
     private readonly options: RelayOptions,
     onGone: (session: HttpSession) => void,
   ) {
-    this.server = launchServer(command);
     const input = this.server.input;
     this.relay = new RelaySession(options, {
       toServer: (bytes) => void (input?.writable && input.write(bytes)),
@@ -150,7 +149,7 @@ class HttpSession {
     const reader = new LineReader({ maxLineBytes: MAX_LINE_BYTES, onLine: (line) => this.relay.fromServer(line), onOverflow: () => this.reportOverflow() });
     this.server.output?.on('data', (chunk: Buffer) => reader.push(chunk));
     void this.server.gone.then((how) => {
-      if (this.server.evidence.spawnErrorCode !== undefined) options.warn(`the server ${how}.`);
+      if (this.server.startFailed()) options.warn(`the server ${how}.`);
       this.endStreams(`the MCP server ${how}`);
       this.relay.close();
       onGone(this);
@@ -200,7 +199,7 @@ class HttpSession {
   }
 
   async close(): Promise<void> {
-    await this.server.process.stop();
+    await this.server.stop();
   }
 
   private deliver(bytes: Buffer | string): void {

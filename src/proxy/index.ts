@@ -1,8 +1,9 @@
 /**
  * `mcp-contract-guard proxy`: self-healing errors for any MCP server, whatever its language.
  * The client launches the proxy in place of the server (or reaches it over streamable HTTP,
- * `--listen`); the proxy starts the server over stdio (its own process group, stopped whole)
- * and relays the session through `RelaySession`, which checks calls and explains errors. Not
+ * `--listen`); the proxy starts the server over stdio (its own process group, stopped whole),
+ * or reaches one over streamable HTTP (`--url`), and relays the session through
+ * `RelaySession`, which checks calls and explains errors. Not
  * part of the runtime export: it loads ajv, which a server embedding the runtime does not need.
  */
 import { existsSync } from 'node:fs';
@@ -11,7 +12,9 @@ import { UserError, errorMessage } from '../errors.js';
 import { DeltaArtifactError, loadDeltaMap, type DeltaMap } from '../runtime/index.js';
 import { PROXY_USAGE, parseProxyArgs, type ProxyOptions } from './args.js';
 import { CallLog } from './call-log.js';
+import { httpUpstream } from './http-upstream.js';
 import { serveHttp } from './http.js';
+import { launchServer } from './server-link.js';
 import { runStdio } from './stdio.js';
 
 export { PROXY_USAGE, parseProxyArgs, type ProxyOptions } from './args.js';
@@ -35,10 +38,12 @@ export async function runProxy(options: ProxyOptions, streams: ProxyStreams = pr
   const deltas = readArtifact(options.artifact, warn);
   const log = options.log === undefined ? undefined : new CallLog(options.log, options.logValues === true, warn);
   const relay = { deltas, validate: options.validate !== false, log, warn };
+  const { url, headers = {}, command } = options;
+  const upstream = () => (url !== undefined ? httpUpstream(url, headers, warn) : launchServer(command));
   const signal = stopSignal();
   try {
-    if (options.listen !== undefined) return await serveHttp(options.command, relay, options.listen, signal.received);
-    return await runStdio(options.command, relay, streams.input, streams.output, signal.received);
+    if (options.listen !== undefined) return await serveHttp(upstream, relay, options.listen, signal.received);
+    return await runStdio(upstream(), relay, streams.input, streams.output, signal.received);
   } finally {
     signal.dispose();
     await log?.close();

@@ -1,19 +1,18 @@
 import type { Readable, Writable } from 'node:stream';
 import { LineReader } from './lines.js';
 import { RelaySession, type RelayOptions } from './relay.js';
-import { MAX_LINE_BYTES, corked, launchServer } from './server-link.js';
+import { MAX_LINE_BYTES, corked, type Upstream } from './server-link.js';
 
 /** After the client hangs up, how long the server gets to exit on its own before it is stopped. */
 const EXIT_GRACE_MS = 1000;
 
 /**
- * The proxy on stdio: the client speaks on `input`/`output`, the server on its own stdio. Runs
+ * The proxy on stdio: the client speaks on `input`/`output`, the server on `server`'s. Runs
  * until the client closes `input` (then the server is stopped), the server exits (then so do
  * we) or `stopped` resolves (a signal: the server is stopped). Resolves to 0 when the client
  * ended the session, the signal's code, else the server's exit code (2 when it could not start).
  */
-export async function runStdio(command: readonly string[], relay: RelayOptions, input: Readable, output: Writable, stopped: Promise<number>): Promise<number> {
-  const server = launchServer(command);
+export async function runStdio(server: Upstream, relay: RelayOptions, input: Readable, output: Writable, stopped: Promise<number>): Promise<number> {
   const { input: serverInput, output: serverOutput } = server;
 
   // The client's input pauses while a call waits for the contract or the server's stdin is full.
@@ -77,15 +76,16 @@ export async function runStdio(command: readonly string[], relay: RelayOptions, 
     await session.settled();
     // The MCP way to end a stdio server: close its input, give it a moment, then signal.
     serverInput?.end();
-    await Promise.race([server.gone, new Promise((resolve) => setTimeout(resolve, EXIT_GRACE_MS).unref())]);
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([server.gone, new Promise((resolve) => (grace = setTimeout(resolve, EXIT_GRACE_MS)))]);
+    clearTimeout(grace);
   } else {
     input.destroy();
-    if (ending === 'server' && server.evidence.spawnErrorCode !== undefined) relay.warn(`the server ${await server.gone} (command: ${command.join(' ')}).`);
+    if (ending === 'server' && server.startFailed()) relay.warn(`the server ${await server.gone}.`);
   }
-  await server.process.stop();
+  await server.stop();
   session.close();
   if (ending === 'client') return 0;
   if (ending === 'signal') return signalCode;
-  const { spawnErrorCode, exitCode } = server.evidence;
-  return spawnErrorCode !== undefined ? 2 : typeof exitCode === 'number' ? exitCode : 1;
+  return server.exitCode();
 }

@@ -48,20 +48,30 @@ export async function connect(command: string, args: string[], env: Record<strin
 /** The proxy started with `--listen 127.0.0.1:0`, and where it listens. */
 export async function listeningProxy(flags: string[], server: string[], env: Record<string, string> = {}): Promise<{ url: URL; proxy: RawProxy }> {
   const proxy = new RawProxy(proxyArgs(['--listen', '127.0.0.1:0', ...flags], server), env);
-  const line = await new Promise<string>((resolve, reject) => {
+  return { url: await announcedUrl(proxy), proxy };
+}
+
+/** A node script serving streamable HTTP on a free port (`--http 0`), and where it listens. */
+export async function httpServer(script: string, env: Record<string, string> = {}): Promise<{ url: URL; server: RawProxy }> {
+  const server = new RawProxy([script, '--http', '0'], env);
+  return { url: await announcedUrl(server), server };
+}
+
+/** The address a process announces on stderr ("listening on http://…"). */
+function announcedUrl(child: RawProxy): Promise<URL> {
+  return new Promise((resolve, reject) => {
     const poll = setInterval(() => {
-      const match = /listening on (http:\/\/\S+)/.exec(proxy.stderr);
+      const match = /listening on (http:\/\/\S+)/.exec(child.stderr);
       if (match !== null) {
         clearInterval(poll);
-        resolve(match[1] as string);
+        resolve(new URL(match[1] as string));
       }
     }, 20);
-    void proxy.exited.then((code) => {
+    void child.exited.then((code) => {
       clearInterval(poll);
-      reject(new Error(`the proxy exited with ${code}: ${proxy.stderr}`));
+      reject(new Error(`exited with ${code} before listening: ${child.stderr}`));
     });
   });
-  return { url: new URL(line), proxy };
 }
 
 /** An SDK client over streamable HTTP to a proxy it starts with --listen around `server`. */
@@ -81,7 +91,7 @@ export async function connectHttp(flags: string[], server: string[], env: Record
 
 /** The proxy's argv around a server command. */
 export function proxyArgs(flags: string[], server: string[]): string[] {
-  return [CLI, 'proxy', ...flags, '--', ...server];
+  return [CLI, 'proxy', ...flags, ...(server.length > 0 ? ['--', ...server] : [])];
 }
 
 /** Every tool of a paginated listing, as the client receives it. */

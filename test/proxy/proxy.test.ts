@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, fixture, groupAlive } from '../helpers/processes.js';
+import { ROOT, fixture, freePort, groupAlive } from '../helpers/processes.js';
 import { delta } from '../runtime/helpers.js';
 import {
   RawProxy,
@@ -18,6 +18,7 @@ import {
   connect,
   connectHttp,
   expectCloseLeavesNothing,
+  httpServer,
   listeningProxy,
   jsonLines,
   listAllTools,
@@ -56,8 +57,9 @@ const VALID_CALLS = [
   { name: 'check_stock', arguments: { sku: 'A-1' } },
 ];
 
-// The same tests with the proxy on stdio (launched by the client) and serving streamable HTTP.
-describe.each(['stdio', 'http'] as const)('proxy (%s) around a server written without an SDK', (front) => {
+// The same tests with the proxy on stdio around the server's stdio, serving streamable HTTP
+// (--listen) around it, and on stdio in front of the same server serving streamable HTTP (--url).
+describe.each(['stdio', 'listen', 'url'] as const)('proxy (%s) around a server written without an SDK', (mode) => {
   const files = scratch();
   const artifact = writeArtifact(files.file('contract-deltas.json'), RAW_DELTAS);
   const record = files.file('record.jsonl');
@@ -66,15 +68,24 @@ describe.each(['stdio', 'http'] as const)('proxy (%s) around a server written wi
   let direct: Connected;
   const logMessages: unknown[] = [];
 
+  let upstream: RawProxy | undefined;
+
   beforeAll(async () => {
     const flags = ['--artifact', artifact, '--log', log];
-    proxied = front === 'stdio' ? await connect(process.execPath, proxyArgs(flags, RAW_SERVER), { RECORD_FILE: record }) : await connectHttp(flags, RAW_SERVER, { RECORD_FILE: record });
+    if (mode === 'stdio') proxied = await connect(process.execPath, proxyArgs(flags, RAW_SERVER), { RECORD_FILE: record });
+    if (mode === 'listen') proxied = await connectHttp(flags, RAW_SERVER, { RECORD_FILE: record });
+    if (mode === 'url') {
+      const served = await httpServer(fixture('raw-inventory.mjs'), { RECORD_FILE: record });
+      upstream = served.server;
+      proxied = await connect(process.execPath, proxyArgs([...flags, '--url', served.url.href], []));
+    }
     proxied.client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logMessages.push(notification.params));
     direct = await connect(RAW_SERVER[0] as string, RAW_SERVER.slice(1));
   });
   afterAll(async () => {
     await direct?.close();
     await proxied?.close();
+    upstream?.child.kill();
     files.remove();
   });
 
@@ -243,6 +254,18 @@ describe('proxy process handling', () => {
     expect(answers[2]?.result.content[0]?.text).toBe('P: 12');
   });
 
+  it('with --url, answers requests an unreachable server cannot with an error naming the address', async () => {
+    const address = `http://127.0.0.1:${await freePort()}/mcp`;
+    const proxy = new RawProxy(proxyArgs(['--url', address], []));
+    try {
+      proxy.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
+      expect((await proxy.answer(1)).error).toEqual({ code: -32000, message: `could not reach ${address} (ECONNREFUSED)` });
+      expect(await proxy.close()).toBe(0);
+    } finally {
+      proxy.child.kill();
+    }
+  });
+
   it('refuses a corrupt artifact, and a missing command, with a message and exit 2', async () => {
     const files = scratch();
     try {
@@ -290,6 +313,31 @@ describe('proxy --listen: sessions over streamable HTTP', () => {
       expect(groupAlive(pids[1] as number)).toBe(false);
     } finally {
       proxy.child.kill('SIGKILL');
+      files.remove();
+    }
+  });
+
+  it('is a gateway with --url: one upstream session per client session, ended with it', async () => {
+    const files = scratch();
+    const record = files.file('record.jsonl');
+    const artifact = writeArtifact(files.file('deltas.json'), RAW_DELTAS);
+    const { url: upstreamUrl, server } = await httpServer(fixture('raw-inventory.mjs'), { RECORD_FILE: record });
+    const { url, proxy } = await listeningProxy(['--artifact', artifact, '--url', upstreamUrl.href], []);
+    try {
+      const transport = new StreamableHTTPClientTransport(url);
+      const client = new Client({ name: 'gateway', version: '1' });
+      await client.connect(transport);
+      expect(textOf(await client.callTool({ name: 'check_stock', arguments: { sku: 'G' } }))).toBe('G: 12');
+      expect(textOf(await client.callTool({ name: 'create_order', arguments: { sku: 'G', quantity: 1 } }))).toContain('<contract_awareness tool="create_order">');
+      expect(textOf(await client.callTool({ name: 'chatty', arguments: {} }))).toBe('ping answered: {}');
+      await transport.terminateSession();
+      const received = jsonLines(record);
+      expect(callsReceived(record).map((call) => call.name)).toEqual(['check_stock', 'chatty']);
+      expect(received.filter((line) => line.deleted !== undefined)).toHaveLength(1);
+    } finally {
+      proxy.child.kill('SIGTERM');
+      await proxy.exited;
+      server.child.kill();
       files.remove();
     }
   });
