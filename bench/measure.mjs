@@ -48,3 +48,21 @@ export function printTable(title, rows) {
 function fmt(ms) {
   return `${ms.toFixed(1).padStart(7)} ms`;
 }
+
+/**
+ * Rows of [case, result, target, ok] (ok: true, false, or '' for a reference figure) as a
+ * markdown table; with `strict`, a missed target sets a failing exit code.
+ */
+export function printTargets(title, rows, { strict = false } = {}) {
+  const widths = [0, 1, 2].map((c) => Math.max(...rows.map((row) => String(row[c]).length), ['case', 'result', 'target'][c].length));
+  const line = (cells) => `| ${cells.map((cell, c) => String(cell).padEnd(widths[c] ?? 4)).join(' | ')} |`;
+  console.log(`${title}\n`);
+  console.log(line(['case', 'result', 'target', 'ok  ']));
+  console.log(line(widths.map((w) => '-'.repeat(w)).concat('----')));
+  for (const [name, result, target, ok] of rows) console.log(line([name, result, target, ok === '' ? '' : ok ? 'PASS' : 'MISS']));
+  const missed = rows.filter((row) => row[3] === false);
+  if (missed.length > 0) {
+    console.log(`\n${missed.length} target(s) missed.`);
+    if (strict) process.exitCode = 1;
+  }
+}

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createToolEnhancer, enrichValidationError, identityEnhancer, loadDeltaMap } from '../lib/runtime/index.js';
+import { printTargets } from './measure.mjs';
 
 const strict = process.argv.includes('--strict');
 const ROUNDS = 11;
@@ -134,14 +135,4 @@ const rows = [
   [`loadDeltaMap, 1,000 tools × 5 deltas (${(big.length / 1024).toFixed(0)} KiB)`, `${loadMs.toFixed(2)} ms`, '< 50 ms', loadMs < 50],
   ['createToolEnhancer for all 1,000 tools', `${enhancersMs.toFixed(2)} ms`, '(reference)', ''],
 ];
-const widths = [0, 1, 2].map((c) => Math.max(...rows.map((row) => String(row[c]).length), ['case', 'result', 'target'][c].length));
-const line = (cells) => `| ${cells.map((cell, c) => String(cell).padEnd(widths[c] ?? 4)).join(' | ')} |`;
-console.log(`mcp-contract-guard/runtime benchmarks (node ${process.version}, median of ${ROUNDS} rounds)\n`);
-console.log(line(['case', 'result', 'target', 'ok  ']));
-console.log(line(widths.map((w) => '-'.repeat(w)).concat('----')));
-for (const [name, result, target, ok] of rows) console.log(line([name, result, target, ok === '' ? '' : ok ? 'PASS' : 'MISS']));
-const missed = rows.filter((row) => row[3] === false);
-if (missed.length > 0) {
-  console.log(`\n${missed.length} target(s) missed.`);
-  if (strict) process.exitCode = 1;
-}
+printTargets(`mcp-contract-guard/runtime benchmarks (node ${process.version}, median of ${ROUNDS} rounds)`, rows, { strict });

@@ -17,6 +17,8 @@ const NAMES = Object.keys(COMMANDS) as CommandName[];
 
 export function usage(): string {
   const rows: Array<[string, string]> = NAMES.map((name) => [`mcp-contract-guard ${name} ${COMMANDS[name].operands}`, COMMANDS[name].summary]);
+  // The proxy parses its own flags (what follows `--` is the server's command line).
+  rows.push(['mcp-contract-guard proxy [flags] -- <server command…>', 'self-healing proxy in front of any server (see proxy --help)']);
   rows.push(['mcp-contract-guard <command> --help', 'the flags of one command'], ['mcp-contract-guard --version', FLAGS.version.help]);
   const perCommand: Array<[string, string]> = NAMES.map((name) => [name, ownFlags(name).map((flag) => synopsisOf(flag, name)).join('  ') || '(none)']);
   perCommand.push(['every', generalFlags().map(labelOf).join('  ')]);

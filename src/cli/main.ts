@@ -13,6 +13,8 @@ export type { Io };
  * and each command load what they need and nothing else.
  */
 export async function main(argv: string[], io: Io): Promise<number> {
+  // The proxy owns stdin and stdout (they carry the MCP session) and parses its own flags.
+  if (argv[0] === 'proxy') return (await import('../proxy/index.js')).proxyCommand(argv.slice(1), io);
   let args: CliArgs | undefined;
   try {
     args = parseCli(argv, io.isTty);

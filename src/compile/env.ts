@@ -137,10 +137,16 @@ export interface EnvRequest {
   passEnv?: string[];
   /** Isolated mode; inherit otherwise. */
   isolateEnv?: boolean;
+  /**
+   * The server's own launcher (the proxy, which a client starts in place of the server): the
+   * server gets everything, as if the client had started it directly. Never for code under review.
+   */
+  launcher?: boolean;
 }
 
 /** The environment of a server started from `parent` (normally `process.env`). */
 export function serverEnvironment(parent: NodeJS.ProcessEnv, request: EnvRequest): Record<string, string> {
+  if (request.launcher) return { ...(Object.fromEntries(Object.entries(parent).filter(([, v]) => v !== undefined)) as Record<string, string>), ...request.env };
   const named = new Set((request.passEnv ?? []).map((name) => name.toUpperCase()));
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(parent)) {

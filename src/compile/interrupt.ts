@@ -6,6 +6,7 @@
  */
 export function exitOnInterrupt(): void {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => process.exit(signal === 'SIGINT' ? 130 : 143));
+    // A command that listens for the signal itself (the proxy stops its servers gracefully) is left to it.
+    process.once(signal, () => process.listenerCount(signal) === 0 && process.exit(signal === 'SIGINT' ? 130 : 143));
   }
 }

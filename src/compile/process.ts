@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { EVIDENCE_LINE_CHARS, MAX_MESSAGE_BYTES, noteLogLine, type AttemptEvidence } from './channel.js';
 import { serverEnvironment, type EnvRequest } from './env.js';
+import type { Readable, Writable } from 'node:stream';
 
 /** How to start a server: what the command sources of a config, the flags or the Action give. */
 export interface Launch extends EnvRequest {
@@ -23,6 +24,11 @@ export interface ProcessOptions extends Launch {
   onOversizedLine?: (message: string) => void;
   /** Called once, when the process is gone and its output drained (or could not start). */
   onGone?: (how: string) => void;
+  /**
+   * The caller relays the server's stdio byte for byte (the proxy): stdin and stdout are left
+   * to it (`streams`), and stderr goes straight to ours instead of into the evidence.
+   */
+  relay?: boolean;
 }
 
 /** The stderr tail kept for diagnosis: the last lines carry the error, a flood is dropped. */
@@ -80,7 +86,7 @@ export class ServerProcess {
     this.child = spawn(program as string, args, {
       cwd: options.cwd,
       env,
-      stdio: [options.stdin, 'pipe', 'pipe'],
+      stdio: [options.stdin, 'pipe', options.relay ? 'inherit' : 'pipe'],
       detached: process.platform !== 'win32',
       windowsHide: true,
     });
@@ -120,14 +126,21 @@ export class ServerProcess {
       evidence.exitCode = code;
       evidence.signal = signal;
     });
-    this.child.stdout?.on('data', (chunk: Buffer) => this.stdout.push(chunk));
-    this.child.stderr?.on('data', (chunk: Buffer) => this.stderr.push(chunk));
+    if (!options.relay) {
+      this.child.stdout?.on('data', (chunk: Buffer) => this.stdout.push(chunk));
+      this.child.stderr?.on('data', (chunk: Buffer) => this.stderr.push(chunk));
+    }
     // A server that exits early closes its stdin; the EPIPE that follows says less than its exit.
     this.child.stdin?.on('error', () => {});
   }
 
   get running(): boolean {
     return this.child.exitCode === null && this.child.signalCode === null && this.evidence.spawnErrorCode === undefined;
+  }
+
+  /** The server's stdin and stdout, for a caller that relays them (`relay`). */
+  get streams(): { stdin: Writable | null; stdout: Readable | null } {
+    return { stdin: this.child.stdin, stdout: this.child.stdout };
   }
 
   write(text: string): void {

@@ -169,7 +169,7 @@ function explainMovedTools(server: object, internals: ServerInternals, errors: R
 const movedErrors = new WeakMap<object, ReadonlyMap<string, string>>();
 
 /** Old tool name → the pre-rendered error for a call to it, from `tool-renamed` and `tool-removed` deltas. */
-function movedToolErrors(deltas: ReadonlyMap<string, ToolDeltas>, maxDeltasPerError = DEFAULT_MAX_DELTAS_PER_ERROR): Map<string, string> {
+export function movedToolErrors(deltas: ReadonlyMap<string, ToolDeltas>, maxDeltasPerError = DEFAULT_MAX_DELTAS_PER_ERROR): Map<string, string> {
   const errors = new Map<string, string>();
   for (const [name, entry] of deltas) {
     for (const delta of entry.deltas) {
@@ -268,7 +268,7 @@ async function jsonSchemaOf(schema: object): Promise<JsonSchema | undefined> {
  * union (the diff's own choice), else the one the schema's root union is discriminated by, else
  * an `action` argument.
  */
-function defaultAction(recorded: string | undefined, schema: JsonSchema | undefined, args: Readonly<Record<string, unknown>> | undefined): string | null {
+export function defaultAction(recorded: string | undefined, schema: JsonSchema | undefined, args: Readonly<Record<string, unknown>> | undefined): string | null {
   if (args === undefined) return null;
   const discriminator = recorded ?? (schema !== undefined ? discriminatorOf(schema) : undefined) ?? 'action';
   const value = Object.hasOwn(args, discriminator) ? args[discriminator] : undefined;

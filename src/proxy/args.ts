@@ -1,0 +1,115 @@
+import { parseArgs } from 'node:util';
+import { UserError } from '../errors.js';
+import type { ListenAddress } from './http.js';
+
+export interface ProxyOptions {
+  /** argv of the server: the program, then its arguments. Run without a shell. Empty with `url`. */
+  command: readonly string[];
+  /** A streamable HTTP server to relay to instead of starting one. */
+  url?: URL | undefined;
+  /** Extra HTTP headers for `url` (e.g. Authorization). */
+  headers?: Readonly<Record<string, string>>;
+  /** The delta artifact (`diff --artifact`); without it, errors carry no `<contract_awareness>`. */
+  artifact?: string | undefined;
+  /** Check calls against the current schema before they reach the server (default true). */
+  validate?: boolean;
+  /** Append one JSON line per call to this file. */
+  log?: string | undefined;
+  /** Put the arguments' values in the log too (default: field names only). */
+  logValues?: boolean;
+  /** Serve streamable HTTP here instead of stdio, one server process per MCP session. */
+  listen?: ListenAddress | undefined;
+}
+
+const OPTIONS = {
+  artifact: { type: 'string' },
+  'no-validate': { type: 'boolean' },
+  log: { type: 'string' },
+  'log-values': { type: 'boolean' },
+  listen: { type: 'string' },
+  url: { type: 'string' },
+  header: { type: 'string', multiple: true },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export const PROXY_USAGE = `mcp-contract-guard proxy: an MCP stdio proxy that a client launches in place of the server.
+
+Usage:
+  mcp-contract-guard proxy [--artifact contract-deltas.json] [--no-validate] [--log FILE [--log-values]] [--listen HOST:PORT] -- <server command…>
+  mcp-contract-guard proxy [same options] --url http://host:port/mcp [--header "Name: value"]…
+
+Every message is relayed unchanged, except that:
+  - a tools/call whose arguments do not fit the tool's current input schema is answered with
+    a <validation_error> (and the artifact's <contract_awareness> for the tool) and never
+    reaches the server;
+  - a call to a tool the artifact says was renamed or removed gets <tool_error code="UNKNOWN_TOOL">
+    naming the new tool;
+  - the server's own input-validation errors (TypeScript SDK, FastMCP, Python SDK) are explained the same way.
+
+Options:
+  --artifact FILE   the delta artifact written by "diff --artifact" (a missing file is a warning)
+  --no-validate     do not check calls: only explain the server's own validation errors
+  --log FILE        append one JSON line per tools/call: tool, outcome, fields (never values)
+  --log-values      also log the arguments' values
+  --listen HOST:PORT  serve streamable HTTP at http://HOST:PORT/mcp instead of stdio, one server
+                    process per MCP session (PORT 0: any free port, printed on stderr)
+  --url URL         relay to this streamable HTTP server instead of starting one
+  --header "Name: value"  an HTTP header for --url (repeatable), e.g. "Authorization: Bearer …"
+  --help, -h        this text
+
+The server inherits the proxy's environment and working directory; its stderr is ours.`;
+
+/** The proxy's flags, then `--` and the server's command line (passed on as it is). */
+export function parseProxyArgs(argv: readonly string[]): ProxyOptions & { help: boolean } {
+  const separator = argv.indexOf('--');
+  const flags = separator === -1 ? argv : argv.slice(0, separator);
+  let values: ReturnType<typeof parse>['values'];
+  try {
+    values = parse(flags).values;
+  } catch (error) {
+    const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '.');
+    throw new UserError(`${message} Give the server's command after "--": mcp-contract-guard proxy [options] -- node server.js`);
+  }
+  if (values.help) return { command: [], help: true };
+  const command = separator === -1 ? [] : argv.slice(separator + 1);
+  if (values.url !== undefined && command.length > 0) throw new UserError('Give the server either as a command after "--" or as --url, not both.');
+  if (values.url === undefined && command.length === 0) {
+    throw new UserError('proxy needs the command that starts the server after "--", e.g. mcp-contract-guard proxy --artifact contract-deltas.json -- python server.py (or --url for an HTTP server).');
+  }
+  if (values.header !== undefined && values.url === undefined) throw new UserError('--header only applies to --url.');
+  if (values['log-values'] && values.log === undefined) throw new UserError('--log-values only applies with --log FILE.');
+  return {
+    command,
+    url: values.url === undefined ? undefined : parseUrl(values.url),
+    headers: Object.fromEntries((values.header ?? []).map(parseHeader)),
+    artifact: values.artifact,
+    validate: !values['no-validate'],
+    log: values.log,
+    logValues: values['log-values'] ?? false,
+    listen: values.listen === undefined ? undefined : parseListen(values.listen),
+    help: false,
+  };
+}
+
+function parseUrl(value: string): URL {
+  if (!/^https?:\/\//.test(value) || !URL.canParse(value)) throw new UserError(`--url must be an http:// or https:// address; got "${value}".`);
+  return new URL(value);
+}
+
+function parseHeader(value: string): [string, string] {
+  const at = value.indexOf(':');
+  const name = at > 0 ? value.slice(0, at).trim() : '';
+  if (name === '') throw new UserError(`--header expects "Name: value"; got "${value}".`);
+  return [name.toLowerCase(), value.slice(at + 1).trim()];
+}
+
+function parseListen(value: string): ListenAddress {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(value);
+  const port = Number(match?.[3]);
+  if (match === null || port > 65535) throw new UserError(`--listen takes HOST:PORT, e.g. 127.0.0.1:8080 (port 0 picks a free one); got "${value}".`);
+  return { host: (match[1] ?? match[2]) as string, port };
+}
+
+function parse(flags: readonly string[]) {
+  return parseArgs({ args: [...flags], options: OPTIONS, allowPositionals: false, strict: true });
+}

@@ -1,0 +1,108 @@
+/**
+ * `mcp-contract-guard proxy`: self-healing errors for any MCP server, whatever its language.
+ * The client launches the proxy in place of the server (or reaches it over streamable HTTP,
+ * `--listen`); the proxy starts the server over stdio (its own process group, stopped whole),
+ * or reaches one over streamable HTTP (`--url`), and relays the session through
+ * `RelaySession`, which checks calls and explains errors. Not
+ * part of the runtime export: it loads ajv, which a server embedding the runtime does not need.
+ */
+import { existsSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
+import { UserError, errorMessage } from '../errors.js';
+import { DeltaArtifactError, loadDeltaMap, type DeltaMap } from '../runtime/index.js';
+import { PROXY_USAGE, parseProxyArgs, type ProxyOptions } from './args.js';
+import { CallLog } from './call-log.js';
+import { httpUpstream } from './http-upstream.js';
+import { serveHttp } from './http.js';
+import { launchServer } from './server-link.js';
+import { runStdio } from './stdio.js';
+
+export { PROXY_USAGE, parseProxyArgs, type ProxyOptions } from './args.js';
+export type { CallOutcome, CallRecord } from './call-log.js';
+
+/** Where the MCP session flows; by default this process's stdin, stdout and stderr. */
+export interface ProxyStreams {
+  input: Readable;
+  output: Writable;
+  errors: Writable;
+}
+
+/**
+ * Runs the proxy: on stdio until the client closes its input (then the server is stopped) or
+ * the server exits (then the proxy does too), resolving to 0 or the server's exit code; with
+ * `listen`, as an HTTP server until the process is stopped. Throws `UserError` for an
+ * unreadable artifact or an address it cannot listen on.
+ */
+export async function runProxy(options: ProxyOptions, streams: ProxyStreams = processStreams()): Promise<number> {
+  const warn = (message: string) => void streams.errors.write(`mcp-contract-guard proxy: ${message}\n`);
+  const deltas = readArtifact(options.artifact, warn);
+  const log = options.log === undefined ? undefined : new CallLog(options.log, options.logValues === true, warn);
+  const relay = { deltas, validate: options.validate !== false, log, warn };
+  const { url, headers = {}, command } = options;
+  const upstream = () => (url !== undefined ? httpUpstream(url, headers, warn) : launchServer(command));
+  const signal = stopSignal();
+  try {
+    if (options.listen !== undefined) return await serveHttp(upstream, relay, options.listen, signal.received);
+    return await runStdio(upstream(), relay, streams.input, streams.output, signal.received);
+  } finally {
+    signal.dispose();
+    await log?.close();
+  }
+}
+
+/**
+ * SIGINT or SIGTERM, as the exit code it calls for (130, 143): the proxy then stops its servers
+ * the graceful way (SIGTERM to each process group, SIGKILL after a grace) before it exits.
+ */
+function stopSignal(): { received: Promise<number>; dispose: () => void } {
+  let stop!: (code: number) => void;
+  const received = new Promise<number>((resolve) => (stop = resolve));
+  const onInt = () => stop(130);
+  const onTerm = () => stop(143);
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  return {
+    received,
+    dispose: () => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+    },
+  };
+}
+
+/** `mcp-contract-guard proxy …` from the CLI: parses the flags, runs, and reports errors in words. */
+export async function proxyCommand(argv: readonly string[], io: { stdout: (text: string) => void; stderr: (text: string) => void }): Promise<number> {
+  try {
+    const options = parseProxyArgs(argv);
+    if (options.help) {
+      io.stdout(`${PROXY_USAGE}\n`);
+      return 0;
+    }
+    return await runProxy(options);
+  } catch (error) {
+    if (error instanceof UserError) {
+      io.stderr(`error: ${error.message}\n`);
+      return error.exitCode;
+    }
+    io.stderr(`error: the proxy failed unexpectedly: ${errorMessage(error)}\n(this is a bug in mcp-contract-guard; please report it)\n`);
+    return 2;
+  }
+}
+
+function processStreams(): ProxyStreams {
+  return { input: process.stdin, output: process.stdout, errors: process.stderr };
+}
+
+/** The artifact's deltas. A missing file is a warning (a first release has none); a corrupt one stops the proxy. */
+function readArtifact(path: string | undefined, warn: (message: string) => void): DeltaMap {
+  if (path !== undefined && !existsSync(path)) {
+    warn(`there is no delta artifact at ${path}; calls are still checked, without <contract_awareness>.`);
+  }
+  if (path === undefined) return new Map();
+  try {
+    return loadDeltaMap(path, { optional: true });
+  } catch (error) {
+    if (error instanceof DeltaArtifactError) throw new UserError(`${error.message} Regenerate it with "mcp-contract-guard diff OLD NEW --artifact ${path}".`);
+    throw error;
+  }
+}

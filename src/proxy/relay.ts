@@ -1,0 +1,537 @@
+/**
+ * One client ↔ server session of the proxy, independent of the transport: it is handed each
+ * complete message line from either side and decides, per message, to forward the line as it
+ * came (almost always), to answer a `tools/call` itself, or to replace the server's answer to
+ * one with an explanation.
+ *
+ * What it learns, from the messages themselves: the protocol generation (an `initialize`
+ * handshake, or the stateless revision's `server/discover` and `_meta`), whether the server
+ * declares tools, and the current tools from every complete `tools/list` answer (a client's
+ * paginated listing is followed cursor by cursor). If the client has not listed the tools when
+ * the session starts (or after `notifications/tools/list_changed`), the proxy lists them
+ * itself, with ids no client can use (a random UUID prefix), and keeps those answers to
+ * itself. A call that arrives before that listing is answered waits for it (at most
+ * `listTimeoutMs`), and so does every client message after it, so the order the server sees is
+ * the order the client sent.
+ *
+ * Malformed lines (not JSON) are relayed unchanged in both directions, as if the proxy were
+ * not there; the first one from the server is reported on stderr. JSON-RPC batches are
+ * relayed as they came unless the proxy answers some of their calls itself: the rest then go
+ * out as a smaller batch, and the proxy's answers come back as a batch of their own.
+ */
+import { randomUUID } from 'node:crypto';
+import { isJsonObject, type JsonObject, type JsonValue } from '../contract/model.js';
+import { createToolEnhancer, errorResult, formatValidationError, type DeltaMap, type ToolEnhancer, type ValidationIssue } from '../runtime/index.js';
+import { defaultAction, movedToolErrors } from '../runtime/mcp-server.js';
+import type { CallLog, CallOutcome } from './call-log.js';
+import { serverValidationIssues } from './server-errors.js';
+import { ArgumentValidator } from './validation.js';
+
+export interface RelayOptions {
+  /** The artifact's deltas (empty without `--artifact`). */
+  deltas: DeltaMap;
+  /** Check calls against the current schema before they reach the server (`--no-validate` turns it off). */
+  validate: boolean;
+  log?: CallLog | undefined;
+  /** A line for the operator (stderr). */
+  warn: (message: string) => void;
+  /** How long calls wait for the proxy's own `tools/list` before going out unchecked (default 10 s). */
+  listTimeoutMs?: number;
+}
+
+/** Where the session's output goes; each string or buffer is one or more complete lines. */
+export interface RelayPeers {
+  toServer(bytes: Buffer | string): void;
+  toClient(bytes: Buffer | string): void;
+  /** Stop delivering client lines (a call waits for the contract) until `resumeClient`. */
+  pauseClient(): void;
+  resumeClient(): void;
+}
+
+type ClientRequest =
+  | { readonly kind: 'initialize' }
+  | { readonly kind: 'discover' }
+  /** `chain` gathers a paginated listing; undefined for a page whose start the proxy did not see. */
+  | { readonly kind: 'list'; readonly chain: Map<string, JsonObject> | undefined }
+  | { readonly kind: 'call'; readonly tool: string; readonly args: unknown; readonly started: number };
+
+interface OwnListing {
+  readonly id: string;
+  readonly chain: Map<string, JsonObject>;
+  readonly cursors: Set<string>;
+  readonly timer: NodeJS.Timeout;
+}
+
+const DEFAULT_LIST_TIMEOUT_MS = 10_000;
+/** Requests awaiting an answer that the proxy remembers; past it the oldest are forgotten. */
+const MAX_TRACKED_REQUESTS = 10_000;
+/** More tools or pages than any real server lists: past it, pagination is looping. */
+const MAX_TOOLS = 10_000;
+const MAX_PAGES = 1_000;
+/** Paginated client listings followed at once. */
+const MAX_CHAINS = 16;
+const MAX_REPORTED_LINE = 200;
+/** The keys of a stateless request's `_meta` that say who the client is (not per-request ones like progressToken). */
+const PROTOCOL_META_PREFIX = 'io.modelcontextprotocol/';
+
+const FORWARD = Symbol('forward');
+const DROP = Symbol('drop');
+type Disposition = typeof FORWARD | typeof DROP | JsonObject;
+const MALFORMED = Symbol('malformed');
+
+export class RelaySession {
+  private readonly idPrefix = `mcp-contract-guard-proxy/${randomUUID()}/`;
+  private nextOwnId = 1;
+  private readonly validator = new ArgumentValidator();
+  private readonly moved: ReadonlyMap<string, string>;
+  private readonly enhancers = new Map<string, ToolEnhancer>();
+  private readonly requests = new Map<string, ClientRequest>();
+  /** Client listings awaiting their next page, by the cursor that asks for it. */
+  private readonly chains = new Map<string, Map<string, JsonObject>>();
+  private readonly uncheckedReported = new Set<string>();
+  /** The tools of the last complete listing; undefined while unknown or stale. */
+  private tools: ReadonlyMap<string, JsonObject> | undefined;
+  private era: 'legacy' | 'stateless' | undefined;
+  private initialized = false;
+  private meta: JsonObject | undefined;
+  private toolsDeclared: boolean | undefined;
+  private clientListed = false;
+  private ownListing: OwnListing | undefined;
+  private listingFailed = false;
+  /** Client input waiting for the contract, in order; `raw` bytes are relayed unread. */
+  private held: { bytes: Buffer; raw: boolean }[] | undefined;
+  private malformedReported = false;
+  private onReleased: (() => void) | undefined;
+
+  constructor(
+    private readonly options: RelayOptions,
+    private readonly peers: RelayPeers,
+  ) {
+    this.moved = movedToolErrors(options.deltas);
+  }
+
+  fromClient(line: Buffer): void {
+    if (this.held !== undefined) {
+      this.held.push({ bytes: line, raw: false });
+      return;
+    }
+    const message = parse(line);
+    if (Array.isArray(message)) {
+      this.clientBatch(line, message);
+      return;
+    }
+    if (!isJsonObject(message)) {
+      this.peers.toServer(line);
+      return;
+    }
+    this.noteProtocol(message);
+    if (this.mustWait(message)) {
+      this.hold(line);
+      return;
+    }
+    const answer = this.fromClientMessage(message);
+    if (answer === undefined) this.peers.toServer(line);
+    else this.peers.toClient(`${JSON.stringify(answer)}\n`);
+    if (message.method === 'notifications/initialized') this.onInitialized();
+  }
+
+  fromServer(line: Buffer): void {
+    const message = parse(line);
+    if (Array.isArray(message)) {
+      this.serverBatch(line, message);
+      return;
+    }
+    if (message === MALFORMED) this.reportMalformed(line);
+    const disposition = isJsonObject(message) ? this.fromServerMessage(message) : FORWARD;
+    if (disposition === FORWARD) this.peers.toClient(line);
+    else if (disposition !== DROP) this.peers.toClient(`${JSON.stringify(disposition)}\n`);
+  }
+
+  /** Bytes of a client line too long to read: relayed as they are, in order. */
+  relayClient(bytes: Buffer): void {
+    if (this.held !== undefined) this.held.push({ bytes, raw: true });
+    else this.peers.toServer(bytes);
+  }
+
+  /** Resolves once no client input waits for the contract (at most the listing timeout). */
+  settled(): Promise<void> {
+    if (this.held === undefined) return Promise.resolve();
+    return new Promise((resolve) => (this.onReleased = resolve));
+  }
+
+  /** Stops the timers; the session takes no more input. */
+  close(): void {
+    if (this.ownListing !== undefined) clearTimeout(this.ownListing.timer);
+    this.ownListing = undefined;
+  }
+
+  // --- client → server -------------------------------------------------------------------
+
+  private clientBatch(line: Buffer, messages: unknown[]): void {
+    for (const message of messages) if (isJsonObject(message)) this.noteProtocol(message);
+    if (messages.some((message) => isJsonObject(message) && this.mustWait(message))) {
+      this.hold(line);
+      return;
+    }
+    const answers: JsonObject[] = [];
+    const forwarded: unknown[] = [];
+    for (const message of messages) {
+      const answer = isJsonObject(message) ? this.fromClientMessage(message) : undefined;
+      if (answer === undefined) forwarded.push(message);
+      else answers.push(answer);
+    }
+    if (answers.length === 0) {
+      this.peers.toServer(line);
+    } else {
+      if (forwarded.length > 0) this.peers.toServer(`${JSON.stringify(forwarded)}\n`);
+      this.peers.toClient(`${JSON.stringify(answers)}\n`);
+    }
+    if (messages.some((message) => isJsonObject(message) && message.method === 'notifications/initialized')) this.onInitialized();
+  }
+
+  /** The proxy's answer to a client message, or undefined to forward it. */
+  private fromClientMessage(message: JsonObject): JsonObject | undefined {
+    const { method } = message;
+    if (typeof method !== 'string') return undefined; // the client answering a server request
+    const params = isJsonObject(message.params) ? message.params : undefined;
+    const key = idKey(message.id);
+    if (key === undefined) {
+      if (method === 'notifications/cancelled') this.cancelled(params);
+      return undefined;
+    }
+    switch (method) {
+      case 'initialize':
+        this.track(key, { kind: 'initialize' });
+        return undefined;
+      case 'server/discover':
+        this.track(key, { kind: 'discover' });
+        return undefined;
+      case 'tools/list': {
+        this.clientListed = true;
+        const cursor = params?.cursor;
+        const chain = cursor === undefined ? new Map<string, JsonObject>() : typeof cursor === 'string' ? this.chains.get(cursor) : undefined;
+        if (typeof cursor === 'string') this.chains.delete(cursor);
+        this.track(key, { kind: 'list', chain });
+        return undefined;
+      }
+      case 'tools/call':
+        return this.call(key, message.id as JsonValue, params);
+      default:
+        return undefined;
+    }
+  }
+
+  private call(key: string, id: JsonValue, params: JsonObject | undefined): JsonObject | undefined {
+    const name = params?.name;
+    if (typeof name !== 'string') return undefined;
+    const args = params?.arguments;
+    if (this.options.validate && this.tools !== undefined) {
+      const tool = this.tools.get(name);
+      const moved = tool === undefined ? this.moved.get(name) : undefined;
+      if (moved !== undefined) {
+        this.record(name, 'moved', [], args);
+        return errorAnswer(id, moved);
+      }
+      if (tool !== undefined) {
+        const verdict = this.validator.check(name, tool.inputSchema, args);
+        if (verdict.kind === 'unchecked') this.reportUnchecked(name, verdict.reason);
+        if (verdict.kind === 'invalid' && verdict.blocking) {
+          const text = this.explain(name, tool.inputSchema, args, verdict.errors);
+          this.record(name, 'blocked', fieldsOf(text), args);
+          return errorAnswer(id, text);
+        }
+      }
+    }
+    this.track(key, { kind: 'call', tool: name, args, started: performance.now() });
+    return undefined;
+  }
+
+  private cancelled(params: JsonObject | undefined): void {
+    const key = idKey(params?.requestId);
+    const request = key === undefined ? undefined : this.requests.get(key);
+    if (key === undefined || request?.kind !== 'call') return;
+    this.requests.delete(key);
+    this.record(request.tool, 'cancelled', [], request.args);
+  }
+
+  /** The generation and, in the stateless one, the client's identity `_meta` (reused on the proxy's own requests). */
+  private noteProtocol(message: JsonObject): void {
+    if (message.method === 'initialize') {
+      this.era = 'legacy';
+      return;
+    }
+    const meta = isJsonObject(message.params) ? message.params._meta : undefined;
+    if (!isJsonObject(meta) || typeof meta[`${PROTOCOL_META_PREFIX}protocolVersion`] !== 'string') return;
+    this.era = 'stateless';
+    if (this.meta !== undefined && message.method !== 'server/discover') return;
+    this.meta = Object.fromEntries(Object.entries(meta).filter(([name]) => name.startsWith(PROTOCOL_META_PREFIX)));
+  }
+
+  /** A call that should be checked while the contract is still being listed waits for the listing. */
+  private mustWait(message: JsonObject): boolean {
+    if (message.method !== 'tools/call' || !this.options.validate || this.tools !== undefined) return false;
+    return this.ownListing !== undefined || this.startListing();
+  }
+
+  private hold(line: Buffer): void {
+    this.held = [{ bytes: line, raw: false }];
+    this.peers.pauseClient();
+  }
+
+  private release(): void {
+    const held = this.held;
+    if (held === undefined) return;
+    this.held = undefined;
+    // A line may hold the stream again; the lines after it then queue behind it, in order.
+    for (const { bytes, raw } of held) {
+      if (raw) this.relayClient(bytes);
+      else this.fromClient(bytes);
+    }
+    if (this.held !== undefined) return;
+    this.peers.resumeClient();
+    this.onReleased?.();
+    this.onReleased = undefined;
+  }
+
+  private onInitialized(): void {
+    this.initialized = true;
+    if (!this.clientListed && this.tools === undefined) this.startListing();
+  }
+
+  // --- server → client -------------------------------------------------------------------
+
+  private serverBatch(line: Buffer, messages: unknown[]): void {
+    let changed = false;
+    const out: unknown[] = [];
+    for (const message of messages) {
+      const disposition = isJsonObject(message) ? this.fromServerMessage(message) : FORWARD;
+      if (disposition === FORWARD) {
+        out.push(message);
+      } else {
+        changed = true;
+        if (disposition !== DROP) out.push(disposition);
+      }
+    }
+    if (!changed) this.peers.toClient(line);
+    else if (out.length > 0) this.peers.toClient(`${JSON.stringify(out)}\n`);
+  }
+
+  private fromServerMessage(message: JsonObject): Disposition {
+    if (typeof message.method === 'string') {
+      if (message.method === 'notifications/tools/list_changed') this.contractChanged();
+      return FORWARD;
+    }
+    const { id } = message;
+    if (typeof id === 'string' && id.startsWith(this.idPrefix)) {
+      this.ownAnswer(id, message);
+      return DROP;
+    }
+    const key = idKey(id);
+    const request = key === undefined ? undefined : this.requests.get(key);
+    if (key === undefined || request === undefined) return FORWARD;
+    this.requests.delete(key);
+    const result = isJsonObject(message.result) ? message.result : undefined;
+    switch (request.kind) {
+      case 'initialize':
+      case 'discover':
+        if (result !== undefined) this.toolsDeclared = isJsonObject(result.capabilities) && result.capabilities.tools !== undefined;
+        if (request.kind === 'discover' && result !== undefined && !this.clientListed && this.tools === undefined) this.startListing();
+        return FORWARD;
+      case 'list':
+        if (request.chain !== undefined && result !== undefined) this.clientPage(request.chain, result);
+        return FORWARD;
+      case 'call':
+        return this.callAnswered(request, message, result) ?? FORWARD;
+    }
+  }
+
+  private clientPage(chain: Map<string, JsonObject>, result: JsonObject): void {
+    if (!addPage(chain, result.tools)) return;
+    const next = result.nextCursor;
+    if (typeof next !== 'string' || next === '') {
+      this.learn(chain);
+      return;
+    }
+    this.chains.set(next, chain);
+    if (this.chains.size > MAX_CHAINS) this.chains.delete(this.chains.keys().next().value as string);
+  }
+
+  /** The server's answer to a forwarded call: explained when it is a validation error the proxy recognises. */
+  private callAnswered(request: Extract<ClientRequest, { kind: 'call' }>, message: JsonObject, result: JsonObject | undefined): JsonObject | undefined {
+    const ms = Math.round(performance.now() - request.started);
+    const error = isJsonObject(message.error) ? message.error : undefined;
+    if (error === undefined && result?.isError !== true) {
+      this.record(request.tool, 'passed', [], request.args, ms);
+      return undefined;
+    }
+    const text = error !== undefined ? (typeof error.message === 'string' ? error.message : undefined) : textOf(result);
+    const explained = text === undefined ? undefined : this.explainServerError(request, text);
+    if (explained === undefined) {
+      this.record(request.tool, 'failed', [], request.args, ms);
+      return undefined;
+    }
+    this.record(request.tool, explained.outcome, fieldsOf(explained.text), request.args, ms);
+    // A JSON-RPC error becomes a tool result: the model sees tool results, not protocol errors.
+    const content = [{ type: 'text', text: explained.text }];
+    return { jsonrpc: '2.0', id: message.id as JsonValue, result: { ...(result ?? {}), content, isError: true } };
+  }
+
+  private explainServerError(request: Extract<ClientRequest, { kind: 'call' }>, text: string): { text: string; outcome: CallOutcome } | undefined {
+    const moved = this.moved.get(request.tool);
+    if (moved !== undefined && isUnknownToolError(request.tool, text)) return { text: moved, outcome: 'moved' };
+    let issues: readonly ValidationIssue[] | undefined = serverValidationIssues(request.tool, text);
+    if (issues === undefined) return undefined;
+    const schema = this.tools?.get(request.tool)?.inputSchema;
+    // What the message did not let us read, the schema tells.
+    if (issues.length === 0) issues = this.validator.errors(request.tool, schema, request.args);
+    if (issues.length === 0) issues = [{ code: 'custom', path: [], message: text.replace(/^MCP error -?\d+: /, '') }];
+    return { text: this.explain(request.tool, schema, request.args, issues), outcome: 'explained' };
+  }
+
+  private contractChanged(): void {
+    this.tools = undefined;
+    this.listingFailed = false;
+    this.startListing();
+  }
+
+  // --- the proxy's own listing ------------------------------------------------------------
+
+  /** Lists the tools itself when the session allows a request; false when it cannot. */
+  private startListing(): boolean {
+    if (this.toolsDeclared === false || this.listingFailed) return false;
+    if (this.era === 'legacy' ? !this.initialized : this.era !== 'stateless' || this.meta === undefined) return false;
+    if (this.ownListing !== undefined) clearTimeout(this.ownListing.timer);
+    this.requestPage(new Map(), new Set(), undefined);
+    return true;
+  }
+
+  private requestPage(chain: Map<string, JsonObject>, cursors: Set<string>, cursor: string | undefined): void {
+    const id = `${this.idPrefix}${this.nextOwnId++}`;
+    const params: JsonObject = {};
+    if (cursor !== undefined) params.cursor = cursor;
+    if (this.era === 'stateless' && this.meta !== undefined) params._meta = this.meta;
+    const timer = setTimeout(() => this.listingEnded(undefined), this.options.listTimeoutMs ?? DEFAULT_LIST_TIMEOUT_MS);
+    timer.unref();
+    this.ownListing = { id, chain, cursors, timer };
+    const request = { jsonrpc: '2.0', id, method: 'tools/list', ...(Object.keys(params).length > 0 ? { params } : {}) };
+    this.peers.toServer(`${JSON.stringify(request)}\n`);
+  }
+
+  private ownAnswer(id: string, message: JsonObject): void {
+    const listing = this.ownListing;
+    // An answer to a listing given up on (timed out, or superseded by a newer one).
+    if (listing === undefined || listing.id !== id) return;
+    clearTimeout(listing.timer);
+    const result = isJsonObject(message.result) ? message.result : undefined;
+    if (result === undefined || !addPage(listing.chain, result.tools)) {
+      this.listingEnded(undefined);
+      return;
+    }
+    const next = result.nextCursor;
+    if (typeof next !== 'string' || next === '') {
+      this.listingEnded(listing.chain);
+      return;
+    }
+    if (listing.cursors.has(next) || listing.cursors.size >= MAX_PAGES) {
+      this.listingEnded(undefined);
+      return;
+    }
+    listing.cursors.add(next);
+    this.requestPage(listing.chain, listing.cursors, next);
+  }
+
+  private listingEnded(chain: Map<string, JsonObject> | undefined): void {
+    this.ownListing = undefined;
+    if (chain !== undefined) this.learn(chain);
+    else this.listingFailed = true;
+    this.release();
+  }
+
+  private learn(chain: Map<string, JsonObject>): void {
+    this.tools = chain;
+    this.validator.retain(new Set(chain.keys()));
+    if (this.ownListing === undefined) this.release();
+  }
+
+  // --- rendering and bookkeeping ------------------------------------------------------------
+
+  /** The runtime's `<validation_error>` with the artifact's `<contract_awareness>` for the tool and action. */
+  private explain(toolName: string, schema: unknown, args: unknown, issues: readonly ValidationIssue[]): string {
+    const jsonSchema = isJsonObject(schema) ? schema : undefined;
+    const action = defaultAction(this.options.deltas.get(toolName)?.discriminator, jsonSchema, isJsonObject(args) ? args : undefined);
+    const xml = formatValidationError(issues, { toolName, action, args, schema: jsonSchema, example: true });
+    let enhancer = this.enhancers.get(toolName);
+    if (enhancer === undefined) this.enhancers.set(toolName, (enhancer = createToolEnhancer(toolName, { activeDeltas: this.options.deltas })));
+    return enhancer(xml, action);
+  }
+
+  private track(key: string, request: ClientRequest): void {
+    this.requests.set(key, request);
+    if (this.requests.size > MAX_TRACKED_REQUESTS) this.requests.delete(this.requests.keys().next().value as string);
+  }
+
+  private record(tool: string, outcome: CallOutcome, fields: readonly string[], args: unknown, ms?: number): void {
+    this.options.log?.write({ tool, outcome, fields, ...(ms !== undefined ? { ms } : {}) }, args);
+  }
+
+  private reportMalformed(line: Buffer): void {
+    if (this.malformedReported) return;
+    this.malformedReported = true;
+    const text = line.toString('utf8').trim();
+    const shown = text.length > MAX_REPORTED_LINE ? `${text.slice(0, MAX_REPORTED_LINE)}…` : text;
+    this.options.warn(`the server wrote a line that is not JSON-RPC to stdout; it is relayed unchanged (only the first is reported): ${JSON.stringify(shown)}`);
+  }
+
+  private reportUnchecked(toolName: string, reason: string): void {
+    if (this.uncheckedReported.has(toolName)) return;
+    this.uncheckedReported.add(toolName);
+    this.options.warn(`the input schema of tool ${JSON.stringify(toolName)} cannot be checked (${reason}); its calls go to the server unchecked.`);
+  }
+}
+
+/** A JSON-RPC response carrying an `isError` tool result: what the model sees. */
+function errorAnswer(id: JsonValue, text: string): JsonObject {
+  return { jsonrpc: '2.0', id, result: errorResult(text) as unknown as JsonObject };
+}
+
+function parse(line: Buffer): unknown {
+  try {
+    return JSON.parse(line.toString('utf8'));
+  } catch {
+    return MALFORMED;
+  }
+}
+
+/** A JSON-RPC id as a map key: 1 and "1" are different ids. */
+export function idKey(id: unknown): string | undefined {
+  if (typeof id === 'number') return `n${id}`;
+  if (typeof id === 'string') return `s${id}`;
+  return undefined;
+}
+
+/** Adds a page of tools to a listing; false when the page is not one or the listing grows past any real server's. */
+function addPage(chain: Map<string, JsonObject>, tools: unknown): boolean {
+  if (!Array.isArray(tools)) return false;
+  for (const tool of tools) if (isJsonObject(tool) && typeof tool.name === 'string') chain.set(tool.name, tool);
+  return chain.size <= MAX_TOOLS;
+}
+
+function textOf(result: JsonObject | undefined): string | undefined {
+  const content = result?.content;
+  if (!Array.isArray(content)) return undefined;
+  const texts = content.map((part) => (isJsonObject(part) && part.type === 'text' && typeof part.text === 'string' ? part.text : undefined));
+  return texts.length > 0 && texts.every((text) => text !== undefined) ? texts.join('\n') : undefined;
+}
+
+/** "Tool X not found" (TypeScript SDK), "Unknown tool: X" (Python SDK), "Unknown tool: 'X'" (FastMCP). */
+function isUnknownToolError(toolName: string, text: string): boolean {
+  const body = text.replace(/^MCP error -?\d+: /, '');
+  return body === `Tool ${toolName} not found` || body === `Unknown tool: ${toolName}` || body === `Unknown tool: '${toolName}'`;
+}
+
+const ENTITIES: Readonly<Record<string, string>> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&apos;': "'", '&amp;': '&' };
+
+/** The argument paths an explanation names, for the call log. */
+function fieldsOf(text: string): string[] {
+  return [...text.matchAll(/<field name="([^"]*)">/g)].map((match) => (match[1] as string).replace(/&(?:lt|gt|quot|apos|amp);/g, (entity) => ENTITIES[entity] ?? entity));
+}

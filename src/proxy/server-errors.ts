@@ -1,0 +1,153 @@
+/**
+ * The input-validation errors of other MCP frameworks, recognised in a server's answer to
+ * `tools/call` so the proxy can explain them like its own. Only these shapes are recognised;
+ * any other error passes through exactly as the server wrote it:
+ *
+ * - TypeScript SDK `McpServer` (1.18 and later), as an `isError` result or a JSON-RPC error:
+ *   `[MCP error -32602: ]Input validation error: Invalid arguments for tool NAME: ` then one
+ *   `<message> at <path>` line per zod issue;
+ * - TypeScript SDK before that: `[MCP error -32602: ]Invalid arguments for tool NAME: ` then
+ *   the zod issues as JSON;
+ * - pydantic, as FastMCP and the Python SDK (FastMCP, MCPServer) report a call whose arguments
+ *   do not fit the tool's signature: `[Error executing tool NAME: ]N validation error(s) for
+ *   call[NAME]` (or `NAMEArguments`), then a location line and an indented message line with
+ *   `[type=…]` per error. The model name must be the tool's: a pydantic error about some other
+ *   model is the tool's own business, not its arguments.
+ *
+ * The issues come back in zod's shape, which `formatValidationError` reads; what a message does
+ * not say (allowed values, bounds) the formatter takes from the tool's schema.
+ */
+import type { ZodIssueLike } from '../runtime/index.js';
+
+/**
+ * The issues a recognised validation error reports (possibly none it could read), or undefined
+ * when `text` is not a validation error of `toolName` in a known shape.
+ */
+export function serverValidationIssues(toolName: string, text: string): ZodIssueLike[] | undefined {
+  const body = text.replace(/^MCP error -?\d+: /, '');
+  const sdk = `Input validation error: Invalid arguments for tool ${toolName}: `;
+  if (body.startsWith(sdk)) return sdkIssues(body.slice(sdk.length));
+  const legacy = `Invalid arguments for tool ${toolName}: `;
+  if (body.startsWith(legacy)) {
+    const issues = zodIssuesJson(body.slice(legacy.length));
+    if (issues !== undefined) return issues;
+  }
+  return pydanticIssues(toolName, body);
+}
+
+function zodIssuesJson(text: string): ZodIssueLike[] | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0) return undefined;
+  const valid = parsed.every(
+    (issue) => issue !== null && typeof issue === 'object' && typeof issue.code === 'string' && typeof issue.message === 'string' && Array.isArray(issue.path),
+  );
+  return valid ? (parsed as ZodIssueLike[]) : undefined;
+}
+
+/** `Invalid input: expected string, received undefined at items[0].name`, one per line. */
+function sdkIssues(details: string): ZodIssueLike[] {
+  const json = zodIssuesJson(details);
+  if (json !== undefined) return json;
+  return details
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const at = line.lastIndexOf(' at ');
+      const message = at === -1 ? line : line.slice(0, at);
+      const path = at === -1 ? [] : dotPath(line.slice(at + 4));
+      const type = /^Invalid input: expected (\w+), received \w+$/.exec(message);
+      if (type !== null) return { code: 'invalid_type', path, message, expected: type[1] };
+      const size = /^Too (big|small): expected (\w+) to (?:have|be) ([<>]=?)(-?\d+(?:\.\d+)?)/.exec(message);
+      if (size !== null) {
+        const [, which, origin, operator, limit] = size as unknown as [string, string, string, string, string];
+        const bound = which === 'big' ? { code: 'too_big', maximum: Number(limit) } : { code: 'too_small', minimum: Number(limit) };
+        return { ...bound, path, message, origin, inclusive: operator.endsWith('=') };
+      }
+      const option = /^Invalid option: expected one of (.+)$/.exec(message);
+      if (option !== null) return { code: 'invalid_value', path, message, values: [...(option[1] as string).matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]) };
+      const keys = /^Unrecognized keys?: (.+)$/.exec(message);
+      if (keys !== null) return { code: 'unrecognized_keys', path, message, keys: [...(keys[1] as string).matchAll(/"([^"]*)"/g)].map((m) => m[1]) };
+      return { code: 'custom', path, message };
+    });
+}
+
+/** The SDK's `getDotPath`: `items[0].name`. */
+function dotPath(text: string): (string | number)[] {
+  const path: (string | number)[] = [];
+  for (const match of text.matchAll(/\[(\d+)\]|([^.[\]]+)/g)) path.push(match[1] !== undefined ? Number(match[1]) : (match[2] as string));
+  return path;
+}
+
+const PYDANTIC_HEADER = /^(?:Error executing tool [^\n]*?: )?\d+ validation errors? for ([^\n]+)\n/;
+const PYDANTIC_MESSAGE = /^ {2}(\S.*?)(?: \[type=(\w+)(?:,.*)?\])?$/;
+/** pydantic's type-error prefixes and the JSON type each one expects. */
+const PYDANTIC_TYPES: Readonly<Record<string, string>> = {
+  string: 'string',
+  int: 'integer',
+  float: 'number',
+  decimal: 'number',
+  bool: 'boolean',
+  list: 'array',
+  tuple: 'array',
+  set: 'array',
+  dict: 'object',
+  model: 'object',
+};
+
+function pydanticIssues(toolName: string, text: string): ZodIssueLike[] | undefined {
+  const header = PYDANTIC_HEADER.exec(text);
+  const model = header?.[1]?.trim();
+  if (header === null || (model !== `call[${toolName}]` && model !== `${toolName}Arguments` && model !== toolName)) return undefined;
+  const issues: ZodIssueLike[] = [];
+  const lines = text.slice(header[0].length).split('\n');
+  for (let i = 0; i + 1 < lines.length; i += 1) {
+    const location = lines[i] as string;
+    const detail = PYDANTIC_MESSAGE.exec(lines[i + 1] as string);
+    if (location === '' || location.startsWith(' ') || detail === null) continue;
+    const path = location.split('.').map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
+    issues.push(pydanticIssue(path, detail[1] as string, detail[2] ?? ''));
+    i += 1;
+  }
+  return issues;
+}
+
+function pydanticIssue(path: (string | number)[], message: string, type: string): ZodIssueLike {
+  const number = (pattern: RegExp) => {
+    const match = pattern.exec(message);
+    return match === null ? undefined : Number(match[1]);
+  };
+  if (type.startsWith('missing')) return { code: 'invalid_type', path, message };
+  if (type === 'unexpected_keyword_argument' || type === 'extra_forbidden') {
+    return { code: 'unrecognized_keys', path: path.slice(0, -1), message, keys: [String(path.at(-1))] };
+  }
+  const typed = /^([a-z]+)_(?:type|parsing|from_float)$/.exec(type);
+  if (typed !== null && PYDANTIC_TYPES[typed[1] as string] !== undefined) return { code: 'invalid_type', path, message, expected: PYDANTIC_TYPES[typed[1] as string] };
+  switch (type) {
+    case 'greater_than':
+    case 'greater_than_equal':
+      return { code: 'too_small', path, message, origin: 'number', minimum: number(/than (?:or equal to )?(-?[\d.e+-]+)/), inclusive: type.endsWith('equal') };
+    case 'less_than':
+    case 'less_than_equal':
+      return { code: 'too_big', path, message, origin: 'number', maximum: number(/than (?:or equal to )?(-?[\d.e+-]+)/), inclusive: type.endsWith('equal') };
+    case 'string_too_short':
+    case 'too_short':
+      return { code: 'too_small', path, message, origin: type === 'too_short' ? 'array' : 'string', minimum: number(/at least (\d+)/), inclusive: true };
+    case 'string_too_long':
+    case 'too_long':
+      return { code: 'too_big', path, message, origin: type === 'too_long' ? 'array' : 'string', maximum: number(/at most (\d+)/), inclusive: true };
+    case 'literal_error':
+    case 'enum':
+      return { code: 'invalid_value', path, message, values: [] };
+    case 'string_pattern_mismatch':
+      return { code: 'invalid_format', path, message, format: 'regex', pattern: /pattern '(.*)'$/.exec(message)?.[1] };
+    case 'multiple_of':
+      return { code: 'not_multiple_of', path, message, divisor: number(/multiple of (-?[\d.e+-]+)/) };
+    default:
+      return { code: 'custom', path, message };
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * The proxy around a real Python server (FastMCP, which validates with pydantic). Needs a
+ * Python with `fastmcp` installed: MCG_PYTHON names it, else `python3` is tried. Without one,
+ * the tests are skipped and their title says why.
+ */
+import { spawnSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixture } from '../helpers/processes.js';
+import { delta } from '../runtime/helpers.js';
+import { connect, expectCloseLeavesNothing, jsonLines, proxyArgs, scratch, textOf, writeArtifact, type Connected } from './helpers.js';
+
+function findPython(): { python: string; skip: string } {
+  const python = process.env.MCG_PYTHON ?? 'python3';
+  const probe = spawnSync(python, ['-c', 'import fastmcp'], { encoding: 'utf8', timeout: 60_000 });
+  if (probe.error !== undefined) return { python, skip: `skipped: ${python} cannot be run (${probe.error.message}); set MCG_PYTHON to a Python with fastmcp` };
+  if (probe.status !== 0) return { python, skip: `skipped: ${python} has no fastmcp (pip install fastmcp, or set MCG_PYTHON to a Python that has it)` };
+  return { python, skip: '' };
+}
+
+const { python, skip } = findPython();
+const SERVER = [python, fixture('fastmcp_inventory.py')];
+
+describe.skipIf(skip !== '')(`proxy around a FastMCP server (Python)${skip ? ` — ${skip}` : ''}`, () => {
+  const files = scratch();
+  const artifact = writeArtifact(files.file('deltas.json'), {
+    create_order: [
+      delta({ field: 'inputSchema.properties.currency', kind: 'required-property-added', message: 'Property "currency" was added and is required.', current: { enum: ['USD', 'EUR', 'GBP'], type: 'string' } }),
+    ],
+  });
+  const log = files.file('calls.jsonl');
+  let proxied: Connected;
+  let direct: Connected;
+
+  beforeAll(async () => {
+    [proxied, direct] = await Promise.all([connect(process.execPath, proxyArgs(['--artifact', artifact, '--log', log], SERVER)), connect(SERVER[0] as string, SERVER.slice(1))]);
+  }, 60_000);
+  afterAll(async () => {
+    await direct?.close();
+    await proxied?.close();
+    files.remove();
+  });
+
+  it('lists the same tools and returns the same results, including for arguments pydantic coerces', async () => {
+    expect(await proxied.client.listTools()).toEqual(await direct.client.listTools());
+    for (const call of [
+      { name: 'add', arguments: { a: 2, b: 3 } },
+      // "5" is not an integer to JSON Schema, but pydantic accepts it: the proxy lets the server decide.
+      { name: 'add', arguments: { a: '5', b: 2 } },
+      { name: 'create_order', arguments: { sku: 'P-1', quantity: 1, currency: 'GBP' } },
+    ]) {
+      const result = await proxied.client.callTool(call);
+      expect(result).toEqual(await direct.client.callTool(call));
+      expect(result.isError).toBeFalsy();
+    }
+    expect(textOf(await proxied.client.callTool({ name: 'add', arguments: { a: '5', b: 2 } }))).toBe('7');
+  });
+
+  it('answers a call shaped for the old contract with the enriched error, without the server', async () => {
+    const result = await proxied.client.callTool({ name: 'create_order', arguments: { sku: 'P-2', quantity: 1 } });
+    const text = textOf(result);
+    expect(result.isError).toBe(true);
+    expect(text).toContain('<field name="currency">Required field "currency" is missing. You sent: nothing. Expected: one of "USD", "EUR", "GBP".');
+    expect(text).toContain('<contract_awareness tool="create_order">');
+    const line = jsonLines(log).find((entry) => entry.tool === 'create_order' && entry.outcome !== 'passed');
+    expect(line).toMatchObject({ outcome: 'blocked', fields: ['currency'] });
+  });
+
+  it("with --no-validate, explains FastMCP's pydantic error field by field", async () => {
+    const unchecked = await connect(process.execPath, proxyArgs(['--artifact', artifact, '--no-validate'], SERVER));
+    try {
+      const call = { name: 'create_order', arguments: { sku: 'P-3', quantity: 0 } };
+      const bare = textOf(await direct.client.callTool(call));
+      expect(bare).toMatch(/^2 validation errors for call\[create_order\]\nquantity\n {2}Input should be greater than or equal to 1 \[type=greater_than_equal/);
+      const text = textOf(await unchecked.client.callTool(call));
+      expect(text).toContain('<validation_error tool="create_order">');
+      expect(text).toContain('<field name="quantity">Input should be greater than or equal to 1. You sent: 0. Expected: integer of at least 1.');
+      expect(text).toContain('<field name="currency">Required field "currency" is missing.');
+      expect(text).toContain('<contract_awareness tool="create_order">');
+      expect(text).not.toContain('errors.pydantic.dev');
+    } finally {
+      await unchecked.close();
+    }
+  });
+
+  it('closing the client leaves neither the proxy nor the Python server running', async () => {
+    const once = await connect(process.execPath, proxyArgs([], SERVER));
+    await once.client.listTools();
+    await expectCloseLeavesNothing(once);
+  });
+});
