@@ -1,4 +1,4 @@
-import type { DiffReport, Severity } from '../protocol/index.js';
+import type { DiffReport, SemverBump, Severity } from '../protocol/index.js';
 import type { Approval, GateDecision, ReviewVerdict } from '../policy/gate.js';
 import type { FailOn, LockfileCheck } from './inputs.js';
 
@@ -45,6 +45,31 @@ export interface ServerReview {
   reproduce: string[];
   /** Other things worth saying (base lockfile missing, capture healed, lint warnings…). */
   notes: string[];
+  /**
+   * What the approval label covers (issue 11): the changes present when it was added. Blocking
+   * changes added by later pushes are not approved: they are listed here by fingerprint and fail
+   * the gate again. Absent when there is no approval label.
+   */
+  approvalCoverage?: { approvedFingerprints: string[]; newSinceApproval: string[] };
+  /**
+   * The release verdict (issue 11): the semantic-version bump the changes call for, the
+   * server's version on both sides (serverInfo.version), the smallest version that would say
+   * so, and what the `version-check` input made of it.
+   */
+  release?: {
+    bump: SemverBump;
+    previousVersion?: string;
+    currentVersion?: string;
+    /** The smallest version the head should carry, when its own is not enough. */
+    requiredVersion?: string;
+    check: 'ok' | 'too-small' | 'unknown' | 'off';
+    /** How the check counts: 'fail' fails the gate, 'warn' only reports. */
+    mode: 'fail' | 'warn' | 'off';
+    /** One sentence for people, e.g. "BREAKING changes need 2.0.0; the server still says 1.4.0." */
+    message?: string;
+  };
+  /** The workflow run, for the links of the comment: `$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID`. */
+  runUrl?: string;
 }
 
 /** The gate's decision as the review carries it: plain data, each blocking change by its entry. */
