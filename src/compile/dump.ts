@@ -60,11 +60,15 @@ export function parseContractsFile(text: string, label: string): FileContents {
         'or a JSON-RPC response whose "result" holds one.',
     );
   }
-  const info = isJsonObject(body.serverInfo) ? body.serverInfo : {};
+  // A capture written by a tool like ours also says who the server is (`server` or, as in an
+  // initialize result, `serverInfo`) and may hold its capabilities and instructions.
+  const info = isJsonObject(body.serverInfo) ? body.serverInfo : isJsonObject(body.server) ? body.server : {};
   const capture: RawCapture = {
-    server: { name: typeof info.name === 'string' ? info.name : 'unknown' },
-    protocolVersion: '',
+    server: { name: typeof info.name === 'string' ? info.name : 'unknown', ...(typeof info.version === 'string' ? { version: info.version } : {}) },
+    protocolVersion: typeof body.protocolVersion === 'string' ? body.protocolVersion : '',
     era: 'legacy',
+    ...(isJsonObject(body.capabilities) ? { capabilities: body.capabilities } : {}),
+    ...(typeof body.instructions === 'string' ? { instructions: body.instructions } : {}),
     tools: entries(body, 'tools', label),
     prompts: entries(body, 'prompts', label),
     resources: entries(body, 'resources', label),

@@ -1,4 +1,4 @@
-import { canonicalJson } from './canonical.js';
+import { canonicalJson, jsonEqual } from './canonical.js';
 import { isJsonObject, nameRecord, type JsonObject, type JsonSchema, type JsonValue } from './model.js';
 
 /**
@@ -11,7 +11,12 @@ import { isJsonObject, nameRecord, type JsonObject, type JsonSchema, type JsonVa
  * - set-like keywords are sorted (`type`, `required`, `enum`, union branches); a one-value
  *   `enum` becomes `const`; keywords set to their no-op default are dropped.
  * - local `$ref`s are inlined. A reference that would recurse is kept as `{"$ref": "#/$defs/N"}`
- *   and `N` is emitted once under the root `$defs`, so recursive schemas stay finite.
+ *   and `N` is emitted once under the root `$defs`, so recursive schemas stay finite. When a
+ *   property's own description sits beside a `$ref`, the definition's description (which agents
+ *   also read, in `$defs`) is kept too, as `x-definition-description`, so nothing agent-visible
+ *   escapes the lockfile or the poisoning lint.
+ * - the conventions of the generators servers are built with (zod 3 and 4, pydantic) are
+ *   written one way (`GENERATOR_CONVENTIONS`, each with its reason).
  */
 
 export interface NormalizedSchema {
@@ -47,6 +52,121 @@ const NO_OP_VALUES = new Map<string, JsonValue>([
   ['readOnly', false],
   ['writeOnly', false],
 ]);
+/** Where a referenced definition's own description is kept when the referring property has one. */
+export const DEFINITION_DESCRIPTION = 'x-definition-description';
+
+/** The largest integer a JSON number carries exactly (2^53 − 1). */
+const SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Conventions of the schema generators MCP servers are built with: each writes the same
+ * contract its own way, and a server that changes generator (zod 3 → 4, hand-written →
+ * pydantic) must not look as if it changed its contract. Each rule rewrites one notation into
+ * the other; what a schema accepts never changes. Found on published servers (see
+ * test/fixtures/real-world/README.md).
+ */
+const GENERATOR_CONVENTIONS: ReadonlyArray<{ name: string; why: string; apply: (schema: JsonObject) => void }> = [
+  {
+    name: 'integer bounds as integers',
+    why: 'pydantic writes gt=0 as exclusiveMinimum 0, others write minimum 1: for integers both admit exactly 1, 2, 3…',
+    apply: integerBounds,
+  },
+  {
+    name: 'safe-integer bounds',
+    why: 'zod 4 writes minimum/maximum ±(2^53 − 1) on every integer: no integer a JSON number carries exactly lies outside, so it bounds nothing',
+    apply: (schema) => {
+      if (!integerOnly(schema)) return;
+      if (schema.minimum === -SAFE_INTEGER) delete schema.minimum;
+      if (schema.maximum === SAFE_INTEGER) delete schema.maximum;
+    },
+  },
+  {
+    name: 'a union of constants is an enum',
+    why: 'zod 3 (zod-to-json-schema) writes z.union([z.literal(…)]) as enum, zod 4 as anyOf of const branches',
+    apply: constantUnions,
+  },
+  {
+    name: 'string keys need no propertyNames',
+    why: 'zod 4 writes propertyNames: {type: "string"} on records; every JSON object key is a string',
+    apply: (schema) => {
+      if (isJsonObject(schema.propertyNames) && jsonKeys(schema.propertyNames) === 'type' && schema.propertyNames.type === 'string') delete schema.propertyNames;
+    },
+  },
+];
+
+function jsonKeys(value: JsonObject): string {
+  return Object.keys(value).join(',');
+}
+
+/** The schema admits integers and no other numbers (bounds then read as integer intervals). */
+function integerOnly(schema: JsonObject): boolean {
+  const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type : [];
+  return types.includes('integer') && !types.includes('number');
+}
+
+function integerBounds(schema: JsonObject): void {
+  if (!integerOnly(schema)) return;
+  const finite = (value: JsonValue | undefined) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+  const lows = [finite(schema.minimum) === undefined ? undefined : Math.ceil(schema.minimum as number), finite(schema.exclusiveMinimum) === undefined ? undefined : Math.floor(schema.exclusiveMinimum as number) + 1];
+  const highs = [finite(schema.maximum) === undefined ? undefined : Math.floor(schema.maximum as number), finite(schema.exclusiveMaximum) === undefined ? undefined : Math.ceil(schema.exclusiveMaximum as number) - 1];
+  const low = lows.filter((v): v is number => v !== undefined);
+  const high = highs.filter((v): v is number => v !== undefined);
+  if (low.length > 0 && finite(schema.exclusiveMinimum) !== undefined) {
+    delete schema.exclusiveMinimum;
+    schema.minimum = Math.max(...low);
+  } else if (low.length > 0) schema.minimum = Math.max(...low);
+  if (high.length > 0 && finite(schema.exclusiveMaximum) !== undefined) {
+    delete schema.exclusiveMaximum;
+    schema.maximum = Math.min(...high);
+  } else if (high.length > 0) schema.maximum = Math.min(...high);
+}
+
+/**
+ * `anyOf`/`oneOf` branches that are each one constant (`{const: v}`, or `{type: T, const: v}`
+ * with v of type T) become one `enum` branch; when every branch is one, the union becomes the
+ * enum itself. The constants are distinct values, so `oneOf` exclusivity is not affected.
+ */
+function constantUnions(schema: JsonObject): void {
+  for (const keyword of ['anyOf', 'oneOf'] as const) {
+    const branches = schema[keyword];
+    if (!Array.isArray(branches) || branches.length < 2) continue;
+    const constants = branches.filter(isBareConstant) as JsonObject[];
+    if (constants.length < 2) continue;
+    const values = constants.map((branch) => branch.const as JsonValue);
+    // The type goes with the enum only when every branch declared it (zod 4's `{type, const}`,
+    // as zod 3 writes `{type, enum}`); untyped constants make an untyped enum.
+    const types = new Set(constants.map((branch) => (typeof branch.type === 'string' ? branch.type : undefined)));
+    const merged: JsonObject = nameRecord();
+    const [type] = types;
+    if (types.size === 1 && type !== undefined) merged.type = type;
+    merged.enum = values;
+    const rest = branches.filter((branch) => !isBareConstant(branch));
+    const compatible = merged.type === undefined || !('type' in schema) || jsonEqual(schema.type, merged.type);
+    if (rest.length === 0 && !('enum' in schema) && !('const' in schema) && compatible) {
+      delete schema[keyword];
+      if (merged.type !== undefined) schema.type = merged.type;
+      schema.enum = values;
+    } else {
+      schema[keyword] = sortByCanonical([...rest, tidySetKeywords(merged)]);
+    }
+  }
+}
+
+function isBareConstant(branch: JsonValue): boolean {
+  if (!isJsonObject(branch) || !('const' in branch)) return false;
+  const keys = Object.keys(branch);
+  if (keys.length === 1) return true;
+  const type = jsonTypeOf(branch.const as JsonValue);
+  return keys.length === 2 && (branch.type === type || (branch.type === 'number' && type === 'integer'));
+}
+
+function jsonTypeOf(value: JsonValue): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
 /** Annotation keywords that may sit beside a `$ref` and be merged into the inlined target. */
 const ANNOTATION_KEYWORDS = new Set(['title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly']);
 
@@ -118,7 +238,13 @@ class SchemaWalker {
     if (Object.keys(siblings).length === 0) return target;
     const rest = this.keywords(siblings, stack);
     const onlyAnnotations = Object.keys(siblings).every((k) => ANNOTATION_KEYWORDS.has(k));
-    if (onlyAnnotations && isJsonObject(target) && isJsonObject(rest)) return Object.assign(nameRecord(), target, rest);
+    if (onlyAnnotations && isJsonObject(target) && isJsonObject(rest)) {
+      const merged = Object.assign(nameRecord(), target, rest);
+      if (typeof target.description === 'string' && typeof rest.description === 'string' && target.description !== rest.description) {
+        merged[DEFINITION_DESCRIPTION] = target.description;
+      }
+      return merged;
+    }
     return this.keywords({ allOf: [target, rest] }, stack);
   }
 
@@ -155,6 +281,7 @@ class SchemaWalker {
         out[key] = child;
       }
     }
+    for (const convention of GENERATOR_CONVENTIONS) convention.apply(out);
     return tidySetKeywords(out);
   }
 }

@@ -86,7 +86,8 @@ export function promptShape(contract: JsonObject): Shape {
   return { digest: digestOf(args.map((a) => [a.name, a.required === true])), members };
 }
 
-function withoutAnnotations(value: JsonValue): JsonValue {
+/** A value with every annotation keyword (title, description, examples, default…) removed, at every depth. */
+export function withoutAnnotations(value: JsonValue): JsonValue {
   if (Array.isArray(value)) return value.map(withoutAnnotations);
   if (!isJsonObject(value)) return value;
   const out: JsonObject = {};

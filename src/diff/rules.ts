@@ -132,9 +132,14 @@ export const RULES: Readonly<Record<RuleKind, Rule>> = deepFreezeRules({
   },
   'capability-withdrawn': {
     scope: 'server', severity: B,
-    reason: 'Clients that use it (subscriptions, list-change notifications, logging, completions, tasks…) lose it.',
+    reason: 'Requests that need it (subscriptions, completions, logging levels, tasks, or a whole list) now fail for the clients that send them.',
     hint: 'Keep declaring and supporting the capability for a release, or ship its removal as a major version.',
     message: (f) => `The server no longer declares the capability ${quoted(f.subject)}.`,
+  },
+  'list-changed-withdrawn': {
+    scope: 'server', severity: R,
+    reason: 'Clients are no longer told when the list changes: their calls still work, but their view of it may go stale.',
+    message: (f) => `The server no longer promises ${f.subject} notifications.`,
   },
   'capability-changed': {
     scope: 'server', severity: R,

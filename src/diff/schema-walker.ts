@@ -10,10 +10,12 @@
  * walked either), and two different ones are followed at most once per pair.
  */
 import type { JsonObject, JsonSchema, JsonValue } from '../contract/model.js';
-import { resolvePointer } from '../contract/schema.js';
+import { DEFINITION_DESCRIPTION, resolvePointer } from '../contract/schema.js';
 import type { Finding } from './finding.js';
 import { asSchema, canonicalSet, jsonEqual, isJsonObject, stringsOf, without } from './json.js';
+import { patternContains } from './patterns.js';
 import { whereOf } from './path.js';
+import { withoutAnnotations } from './renames.js';
 import { isHarmful, show, type RuleKind, type Direction } from './rules.js';
 import { discriminatorValue } from '../protocol/index.js';
 import { liftToUnion, matchBranches, unionKeywordOf, type BranchMatch, type PairHarm, type UnionKeyword } from './unions.js';
@@ -102,7 +104,7 @@ const HANDLED = new Set([
   'pattern', 'format', 'uniqueItems', 'properties', 'required', 'additionalProperties', 'patternProperties',
   'items', 'prefixItems', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems',
   'dependentRequired', 'dependentSchemas', 'if', 'then', 'else', 'not', 'anyOf', 'oneOf', 'allOf', '$defs', '$ref',
-  'title', 'description', 'examples', 'default', 'deprecated',
+  'title', 'description', 'examples', 'default', 'deprecated', DEFINITION_DESCRIPTION,
 ]);
 
 /** Count bounds: (min keyword, max keyword, narrowing kind, widening kind). */
@@ -360,7 +362,8 @@ class Walker {
     if (this.reportInapplicable(prev, curr, at, keyword)) return;
     const had = keyword in prev;
     const has = keyword in curr;
-    const kind = (!had ? `${keyword}-added` : !has ? `${keyword}-removed` : `${keyword}-changed`) satisfies RuleKind;
+    let kind: RuleKind = !had ? `${keyword}-added` : !has ? `${keyword}-removed` : `${keyword}-changed`;
+    if (kind === 'pattern-changed' && typeof prev.pattern === 'string' && typeof curr.pattern === 'string' && patternContains(curr.pattern, prev.pattern)) kind = 'pattern-widened';
     this.emit(kind, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
   }
 
@@ -382,20 +385,36 @@ class Walker {
     const pAdditional = prev.additionalProperties;
     const cAdditional = curr.additionalProperties;
     const names = [...new Set([...Object.keys(pp), ...Object.keys(cp), ...preq, ...creq])].sort();
+    // In arguments, a required property with a default may be left out: the server fills it in
+    // (zod 4 lists `.default()` fields as required). What callers must send is what lacks one.
+    const input = at.direction === 'input';
+    const defaulted = (schema: JsonValue | undefined) => input && isJsonObject(schema) && 'default' in schema;
+    const renames = renamedMembers(pp, cp);
+    const renamedFrom = new Set(renames.values());
 
     for (const name of names) {
+      if (renamedFrom.has(name)) continue;
       const inPrev = Object.hasOwn(pp, name);
       const inCurr = Object.hasOwn(cp, name);
       const member = { ...at, segments: [...at.segments, 'properties', name], atRoot: false };
       // A name not listed in `properties` is governed by `additionalProperties` (absent = anything).
       const prevSchema = inPrev ? asSchema(pp[name]) : asSchema(pAdditional);
       const currSchema = inCurr ? asSchema(cp[name]) : asSchema(cAdditional);
-      const wasRequired = preq.has(name);
+      const oldName = renames.get(name);
+      const wasRequired = preq.has(oldName ?? name);
       const isRequired = creq.has(name);
 
+      if (oldName !== undefined) {
+        // The same argument under a new name: one change that names both, not an unrelated
+        // removal and addition; its requiredness is judged like any other property's.
+        this.emit('property-renamed', at, ['properties', name], { subject: name, previous: oldName, current: name });
+        this.requiredness(at, name, wasRequired && !defaulted(pp[oldName]), isRequired && !defaulted(cp[name]), wasRequired, isRequired);
+        continue;
+      }
       if (!inPrev && inCurr) {
         if (isRequired && !wasRequired) {
-          this.emit('required-property-added', at, ['properties', name], { subject: name, previous: null, current: cp[name] });
+          if (defaulted(cp[name])) this.emit('defaulted-property-added', at, ['properties', name], { subject: name, previous: null, current: cp[name], detail: show((cp[name] as JsonObject).default) });
+          else this.emit('required-property-added', at, ['properties', name], { subject: name, previous: null, current: cp[name] });
         } else if (!wasRequired) {
           this.emit('property-added', at, ['properties', name], { subject: name, previous: null, current: cp[name] });
         } else if (!isRequired) {
@@ -421,8 +440,7 @@ class Walker {
         continue;
       }
       if (inPrev && inCurr) this.walk(prevSchema, currSchema, member);
-      if (isRequired && !wasRequired) this.emit('property-became-required', at, ['properties', name], { subject: name, previous: false, current: true });
-      if (!isRequired && wasRequired) this.emit('property-became-optional', at, ['properties', name], { subject: name, previous: true, current: false });
+      this.requiredness(at, name, wasRequired && !defaulted(prevSchema), isRequired && !defaulted(currSchema), wasRequired, isRequired);
     }
 
     if (!jsonEqual(pAdditional, cAdditional)) {
@@ -445,6 +463,18 @@ class Walker {
     for (const name of [...new Set([...Object.keys(pdep), ...Object.keys(cdep)])].sort()) {
       this.walk(asSchema(pdep[name]), asSchema(cdep[name]), { ...at, segments: [...at.segments, 'dependentSchemas', name], atRoot: false });
     }
+  }
+
+  /**
+   * A property that stays: whether callers must send it changed (`mustBefore`, `mustNow`: listed
+   * as required and, for arguments, without a default), or only its listing did.
+   */
+  private requiredness(at: Location, name: string, mustBefore: boolean, mustNow: boolean, listedBefore: boolean, listedNow: boolean): void {
+    const facts = (before: boolean, now: boolean) => ({ subject: name, previous: before, current: now });
+    if (mustNow && !mustBefore) this.emit('property-became-required', at, ['properties', name], facts(false, true));
+    else if (mustBefore && !mustNow) this.emit('property-became-optional', at, ['properties', name], facts(true, false));
+    else if (listedNow && !listedBefore) this.emit('defaulted-property-became-required', at, ['properties', name], facts(false, true));
+    else if (listedBefore && !listedNow && !mustBefore) this.emit('property-became-optional', at, ['properties', name], facts(true, false));
   }
 
   private dependentRequired(prev: JsonObject, curr: JsonObject, at: Location): void {
@@ -658,6 +688,10 @@ class Walker {
     for (const keyword of ['title', 'description'] as const) {
       if (!jsonEqual(prev[keyword], curr[keyword])) this.emit(`${keyword}-changed`, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
     }
+    // The description of a referenced definition, kept beside the property's own: text agents read.
+    if (!jsonEqual(prev[DEFINITION_DESCRIPTION], curr[DEFINITION_DESCRIPTION])) {
+      this.emit('description-changed', at, [DEFINITION_DESCRIPTION], { previous: prev[DEFINITION_DESCRIPTION], current: curr[DEFINITION_DESCRIPTION] });
+    }
     if (!jsonEqual(prev.examples, curr.examples)) this.emit('examples-changed', at, ['examples'], { previous: prev.examples, current: curr.examples });
     if (!jsonEqual(prev.default, curr.default)) {
       const kind = !('default' in prev) ? 'default-added' : !('default' in curr) ? 'default-removed' : 'default-changed';
@@ -803,4 +837,26 @@ function typesOf(branches: readonly JsonSchema[]): unknown {
   }
   const sorted = [...types].sort();
   return sorted.length === 1 ? sorted[0] : sorted;
+}
+
+/**
+ * Properties renamed in place: a name that disappeared and a name that appeared whose schemas
+ * are equal once annotations (title, description, examples…) are set aside, pydantic deriving
+ * the title from the name. Only one-to-one matches count: with two candidates either way the
+ * evidence is ambiguous, and the change is reported as it is. New name → old name.
+ */
+function renamedMembers(previous: JsonObject, current: JsonObject): Map<string, string> {
+  const gone = Object.keys(previous).filter((name) => !Object.hasOwn(current, name));
+  const added = Object.keys(current).filter((name) => !Object.hasOwn(previous, name));
+  const renames = new Map<string, string>();
+  if (gone.length === 0 || added.length === 0) return renames;
+  const shapeOf = (schema: JsonValue | undefined) => withoutAnnotations(schema ?? {});
+  const matches = (oldName: string, newName: string) => jsonEqual(shapeOf(previous[oldName]), shapeOf(current[newName]));
+  for (const newName of added) {
+    const candidates = gone.filter((oldName) => matches(oldName, newName));
+    if (candidates.length !== 1) continue;
+    const oldName = candidates[0] as string;
+    if (added.filter((other) => matches(oldName, other)).length === 1) renames.set(newName, oldName);
+  }
+  return renames;
 }

@@ -30,8 +30,30 @@ export function compareServers(previous: Contracts, current: Contracts): Finding
       out.push(finding('suspicious-text', s.segments, { where: 'instructions', previous: s.previous, current: s.current, match: s.match, detail: `${s.labels.join(', ')} (${JSON.stringify(s.match)})` }));
     }
   }
-  out.push(...capabilityChanges(p.capabilities, c.capabilities));
+  out.push(...capabilityChanges(p.capabilities, c.capabilities, previous, current));
   return out;
+}
+
+/**
+ * Whether a capability has anything to act on in `contracts`: `prompts.*` without prompts,
+ * `completions` without prompt arguments or resource templates, and the like, promise nothing a
+ * client could have used (SDKs declare them wholesale). Such a capability appearing or
+ * disappearing changes no client's experience, so it is not reported.
+ */
+function inUse(path: string[], contracts: Contracts): boolean {
+  const has = (kind: 'tools' | 'prompts' | 'resources' | 'resourceTemplates') => Object.keys(contracts[kind]).length > 0;
+  switch (path[0]) {
+    case 'tools':
+      return has('tools');
+    case 'prompts':
+      return has('prompts');
+    case 'resources':
+      return has('resources') || has('resourceTemplates');
+    case 'completions':
+      return has('resourceTemplates') || Object.values(contracts.prompts).some((p) => Array.isArray(p.contract.arguments) && p.contract.arguments.length > 0);
+    default:
+      return true;
+  }
 }
 
 /**
@@ -39,19 +61,25 @@ export function compareServers(previous: Contracts, current: Contracts): Finding
  * (`resources: { subscribe: true, listChanged: true }`); an object is "declared" and a flag
  * counts only when true (normalization dropped the false ones). Losing either is a withdrawal.
  */
-function capabilityChanges(previous: JsonObject, current: JsonObject): Finding[] {
-  const before = flatten(previous);
-  const after = flatten(current);
+function capabilityChanges(previous: JsonObject, current: JsonObject, before: Contracts, after: Contracts): Finding[] {
+  const was = flatten(previous);
+  const is = flatten(current);
   const out: Finding[] = [];
-  for (const path of [...new Set([...before.keys(), ...after.keys()])].sort()) {
-    const p = before.get(path);
-    const c = after.get(path);
+  for (const path of [...new Set([...was.keys(), ...is.keys()])].sort()) {
+    const p = was.get(path);
+    const c = is.get(path);
     if (jsonEqual(p, c)) continue;
-    const segments = ['capabilities', ...path.split('\u0000')];
-    const subject = path.split('\u0000').join('.');
-    if (c === undefined) out.push(finding('capability-withdrawn', segments, { subject, previous: p, current: null }));
-    else if (p === undefined) out.push(finding('capability-added', segments, { subject, previous: null, current: c }));
-    else out.push(finding('capability-changed', segments, { subject, previous: p, current: c }));
+    const parts = path.split('\u0000');
+    const segments = ['capabilities', ...parts];
+    const subject = parts.join('.');
+    if (c === undefined) {
+      if (!inUse(parts, before)) continue;
+      // A list-change promise withdrawn leaves calls working; anything else withdrawn fails requests.
+      const kind = parts[parts.length - 1] === 'listChanged' ? 'list-changed-withdrawn' : 'capability-withdrawn';
+      out.push(finding(kind, segments, { subject, previous: p, current: null }));
+    } else if (p === undefined) {
+      if (inUse(parts, after)) out.push(finding('capability-added', segments, { subject, previous: null, current: c }));
+    } else out.push(finding('capability-changed', segments, { subject, previous: p, current: c }));
   }
   return out;
 }

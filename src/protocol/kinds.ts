@@ -6,7 +6,7 @@
  */
 export const RULE_KINDS = [
   // The server itself.
-  'server-renamed', 'instructions-changed', 'capability-added', 'capability-withdrawn', 'capability-changed',
+  'server-renamed', 'instructions-changed', 'capability-added', 'capability-withdrawn', 'list-changed-withdrawn', 'capability-changed',
   // Tools.
   'tool-removed', 'tool-added', 'tool-renamed', 'tool-no-longer-read-only', 'tool-became-destructive',
   'tool-no-longer-idempotent', 'tool-became-open-world', 'tool-became-read-only', 'tool-no-longer-destructive',

@@ -44,7 +44,9 @@ describe('discriminated tools', () => {
     const original = { type: 'object', anyOf: [branch('create', { aaa: { type: 'string' } }), branch('list', {})] };
     const deltas = await inputDeltas(original, moved);
     expect(deltas.every((d) => d.action === 'create')).toBe(true);
-    expect(brief(deltas)).toEqual(['property-removed@actions.create.inputSchema.properties.aaa=BREAKING', 'property-added@actions.create.inputSchema.properties.zzz=SAFE']);
+    // Same schema under a new name: one rename, inside the "create" action.
+    expect(brief(deltas)).toEqual(['property-renamed@actions.create.inputSchema.properties.zzz=BREAKING']);
+    expect(deltas[0]).toMatchObject({ previous: 'aaa', current: 'zzz' });
   });
 
   it('a nested discriminated union names branches by value but has no action', async () => {

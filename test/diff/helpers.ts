@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Contracts, JsonObject } from '../../src/contract/model.js';
+import { contractsOfFile, parseContractsFile } from '../../src/compile/dump.js';
 import { normalizeCapture } from '../../src/contract/normalize.js';
 import { diffContracts, type Delta, type DiffOptions, type DiffReport } from '../../src/diff/index.js';
 
@@ -43,7 +44,8 @@ export function brief(deltas: readonly Delta[]): string[] {
   return deltas.map((d) => `${d.kind}@${d.field}=${d.severity}`);
 }
 
+/** A committed capture of a published server, read as the CLI reads a dump file. */
 export function loadDump(name: string): Contracts {
-  const dump = JSON.parse(readFileSync(new URL(`../fixtures/real-world/${name}.json`, import.meta.url), 'utf8'));
-  return contractsOf(dump);
+  const file = parseContractsFile(readFileSync(new URL(`../fixtures/real-world/${name}.json`, import.meta.url), 'utf8'), name);
+  return contractsOfFile(file).contracts;
 }
