@@ -6,7 +6,10 @@ import { passEnvProblem } from './compile/env.js';
 import { redactUrl } from './compile/redact.js';
 import { CLIENT_CAPABILITIES, DEFAULT_TIMEOUT_MS, clientCapabilitiesOf, shellQuote, type ClientCapability, type ContractSource } from './compile/source.js';
 import { LOCKFILE_NAME } from './contract/lockfile.js';
+import type { SeverityOverrides } from './diff/rules.js';
 import { UserError } from './errors.js';
+import { SEVERITIES } from './protocol/report.js';
+import { isRuleKind } from './protocol/kinds.js';
 
 export { CONFIG_NAME, findConfig } from './config-location.js';
 
@@ -57,6 +60,20 @@ function isCalendarDate(day: string): boolean {
   return Number.isFinite(time) && new Date(time).toISOString().slice(0, 10) === day;
 }
 
+const severity = z.enum(SEVERITIES);
+
+/**
+ * `rules`: re-level a rule, for both directions or per direction. Reports show a re-levelled
+ * delta as such (its `defaultSeverity`), so the policy stays visible wherever it applies.
+ */
+const rulesSchema = z
+  .record(z.string(), z.union([severity, z.object({ input: severity.optional(), output: severity.optional() }).strict()]))
+  .superRefine((rules, context) => {
+    for (const kind of Object.keys(rules)) {
+      if (!isRuleKind(kind)) context.addIssue({ code: 'custom', path: [kind], message: `"${kind}" is not a rule kind (the README's severity table lists them)` });
+    }
+  });
+
 const configSchema = z
   .object({
     $schema: z.string().optional(),
@@ -64,6 +81,7 @@ const configSchema = z
       .record(z.string().regex(/^[\w.-]+$/, 'server names may use letters, digits, "_", "-" and "."'), serverSchema)
       .refine((servers) => Object.keys(servers).length > 0, { message: 'list at least one server (its "command", "url" or "file")' }),
     allow: z.array(allowSchema).optional(),
+    rules: rulesSchema.optional(),
   })
   .strict();
 
@@ -80,6 +98,8 @@ export interface Config {
   path: string;
   targets: Target[];
   allow: AllowEntry[];
+  /** Severity overrides (`rules`), by rule kind. */
+  rules: SeverityOverrides;
 }
 
 /** Read and validate a config file; paths inside it are relative to the file. */
@@ -137,7 +157,7 @@ export function parseConfig(text: string, path: string, label = path): Config {
     }
     seen.set(target.lockfile, target.name);
   }
-  return { path, targets, allow: parsed.data.allow ?? [] };
+  return { path, targets, allow: parsed.data.allow ?? [], rules: (parsed.data.rules ?? {}) as SeverityOverrides };
 }
 
 /** A source as the JSON of a config file's server entry (for "commit this" advice; URL credentials redacted). */

@@ -1,8 +1,10 @@
 import { lockfileAdvice } from '../compile/dump.js';
 import { compareContracts, hasChanges } from '../contract/compare.js';
-import { LockfileError, parseLockfile } from '../contract/lockfile.js';
+import { LockfileError, parseLockfile, recordedClientCapabilities } from '../contract/lockfile.js';
 import type { Contracts } from '../contract/model.js';
+import type { ClientCapability } from '../compile/source.js';
 import type { Target } from '../config.js';
+import type { SeverityOverrides } from '../diff/rules.js';
 import type { DiffReport } from '../protocol/index.js';
 import { UserError } from '../errors.js';
 import { assertWritable, readTextIfExists } from '../files.js';
@@ -33,7 +35,7 @@ export const run: Runner = async (args, io) => {
   const failed = await forEachTarget(context, targets, 'checked', async (target) => {
     // Read before starting the server: a missing lockfile needs no server to report.
     const lockText = await readLockfile(context, target);
-    const compiled = await compileTarget(context, target);
+    const compiled = await compileTarget(context, declaringAsLocked(context, target, lockText));
     const locked = parseTrustedLockfile(context, target, lockText, compiled.contracts);
     const lockfile = context.display(target.lockfile);
     const drifted = hasChanges(compareContracts(locked, compiled.contracts));
@@ -42,7 +44,7 @@ export const run: Runner = async (args, io) => {
       io.stdout(`✓ ${server} matches ${lockfile} (${summarizeContracts(compiled.contracts)})\n`);
       return;
     }
-    const report = await diffOf(locked, compiled.contracts);
+    const report = await diffOf(locked, compiled.contracts, config?.rules);
     const review = { server, report };
     reviews.push(review);
     const judgement = judge(review, args.failOn, allow);
@@ -66,9 +68,26 @@ export const run: Runner = async (args, io) => {
 };
 
 /** The classified changes; the diff engine is loaded only when there is something to classify or print. */
-async function diffOf(locked: Contracts, live: Contracts): Promise<DiffReport> {
+async function diffOf(locked: Contracts, live: Contracts, rules: SeverityOverrides | undefined): Promise<DiffReport> {
   const { diffContracts } = await import('../diff/index.js');
-  return diffContracts(locked, live);
+  return diffContracts(locked, live, rules === undefined ? {} : { severityOverrides: rules });
+}
+
+/**
+ * Servers may show some tools only to clients that declare a capability (sampling, roots…).
+ * Capture the server declaring what its lockfile was captured with, unless told otherwise, so a
+ * different declaration is never mistaken for tools added or removed; when told otherwise, say so.
+ */
+function declaringAsLocked(context: CommandContext, target: Target, lockText: string): Target {
+  const recorded = recordedClientCapabilities(lockText);
+  if (recorded === undefined || target.source.kind === 'file') return target;
+  const declared = target.source.clientCapabilities;
+  if (declared === undefined) return { ...target, source: { ...target.source, clientCapabilities: recorded as ClientCapability[] } };
+  const same = [...declared].sort().join(',') === [...recorded].sort().join(',');
+  if (!same) {
+    context.warn(`${context.display(target.lockfile)} was captured declaring ${recorded.join(', ') || 'no client capabilities'}; this run declares ${declared.join(', ') || 'none'}, so tools a server shows only to some clients may appear as added or removed.`);
+  }
+  return target;
 }
 
 async function readLockfile(context: CommandContext, target: Target): Promise<string> {

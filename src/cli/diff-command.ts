@@ -18,7 +18,7 @@ export const run: Runner = async (args, io) => {
   const [oldPath, newPath] = args.positionals.map((p) => resolve(io.cwd, p)) as [string, string];
   if (args.artifact !== undefined) await assertWritable(args.artifact, 'the delta artifact');
   const [previous, current, config] = await Promise.all([compileFile(oldPath), compileFile(newPath), configOf(args, io.cwd)]);
-  const report = await diffContracts(previous.contracts, current.contracts);
+  const report = await diffContracts(previous.contracts, current.contracts, config === undefined ? {} : { severityOverrides: config.rules });
   const allow = config?.allow ?? [];
   const review = { server: current.contracts.server.name, report };
   const judgement = judge(review, args.failOn, allow);

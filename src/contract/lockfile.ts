@@ -160,6 +160,22 @@ function verifiedByReference(entry: ContractEntry, digest: unknown, twin: Contra
   return true;
 }
 
+/**
+ * The client capabilities a lockfile says its capture declared, read without parsing the whole
+ * file: canonical JSON puts `capture` first. Undefined when it records none (format 1) or the
+ * text is not canonical; the full parse verifies everything later anyway.
+ */
+export function recordedClientCapabilities(text: string): string[] | undefined {
+  const head = /^\{\s*"capture": \{\s*"clientCapabilities": (\[[^\]]*\])/.exec(text.slice(0, 1_000));
+  if (!head) return undefined;
+  try {
+    const names: unknown = JSON.parse(head[1] as string);
+    return Array.isArray(names) && names.every((n) => typeof n === 'string') ? names : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** True when the text looks like a lockfile rather than a tools/list dump. */
 export function looksLikeLockfile(data: unknown): boolean {
   return isJsonObject(data) && 'lockfileVersion' in data;

@@ -4,9 +4,8 @@
  * a description cannot recolour, move the cursor or clear the screen.
  */
 import { ENTRY_KINDS, ENTRY_NOUN } from '../contract/model.js';
-import { SEVERITIES, SEVERITY_RANK, type Delta, type DiffReport, type Severity } from '../protocol/index.js';
+import { SEVERITIES, SEVERITY_RANK, entryReports, summarize, type Delta, type DiffReport, type Severity } from '../protocol/index.js';
 import { terminalText, truncate } from './escape.js';
-import { summarize } from '../protocol/index.js';
 
 export interface TextOptions {
   color: boolean;
@@ -24,13 +23,14 @@ export function renderText(report: DiffReport, options: TextOptions): string {
   if (maxSeverity === null) return 'No contract changes.\n';
 
   const lines: string[] = [];
-  lines.push(SEVERITIES.map((s) => (counts[s] > 0 ? paint(COLORS[s], `${s} ${counts[s]}`) : `${s} 0`)).join(' · '));
-  const entries = ENTRY_KINDS.flatMap((kind) => Object.entries(report[kind] ?? {}).map(([name, entry]) => ({ kind, name, entry })));
-  entries.sort((a, b) => rank(b.entry.maxSeverity) - rank(a.entry.maxSeverity) || ENTRY_KINDS.indexOf(a.kind) - ENTRY_KINDS.indexOf(b.kind) || (a.name < b.name ? -1 : 1));
+  lines.push(`${SEVERITIES.map((s) => (counts[s] > 0 ? paint(COLORS[s], `${s} ${counts[s]}`) : `${s} 0`)).join(' · ')} · semver: ${report.summary.semverBump}`);
+  const order = (kind: string) => (kind === 'server' ? -1 : ENTRY_KINDS.indexOf(kind as (typeof ENTRY_KINDS)[number]));
+  const entries = [...entryReports(report)].filter(({ entry }) => entry.deltas.length > 0);
+  entries.sort((a, b) => rank(b.entry.maxSeverity) - rank(a.entry.maxSeverity) || order(a.kind) - order(b.kind) || (a.name < b.name ? -1 : 1));
   for (const { kind, name, entry } of entries) {
     lines.push('');
     const severity = entry.maxSeverity ?? 'COSMETIC';
-    lines.push(`${ENTRY_NOUN[kind]} ${paint('1', terminalText(truncate(name, 200)))}  ${paint(COLORS[severity], severity)}`);
+    lines.push(`${kind === 'server' ? 'server' : ENTRY_NOUN[kind]} ${paint('1', terminalText(truncate(name, 200)))}  ${paint(COLORS[severity], severity)}`);
     for (const d of entry.deltas) lines.push(...deltaLines(d, paint, max));
   }
   return `${lines.join('\n')}\n`;
@@ -38,7 +38,9 @@ export function renderText(report: DiffReport, options: TextOptions): string {
 
 function deltaLines(d: Delta, paint: (code: string, text: string) => string, max: number): string[] {
   const where = d.field === '' ? '' : `  ${terminalText(truncate(d.field, 200))}`;
-  const out = [`  ${paint(COLORS[d.severity], `${MARKS[d.severity]} ${d.severity.padEnd(8)}`)} ${d.kind}${where}`];
+  // A severity the configuration re-levelled says so: the policy stays visible where it applies.
+  const relevelled = d.defaultSeverity === undefined ? '' : ` (rules: ${d.defaultSeverity} → ${d.severity})`;
+  const out = [`  ${paint(COLORS[d.severity], `${MARKS[d.severity]} ${d.severity.padEnd(8)}`)} ${d.kind}${where}${relevelled}`];
   out.push(`      ${terminalText(truncate(d.message, 400))}`);
   if (showValues(d)) out.push(`      ${terminalText(summarize(d.previous, max))} → ${terminalText(summarize(d.current, max))}`);
   if (d.hint !== undefined) out.push(`      ${paint('36', 'fix:')} ${d.hint}`);

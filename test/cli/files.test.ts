@@ -137,7 +137,7 @@ describe('a closed pipe (EPIPE)', () => {
   });
 
   it('diff … | head -1 keeps the exit code of the gate', () => {
-    expect(piped(['diff', big, bigV2])).toEqual({ head: 'BREAKING 3000 · RISKY 0 · SAFE 0 · COSMETIC 0', status: 1, stderr: '' });
+    expect(piped(['diff', big, bigV2])).toEqual({ head: 'BREAKING 3000 · RISKY 0 · SAFE 0 · COSMETIC 0 · semver: major', status: 1, stderr: '' });
     expect(piped(['diff', big, bigV2, '--fail-on', 'never'])).toMatchObject({ status: 0, stderr: '' });
   });
 });

@@ -50,7 +50,7 @@ describe('text', () => {
   it('lists every delta, worst entries first, with fixes; colour only when asked', () => {
     const plain = renderText(report, { color: false });
     expect(plain).not.toContain('\u001b');
-    expect(plain.split('\n')[0]).toBe('BREAKING 3 · RISKY 2 · SAFE 1 · COSMETIC 1');
+    expect(plain.split('\n')[0]).toBe('BREAKING 3 · RISKY 2 · SAFE 1 · COSMETIC 1 · semver: major');
     expect(plain).toContain('fix: Make the property optional with a default');
     expect(plain.match(/^ {2}[✗!+·] /gm)).toHaveLength(7);
     expect(renderText(report, { color: true })).toContain('\u001b[31;1m');
