@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { PRIVILEGED_EVENTS } from '../../src/github/privilege.js';
 import { commentMarker } from '../../src/github/sticky.js';
+import { renderLockfile } from '../../src/contract/lockfile.js';
 import { ENTRY_KINDS } from '../../src/contract/model.js';
+import { normalizeCapture } from '../../src/contract/normalize.js';
 import { compileInventory, type Inventory } from './fixtures.js';
 import { GitHubMock } from './github-mock.js';
 import { EXAMPLE, GitRepo, pullRequestPayload, removeScratch, runAction, workflowCommands, type ActionRun, type RunOptions } from './harness.js';
@@ -197,6 +199,25 @@ describe('untrusted text never becomes a workflow command', () => {
     expect(result.stdout).toContain('FORGED server');
     expect(result.stdout).toContain('FORGED tool');
     expect(forgedCommands(result)).toEqual([]);
+  });
+});
+
+describe('tools named like Object.prototype members', () => {
+  test('__proto__, constructor, toString and hasOwnProperty are locked, diffed, gated and written to the artifact', async () => {
+    const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
+    const tools = (required: string[]) => names.map((name) => ({ name, inputSchema: { type: 'object', properties: { q: { type: 'string' }, tenant: { type: 'string' } }, required } }));
+    const lockOf = (raw: object[]) => renderLockfile(normalizeCapture({ server: { name: 'proto' }, protocolVersion: '', era: 'legacy', tools: raw as never, prompts: [], resources: [], resourceTemplates: [] }).contracts);
+    const head = JSON.stringify({ serverInfo: { name: 'proto' }, tools: tools(['q', 'tenant']) });
+    const { run, repo } = pullRequest({ [LOCK]: lockOf(tools(['q'])) }, { 'dump.json': head });
+    const result = await run({ file: 'dump.json', 'lockfile-check': 'off' });
+    // Each tool's argument made required is BREAKING, so the gate fails on all four.
+    expect(result.code, result.stdout).toBe(1);
+    expect(result.outputs['breaking-count']).toBe('4');
+    const artifact = JSON.parse(readFileSync(join(repo.dir, 'contract-deltas.json'), 'utf8'));
+    expect(Object.keys(artifact.tools).sort()).toEqual([...names].sort());
+    for (const name of names) expect(artifact.tools[name].deltas.map((d: { kind: string }) => d.kind)).toEqual(['property-became-required']);
+    const body = sticky(LOCK);
+    for (const name of names) expect(body).toContain(name);
   });
 });
 

@@ -108,4 +108,22 @@ describe('loadDeltaMap', () => {
     expect(read.renamedTo).toBe('b');
     expect('extra' in read).toBe(false);
   });
+
+  it('refuses an artifact nested deeper than any real one, or larger than the cap, with a message (never a crash)', () => {
+    const deep = `{"version":1,"tools":{"t":{"maxSeverity":"BREAKING","deltas":[{"severity":"BREAKING","kind":"type-changed","field":"x","action":null,"message":"m","fingerprint":"f","current":null,"previous":${'['.repeat(100_000)}${']'.repeat(100_000)}}]}}}`;
+    expect(() => loadDeltaMap(deep)).toThrow(DeltaArtifactError);
+    expect(() => loadDeltaMap(deep)).toThrow(/nests over 10,000 levels deep; the limit is 64/);
+    const path = write('big.json', JSON.stringify(sample));
+    expect(() => loadDeltaMap(path, { maxLength: 100 })).toThrow(/the limit is about 100 characters|the limit is 100/);
+    // Within the limits, both are options: a server that needs more says so.
+    expect(loadDeltaMap(path, { maxLength: 10_000_000, maxDepth: 200 }).size).toBeGreaterThan(0);
+  });
+
+  it('reads tools named like Object.prototype members as tools', () => {
+    const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
+    const text = `{"version":1,"tools":{${names.map((n) => `${JSON.stringify(n)}:{"maxSeverity":"BREAKING","deltas":[{"severity":"BREAKING","kind":"tool-removed","field":"","action":null,"message":"gone","fingerprint":"0123456789abcdef","previous":null,"current":null}]}`).join(',')}}}`;
+    const map = loadDeltaMap(text);
+    expect([...map.keys()].sort()).toEqual([...names].sort());
+    expect(map.get('__proto__')?.deltas[0]?.message).toBe('gone');
+  });
 });
