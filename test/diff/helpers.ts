@@ -2,14 +2,31 @@ import { readFileSync } from 'node:fs';
 import type { Contracts, JsonObject } from '../../src/contract/model.js';
 import { contractsOfFile, parseContractsFile } from '../../src/compile/dump.js';
 import { normalizeCapture } from '../../src/contract/normalize.js';
-import { diffContracts, type Delta, type DiffOptions, type DiffReport } from '../../src/diff/index.js';
+import { diffContracts, type DiffOptions } from '../../src/diff/index.js';
+import type { Delta, DiffReport } from '../../src/protocol/index.js';
+
+/** A server sketched for a test: its lists, and what `initialize` said about it where that matters. */
+export interface ServerSketch {
+  /** The name it reports (default `test`). */
+  name?: string;
+  /** What `initialize` declared; without it (as in a tools/list dump) capabilities and instructions are unknown, never compared. */
+  capabilities?: JsonObject;
+  /** Kept only beside `capabilities`. */
+  instructions?: string;
+  tools?: JsonObject[];
+  prompts?: JsonObject[];
+  resources?: JsonObject[];
+  resourceTemplates?: JsonObject[];
+}
 
 /** Contracts of a server from raw tools/list-style items. */
-export function contractsOf(raw: { tools?: JsonObject[]; prompts?: JsonObject[]; resources?: JsonObject[]; resourceTemplates?: JsonObject[] }): Contracts {
+export function contractsOf(raw: ServerSketch): Contracts {
   return normalizeCapture({
-    server: { name: 'test' },
+    server: { name: raw.name ?? 'test' },
     protocolVersion: '',
     era: 'legacy',
+    ...(raw.capabilities !== undefined ? { capabilities: raw.capabilities } : {}),
+    ...(raw.instructions !== undefined ? { instructions: raw.instructions } : {}),
     tools: raw.tools ?? [],
     prompts: raw.prompts ?? [],
     resources: raw.resources ?? [],
