@@ -67,6 +67,11 @@ const SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
  */
 const GENERATOR_CONVENTIONS: ReadonlyArray<{ name: string; why: string; apply: (schema: JsonObject) => void }> = [
   {
+    name: 'object parts are one object',
+    why: 'intersections (zod .and(), TypeScript &) are written as allOf members that each list some properties and required names; every member applies to the same object, so together they are one object',
+    apply: plainObjectParts,
+  },
+  {
     name: 'integer bounds as integers',
     why: 'pydantic writes gt=0 as exclusiveMinimum 0, others write minimum 1: for integers both admit exactly 1, 2, 3…',
     apply: integerBounds,
@@ -119,6 +124,41 @@ function integerBounds(schema: JsonObject): void {
     delete schema.exclusiveMaximum;
     schema.maximum = Math.min(...high);
   } else if (high.length > 0) schema.maximum = Math.min(...high);
+}
+
+/** A schema whose subschemas are normalized, with the generator conventions applied and its sets tidied. */
+function withConventions(schema: JsonObject): JsonObject {
+  for (const convention of GENERATOR_CONVENTIONS) convention.apply(schema);
+  return tidySetKeywords(schema);
+}
+
+/** Keywords whose meaning depends on the object's own `properties`: merging parts into it would change them. */
+const SCOPED_TO_OWN_PROPERTIES = ['additionalProperties', 'patternProperties', 'unevaluatedProperties'];
+
+/**
+ * An intersection of object types (zod `.and()`, TypeScript `&`) written as `allOf` members that
+ * each only list properties and required names is one object: merge them into the schema. All
+ * or nothing, and only when no two parts describe the same property, so that the same contract
+ * written either way meets in one form and a partial merge never makes two notations differ.
+ */
+function plainObjectParts(schema: JsonObject): void {
+  const members = schema.allOf;
+  if (!Array.isArray(members) || SCOPED_TO_OWN_PROPERTIES.some((k) => k in schema)) return;
+  const isPart = (m: JsonValue) => isJsonObject(m) && Object.keys(m).every((k) => k === 'properties' || k === 'required' || (k === 'type' && m.type === 'object'));
+  if (!members.every(isPart) || (schema.type !== undefined && schema.type !== 'object' && members.some((m) => (m as JsonObject).type === 'object'))) return;
+  const properties: JsonObject = Object.assign(nameRecord(), isJsonObject(schema.properties) ? schema.properties : {});
+  const required = Array.isArray(schema.required) ? [...schema.required] : [];
+  for (const member of members as JsonObject[]) {
+    for (const [name, property] of Object.entries(isJsonObject(member.properties) ? member.properties : {})) {
+      if (Object.hasOwn(properties, name)) return;
+      properties[name] = property as JsonValue;
+    }
+    if (Array.isArray(member.required)) required.push(...member.required);
+    if (member.type === 'object') schema.type = 'object';
+  }
+  delete schema.allOf;
+  if (Object.keys(properties).length > 0) schema.properties = properties;
+  if (required.length > 0) schema.required = required;
 }
 
 /**
@@ -281,8 +321,7 @@ class SchemaWalker {
         out[key] = child;
       }
     }
-    for (const convention of GENERATOR_CONVENTIONS) convention.apply(out);
-    return tidySetKeywords(out);
+    return withConventions(out);
   }
 }
 

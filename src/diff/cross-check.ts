@@ -53,8 +53,9 @@ export async function crossCheck(toolDeltas: Map<string, Finding[]>, tools: read
       const plainC = projectForSemanticCheck(asToolRoot(c));
       if ('schema' in plainP && 'schema' in plainC && jsonEqual(plainP.schema, plainC.schema)) continue;
       // Close the side whose values are enumerated: old arguments, new results (see ProjectionOptions).
-      const pp = projectForSemanticCheck(asToolRoot(p), { closeObjects: field === 'inputSchema' });
-      const pc = projectForSemanticCheck(asToolRoot(c), { closeObjects: field === 'outputSchema' });
+      const input = field === 'inputSchema';
+      const pp = projectForSemanticCheck(asToolRoot(p), { closeObjects: input, defaultsAreOptional: input });
+      const pc = projectForSemanticCheck(asToolRoot(c), { closeObjects: !input, defaultsAreOptional: input });
       if ('skip' in pp || 'skip' in pc) {
         noteOn(related, 'skip' in pp ? pp.skip : (pc as { skip: string }).skip);
         continue;

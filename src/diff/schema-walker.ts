@@ -30,6 +30,35 @@ interface Location {
   direction: Direction;
   /** True at the top of a tool's schema, where a discriminated union means "actions". */
   atRoot: boolean;
+  /**
+   * Inside an `allOf` member, a union variant or `then`/`else`: the properties the enclosing
+   * schemas declare for the same value. Callers send those, so a member that starts or stops
+   * constraining one of them changes what is accepted (it is not a new, unsent property).
+   */
+  declared?: ReadonlySet<string>;
+}
+
+/** The location of a different value (a property's, an item's…): what encloses it says nothing of it. */
+function inner(at: Location, ...segments: string[]): Location {
+  return { segments: [...at.segments, ...segments], action: at.action, direction: at.direction, atRoot: false };
+}
+
+/**
+ * The location of another schema for the same value (an allOf member, a variant, then/else).
+ * What the enclosing schema declares is declared there too, and so is what any `allOf` member
+ * declares: every member applies to the same value, so a constraint moving from one member to
+ * another is a change of that constraint, never a property appearing.
+ */
+function alongside(at: Location, prev: JsonObject, curr: JsonObject, ...segments: string[]): Location {
+  const declared = new Set(at.declared);
+  const declare = (schema: unknown) => {
+    if (isJsonObject(schema) && isJsonObject(schema.properties)) for (const name of Object.keys(schema.properties)) declared.add(name);
+  };
+  for (const side of [prev, curr]) {
+    declare(side);
+    if (Array.isArray(side.allOf)) side.allOf.forEach(declare);
+  }
+  return { segments: [...at.segments, ...segments], action: at.action, direction: at.direction, atRoot: false, declared };
 }
 
 export interface WalkOptions {
@@ -396,7 +425,7 @@ class Walker {
       if (renamedFrom.has(name)) continue;
       const inPrev = Object.hasOwn(pp, name);
       const inCurr = Object.hasOwn(cp, name);
-      const member = { ...at, segments: [...at.segments, 'properties', name], atRoot: false };
+      const member = inner(at, 'properties', name);
       // A name not listed in `properties` is governed by `additionalProperties` (absent = anything).
       const prevSchema = inPrev ? asSchema(pp[name]) : asSchema(pAdditional);
       const currSchema = inCurr ? asSchema(cp[name]) : asSchema(cAdditional);
@@ -409,6 +438,12 @@ class Walker {
         // removal and addition; its requiredness is judged like any other property's.
         this.emit('property-renamed', at, ['properties', name], { subject: name, previous: oldName, current: name });
         this.requiredness(at, name, wasRequired && !defaulted(pp[oldName]), isRequired && !defaulted(cp[name]), wasRequired, isRequired);
+        continue;
+      }
+      if (!inPrev && inCurr && at.declared?.has(name)) {
+        // Declared by an enclosing schema: not new to callers, only newly constrained here.
+        this.walk(prevSchema, currSchema, member);
+        this.requiredness(at, name, wasRequired && !defaulted(prevSchema), isRequired && !defaulted(currSchema), wasRequired, isRequired);
         continue;
       }
       if (!inPrev && inCurr) {
@@ -433,6 +468,11 @@ class Walker {
           if (!wasRequired) this.emit('property-became-required', at, ['properties', name], { subject: name, previous: false, current: true });
           continue;
         }
+        if (at.declared?.has(name)) {
+          // Declared by an enclosing schema: this one only stopped constraining it.
+          this.walk(prevSchema, currSchema, member);
+          continue;
+        }
         const closed = cAdditional === false || curr.unevaluatedProperties === false;
         const kind = closed ? 'property-removed' : 'property-removed-ignored';
         this.emit(kind, at, ['properties', name], { subject: name, previous: pp[name], current: null });
@@ -444,7 +484,7 @@ class Walker {
     }
 
     if (!jsonEqual(pAdditional, cAdditional)) {
-      this.walk(asSchema(pAdditional), asSchema(cAdditional), { ...at, segments: [...at.segments, 'additionalProperties'], atRoot: false });
+      this.walk(asSchema(pAdditional), asSchema(cAdditional), inner(at, 'additionalProperties'));
     }
 
     const ppat = isJsonObject(prev.patternProperties) ? prev.patternProperties : {};
@@ -454,14 +494,14 @@ class Walker {
     for (const pattern of [...new Set([...Object.keys(ppat), ...Object.keys(cpat)])].sort()) {
       const p = Object.hasOwn(ppat, pattern) ? asSchema(ppat[pattern]) : asSchema(pAdditional);
       const c = Object.hasOwn(cpat, pattern) ? asSchema(cpat[pattern]) : asSchema(cAdditional);
-      this.walk(p, c, { ...at, segments: [...at.segments, 'patternProperties', pattern], atRoot: false });
+      this.walk(p, c, inner(at, 'patternProperties', pattern));
     }
 
     this.dependentRequired(prev, curr, at);
     const pdep = isJsonObject(prev.dependentSchemas) ? prev.dependentSchemas : {};
     const cdep = isJsonObject(curr.dependentSchemas) ? curr.dependentSchemas : {};
     for (const name of [...new Set([...Object.keys(pdep), ...Object.keys(cdep)])].sort()) {
-      this.walk(asSchema(pdep[name]), asSchema(cdep[name]), { ...at, segments: [...at.segments, 'dependentSchemas', name], atRoot: false });
+      this.walk(asSchema(pdep[name]), asSchema(cdep[name]), alongside(at, prev, curr, 'dependentSchemas', name));
     }
   }
 
@@ -501,30 +541,30 @@ class Walker {
     for (let i = 0; i < Math.max(pPrefix.length, cPrefix.length); i++) {
       const p = i < pPrefix.length ? asSchema(pPrefix[i]) : asSchema(prev.items);
       const c = i < cPrefix.length ? asSchema(cPrefix[i]) : asSchema(curr.items);
-      this.walk(p, c, { ...at, segments: [...at.segments, 'prefixItems', String(i)], atRoot: false });
+      this.walk(p, c, inner(at, 'prefixItems', String(i)));
     }
     if (!jsonEqual(prev.items, curr.items)) {
-      this.walk(asSchema(prev.items), asSchema(curr.items), { ...at, segments: [...at.segments, 'items'], atRoot: false });
+      this.walk(asSchema(prev.items), asSchema(curr.items), inner(at, 'items'));
     }
     if (!jsonEqual(prev.contains, curr.contains)) {
       // `contains: {}` still demands a non-empty array, so absence is not `{}` here.
       this.doubt('"contains" changed');
       if (!('contains' in prev)) this.emit('constraint-added', at, ['contains'], { previous: null, current: curr.contains });
       else if (!('contains' in curr)) this.emit('constraint-removed', at, ['contains'], { previous: prev.contains, current: null });
-      else this.walk(asSchema(prev.contains), asSchema(curr.contains), { ...at, segments: [...at.segments, 'contains'], atRoot: false });
+      else this.walk(asSchema(prev.contains), asSchema(curr.contains), inner(at, 'contains'));
     }
   }
 
   private otherSubschemas(prev: JsonObject, curr: JsonObject, at: Location): void {
     for (const keyword of MONOTONE_SUBSCHEMAS) {
       if (jsonEqual(prev[keyword], curr[keyword])) continue;
-      this.walk(asSchema(prev[keyword]), asSchema(curr[keyword]), { ...at, segments: [...at.segments, keyword], atRoot: false });
+      this.walk(asSchema(prev[keyword]), asSchema(curr[keyword]), inner(at, keyword));
     }
     // if/then/else: `then` and `else` are monotone only while `if` selects the same values.
     if (jsonEqual(prev.if, curr.if) && 'if' in prev) {
       for (const keyword of ['then', 'else']) {
         if (jsonEqual(prev[keyword], curr[keyword])) continue;
-        this.walk(asSchema(prev[keyword]), asSchema(curr[keyword]), { ...at, segments: [...at.segments, keyword], atRoot: false });
+        this.walk(asSchema(prev[keyword]), asSchema(curr[keyword]), alongside(at, prev, curr, keyword));
       }
     } else if (!jsonEqual(prev.if, curr.if) || !jsonEqual(prev.then, curr.then) || !jsonEqual(prev.else, curr.else)) {
       const previous = conditional(prev);
@@ -546,7 +586,7 @@ class Walker {
       if (pk !== ck) {
         this.emit(ck === 'oneOf' ? 'union-made-exclusive' : 'union-made-inclusive', at, [ck], { subject: ck, previous: pk, current: ck });
       }
-      this.branches(prev[pk] as JsonSchema[], curr[ck] as JsonSchema[], ck, at, lifted);
+      this.branches(prev[pk] as JsonSchema[], curr[ck] as JsonSchema[], ck, at, lifted, alongside(at, prev, curr).declared ?? new Set());
       return;
     }
     // Both keywords on one side (rare): compare each list with its namesake.
@@ -557,21 +597,23 @@ class Walker {
         Array.isArray(curr[keyword]) ? (curr[keyword] as JsonSchema[]) : [],
         keyword,
         at,
+        null,
+        alongside(at, prev, curr).declared ?? new Set(),
       );
     }
   }
 
-  private branches(previous: JsonSchema[], current: JsonSchema[], keyword: UnionKeyword, at: Location, lifted: Lifted = null): void {
+  private branches(previous: JsonSchema[], current: JsonSchema[], keyword: UnionKeyword, at: Location, lifted: Lifted, declared: ReadonlySet<string>): void {
     if (jsonEqual(previous, current)) return;
-    const harm = this.harmOf(previous, current, at.direction);
+    const harm = this.harmOf(previous, current, at.direction, declared);
     const match = matchBranches(previous, current, harm);
     const d = match.discriminator;
     const isActions = at.atRoot && d !== null;
     const label = (branch: JsonSchema, index: number) => (d !== null ? (discriminatorValue(branch, d) as string) : String(index));
     const locate = (branch: JsonSchema, index: number): Location =>
       isActions
-        ? { segments: ['actions', label(branch, index), this.field], action: label(branch, index), direction: at.direction, atRoot: false }
-        : { ...at, segments: [...at.segments, keyword, label(branch, index)], atRoot: false };
+        ? { segments: ['actions', label(branch, index), this.field], action: label(branch, index), direction: at.direction, atRoot: false, declared }
+        : { segments: [...at.segments, keyword, label(branch, index)], action: at.action, direction: at.direction, atRoot: false, declared };
 
     // A plain schema replaced by a union none of whose variants is the old one (`string` →
     // `number | null`) changed type: that is what callers and consumers meet, not "a variant
@@ -623,9 +665,9 @@ class Walker {
     if (jsonEqual(prev.allOf, curr.allOf)) return;
     const previous = Array.isArray(prev.allOf) ? (prev.allOf as JsonSchema[]) : [];
     const current = Array.isArray(curr.allOf) ? (curr.allOf as JsonSchema[]) : [];
-    const harm = this.harmOf(previous, current, at.direction);
+    const locate = (j: number): Location => alongside(at, prev, curr, 'allOf', String(j));
+    const harm = this.harmOf(previous, current, at.direction, locate(0).declared);
     const match = matchBranches(previous, current, harm);
-    const locate = (j: number): Location => ({ ...at, segments: [...at.segments, 'allOf', String(j)], atRoot: false });
     for (const [i, j] of match.pairs) this.walk(previous[i] as JsonSchema, current[j] as JsonSchema, locate(j));
     for (const i of match.removed) {
       // A dropped result constraint still implied by a remaining one widened nothing.
@@ -650,7 +692,7 @@ class Walker {
    * Costed lazily with a trial walker that does not cost nested unions itself (see
    * `costsUnions`); large unions and trial walkers pair by resemblance alone.
    */
-  private harmOf(previous: readonly JsonSchema[], current: readonly JsonSchema[], direction: Direction): PairHarm {
+  private harmOf(previous: readonly JsonSchema[], current: readonly JsonSchema[], direction: Direction, declared: ReadonlySet<string> | undefined): PairHarm {
     if (!this.costsUnions || previous.length * current.length > MAX_COSTED_PAIRS) return () => null;
     const known = new Map<number, number>();
     return (i, j) => {
@@ -658,7 +700,7 @@ class Walker {
       let harm = known.get(key);
       if (harm === undefined) {
         const trial = this.helper();
-        trial.walk(previous[i] as JsonSchema, current[j] as JsonSchema, { segments: [], action: null, direction, atRoot: false });
+        trial.walk(previous[i] as JsonSchema, current[j] as JsonSchema, { segments: [], action: null, direction, atRoot: false, ...(declared ? { declared } : {}) });
         harm = trial.changes.some((c) => isHarmful(c.kind, direction)) ? 1 : 0;
         known.set(key, harm);
       }

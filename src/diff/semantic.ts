@@ -72,6 +72,12 @@ export interface ProjectionOptions {
    * input, the new output) is closed, so json-schema-diff judges by the same convention.
    */
   closeObjects?: boolean;
+  /**
+   * Read a required property that has a default as optional: in arguments the server fills it
+   * in when a call leaves it out (the walker's rule for defaulted arguments), which
+   * json-schema-diff cannot know.
+   */
+  defaultsAreOptional?: boolean;
 }
 
 /**
@@ -81,36 +87,47 @@ export interface ProjectionOptions {
 export function projectForSemanticCheck(schema: JsonSchema, options: ProjectionOptions = {}): Projection {
   let branches = 0;
   let reason: string | null = null;
-  const visit = (node: JsonSchema): JsonSchema => {
+  /** `part`: an allOf member, which describes the same object as its parent and is closed with it. */
+  const visit = (node: JsonSchema, part = false): JsonSchema => {
     if (typeof node === 'boolean') return node;
     if (typeof node.$ref === 'string') reason ??= 'the schema is recursive ($ref)';
     if ('not' in node) reason ??= 'the schema uses "not"';
+    // json-schema-diff reads `items` the draft-07 way: a tuple would be compared as something else.
+    if (Array.isArray(node.prefixItems)) reason ??= 'the schema has a tuple (prefixItems), which json-schema-diff reads the draft-07 way';
     const out: JsonObject = {};
-    const openTuple = Array.isArray(node.prefixItems);
     const patterned = isJsonObject(node.patternProperties);
     for (const [key, value] of Object.entries(node)) {
       if (IGNORED.has(key) || !UNDERSTOOD.has(key)) continue;
-      if (key === 'items' && openTuple) continue; // 2020-12 `items` after `prefixItems` ≠ draft-07 `items`
       if (key === 'additionalProperties' && patterned) continue; // would reject pattern-matched names
       if (key === 'properties' && isJsonObject(value)) {
         out.properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visit(v as JsonSchema)]));
       } else if ((key === 'anyOf' || key === 'oneOf' || key === 'allOf') && Array.isArray(value)) {
         branches += value.length;
-        const list = value.map((v) => visit(v as JsonSchema));
+        const list = value.map((v) => visit(v as JsonSchema, key === 'allOf'));
         // oneOf → anyOf: the same relaxation on both sides, and polynomial instead of exponential.
         const target = key === 'allOf' ? 'allOf' : 'anyOf';
         out[target] = [...((out[target] as JsonValue[] | undefined) ?? []), ...list] as JsonValue;
       } else if ((key === 'items' || key === 'additionalProperties' || key === 'not') && (isJsonObject(value) || typeof value === 'boolean')) {
         out[key] = visit(value as JsonSchema);
+      } else if (key === 'required' && Array.isArray(value) && options.defaultsAreOptional === true) {
+        const properties = isJsonObject(node.properties) ? node.properties : {};
+        const needed = value.filter((name) => !(typeof name === 'string' && isJsonObject(properties[name]) && 'default' in (properties[name] as JsonObject)));
+        if (needed.length > 0) out.required = needed;
       } else {
         out[key] = value;
       }
     }
-    const objectLike = 'properties' in node || node.type === 'object' || (Array.isArray(node.type) && node.type.includes('object'));
-    if (options.closeObjects === true && objectLike && !('additionalProperties' in node) && !patterned) {
-      // Required names must stay allowed once the object is closed.
+    const members = Array.isArray(node.allOf) ? node.allOf.filter(isJsonObject) : [];
+    const objectLike = 'properties' in node || node.type === 'object' || (Array.isArray(node.type) && node.type.includes('object')) || members.some((m) => 'properties' in m);
+    if (options.closeObjects === true && objectLike && !part && !('additionalProperties' in node) && !patterned) {
+      // Closed once, with every name the object or its allOf members declare or require (each
+      // member closed on its own would admit no object that any other member describes).
       const properties = { ...(isJsonObject(out.properties) ? out.properties : {}) };
-      for (const name of Array.isArray(node.required) ? node.required : []) if (typeof name === 'string' && !(name in properties)) properties[name] = {};
+      for (const source of [node, ...members]) {
+        for (const name of [...Object.keys(isJsonObject(source.properties) ? source.properties : {}), ...(Array.isArray(source.required) ? source.required : [])]) {
+          if (typeof name === 'string' && !Object.hasOwn(properties, name)) properties[name] = {};
+        }
+      }
       out.properties = properties;
       out.additionalProperties = false;
     }

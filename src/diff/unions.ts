@@ -125,8 +125,10 @@ function resemblance(a: JsonSchema, b: JsonSchema): number {
   if (ta === null || tb === null) score += 0.5;
   else if ([...ta].some((t) => tb.has(t) || (t === 'integer' && tb.has('number')) || (t === 'number' && tb.has('integer')))) score += 1;
   else return 0; // declared, disjoint types: different variants, not one variant that changed
-  const pa = Object.keys(isJsonObject(a.properties) ? a.properties : {});
-  const pb = new Set(Object.keys(isJsonObject(b.properties) ? b.properties : {}));
+  // What a branch is about: the members it describes or requires.
+  const members = (schema: Record<string, unknown>) => new Set([...Object.keys(isJsonObject(schema.properties) ? schema.properties : {}), ...(Array.isArray(schema.required) ? schema.required.map(String) : [])]);
+  const pa = [...members(a)];
+  const pb = members(b);
   const shared = pa.filter((k) => pb.has(k)).length;
   const all = new Set([...pa, ...pb]).size;
   if (all > 0) score += (2 * shared) / all;

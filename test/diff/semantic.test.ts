@@ -57,6 +57,25 @@ describe('projection for json-schema-diff', () => {
     expect(projectForSemanticCheck({ type: 'string', not: { const: 'x' } })).toEqual({ skip: 'the schema uses "not"' });
   });
 
+  it('closes an object once with what its allOf members declare, so constraints moved between members are compared', () => {
+    const schema = { type: 'object', allOf: [{ properties: { a: { type: 'string' } } }, { properties: { b: { type: 'number', maximum: 3 } }, required: ['b'] }] };
+    const projected = projectForSemanticCheck(schema, { closeObjects: true });
+    expect(projected).toEqual({
+      schema: {
+        type: 'object',
+        allOf: [{ properties: { a: { type: 'string' } } }, { properties: { b: { type: 'number', maximum: 3 } }, required: ['b'] }],
+        properties: { a: {}, b: {} },
+        additionalProperties: false,
+      },
+    });
+  });
+
+  it('skips tuples, and reads defaulted arguments as optional when asked', () => {
+    expect(projectForSemanticCheck({ type: 'array', prefixItems: [{ type: 'string' }], items: { type: 'number' } })).toEqual({ skip: 'the schema has a tuple (prefixItems), which json-schema-diff reads the draft-07 way' });
+    const defaulted = { type: 'object', properties: { mode: { type: 'string', default: 'a' }, q: { type: 'string' } }, required: ['mode', 'q'] };
+    expect(projectForSemanticCheck(defaulted, { defaultsAreOptional: true })).toEqual({ schema: { type: 'object', properties: { mode: { type: 'string' }, q: { type: 'string' } }, required: ['q'] } });
+  });
+
   it('closes objects on request, keeping required names allowed', () => {
     expect(projectForSemanticCheck({ type: 'object', properties: { a: { type: 'string' } }, required: ['a', 'b'] }, { closeObjects: true })).toEqual({
       schema: { type: 'object', properties: { a: { type: 'string' }, b: {} }, required: ['a', 'b'], additionalProperties: false },
