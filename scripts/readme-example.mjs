@@ -43,5 +43,6 @@ const review = {
   allowNotes: [],
   reproduce: reproduceCommands({ selection, lockfileRepoPath: 'mcp-contracts.lock.json', lockfileLocalPath: 'mcp-contracts.lock.json', baselineRef: '4f2c1a9', compile: true, failOn: 'RISKY' }),
   notes: [],
+  allowList: { file: 'mcp-contract-guard.config.json', fileExists: false, expires: '2026-12-31' },
 };
 process.stdout.write(renderComment(review));

@@ -77,9 +77,12 @@ const rulesSchema = z
 const configSchema = z
   .object({
     $schema: z.string().optional(),
+    // Optional: a file that holds only "allow" serves a workflow that names its one server
+    // itself (the Action's command/url/file input, the CLI's --command/--url/--file).
     servers: z
       .record(z.string().regex(/^[\w.-]+$/, 'server names may use letters, digits, "_", "-" and "."'), serverSchema)
-      .refine((servers) => Object.keys(servers).length > 0, { message: 'list at least one server (its "command", "url" or "file")' }),
+      .refine((servers) => Object.keys(servers).length > 0, { message: 'list at least one server (its "command", "url" or "file"), or leave "servers" out of a file that only holds "allow"' })
+      .optional(),
     allow: z.array(allowSchema).optional(),
     rules: rulesSchema.optional(),
   })
@@ -96,6 +99,7 @@ export interface Target {
 
 export interface Config {
   path: string;
+  /** Empty when the file holds only an allow list. */
   targets: Target[];
   allow: AllowEntry[];
   /** Severity overrides (`rules`), by rule kind. */
@@ -130,7 +134,7 @@ export function parseConfig(text: string, path: string, label = path): Config {
     throw new UserError(`The config file ${label} is invalid:\n  ${problems.join('\n  ')}`);
   }
   const base = dirname(resolve(path));
-  const targets = Object.entries(parsed.data.servers).map(([name, server]) => {
+  const targets = Object.entries(parsed.data.servers ?? {}).map(([name, server]) => {
     const timeoutMs = (server.timeout ?? DEFAULT_TIMEOUT_MS / 1000) * 1000;
     const cwd = resolve(base, server.cwd ?? '.');
     let source: ContractSource;
@@ -189,8 +193,17 @@ function capabilitiesEntry(source: ContractSource & { kind: 'command' | 'url' })
   return source.clientCapabilities === undefined ? {} : { capabilities: clientCapabilitiesOf(source) };
 }
 
+/**
+ * The error for a config used as the list of servers when it lists none: it holds only an
+ * allow list, which applies when the server is named some other way (`source`).
+ */
+export function noServersError(label: string, source: string): UserError {
+  return new UserError(`The config file ${label} lists no servers: it only holds an allow list, which applies when ${source} names the server. Give one of those, or add a "servers" object to the file.`);
+}
+
 /** Pick the targets to run: the named one, or all of them. */
 export function selectTargets(config: Config, name: string | undefined): Target[] {
+  if (config.targets.length === 0) throw noServersError(config.path, '--command, --url or --file');
   if (name === undefined) return config.targets;
   const target = config.targets.find((t) => t.name === name);
   if (!target) {

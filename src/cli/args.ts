@@ -48,6 +48,8 @@ export const FLAGS = {
   server: { type: 'string', value: 'NAME', scope: 'source-option', help: 'only this server of the config file' },
   // The name is LOCKFILE_NAME's (a test holds them together): its module is not worth loading for --help.
   lockfile: { type: 'string', value: 'PATH', scope: 'command', help: 'the lockfile (default ./mcp-contracts.lock.json)' },
+  from: { type: 'string', value: 'REF', scope: 'command', help: 'start after this commit, tag or branch (default: the lockfile\'s first version)' },
+  to: { type: 'string', value: 'REF', scope: 'command', help: 'end at this commit, tag or branch (default HEAD)' },
   format: { type: 'string', value: 'FORMAT', scope: 'command', help: 'the output format' },
   'fail-on': { type: 'string', value: 'SEVERITY', scope: 'command', help: 'exit 1 on a change at or above it: BREAKING (default), RISKY, SAFE, COSMETIC or never' },
   artifact: { type: 'string', value: 'PATH', scope: 'command', help: 'also write the delta artifact the runtime loads' },

@@ -5,7 +5,7 @@ import type { Io } from './context.js';
 export type Runner = (args: CliArgs, io: Io) => Promise<number>;
 
 export interface CommandSpec {
-  /** What follows the command's name in the usage. */
+  /** What follows the command's name in the usage ('' for none). */
   operands: string;
   /** What it does, in a few words. */
   summary: string;
@@ -64,6 +64,18 @@ const TABLE = {
     flags: ['config', 'fail-on', 'artifact', 'no-color'],
     formats: FORMATS,
     load: () => import('./diff-command.js'),
+  },
+  changelog: {
+    operands: '',
+    summary: 'the contract changes of each release, from git history',
+    details:
+      'Reads the lockfile at each release tag on the first-parent history between --from and --to, and at each later\n' +
+      'commit that changed it, and prints the contract changes of each release, newest first: grouped Breaking, Changed,\n' +
+      'Added, Deprecated, Removed, with the semver bump each calls for and the server version the lockfile records.',
+    source: false,
+    flags: ['lockfile', 'from', 'to'],
+    formats: ['markdown', 'json'],
+    load: () => import('./changelog-command.js'),
   },
 } satisfies Record<string, CommandSpec>;
 

@@ -16,7 +16,7 @@ When the reader of stdout goes away (| head), the output stops quietly; the exit
 const NAMES = Object.keys(COMMANDS) as CommandName[];
 
 export function usage(): string {
-  const rows: Array<[string, string]> = NAMES.map((name) => [`mcp-contract-guard ${name} ${COMMANDS[name].operands}`, COMMANDS[name].summary]);
+  const rows: Array<[string, string]> = NAMES.map((name) => [invocation(name), COMMANDS[name].summary]);
   // The proxy parses its own flags (what follows `--` is the server's command line).
   rows.push(['mcp-contract-guard proxy [flags] -- <server command…>', 'self-healing proxy in front of any server (see proxy --help)']);
   rows.push(['mcp-contract-guard <command> --help', 'the flags of one command'], ['mcp-contract-guard --version', FLAGS.version.help]);
@@ -41,7 +41,7 @@ export function commandHelp(name: CommandName): string {
   const spec = COMMANDS[name];
   const flags = [...ownFlags(name), ...generalFlags()].map((flag): [string, string] => [labelOf(flag), helpOf(flag, name)]);
   return [
-    `Usage: mcp-contract-guard ${name} ${spec.operands} [flags]`,
+    `Usage: ${invocation(name)} [flags]`,
     '',
     spec.details,
     ...(spec.source ? ['', sourceSection()] : []),
@@ -51,6 +51,10 @@ export function commandHelp(name: CommandName): string {
     '',
     EXIT_CODES,
   ].join('\n');
+}
+
+function invocation(name: CommandName): string {
+  return ['mcp-contract-guard', name, COMMANDS[name].operands].filter((part) => part !== '').join(' ');
 }
 
 /** The flags a command lists itself (beyond the source flags, for those that read a server). */

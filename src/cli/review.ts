@@ -8,7 +8,7 @@ import type { AllowEntry } from '../config.js';
 import { ENTRY_NOUN } from '../contract/model.js';
 import { SEVERITIES, type DiffReport } from '../protocol/index.js';
 import { writeTextAtomically } from '../files.js';
-import { allowListNotes, evaluateAllowList, todayUtc } from '../policy/allow.js';
+import { allowListNotes, evaluateAllowList, offeredExpiry, todayUtc } from '../policy/allow.js';
 import type { LocatedDelta } from '../policy/deltas.js';
 import { decideGate, type FailOn, type GateDecision } from '../policy/gate.js';
 import { terminalText, truncate } from '../report/escape.js';
@@ -68,7 +68,8 @@ export function verdictText({ gate, acceptedBy }: Judgement, failOn: FailOn): st
       lines.push(`✗ ${n} change${n === 1 ? '' : 's'} at or above --fail-on ${failOn} (${counts}), not accepted by the allow list:`);
       for (const located of gate.blocking.slice(0, MAX_LISTED)) lines.push(`  ${deltaLine(located)}`);
       if (n > MAX_LISTED) lines.push(`  … and ${n - MAX_LISTED} more (--format json lists every fingerprint)`);
-      lines.push('To accept one, add {"fingerprint": "…", "reason": "why it is safe"} to "allow" in mcp-contract-guard.config.json.');
+      // With a date within the horizon, so that the entry works as typed.
+      lines.push(`To accept one, add {"fingerprint": "…", "reason": "why it is safe", "expires": "${offeredExpiry(today())}"} to "allow" in mcp-contract-guard.config.json.`);
       break;
     }
     case 'accepted':

@@ -108,18 +108,19 @@ export class GitHubApi {
     return labels.map((l) => l.name);
   }
 
-  /** Who last added `label` to the issue, from its event timeline (at most 10 pages read). */
-  async labeledBy(issue: number, label: string): Promise<string | undefined> {
-    let who: string | undefined;
+  /** Who last added `label` to the issue, and when (GitHub's timestamp), from its event timeline (at most 10 pages read). */
+  async labeled(issue: number, label: string): Promise<{ by: string; at?: string } | undefined> {
+    let last: { by: string; at?: string } | undefined;
     let pages = 0;
     const iterator = this.octokit.paginate.iterator(this.octokit.rest.issues.listEvents, { ...this.repo, issue_number: issue, per_page: 100 });
     for await (const page of iterator) {
-      for (const event of page.data as Array<{ event?: string; label?: { name?: string }; actor?: { login?: string } | null }>) {
-        if (event.event === 'labeled' && event.label?.name === label && event.actor?.login) who = event.actor.login;
+      for (const event of page.data as Array<{ event?: string; label?: { name?: string }; actor?: { login?: string } | null; created_at?: string }>) {
+        if (event.event !== 'labeled' || event.label?.name !== label || !event.actor?.login) continue;
+        last = { by: event.actor.login, ...(typeof event.created_at === 'string' ? { at: event.created_at } : {}) };
       }
       if (++pages >= 10) break;
     }
-    return who;
+    return last;
   }
 
   /** A file's text at a ref through the contents API; null when it does not exist there. */

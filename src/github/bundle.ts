@@ -56,6 +56,23 @@ const reviewSchema = z
     allowNotes: z.array(text(3_000)).max(1_000),
     reproduce: z.array(text(3_000)).max(20),
     notes: z.array(text(3_000)).max(100),
+    approvalCoverage: z
+      .object({ label: text(200), by: text(100), approvedFingerprints: z.array(text(200)).max(10_000), newSinceApproval: z.array(text(200)).max(10_000) })
+      .strict()
+      .optional(),
+    release: z
+      .object({
+        bump: z.enum(['major', 'minor', 'patch', 'none']),
+        previousVersion: text(300).optional(),
+        currentVersion: text(300).optional(),
+        requiredVersion: text(300).optional(),
+        check: z.enum(['ok', 'too-small', 'unknown', 'off']),
+        mode: z.enum(['fail', 'warn', 'off']),
+        message: text(2_000).optional(),
+      })
+      .strict()
+      .optional(),
+    allowList: z.object({ file: text(1_000), fileExists: z.boolean(), expires: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date like 2026-12-31') }).strict().optional(),
   })
   .strict();
 

@@ -2,6 +2,7 @@ import { renderMarkdown } from '../report/index.js';
 import { truncate } from '../report/escape.js';
 import { mdCode, mdCodeBlock, mdText, plural, quietMention, shortSha, truncateMarkdown } from './markdown.js';
 import type { ServerReview } from './review.js';
+import { allowSnippet } from './allow-snippet.js';
 import { commentMarker } from './sticky.js';
 
 /** GitHub rejects comment bodies over 65,536 characters; keep a margin for its own counting. */
@@ -18,7 +19,7 @@ const FULL_REPORT_NOTE = '> [!NOTE]\n> This comment was shortened to fit GitHub\
 export function renderComment(review: ServerReview, maxLength = COMMENT_LIMIT): string {
   const marker = commentMarker(review.id, review.job);
   const before = [marker, status(review), ...problems(review)].filter((s) => s !== '').join('\n\n');
-  const after = [accepted(review), allowSnippet(review), notes(review), reproduce(review), footer(review)].filter((s) => s !== '').join('\n\n');
+  const after = [accepted(review), allowSnippetSection(review, Math.floor(maxLength / 3)), notes(review), reproduce(review), footer(review)].filter((s) => s !== '').join('\n\n');
   // The report gets what the fixed parts leave; they are bounded, so it always gets a fair share.
   const room = maxLength - before.length - after.length - 8;
   const report = review.report ? renderMarkdown(review.report, { title: title(review), maxLength: Math.max(1_000, room) }) : '';
@@ -41,7 +42,7 @@ export function renderQuietComment(review: ServerReview): string {
 export function renderSummarySection(review: ServerReview, maxLength: number): string {
   const parts = [status(review), ...problems(review)];
   if (review.report) parts.push(renderMarkdown(review.report, { title: title(review), maxLength: Math.max(1_000, maxLength - 4_000) }).trimEnd());
-  parts.push(accepted(review), allowSnippet(review), notes(review), reproduce(review));
+  parts.push(accepted(review), allowSnippetSection(review, Math.floor(maxLength / 2)), notes(review), reproduce(review));
   return truncateMarkdown(parts.filter((s) => s !== '').join('\n\n') + '\n', maxLength, '> [!NOTE]\n> Shortened to fit the job summary: the delta artifact holds the full report.');
 }
 
@@ -98,15 +99,24 @@ function accepted(review: ServerReview): string {
   return `<details>\n<summary>Accepted by the allow-list (${review.accepted.length})</summary>\n\n${items.join('\n')}\n\n</details>`;
 }
 
-/** For a blocked gate: the allow-list entries to paste, with a reason to fill in. */
-function allowSnippet(review: ServerReview): string {
-  if (review.gate.review !== 'blocked') return '';
-  // A placeholder, not a date: whoever accepts a change picks how long the acceptance lasts.
-  const expires = 'YYYY-MM-DD';
-  const entries = review.gate.blocking.slice(0, 30).map((b) =>
-    JSON.stringify({ fingerprint: b.fingerprint, reason: truncate(`${b.severity} ${b.kind} in ${b.entry}${b.field ? ` ${b.field}` : ''}: why it is fine`, 200), expires }),
-  );
-  return `<details>\n<summary>Allow-list entries for these changes</summary>\n\n${mdCodeBlock(`"allow": [\n  ${entries.join(',\n  ')}\n]`, 'json')}\n\n</details>`;
+/** Up to this many allow-list entries are shown open; more are collapsed. */
+const OPEN_SNIPPET = 3;
+
+/**
+ * For a blocked gate: the allow-list entries to paste, every one (a partial list would leave
+ * the rest failing), with a reason to fill in. When they take more than `maxLength`, the
+ * comment says where the whole list is instead (the job summary has room for it).
+ */
+function allowSnippetSection(review: ServerReview, maxLength: number): string {
+  const snippet = allowSnippet(review);
+  if (!snippet) return '';
+  if (snippet.text.length > maxLength) {
+    return `The ${snippet.count} allow-list entries for these changes are too many for this comment: copy them from the job summary of this run, into ${mdCode(snippet.file)}.`;
+  }
+  const where = snippet.form === 'file' ? `Create ${mdCode(snippet.file)} with:` : `Add to the ${mdCode('allow')} list of ${mdCode(snippet.file)}:`;
+  const body = `${where}\n\n${mdCodeBlock(snippet.text, 'json')}`;
+  if (snippet.count <= OPEN_SNIPPET) return body;
+  return `<details>\n<summary>Allow-list entries for these changes (${snippet.count})</summary>\n\n${body}\n\n</details>`;
 }
 
 function notes(review: ServerReview): string {

@@ -3,6 +3,7 @@ import { checkPassEnv, parseClientCapabilities, type ClientCapability } from '..
 import { SEVERITIES } from '../protocol/index.js';
 import { UserError } from '../errors.js';
 import { DEFAULT_ALLOW_MAX_DAYS } from '../policy/allow.js';
+import type { VersionCheckMode } from '../policy/semver.js';
 import { redactUrl } from './redact.js';
 
 export type Mode = 'review' | 'comment-only';
@@ -33,6 +34,8 @@ export interface ActionInputs {
   compile: boolean;
   failOn: FailOn;
   lockfileCheck: LockfileCheck;
+  /** Whether a head version smaller than its changes call for fails the gate, warns, or is not checked. */
+  versionCheck: VersionCheckMode;
   comment: CommentMode;
   approveLabel: string;
   artifactPath: string;
@@ -52,6 +55,7 @@ export const INPUT_DEFAULTS = {
   mode: 'review',
   'fail-on': 'BREAKING',
   'lockfile-check': 'fail',
+  'version-check': 'warn',
   comment: 'on-change',
   'approve-label': 'contract-change-approved',
   'artifact-path': 'contract-deltas.json',
@@ -90,6 +94,7 @@ export function readInputs(get: (name: string) => string, workspace: string): Ac
     compile: bool('compile', raw('compile')!),
     failOn: parseFailOn(raw('fail-on')!),
     lockfileCheck: oneOf('lockfile-check', raw('lockfile-check')!.toLowerCase(), ['fail', 'warn', 'off'] as const),
+    versionCheck: oneOf('version-check', raw('version-check')!.toLowerCase(), ['fail', 'warn', 'off'] as const),
     comment: oneOf('comment', raw('comment')!.toLowerCase(), ['on-change', 'always', 'never'] as const),
     approveLabel: raw('approve-label')!,
     artifactPath: path(raw('artifact-path'))!,

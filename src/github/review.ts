@@ -1,4 +1,5 @@
 import type { DiffReport, SemverBump, Severity } from '../protocol/index.js';
+import type { ApprovalRecord } from '../policy/coverage.js';
 import type { Approval, GateDecision, ReviewVerdict } from '../policy/gate.js';
 import type { FailOn, LockfileCheck } from './inputs.js';
 
@@ -48,9 +49,15 @@ export interface ServerReview {
   /**
    * What the approval label covers (issue 11): the changes present when it was added. Blocking
    * changes added by later pushes are not approved: they are listed here by fingerprint and fail
-   * the gate again. Absent when there is no approval label.
+   * the gate again. Absent when no label approves (see `approvalIgnored` for why one does not).
    */
-  approvalCoverage?: { approvedFingerprints: string[]; newSinceApproval: string[] };
+  approvalCoverage?: { label: string; by: string; approvedFingerprints: string[]; newSinceApproval: string[] };
+  /**
+   * Where the comment's allow-list snippet goes (the config file from the repository root, and
+   * whether the head has one) and the `expires` date it offers, within the horizon so that the
+   * snippet passes as pasted (github/allow-snippet.ts renders it).
+   */
+  allowList?: { file: string; fileExists: boolean; expires: string };
   /**
    * The release verdict (issue 11): the semantic-version bump the changes call for, the
    * server's version on both sides (serverInfo.version), the smallest version that would say
@@ -80,6 +87,11 @@ export function reviewGate(decision: GateDecision): ServerReview['gate'] {
     blocking: decision.blocking.map((d) => ({ entry: `${d.kind}.${d.name}`, severity: d.delta.severity, kind: d.delta.kind, field: d.delta.field, fingerprint: d.delta.fingerprint })),
     failures: decision.failures,
   };
+}
+
+/** What an approval covers, as the review carries it: the recorded changes, and the blocking ones outside them. */
+export function reviewCoverage(record: ApprovalRecord, decision: GateDecision): NonNullable<ServerReview['approvalCoverage']> {
+  return { label: record.label, by: record.by, approvedFingerprints: record.fingerprints, newSinceApproval: decision.newSinceApproval.map((d) => d.delta.fingerprint) };
 }
 
 /** True when the comment has something to say beyond "no changes". */

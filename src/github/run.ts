@@ -17,14 +17,17 @@ import { diffContracts } from '../diff/index.js';
 import { emptyReport, type DiffReport } from '../protocol/index.js';
 import { UserError, errorMessage } from '../errors.js';
 import { renderArtifact, renderSarif } from '../report/index.js';
-import { allowListNotes, evaluateAllowList, todayUtc } from '../policy/allow.js';
+import { allowListNotes, evaluateAllowList, offeredExpiry, todayUtc } from '../policy/allow.js';
 import { judgeApproval } from '../policy/approval.js';
+import { approvalCoverage, covers, needingApproval, type ApprovalRecord, type Coverage } from '../policy/coverage.js';
 import { decideGate, type Approval } from '../policy/gate.js';
+import { releaseVerdict, versionFailure } from '../policy/semver.js';
 import { entryAnnotations, selectAnnotations, type Annotation } from './annotations.js';
 import { DEFAULT_RETRY, GitHubApi, isPermissionError, isTransient } from './api.js';
 import { checkoutTree, commitTree, repoPath, repoRootOf, type Tree } from './baseline.js';
 import { parseBundle, renderBundle, BUNDLE_VERSION, type ReviewBundle } from './bundle.js';
-import { renderComment, renderQuietComment } from './comment.js';
+import { readApprovalRecord, renderApprovalRecord, withApprovalRecord } from './approval-record.js';
+import { COMMENT_LIMIT, renderComment, renderQuietComment } from './comment.js';
 import { planEvent, type EventPlan, type PullRequestInfo, type RunContext } from './event.js';
 import { readInputs, type ActionInputs } from './inputs.js';
 import { inert } from './log.js';
@@ -33,9 +36,9 @@ import { readWorkspaceFile, writeOutputFile, type FileRoots } from './paths.js';
 import { privilegePolicy } from './privilege.js';
 import { Redactor } from './redact.js';
 import { lockCommand, reproduceCommands } from './reproduce.js';
-import { hasSomethingToSay, reviewGate, type ServerReview } from './review.js';
+import { hasSomethingToSay, reviewCoverage, reviewGate, type ServerReview } from './review.js';
 import { commentMarker, planComment } from './sticky.js';
-import { subjectsOf, type Subject } from './subjects.js';
+import { subjectsOf, type RunSubjects, type Subject } from './subjects.js';
 import { computeOutputs, renderSummary } from './summary.js';
 import { vouchReview } from './vouch.js';
 
@@ -69,6 +72,8 @@ interface Draft {
   headLockText: string | null;
   headSource: ServerReview['headSource'];
   notes: string[];
+  /** The server's version (serverInfo.version) as the base's lockfile records it, and at the head. */
+  versions: { previous?: string; current?: string };
 }
 
 const FORK_HELP =
@@ -127,7 +132,7 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
   const commit = (ref: string) => commitTree(ref, { workspace: runner.repoRoot, ...(api ? { api } : {}), log: log.info });
   const run: Run = { inputs, plan, runner, api, head: policy.headFromCommit ? commit(plan.headSha) : checkoutTree(runner.roots) };
   if (plan.baseline) run.base = commit(plan.baseline.ref);
-  const { subjects, allow, notes } = await subjectsOf(inputs, runner, run.head, run.base);
+  const { subjects, allow, allowFile, notes } = await subjectsOf(inputs, runner, run.head, run.base);
   for (const subject of subjects) registerCredentials(subject.target?.source);
   const live = subjects.flatMap((s) => (inputs.compile && s.target && s.target.source.kind !== 'file' ? [{ name: s.name ?? s.id, kind: s.target.source.kind }] : []));
   const refusal = policy.refusal(live);
@@ -150,21 +155,26 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
     }
   }
 
+  const today = todayUtc(process.env.MCP_CONTRACT_GUARD_TODAY);
   const allowEvaluation = evaluateAllowList(
     drafts.map((d) => ({ server: d.name, report: d.report })),
     allow,
-    todayUtc(process.env.MCP_CONTRACT_GUARD_TODAY),
+    today,
     inputs.allowMaxDays,
   );
   const allowNotes = allowListNotes(allowEvaluation);
-  const reviews = drafts.map((draft) => finishReview(draft, run, context, label, allowEvaluation.acceptedBy, allowNotes));
+  const present = drafts.map((d) => ({ id: d.subject.id, job: context.job, present: d.report ? needingApproval(d.report, inputs.failOn) : null }));
+  const coverages = plan.pr ? await coveragesOf(present, label, { issue: plan.pr.number, triggeredBy: senderOf(context.payload) }, api) : [];
+  const judged = { label, acceptedBy: allowEvaluation.acceptedBy, allowNotes, allowFile, today };
+  const reviews = drafts.map((draft, i) => finishReview(draft, run, context, { ...judged, coverage: coverages[i] }));
+  for (const review of reviews) if (review.release) log.info(`${review.name}: ${releaseLine(review.release)}`);
 
   const paths = await writeFiles(reviews, drafts, run, context);
   const warnings: string[] = [];
   emitAnnotations(reviews, drafts, allowNotes);
   if (plan.pr && inputs.comment !== 'never') {
     if (!api) warnings.push('No github-token, so no PR comment was posted; the report is in this job summary.');
-    else warnings.push(...(await postComments(api, plan.pr.number, reviews, inputs)));
+    else warnings.push(...(await postComments(api, plan.pr.number, reviews, inputs, recordsOf(reviews, coverages))));
   }
   for (const warning of warnings) log.warning(warning);
   await writeSummary(renderSummary(reviews, warnings));
@@ -191,12 +201,20 @@ function registerCredentials(source: ContractSource | undefined): void {
   redactor.addHeaderValues(source.headers);
 }
 
+/** The approval label on the pull request: the approval when it counts, when it was added, or why it does not count. */
+interface LabelState {
+  approval?: Approval;
+  /** When the label was added, as GitHub's issue events say; '' when they did not. */
+  labeledAt?: string;
+  ignored?: string;
+}
+
 /**
  * Whether the pull request carries the approval label and that label counts: who added it
  * (this very event, else the issue's events) must have write, maintain or admin permission.
  * Labels are read live: a re-run keeps the old payload.
  */
-async function approvalOf(pr: Pick<PullRequestInfo, 'number' | 'labels' | 'labeled'>, label: string, api: GitHubApi | undefined): Promise<{ approval?: Approval; ignored?: string }> {
+async function approvalOf(pr: Pick<PullRequestInfo, 'number' | 'labels' | 'labeled'>, label: string, api: GitHubApi | undefined): Promise<LabelState> {
   let labels = pr.labels;
   if (api) {
     try {
@@ -206,10 +224,46 @@ async function approvalOf(pr: Pick<PullRequestInfo, 'number' | 'labels' | 'label
     }
   }
   if (!labels.includes(label)) return {};
-  const by = pr.labeled?.label === label ? pr.labeled.by : await api?.labeledBy(pr.number, label).catch(() => undefined);
+  const event = await api?.labeled(pr.number, label).catch(() => undefined);
+  const by = pr.labeled?.label === label ? pr.labeled.by : event?.by;
   const permission = by === undefined ? undefined : api ? await api.permission(by).catch((error: unknown) => ({ error: errorMessage(error) })) : { error: 'there is no github-token to ask GitHub' };
   const judgement = judgeApproval({ label, ...(by !== undefined ? { by } : {}), ...(permission ? { permission } : {}) });
-  return 'approval' in judgement ? { approval: judgement.approval } : { ignored: judgement.ignored };
+  if (!('approval' in judgement)) return { ignored: judgement.ignored };
+  return { approval: judgement.approval, labeledAt: event !== undefined && by !== undefined && event.by.toLowerCase() === by.toLowerCase() ? (event.at ?? '') : '' };
+}
+
+/**
+ * What the approval covers, per server: the record in this Action's own sticky comment, or a
+ * new one when the approver caused this run (policy/coverage.ts). Undefined where no label approves.
+ */
+async function coveragesOf(
+  servers: Array<{ id: string; job: string; present: string[] | null }>,
+  label: LabelState,
+  where: { issue: number; triggeredBy: string | undefined },
+  api: GitHubApi | undefined,
+): Promise<Array<Coverage | undefined>> {
+  const { approval } = label;
+  if (!approval?.by) return servers.map(() => undefined);
+  const coverages: Array<Coverage | undefined> = [];
+  for (const { id, job, present } of servers) {
+    let record: ApprovalRecord | undefined;
+    try {
+      const sticky = api ? await api.findStickyComment(where.issue, commentMarker(id, job)) : undefined;
+      record = sticky?.body ? readApprovalRecord(sticky.body) : undefined;
+    } catch (error) {
+      log.info(`Could not read the comment that records what the label "${approval.label}" approves (${errorMessage(error)}).`);
+    }
+    const coverage = approvalCoverage({
+      approval: { ...approval, by: approval.by },
+      labeledAt: label.labeledAt ?? '',
+      ...(where.triggeredBy !== undefined ? { triggeredBy: where.triggeredBy } : {}),
+      ...(record ? { record } : {}),
+      present,
+    });
+    if ('record' in coverage && coverage.recordedNow) log.info(`${id}: the label "${approval.label}" added by @${approval.by} approves ${plural(coverage.record.fingerprints.length, 'change')} as of this run; recorded in the comment.`);
+    coverages.push(coverage);
+  }
+  return coverages;
 }
 
 async function draftReview(subject: Subject, run: Run): Promise<Draft> {
@@ -219,13 +273,14 @@ async function draftReview(subject: Subject, run: Run): Promise<Draft> {
   const fix = lockCommand(subject.selection);
   let headLockText: string | null = null;
   const headSource: Draft['headSource'] = !target ? 'removed' : !inputs.compile ? 'lockfile' : target.source.kind === 'file' ? 'file' : 'server';
-  const fail = (reviewError: string): Draft => ({ subject, name: subject.name ?? serverNameIn(headLockText) ?? subject.id, report: null, reviewError, headLockText, headSource, notes });
+  const fail = (reviewError: string): Draft => ({ subject, name: subject.name ?? serverNameIn(headLockText) ?? subject.id, report: null, reviewError, headLockText, headSource, notes, versions: {} });
 
   // A server the head's config dropped: every entry of its base lockfile is removed.
   if (!target) {
     const base = await baselineOf(subject, run, subject.id, undefined, notes);
     if (typeof base === 'string') return fail(base);
-    return { subject, name: subject.id, report: await diffContracts(base, emptyContracts({ name: base.server.name })), headLockText, headSource, notes };
+    const report = await diffContracts(base, emptyContracts({ name: base.server.name }));
+    return { subject, name: subject.id, report, headLockText, headSource, notes, versions: versionsOf(base, undefined) };
   }
 
   // The head: compiled live (what the PR's code exposes now), or its lockfile when compile is off.
@@ -283,9 +338,16 @@ async function draftReview(subject: Subject, run: Run): Promise<Draft> {
   const report = await diffContracts(base, head);
   const name = subject.name ?? (head.server.name !== 'unknown' ? head.server.name : subject.id);
   log.info(`${name}: ${report.summary.maxSeverity === null ? 'no contract changes' : `worst change ${report.summary.maxSeverity}`}.`);
-  const draft: Draft = { subject, name, report, headLockText, headSource, notes };
+  const draft: Draft = { subject, name, report, headLockText, headSource, notes, versions: versionsOf(base, head) };
   if (stale) draft.stale = stale;
   return draft;
+}
+
+function versionsOf(base: Contracts, head: Contracts | undefined): Draft['versions'] {
+  const versions: Draft['versions'] = {};
+  if (base.server.version !== undefined) versions.previous = base.server.version;
+  if (head?.server.version !== undefined) versions.current = head.server.version;
+  return versions;
 }
 
 /** Lint findings go to the log, and a line saying so to the comment. */
@@ -329,28 +391,43 @@ async function baselineOf(subject: Subject, run: Run, serverName: string, headLo
   }
 }
 
-function finishReview(
-  draft: Draft,
-  run: Run,
-  context: RunContext,
-  label: { approval?: Approval; ignored?: string },
-  acceptedBy: (fingerprint: string) => AllowEntry | undefined,
-  allowNotes: string[],
-): ServerReview {
+/** What the run decided over every server, and what the approval covers of this one. */
+interface Judged {
+  label: LabelState;
+  coverage: Coverage | undefined;
+  acceptedBy: (fingerprint: string) => AllowEntry | undefined;
+  allowNotes: string[];
+  allowFile: RunSubjects['allowFile'];
+  today: string;
+}
+
+function finishReview(draft: Draft, run: Run, context: RunContext, judged: Judged): ServerReview {
   const { inputs, plan } = run;
+  const { label, coverage, acceptedBy, allowNotes } = judged;
   const redact = (text: string) => redactor.redact(text);
   const accepted = (fingerprint: string) => acceptedBy(fingerprint) !== undefined;
   const stale = draft.stale && { message: redact(draft.stale.message), command: redact(draft.stale.command) };
   const reviewError = draft.reviewError === undefined ? undefined : redact(draft.reviewError);
+  // The label approves only what its record covers; without a record it does not approve (coverage says why).
+  const record = coverage && 'record' in coverage ? coverage.record : undefined;
+  const approval = coverage === undefined || record ? label.approval : undefined;
+  const ignored = coverage && 'ignored' in coverage ? coverage.ignored : label.ignored;
+  const release = draft.report
+    ? releaseVerdict({ bump: draft.report.summary.semverBump, ...draft.versions, mode: inputs.versionCheck, removed: draft.headSource === 'removed' })
+    : undefined;
+  const failure = versionFailure(draft.name, release);
   const gate = decideGate({
     server: draft.name,
     report: draft.report,
     failOn: inputs.failOn,
     accepted,
-    ...(label.approval ? { approval: label.approval } : {}),
+    ...(approval ? { approval } : {}),
+    ...(record ? { covers: covers(record) } : {}),
     ...(plan.pr ? { approveLabel: inputs.approveLabel } : {}),
+    allowFile: judged.allowFile.path,
     ...(stale ? { staleMessage: `${stale.message} Fix it with \`${stale.command}\` and commit ${draft.subject.lockfileRepoPath}.` } : {}),
     lockfileCheck: inputs.lockfileCheck,
+    ...(failure !== undefined ? { versionFailure: redact(failure) } : {}),
     ...(reviewError !== undefined ? { reviewError } : {}),
   });
   const review: ServerReview = {
@@ -388,9 +465,12 @@ function finishReview(
   }
   if (reviewError !== undefined) review.reviewError = reviewError;
   if (stale) review.stale = stale;
-  if (label.approval && gate.review === 'approved') review.approval = label.approval;
-  if (label.ignored !== undefined && gate.review === 'blocked') review.approvalIgnored = label.ignored;
+  if (approval && gate.review === 'approved') review.approval = approval;
+  if (ignored !== undefined && gate.review === 'blocked') review.approvalIgnored = ignored;
+  if (record && draft.report) review.approvalCoverage = reviewCoverage(record, gate);
   if (plan.pr) review.approveLabel = inputs.approveLabel;
+  if (release) review.release = { ...release, ...(release.message !== undefined ? { message: redact(release.message) } : {}) };
+  review.allowList = { file: judged.allowFile.path, fileExists: judged.allowFile.exists, expires: offeredExpiry(judged.today, inputs.allowMaxDays) };
   return review;
 }
 
@@ -440,6 +520,10 @@ function emitAnnotations(reviews: ServerReview[], drafts: Draft[], allowNotes: s
     if (review.stale && review.lockfileCheck !== 'off') {
       candidates.push({ level: review.lockfileCheck === 'fail' ? 'error' : 'warning', title: `Stale lockfile (${review.name})`, message: `${review.stale.message} Fix: ${review.stale.command}`, rank: 9_000, file: review.lockfile, line: 1 });
     }
+    // A failing version check is already the step's failure message; a warning needs its own line.
+    if (review.release?.check === 'too-small' && review.release.mode === 'warn') {
+      candidates.push({ level: 'warning', title: `Version too small for the contract changes (${review.name})`, message: review.release.message ?? '', rank: 9_000 });
+    }
     if (review.report) {
       const accepted = new Set(review.accepted.map((a) => a.fingerprint));
       candidates.push(...entryAnnotations({ server: review.name, report: review.report, ...(lockfile ? { lockfile } : {}), isAccepted: (f) => accepted.has(f) }));
@@ -459,14 +543,24 @@ function emitAnnotations(reviews: ServerReview[], drafts: Draft[], allowNotes: s
  * comment (a fork's, a read-only one) gets one warning explaining the two-workflow pattern,
  * and anything else a warning of its own. Returns those warnings.
  */
-async function postComments(api: GitHubApi, issue: number, reviews: ServerReview[], inputs: Pick<ActionInputs, 'comment' | 'mode'>): Promise<string[]> {
+async function postComments(
+  api: GitHubApi,
+  issue: number,
+  reviews: ServerReview[],
+  inputs: Pick<ActionInputs, 'comment' | 'mode'>,
+  records: Map<string, ApprovalRecord>,
+): Promise<string[]> {
   const warnings: string[] = [];
   for (const review of reviews) {
     const marker = commentMarker(review.id, review.job);
     try {
       const existing = await api.findStickyComment(issue, marker);
-      const body = redactor.redact(renderComment(review));
-      const plan = planComment({ mode: inputs.comment, existing, changed: hasSomethingToSay(review), body, quietBody: redactor.redact(renderQuietComment(review)) });
+      // What the approval covers rides along as the comment's second line (approval-record.ts).
+      const record = records.get(review.id);
+      const room = COMMENT_LIMIT - (record ? renderApprovalRecord(record).length + 1 : 0);
+      const body = withApprovalRecord(redactor.redact(renderComment(review, room)), record);
+      const quietBody = withApprovalRecord(redactor.redact(renderQuietComment(review)), record);
+      const plan = planComment({ mode: inputs.comment, existing, changed: hasSomethingToSay(review), body, quietBody });
       if (plan.action === 'none') {
         log.info(`Comment for ${review.name}: nothing to do (${plan.reason}).`);
         continue;
@@ -522,7 +616,10 @@ async function commentOnly(inputs: ActionInputs, context: RunContext, runner: Ru
   const bundle = parseBundle(text, relative(runner.workspace, path) || path);
   const repository = `${context.repo.owner}/${context.repo.repo}`;
   if (bundle.repository !== repository) throw new UserError(`The review file is for ${bundle.repository}, but this run is in ${repository}.`);
-  const triggering = context.eventName === 'workflow_run' ? (context.payload.workflow_run as { head_sha?: string; conclusion?: string } | undefined) : undefined;
+  const triggering =
+    context.eventName === 'workflow_run'
+      ? (context.payload.workflow_run as { head_sha?: string; conclusion?: string; triggering_actor?: { login?: string } | null; actor?: { login?: string } | null } | undefined)
+      : undefined;
   const vouch = { approveLabel: inputs.approveLabel, ...(typeof triggering?.conclusion === 'string' ? { runConclusion: triggering.conclusion } : {}) };
   const warnings: string[] = [];
   let reviews = bundle.reviews.map((review) => vouchReview(review, vouch));
@@ -540,13 +637,44 @@ async function commentOnly(inputs: ActionInputs, context: RunContext, runner: Ru
     } else {
       const label = await approvalOf({ number: bundle.pullRequest, labels: [] }, inputs.approveLabel, api);
       if (label.ignored) log.info(label.ignored);
-      reviews = bundle.reviews.map((review) => vouchReview(review, { ...vouch, ...(label.approval ? { approval: label.approval } : {}), ...(label.ignored !== undefined ? { approvalIgnored: label.ignored } : {}) }));
-      warnings.push(...(await postComments(api, bundle.pullRequest, reviews, inputs)));
+      // Who caused the reviewed run (its re-runner, for a re-run): the file cannot say it, GitHub's event does.
+      const triggeredBy = triggering?.triggering_actor?.login ?? triggering?.actor?.login;
+      const present = bundle.reviews.map((r) => ({ id: r.id, job: r.job, present: r.report ? needingApproval(r.report, r.failOn) : null }));
+      const coverages = await coveragesOf(present, label, { issue: bundle.pullRequest, triggeredBy }, api);
+      reviews = bundle.reviews.map((review, i) => {
+        const coverage = coverages[i];
+        const approved = coverage && 'record' in coverage && label.approval ? { approval: label.approval, approvalRecord: coverage.record } : {};
+        const ignored = coverage && 'ignored' in coverage ? coverage.ignored : label.ignored;
+        return vouchReview(review, { ...vouch, ...approved, ...(ignored !== undefined ? { approvalIgnored: ignored } : {}) });
+      });
+      warnings.push(...(await postComments(api, bundle.pullRequest, reviews, inputs, recordsOf(reviews, coverages))));
     }
   }
   for (const [name, value] of Object.entries(computeOutputs(reviews, { artifacts: [], report: '', review: path }))) core.setOutput(name, value);
   for (const warning of warnings) log.warning(warning);
   await writeSummary(renderSummary(reviews, warnings));
+}
+
+/** The records to keep in each server's comment: what its approval covers, found or made by this run. */
+function recordsOf(reviews: ServerReview[], coverages: Array<Coverage | undefined>): Map<string, ApprovalRecord> {
+  const records = new Map<string, ApprovalRecord>();
+  reviews.forEach((review, i) => {
+    const coverage = coverages[i];
+    if (coverage && 'record' in coverage) records.set(review.id, coverage.record);
+  });
+  return records;
+}
+
+/** Who caused the event that started this run (a pull_request event's `sender`; a re-run keeps it). */
+function senderOf(payload: Record<string, unknown>): string | undefined {
+  const login = (payload.sender as { login?: unknown } | undefined)?.login;
+  return typeof login === 'string' && login !== '' ? login : undefined;
+}
+
+/** The release verdict as one line of the log. */
+function releaseLine(release: NonNullable<ServerReview['release']>): string {
+  const bump = release.bump === 'none' ? 'no release' : `a ${release.bump} release`;
+  return `the contract changes call for ${bump} (semver-bump ${release.bump}); version-check ${release.check}${release.message !== undefined ? `: ${release.message}` : '.'}`;
 }
 
 /** The job summary; outside a runner (no GITHUB_STEP_SUMMARY) the report file is enough. */

@@ -6,8 +6,12 @@ import type { CommentMode } from './inputs.js';
  * collide with the other.
  */
 export function commentMarker(server: string, job: string): string {
-  const enc = (s: string) => encodeURIComponent(s).replace(/-/g, '%2D');
-  return `<!-- mcp-contract-guard:sticky server=${enc(server)} job=${enc(job)} -->`;
+  return `<!-- mcp-contract-guard:sticky server=${markerValue(server)} job=${markerValue(job)} -->`;
+}
+
+/** A value inside the comment's hidden data: no space, and nothing that could close the HTML comment. */
+export function markerValue(value: string): string {
+  return encodeURIComponent(value).replace(/-/g, '%2D');
 }
 
 export interface IssueComment {

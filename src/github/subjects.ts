@@ -7,7 +7,7 @@
  */
 import { join, relative, resolve } from 'node:path';
 import { DEFAULT_TIMEOUT_MS, sourceFlags, splitCommand, type ContractSource } from '../compile/index.js';
-import { CONFIG_NAME, parseConfig, type AllowEntry, type Config, type Target } from '../config.js';
+import { CONFIG_NAME, noServersError, parseConfig, type AllowEntry, type Config, type Target } from '../config.js';
 import { LOCKFILE_NAME } from '../contract/lockfile.js';
 import { UserError, errorMessage } from '../errors.js';
 import { planServers, type PlannedServer } from '../policy/servers.js';
@@ -35,6 +35,8 @@ export interface Subject {
 export interface RunSubjects {
   subjects: Subject[];
   allow: AllowEntry[];
+  /** The config file whose allow list applies, from the repository root, and whether the head has it. */
+  allowFile: { path: string; exists: boolean };
   /** About the run as a whole (the base's config could not be used…), for every server's comment. */
   notes: string[];
 }
@@ -53,8 +55,10 @@ export async function subjectsOf(inputs: ActionInputs, place: Place, head: Tree,
   if (configText === null && inputs.config !== undefined) throw new UserError(`There is no config file at ${inputs.config} (the "config" input) in ${head.describe}.`);
   const config = configText === null ? undefined : parseConfig(configText, configPath, shown(place, configPath));
   const lockfile = inputs.lockfile ?? resolve(wd, LOCKFILE_NAME);
+  const allowFile = { path: shown(place, configPath), exists: config !== undefined };
+  const listsServers = config !== undefined && config.targets.length > 0;
   // With compile: false the head lockfile is all there is to read: no source needed.
-  const single = singleSource(inputs) ?? (!inputs.compile && !config ? { kind: 'file' as const, path: lockfile } : undefined);
+  const single = singleSource(inputs) ?? (!inputs.compile && !listsServers ? { kind: 'file' as const, path: lockfile } : undefined);
   if (single) {
     const local = relative(wd, lockfile);
     const displaySource = single.kind === 'command' ? { ...single, cwd: undefined } : single.kind === 'file' ? { ...single, path: relative(wd, single.path) } : single;
@@ -67,7 +71,7 @@ export async function subjectsOf(inputs: ActionInputs, place: Place, head: Tree,
       baseLockfile: lockfile,
     };
     if (inputs.name !== undefined) subject.name = inputs.name;
-    return { subjects: [subject], allow: config?.allow ?? [], notes: [] };
+    return { subjects: [subject], allow: config?.allow ?? [], allowFile, notes: [] };
   }
   if (!config) {
     throw new UserError(
@@ -75,13 +79,16 @@ export async function subjectsOf(inputs: ActionInputs, place: Place, head: Tree,
         `listing your servers${inputs.workingDirectory === place.workspace ? '' : ` in ${dir}`} (or point "config" at it).`,
     );
   }
+  if (!listsServers) throw noServersError(shown(place, config.path), 'the input "command", "url" or "file"');
   const notes: string[] = [];
   const baseConfig = base ? await baseConfigOf(configPath, base, place, notes) : undefined;
   const located = (targets: Target[]) => targets.map((t) => ({ name: t.name, lockfile: repoPath(place.repoRoot, t.lockfile), target: t }));
-  let planned = planServers(located(config.targets), baseConfig && located(baseConfig.targets), inputs.server);
+  // A base config without servers (only an allow list) reviewed a server named by the workflow: like no config.
+  const baseTargets = baseConfig && baseConfig.targets.length > 0 ? located(baseConfig.targets) : undefined;
+  let planned = planServers(located(config.targets), baseTargets, inputs.server);
   if (planned.length === 0) {
     const known = config.targets.map((t) => t.name).join(', ') || '(none)';
-    throw new UserError(`There is no server "${inputs.server}" in ${shown(place, config.path)}${baseConfig ? ' nor in the base\'s' : ''}. Its servers are: ${known}.`);
+    throw new UserError(`There is no server "${inputs.server}" in ${shown(place, config.path)}${baseTargets ? ' nor in the base\'s' : ''}. Its servers are: ${known}.`);
   }
   if (inputs.lockfile !== undefined) {
     if (planned.length !== 1) throw new UserError('"lockfile" names one file, but the config lists several servers: pick one with "server" (a matrix over the servers works well).');
@@ -92,7 +99,7 @@ export async function subjectsOf(inputs: ActionInputs, place: Place, head: Tree,
   }
   const configFlag = relative(wd, config.path) === CONFIG_NAME ? '' : ` --config ${relative(wd, config.path)}`;
   const subjects = planned.map((p) => subjectOf(p, inputs, place, configFlag, dir));
-  return { subjects, allow: config.allow, notes };
+  return { subjects, allow: config.allow, allowFile, notes };
 }
 
 function subjectOf(planned: PlannedServer<{ name: string; lockfile: string; target: Target }>, inputs: ActionInputs, place: Place, configFlag: string, dir: string): Subject {

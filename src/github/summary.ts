@@ -1,3 +1,4 @@
+import { largestBump, overallVersionCheck } from '../policy/semver.js';
 import { SEVERITIES, maxSeverityOf, type Severity } from '../protocol/index.js';
 import { renderSummarySection, SUMMARY_LIMIT } from './comment.js';
 import { mdCode, mdText } from './markdown.js';
@@ -63,6 +64,8 @@ export function computeOutputs(reviews: ServerReview[], paths: { artifacts: stri
     changed: String(severities.length > 0),
     'lockfile-stale': String(reviews.some((r) => r.stale !== undefined)),
     gate: reviews.every((r) => r.gate.pass) ? 'pass' : 'fail',
+    'semver-bump': largestBump(reviews.flatMap((r) => (r.report ? [r.report.summary.semverBump] : []))),
+    'version-check': overallVersionCheck(reviews.flatMap((r) => (r.release ? [r.release.check] : []))),
     'artifact-path': paths.artifacts.join('\n'),
     'report-path': paths.report,
     'review-path': paths.review,

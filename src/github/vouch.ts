@@ -3,11 +3,15 @@
  * uploaded. Under pull_request, a fork runs its own copy of the workflow, so the file can say
  * anything: it is data to show (escaped), never a verdict to repeat. What it must not decide
  * is taken from GitHub instead: the approval from the live labels and the permission of who
- * added the label (with this run's own `approve-label`), the gate recomputed from the changes
- * the file lists, and shown as passing only when the run that wrote the file succeeded.
+ * added the label (with this run's own `approve-label`), what that approval covers from the
+ * record in this Action's own comment, the gate and the version check recomputed from the
+ * changes and versions the file lists, and shown as passing only when the run that wrote the
+ * file succeeded.
  */
+import { covers, type ApprovalRecord } from '../policy/coverage.js';
 import { decideGate, type Approval } from '../policy/gate.js';
-import { reviewGate, type ServerReview } from './review.js';
+import { releaseVerdict, versionFailure } from '../policy/semver.js';
+import { reviewCoverage, reviewGate, type ServerReview } from './review.js';
 
 export interface Vouch {
   /** The conclusion of the run that wrote the file, as GitHub's event says (undefined: not a workflow_run). */
@@ -18,24 +22,44 @@ export interface Vouch {
   approval?: Approval;
   /** Why the label on the pull request does not approve. */
   approvalIgnored?: string;
+  /** What the approval covers: the record of this Action's own comment (the file's claim is ignored). */
+  approvalRecord?: ApprovalRecord;
 }
 
 export function vouchReview(review: ServerReview, vouch: Vouch): ServerReview {
   const accepted = new Set(review.accepted.map((a) => a.fingerprint.trim().toLowerCase()));
+  const record = vouch.approval ? vouch.approvalRecord : undefined;
+  const release =
+    review.release && review.report
+      ? releaseVerdict({
+          bump: review.report.summary.semverBump,
+          ...(review.release.previousVersion !== undefined ? { previous: review.release.previousVersion } : {}),
+          ...(review.release.currentVersion !== undefined ? { current: review.release.currentVersion } : {}),
+          mode: review.release.mode,
+          removed: review.headSource === 'removed',
+        })
+      : undefined;
+  const failure = versionFailure(review.name, release);
   const decision = decideGate({
     server: review.name,
     report: review.report,
     failOn: review.failOn,
     accepted: (fingerprint) => accepted.has(fingerprint.trim().toLowerCase()),
     ...(vouch.approval ? { approval: vouch.approval } : {}),
+    ...(record ? { covers: covers(record) } : {}),
     approveLabel: vouch.approveLabel,
     ...(review.stale ? { staleMessage: review.stale.message } : {}),
     lockfileCheck: review.lockfileCheck,
+    ...(failure !== undefined ? { versionFailure: failure } : {}),
     ...(review.reviewError !== undefined ? { reviewError: review.reviewError } : {}),
   });
   const vouched: ServerReview = { ...review, approveLabel: vouch.approveLabel, gate: reviewGate(decision) };
   delete vouched.approval;
   delete vouched.approvalIgnored;
+  delete vouched.approvalCoverage;
+  delete vouched.release;
+  if (release) vouched.release = release;
+  if (record && review.report) vouched.approvalCoverage = reviewCoverage(record, decision);
   if (decision.review === 'approved' && vouch.approval) vouched.approval = vouch.approval;
   if (vouch.approvalIgnored !== undefined && decision.review === 'blocked') vouched.approvalIgnored = vouch.approvalIgnored;
   if (decision.pass && vouch.runConclusion !== 'success') {

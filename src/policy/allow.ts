@@ -72,6 +72,14 @@ export function evaluateAllowList(
   };
 }
 
+/** How long the acceptance the comment offers lasts, by default: a quarter, to be renewed if still needed. */
+const OFFERED_DAYS = 90;
+
+/** The `expires` date offered with a new allow-list entry: 90 days ahead, or the horizon when it is closer, so the entry is valid as pasted. */
+export function offeredExpiry(today: string, maxDays = DEFAULT_ALLOW_MAX_DAYS): string {
+  return addDays(today, Math.min(OFFERED_DAYS, maxDays));
+}
+
 /** `day` (YYYY-MM-DD) plus `days`, as YYYY-MM-DD (UTC). */
 function addDays(day: string, days: number): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);

@@ -48,7 +48,7 @@ const sticky = (id = LOCK, job = 'contracts') => comments().filter((c) => c.body
 
 describe('the sticky comment', () => {
   test('is created once, updated in place (found across pages), not re-sent when unchanged, and approved by label', async () => {
-    const { run, repo } = pullRequest({ [LOCK]: inventory.lockV1 }, { [LOCK]: inventory.lockV2 });
+    const { run, repo, baseSha, headSha } = pullRequest({ [LOCK]: inventory.lockV1 }, { [LOCK]: inventory.lockV2 });
     // Five unrelated comments, with the page size at 2: the sticky one ends up on page 4.
     mock.maxPageSize = 2;
     for (let i = 0; i < 4; i++) mock.addComment(PR, `LGTM ${i}`, { login: 'bob', type: 'User' });
@@ -95,18 +95,19 @@ describe('the sticky comment', () => {
     expect(errors[0]!.properties).toContain(`file=${LOCK},line=${line}`);
     expect(first.annotations.filter((a) => a.level === 'notice').length).toBeLessThanOrEqual(10);
 
-    // A reviewer adds the approval label: same comment, now saying who approved; the gate passes.
+    // A reviewer adds the approval label (the labeled event runs the review): same comment, now saying who approved; the gate passes.
     mock.labels.set(PR, ['contract-change-approved']);
     mock.events.set(PR, [{ event: 'labeled', label: { name: 'contract-change-approved' }, actor: { login: 'carol' } }]);
     mock.permissions.set('carol', { permission: 'write', role_name: 'maintain' });
-    const second = await run({ command: V2, 'sarif-path': 'contracts.sarif' });
+    const labeled = pullRequestPayload({ number: PR, baseSha, headSha, action: 'labeled', label: 'contract-change-approved', sender: 'carol', labels: ['contract-change-approved'] });
+    const second = await run({ command: V2, 'sarif-path': 'contracts.sarif' }, { payload: labeled });
     expect(second.code).toBe(0);
     expect(mock.count('POST', /\/comments$/)).toBe(1);
     expect(mock.count('PATCH', /\/issues\/comments\/\d+$/)).toBe(1);
     expect(created.body).toContain('**Approved by label** `contract-change-approved` (added by `@carol`)');
     expect(second.outputs.gate).toBe('pass');
 
-    // Nothing changed: nothing is sent.
+    // Nothing changed (a later event by someone else, held to what the label approved): nothing is sent.
     const third = await run({ command: V2, 'sarif-path': 'contracts.sarif' });
     expect(third.code).toBe(0);
     expect(mock.count('POST', /\/comments$/)).toBe(1);
@@ -240,7 +241,7 @@ describe('the gate', () => {
   });
 
   test('a stale head lockfile fails with the one command that fixes it, even with the approval label', async () => {
-    const { run } = pullRequest({ [LOCK]: inventory.lockV1 }, { [LOCK]: inventory.lockV1 }, { labels: ['contract-change-approved'] });
+    const { run } = pullRequest({ [LOCK]: inventory.lockV1 }, { [LOCK]: inventory.lockV1 }, { labels: ['contract-change-approved'], action: 'labeled', label: 'contract-change-approved', sender: 'carol' });
     mock.labels.set(PR, ['contract-change-approved']);
     mock.events.set(PR, [{ event: 'labeled', label: { name: 'contract-change-approved' }, actor: { login: 'carol' } }]);
     mock.permissions.set('carol', { permission: 'admin' });

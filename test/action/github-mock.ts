@@ -33,7 +33,7 @@ export interface LoggedRequest {
 export class GitHubMock {
   readonly comments = new Map<number, MockComment[]>();
   readonly labels = new Map<number, string[]>();
-  readonly events = new Map<number, Array<{ event: string; label?: { name: string }; actor: { login: string } }>>();
+  readonly events = new Map<number, Array<{ event: string; label?: { name: string }; actor: { login: string }; created_at?: string }>>();
   /** ref → path → text */
   readonly files = new Map<string, Map<string, string>>();
   /** Pull requests as pulls.get returns them (the fields the Action reads). */

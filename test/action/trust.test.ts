@@ -173,6 +173,23 @@ describe('a review file is data, not a verdict', () => {
     expect(approved).toMatchObject({ gate: { pass: true, review: 'approved' }, approval: { label: 'ok', by: 'carol' } });
   });
 
+  test('what an approval covers comes from the comment\'s record, and the version check is recomputed from the versions', () => {
+    const twoBreaks = reportOf({ create_order: [delta('BREAKING', 'aaaa1111aaaa1111'), delta('BREAKING', 'cccc3333cccc3333')] });
+    const claims = forged({
+      report: twoBreaks,
+      approvalCoverage: { label: 'ok', by: 'carol', approvedFingerprints: ['aaaa1111aaaa1111', 'cccc3333cccc3333'], newSinceApproval: [] },
+      release: { bump: 'none', previousVersion: '1.4.0', currentVersion: '1.5.0', check: 'ok', mode: 'fail' },
+    });
+    const record = { label: 'ok', by: 'carol', at: '', fingerprints: ['aaaa1111aaaa1111'] };
+    const vouched = vouchReview(claims, { runConclusion: 'success', approveLabel: 'ok', approval: { label: 'ok', by: 'carol' }, approvalRecord: record });
+    expect(vouched.approvalCoverage).toEqual({ label: 'ok', by: 'carol', approvedFingerprints: ['aaaa1111aaaa1111'], newSinceApproval: ['cccc3333cccc3333'] });
+    expect(vouched.release).toMatchObject({ bump: 'major', check: 'too-small', requiredVersion: '2.0.0' });
+    expect(vouched.gate.pass).toBe(false);
+    expect(vouched.gate.failures).toHaveLength(2);
+    // Without an approval, no coverage is shown, whatever the file says.
+    expect(vouchReview(claims, { runConclusion: 'success', approveLabel: 'ok' }).approvalCoverage).toBeUndefined();
+  });
+
   test('a passing review is shown as passing only when the run that wrote it succeeded', () => {
     const clean = forged({ report: reportOf({}) });
     expect(vouchReview(clean, { runConclusion: 'success', approveLabel: 'ok' }).gate).toMatchObject({ pass: true, review: 'clean' });

@@ -65,3 +65,20 @@ describe('an empty config', () => {
     }
   });
 });
+
+describe('a config that holds only an allow list', () => {
+  it('applies beside --command, --url or --file, and without one says what to give (exit 2)', async () => {
+    const repo = repoWith({ allow: [{ fingerprint: '66f62fc1562086e9', reason: 'delete_order was never used', expires: '2030-03-01' }] });
+    const lock = await cli(['lock', '--quiet'], { cwd: repo });
+    expect(lock.code).toBe(2);
+    expect(lock.stderr).toContain('lists no servers: it only holds an allow list, which applies when --command, --url or --file names the server. Give one of those, or add a "servers" object to the file.');
+    const today = { MCP_CONTRACT_GUARD_TODAY: '2030-01-01' };
+    await cli(['lock', '--quiet', '--command', `node ${example('v1')}`], { cwd: repo });
+    // The allow list accepts the removal of delete_order; the four other BREAKING changes still block.
+    const check = await cli(['check', '--quiet', '--command', `node ${example('v2')}`], { cwd: repo, env: today });
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain('Accepted by the allow list (1):');
+    expect(check.stdout).toContain('✗ 4 changes at or above --fail-on BREAKING (4 BREAKING), not accepted by the allow list:');
+    expect(check.stdout).toContain('"expires": "2030-04-01"} to "allow"');
+  });
+});

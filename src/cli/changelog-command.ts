@@ -1,0 +1,176 @@
+/**
+ * `changelog`: the contract changes of each release, read from git history. The lockfile is
+ * read at each release tag on the first-parent history (the mainline releases are cut from)
+ * and at each later commit that changed it; consecutive versions are diffed. Every read is
+ * bounded: so many commits, so many versions, so many bytes per version.
+ */
+import { execFile } from 'node:child_process';
+import { relative, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { LOCKFILE_NAME, LockfileError, parseLockfile } from '../contract/lockfile.js';
+import { emptyContracts, type Contracts } from '../contract/model.js';
+import { diffContracts } from '../diff/index.js';
+import { UserError } from '../errors.js';
+import { changelogSection, renderChangelogJson, renderChangelogMarkdown, type Changelog, type ChangelogSection } from '../report/changelog.js';
+import type { Runner } from './commands.js';
+import { CommandContext } from './context.js';
+
+/** Most mainline commits walked, and most lockfile versions read: older ones are left out, and the changelog says so. */
+const MAX_COMMITS = 100_000;
+const MAX_VERSIONS = 500;
+/** A lockfile version larger than this is not read (twice what one capture may hold). */
+const MAX_LOCKFILE_BYTES = 128 * 1024 * 1024;
+
+const exec = promisify(execFile);
+
+interface Commit {
+  sha: string;
+  date: string;
+  subject: string;
+}
+
+export const run: Runner = async (args, io) => {
+  const context = new CommandContext(args, io);
+  if (args.positionals.length > 0) throw new UserError(`changelog takes no argument ("${args.positionals[0]}"): name the refs with --from and --to, the lockfile with --lockfile.`);
+  const git = gitIn(io.cwd);
+  const root = await git(['rev-parse', '--show-toplevel'], 'find the repository').catch(() => {
+    throw new UserError(`changelog reads the lockfile's history with git, but ${io.cwd} is not inside a git repository (or git is not installed).`);
+  });
+  const lockfile = resolve(io.cwd, args.flags.lockfile ?? LOCKFILE_NAME);
+  const path = relative(root.trim(), lockfile).split('\\').join('/');
+  if (path.startsWith('..')) throw new UserError(`The lockfile ${context.display(lockfile)} is outside the repository at ${root.trim()}.`);
+  const to = await commitOf(git, args.flags.to ?? 'HEAD', '--to');
+  const from = args.flags.from === undefined ? undefined : await commitOf(git, args.flags.from, '--from');
+  const range = [to, ...(from ? [`^${from}`] : [])];
+  const notes: string[] = [];
+
+  // The mainline, oldest first, each commit's tags, and the commits that changed the lockfile.
+  const mainline = parseCommits(await git(['log', '--first-parent', `--max-count=${MAX_COMMITS}`, '--format=%H%x1f%cs%x1f%s', ...range, '--'], 'list the commits')).reverse();
+  if (mainline.length === MAX_COMMITS) notes.push(`Only the newest ${MAX_COMMITS} commits were read: use --from to pick an older range.`);
+  const changedShas = (await git(['log', '--first-parent', `--max-count=${MAX_VERSIONS}`, '--format=%H', ...range, '--', path], 'list the commits that changed the lockfile')).split('\n').filter(Boolean);
+  if (changedShas.length === MAX_VERSIONS) notes.push(`Only the newest ${MAX_VERSIONS} versions of the lockfile were read: use --from to pick an older range.`);
+  if (changedShas.length === 0 && from === undefined) {
+    throw new UserError(`${path} was never committed on the history of ${args.flags.to ?? 'HEAD'}: commit the lockfile (mcp-contract-guard lock), or point --lockfile at it.`);
+  }
+  const changed = new Set(changedShas);
+  const tags = await tagsOf(git, new Set(mainline.map((c) => c.sha)));
+
+  // The points where a section ends: each tagged commit that follows a change, then each later change.
+  const points: Array<{ commit: Commit; tags: string[] }> = [];
+  let pending = false;
+  for (const commit of mainline) {
+    if (changed.has(commit.sha)) pending = true;
+    const named = tags.get(commit.sha);
+    if (named && pending) {
+      points.push({ commit, tags: named });
+      pending = false;
+    }
+  }
+  const lastTagged = points.at(-1)?.commit.sha;
+  const afterTags = lastTagged === undefined ? mainline : mainline.slice(mainline.findIndex((c) => c.sha === lastTagged) + 1);
+  for (const commit of afterTags) if (changed.has(commit.sha)) points.push({ commit, tags: [] });
+
+  const start = from ? await lockfileAt(git, from, path, notes) : ABSENT;
+  let previous = typeof start === 'symbol' ? undefined : start;
+  const sections: ChangelogSection[] = [];
+  for (const point of points) {
+    const read = await lockfileAt(git, point.commit.sha, path, notes);
+    if (read === UNREADABLE) continue;
+    const current = typeof read === 'symbol' ? undefined : read;
+    if (current === undefined && previous === undefined) continue;
+    const before = previous ?? emptyContracts({ name: current?.server.name ?? 'unknown' });
+    const after = current ?? emptyContracts({ name: before.server.name });
+    const report = await diffContracts(before, after);
+    previous = current;
+    if (report.summary.maxSeverity === null) continue;
+    context.progress(`${point.tags.join(', ') || point.commit.sha.slice(0, 7)}: ${report.summary.semverBump}`);
+    sections.push(
+      changelogSection(
+        {
+          tags: point.tags,
+          commit: point.commit.sha,
+          date: point.commit.date,
+          ...(point.tags.length === 0 ? { subject: point.commit.subject } : {}),
+          ...(before.server.version !== undefined ? { previousVersion: before.server.version } : {}),
+          ...(after.server.version !== undefined ? { version: after.server.version } : {}),
+        },
+        report,
+      ),
+    );
+  }
+  const changelog: Changelog = { lockfile: path, ...(args.flags.from !== undefined ? { from: args.flags.from } : {}), to: args.flags.to ?? 'HEAD', order: 'newest-first', sections: sections.reverse(), notes };
+  io.stdout(args.format === 'json' ? renderChangelogJson(changelog) : renderChangelogMarkdown(changelog));
+  return 0;
+};
+
+type Git = (args: string[], what: string) => Promise<string>;
+
+function gitIn(cwd: string): Git {
+  return async (args, what) => {
+    try {
+      const { stdout } = await exec('git', args, { cwd, maxBuffer: MAX_LOCKFILE_BYTES, encoding: 'utf8' });
+      return stdout;
+    } catch (error) {
+      const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim();
+      const tooLarge = (error as { code?: unknown }).code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER';
+      throw Object.assign(new Error(tooLarge ? `more than ${MAX_LOCKFILE_BYTES / 1024 / 1024} MiB` : stderr.split('\n')[0] || (error as Error).message), { what, stderr });
+    }
+  };
+}
+
+async function commitOf(git: Git, ref: string, flag: string): Promise<string> {
+  if (ref.startsWith('-')) throw new UserError(`${flag} names a commit, tag or branch; got "${ref}".`);
+  try {
+    return (await git(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], `resolve ${flag}`)).trim();
+  } catch {
+    throw new UserError(`${flag} ${ref} is not a commit, tag or branch of this repository (fetch it first if it lives on a remote: git fetch --tags).`);
+  }
+}
+
+function parseCommits(text: string): Commit[] {
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [sha = '', date = '', subject = ''] = line.split('\x1f');
+      return { sha, date, subject };
+    });
+}
+
+/** The tags of each commit among `commits` (annotated tags peeled to their commit), sorted by name. */
+async function tagsOf(git: Git, commits: Set<string>): Promise<Map<string, string[]>> {
+  const text = await git(['for-each-ref', '--format=%(refname:strip=2)%1f%(objectname)%1f%(*objectname)', 'refs/tags'], 'list the tags');
+  const tags = new Map<string, string[]>();
+  for (const line of text.split('\n').filter(Boolean)) {
+    const [name = '', object = '', peeled = ''] = line.split('\x1f');
+    const commit = peeled || object;
+    if (!commits.has(commit)) continue;
+    tags.set(commit, [...(tags.get(commit) ?? []), name].sort());
+  }
+  return tags;
+}
+
+const ABSENT = Symbol('absent');
+const UNREADABLE = Symbol('unreadable');
+
+/**
+ * The lockfile at a commit: ABSENT when the commit has none (everything in it is new, or gone),
+ * UNREADABLE when it cannot be read or trusted (said in `notes`; that version is skipped).
+ */
+async function lockfileAt(git: Git, commit: string, path: string, notes: string[]): Promise<Contracts | typeof ABSENT | typeof UNREADABLE> {
+  let text: string;
+  try {
+    text = await git(['show', `${commit}:${path}`], 'read the lockfile');
+  } catch (error) {
+    if (/does not exist in|exists on disk, but not in/.test(String((error as { stderr?: unknown }).stderr ?? ''))) return ABSENT;
+    notes.push(`${path} at ${commit.slice(0, 7)} could not be read (${(error as Error).message}): that version is left out, the next one is compared with the one before it.`);
+    return UNREADABLE;
+  }
+  try {
+    return parseLockfile(text, `${path} at ${commit.slice(0, 7)}`);
+  } catch (error) {
+    if (!(error instanceof LockfileError)) throw error;
+    notes.push(`${error.message} That version is left out: the next one is compared with the one before it.`);
+    return UNREADABLE;
+  }
+}

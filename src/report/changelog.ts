@@ -1,0 +1,124 @@
+/**
+ * The contract changelog: the changes of each release, as a consumer of the server reads them
+ * in a CHANGELOG (Breaking / Changed / Added / Deprecated / Removed), each section with the
+ * release its changes call for under semantic versioning. Built from diff reports between
+ * lockfile versions (the `changelog` command reads them from git history); rendered as
+ * Markdown or JSON. Names and messages come from servers: escaped for Markdown.
+ */
+import { ENTRY_NOUN, type EntryKind } from '../contract/model.js';
+import { releaseVerdict } from '../policy/semver.js';
+import { entryReports, type DiffReport, type RuleKind, type SemverBump, type Severity } from '../protocol/index.js';
+import { mdCode, mdText } from './escape.js';
+
+export const CHANGE_GROUPS = ['breaking', 'changed', 'added', 'deprecated', 'removed'] as const;
+export type ChangeGroup = (typeof CHANGE_GROUPS)[number];
+
+const GROUP_TITLE: Readonly<Record<ChangeGroup, string>> = { breaking: 'Breaking', changed: 'Changed', added: 'Added', deprecated: 'Deprecated', removed: 'Removed' };
+
+/** Entries and capabilities that appeared or went away: Added and Removed, whatever their severity. */
+const ADDED: ReadonlySet<RuleKind> = new Set<RuleKind>(['tool-added', 'prompt-added', 'resource-added', 'resource-template-added', 'capability-added']);
+const REMOVED: ReadonlySet<RuleKind> = new Set<RuleKind>(['tool-removed', 'prompt-removed', 'resource-removed', 'resource-template-removed', 'capability-withdrawn']);
+
+export interface ChangelogItem {
+  kind: EntryKind | 'server';
+  name: string;
+  severity: Severity;
+  rule: RuleKind;
+  field: string;
+  message: string;
+  fingerprint: string;
+}
+
+/** Where a section ends, and the server's versions on either side. */
+export interface SectionFacts {
+  /** The release tags at the section's commit; empty for a commit that no release holds yet. */
+  tags: string[];
+  commit: string;
+  /** The commit's date, YYYY-MM-DD. */
+  date: string;
+  /** The commit's subject, for a section of one untagged commit. */
+  subject?: string;
+  /** The server's version (serverInfo.version) as the lockfile records it, at the start and at the end of the section. */
+  previousVersion?: string;
+  version?: string;
+}
+
+export interface ChangelogSection extends SectionFacts {
+  semverBump: SemverBump;
+  /** Set when the recorded version went up by less than the changes call for. */
+  versionNote?: string;
+  changes: Record<ChangeGroup, ChangelogItem[]>;
+}
+
+export interface Changelog {
+  lockfile: string;
+  from?: string;
+  to: string;
+  /** Sections are listed newest first. */
+  order: 'newest-first';
+  sections: ChangelogSection[];
+  /** Versions that could not be read, ranges cut short: said once, at the end. */
+  notes: string[];
+}
+
+function groupOf(rule: RuleKind, severity: Severity): ChangeGroup {
+  if (ADDED.has(rule)) return 'added';
+  if (REMOVED.has(rule)) return 'removed';
+  if (rule === 'deprecation-added') return 'deprecated';
+  return severity === 'BREAKING' ? 'breaking' : 'changed';
+}
+
+/** One section: the changes of `report` grouped, its semver bump, and whether the recorded version says it. */
+export function changelogSection(facts: SectionFacts, report: DiffReport): ChangelogSection {
+  const changes = Object.fromEntries(CHANGE_GROUPS.map((g) => [g, [] as ChangelogItem[]])) as Record<ChangeGroup, ChangelogItem[]>;
+  for (const { kind, name, entry } of entryReports(report)) {
+    for (const d of entry.deltas) {
+      changes[groupOf(d.kind, d.severity)].push({ kind, name, severity: d.severity, rule: d.kind, field: d.field, message: d.message, fingerprint: d.fingerprint });
+    }
+  }
+  const bump = report.summary.semverBump;
+  const section: ChangelogSection = { ...facts, semverBump: bump, changes };
+  const verdict = releaseVerdict({ bump, ...(facts.previousVersion !== undefined ? { previous: facts.previousVersion } : {}), ...(facts.version !== undefined ? { current: facts.version } : {}), mode: 'warn' });
+  if (verdict.check === 'too-small' && verdict.message !== undefined) section.versionNote = verdict.message;
+  return section;
+}
+
+export function renderChangelogJson(changelog: Changelog): string {
+  return `${JSON.stringify(changelog, null, 2)}\n`;
+}
+
+export function renderChangelogMarkdown(changelog: Changelog): string {
+  const range = changelog.from === undefined ? `up to ${mdCode(changelog.to)}` : `from ${mdCode(changelog.from)} to ${mdCode(changelog.to)}`;
+  const lines = [
+    `# Contract changelog of ${mdCode(changelog.lockfile)}`,
+    '',
+    `Newest first, ${range}. Each release tag's section compares the lockfile there with the previous tag's; changes no tag holds yet are listed per commit.`,
+  ];
+  if (changelog.sections.length === 0) lines.push('', 'No contract changes in this range.');
+  for (const section of changelog.sections) lines.push('', ...sectionLines(section));
+  if (changelog.notes.length > 0) lines.push('', ...changelog.notes.map((note) => `> ${mdText(note)}`));
+  return `${lines.join('\n')}\n`;
+}
+
+function sectionLines(section: ChangelogSection): string[] {
+  const what = section.tags.length > 0 ? section.tags.map(mdText).join(', ') : `${mdCode(section.commit.slice(0, 7))}${section.subject !== undefined ? ` ${mdText(section.subject)}` : ''}`;
+  const version =
+    section.version === undefined ? '' : section.previousVersion !== undefined && section.previousVersion !== section.version ? ` · server ${mdCode(section.previousVersion)} → ${mdCode(section.version)}` : ` · server ${mdCode(section.version)}`;
+  const lines = [`## ${what} (${section.date})`, '', `Semver: **${section.semverBump}**${version}`];
+  if (section.versionNote !== undefined) lines.push('', `> [!WARNING]\n> ${mdText(section.versionNote)}`);
+  for (const group of CHANGE_GROUPS) {
+    const items = section.changes[group];
+    if (items.length === 0) continue;
+    lines.push('', `### ${GROUP_TITLE[group]}`, '', ...items.map((item) => itemLine(item, group)));
+  }
+  return lines;
+}
+
+function itemLine(item: ChangelogItem, group: ChangeGroup): string {
+  const noun = item.kind === 'server' ? 'server' : ENTRY_NOUN[item.kind];
+  const subject = `${noun} ${mdCode(item.name)}`;
+  // Added and Removed say it all with the entry's name; the others need the change.
+  if ((group === 'added' || group === 'removed') && item.field === '') return `- ${subject}`;
+  const severity = group === 'changed' ? ` (${item.severity})` : '';
+  return `- ${subject}${severity}: ${mdText(item.message)}`;
+}
