@@ -56,6 +56,20 @@ const reviewSchema = z
     allowNotes: z.array(text(3_000)).max(1_000),
     reproduce: z.array(text(3_000)).max(20),
     notes: z.array(text(3_000)).max(100),
+    approvalCoverage: z.object({ approvedFingerprints: z.array(text(200)).max(10_000), newSinceApproval: z.array(text(200)).max(10_000) }).strict().optional(),
+    release: z
+      .object({
+        bump: z.enum(['major', 'minor', 'patch', 'none']),
+        previousVersion: text(200).optional(),
+        currentVersion: text(200).optional(),
+        requiredVersion: text(200).optional(),
+        check: z.enum(['ok', 'too-small', 'unknown', 'off']),
+        mode: z.enum(['fail', 'warn', 'off']),
+        message: text(2_000).optional(),
+      })
+      .strict()
+      .optional(),
+    runUrl: text(1_000).optional(),
   })
   .strict();
 

@@ -24,13 +24,13 @@ import { entryAnnotations, selectAnnotations, type Annotation } from './annotati
 import { DEFAULT_RETRY, GitHubApi, isPermissionError, isTransient } from './api.js';
 import { checkoutTree, commitTree, repoPath, repoRootOf, type Tree } from './baseline.js';
 import { parseBundle, renderBundle, BUNDLE_VERSION, type ReviewBundle } from './bundle.js';
-import { renderComment, renderQuietComment } from './comment.js';
+import { renderComment, renderFailedReview, renderQuietComment, runLink } from './comment.js';
 import { planEvent, type EventPlan, type PullRequestInfo, type RunContext } from './event.js';
 import { readInputs, type ActionInputs } from './inputs.js';
 import { inert } from './log.js';
 import { mdCodeBlock, plural, shortSha } from './markdown.js';
 import { readWorkspaceFile, writeOutputFile, type FileRoots } from './paths.js';
-import { privilegePolicy } from './privilege.js';
+import { PRIVILEGED_EVENTS, privilegePolicy } from './privilege.js';
 import { Redactor } from './redact.js';
 import { lockCommand, reproduceCommands } from './reproduce.js';
 import { hasSomethingToSay, reviewGate, type ServerReview } from './review.js';
@@ -90,6 +90,8 @@ const log = {
 export async function runAction(): Promise<void> {
   // The first line of the log, before any work: what ran, on what (the cold-start bench waits for it).
   core.info(`mcp-contract-guard: ${githubContext.eventName ?? 'local'} run${process.env.GITHUB_REPOSITORY ? ` in ${process.env.GITHUB_REPOSITORY}` : ''}.`);
+  /** Set once a review run could comment: its sticky comments then say when it fails. */
+  let commenting: { api: GitHubApi; context: RunContext; inputs: ActionInputs } | undefined;
   try {
     const runner = await runnerOf();
     const inputs = readInputs((name) => core.getInput(name), runner.workspace);
@@ -103,6 +105,8 @@ export async function runAction(): Promise<void> {
       repo: repoOf(),
     };
     const api = inputs.token === '' ? undefined : new GitHubApi(inputs.token, context.repo, log, retryPolicy());
+    // Under a privileged event a run that fails writes nothing: it may be failing on a refusal.
+    if (api && inputs.mode !== 'comment-only' && inputs.comment !== 'never' && !PRIVILEGED_EVENTS.includes(context.eventName)) commenting = { api, context, inputs };
     if (inputs.mode === 'comment-only') await commentOnly(inputs, context, runner, api);
     else await review(inputs, context, runner, api);
   } catch (error) {
@@ -110,6 +114,7 @@ export async function runAction(): Promise<void> {
       error instanceof UserError ? error.message : `Unexpected failure: ${errorMessage(error)}. This is a bug in mcp-contract-guard; please report it with the log of this step.`,
     );
     core.setFailed(message);
+    if (commenting) await replaceWithFailure(commenting, message);
     // The summary is written on every run, this one included: the message, never a stack trace.
     await writeSummary(`## MCP contract review\n\n> [!CAUTION]\n> The review could not run:\n\n${mdCodeBlock(message, 'text')}\n`).catch(() => undefined);
     // For a bug, the stack goes to the log (not the summary), where a report can quote it.
@@ -391,6 +396,8 @@ function finishReview(
   if (label.approval && gate.review === 'approved') review.approval = label.approval;
   if (label.ignored !== undefined && gate.review === 'blocked') review.approvalIgnored = label.ignored;
   if (plan.pr) review.approveLabel = inputs.approveLabel;
+  const url = runUrl();
+  if (url !== undefined) review.runUrl = url;
   return review;
 }
 
@@ -490,6 +497,35 @@ async function postComments(api: GitHubApi, issue: number, reviews: ServerReview
 }
 
 /**
+ * A review run that failed before it could review (a malformed config pushed, a base it
+ * cannot read…): each sticky comment of this job on the pull request describes an older
+ * commit, so it is replaced by why this one could not be reviewed. None is created: the failed
+ * check already shows on the pull request. The next good run puts the review back.
+ */
+async function replaceWithFailure({ api, context, inputs }: { api: GitHubApi; context: RunContext; inputs: ActionInputs }, message: string): Promise<void> {
+  try {
+    const plan = planEvent(context, inputs.baselineRef);
+    if (!plan.pr) return;
+    for (const comment of await api.stickyCommentsOfJob(plan.pr.number, context.job)) {
+      const marker = (comment.body ?? '').split(/\r?\n/, 1)[0] as string;
+      const body = redactor.redact(renderFailedReview({ marker, headSha: plan.headSha, why: message, runUrl: runUrl() }));
+      const update = planComment({ mode: 'always', existing: comment, changed: true, body, quietBody: body });
+      if (update.action !== 'update') continue;
+      await api.updateComment(update.id, update.body);
+      log.info(`Comment ${comment.html_url ?? `#${comment.id}`}: replaced by why this commit could not be reviewed.`);
+    }
+  } catch (error) {
+    log.warning(`Could not update the contract comment to say that this run failed: ${errorMessage(error)}.`);
+  }
+}
+
+/** This run's page, whose summary holds the full report: `$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID`. */
+function runUrl(): string | undefined {
+  const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: id } = process.env;
+  return server && repository && id ? `${server.replace(/\/+$/, '')}/${repository}/actions/runs/${id}` : undefined;
+}
+
+/**
  * A POST that failed on a transient error may still have created the comment: look for it
  * before trying again, so a flaky network never leaves two sticky comments.
  */
@@ -522,10 +558,17 @@ async function commentOnly(inputs: ActionInputs, context: RunContext, runner: Ru
   const bundle = parseBundle(text, relative(runner.workspace, path) || path);
   const repository = `${context.repo.owner}/${context.repo.repo}`;
   if (bundle.repository !== repository) throw new UserError(`The review file is for ${bundle.repository}, but this run is in ${repository}.`);
-  const triggering = context.eventName === 'workflow_run' ? (context.payload.workflow_run as { head_sha?: string; conclusion?: string } | undefined) : undefined;
+  const triggering = context.eventName === 'workflow_run' ? (context.payload.workflow_run as { head_sha?: string; conclusion?: string; html_url?: unknown } | undefined) : undefined;
+  // The run that wrote the file has the full report in its summary; the file's own link is not believed.
+  const url = runLink(typeof triggering?.html_url === 'string' ? triggering.html_url : undefined) ?? runUrl();
+  const bundled = bundle.reviews.map((review) => {
+    const linked = { ...review };
+    delete linked.runUrl;
+    return url === undefined ? linked : { ...linked, runUrl: url };
+  });
   const vouch = { approveLabel: inputs.approveLabel, ...(typeof triggering?.conclusion === 'string' ? { runConclusion: triggering.conclusion } : {}) };
   const warnings: string[] = [];
-  let reviews = bundle.reviews.map((review) => vouchReview(review, vouch));
+  let reviews = bundled.map((review) => vouchReview(review, vouch));
   if (bundle.pullRequest === null) {
     warnings.push('The review file is not about a pull request (its run was not triggered by one): nothing to comment on.');
   } else if (!api) {
@@ -540,7 +583,7 @@ async function commentOnly(inputs: ActionInputs, context: RunContext, runner: Ru
     } else {
       const label = await approvalOf({ number: bundle.pullRequest, labels: [] }, inputs.approveLabel, api);
       if (label.ignored) log.info(label.ignored);
-      reviews = bundle.reviews.map((review) => vouchReview(review, { ...vouch, ...(label.approval ? { approval: label.approval } : {}), ...(label.ignored !== undefined ? { approvalIgnored: label.ignored } : {}) }));
+      reviews = bundled.map((review) => vouchReview(review, { ...vouch, ...(label.approval ? { approval: label.approval } : {}), ...(label.ignored !== undefined ? { approvalIgnored: label.ignored } : {}) }));
       warnings.push(...(await postComments(api, bundle.pullRequest, reviews, inputs)));
     }
   }
