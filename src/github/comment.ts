@@ -1,7 +1,8 @@
+import { ENTRY_KINDS, countOf, type EntryKind } from '../contract/model.js';
 import type { Delta, Severity } from '../protocol/index.js';
 import { truncate } from '../report/escape.js';
 import { DETAIL_LEVELS, partialNote, renderDetails, renderDigest, truncateMarkdown, type DetailLevel, type MarkdownOptions } from '../report/markdown.js';
-import { mdCode, mdCodeBlock, mdText, plural, quietMention, shortSha } from './markdown.js';
+import { mdCode, mdCodeBlock, mdText, quietMention, shortSha } from './markdown.js';
 import type { ServerReview } from './review.js';
 import { commentMarker } from './sticky.js';
 
@@ -19,7 +20,7 @@ export const SUMMARY_LIMIT = 900_000;
  */
 export function renderComment(review: ServerReview, maxLength = COMMENT_LIMIT): string {
   const marker = commentMarker(review.id, review.job);
-  if (review.report === null || review.gate.review === 'unknown') {
+  if (review.report === null) {
     return renderFailedReview({ marker, headSha: review.headSha, name: review.name, why: review.reviewError ?? review.gate.failures.join('\n'), runUrl: review.runUrl, footer: footer(review) });
   }
   return renderReview(review, { opening: [marker], closing: [footer(review)], maxLength, fullReport: runLink(review.runUrl) ? `the [job summary](${runLink(review.runUrl)}) of this run, or its delta artifact,` : 'the job summary of this run, or its delta artifact,' });
@@ -48,7 +49,7 @@ export function renderFailedReview(options: { marker: string; headSha: string; n
   return [
     options.marker,
     `> [!CAUTION]\n> **Could not review ${what} at ${mdCode(shortSha(options.headSha))}**, so this check fails. What went wrong:`,
-    mdCodeBlock(truncate(options.why, 6_000), 'text'),
+    whatWentWrong(options.why),
     `Fix what it says (${log} has the details) and push again: the next run replaces this comment with the review. Until then, the review of an earlier commit is no longer shown here.`,
     options.footer ?? footerLinks(options.runUrl),
   ]
@@ -58,8 +59,8 @@ export function renderFailedReview(options: { marker: string; headSha: string; n
 
 /** The job summary section for one server: the same content, with the summary's own size limit. */
 export function renderSummarySection(review: ServerReview, maxLength: number): string {
-  if (review.report === null || review.gate.review === 'unknown') {
-    return `> [!CAUTION]\n> **Could not review ${serverName(review.name)}** at ${mdCode(shortSha(review.headSha))}, so this check fails. What went wrong:\n\n${mdCodeBlock(truncate(review.reviewError ?? review.gate.failures.join('\n'), 6_000), 'text')}\n`;
+  if (review.report === null) {
+    return `> [!CAUTION]\n> **Could not review ${serverName(review.name)}** at ${mdCode(shortSha(review.headSha))}, so this check fails. What went wrong:\n\n${whatWentWrong(review.reviewError ?? review.gate.failures.join('\n'))}\n`;
   }
   return renderReview(review, { opening: [], closing: [], maxLength, fullReport: 'the delta artifact of this run' });
 }
@@ -141,8 +142,9 @@ function verdict(review: ServerReview): string {
       return `✅ **Contract gate passed**: no change reaches ${threshold} (${changesIn(everyChange(review))}).${release}`;
     case 'not-gated':
       return `The contract gate is off (${mdCode('fail-on: never')}): this review only reports ${changesIn(everyChange(review))}.${release}`;
-    case 'clean':
-    case 'unknown': {
+    case 'unknown':
+      return alert('CAUTION', `**Could not review ${name}** at ${mdCode(shortSha(review.headSha))}, so this check fails. What went wrong:`);
+    case 'clean': {
       const changes = everyChange(review);
       return changes.length === 0 ? '✅ **Contract gate passed**: no contract changes.' : `✅ **Contract gate passed** (${changesIn(changes)}).${release}`;
     }
@@ -173,18 +175,12 @@ function everyChange(review: ServerReview): Array<{ entry: string; severity: Sev
   const report = review.report;
   if (!report) return out;
   if (report.server) for (const d of report.server.deltas) out.push({ entry: 'server.', severity: d.severity });
-  for (const kind of ['tools', 'prompts', 'resources', 'resourceTemplates'] as const) {
+  for (const kind of ENTRY_KINDS) {
     for (const [name, entry] of Object.entries(report[kind])) for (const d of entry.deltas) out.push({ entry: `${kind}.${name}`, severity: d.severity });
   }
   return out;
 }
 
-const ENTRY_NOUNS: Record<string, [string, string]> = {
-  tools: ['tool', 'tools'],
-  prompts: ['prompt', 'prompts'],
-  resources: ['resource', 'resources'],
-  resourceTemplates: ['resource template', 'resource templates'],
-};
 
 /** "116 breaking changes in 8 tools, 3 prompts and 101 resources", "2 breaking and 1 risky changes in 2 tools". */
 function changesIn(changes: ReadonlyArray<{ entry: string; severity: Severity }>): string {
@@ -196,16 +192,30 @@ function changesIn(changes: ReadonlyArray<{ entry: string; severity: Severity }>
     const kind = dot < 0 ? entry : entry.slice(0, dot);
     entries.set(kind, (entries.get(kind) ?? new Set()).add(entry));
   }
-  const places = [...entries.entries()].map(([kind, names]) => (kind === 'server' ? 'the server itself' : plural(names.size, ...(ENTRY_NOUNS[kind] ?? [kind, kind]))));
+  const places = [...entries.entries()].map(([kind, names]) => (isEntryKind(kind) ? countOf(kind, names.size) : 'the server itself'));
   return `${andList(counts)} in ${andList(places)}`;
+}
+
+function isEntryKind(kind: string): kind is EntryKind {
+  return (ENTRY_KINDS as readonly string[]).includes(kind);
 }
 
 function andList(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }
 
+/**
+ * Why a review could not be made: one paragraph reads as text (it wraps), output of several
+ * lines (a server's stderr) as a code block.
+ */
+function whatWentWrong(why: string): string {
+  const text = truncate(why, 6_000);
+  return /\r|\n/.test(text) ? mdCodeBlock(text, 'text') : `> ${mdText(text)}`;
+}
+
 function problems(review: ServerReview): string[] {
   const out: string[] = [];
+  if (review.reviewError !== undefined) out.push(whatWentWrong(review.reviewError));
   if (review.stale !== undefined) {
     const consequence = review.lockfileCheck === 'fail' ? ' This check fails until it is fixed.' : '';
     out.push(`> [!WARNING]\n> **Stale lockfile**: ${mdText(truncate(review.stale.message, 2_000))} Fix it with ${mdCode(review.stale.command)} and commit ${mdCode(review.lockfile)}.${consequence}`);

@@ -12,7 +12,7 @@
  * top and where the rest is.
  */
 import { diffArrays } from 'diff';
-import { ENTRY_NOUN, type EntryKind } from '../contract/model.js';
+import { ENTRY_NOUN, countOf, type EntryKind } from '../contract/model.js';
 import { SEVERITIES, canonicalJson, entryReports, summarize, type Delta, type DiffReport, type Severity } from '../protocol/index.js';
 import { mdCell, mdCode, mdCodeBlock, mdText, truncate } from './escape.js';
 import { describeChanges, kindWords } from './phrases.js';
@@ -78,8 +78,6 @@ const REWORDING_WIDTH = 100;
 const REWORDING_MAX_LINES = 40;
 const REWORDED_KINDS: ReadonlySet<string> = new Set(['description-changed', 'title-changed', 'instructions-changed']);
 
-const PLURAL_NOUN: Readonly<Record<Where, string>> = { tools: 'tools', prompts: 'prompts', resources: 'resources', resourceTemplates: 'resource templates', server: 'servers' };
-
 /** The report alone, as `diff --format markdown` prints it. */
 export function renderMarkdown(report: DiffReport, options: MarkdownOptions = {}): string {
   const maxLength = Math.max(1_000, options.maxLength ?? 65_000);
@@ -112,7 +110,7 @@ export function renderDigest(report: DiffReport, options: Pick<MarkdownOptions, 
 }
 
 /** `🔴 3 breaking · 🟢 2 safe`: the severities that occur. */
-export function countsLine(report: DiffReport): string {
+function countsLine(report: DiffReport): string {
   const { counts } = report.summary;
   return SEVERITIES.filter((s) => counts[s] > 0)
     .map((s) => `${BADGES[s]} ${counts[s]} ${s.toLowerCase()}`)
@@ -168,7 +166,7 @@ function namesOf(where: Where, names: readonly string[], allTools: boolean): str
   const max = where === 'tools' ? MAX_TOOLS_PER_ROW : MAX_OTHERS_PER_ROW;
   const shown = names.slice(0, max).map((n) => mdCode(truncate(n, 100)));
   const more = names.length > max ? ` and ${names.length - max} more` : '';
-  const noun = allTools ? '' : `${names.length === 1 ? ENTRY_NOUN[where] : PLURAL_NOUN[where]} `;
+  const noun = allTools ? '' : `${ENTRY_NOUN[where]}${names.length === 1 ? '' : 's'} `;
   return `${noun}${shown.join(', ')}${more}`;
 }
 
@@ -281,7 +279,7 @@ function entriesOf(entries: readonly Located[], withNoun: boolean): string {
   const more = entries.length > MAX_NAMES_PER_CHANGE ? ` and ${entries.length - MAX_NAMES_PER_CHANGE} more` : '';
   if (!withNoun) return `${names.join(', ')}${more}`;
   if (entries.length === 1) return `${ENTRY_NOUN[first.where]} ${names[0]}`;
-  return `${entries.length} ${PLURAL_NOUN[first.where]}: ${names.join(', ')}${more}`;
+  return `${countOf(first.where, entries.length)}: ${names.join(', ')}${more}`;
 }
 
 /** A change in full: the sentence, then where it is (path, rule, values), then a rewording as a diff. */
