@@ -86,7 +86,7 @@ export function verdictText({ gate, acceptedBy }: Judgement, failOn: FailOn): st
 
 function deltaLine({ kind, name, delta }: LocatedDelta): string {
   const field = delta.field === '' ? '' : ` ${terminalText(truncate(delta.field, 200))}`;
-  return `${delta.severity} ${ENTRY_NOUN[kind]} ${terminalText(truncate(name, 200))}${field} [${delta.fingerprint}]`;
+  return `${delta.severity} ${kind === 'server' ? 'server' : ENTRY_NOUN[kind]} ${terminalText(truncate(name, 200))}${field} [${delta.fingerprint}]`;
 }
 
 /**

@@ -86,6 +86,11 @@ const GENERATOR_CONVENTIONS: ReadonlyArray<{ name: string; why: string; apply: (
     },
   },
   {
+    name: 'listed values decide the type',
+    why: 'nullable enums are often written type [T, "null"] beside an enum that never lists null: a value must be listed, so a type no listed value has admits nothing',
+    apply: typeOfListedValues,
+  },
+  {
     name: 'a union of constants is an enum',
     why: 'zod 3 (zod-to-json-schema) writes z.union([z.literal(…)]) as enum, zod 4 as anyOf of const branches',
     apply: constantUnions,
@@ -159,6 +164,17 @@ function plainObjectParts(schema: JsonObject): void {
   delete schema.allOf;
   if (Object.keys(properties).length > 0) schema.properties = properties;
   if (required.length > 0) schema.required = required;
+}
+
+/** With `enum` or `const`, a `type` list keeps only the types some listed value has (never none). */
+function typeOfListedValues(schema: JsonObject): void {
+  if (!Array.isArray(schema.type)) return;
+  const values = 'const' in schema ? [schema.const as JsonValue] : Array.isArray(schema.enum) ? schema.enum : undefined;
+  if (values === undefined) return;
+  const has = new Set(values.map(jsonTypeOf));
+  const kept = schema.type.filter((t) => has.has(t as string) || (t === 'number' && has.has('integer')));
+  if (kept.length === 0 || kept.length === schema.type.length) return;
+  schema.type = kept.length === 1 ? kept[0]! : kept;
 }
 
 /**

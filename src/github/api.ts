@@ -1,5 +1,5 @@
 import { getOctokit } from '@actions/github';
-import { findSticky, isMarked, type IssueComment } from './sticky.js';
+import { findSticky, isMarked, stickyMarkerOf, type IssueComment } from './sticky.js';
 
 export type Octokit = ReturnType<typeof getOctokit>;
 
@@ -91,6 +91,15 @@ export class GitHubApi {
     if (untrusted.length === 0) return undefined;
     const login = await this.ownLogin();
     return login === undefined ? undefined : findSticky(untrusted, marker, login);
+  }
+
+  /** The sticky comment of every server `job` has commented on, each as `findStickyComment` finds it. */
+  async stickyCommentsOfJob(issue: number, job: string): Promise<IssueComment[]> {
+    const comments = (await this.octokit.paginate(this.octokit.rest.issues.listComments, { ...this.repo, issue_number: issue, per_page: 100 })) as IssueComment[];
+    const marked = comments.filter((c) => stickyMarkerOf(c.body ?? '')?.job === job);
+    const markers = new Set(marked.map((c) => stickyMarkerOf(c.body ?? '')!.marker));
+    const login = marked.some((c) => c.user?.type !== 'Bot') ? await this.ownLogin() : undefined;
+    return [...markers].map((marker) => findSticky(marked, marker, login)).filter((c): c is IssueComment => c !== undefined);
   }
 
   async createComment(issue: number, body: string): Promise<IssueComment> {

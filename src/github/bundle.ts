@@ -73,6 +73,7 @@ const reviewSchema = z
       .strict()
       .optional(),
     allowList: z.object({ file: text(1_000), fileExists: z.boolean(), expires: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date like 2026-12-31') }).strict().optional(),
+    runUrl: text(1_000).optional(),
   })
   .strict();
 

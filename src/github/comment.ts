@@ -1,6 +1,8 @@
-import { renderMarkdown } from '../report/index.js';
+import { ENTRY_KINDS, countOf, type EntryKind } from '../contract/model.js';
+import type { Delta, Severity } from '../protocol/index.js';
 import { truncate } from '../report/escape.js';
-import { mdCode, mdCodeBlock, mdText, plural, quietMention, shortSha, truncateMarkdown } from './markdown.js';
+import { DETAIL_LEVELS, partialNote, renderDetails, renderDigest, truncateMarkdown, type DetailLevel, type MarkdownOptions } from '../report/markdown.js';
+import { mdCode, mdCodeBlock, mdText, quietMention, shortSha } from './markdown.js';
 import type { ServerReview } from './review.js';
 import { allowSnippet } from './allow-snippet.js';
 import { commentMarker } from './sticky.js';
@@ -10,78 +12,211 @@ export const COMMENT_LIMIT = 65_000;
 /** A job summary may hold 1 MiB per step; several servers share it. */
 export const SUMMARY_LIMIT = 900_000;
 
-const FULL_REPORT_NOTE = '> [!NOTE]\n> This comment was shortened to fit GitHub\'s size limit. The full report is in the job summary of this run and in its delta artifact.';
-
 /**
- * The sticky PR comment for one server: the marker, the gate's verdict, the report grouped by
- * severity, what was accepted, and how to reproduce it. Everything from the PR is escaped.
+ * The sticky PR comment for one server, read top-down in ten seconds: the gate's verdict in
+ * one paragraph (how many changes break callers, where, the release they call for, what to
+ * do), the digest (counts, what changes for callers, each fix once), then the detail collapsed
+ * per severity, what was accepted, how to reproduce it, and the links to the run. A review
+ * that could not be made gets the short failure body instead. Everything from the PR is escaped.
  */
 export function renderComment(review: ServerReview, maxLength = COMMENT_LIMIT): string {
   const marker = commentMarker(review.id, review.job);
-  const before = [marker, status(review), ...problems(review)].filter((s) => s !== '').join('\n\n');
-  const after = [accepted(review), allowSnippetSection(review, Math.floor(maxLength / 3)), notes(review), reproduce(review), footer(review)].filter((s) => s !== '').join('\n\n');
-  // The report gets what the fixed parts leave; they are bounded, so it always gets a fair share.
-  const room = maxLength - before.length - after.length - 8;
-  const report = review.report ? renderMarkdown(review.report, { title: title(review), maxLength: Math.max(1_000, room) }) : '';
-  const body = [before, report.trimEnd(), after].filter((s) => s !== '').join('\n\n') + '\n';
-  return truncateMarkdown(body, maxLength, FULL_REPORT_NOTE);
+  if (review.report === null) {
+    return renderFailedReview({ marker, headSha: review.headSha, name: review.name, why: review.reviewError ?? review.gate.failures.join('\n'), runUrl: review.runUrl, footer: footer(review) });
+  }
+  return renderReview(review, { opening: [marker], closing: [footer(review)], maxLength, fullReport: runLink(review.runUrl) ? `the [job summary](${runLink(review.runUrl)}) of this run, or its delta artifact,` : 'the job summary of this run, or its delta artifact,' });
 }
 
 /** The comment after a later push reverted every change: short, and still findable by its marker. */
 export function renderQuietComment(review: ServerReview): string {
-  const compared = review.baseline ? ` match ${mdCode(review.lockfile)} at ${mdText(review.baseline)}` : ' match the lockfile';
+  const compared = review.baseline ? ` match ${mdCode(review.lockfile)} at ${mdText(truncate(review.baseline, 300))}` : ' match the lockfile';
   return [
     commentMarker(review.id, review.job),
-    `### MCP contract changes in ${mdCode(review.name)}: none`,
+    `### MCP contract changes in ${serverName(review.name)}: none`,
     `✅ The contracts at ${shortSha(review.headSha)}${compared}. An earlier push to this pull request changed them; those changes are gone.`,
     footer(review),
   ].join('\n\n') + '\n';
 }
 
-/** The job summary section for one server: the same content, never shortened for the comment limit. */
+/**
+ * The sticky comment of a run that could not review at all (a malformed config pushed, a
+ * base that cannot be read…): it replaces the previous review, which described an older
+ * commit, with why and what to do. The next good run puts the review back.
+ */
+export function renderFailedReview(options: { marker: string; headSha: string; name?: string; why: string; runUrl?: string | undefined; footer?: string }): string {
+  const what = options.name === undefined ? 'the contracts' : serverName(options.name);
+  const link = runLink(options.runUrl);
+  const log = link ? `the log of the [workflow run](${link})` : 'the log of this workflow run';
+  return [
+    options.marker,
+    `> [!CAUTION]\n> **Could not review ${what} at ${mdCode(shortSha(options.headSha))}**, so this check fails. What went wrong:`,
+    whatWentWrong(options.why),
+    `Fix what it says (${log} has the details) and push again: the next run replaces this comment with the review. Until then, the review of an earlier commit is no longer shown here.`,
+    options.footer ?? footerLinks(options.runUrl),
+  ]
+    .filter((s) => s !== '')
+    .join('\n\n') + '\n';
+}
+
+/** The job summary section for one server: the same content, with the summary's own size limit. */
 export function renderSummarySection(review: ServerReview, maxLength: number): string {
-  const parts = [status(review), ...problems(review)];
-  if (review.report) parts.push(renderMarkdown(review.report, { title: title(review), maxLength: Math.max(1_000, maxLength - 4_000) }).trimEnd());
-  parts.push(accepted(review), allowSnippetSection(review, Math.floor(maxLength / 2)), notes(review), reproduce(review));
-  return truncateMarkdown(parts.filter((s) => s !== '').join('\n\n') + '\n', maxLength, '> [!NOTE]\n> Shortened to fit the job summary: the delta artifact holds the full report.');
+  if (review.report === null) {
+    return `> [!CAUTION]\n> **Could not review ${serverName(review.name)}** at ${mdCode(shortSha(review.headSha))}, so this check fails. What went wrong:\n\n${whatWentWrong(review.reviewError ?? review.gate.failures.join('\n'))}\n`;
+  }
+  return renderReview(review, { opening: [], closing: [], maxLength, fullReport: 'the delta artifact of this run' });
 }
 
-function title(review: ServerReview): string {
-  return `MCP contract changes in ${mdCode(review.name)}`;
+/**
+ * The verdict, the digest and the detail at the most detailed level that fits; past the
+ * least detailed one, the detail is cut, and the verdict, what was accepted, how to reproduce
+ * it and the links stay.
+ */
+function renderReview(review: ServerReview, layout: { opening: string[]; closing: string[]; maxLength: number; fullReport: string }): string {
+  const report = review.report!;
+  const options: MarkdownOptions = { fullReport: layout.fullReport, markOf: markOf(review) };
+  const top = (level: DetailLevel) => [...layout.opening, verdict(review), ...problems(review), level === 'full' ? '' : partialNote(options)];
+  const detail = (level: DetailLevel) => [renderDigest(report, options), renderDetails(report, level, options)];
+  const after = [accepted(review), allowSnippetSection(review, Math.floor(layout.maxLength / 3)), notes(review), reproduce(review)];
+  for (const level of DETAIL_LEVELS) {
+    const body = joinBlocks([...top(level), ...detail(level), ...after, ...layout.closing]);
+    if (body.length <= layout.maxLength) return body;
+  }
+  const head = joinBlocks(top('one-line'));
+  const end = joinBlocks(layout.closing);
+  const rest = joinBlocks(after);
+  const note = `> [!NOTE]\n> Cut here: ${layout.fullReport} has every change.`;
+  const room = layout.maxLength - head.length - end.length - 8;
+  const cutDetail = truncateMarkdown(joinBlocks(detail('one-line')), Math.max(room - rest.length, Math.floor(room / 2)), note);
+  const body = joinBlocks([head, cutDetail, truncateMarkdown(rest, Math.max(0, room - cutDetail.length), note), end]);
+  return truncateMarkdown(body, layout.maxLength, note);
 }
 
-function status(review: ServerReview): string {
-  const { gate, failOn } = review;
-  const threshold = failOn === 'never' ? '' : mdCode(`fail-on: ${failOn}`);
-  const count = gate.blocking.length;
+/** A server's name as the comment shows it: in code, and short (the server may name itself anything). */
+export function serverName(name: string): string {
+  return mdCode(truncate(name, 200));
+}
+
+function joinBlocks(blocks: readonly string[]): string {
+  return `${blocks.map((b) => b.trimEnd()).filter((b) => b !== '').join('\n\n')}\n`;
+}
+
+/** How each change is marked where it is listed: allow-listed, approved, or new since the approval. */
+function markOf(review: ServerReview): (delta: Delta) => string | undefined {
+  const accepted = new Set(review.accepted.map((a) => a.fingerprint));
+  const fresh = new Set(review.approvalCoverage?.newSinceApproval ?? []);
+  const approved = new Set(review.approvalCoverage?.approvedFingerprints ?? (review.gate.review === 'approved' ? review.gate.blocking.map((b) => b.fingerprint) : []));
+  return (delta) => {
+    if (accepted.has(delta.fingerprint)) return '✅ allow-listed';
+    if (fresh.has(delta.fingerprint)) return '🆕 new since the approval';
+    if (approved.has(delta.fingerprint)) return '✅ approved';
+    return undefined;
+  };
+}
+
+/** The gate's verdict in one paragraph: pass or fail, how many changes where, the release they call for, what to do. */
+function verdict(review: ServerReview): string {
+  const { gate } = review;
+  const name = serverName(review.name);
+  const threshold = mdCode(`fail-on: ${review.failOn}`);
+  const release = releaseSentence(review);
+  const alert = (kind: 'CAUTION' | 'NOTE', text: string) => `> [!${gate.pass ? kind : 'CAUTION'}]\n> ${text}`;
   switch (gate.review) {
-    case 'unknown':
-      return `> [!CAUTION]\n> **Could not review ${mdCode(review.name)}** at ${shortSha(review.headSha)}, so this check fails. What went wrong:`;
     case 'blocked': {
-      const how = review.approveLabel
-        ? `If they are intended, add the label ${mdCode(review.approveLabel)} to this pull request, or accept them by fingerprint in the ${mdCode('allow')} list of ${mdCode('mcp-contract-guard.config.json')} (snippet below).`
-        : `If they are intended, accept them by fingerprint in the ${mdCode('allow')} list of ${mdCode('mcp-contract-guard.config.json')} (snippet below).`;
-      const ignored = review.approvalIgnored !== undefined ? `\n>\n> ${mdText(review.approvalIgnored)}` : '';
-      return `> [!CAUTION]\n> **Contract gate failed**: ${plural(count, 'change')} at or above ${threshold} ${count === 1 ? 'is' : 'are'} not approved. ${how}${ignored}`;
+      const fresh = new Set(review.approvalCoverage?.newSinceApproval ?? []);
+      const label = review.approveLabel === undefined ? '' : mdCode(review.approveLabel);
+      const allowList = 'accept them in the allow-list (entries below)';
+      const ignored = review.approvalIgnored !== undefined ? `\n>\n> ${mdText(truncate(review.approvalIgnored, 2_000))}` : '';
+      if (fresh.size > 0 && label !== '') {
+        const newer = gate.blocking.filter((b) => fresh.has(b.fingerprint));
+        return alert('CAUTION', `**Contract gate failed** for ${name}: ${changesIn(newer)} ${newer.length === 1 ? 'is' : 'are'} new since the label ${label} was added (marked 🆕 below), and the label approves only what it saw.${release} If they are intended too, remove the label and add it again, or ${allowList}.`);
+      }
+      const how = label !== '' ? `If they are intended, add the label ${label} to this pull request, or ${allowList}.` : `If they are intended, ${allowList}.`;
+      return alert('CAUTION', `**Contract gate failed** for ${name}: ${changesIn(gate.blocking)} ${gate.blocking.length === 1 ? 'is' : 'are'} not approved.${release} ${how}${ignored}`);
     }
     case 'approved': {
       const by = review.approval?.by ? ` (added by ${quietMention(review.approval.by)})` : '';
-      return `> [!NOTE]\n> **Approved by label** ${mdCode(review.approval?.label ?? '')}${by}: the gate passes despite ${plural(count, 'change')} at or above ${threshold}.`;
+      return alert('NOTE', `**Approved by label** ${mdCode(review.approval?.label ?? '')}${by}: the gate passes despite ${changesIn(gate.blocking)} at or above ${threshold}.${release}`);
     }
     case 'accepted':
-      return `> [!NOTE]\n> **Contract gate passed**: every change at or above ${threshold} is accepted by the allow-list (listed below).`;
+      return alert('NOTE', `**Contract gate passed**: every change at or above ${threshold} is accepted by the allow-list (listed below).${release}`);
     case 'below-threshold':
-      return `**Contract gate passed**: no change reaches ${threshold}.`;
+      return `✅ **Contract gate passed**: no change reaches ${threshold} (${changesIn(everyChange(review))}).${release}`;
     case 'not-gated':
-      return `The contract gate is off (${mdCode('fail-on: never')}): this review only reports.`;
-    case 'clean':
-      return '**Contract gate passed**: no contract changes.';
+      return `The contract gate is off (${mdCode('fail-on: never')}): this review only reports ${changesIn(everyChange(review))}.${release}`;
+    case 'unknown':
+      return alert('CAUTION', `**Could not review ${name}** at ${mdCode(shortSha(review.headSha))}, so this check fails. What went wrong:`);
+    case 'clean': {
+      const changes = everyChange(review);
+      return changes.length === 0 ? '✅ **Contract gate passed**: no contract changes.' : `✅ **Contract gate passed** (${changesIn(changes)}).${release}`;
+    }
   }
+}
+
+/** " They call for a **major** release…": the semver verdict, and the version needed when the head's is too small. */
+function releaseSentence(review: ServerReview): string {
+  const release = review.release;
+  const bump = release?.bump ?? review.report?.summary.semverBump ?? 'none';
+  if (bump === 'none') return '';
+  const calls = ` They call for a **${bump}** release`;
+  const previous = release?.previousVersion;
+  const current = release?.currentVersion;
+  if (release?.check === 'too-small') {
+    const needed = release.requiredVersion !== undefined ? `: **version ${mdCode(release.requiredVersion)} or later**${current !== undefined ? `, but the server says ${mdCode(current)}` : ''}` : '';
+    const consequence = release.mode === 'fail' ? ' The version check fails until then.' : '';
+    const message = release.requiredVersion === undefined && release.message !== undefined ? ` ${mdText(truncate(release.message, 500))}` : '';
+    return `${calls}${needed}.${message}${consequence}`;
+  }
+  if (release?.check === 'ok' && previous !== undefined && current !== undefined) return `${calls}, and the version says so (${mdCode(previous)} → ${mdCode(current)}).`;
+  return `${calls}.`;
+}
+
+/** Every change of the report as the gate lists them: entry and severity. */
+function everyChange(review: ServerReview): Array<{ entry: string; severity: Severity }> {
+  const out: Array<{ entry: string; severity: Severity }> = [];
+  const report = review.report;
+  if (!report) return out;
+  if (report.server) for (const d of report.server.deltas) out.push({ entry: 'server.', severity: d.severity });
+  for (const kind of ENTRY_KINDS) {
+    for (const [name, entry] of Object.entries(report[kind])) for (const d of entry.deltas) out.push({ entry: `${kind}.${name}`, severity: d.severity });
+  }
+  return out;
+}
+
+
+/** "116 breaking changes in 8 tools, 3 prompts and 101 resources", "2 breaking and 1 risky changes in 2 tools". */
+function changesIn(changes: ReadonlyArray<{ entry: string; severity: Severity }>): string {
+  const bySeverity = (['BREAKING', 'RISKY', 'SAFE', 'COSMETIC'] as const).map((s) => [s, changes.filter((c) => c.severity === s).length] as const).filter(([, n]) => n > 0);
+  const counts = bySeverity.map(([s, n], i) => (i === bySeverity.length - 1 ? `${n} ${s.toLowerCase()} change${n === 1 && bySeverity.length === 1 ? '' : 's'}` : `${n} ${s.toLowerCase()}`));
+  const entries = new Map<string, Set<string>>();
+  for (const { entry } of changes) {
+    const dot = entry.indexOf('.');
+    const kind = dot < 0 ? entry : entry.slice(0, dot);
+    entries.set(kind, (entries.get(kind) ?? new Set()).add(entry));
+  }
+  const places = [...entries.entries()].map(([kind, names]) => (isEntryKind(kind) ? countOf(kind, names.size) : 'the server itself'));
+  return `${andList(counts)} in ${andList(places)}`;
+}
+
+function isEntryKind(kind: string): kind is EntryKind {
+  return (ENTRY_KINDS as readonly string[]).includes(kind);
+}
+
+function andList(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+/**
+ * Why a review could not be made: one paragraph reads as text (it wraps), output of several
+ * lines (a server's stderr) as a code block.
+ */
+function whatWentWrong(why: string): string {
+  const text = truncate(why, 6_000);
+  return /\r|\n/.test(text) ? mdCodeBlock(text, 'text') : `> ${mdText(text)}`;
 }
 
 function problems(review: ServerReview): string[] {
   const out: string[] = [];
-  if (review.reviewError !== undefined) out.push(mdCodeBlock(truncate(review.reviewError, 6_000), 'text'));
+  if (review.reviewError !== undefined) out.push(whatWentWrong(review.reviewError));
   if (review.stale !== undefined) {
     const consequence = review.lockfileCheck === 'fail' ? ' This check fails until it is fixed.' : '';
     out.push(`> [!WARNING]\n> **Stale lockfile**: ${mdText(truncate(review.stale.message, 2_000))} Fix it with ${mdCode(review.stale.command)} and commit ${mdCode(review.lockfile)}.${consequence}`);
@@ -111,7 +246,9 @@ function allowSnippetSection(review: ServerReview, maxLength: number): string {
   const snippet = allowSnippet(review);
   if (!snippet) return '';
   if (snippet.text.length > maxLength) {
-    return `The ${snippet.count} allow-list entries for these changes are too many for this comment: copy them from the job summary of this run, into ${mdCode(snippet.file)}.`;
+    const link = runLink(review.runUrl);
+    const summary = link ? `the [job summary](${link}) of this run` : 'the job summary of this run';
+    return `The ${snippet.count} allow-list entries for these changes are too many for this comment: copy them from ${summary}, into ${mdCode(snippet.file)}.`;
   }
   const where = snippet.form === 'file' ? `Create ${mdCode(snippet.file)} with:` : `Add to the ${mdCode('allow')} list of ${mdCode(snippet.file)}:`;
   const body = `${where}\n\n${mdCodeBlock(snippet.text, 'json')}`;
@@ -130,8 +267,22 @@ function reproduce(review: ServerReview): string {
 }
 
 function footer(review: ServerReview): string {
-  const base = review.baseline ? `${mdText(review.baseline)} → ` : '';
+  const base = review.baseline ? `${mdText(truncate(review.baseline, 300))} → ` : '';
   const head = { server: 'the server', lockfile: 'the lockfile', file: 'the contracts file', removed: 'removed from the config' }[review.headSource];
-  return `<sub>mcp-contract-guard · job ${mdCode(review.job)} · ${base}${head} at ${shortSha(review.headSha)}</sub>`;
+  return footerLinks(review.runUrl, `job ${mdCode(review.job)} · ${base}${head} at ${shortSha(review.headSha)}`);
 }
 
+function footerLinks(runUrl: string | undefined, context = ''): string {
+  const link = runLink(runUrl);
+  const run = link ? ` · [workflow run](${link}): its job summary has the full report` : '';
+  return `<sub>mcp-contract-guard${run}${context ? ` · ${context}` : ''}</sub>`;
+}
+
+/**
+ * The run's URL when it is one (`https://HOST/OWNER/REPO/actions/runs/ID`), else undefined:
+ * in `comment-only` mode it comes from a review file a pull request may have forged, and a
+ * link is only ever made to a workflow run.
+ */
+export function runLink(url: string | undefined): string | undefined {
+  return url !== undefined && /^https?:\/\/[A-Za-z0-9.-]+(:\d+)?(\/[A-Za-z0-9_.-]+){2,3}\/actions\/runs\/\d+$/.test(url) ? url : undefined;
+}

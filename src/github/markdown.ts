@@ -6,7 +6,8 @@
  */
 import { mdCode } from '../report/escape.js';
 
-export { htmlText, mdCode, mdCodeBlock, mdText } from '../report/escape.js';
+export { htmlText, mdCell, mdCode, mdCodeBlock, mdText } from '../report/escape.js';
+export { truncateMarkdown } from '../report/markdown.js';
 
 /** A GitHub login shown without pinging it (inside a code span a mention is inert). */
 export function quietMention(login: string): string {
@@ -20,31 +21,4 @@ export function plural(count: number, one: string, many = `${one}s`): string {
 /** The first seven hex digits of a commit, as GitHub shows it; other refs unchanged. */
 export function shortSha(ref: string): string {
   return /^[0-9a-f]{40}$/i.test(ref) ? ref.slice(0, 7) : ref;
-}
-
-/**
- * Cut Markdown to at most `max` characters at a line boundary, closing what the cut left open
- * (a code fence, `<details>` blocks) so the rest of the page still renders, then `note`.
- */
-export function truncateMarkdown(text: string, max: number, note: string): string {
-  if (text.length <= max) return text;
-  const reserve = note.length + 200;
-  let cut = text.lastIndexOf('\n', Math.max(0, max - reserve));
-  if (cut < 0) cut = Math.max(0, max - reserve);
-  const kept = text.slice(0, cut);
-  let fence: string | null = null;
-  let openDetails = 0;
-  for (const line of kept.split('\n')) {
-    const match = /^\s*(`{3,})/.exec(line);
-    if (match) {
-      const run = match[1] as string;
-      if (fence === null) fence = run;
-      else if (run.length >= fence.length && line.trim() === run) fence = null;
-      continue;
-    }
-    if (fence !== null) continue;
-    openDetails += (line.match(/<details[\s>]/g) ?? []).length - (line.match(/<\/details>/g) ?? []).length;
-  }
-  const closers = [fence ?? '', ...Array.from({ length: Math.max(0, openDetails) }, () => '</details>')].filter((s) => s !== '');
-  return `${kept}\n${closers.join('\n')}${closers.length ? '\n' : ''}\n${note}\n`;
 }

@@ -27,13 +27,13 @@ import { DEFAULT_RETRY, GitHubApi, isPermissionError, isTransient } from './api.
 import { checkoutTree, commitTree, repoPath, repoRootOf, type Tree } from './baseline.js';
 import { parseBundle, renderBundle, BUNDLE_VERSION, type ReviewBundle } from './bundle.js';
 import { readApprovalRecord, renderApprovalRecord, withApprovalRecord } from './approval-record.js';
-import { COMMENT_LIMIT, renderComment, renderQuietComment } from './comment.js';
+import { COMMENT_LIMIT, renderComment, renderFailedReview, renderQuietComment, runLink } from './comment.js';
 import { planEvent, type EventPlan, type PullRequestInfo, type RunContext } from './event.js';
 import { readInputs, type ActionInputs } from './inputs.js';
 import { inert } from './log.js';
 import { mdCodeBlock, plural, shortSha } from './markdown.js';
 import { readWorkspaceFile, writeOutputFile, type FileRoots } from './paths.js';
-import { privilegePolicy } from './privilege.js';
+import { PRIVILEGED_EVENTS, privilegePolicy } from './privilege.js';
 import { Redactor } from './redact.js';
 import { lockCommand, reproduceCommands } from './reproduce.js';
 import { hasSomethingToSay, reviewCoverage, reviewGate, type ServerReview } from './review.js';
@@ -95,6 +95,8 @@ const log = {
 export async function runAction(): Promise<void> {
   // The first line of the log, before any work: what ran, on what (the cold-start bench waits for it).
   core.info(`mcp-contract-guard: ${githubContext.eventName ?? 'local'} run${process.env.GITHUB_REPOSITORY ? ` in ${process.env.GITHUB_REPOSITORY}` : ''}.`);
+  /** Set once a review run could comment: its sticky comments then say when it fails. */
+  let commenting: { api: GitHubApi; context: RunContext; inputs: ActionInputs } | undefined;
   try {
     const runner = await runnerOf();
     const inputs = readInputs((name) => core.getInput(name), runner.workspace);
@@ -108,6 +110,8 @@ export async function runAction(): Promise<void> {
       repo: repoOf(),
     };
     const api = inputs.token === '' ? undefined : new GitHubApi(inputs.token, context.repo, log, retryPolicy());
+    // Under a privileged event a run that fails writes nothing: it may be failing on a refusal.
+    if (api && inputs.mode !== 'comment-only' && inputs.comment !== 'never' && !PRIVILEGED_EVENTS.includes(context.eventName)) commenting = { api, context, inputs };
     if (inputs.mode === 'comment-only') await commentOnly(inputs, context, runner, api);
     else await review(inputs, context, runner, api);
   } catch (error) {
@@ -115,6 +119,7 @@ export async function runAction(): Promise<void> {
       error instanceof UserError ? error.message : `Unexpected failure: ${errorMessage(error)}. This is a bug in mcp-contract-guard; please report it with the log of this step.`,
     );
     core.setFailed(message);
+    if (commenting) await replaceWithFailure(commenting, message);
     // The summary is written on every run, this one included: the message, never a stack trace.
     await writeSummary(`## MCP contract review\n\n> [!CAUTION]\n> The review could not run:\n\n${mdCodeBlock(message, 'text')}\n`).catch(() => undefined);
     // For a bug, the stack goes to the log (not the summary), where a report can quote it.
@@ -471,6 +476,8 @@ function finishReview(draft: Draft, run: Run, context: RunContext, judged: Judge
   if (plan.pr) review.approveLabel = inputs.approveLabel;
   if (release) review.release = { ...release, ...(release.message !== undefined ? { message: redact(release.message) } : {}) };
   review.allowList = { file: judged.allowFile.path, fileExists: judged.allowFile.exists, expires: offeredExpiry(judged.today, inputs.allowMaxDays) };
+  const url = runUrl();
+  if (url !== undefined) review.runUrl = url;
   return review;
 }
 
@@ -584,6 +591,35 @@ async function postComments(
 }
 
 /**
+ * A review run that failed before it could review (a malformed config pushed, a base it
+ * cannot read…): each sticky comment of this job on the pull request describes an older
+ * commit, so it is replaced by why this one could not be reviewed. None is created: the failed
+ * check already shows on the pull request. The next good run puts the review back.
+ */
+async function replaceWithFailure({ api, context, inputs }: { api: GitHubApi; context: RunContext; inputs: ActionInputs }, message: string): Promise<void> {
+  try {
+    const plan = planEvent(context, inputs.baselineRef);
+    if (!plan.pr) return;
+    for (const comment of await api.stickyCommentsOfJob(plan.pr.number, context.job)) {
+      const marker = (comment.body ?? '').split(/\r?\n/, 1)[0] as string;
+      const body = redactor.redact(renderFailedReview({ marker, headSha: plan.headSha, why: message, runUrl: runUrl() }));
+      const update = planComment({ mode: 'always', existing: comment, changed: true, body, quietBody: body });
+      if (update.action !== 'update') continue;
+      await api.updateComment(update.id, update.body);
+      log.info(`Comment ${comment.html_url ?? `#${comment.id}`}: replaced by why this commit could not be reviewed.`);
+    }
+  } catch (error) {
+    log.warning(`Could not update the contract comment to say that this run failed: ${errorMessage(error)}.`);
+  }
+}
+
+/** This run's page, whose summary holds the full report: `$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID`. */
+function runUrl(): string | undefined {
+  const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: id } = process.env;
+  return server && repository && id ? `${server.replace(/\/+$/, '')}/${repository}/actions/runs/${id}` : undefined;
+}
+
+/**
  * A POST that failed on a transient error may still have created the comment: look for it
  * before trying again, so a flaky network never leaves two sticky comments.
  */
@@ -618,11 +654,20 @@ async function commentOnly(inputs: ActionInputs, context: RunContext, runner: Ru
   if (bundle.repository !== repository) throw new UserError(`The review file is for ${bundle.repository}, but this run is in ${repository}.`);
   const triggering =
     context.eventName === 'workflow_run'
-      ? (context.payload.workflow_run as { head_sha?: string; conclusion?: string; triggering_actor?: { login?: string } | null; actor?: { login?: string } | null } | undefined)
+      ? (context.payload.workflow_run as
+          | { head_sha?: string; conclusion?: string; html_url?: unknown; triggering_actor?: { login?: string } | null; actor?: { login?: string } | null }
+          | undefined)
       : undefined;
+  // The run that wrote the file has the full report in its summary; the file's own link is not believed.
+  const url = runLink(typeof triggering?.html_url === 'string' ? triggering.html_url : undefined) ?? runUrl();
+  const bundled = bundle.reviews.map((review) => {
+    const linked = { ...review };
+    delete linked.runUrl;
+    return url === undefined ? linked : { ...linked, runUrl: url };
+  });
   const vouch = { approveLabel: inputs.approveLabel, ...(typeof triggering?.conclusion === 'string' ? { runConclusion: triggering.conclusion } : {}) };
   const warnings: string[] = [];
-  let reviews = bundle.reviews.map((review) => vouchReview(review, vouch));
+  let reviews = bundled.map((review) => vouchReview(review, vouch));
   if (bundle.pullRequest === null) {
     warnings.push('The review file is not about a pull request (its run was not triggered by one): nothing to comment on.');
   } else if (!api) {
@@ -639,9 +684,9 @@ async function commentOnly(inputs: ActionInputs, context: RunContext, runner: Ru
       if (label.ignored) log.info(label.ignored);
       // Who caused the reviewed run (its re-runner, for a re-run): the file cannot say it, GitHub's event does.
       const triggeredBy = triggering?.triggering_actor?.login ?? triggering?.actor?.login;
-      const present = bundle.reviews.map((r) => ({ id: r.id, job: r.job, present: r.report ? needingApproval(r.report, r.failOn) : null }));
+      const present = bundled.map((r) => ({ id: r.id, job: r.job, present: r.report ? needingApproval(r.report, r.failOn) : null }));
       const coverages = await coveragesOf(present, label, { issue: bundle.pullRequest, triggeredBy }, api);
-      reviews = bundle.reviews.map((review, i) => {
+      reviews = bundled.map((review, i) => {
         const coverage = coverages[i];
         const approved = coverage && 'record' in coverage && label.approval ? { approval: label.approval, approvalRecord: coverage.record } : {};
         const ignored = coverage && 'ignored' in coverage ? coverage.ignored : label.ignored;

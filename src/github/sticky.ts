@@ -14,6 +14,18 @@ export function markerValue(value: string): string {
   return encodeURIComponent(value).replace(/-/g, '%2D');
 }
 
+/** The marker on a comment's first line and the job it names; undefined when it carries none. */
+export function stickyMarkerOf(body: string): { marker: string; job: string } | undefined {
+  const marker = body.split(/\r?\n/, 1)[0] ?? '';
+  const match = /^<!-- mcp-contract-guard:sticky server=[^\s]* job=([^\s]*) -->$/.exec(marker);
+  if (!match) return undefined;
+  try {
+    return { marker, job: decodeURIComponent(match[1] as string) };
+  } catch {
+    return undefined;
+  }
+}
+
 export interface IssueComment {
   id: number;
   body?: string | null;

@@ -1,10 +1,10 @@
 import { largestBump, overallVersionCheck } from '../policy/semver.js';
 import { SEVERITIES, maxSeverityOf, type Severity } from '../protocol/index.js';
-import { renderSummarySection, SUMMARY_LIMIT } from './comment.js';
-import { mdCode, mdText } from './markdown.js';
+import { renderSummarySection, serverName, SUMMARY_LIMIT } from './comment.js';
+import { truncate } from '../report/escape.js';
+import { BADGES } from '../report/markdown.js';
+import { mdCell, mdText } from './markdown.js';
 import type { ServerReview } from './review.js';
-
-const BADGE: Record<Severity, string> = { BREAKING: '🔴', RISKY: '🟠', SAFE: '🟢', COSMETIC: '⚪' };
 
 /**
  * The job summary: one table over every server, the run's warnings, then each server's full
@@ -16,17 +16,17 @@ export function renderSummary(reviews: ServerReview[], warnings: string[]): stri
     lines.push('| Server | Worst change | BREAKING | RISKY | SAFE | COSMETIC | Lockfile | Gate |', '| --- | --- | ---: | ---: | ---: | ---: | --- | --- |');
     for (const review of reviews) {
       const counts = review.report?.summary.counts;
-      const worst = review.report === null ? '⚠️ not compiled' : review.report.summary.maxSeverity === null ? 'none' : `${BADGE[review.report.summary.maxSeverity]} ${review.report.summary.maxSeverity}`;
+      const worst = review.report === null ? '⚠️ not compiled' : review.report.summary.maxSeverity === null ? 'none' : `${BADGES[review.report.summary.maxSeverity]} ${review.report.summary.maxSeverity}`;
       const cells = SEVERITIES.map((s) => (counts ? String(counts[s]) : '–'));
       const lockfile = review.stale ? '⚠️ stale' : review.headSource === 'server' && review.lockfileCheck !== 'off' && review.report ? 'fresh' : '–';
-      lines.push(`| ${mdCode(review.name)} | ${worst} | ${cells.join(' | ')} | ${lockfile} | ${gateCell(review)} |`);
+      lines.push(`| ${mdCell(serverName(review.name))} | ${worst} | ${cells.join(' | ')} | ${lockfile} | ${gateCell(review)} |`);
     }
     lines.push('');
   }
-  for (const warning of warnings) lines.push(`> [!WARNING]\n> ${mdText(warning)}`, '');
+  for (const warning of warnings) lines.push(`> [!WARNING]\n> ${mdText(truncate(warning, 3_000))}`, '');
   const head = `${lines.join('\n')}\n`;
   const share = Math.floor((SUMMARY_LIMIT - head.length) / Math.max(1, reviews.length));
-  const sections = reviews.map((r) => `### ${mdCode(r.name)}\n\n${renderSummarySection(r, Math.max(2_000, share - 200))}`);
+  const sections = reviews.map((r) => `### ${serverName(r.name)}\n\n${renderSummarySection(r, Math.max(2_000, share - 200))}`);
   return [head, ...sections].join('\n');
 }
 

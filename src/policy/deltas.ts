@@ -1,20 +1,22 @@
-import { ENTRY_KINDS, type EntryKind } from '../contract/model.js';
-import { SEVERITY_RANK, type Delta, type DiffReport } from '../protocol/index.js';
+import { entryReports, SEVERITY_RANK, type Delta, type DiffReport } from '../protocol/index.js';
+import type { EntryKind } from '../contract/model.js';
 
-/** A delta with the entry it belongs to. */
+/** A delta with the entry it belongs to (`server`: the server's own contract, named by the server). */
 export interface LocatedDelta {
-  kind: EntryKind;
+  kind: EntryKind | 'server';
   name: string;
   delta: Delta;
 }
 
-/** Every delta of a report, worst first (stable: report order within a severity). */
+/**
+ * Every delta of a report, the server's own included, worst first (stable: report order
+ * within a severity). Everything the gate judges comes from here, so a change to the server's
+ * instructions or capabilities is gated like a change to a tool.
+ */
 export function deltasOf(report: DiffReport): LocatedDelta[] {
   const out: LocatedDelta[] = [];
-  for (const kind of ENTRY_KINDS) {
-    for (const [name, entry] of Object.entries(report[kind] ?? {})) {
-      for (const delta of entry.deltas) out.push({ kind, name, delta });
-    }
+  for (const { kind, name, entry } of entryReports(report)) {
+    for (const delta of entry.deltas) out.push({ kind, name, delta });
   }
   return out.sort((a, b) => SEVERITY_RANK[b.delta.severity] - SEVERITY_RANK[a.delta.severity]);
 }

@@ -21,16 +21,27 @@ export { truncate } from '../protocol/index.js';
 const WORD_JOINER = '\u2060';
 
 /**
- * Text for Markdown prose (also safe inside a table cell): markdown and HTML metacharacters
- * backslash-escaped or turned into entities, line breaks flattened, `@mentions` and bare
- * links defused, invisible characters made visible.
+ * Text for Markdown prose: markdown and HTML metacharacters backslash-escaped (in prose
+ * GitHub consumes the backslash) or turned into entities, line breaks flattened, `@mentions`
+ * and bare links defused, invisible characters made visible. In a table cell, pass the
+ * result through `mdCell`.
  */
 export function mdText(text: string): string {
   return defuseLinks(
     oneLineWithEntities(text)
-      .replace(/([\\`*_[\]()#|~!$])/g, '\\$1')
+      .replace(/([\\`*_[\]()#~!$])/g, '\\$1')
       .replace(/^([+\-=]|\d+[.)])/, '\\$1'),
   );
+}
+
+/**
+ * Inline Markdown (built with `mdText` and `mdCode`) made fit for a GFM table cell: every
+ * `|` escaped, code spans included, since the table splits rows before it reads code spans
+ * and then removes the backslash. Outside a table the backslash would show in a code span.
+ */
+export function mdCell(inline: string): string {
+  // An odd run of backslashes already escapes the pipe; an even one (escaped backslashes) does not.
+  return inline.replace(/(\\*)\|/g, (match, run: string) => (run.length % 2 === 0 ? `${run}\\|` : match));
 }
 
 /** The common ground of Markdown and HTML text: visible, on one line, no markup characters. */
@@ -48,11 +59,12 @@ function defuseLinks(text: string): string {
 
 /**
  * An inline code span that holds any text: the fence is longer than any backtick run inside,
- * padded when the text starts or ends with a backtick, `|` escaped so a table survives, line
- * breaks flattened. Inside code nothing renders, so mentions and HTML are inert.
+ * padded when the text starts or ends with a backtick, line breaks flattened. Inside code
+ * nothing renders, so mentions and HTML are inert, and nothing is escaped (GitHub would show
+ * the backslash). In a table cell, pass the result through `mdCell`.
  */
 export function mdCode(text: string): string {
-  const flat = visibleText(text).replace(/\r\n|\r|\n/g, ' ').replace(/\|/g, '\\|');
+  const flat = visibleText(text).replace(/\r\n|\r|\n/g, ' ');
   const longest = Math.max(0, ...(flat.match(/`+/g) ?? []).map((run) => run.length));
   const fence = '`'.repeat(longest + 1);
   const pad = flat.startsWith('`') || flat.endsWith('`') || flat === '' ? ' ' : '';

@@ -1,130 +1,375 @@
 /**
- * The Markdown form, for pull-request comments and job summaries: counts per severity, then
- * one section per severity (worst first), one collapsible `<details>` per entry, each delta
- * with previous → current, a word-level diff when a text was reworded, and the fix for
- * BREAKING ones.
+ * The Markdown form, for pull-request comments, job summaries and `diff --format markdown`,
+ * digest first: the counts on one line; a table of what changes for callers, one row per entry
+ * in plain words (identical rows merged, so every entry is named in a few lines); each fix once
+ * per kind. Then the detail, collapsed per severity: identical changes grouped across entries,
+ * the sentence first and the path after, reworded text as a `diff` block.
  *
- * Server strings are escaped for the context they land in (prose, code span, HTML summary):
- * no markup, no HTML, no `@mention` pings, no links, no broken lists or tables. GitHub caps a
- * comment at 65,536 characters: past `maxLength` the rest is left out with a note saying how
- * many deltas were not shown.
+ * Server strings are escaped for the exact place they land (prose, code span, table cell,
+ * `<summary>`, code block): no markup, no HTML, no `@mention` pings, no links, no broken lists
+ * or tables, and no backslash left visible. Past `maxLength` detail goes before content: SAFE
+ * and COSMETIC changes down to their counts, then one line per change; the text says so at the
+ * top and where the rest is.
  */
-import { diffWords } from 'diff';
-import { ENTRY_KINDS, ENTRY_NOUN, type EntryKind } from '../contract/model.js';
-import { SEVERITIES, type Delta, type DiffReport, type Severity } from '../protocol/index.js';
-import { htmlText, mdCode, mdText, truncate } from './escape.js';
+import { diffArrays } from 'diff';
+import { ENTRY_NOUN, countOf, type EntryKind } from '../contract/model.js';
+import { SEVERITIES, canonicalJson, entryReports, summarize, type Delta, type DiffReport, type Severity } from '../protocol/index.js';
+import { mdCell, mdCode, mdCodeBlock, mdText, truncate } from './escape.js';
+import { describeChanges, kindWords } from './phrases.js';
 import { showValues } from './text.js';
-import { summarize } from '../protocol/index.js';
 
 export interface MarkdownOptions {
   /** Heading text (trusted; default "MCP contract changes"). */
   title?: string;
   /** Upper bound on the output length in characters (default 65,000: under GitHub's 65,536). */
   maxLength?: number;
-  /** Severities whose sections start expanded (default BREAKING and RISKY). */
-  expand?: readonly Severity[];
   /** Longest rendering of a previous/current value (default 300). */
   maxValueLength?: number;
+  /** A mark for a delta wherever it is listed, e.g. "✅ allow-listed" (trusted Markdown). */
+  markOf?: (delta: Delta) => string | undefined;
+  /** Where the whole report is, for what a shortened one leaves out (trusted Markdown). */
+  fullReport?: string;
 }
 
-const BADGES: Record<Severity, string> = { BREAKING: '🔴', RISKY: '🟠', SAFE: '🟢', COSMETIC: '⚪' };
-/** Texts longer than this are not word-diffed (the diff is quadratic in the worst case). */
-const WORD_DIFF_LIMIT = 5_000;
-const TRUNCATION_RESERVE = 400;
+/**
+ * How much the collapsed part shows, from everything down: SAFE and COSMETIC changes one line
+ * each, then only counted, then BREAKING and RISKY ones one line each too.
+ */
+export const DETAIL_LEVELS = ['full', 'minor-lines', 'major-only', 'one-line'] as const;
+export type DetailLevel = (typeof DETAIL_LEVELS)[number];
 
+/** How a severity's changes are shown at a level. */
+function shownAs(level: DetailLevel, severity: Severity): 'full' | 'lines' | 'count' {
+  const major = severity === 'BREAKING' || severity === 'RISKY';
+  if (level === 'full') return 'full';
+  if (major) return level === 'one-line' ? 'lines' : 'full';
+  return level === 'minor-lines' ? 'lines' : 'count';
+}
+
+export const BADGES: Readonly<Record<Severity, string>> = { BREAKING: '🔴', RISKY: '🟠', SAFE: '🟢', COSMETIC: '⚪' };
+
+type Where = EntryKind | 'server';
+
+/** A delta with the entry it belongs to. */
+interface Located {
+  where: Where;
+  name: string;
+  delta: Delta;
+}
+
+/** Changes identical but for their entry, listed once. */
+interface Change {
+  delta: Delta;
+  entries: Located[];
+  mark: string | undefined;
+}
+
+/** The digest table's bounds: past them, one row names the rest. */
+const MAX_ROWS = 30;
+const MAX_TOOLS_PER_ROW = 60;
+/** Prompts and resources come by the hundred (one per document): a few name the row. */
+const MAX_OTHERS_PER_ROW = 6;
+const MAX_PHRASES_PER_ROW = 4;
+/** Names listed in one grouped change of the detail. */
+const MAX_NAMES_PER_CHANGE = 100;
+/** Texts longer than this are not diffed (the diff is quadratic in the worst case). */
+const REWORDING_LIMIT = 5_000;
+const REWORDING_WIDTH = 100;
+const REWORDING_MAX_LINES = 40;
+const REWORDED_KINDS: ReadonlySet<string> = new Set(['description-changed', 'title-changed', 'instructions-changed']);
+
+/** The report alone, as `diff --format markdown` prints it. */
 export function renderMarkdown(report: DiffReport, options: MarkdownOptions = {}): string {
   const maxLength = Math.max(1_000, options.maxLength ?? 65_000);
-  const expand = new Set(options.expand ?? ['BREAKING', 'RISKY']);
-  const maxValue = options.maxValueLength ?? 300;
-  const { counts, maxSeverity } = report.summary;
   const title = options.title ?? 'MCP contract changes';
-
-  const head: string[] = [];
-  if (maxSeverity === null) {
-    return `### ${title}\n\nNo contract changes.\n`;
+  const { maxSeverity, semverBump } = report.summary;
+  if (maxSeverity === null) return `### ${title}\n\nNo contract changes.\n`;
+  const head = `### ${title}: ${BADGES[maxSeverity]} ${maxSeverity} (a ${semverBump} release)`;
+  const digest = renderDigest(report, options);
+  const render = (level: DetailLevel) => [head, level === 'full' ? '' : partialNote(options), digest, renderDetails(report, level, options)].filter((s) => s !== '').join('\n\n') + '\n';
+  for (const level of DETAIL_LEVELS) {
+    const text = render(level);
+    if (text.length <= maxLength) return text;
   }
-  head.push(`### ${title}: ${BADGES[maxSeverity]} ${maxSeverity}`, '');
-  head.push('| Severity | Changes |', '| --- | ---: |');
-  for (const s of SEVERITIES) head.push(`| ${BADGES[s]} ${s} | ${counts[s]} |`);
-  head.push('');
+  return truncateMarkdown(render('one-line'), maxLength, `> [!NOTE]\n> Cut here: ${fullReportOf(options)} has every change.`);
+}
 
-  let out = `${head.join('\n')}\n`;
-  const total = SEVERITIES.reduce((sum, s) => sum + counts[s], 0);
-  let shown = 0;
-  let truncated = false;
+/** The note at the top of a shortened report. */
+export function partialNote(options: Pick<MarkdownOptions, 'fullReport'>): string {
+  return `> [!NOTE]\n> **Partial report**: some detail is left out to fit the size limit. ${capitalize(fullReportOf(options))} has every change.`;
+}
 
-  sections: for (const severity of SEVERITIES) {
-    if (counts[severity] === 0) continue;
-    const section = `#### ${BADGES[severity]} ${severity} (${counts[severity]})\n\n`;
-    if (out.length + section.length + TRUNCATION_RESERVE > maxLength) {
-      truncated = true;
-      break;
+/**
+ * The digest: the counts on one line, what changes for callers (BREAKING, then RISKY), and
+ * each fix once. It names every entry with a BREAKING change in a few dozen lines at most.
+ */
+export function renderDigest(report: DiffReport, options: Pick<MarkdownOptions, 'markOf'> = {}): string {
+  if (report.summary.maxSeverity === null) return 'No contract changes.';
+  const located = locatedDeltas(report);
+  return [countsLine(report), callerTable(report, options.markOf), fixList(located)].filter((s) => s !== '').join('\n\n');
+}
+
+/** `🔴 3 breaking · 🟢 2 safe`: the severities that occur. */
+function countsLine(report: DiffReport): string {
+  const { counts } = report.summary;
+  return SEVERITIES.filter((s) => counts[s] > 0)
+    .map((s) => `${BADGES[s]} ${counts[s]} ${s.toLowerCase()}`)
+    .join(' · ');
+}
+
+interface Row {
+  severity: Severity;
+  where: Where;
+  names: string[];
+  what: string;
+}
+
+function callerTable(report: DiffReport, markOf: MarkdownOptions['markOf']): string {
+  const rows = new Map<string, Row>();
+  for (const severity of ['BREAKING', 'RISKY'] as const) {
+    for (const { kind: where, name, entry } of entryReports(report)) {
+      const deltas = entry.deltas.filter((d) => d.severity === severity);
+      if (deltas.length === 0) continue;
+      // Callers know the entry by its old name: a renamed one is listed under it.
+      const called = deltas.find((d) => d.renamedFrom !== undefined)?.renamedFrom ?? name;
+      const phrases = describeChanges(deltas);
+      const shown = phrases.length > MAX_PHRASES_PER_ROW ? [...phrases.slice(0, MAX_PHRASES_PER_ROW - 1), `${phrases.length - MAX_PHRASES_PER_ROW + 1} more changes`] : phrases;
+      const what = `${shown.join('; ')}${markSuffix(rowMark(deltas, markOf))}`;
+      const key = `${severity}|${where}|${what}`;
+      const row = rows.get(key);
+      if (row) row.names.push(called);
+      else rows.set(key, { severity, where, names: [called], what });
     }
-    out += section;
-    for (const kind of ENTRY_KINDS) {
-      for (const [name, entry] of Object.entries(report[kind] ?? {})) {
-        const deltas = entry.deltas.filter((d) => d.severity === severity);
-        if (deltas.length === 0) continue;
-        const open = `<details${expand.has(severity) ? ' open' : ''}>\n<summary>${summaryOf(kind, name, deltas.length)}</summary>\n\n`;
-        const close = '\n</details>\n\n';
-        if (out.length + open.length + close.length + TRUNCATION_RESERVE > maxLength) {
-          truncated = true;
-          break sections;
-        }
-        let block = open;
-        for (const delta of deltas) {
-          const item = deltaItem(delta, maxValue);
-          if (out.length + block.length + item.length + close.length + TRUNCATION_RESERVE > maxLength) {
-            if (block !== open) out += block + close;
-            truncated = true;
-            break sections;
-          }
-          block += item;
-          shown++;
-        }
-        out += block + close;
-      }
+  }
+  if (rows.size === 0) return '';
+  const all = [...rows.values()];
+  const kept = all.slice(0, MAX_ROWS);
+  const rest = all.slice(MAX_ROWS);
+  const allTools = all.every((r) => r.where === 'tools');
+  const lines = [
+    all.some((r) => r.severity === 'BREAKING') ? '#### What breaks for callers' : '#### What to review',
+    '',
+    `| | ${allTools ? 'Tool' : 'Name'} | What changes for callers |`,
+    '| --- | --- | --- |',
+    ...kept.map((r) => `| ${BADGES[r.severity]} | ${mdCell(namesOf(r.where, r.names, allTools))} | ${mdCell(r.what)} |`),
+  ];
+  if (rest.length > 0) {
+    const names = rest.flatMap((r) => r.names.map((n) => mdCode(truncate(n, 100))));
+    const listed = names.slice(0, MAX_TOOLS_PER_ROW).join(', ') + (names.length > MAX_TOOLS_PER_ROW ? ` and ${names.length - MAX_TOOLS_PER_ROW} more` : '');
+    lines.push(`| ${BADGES[rest[0]!.severity]} | ${mdCell(listed)} | ${rest.length} more kinds of change: see the detail below |`);
+  }
+  return lines.join('\n');
+}
+
+function namesOf(where: Where, names: readonly string[], allTools: boolean): string {
+  if (where === 'server') return 'the server';
+  const max = where === 'tools' ? MAX_TOOLS_PER_ROW : MAX_OTHERS_PER_ROW;
+  const shown = names.slice(0, max).map((n) => mdCode(truncate(n, 100)));
+  const more = names.length > max ? ` and ${names.length - max} more` : '';
+  const noun = allTools ? '' : `${ENTRY_NOUN[where]}${names.length === 1 ? '' : 's'} `;
+  return `${noun}${shown.join(', ')}${more}`;
+}
+
+/** One mark for a row: "new since the approval" if any delta is, else the mark all its deltas share. */
+function rowMark(deltas: readonly Delta[], markOf: MarkdownOptions['markOf']): string | undefined {
+  if (!markOf) return undefined;
+  const marks = deltas.map((d) => markOf(d));
+  const first = marks[0];
+  return marks.every((m) => m === first) ? first : undefined;
+}
+
+function markSuffix(mark: string | undefined): string {
+  return mark === undefined ? '' : ` · ${mark}`;
+}
+
+/** Each distinct fix of the BREAKING changes, once, with the kinds it fixes and how often. */
+function fixList(located: readonly Located[]): string {
+  const fixes = new Map<string, { kinds: Set<string>; count: number }>();
+  for (const { delta } of located) {
+    if (delta.severity !== 'BREAKING' || delta.hint === undefined) continue;
+    const fix = fixes.get(delta.hint) ?? { kinds: new Set<string>(), count: 0 };
+    fix.kinds.add(kindWords(delta.kind));
+    fix.count++;
+    fixes.set(delta.hint, fix);
+  }
+  if (fixes.size === 0) return '';
+  const items = [...fixes.entries()]
+    .sort((a, b) => b[1].count - a[1].count)
+    .map(([hint, { kinds, count }]) => `- **${mdText([...kinds].join(', '))}** (${count}): ${mdText(truncate(hint, 500))}`);
+  return `**How to fix**\n${items.join('\n')}`;
+}
+
+/** The detail, one collapsed block per severity, as much of it as `level` says. */
+export function renderDetails(report: DiffReport, level: DetailLevel, options: Pick<MarkdownOptions, 'markOf' | 'maxValueLength' | 'fullReport'> = {}): string {
+  const maxValue = options.maxValueLength ?? 300;
+  const located = locatedDeltas(report);
+  const blocks: string[] = [];
+  const counted: string[] = [];
+  for (const severity of SEVERITIES) {
+    const deltas = located.filter((l) => l.delta.severity === severity);
+    if (deltas.length === 0) continue;
+    const shown = shownAs(level, severity);
+    if (shown === 'count') {
+      counted.push(`${deltas.length} ${severity}`);
+      continue;
     }
+    const items = groupChanges(deltas, options.markOf).map((change) => (shown === 'lines' ? `- ${sentenceOf(change)}` : changeItem(change, maxValue)));
+    blocks.push(`<details>\n<summary>${BADGES[severity]} ${deltas.length} ${severity} change${deltas.length === 1 ? '' : 's'}</summary>\n\n${items.join('\n')}\n\n</details>`);
   }
-  if (truncated) {
-    const hidden = total - shown;
-    out += `> [!NOTE]\n> ${hidden} more change${hidden === 1 ? ' is' : 's are'} not shown: this comment is limited to ${maxLength.toLocaleString('en-US')} characters. Run \`mcp-contract-guard diff --format json\` for the full report.\n`;
+  if (counted.length > 0) {
+    const total = located.filter((l) => l.delta.severity === 'SAFE' || l.delta.severity === 'COSMETIC').length;
+    blocks.push(`The ${counted.join(' and ')} change${total === 1 ? ' is' : 's are'} not listed here: ${fullReportOf(options)} has ${total === 1 ? 'it' : 'them'}.`);
   }
+  return blocks.join('\n\n');
+}
+
+function fullReportOf(options: Pick<MarkdownOptions, 'fullReport'>): string {
+  return options.fullReport ?? 'the JSON report (`mcp-contract-guard diff --format json`)';
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function locatedDeltas(report: DiffReport): Located[] {
+  const out: Located[] = [];
+  for (const { kind, name, entry } of entryReports(report)) for (const delta of entry.deltas) out.push({ where: kind, name, delta });
   return out;
 }
 
-function summaryOf(kind: EntryKind, name: string, count: number): string {
-  return `${ENTRY_NOUN[kind]} <code>${htmlText(truncate(name, 200))}</code>: ${count} change${count === 1 ? '' : 's'}`;
+/**
+ * Changes identical but for their entry (same rule, place, values and mark), in report order.
+ * Whole-entry changes group by rule alone: "Resource removed: `a`, `b`".
+ */
+function groupChanges(located: readonly Located[], markOf: MarkdownOptions['markOf']): Change[] {
+  const groups = new Map<string, Change>();
+  for (const item of located) {
+    const d = item.delta;
+    const mark = markOf?.(d);
+    const key = isRename(d)
+      ? `rename|${d.fingerprint}`
+      : d.field === ''
+        ? `${item.where}|${d.kind}|${mark}`
+        : [item.where, d.kind, d.direction, d.field, d.action, d.message, canonicalJson(d.previous ?? null), canonicalJson(d.current ?? null), d.defaultSeverity, mark].join('|');
+    const group = groups.get(key);
+    if (group) group.entries.push(item);
+    else groups.set(key, { delta: d, entries: [item], mark });
+  }
+  return [...groups.values()];
 }
 
-function deltaItem(d: Delta, maxValue: number): string {
-  const lines: string[] = [];
-  const action = d.action === null ? '' : ` · action ${mdCode(truncate(d.action, 100))}`;
-  const field = d.field === '' ? '' : ` ${mdCode(truncate(d.field, 300))}`;
-  lines.push(`- **${mdCode(d.kind)}**${field}${action}`);
-  lines.push(`  ${mdText(truncate(d.message, 1_000))}`);
-  const wording = rewording(d);
-  if (wording !== null) lines.push(`  Wording: ${wording}`);
-  else if (showValues(d)) lines.push(`  ${mdCode(summarize(d.previous, maxValue))} → ${mdCode(summarize(d.current, maxValue))}`);
-  if (d.match !== undefined) lines.push(`  Matched: ${mdCode(truncate(d.match, 200))}`);
-  if (d.hint !== undefined) lines.push(`  **Fix:** ${mdText(d.hint)}`);
-  if (d.note !== undefined) lines.push(`  _Note: ${mdText(d.note)}_`);
+function isRename(d: Delta): boolean {
+  return d.renamedFrom !== undefined || d.renamedTo !== undefined;
+}
+
+/** The sentence of a change, and the entries it is in. */
+function sentenceOf(change: Change): string {
+  const { delta: d, entries } = change;
+  const mark = markSuffix(change.mark);
+  if (isRename(d)) return `${mdText(truncate(d.message, 1_000))}${mark}`;
+  if (d.field === '') return `${capitalize(kindWords(d.kind))}: ${entriesOf(entries, false)}${mark}`;
+  return `${mdText(truncate(d.message, 1_000))} — ${entriesOf(entries, true)}${mark}`;
+}
+
+/** "tool `a`", "3 tools: `a`, `b`, `c`", or the names alone. */
+function entriesOf(entries: readonly Located[], withNoun: boolean): string {
+  const first = entries[0]!;
+  if (first.where === 'server') return 'the server';
+  const names = entries.slice(0, MAX_NAMES_PER_CHANGE).map((e) => mdCode(truncate(e.name, 200)));
+  const more = entries.length > MAX_NAMES_PER_CHANGE ? ` and ${entries.length - MAX_NAMES_PER_CHANGE} more` : '';
+  if (!withNoun) return `${names.join(', ')}${more}`;
+  if (entries.length === 1) return `${ENTRY_NOUN[first.where]} ${names[0]}`;
+  return `${countOf(first.where, entries.length)}: ${names.join(', ')}${more}`;
+}
+
+/** A change in full: the sentence, then where it is (path, rule, values), then a rewording as a diff. */
+function changeItem(change: Change, maxValue: number): string {
+  const d = change.delta;
+  const facts: string[] = [];
+  if (d.direction === 'output') facts.push('output (what the server returns)');
+  if (d.field !== '') facts.push(mdCode(truncate(d.field, 300)));
+  if (d.action !== null) facts.push(`action ${mdCode(truncate(d.action, 100))}`);
+  facts.push(mdCode(d.kind));
+  if (d.defaultSeverity !== undefined) facts.push(`${d.severity} by configuration (the rule says ${d.defaultSeverity})`);
+  const rewording = rewordingOf(d);
+  if (rewording === null && showValues(d) && !isRename(d)) facts.push(`${mdCode(summarize(d.previous, maxValue))} → ${mdCode(summarize(d.current, maxValue))}`);
+  if (d.match !== undefined) facts.push(`matched ${mdCode(truncate(d.match, 200))}`);
+  if (d.note !== undefined) facts.push(`note: ${mdText(truncate(d.note, 500))}`);
   // Two trailing spaces: a line break inside the list item without starting a new paragraph.
-  return `${lines.join('  \n')}\n`;
+  const item = `- ${sentenceOf(change)}  \n  <sub>${facts.join(' · ')}</sub>`;
+  return rewording === null ? item : `${item}\n${rewording.replace(/^/gm, '  ')}`;
 }
 
-/** A word-level diff of a reworded text: `<del>` the old words, `<ins>` the new ones. */
-function rewording(d: Delta): string | null {
-  if (d.kind !== 'description-changed' && d.kind !== 'title-changed') return null;
-  if (typeof d.previous !== 'string' || typeof d.current !== 'string') return null;
-  if (d.previous.length > WORD_DIFF_LIMIT || d.current.length > WORD_DIFF_LIMIT) return null;
-  const parts = diffWords(d.previous, d.current);
-  return parts
-    .map((part) => {
-      const text = mdText(part.value);
-      if (part.added) return `<ins>${text}</ins>`;
-      if (part.removed) return `<del>${text}</del>`;
-      return text;
-    })
-    .join('');
+/**
+ * A reworded text as a `diff` code block: both versions cut into sentences and wrapped, so a
+ * changed sentence reads as a - / + pair and nothing scrolls sideways; long unchanged runs
+ * fold to "…".
+ */
+function rewordingOf(d: Delta): string | null {
+  if (!REWORDED_KINDS.has(d.kind) || typeof d.previous !== 'string' || typeof d.current !== 'string') return null;
+  if (d.previous.length > REWORDING_LIMIT || d.current.length > REWORDING_LIMIT) return null;
+  const lines: string[] = [];
+  const parts = diffArrays(linesOf(d.previous), linesOf(d.current));
+  parts.forEach((part, i) => {
+    const sign = part.added ? '+' : part.removed ? '-' : ' ';
+    let shown = part.value;
+    if (sign === ' ' && shown.length > 2) {
+      // Keep the lines next to a change; fold the rest.
+      const head = i > 0 ? shown.slice(0, 1) : [];
+      const tail = i < parts.length - 1 ? shown.slice(-1) : [];
+      shown = [...head, '…', ...tail];
+    }
+    for (const line of shown) lines.push(`${sign} ${line}`);
+  });
+  if (lines.length > REWORDING_MAX_LINES) lines.splice(REWORDING_MAX_LINES - 1, Infinity, '  … (the delta artifact has the whole text)');
+  return mdCodeBlock(lines.join('\n'), 'diff');
+}
+
+function linesOf(text: string): string[] {
+  return text
+    .split(/\r\n|\r|\n/)
+    .flatMap((line) => line.split(/(?<=[.!?])\s+/))
+    .flatMap((sentence) => wrap(sentence.trim(), REWORDING_WIDTH))
+    .filter((line) => line !== '');
+}
+
+function wrap(text: string, width: number): string[] {
+  const out: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/)) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      out.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  out.push(line);
+  return out;
+}
+
+/**
+ * Cut Markdown to at most `max` characters at a line boundary, closing what the cut left open
+ * (a code fence, `<details>` blocks) so the rest of the page still renders, then `note`.
+ */
+export function truncateMarkdown(text: string, max: number, note: string): string {
+  if (text.length <= max) return text;
+  const reserve = note.length + 200;
+  let cut = text.lastIndexOf('\n', Math.max(0, max - reserve));
+  if (cut < 0) cut = Math.max(0, max - reserve);
+  const kept = text.slice(0, cut);
+  // The open fence, with its indentation: one opened inside a list item closes inside it.
+  let fence: string | null = null;
+  let openDetails = 0;
+  for (const line of kept.split('\n')) {
+    const match = /^(\s*)(`{3,})/.exec(line);
+    if (match) {
+      const run = match[2] as string;
+      if (fence === null) fence = `${match[1]}${run}`;
+      else if (run.length >= fence.trim().length && line.trim() === run) fence = null;
+      continue;
+    }
+    if (fence !== null) continue;
+    openDetails += (line.match(/<details[\s>]/g) ?? []).length - (line.match(/<\/details>/g) ?? []).length;
+  }
+  const closers = [fence ?? '', ...Array.from({ length: Math.max(0, openDetails) }, () => '</details>')].filter((s) => s !== '');
+  return `${kept}\n${closers.join('\n')}${closers.length ? '\n' : ''}\n${note}\n`;
 }

@@ -154,7 +154,7 @@ describe('the baseline belongs to the base', () => {
     expect(result.code, result.stdout).toBe(1);
     expect(result.outputs).toMatchObject({ 'breaking-count': '5', gate: 'fail', 'lockfile-stale': 'false' });
     const body = sticky('inventory');
-    expect(body).toContain('**Contract gate failed**: 5 changes');
+    expect(body).toMatch(/\*\*Contract gate failed\*\* for `inventory`: 5 breaking changes in \d+ tools are not approved\./);
     expect(body).toContain('inventory now keeps its lockfile at moved.lock.json; the base\'s config puts it at mcp-contracts.lock.json');
   });
 
@@ -321,7 +321,7 @@ describe('comment-only', () => {
       expect(posted.outputs.gate).toBe('fail');
       expect(forgedCommands(posted)).toEqual([]);
       const body = sticky(LOCK);
-      expect(body).toContain('**Contract gate failed**: 5 changes');
+      expect(body).toMatch(/\*\*Contract gate failed\*\* for `inventory ::error::FORGED name`: 5 breaking changes in \d+ tools are not approved\./);
       expect(body).not.toMatch(/Approved by label|the-maintainer|any-label|<img/);
       expect(body).not.toContain('@everyone');
     }

@@ -41,9 +41,10 @@ describe('the comment', () => {
   test('starts with the marker, says why the gate fails and how to approve, and offers the allow-list entries', () => {
     const body = renderComment(review());
     expect(body.startsWith(`${commentMarker('inventory', 'contracts')}\n`)).toBe(true);
-    expect(body).toContain('**Contract gate failed**: 1 change at or above `fail-on: BREAKING` is not approved.');
+    expect(body).toContain('**Contract gate failed** for `inventory`: 1 breaking change in 1 tool is not approved.');
+    expect(body).toContain('add the label `contract-change-approved` to this pull request');
     expect(body).toContain('"fingerprint":"aaaa1111aaaa1111"');
-    expect(body).toContain('**Fix:** Make it optional.');
+    expect(body).toContain('**How to fix**\n- **required property added** (1): Make it optional.');
     expect(body).toContain('<sub>mcp-contract-guard · job `contracts` · the base of PR \\#7 \\(main @\u2060 abc1234\\) → the server at bbbbbbb</sub>');
   });
 
@@ -78,14 +79,16 @@ describe('the comment', () => {
   });
 
   test('a huge report stays under GitHub\'s limit, with every <details> closed and a note on where the rest is', () => {
-    const many = Object.fromEntries(Array.from({ length: 3_000 }, (_, i) => [`tool_${i}`, [delta('BREAKING', i.toString(16).padStart(16, '0'), { message: 'x'.repeat(200) })]]));
+    const many = Object.fromEntries(Array.from({ length: 3_000 }, (_, i) => [`tool_${i}`, [delta('BREAKING', i.toString(16).padStart(16, '0'), { message: `${'x'.repeat(200)} ${i}` })]]));
     const blocking = Object.keys(many).map((name, i) => ({ entry: `tools.${name}`, severity: 'BREAKING' as const, kind: 'k', field: 'f', fingerprint: i.toString(16).padStart(16, '0') }));
     const body = renderComment(review({ report: reportOf(many), gate: { pass: false, review: 'blocked', blocking, failures: [] } }));
     expect(body.length).toBeLessThanOrEqual(COMMENT_LIMIT);
     expect(body.length).toBeGreaterThan(COMMENT_LIMIT - 5_000);
     expect((body.match(/<details/g) ?? []).length).toBe((body.match(/<\/details>/g) ?? []).length);
-    expect(body).toMatch(/more changes are not shown|shortened to fit/);
+    expect(body).toContain('**Partial report**');
+    expect(body).toContain('Cut here: the job summary of this run, or its delta artifact, has every change.');
     expect(body).toContain('Reproduce locally');
+    expect(body).toContain('<sub>mcp-contract-guard · job `contracts`');
   });
 
   test('after a revert: short, with the same marker', () => {
@@ -97,7 +100,7 @@ describe('the comment', () => {
   test('the summary table keeps its shape whatever the server is called', () => {
     const summary = renderSummary([review({ name: 'a|b' })], ['careful | this']);
     expect(summary).toContain('| `a\\|b` | 🔴 BREAKING | 1 | 0 | 1 | 0 | fresh | ❌ fails |');
-    expect(summary).toContain('> careful \\| this');
+    expect(summary).toContain('> careful | this');
   });
 });
 

@@ -11,6 +11,8 @@ import { ROOT } from './harness.js';
 import { lockCommand, reproduceCommands } from '../../src/github/reproduce.js';
 import { commentMarker, findSticky, planComment } from '../../src/github/sticky.js';
 import { delta, reportOf } from './reports.js';
+import { normalizeCapture } from '../../src/contract/normalize.js';
+import { diffContracts } from '../../src/diff/index.js';
 
 describe('inputs', () => {
   const read = (values: Record<string, string>) => readInputs((name) => values[name] ?? '', '/ws');
@@ -145,6 +147,17 @@ describe('the gate', () => {
     const stale = decideGate({ ...base, approval: { label: 'ok-label' }, staleMessage: 'stale: run X' });
     expect(stale).toMatchObject({ pass: false, review: 'approved', failures: ['stale: run X'] });
     expect(decideGate({ ...base, approval: { label: 'ok-label' }, staleMessage: 'stale', lockfileCheck: 'warn' }).pass).toBe(true);
+  });
+
+  test("the server's own changes are gated like an entry's: a withdrawn capability blocks, and the allow-list accepts it", async () => {
+    const contractsOf = (capabilities: Record<string, unknown>) =>
+      normalizeCapture({ protocolVersion: '', era: 'legacy', tools: [], prompts: [], resources: [], resourceTemplates: [], server: { name: 'inv', version: '1' }, capabilities }).contracts;
+    const withdrawn = await diffContracts(contractsOf({ tools: {}, logging: {} }), contractsOf({ tools: {} }));
+    const decision = decideGate({ ...base, report: withdrawn });
+    expect(decision).toMatchObject({ pass: false, review: 'blocked', blocking: [{ kind: 'server', name: 'inv', delta: { kind: 'capability-withdrawn', severity: 'BREAKING' } }] });
+    expect(decision.failures[0]).toContain('1 change at or above fail-on BREAKING');
+    const fingerprint = decision.blocking[0]!.delta.fingerprint;
+    expect(decideGate({ ...base, report: withdrawn, accepted: (f) => f === fingerprint })).toMatchObject({ pass: true, review: 'accepted' });
   });
 
   test('below the threshold passes; no review (compile failure) fails', () => {

@@ -60,10 +60,11 @@ describe('the sticky comment', () => {
     expect(mock.count('POST', /\/comments$/)).toBe(1);
     expect(sticky().filter((c) => c.user.type === 'Bot')).toHaveLength(1);
     const created = sticky().find((c) => c.user.type === 'Bot')!;
-    expect(created.body).toContain('**Contract gate failed**: 5 changes at or above `fail-on: BREAKING`');
+    expect(created.body).toMatch(/\*\*Contract gate failed\*\* for `inventory`: 5 breaking changes in \d+ tools are not approved\./);
     expect(created.body).toContain('add the label `contract-change-approved`');
-    expect(created.body).toContain('<summary>tool <code>create_order</code>');
-    expect(created.body).toContain('**Fix:**');
+    expect(created.body).toContain('#### What breaks for callers');
+    expect(created.body).toContain('**How to fix**');
+    expect(created.body).toContain('[workflow run](https://github.com/acme/tools/actions/runs/1)');
     expect(created.body).toContain('Reproduce locally');
     expect(first.stdout).toContain('::error::The contracts of inventory have 5 changes at or above fail-on BREAKING');
     expect(first.stdout).toContain('add the label "contract-change-approved"');
@@ -81,13 +82,13 @@ describe('the sticky comment', () => {
       'artifact-path': `${repo.dir}/contract-deltas.json`,
     });
     expect(readFileSync(first.outputs['artifact-path']!, 'utf8')).toBe(renderArtifact(inventory.report));
-    expect(readFileSync(first.outputs['report-path']!, 'utf8')).toContain('#### 🔴 BREAKING (5)');
+    expect(readFileSync(first.outputs['report-path']!, 'utf8')).toContain('<summary>🔴 5 BREAKING changes</summary>');
     expect(existsSync(first.outputs['review-path']!)).toBe(true);
     const sarif = JSON.parse(readFileSync(first.outputs['sarif-path']!, 'utf8')) as { version: string; runs: Array<{ results: unknown[] }> };
     expect(sarif.version).toBe('2.1.0');
     expect(sarif.runs[0]!.results).toHaveLength(11);
     expect(first.summary).toContain('| `inventory` | 🔴 BREAKING | 5 | 2 | 3 | 1 | fresh | ❌ fails |');
-    expect(first.summary).toContain('<summary>tool <code>list_orders</code>: 2 changes</summary>');
+    expect(first.summary).toContain('#### What breaks for callers');
     // Annotations: on the entry's line of the head lockfile, worst first, at most 10 per level.
     const errors = first.annotations.filter((a) => a.level === 'error' && a.properties.includes('file='));
     expect(errors[0]!.properties).toContain('title=BREAKING change to tool list_orders (inventory)');
@@ -297,7 +298,7 @@ describe('when things go wrong', () => {
     expect(posted.code, posted.stdout).toBe(0);
     // The marker names the job that computed the review, so later runs of it find the comment.
     expect(sticky(LOCK, 'contracts'), posted.stdout).toHaveLength(1);
-    expect(sticky(LOCK, 'contracts')[0]!.body).toContain('#### 🔴 BREAKING (5)');
+    expect(sticky(LOCK, 'contracts')[0]!.body).toContain('<summary>🔴 5 BREAKING changes</summary>');
   });
 
   test('5xx answers are retried, and a POST that landed despite its error is not repeated', async () => {

@@ -81,6 +81,7 @@ export function startAction(options: RunOptions): { child: ChildProcess; done: P
     GITHUB_SHA: options.sha ?? '0'.repeat(40),
     GITHUB_JOB: options.job ?? 'contracts',
     GITHUB_WORKFLOW: 'MCP contracts',
+    GITHUB_SERVER_URL: 'https://github.com',
     GITHUB_RUN_ID: '1',
     GITHUB_OUTPUT: outputPath,
     GITHUB_STEP_SUMMARY: summaryPath,

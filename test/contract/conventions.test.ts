@@ -38,6 +38,18 @@ describe('generator conventions', () => {
     expect(norm({ anyOf: [{ const: 'a', description: 'first' }, { const: 'b' }] }).anyOf).toHaveLength(2);
   });
 
+  it('listed values decide the type: a null no enum lists is no type at all, in unions too', () => {
+    expect(norm({ type: ['string', 'null'], enum: ['a', 'b'] })).toEqual({ type: 'string', enum: ['a', 'b'] });
+    expect(norm({ type: ['string', 'null'], enum: ['a', null] })).toEqual({ type: ['null', 'string'], enum: ['a', null] });
+    expect(norm({ type: ['number', 'string'], const: 3 })).toEqual({ type: 'number', const: 3 });
+    // The two spellings of a nullable-typed union of constants meet.
+    const plain = { anyOf: [{ type: 'string', enum: ['a'] }, { type: 'string', enum: ['green'] }] };
+    const nullable = { anyOf: [{ type: ['string', 'null'], enum: ['a'] }, { type: ['string', 'null'], enum: ['green'] }] };
+    expect(norm(nullable)).toEqual(norm(plain));
+    // No listed value has any of the types: the schema admits nothing either way, and is left as written.
+    expect(norm({ type: ['string', 'null'], enum: [1] }).type).toEqual(['null', 'string']);
+  });
+
   it('propertyNames {type: string} (zod 4 records) says nothing: every JSON key is a string', () => {
     expect(norm({ type: 'object', propertyNames: { type: 'string' }, additionalProperties: { type: 'string' } })).toEqual({ type: 'object', additionalProperties: { type: 'string' } });
     expect(norm({ type: 'object', propertyNames: { type: 'string', pattern: '^x-' } }).propertyNames).toEqual({ type: 'string', pattern: '^x-' });

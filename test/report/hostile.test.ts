@@ -5,18 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { renderArtifact, renderJson, renderMarkdown, renderSarif, renderText, renderXml, validateArtifact } from '../../src/report/index.js';
-import { sampleReport } from './sample.js';
+import { expectRendersCleanly } from './gfm.js';
+import { PAYLOADS, sampleReport } from './sample.js';
 import { assertWellFormedXml } from './xml-check.js';
-
-const PAYLOADS: Record<string, string> = {
-  markdown: ' **bold** _it_ [link](https://evil.example) ![img](x.png) # heading `code` ``` fenced ``` ~~strike~~ $x^2$ <!-- comment -->',
-  html: ' <script>alert(1)</script><img src=x onerror=alert(1)></details></summary><details open><summary>fake</summary> &amp; &lt;',
-  mentions: ' @octocat cc @github/security-team and www.evil.example',
-  xml: ' ]]></delta><delta severity="SAFE" field="x">&apos;"\'</contract_deltas>',
-  table: '\n| a | b |\n| --- | --- |\n- item\r\n> quote',
-  controls: ' \u001b[2J\u001b[31mred\u0007\u0000\u202Eevil\u200B\uFEFF\u{E0041}',
-  huge: ` ${'A'.repeat(100_000)}`,
-};
 
 /** Inline code spans render literally, so what they contain cannot ping or inject. */
 function outsideCode(markdown: string): string {
@@ -41,6 +32,7 @@ for (const [name, payload] of Object.entries(PAYLOADS)) {
     it('Markdown renders no HTML, link, mention, table or heading from the server', () => {
       const md = renderMarkdown(report);
       expect(md.length).toBeLessThanOrEqual(65_000);
+      expectRendersCleanly(md, []);
       const prose = outsideCode(md);
       expect(prose.match(/<details( open)?>/g)?.length).toBe(prose.match(/<\/details>/g)?.length);
       expect(prose.match(/<summary>/g)?.length).toBe(prose.match(/<\/summary>/g)?.length);
@@ -49,9 +41,10 @@ for (const [name, payload] of Object.entries(PAYLOADS)) {
       expect(prose).not.toMatch(/https:\/\/|www\.evil/);
       expect(prose).not.toMatch(/\]\(/);
       expect(md).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u202E\u200B\uFEFF]/);
-      // Only our own structure starts a line: headings, table rows, list items, HTML blocks, notes.
-      for (const line of md.split('\n')) {
-        expect(line, line.slice(0, 80)).toMatch(/^(|#{3,4} .*|\| .* \||- \*\*.*|  \S.*|<details( open)?>|<\/details>|<summary>.*<\/summary>|> .*)$/);
+      // Outside code blocks, only our own structure starts a line: headings, the counts, table
+      // rows, list items and their second line, HTML blocks, notes.
+      for (const line of md.replace(/^ *(`{3,})[^\n]*\n[\s\S]*?\n *\1$/gm, '').split('\n')) {
+        expect(line, line.slice(0, 80)).toMatch(/^(|#{3,4} .*|🔴 .*|\| .* \||- .*|  <sub>.*<\/sub>|<details>|<\/details>|<summary>.*<\/summary>|> .*|\*\*How to fix\*\*|The .* not listed here: .*)$/);
       }
     });
 
