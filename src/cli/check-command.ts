@@ -2,7 +2,7 @@ import { lockfileAdvice } from '../compile/dump.js';
 import { compareContracts, hasChanges } from '../contract/compare.js';
 import { LockfileError, parseLockfile, recordedClientCapabilities } from '../contract/lockfile.js';
 import type { Contracts } from '../contract/model.js';
-import type { ClientCapability } from '../compile/source.js';
+import { declaringAsRecorded } from '../compile/source.js';
 import type { Target } from '../config.js';
 import type { SeverityOverrides } from '../diff/rules.js';
 import type { DiffReport } from '../protocol/index.js';
@@ -79,15 +79,11 @@ async function diffOf(locked: Contracts, live: Contracts, rules: SeverityOverrid
  * different declaration is never mistaken for tools added or removed; when told otherwise, say so.
  */
 function declaringAsLocked(context: CommandContext, target: Target, lockText: string): Target {
-  const recorded = recordedClientCapabilities(lockText);
-  if (recorded === undefined || target.source.kind === 'file') return target;
-  const declared = target.source.clientCapabilities;
-  if (declared === undefined) return { ...target, source: { ...target.source, clientCapabilities: recorded as ClientCapability[] } };
-  const same = [...declared].sort().join(',') === [...recorded].sort().join(',');
-  if (!same) {
-    context.warn(`${context.display(target.lockfile)} was captured declaring ${recorded.join(', ') || 'no client capabilities'}; this run declares ${declared.join(', ') || 'none'}, so tools a server shows only to some clients may appear as added or removed.`);
+  const { source, mismatch } = declaringAsRecorded(target.source, recordedClientCapabilities(lockText));
+  if (mismatch) {
+    context.warn(`${context.display(target.lockfile)} was captured declaring ${mismatch.recorded.join(', ') || 'no client capabilities'}; this run declares ${mismatch.declared.join(', ') || 'none'}, so tools a server shows only to some clients may appear as added or removed.`);
   }
-  return target;
+  return { ...target, source };
 }
 
 async function readLockfile(context: CommandContext, target: Target): Promise<string> {

@@ -14,6 +14,7 @@ export {
   DEFAULT_TIMEOUT_MS,
   checkClientCapabilities,
   checkPassEnv,
+  declaringAsRecorded,
   parseClientCapabilities,
   shellQuote,
   sourceFlags,

@@ -75,6 +75,22 @@ export function checkClientCapabilities(names: string[], what: string): ClientCa
   return names as ClientCapability[];
 }
 
+/**
+ * Servers may show some tools only to clients that declare a capability (sampling, roots…), so
+ * a capture compared with a lockfile declares what the lockfile's capture declared (`recorded`),
+ * unless its source says otherwise: then `mismatch` says what may look added or removed because
+ * of it. Names the lockfile records that we cannot declare (it may come from a pull request)
+ * are left out.
+ */
+export function declaringAsRecorded<S extends ContractSource>(source: S, recorded: readonly string[] | undefined): { source: S; mismatch?: { recorded: string[]; declared: string[] } } {
+  if (recorded === undefined || source.kind === 'file') return { source };
+  const known = recorded.filter((name): name is ClientCapability => (CLIENT_CAPABILITIES as readonly string[]).includes(name));
+  const declared = source.clientCapabilities;
+  if (declared === undefined) return { source: { ...source, clientCapabilities: [...new Set(known)].sort() } };
+  const same = [...new Set(declared)].sort().join(',') === [...new Set(known)].sort().join(',');
+  return same ? { source } : { source, mismatch: { recorded: known, declared: [...declared] } };
+}
+
 /** Check the names of variables to pass to a server (flags, config, Action input). */
 export function checkPassEnv(names: string[], what: string): string[] {
   for (const name of names) {

@@ -8,12 +8,13 @@ import { context as githubContext } from '@actions/github';
 import { mkdir, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
-import { CompileError, compileContracts, contractsOfFile, lockfileAdvice, parseContractsFile, sourceFlags, type ContractSource } from '../compile/index.js';
+import { CompileError, compileContracts, contractsOfFile, declaringAsRecorded, lockfileAdvice, parseContractsFile, sourceFlags, type ContractSource } from '../compile/index.js';
 import type { AllowEntry } from '../config.js';
 import { compareContracts, hasChanges } from '../contract/compare.js';
-import { LockfileError, parseLockfile } from '../contract/lockfile.js';
+import { LockfileError, parseLockfile, recordedClientCapabilities } from '../contract/lockfile.js';
 import { ENTRY_KINDS, emptyContracts, type Contracts } from '../contract/model.js';
 import { diffContracts } from '../diff/index.js';
+import type { SeverityOverrides } from '../diff/rules.js';
 import { emptyReport, type DiffReport } from '../protocol/index.js';
 import { UserError, errorMessage } from '../errors.js';
 import { renderArtifact, renderSarif } from '../report/index.js';
@@ -60,6 +61,8 @@ interface Run {
   head: Tree;
   /** The base commit's files; absent when there is no base. */
   base?: Tree;
+  /** The base config's severity overrides (subjects.ts says why not the head's). */
+  rules?: SeverityOverrides;
 }
 
 /** Review one server, before the allow-list and the gate (they look at every server at once). */
@@ -137,7 +140,8 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
   const commit = (ref: string) => commitTree(ref, { workspace: runner.repoRoot, ...(api ? { api } : {}), log: log.info });
   const run: Run = { inputs, plan, runner, api, head: policy.headFromCommit ? commit(plan.headSha) : checkoutTree(runner.roots) };
   if (plan.baseline) run.base = commit(plan.baseline.ref);
-  const { subjects, allow, allowFile, notes } = await subjectsOf(inputs, runner, run.head, run.base);
+  const { subjects, allow, allowFile, rules, notes } = await subjectsOf(inputs, runner, run.head, run.base);
+  run.rules = rules;
   for (const subject of subjects) registerCredentials(subject.target?.source);
   const live = subjects.flatMap((s) => (inputs.compile && s.target && s.target.source.kind !== 'file' ? [{ name: s.name ?? s.id, kind: s.target.source.kind }] : []));
   const refusal = policy.refusal(live);
@@ -284,7 +288,7 @@ async function draftReview(subject: Subject, run: Run): Promise<Draft> {
   if (!target) {
     const base = await baselineOf(subject, run, subject.id, undefined, notes);
     if (typeof base === 'string') return fail(base);
-    const report = await diffContracts(base, emptyContracts({ name: base.server.name }));
+    const report = await diffContracts(base, emptyContracts({ name: base.server.name }), { severityOverrides: run.rules ?? {} });
     return { subject, name: subject.id, report, headLockText, headSource, notes, versions: versionsOf(base, undefined) };
   }
 
@@ -301,7 +305,7 @@ async function draftReview(subject: Subject, run: Run): Promise<Draft> {
       if (text === null) return fail(`There is no ${shown} in ${run.head.describe}: "file" names a tools/list dump or a lockfile.`);
       head = reportWarnings(contractsOfFile(parseContractsFile(text, shown)), notes).contracts;
     } else {
-      const compiled = await compileContracts(target.source, { onProgress: (m) => log.info(`› ${m}`) });
+      const compiled = await compileContracts(declaringAsLocked(target.source, headLockText, subject, notes), { onProgress: (m) => log.info(`› ${m}`) });
       head = reportWarnings(compiled, notes).contracts;
       if (compiled.healing?.healedSource) {
         const fixes = compiled.healing.attempts.map((a) => a.fixApplied).filter((f): f is string => f !== undefined);
@@ -340,12 +344,25 @@ async function draftReview(subject: Subject, run: Run): Promise<Draft> {
 
   const base = await baselineOf(subject, run, head.server.name, headLocked, notes);
   if (typeof base === 'string') return fail(base);
-  const report = await diffContracts(base, head);
+  const report = await diffContracts(base, head, { severityOverrides: run.rules ?? {} });
   const name = subject.name ?? (head.server.name !== 'unknown' ? head.server.name : subject.id);
   log.info(`${name}: ${report.summary.maxSeverity === null ? 'no contract changes' : `worst change ${report.summary.maxSeverity}`}.`);
   const draft: Draft = { subject, name, report, headLockText, headSource, notes, versions: versionsOf(base, head) };
   if (stale) draft.stale = stale;
   return draft;
+}
+
+/**
+ * The head is captured declaring the client capabilities its lockfile was captured with (as
+ * `check` does), unless the config or the inputs say otherwise: then the comment says so.
+ */
+function declaringAsLocked(source: ContractSource, headLockText: string | null, subject: Subject, notes: string[]): ContractSource {
+  const { source: declaring, mismatch } = declaringAsRecorded(source, headLockText === null ? undefined : recordedClientCapabilities(headLockText));
+  if (mismatch) {
+    const list = (names: string[]) => (names.length === 0 ? 'none' : names.join(', '));
+    notes.push(`${subject.lockfileRepoPath} was captured declaring the client capabilities ${list(mismatch.recorded)}; this run declares ${list(mismatch.declared)}, so tools the server shows only to some clients may appear as added or removed.`);
+  }
+  return declaring;
 }
 
 function versionsOf(base: Contracts, head: Contracts | undefined): Draft['versions'] {

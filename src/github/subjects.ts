@@ -9,7 +9,9 @@ import { join, relative, resolve } from 'node:path';
 import { DEFAULT_TIMEOUT_MS, sourceFlags, splitCommand, type ContractSource } from '../compile/index.js';
 import { CONFIG_NAME, noServersError, parseConfig, type AllowEntry, type Config, type Target } from '../config.js';
 import { LOCKFILE_NAME } from '../contract/lockfile.js';
+import type { SeverityOverrides } from '../diff/rules.js';
 import { UserError, errorMessage } from '../errors.js';
+import { canonicalJson } from '../protocol/index.js';
 import { planServers, type PlannedServer } from '../policy/servers.js';
 import { repoPath, type Tree } from './baseline.js';
 import type { ActionInputs } from './inputs.js';
@@ -37,6 +39,11 @@ export interface RunSubjects {
   allow: AllowEntry[];
   /** The config file whose allow list applies, from the repository root, and whether the head has it. */
   allowFile: { path: string; exists: boolean };
+  /**
+   * The severity overrides that judge this run: the base's config's `rules`, never the head's
+   * (a pull request does not re-level the rules that judge it; its change applies once merged).
+   */
+  rules: SeverityOverrides;
   /** About the run as a whole (the base's config could not be used…), for every server's comment. */
   notes: string[];
 }
@@ -57,6 +64,9 @@ export async function subjectsOf(inputs: ActionInputs, place: Place, head: Tree,
   const lockfile = inputs.lockfile ?? resolve(wd, LOCKFILE_NAME);
   const allowFile = { path: shown(place, configPath), exists: config !== undefined };
   const listsServers = config !== undefined && config.targets.length > 0;
+  const notes: string[] = [];
+  const baseConfig = base ? await baseConfigOf(configPath, base, place, notes) : undefined;
+  const rules = rulesOf(config, baseConfig, base !== undefined, notes);
   // With compile: false the head lockfile is all there is to read: no source needed.
   const single = singleSource(inputs) ?? (!inputs.compile && !listsServers ? { kind: 'file' as const, path: lockfile } : undefined);
   if (single) {
@@ -71,7 +81,7 @@ export async function subjectsOf(inputs: ActionInputs, place: Place, head: Tree,
       baseLockfile: lockfile,
     };
     if (inputs.name !== undefined) subject.name = inputs.name;
-    return { subjects: [subject], allow: config?.allow ?? [], allowFile, notes: [] };
+    return { subjects: [subject], allow: config?.allow ?? [], allowFile, rules, notes };
   }
   if (!config) {
     throw new UserError(
@@ -80,8 +90,6 @@ export async function subjectsOf(inputs: ActionInputs, place: Place, head: Tree,
     );
   }
   if (!listsServers) throw noServersError(shown(place, config.path), 'the input "command", "url" or "file"');
-  const notes: string[] = [];
-  const baseConfig = base ? await baseConfigOf(configPath, base, place, notes) : undefined;
   const located = (targets: Target[]) => targets.map((t) => ({ name: t.name, lockfile: repoPath(place.repoRoot, t.lockfile), target: t }));
   // A base config without servers (only an allow list) reviewed a server named by the workflow: like no config.
   const baseTargets = baseConfig && baseConfig.targets.length > 0 ? located(baseConfig.targets) : undefined;
@@ -99,7 +107,7 @@ export async function subjectsOf(inputs: ActionInputs, place: Place, head: Tree,
   }
   const configFlag = relative(wd, config.path) === CONFIG_NAME ? '' : ` --config ${relative(wd, config.path)}`;
   const subjects = planned.map((p) => subjectOf(p, inputs, place, configFlag, dir));
-  return { subjects, allow: config.allow, allowFile, notes };
+  return { subjects, allow: config.allow, allowFile, rules, notes };
 }
 
 function subjectOf(planned: PlannedServer<{ name: string; lockfile: string; target: Target }>, inputs: ActionInputs, place: Place, configFlag: string, dir: string): Subject {
@@ -115,6 +123,20 @@ function subjectOf(planned: PlannedServer<{ name: string; lockfile: string; targ
   if (planned.baseLockfile !== undefined) subject.baseLockfile = join(place.repoRoot, planned.baseLockfile);
   if (planned.note !== undefined) subject.planNote = planned.note;
   return subject;
+}
+
+/**
+ * The `rules` that judge the run: the base's (or the head's, when there is no base to protect,
+ * as on a push). A head that changes them is told they apply once merged.
+ */
+function rulesOf(head: Config | undefined, base: Config | undefined, hasBase: boolean, notes: string[]): SeverityOverrides {
+  const headRules = head?.rules ?? {};
+  if (!hasBase) return headRules;
+  const baseRules = base?.rules ?? {};
+  if (canonicalJson(headRules) !== canonicalJson(baseRules)) {
+    notes.push('This pull request changes the "rules" of the config: a pull request is judged by the rules of its base, so its own apply once it is merged.');
+  }
+  return baseRules;
 }
 
 /**

@@ -241,6 +241,31 @@ describe('the gate', () => {
     expect(sticky('inventory')[0]!.body).toContain('**Contract gate failed**');
   });
 
+  test("the base config's rules re-level the changes; a pull request's own rules apply only once merged", async () => {
+    const breakingKinds = [...new Set(Object.values(inventory.report.tools).flatMap((e) => e.deltas).filter((d) => d.severity === 'BREAKING').map((d) => d.kind))];
+    const relevel = Object.fromEntries(breakingKinds.map((kind) => [kind, 'RISKY']));
+    const config = (command: string, rules?: Record<string, string>) => JSON.stringify({ servers: { inventory: { command } }, ...(rules ? { rules } : {}) });
+    const CONFIG = 'mcp-contract-guard.config.json';
+
+    // The base re-levels every BREAKING kind of this change to RISKY: fail-on BREAKING passes.
+    const trusted = pullRequest({ [LOCK]: inventory.lockV1, [CONFIG]: config(V1, relevel) }, { [LOCK]: inventory.lockV2, [CONFIG]: config(V2, relevel) });
+    const passed = await trusted.run({});
+    expect(passed.code, passed.stdout).toBe(0);
+    expect(passed.outputs).toMatchObject({ gate: 'pass', 'max-severity': 'RISKY', 'breaking-count': '0' });
+    expect(sticky('inventory')[0]!.body).toContain('RISKY by configuration');
+
+    // The same rules added by the pull request itself: the base's (none) judge it.
+    mock.reset();
+    const own = pullRequest({ [LOCK]: inventory.lockV1, [CONFIG]: config(V1) }, { [LOCK]: inventory.lockV2, [CONFIG]: config(V2, relevel) });
+    const blocked = await own.run({});
+    expect(blocked.code, blocked.stdout).toBe(1);
+    expect(blocked.outputs).toMatchObject({ gate: 'fail', 'max-severity': 'BREAKING' });
+    const body = sticky('inventory')[0]!.body;
+    expect(body).toContain('**Contract gate failed**');
+    expect(body).toContain('This pull request changes the \"rules\" of the config: a pull request is judged by the rules of its base, so its own apply once it is merged.');
+    expect(body).not.toContain('by configuration');
+  });
+
   test('a stale head lockfile fails with the one command that fixes it, even with the approval label', async () => {
     const { run } = pullRequest({ [LOCK]: inventory.lockV1 }, { [LOCK]: inventory.lockV1 }, { labels: ['contract-change-approved'], action: 'labeled', label: 'contract-change-approved', sender: 'carol' });
     mock.labels.set(PR, ['contract-change-approved']);

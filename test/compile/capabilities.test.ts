@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { captureServer } from '../../src/compile/index.js';
+import { captureServer, declaringAsRecorded } from '../../src/compile/index.js';
 import { cli } from '../helpers/cli.js';
 import { ROOT, fixture, freePort } from '../helpers/processes.js';
 
@@ -94,5 +94,22 @@ describe('the raw capture', () => {
     expect((await captureServer(source)).capture.clientCapabilities).toEqual(['elicitation', 'roots', 'sampling']);
     expect((await captureServer({ ...source, clientCapabilities: ['sampling', 'roots'] })).capture.clientCapabilities).toEqual(['roots', 'sampling']);
     expect((await captureServer({ ...source, clientCapabilities: [] })).capture.clientCapabilities).toEqual([]);
+  });
+});
+
+describe('declaring what a lockfile was captured with', () => {
+  const command = { kind: 'command' as const, command: ['node', 'server.js'], timeoutMs: 1_000 };
+
+  it('declares the recorded capabilities when the source says nothing, leaving out names it cannot declare', () => {
+    expect(declaringAsRecorded(command, ['sampling', 'roots', 'telepathy']).source.clientCapabilities).toEqual(['roots', 'sampling']);
+    expect(declaringAsRecorded(command, []).source.clientCapabilities).toEqual([]);
+    // Format 1 lockfiles record nothing: the default (all) stays.
+    expect(declaringAsRecorded(command, undefined).source.clientCapabilities).toBeUndefined();
+  });
+
+  it('keeps what the source declares, and says when it differs from the record', () => {
+    const declared = { ...command, clientCapabilities: ['sampling' as const] };
+    expect(declaringAsRecorded(declared, ['sampling'])).toEqual({ source: declared });
+    expect(declaringAsRecorded(declared, ['roots', 'sampling'])).toEqual({ source: declared, mismatch: { recorded: ['roots', 'sampling'], declared: ['sampling'] } });
   });
 });
