@@ -30,6 +30,19 @@ export { RULE_KINDS, isRuleKind, type RuleKind } from './kinds.js';
 export { compareDeltas, compareText } from './order.js';
 export { canonicalJson, isJsonObject, jsonEqual } from './json.js';
 export { DEFAULT_READ_LIMITS, ReportFormatError, nestingDepth, readReport, readReportText, type ReadLimits, type ReadMode } from './read.js';
-export { FLAGGED_TEXT, displayJson, escapeAttr, escapeText, listValues, renderContractDeltas, truncate, type ContractDeltasOptions } from './xml.js';
+export {
+  FLAGGED_TEXT,
+  displayJson,
+  escapeAttr,
+  escapeText,
+  flaggedFieldsOf,
+  listValues,
+  renderContractDelta,
+  renderContractDeltas,
+  truncate,
+  type ContractDeltasOptions,
+} from './xml.js';
 export { compactJson, looksLikeSchema, summarize, typeOf } from './values.js';
 export { discriminatorOf, discriminatorValue, type ResolveSchema } from './union.js';
+export { JSON_TYPES, isSubtype, jsonTypeName, jsonTypeOf, typesOverlap, type JsonType } from './json-types.js';
+export { argumentLabel, argumentLocationOf, fieldSegments, type ArgumentLocation, type ArgumentPath } from './fields.js';

@@ -1,21 +1,35 @@
 /**
  * Contract-aware self-healing: a validation error for a tool whose contract changed gets a
- * `<contract_awareness>` block saying what changed, so the model fixes its next call instead of
- * repeating arguments shaped for the old contract.
+ * `<contract_awareness>` block saying that it changed and how the fields the call got wrong
+ * used to be, so the model fixes its next call instead of repeating arguments shaped for the
+ * old contract.
  *
- * Everything that depends only on the deltas (filtering, sorting, rendering, escaping) happens
- * once per tool in `createToolEnhancer`; a call only looks up a pre-rendered block and splices it
- * into the error text.
+ * The block adds only what the `<field>` lines cannot say: that the contract changed, and what
+ * each relevant field was before. The current contract is on the field lines already, so a
+ * delta shows neither its message nor its current value; deltas about other fields are only
+ * counted. Everything that depends only on the deltas (filtering, sorting, rendering,
+ * escaping) happens once per tool in `createToolEnhancer`; a call only reads the field names
+ * off the error and joins pre-rendered lines.
  */
-import { SEVERITIES, compareDeltas, compareText, escapeAttr, escapeText, renderContractDeltas, type Delta } from '../protocol/index.js';
+import {
+  argumentLocationOf,
+  compareDeltas,
+  compareText,
+  escapeText,
+  flaggedFieldsOf,
+  renderContractDelta,
+  type ArgumentPath,
+  type Delta,
+} from '../protocol/index.js';
 import type { ToolDeltas } from './delta-map.js';
+import { RENAMED_FIELD, UNKNOWN_FIELD } from './validation-error.js';
 
 export interface SelfHealingConfig {
   /** Tool name → deltas, usually from `loadDeltaMap` at start-up. */
   activeDeltas: ReadonlyMap<string, ToolDeltas>;
   /** Also inject SAFE and COSMETIC deltas (default: only BREAKING and RISKY). */
   includeAllSeverities?: boolean;
-  /** At most this many deltas per error; the rest are counted as "+N more" (default 5). */
+  /** At most this many deltas per error; the rest are counted in `<more>` (default 5). */
   maxDeltasPerError?: number;
 }
 
@@ -42,21 +56,36 @@ export const identityEnhancer: ToolEnhancer = (errorXml) => errorXml;
 export const DEFAULT_MAX_DELTAS_PER_ERROR = 5;
 const CLOSING_TAG = '</validation_error>';
 const BLOCK_MARKER = '<contract_awareness';
-/** Longest rendering of a `previous`/`current` value: a whole schema would flood the context. */
-const MAX_VALUE_LENGTH = 400;
+/** Longest rendering of a previous value: a whole schema would flood the context. */
+const MAX_VALUE_LENGTH = 120;
+const SYSTEM_NOTE = 'The contract of this tool changed since you last read it.';
+const INSTRUCTIONS = 'Call it as the fields above say; do not resend arguments shaped for the old contract.';
+const MORE = 'Not shown. List the tools again to see the current contract.';
 
-interface RenderedBlock {
-  readonly text: string;
-  /** How many `<delta>` elements the block holds. */
-  readonly shown: number;
+/** Keywords about an object's set of members rather than about the object's value. */
+const MEMBER_KEYWORDS = new Set(['additionalProperties', 'unevaluatedProperties', 'patternProperties', 'propertyNames', 'minProperties', 'maxProperties']);
+
+/** One delta, rendered, with the arguments it is about. */
+interface CompiledDelta {
+  readonly xml: string;
+  /** The argument paths it is about (two for a renamed argument); empty for the tool as a whole. */
+  readonly paths: readonly ArgumentPath[];
+  /** About the members of the objects at `paths` (an unknown member's line is about it). */
+  readonly members: boolean;
 }
 
-/** The pre-rendered blocks of one tool. */
+/** The block for one scope (a tool's global deltas, or one action's), split where a call's deltas go. */
+interface CompiledScope {
+  /** Up to and including `<contract_deltas>`. */
+  readonly head: string;
+  readonly deltas: readonly CompiledDelta[];
+}
+
 interface CompiledTool {
   /** For calls without an action, or an action no delta is scoped to: global deltas only. */
-  readonly global: RenderedBlock | undefined;
+  readonly global: CompiledScope | undefined;
   /** For each action some delta is scoped to: its deltas plus the global ones. */
-  readonly byAction: ReadonlyMap<string, RenderedBlock>;
+  readonly byAction: ReadonlyMap<string, CompiledScope>;
 }
 
 /**
@@ -73,9 +102,10 @@ export function enrichValidationError(
   const entry = config.activeDeltas.get(toolName);
   const unchanged = { originalError, enrichedError: originalError, injected: false, deltaCount: 0, toolName };
   if (entry === undefined || entry.deltas.length === 0) return unchanged;
-  const compiled = compileTool(toolName, entry, readOptions(config));
-  const block = blockFor(compiled, actionKey);
-  if (block === undefined) return unchanged;
+  const options = readOptions(config);
+  const scope = scopeFor(compileTool(entry, options), actionKey);
+  if (scope === undefined) return unchanged;
+  const block = blockFor(scope, originalError, options.maxDeltasPerError);
   const enrichedError = spliceBlock(originalError, block.text);
   if (enrichedError === originalError) return unchanged;
   return { originalError, enrichedError, injected: true, deltaCount: block.shown, toolName };
@@ -83,26 +113,17 @@ export function enrichValidationError(
 
 /**
  * A function pre-scoped to one tool. When no delta of the tool passes the severity filter it is
- * `identityEnhancer` itself; otherwise every block it can inject is rendered now, per action.
+ * `identityEnhancer` itself; otherwise every delta it can inject is rendered now, per action.
  */
 export function createToolEnhancer(toolName: string, config: SelfHealingConfig): ToolEnhancer {
   const entry = config.activeDeltas.get(toolName);
   if (entry === undefined || entry.deltas.length === 0) return identityEnhancer;
-  const compiled = compileTool(toolName, entry, readOptions(config));
+  const options = readOptions(config);
+  const compiled = compileTool(entry, options);
   if (compiled === undefined) return identityEnhancer;
-
-  const globalText = compiled.global?.text;
-  const byAction = new Map<string, string>();
-  for (const [action, block] of compiled.byAction) byAction.set(action, block.text);
-
-  if (byAction.size === 0) {
-    // Global deltas only: every call gets the same block.
-    const text = globalText as string;
-    return (errorXml) => spliceBlock(errorXml, text);
-  }
   return (errorXml, actionKey) => {
-    const text = (actionKey == null ? undefined : byAction.get(actionKey)) ?? globalText;
-    return text === undefined ? errorXml : spliceBlock(errorXml, text);
+    const scope = scopeFor(compiled, actionKey);
+    return scope === undefined ? errorXml : spliceBlock(errorXml, blockFor(scope, errorXml, options.maxDeltasPerError).text);
   };
 }
 
@@ -119,7 +140,7 @@ function readOptions(config: SelfHealingConfig): EnrichOptions {
   return { includeAllSeverities: config.includeAllSeverities === true, maxDeltasPerError: max };
 }
 
-function blockFor(compiled: CompiledTool | undefined, actionKey: string | null | undefined): RenderedBlock | undefined {
+function scopeFor(compiled: CompiledTool | undefined, actionKey: string | null | undefined): CompiledScope | undefined {
   if (compiled === undefined) return undefined;
   return (actionKey == null ? undefined : compiled.byAction.get(actionKey)) ?? compiled.global;
 }
@@ -129,52 +150,97 @@ function blockFor(compiled: CompiledTool | undefined, actionKey: string | null |
  * action as a whole value (never a prefix or substring), so `create` does not pick up the
  * deltas of `createAll`; a delta with `action: null` is global and applies to every call.
  */
-function compileTool(toolName: string, entry: ToolDeltas, options: EnrichOptions): CompiledTool | undefined {
+function compileTool(entry: ToolDeltas, options: EnrichOptions): CompiledTool | undefined {
   const relevant = entry.deltas
     .filter((delta) => options.includeAllSeverities || delta.severity === 'BREAKING' || delta.severity === 'RISKY')
     .sort(compareDeltas);
   if (relevant.length === 0) return undefined;
+  // Flagged text is withheld from every delta of its field, whichever of them is shown.
+  const flagged = flaggedFieldsOf(entry.deltas);
+  const rendered = new Map(relevant.map((delta) => [delta, compileDelta(delta, flagged)]));
 
   const global = relevant.filter((delta) => delta.action === null);
   const actions = [...new Set(relevant.map((delta) => delta.action).filter((action) => action !== null))].sort(compareText);
-  const byAction = new Map<string, RenderedBlock>();
+  const byAction = new Map<string, CompiledScope>();
   for (const action of actions) {
     const scoped = relevant.filter((delta) => delta.action === null || delta.action === action);
-    byAction.set(action, renderBlock(toolName, action, scoped, options.maxDeltasPerError));
+    byAction.set(action, compileScope(action, scoped, rendered));
   }
-  return {
-    global: global.length > 0 ? renderBlock(toolName, null, global, options.maxDeltasPerError) : undefined,
-    byAction,
-  };
+  return { global: global.length > 0 ? compileScope(null, global, rendered) : undefined, byAction };
 }
 
-/** The `<contract_awareness>` block for `deltas` (sorted worst first), at most `max` of them shown. */
-export function renderBlock(toolName: string, action: string | null, deltas: readonly Readonly<Delta>[], max: number): RenderedBlock {
-  const shown = deltas.slice(0, max);
-  const hidden = deltas.slice(max);
-  const worst = deltas[0]?.severity ?? 'COSMETIC';
-  const tool = escapeText(toolName);
-  const lines = [
-    `<contract_awareness tool="${escapeAttr(toolName)}">`,
-    `  <system_note>IMPORTANT: The contract of tool "${tool}" has changed since your last calibration. These changes may explain why your arguments were rejected.</system_note>`,
-  ];
-  if (action !== null) lines.push(`  <action>${escapeText(action)}</action>`);
-  lines.push(
-    `  <change_count>${deltas.length}</change_count>`,
-    `  <max_severity>${escapeText(worst)}</max_severity>`,
-    '  <instructions>Review the contract changes below and adjust your next call to the current contract. Do not resend arguments shaped for the previous contract.</instructions>',
-  );
-  let more: { count: number; text: string } | undefined;
-  if (hidden.length > 0) {
-    const bySeverity = SEVERITIES.map((severity) => [severity, hidden.filter((d) => d.severity === severity).length] as const)
-      .filter(([, count]) => count > 0)
-      .map(([severity, count]) => `${count} ${severity}`)
-      .join(', ');
-    const noun = hidden.length === 1 ? 'change' : 'changes';
-    more = { count: hidden.length, text: `+${hidden.length} more ${noun} not shown (${bySeverity}). List the tools again to see the current contract.` };
+function compileDelta(delta: Readonly<Delta>, flagged: ReadonlySet<string>): CompiledDelta {
+  const xml = renderContractDelta(delta, { brief: true, maxValueLength: MAX_VALUE_LENGTH, flaggedFields: flagged });
+  const location = argumentLocationOf(delta.field);
+  if (location === undefined) return { xml, paths: [], members: false };
+  if (delta.kind === 'property-renamed' && typeof delta.previous === 'string' && typeof delta.current === 'string') {
+    const last = location.path.at(-1);
+    const parent = last === delta.previous || last === delta.current ? location.path.slice(0, -1) : location.path;
+    return { xml, paths: [[...parent, delta.previous], [...parent, delta.current]], members: false };
   }
-  // The same <contract_deltas> rendering as `diff --format xml`: one format, one implementation.
-  lines.push(renderContractDeltas(shown, { indent: '  ', maxValueLength: MAX_VALUE_LENGTH, more }), '</contract_awareness>');
+  return { xml, paths: [location.path], members: location.keyword !== undefined && MEMBER_KEYWORDS.has(location.keyword) };
+}
+
+function compileScope(action: string | null, deltas: readonly Readonly<Delta>[], rendered: ReadonlyMap<Readonly<Delta>, CompiledDelta>): CompiledScope {
+  const lines = ['<contract_awareness>', `<system_note>${SYSTEM_NOTE}</system_note>`];
+  if (action !== null) lines.push(`<action>${escapeText(action)}</action>`);
+  lines.push(
+    `<change_count>${deltas.length}</change_count>`,
+    `<max_severity>${escapeText(deltas[0]?.severity ?? 'COSMETIC')}</max_severity>`,
+    `<instructions>${INSTRUCTIONS}</instructions>`,
+    '<contract_deltas>',
+  );
+  return { head: lines.join('\n'), deltas: deltas.map((delta) => rendered.get(delta) as CompiledDelta) };
+}
+
+/** A field line of the error: its argument path, and whether it reports an undeclared member. */
+interface FailingField {
+  readonly path: readonly string[];
+  readonly unknown: boolean;
+}
+
+const FIELD_LINE = /<field name="([^"]*)">(.{0,40})/g;
+const ENTITIES: Readonly<Record<string, string>> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&apos;': "'", '&amp;': '&' };
+
+/** The fields an error reports, read off its `<field name="…">` lines (`items[0].sku` → `items`, `[]`, `sku`). */
+function failingFields(errorXml: string): FailingField[] {
+  const fields: FailingField[] = [];
+  for (const match of errorXml.matchAll(FIELD_LINE)) {
+    const label = (match[1] as string).replace(/&(?:lt|gt|quot|apos|amp);/g, (entity) => ENTITIES[entity] ?? entity);
+    const text = match[2] as string;
+    fields.push({ path: label === '(root)' ? [] : label.split(/\.|(?=\[)/).map((segment) => (/^\[\d*\]$/.test(segment) ? '[]' : segment)), unknown: text.startsWith(UNKNOWN_FIELD) || text.startsWith(RENAMED_FIELD) });
+  }
+  return fields;
+}
+
+function startsWith(path: readonly string[], prefix: readonly string[]): boolean {
+  return prefix.length <= path.length && prefix.every((segment, i) => segment === '*' || segment === path[i]);
+}
+
+/**
+ * Whether a delta is about a field the call got wrong: the same argument, or an object holding
+ * it (its type or shape changed). A delta about an object's members (`additionalProperties`)
+ * is about the undeclared members sent into it. An error about the arguments as a whole (a
+ * field `(root)`) may be about anything.
+ */
+function isAbout(delta: CompiledDelta, field: FailingField): boolean {
+  if (field.path.length === 0) return delta.paths.length > 0;
+  return delta.paths.some((path) =>
+    delta.members ? (field.unknown && field.path.length === path.length + 1 && startsWith(field.path, path)) || (field.path.length === path.length && startsWith(field.path, path)) : startsWith(field.path, path),
+  );
+}
+
+/** The block for one call: the deltas about its failing fields (at most `max`), the others counted. */
+function blockFor(scope: CompiledScope, errorXml: string, max: number): { text: string; shown: number } {
+  const fields = failingFields(errorXml);
+  const shown: string[] = [];
+  for (const delta of scope.deltas) {
+    if (shown.length < max && fields.some((field) => isAbout(delta, field))) shown.push(delta.xml);
+  }
+  const hidden = scope.deltas.length - shown.length;
+  const lines = [scope.head, ...shown];
+  if (hidden > 0) lines.push(`<more count="${hidden}">${MORE}</more>`);
+  lines.push('</contract_deltas>', '</contract_awareness>');
   return { text: lines.join('\n'), shown: shown.length };
 }
 
