@@ -58,9 +58,9 @@ const CLOSING_TAG = '</validation_error>';
 const BLOCK_MARKER = '<contract_awareness';
 /** Longest rendering of a previous value: a whole schema would flood the context. */
 const MAX_VALUE_LENGTH = 120;
-const SYSTEM_NOTE = 'The contract of this tool changed since you last read it.';
-const INSTRUCTIONS = 'Call it as the fields above say; do not resend arguments shaped for the old contract.';
-const MORE = 'Not shown. List the tools again to see the current contract.';
+const SYSTEM_NOTE = 'Contract changed since you last read it.';
+const INSTRUCTIONS = 'Do not resend old arguments.';
+const MORE = 'List the tools again to see them.';
 
 /** Keywords about an object's set of members rather than about the object's value. */
 const MEMBER_KEYWORDS = new Set(['additionalProperties', 'unevaluatedProperties', 'patternProperties', 'propertyNames', 'minProperties', 'maxProperties']);

@@ -100,6 +100,8 @@ function sdkIssues(details: string): ZodIssueLike[] {
       }
       const option = /^Invalid option: expected one of (.+)$/.exec(message);
       if (option !== null) return { code: 'invalid_value', path, message, values: [...(option[1] as string).matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]) };
+      const literal = /^Invalid input: expected ("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?|true|false|null)$/.exec(message);
+      if (literal !== null) return { code: 'invalid_value', path, message, values: [JSON.parse(literal[1] as string)] };
       const keys = /^Unrecognized keys?: (.+)$/.exec(message);
       if (keys !== null) return { code: 'unrecognized_keys', path, message, keys: [...(keys[1] as string).matchAll(/"([^"]*)"/g)].map((m) => m[1]) };
       const pattern = /^Invalid string: must match pattern \/(.*)\/[a-z]*$/.exec(message);

@@ -138,8 +138,6 @@ interface FieldIssue {
 const MAX_SENT_LENGTH = 100;
 /** An example longer than this costs more than it teaches; the field lines already say every constraint. */
 const MAX_EXAMPLE_LENGTH = 200;
-/** Declared names listed for an unknown field (the rest are counted). */
-const MAX_LISTED_NAMES = 8;
 const RECOVERY = 'Fix the fields above and call the tool again. Do not explain the error.';
 /**
  * How the line of an argument the tool does not declare (or declares under a new name) begins:
@@ -195,7 +193,8 @@ export function formatValidationError(issues: readonly ValidationIssue[] | null 
     lines.push(`<field name="${escapeAttr(pathLabel(field.path))}">${escapeText(describeField(field, context))}</field>`);
   }
   lines.push(`<recovery>${RECOVERY}</recovery>`);
-  if (options.example === true && context.root !== undefined) {
+  // An example teaches what to add; a call that only sent wrong values has its fixes above.
+  if (options.example === true && context.root !== undefined && normalized.some((issue) => issue.kind === 'missing')) {
     const example = exampleFor(context.root, context.root, context.args);
     const text = example !== undefined && isSchema(example.value) ? JSON.stringify(example.value) : undefined;
     // `{}` (every field optional) would teach nothing.
@@ -535,9 +534,11 @@ function expectedText(issue: FieldIssue, root: JsonSchema | undefined, schema: J
   return described !== undefined && (reported === undefined || schemaStates(issue, schema)) ? described : reported;
 }
 
-/** Whether the schema has the keyword an issue is about. */
-function schemaStates(issue: FieldIssue, schema: JsonSchema | undefined): boolean {
-  if (schema === undefined) return false;
+/** Whether the schema (or one of its union branches) has the keyword an issue is about. */
+function schemaStates(issue: FieldIssue, schema: JsonSchema | undefined, depth = 0): boolean {
+  if (schema === undefined || depth > 8) return false;
+  const branches = [...(Array.isArray(schema.anyOf) ? schema.anyOf : []), ...(Array.isArray(schema.oneOf) ? schema.oneOf : [])];
+  if (branches.some((branch) => isSchema(branch) && schemaStates(issue, branch, depth + 1))) return true;
   switch (issue.kind) {
     case 'too_small':
     case 'too_big':
@@ -632,8 +633,7 @@ function fixText(issue: FieldIssue, sent: unknown, path: ArgPath, context: Conte
       const known = root === undefined ? [] : propertyNames(root, schemaAt(root, parent, args), container);
       const key = path.at(-1);
       const guess = typeof key === 'string' ? nearestName(key, known.filter((name) => !sentKeys.has(name))) : undefined;
-      if (guess !== undefined) return `Did you mean ${JSON.stringify(guess)}?`;
-      return known.length > 0 ? `Remove it; the fields are ${listValues(known, MAX_LISTED_NAMES)}` : 'Remove it';
+      return guess !== undefined ? `Did you mean ${JSON.stringify(guess)}?` : 'Remove it';
     }
     default:
       return undefined;

@@ -103,11 +103,11 @@ describe('withSelfHealing on a real McpServer', () => {
         // A valid v2 call, from the input schema the server lists.
         '<example>{"sku":"example","quantity":1,"currency":"USD"}</example>',
         '<contract_awareness>',
-        '<system_note>The contract of this tool changed since you last read it.</system_note>',
+        '<system_note>Contract changed since you last read it.</system_note>',
         // SAFE deltas stay out by default.
         '<change_count>1</change_count>',
         '<max_severity>BREAKING</max_severity>',
-        '<instructions>Call it as the fields above say; do not resend arguments shaped for the old contract.</instructions>',
+        '<instructions>Do not resend old arguments.</instructions>',
         '<contract_deltas>',
         '<delta severity="BREAKING" kind="required-property-added" field="currency"/>',
         '</contract_deltas>',

@@ -78,7 +78,7 @@ describe('only the deltas about the fields the call got wrong', () => {
     const xml = enhance(errorFor('currency'));
     expect(deltaFields(xml)).toEqual(['currency']);
     expect(xml).toContain('<change_count>7</change_count>');
-    expect(xml).toContain('<more count="6">Not shown. List the tools again to see the current contract.</more>');
+    expect(xml).toContain('<more count="6">List the tools again to see them.</more>');
   });
 
   it('names the argument as the field lines do: items[0].qty is the delta of items[].qty', () => {
@@ -109,7 +109,7 @@ describe('only the deltas about the fields the call got wrong', () => {
   it('still says the contract changed when no delta is about the failing fields', () => {
     const xml = enhance(errorFor('nothing_changed_here'));
     expect(deltaTags(xml)).toEqual([]);
-    expect(xml).toContain('<system_note>The contract of this tool changed since you last read it.</system_note>');
+    expect(xml).toContain('<system_note>Contract changed since you last read it.</system_note>');
     expect(xml).toContain('<more count="7">');
     expect(enrichValidationError(errorFor('nothing_changed_here'), 'invoices', null, config({ invoices: deltas }))).toMatchObject({ injected: true, deltaCount: 0 });
   });
@@ -339,10 +339,10 @@ describe('block content: the seed’s elements, each thing said once', () => {
     expect(xml.slice(xml.indexOf('<contract_awareness>'))).toBe(
       [
         '<contract_awareness>',
-        '<system_note>The contract of this tool changed since you last read it.</system_note>',
+        '<system_note>Contract changed since you last read it.</system_note>',
         '<change_count>1</change_count>',
         '<max_severity>BREAKING</max_severity>',
-        '<instructions>Call it as the fields above say; do not resend arguments shaped for the old contract.</instructions>',
+        '<instructions>Do not resend old arguments.</instructions>',
         '<contract_deltas>',
         '<delta severity="BREAKING" kind="enum-narrowed" field="currency"><previous>["EUR","JPY","USD"]</previous></delta>',
         '</contract_deltas>',
