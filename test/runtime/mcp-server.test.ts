@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -5,6 +6,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { callWithSelfHealing, loadDeltaMap, toolError, withSelfHealing, type WithSelfHealingOptions } from '../../src/runtime/index.js';
 import { correctFromFieldLines, delta, report } from './helpers.js';
+
+const require = createRequire(import.meta.url);
 
 /** The artifact `diff v1 v2 --artifact` would write for the servers below. */
 const deltas = loadDeltaMap(
@@ -279,5 +282,47 @@ describe('calls to tools that were renamed or removed', () => {
     expect(text).toBe('<tool_error code="UNKNOWN_TOOL">\n<message>The tool "get_stock" was renamed to "check_stock".</message>\n<recovery>Call "check_stock" instead.</recovery>\n</tool_error>');
     // The new name works.
     expect((await callText(client, 'check_stock')).text).toBe('A-1: 12');
+  });
+});
+
+describe('the oldest SDK supported: @modelcontextprotocol/sdk 1.10.2 (devDependency @modelcontextprotocol/sdk-oldest)', () => {
+  // That release throws input-validation failures and unknown tools as JSON-RPC errors, with
+  // the zod 3 issues as JSON; the newest returns them as isError results, one line per issue.
+  type OldSdk = { McpServer: new (info: object) => McpServer };
+  const oldSdkZod = () => createRequire(require.resolve('@modelcontextprotocol/sdk-oldest/server/mcp.js'))('zod') as typeof import('zod/v3');
+
+  async function oldServer(): Promise<{ client: Client; server: McpServer }> {
+    const { McpServer: OldMcpServer } = (await import('@modelcontextprotocol/sdk-oldest/server/mcp.js')) as unknown as OldSdk;
+    const { z: z3 } = oldSdkZod();
+    const server = new OldMcpServer({ name: 'inventory', version: '2.0.0' });
+    const shape = { sku: z3.string().min(1), quantity: z3.number().int().min(1), currency: z3.enum(['USD', 'EUR', 'GBP']) };
+    (server as unknown as { tool: (...args: unknown[]) => void }).tool('create_order', shape, async (args: { currency: string }) => ({ content: [{ type: 'text', text: `ordered in ${args.currency}` }] }));
+    (server as unknown as { tool: (...args: unknown[]) => void }).tool('check_stock', { sku: z3.string() }, async () => ({ content: [{ type: 'text', text: '12' }] }));
+    return { client: await connect(withSelfHealing(server, { deltas })), server };
+  }
+
+  it('answers a v1-shaped call with the enriched error, as an isError result', async () => {
+    const { client } = await oldServer();
+    const result = await client.callTool({ name: 'create_order', arguments: { sku: 'A-1', quantity: 0 } });
+    expect(result.isError).toBe(true);
+    const text = textOf(result);
+    expect(text).toContain('<field name="quantity">Too small. You sent: 0. Expected: integer of at least 1.</field>');
+    expect(text).toContain('<field name="currency">Missing. Expected: string, one of "USD", "EUR", "GBP".</field>');
+    expect(text).toContain('<delta severity="BREAKING" kind="required-property-added" field="currency"/>');
+  });
+
+  it('tells a renamed tool\'s new name, and leaves valid calls as they were', async () => {
+    const { client } = await oldServer();
+    expect(textOf(await client.callTool({ name: 'get_stock', arguments: { sku: 'A-1' } }))).toContain('<message>The tool "get_stock" was renamed to "check_stock".</message>');
+    const ok = await client.callTool({ name: 'create_order', arguments: { sku: 'A-1', quantity: 1, currency: 'EUR' } });
+    expect(ok).toEqual({ content: [{ type: 'text', text: 'ordered in EUR' }] });
+    // An unknown name the artifact does not know stays the SDK's own protocol error.
+    await expect(client.callTool({ name: 'never_existed', arguments: {} })).rejects.toThrow(/Tool never_existed not found/);
+  });
+
+  it('lets callWithSelfHealing recover the call from the field lines', async () => {
+    const { client } = await oldServer();
+    const result = await callWithSelfHealing(client, 'create_order', { sku: 'A-1', quantity: 2 }, { correct: correctFromFieldLines });
+    expect(textOf(result)).toBe('ordered in USD');
   });
 });
