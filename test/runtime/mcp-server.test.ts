@@ -4,7 +4,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { callWithSelfHealing, loadDeltaMap, toolError, withSelfHealing, type WithSelfHealingOptions } from '../../src/runtime/index.js';
+import { callWithSelfHealing, correctedCall, loadDeltaMap, toolError, withSelfHealing, type CorrectionRequest, type WithSelfHealingOptions } from '../../src/runtime/index.js';
 import { correctFromFieldLines, delta, report } from './helpers.js';
 
 const require = createRequire(import.meta.url);
@@ -271,6 +271,20 @@ describe('calls to tools that were renamed or removed', () => {
     expect(removed.text).toBe(
       '<tool_error code="UNKNOWN_TOOL">\n<message>The tool "delete_order" was removed.</message>\n<recovery>Do not call it again; list the tools and use one that exists.</recovery>\n</tool_error>',
     );
+  });
+
+  it('callWithSelfHealing recovers a call to a renamed tool through correct()', async () => {
+    const server = new McpServer({ name: 'inventory', version: '2.0.0' });
+    server.registerTool('check_stock', { inputSchema: { sku: z.string() } }, async ({ sku }) => ({ content: [{ type: 'text', text: `${sku}: 12` }] }));
+    const client = await connect(withSelfHealing(server, { deltas }));
+    // The agent's LLM, scripted: it reads the new name off the error text.
+    const correct = vi.fn((request: CorrectionRequest) => {
+      const renamed = /renamed to "([^"]+)"/.exec(request.errorText)?.[1];
+      return request.failure === 'unknown-tool' && renamed !== undefined ? correctedCall(renamed, { ...request.args }) : null;
+    });
+    const result = await callWithSelfHealing(client, 'get_stock', { sku: 'A-1' }, { correct });
+    expect(textOf(result)).toBe('A-1: 12');
+    expect(correct).toHaveBeenCalledTimes(1);
   });
 
   it('names the new name of a renamed tool', async () => {
