@@ -249,7 +249,7 @@ export function withoutText(schema: JsonSchema, texts: ReadonlySet<string>): Jso
   return scrub(schema, texts, 0) as JsonSchema;
 }
 
-const WITHHELD = '(text withheld)';
+const WITHHELD = '(flagged text withheld)';
 
 function scrub(value: unknown, texts: ReadonlySet<string>, depth: number): unknown {
   if (typeof value === 'string') return texts.has(value) ? WITHHELD : value;

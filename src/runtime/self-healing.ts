@@ -235,7 +235,8 @@ function blockFor(scope: CompiledScope, errorXml: string, max: number): { text: 
   const fields = failingFields(errorXml);
   const shown: string[] = [];
   for (const delta of scope.deltas) {
-    if (shown.length < max && fields.some((field) => isAbout(delta, field))) shown.push(delta.xml);
+    // Two deltas can read the same in brief (two flagged texts of one field): said once.
+    if (shown.length < max && !shown.includes(delta.xml) && fields.some((field) => isAbout(delta, field))) shown.push(delta.xml);
   }
   const hidden = scope.deltas.length - shown.length;
   const lines = [scope.head, ...shown];

@@ -158,6 +158,8 @@ interface Context {
   readonly args: unknown;
   readonly root: JsonSchema | undefined;
   readonly renames: readonly Rename[];
+  /** Text the contract lint flagged: never written, not even as an argument's name. */
+  readonly flagged: ReadonlySet<string>;
 }
 
 /**
@@ -181,7 +183,7 @@ export function formatValidationError(issues: readonly ValidationIssue[] | null 
   const deltas = options.deltas ?? [];
   const flagged = flaggedTextOf(deltas);
   const schema = isSchema(options.schema) ? options.schema : undefined;
-  const context: Context = { args: options.args, root: schema === undefined ? undefined : withoutText(schema, flagged), renames: renamesOf(deltas) };
+  const context: Context = { args: options.args, root: schema === undefined ? undefined : withoutText(schema, flagged), renames: renamesOf(deltas), flagged };
   const normalized = (issues ?? []).map((issue) => normalizeIssue(issue, context.args));
   if (normalized.length === 0) normalized.push({ kind: 'other', path: [], message: 'The arguments were rejected.' });
 
@@ -190,7 +192,7 @@ export function formatValidationError(issues: readonly ValidationIssue[] | null 
   if (options.action != null) open += ` action="${escapeAttr(options.action)}"`;
   const lines = [`${open}>`];
   for (const field of fieldLines(normalized, context)) {
-    lines.push(`<field name="${escapeAttr(pathLabel(field.path))}">${escapeText(describeField(field, context))}</field>`);
+    lines.push(`<field name="${escapeAttr(pathLabel(field.path, context.flagged))}">${escapeText(describeField(field, context))}</field>`);
   }
   lines.push(`<recovery>${RECOVERY}</recovery>`);
   // An example teaches what to add; a call that only sent wrong values has its fixes above.
@@ -202,6 +204,14 @@ export function formatValidationError(issues: readonly ValidationIssue[] | null 
   }
   lines.push('</validation_error>');
   return lines.join('\n');
+}
+
+/** Whether a value sent holds text the contract lint flagged (a model may echo what it read). */
+function containsFlagged(value: unknown, flagged: ReadonlySet<string>): boolean {
+  if (flagged.size === 0) return false;
+  const text = displayJson(value);
+  for (const item of flagged) if (text.includes(JSON.stringify(item).slice(1, -1))) return true;
+  return false;
 }
 
 /** The strings the contract lint flagged in the tool's current contract. */
@@ -266,12 +276,19 @@ function fieldLines(issues: readonly FieldIssue[], context: Context): FieldLine[
   return [...lines.values()];
 }
 
-function pathLabel(path: ArgPath): string {
+function pathLabel(path: ArgPath, withheld: ReadonlySet<string> = NOTHING): string {
   if (path.length === 0) return '(root)';
   let label = '';
-  for (const segment of path) label += typeof segment === 'number' ? `[${segment}]` : label === '' ? segment : `.${segment}`;
+  for (const segment of path) {
+    const name = typeof segment === 'string' && withheld.has(segment) ? WITHHELD : segment;
+    label += typeof name === 'number' ? `[${name}]` : label === '' ? name : `.${name}`;
+  }
   return label;
 }
+
+const NOTHING: ReadonlySet<string> = new Set();
+/** What stands for a name or value the contract lint flagged. */
+const WITHHELD = '(flagged text withheld)';
 
 const ABSENT = Symbol('absent');
 
@@ -479,7 +496,7 @@ function describeField(field: FieldLine, context: Context): string {
   const schema = root === undefined ? undefined : schemaAt(root, expectedPath, args);
   const problems = field.renamedTo !== undefined ? [`${RENAMED_FIELD}${JSON.stringify(field.renamedTo)}.`] : field.issues.map(problemOf);
   const parts = [...new Set(problems)];
-  if (sent !== ABSENT) parts.push(`You sent: ${truncate(displayJson(sent), MAX_SENT_LENGTH)}.`);
+  if (sent !== ABSENT) parts.push(`You sent: ${containsFlagged(sent, context.flagged) ? WITHHELD : truncate(displayJson(sent), MAX_SENT_LENGTH)}.`);
   const first = field.issues[0] as FieldIssue;
   const expected = field.renamedTo !== undefined || first.kind !== 'unknown_keys' ? expectedText(first, root, schema) : undefined;
   if (expected !== undefined) parts.push(`Expected: ${sentence(expected)}`);
