@@ -53,7 +53,7 @@ function status(review: ServerReview): string {
   const { gate, failOn } = review;
   const threshold = failOn === 'never' ? '' : mdCode(`fail-on: ${failOn}`);
   const count = gate.blocking.length;
-  switch (gate.review) {
+  switch (gate.verdict) {
     case 'unknown':
       return `> [!CAUTION]\n> **Could not review ${mdCode(review.name)}** at ${shortSha(review.headSha)}, so this check fails. What went wrong:`;
     case 'blocked': {
@@ -100,7 +100,7 @@ function accepted(review: ServerReview): string {
 
 /** For a blocked gate: the allow-list entries to paste, with a reason to fill in. */
 function allowSnippet(review: ServerReview): string {
-  if (review.gate.review !== 'blocked') return '';
+  if (review.gate.verdict !== 'blocked') return '';
   // A placeholder, not a date: whoever accepts a change picks how long the acceptance lasts.
   const expires = 'YYYY-MM-DD';
   const entries = review.gate.blocking.slice(0, 30).map((b) =>

@@ -60,7 +60,7 @@ interface Run {
 }
 
 /** Review one server, before the allow-list and the gate (they look at every server at once). */
-interface Draft {
+interface ServerDraft {
   subject: Subject;
   name: string;
   report: DiffReport | null;
@@ -138,7 +138,7 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
 
   const label = plan.pr ? await approvalOf(plan.pr, inputs.approveLabel, api) : {};
   if (label.ignored) log.info(label.ignored);
-  const drafts: Draft[] = [];
+  const drafts: ServerDraft[] = [];
   for (const subject of subjects) {
     core.startGroup(`Reviewing ${subject.name ?? subject.id}`);
     try {
@@ -212,14 +212,14 @@ async function approvalOf(pr: Pick<PullRequestInfo, 'number' | 'labels' | 'label
   return 'approval' in judgement ? { approval: judgement.approval } : { ignored: judgement.ignored };
 }
 
-async function draftReview(subject: Subject, run: Run): Promise<Draft> {
+async function draftReview(subject: Subject, run: Run): Promise<ServerDraft> {
   const { target } = subject;
   const { inputs } = run;
   const notes = subject.planNote !== undefined ? [subject.planNote] : [];
   const fix = lockCommand(subject.selection);
   let headLockText: string | null = null;
-  const headSource: Draft['headSource'] = !target ? 'removed' : !inputs.compile ? 'lockfile' : target.source.kind === 'file' ? 'file' : 'server';
-  const fail = (reviewError: string): Draft => ({ subject, name: subject.name ?? serverNameIn(headLockText) ?? subject.id, report: null, reviewError, headLockText, headSource, notes });
+  const headSource: ServerDraft['headSource'] = !target ? 'removed' : !inputs.compile ? 'lockfile' : target.source.kind === 'file' ? 'file' : 'server';
+  const fail = (reviewError: string): ServerDraft => ({ subject, name: subject.name ?? serverNameIn(headLockText) ?? subject.id, report: null, reviewError, headLockText, headSource, notes });
 
   // A server the head's config dropped: every entry of its base lockfile is removed.
   if (!target) {
@@ -258,7 +258,7 @@ async function draftReview(subject: Subject, run: Run): Promise<Draft> {
   }
 
   // Freshness: the head lockfile against the live head, kept apart from the review.
-  let stale: Draft['stale'];
+  let stale: ServerDraft['stale'];
   let headLocked: Contracts | undefined;
   if (headLockText !== null) {
     try {
@@ -283,7 +283,7 @@ async function draftReview(subject: Subject, run: Run): Promise<Draft> {
   const report = await diffContracts(base, head);
   const name = subject.name ?? (head.server.name !== 'unknown' ? head.server.name : subject.id);
   log.info(`${name}: ${report.summary.maxSeverity === null ? 'no contract changes' : `worst change ${report.summary.maxSeverity}`}.`);
-  const draft: Draft = { subject, name, report, headLockText, headSource, notes };
+  const draft: ServerDraft = { subject, name, report, headLockText, headSource, notes };
   if (stale) draft.stale = stale;
   return draft;
 }
@@ -330,7 +330,7 @@ async function baselineOf(subject: Subject, run: Run, serverName: string, headLo
 }
 
 function finishReview(
-  draft: Draft,
+  draft: ServerDraft,
   run: Run,
   context: RunContext,
   label: { approval?: Approval; ignored?: string },
@@ -366,7 +366,7 @@ function finishReview(
     gate: reviewGate(gate),
     accepted: gate.accepted.map((d) => {
       const allowed = acceptedBy(d.delta.fingerprint)!;
-      return { entry: `${d.kind}.${d.name}`, severity: d.delta.severity, fingerprint: d.delta.fingerprint, reason: allowed.reason, ...(allowed.expires ? { expires: allowed.expires } : {}) };
+      return { entry: `${d.collection}.${d.name}`, severity: d.delta.severity, fingerprint: d.delta.fingerprint, reason: allowed.reason, ...(allowed.expires ? { expires: allowed.expires } : {}) };
     }),
     allowNotes,
     reproduce:
@@ -388,14 +388,14 @@ function finishReview(
   }
   if (reviewError !== undefined) review.reviewError = reviewError;
   if (stale) review.stale = stale;
-  if (label.approval && gate.review === 'approved') review.approval = label.approval;
-  if (label.ignored !== undefined && gate.review === 'blocked') review.approvalIgnored = label.ignored;
+  if (label.approval && gate.verdict === 'approved') review.approval = label.approval;
+  if (label.ignored !== undefined && gate.verdict === 'blocked') review.approvalIgnored = label.ignored;
   if (plan.pr) review.approveLabel = inputs.approveLabel;
   return review;
 }
 
 /** The artifact(s), the Markdown report, the review bundle and SARIF: the run's files, credentials taken out. */
-async function writeFiles(reviews: ServerReview[], drafts: Draft[], run: Run, context: RunContext) {
+async function writeFiles(reviews: ServerReview[], drafts: ServerDraft[], run: Run, context: RunContext) {
   const { inputs, runner, plan } = run;
   const write = (path: string, text: string, what: string) => writeOutputFile(path, redactor.redact(text), runner.roots, what);
   const several = reviews.length > 1;
@@ -430,7 +430,7 @@ async function writeFiles(reviews: ServerReview[], drafts: Draft[], run: Run, co
   return paths;
 }
 
-function emitAnnotations(reviews: ServerReview[], drafts: Draft[], allowNotes: string[]): void {
+function emitAnnotations(reviews: ServerReview[], drafts: ServerDraft[], allowNotes: string[]): void {
   // Allow-list housekeeping shares the notice slots, after every contract change.
   const candidates: Annotation[] = allowNotes.map((message) => ({ level: 'notice', title: 'mcp-contract-guard allow-list', message, rank: -1 }));
   reviews.forEach((review, i) => {

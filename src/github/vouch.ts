@@ -36,8 +36,8 @@ export function vouchReview(review: ServerReview, vouch: Vouch): ServerReview {
   const vouched: ServerReview = { ...review, approveLabel: vouch.approveLabel, gate: reviewGate(decision) };
   delete vouched.approval;
   delete vouched.approvalIgnored;
-  if (decision.review === 'approved' && vouch.approval) vouched.approval = vouch.approval;
-  if (vouch.approvalIgnored !== undefined && decision.review === 'blocked') vouched.approvalIgnored = vouch.approvalIgnored;
+  if (decision.verdict === 'approved' && vouch.approval) vouched.approval = vouch.approval;
+  if (vouch.approvalIgnored !== undefined && decision.verdict === 'blocked') vouched.approvalIgnored = vouch.approvalIgnored;
   if (decision.pass && vouch.runConclusion !== 'success') {
     const how =
       vouch.runConclusion === undefined

@@ -40,7 +40,7 @@ export type ReviewVerdict = 'clean' | 'below-threshold' | 'accepted' | 'approved
 
 export interface GateDecision {
   pass: boolean;
-  review: ReviewVerdict;
+  verdict: ReviewVerdict;
   /** At or above the threshold and not accepted by the allow-list. */
   blocking: LocatedDelta[];
   /** Accepted by the allow-list (reported, but not counted against the gate). */
@@ -58,22 +58,22 @@ export function decideGate(input: GateInput): GateDecision {
   const failures: string[] = [];
   if (input.reviewError !== undefined || input.report === null) {
     failures.push(`Could not review the contracts of ${input.server}: ${input.reviewError ?? 'unknown error'}`);
-    return { pass: false, review: 'unknown', blocking: [], accepted: [], failures };
+    return { pass: false, verdict: 'unknown', blocking: [], accepted: [], failures };
   }
   const all = deltasOf(input.report);
   const accepted = all.filter((d) => input.accepted(d.delta.fingerprint));
   const threshold = input.failOn;
   const blocking = threshold === 'never' ? [] : all.filter((d) => meetsThreshold(d.delta.severity, threshold) && !input.accepted(d.delta.fingerprint));
-  let review: ReviewVerdict;
-  if (all.length === 0) review = 'clean';
-  else if (threshold === 'never') review = 'not-gated';
-  else if (blocking.length > 0) review = input.approval ? 'approved' : 'blocked';
-  else if (all.some((d) => meetsThreshold(d.delta.severity, threshold))) review = 'accepted';
-  else review = 'below-threshold';
+  let verdict: ReviewVerdict;
+  if (all.length === 0) verdict = 'clean';
+  else if (threshold === 'never') verdict = 'not-gated';
+  else if (blocking.length > 0) verdict = input.approval ? 'approved' : 'blocked';
+  else if (all.some((d) => meetsThreshold(d.delta.severity, threshold))) verdict = 'accepted';
+  else verdict = 'below-threshold';
 
-  if (review === 'blocked') failures.push(blockedMessage(input.server, blocking, threshold as Severity, input.approveLabel));
+  if (verdict === 'blocked') failures.push(blockedMessage(input.server, blocking, threshold as Severity, input.approveLabel));
   if (input.staleMessage !== undefined && input.lockfileCheck === 'fail') failures.push(input.staleMessage);
-  return { pass: failures.length === 0, review, blocking, accepted, failures };
+  return { pass: failures.length === 0, verdict, blocking, accepted, failures };
 }
 
 function blockedMessage(server: string, blocking: LocatedDelta[], threshold: Severity, approveLabel: string | undefined): string {

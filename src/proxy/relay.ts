@@ -23,6 +23,7 @@ import { randomUUID } from 'node:crypto';
 import { isJsonObject, type JsonObject, type JsonValue } from '../contract/model.js';
 import { createExplainer, type Explainer } from '../runtime/explain.js';
 import { errorResult, type DeltaMap } from '../runtime/index.js';
+import { reportedFields } from '../runtime/validation-error.js';
 import type { CallLog, CallOutcome } from './call-log.js';
 import { explainServerError } from '../runtime/server-errors.js';
 import { ArgumentValidator } from './validation.js';
@@ -504,9 +505,7 @@ function textOf(result: JsonObject | undefined): string | undefined {
   return texts.length > 0 && texts.every((text) => text !== undefined) ? texts.join('\n') : undefined;
 }
 
-const ENTITIES: Readonly<Record<string, string>> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&apos;': "'", '&amp;': '&' };
-
 /** The argument paths an explanation names, for the call log. */
 function fieldsOf(text: string): string[] {
-  return [...text.matchAll(/<field name="([^"]*)">/g)].map((match) => (match[1] as string).replace(/&(?:lt|gt|quot|apos|amp);/g, (entity) => ENTITIES[entity] ?? entity));
+  return reportedFields(text).map((field) => field.name);
 }

@@ -22,7 +22,7 @@ import {
   type Delta,
 } from '../protocol/index.js';
 import type { ToolDeltas } from './delta-map.js';
-import { RENAMED_FIELD, UNKNOWN_FIELD } from './validation-error.js';
+import { reportedFields } from './validation-error.js';
 
 export interface SelfHealingConfig {
   /** Tool name → deltas, usually from `loadDeltaMap` at start-up. */
@@ -199,18 +199,12 @@ interface FailingField {
   readonly unknown: boolean;
 }
 
-const FIELD_LINE = /<field name="([^"]*)">(.{0,40})/g;
-const ENTITIES: Readonly<Record<string, string>> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&apos;': "'", '&amp;': '&' };
-
-/** The fields an error reports, read off its `<field name="…">` lines (`items[0].sku` → `items`, `[]`, `sku`). */
+/** The fields an error reports, as argument paths (`items[0].sku` → `items`, `[]`, `sku`). */
 function failingFields(errorXml: string): FailingField[] {
-  const fields: FailingField[] = [];
-  for (const match of errorXml.matchAll(FIELD_LINE)) {
-    const label = (match[1] as string).replace(/&(?:lt|gt|quot|apos|amp);/g, (entity) => ENTITIES[entity] ?? entity);
-    const text = match[2] as string;
-    fields.push({ path: label === '(root)' ? [] : label.split(/\.|(?=\[)/).map((segment) => (/^\[\d*\]$/.test(segment) ? '[]' : segment)), unknown: text.startsWith(UNKNOWN_FIELD) || text.startsWith(RENAMED_FIELD) });
-  }
-  return fields;
+  return reportedFields(errorXml).map(({ name, undeclared }) => ({
+    path: name === '(root)' ? [] : name.split(/\.|(?=\[)/).map((segment) => (/^\[\d*\]$/.test(segment) ? '[]' : segment)),
+    unknown: undeclared,
+  }));
 }
 
 function startsWith(path: readonly string[], prefix: readonly string[]): boolean {

@@ -141,10 +141,29 @@ const MAX_EXAMPLE_LENGTH = 200;
 const RECOVERY = 'Fix the fields above and call the tool again. Do not explain the error.';
 /**
  * How the line of an argument the tool does not declare (or declares under a new name) begins:
- * the enhancer reads it to show the deltas about the object holding it (`additionalProperties`…).
+ * `reportedFields` reads it back, so the enhancer can show the deltas about the object holding
+ * it (`additionalProperties`…).
  */
-export const UNKNOWN_FIELD = 'Not a field of this tool.';
-export const RENAMED_FIELD = 'Renamed to ';
+const UNKNOWN_FIELD = 'Not a field of this tool.';
+const RENAMED_FIELD = 'Renamed to ';
+
+const FIELD_LINE = /<field name="([^"]*)">(.{0,40})/g;
+const ENTITIES: Readonly<Record<string, string>> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&apos;': "'", '&amp;': '&' };
+
+/**
+ * The fields a `<validation_error>` reports, read back off its `<field name="…">` lines: the
+ * argument's label (`items[0].sku`), and whether the line is about an argument the tool does
+ * not declare (or declares under a new name).
+ */
+export function reportedFields(errorXml: string): Array<{ readonly name: string; readonly undeclared: boolean }> {
+  const fields = [];
+  for (const match of errorXml.matchAll(FIELD_LINE)) {
+    const name = (match[1] as string).replace(/&(?:lt|gt|quot|apos|amp);/g, (entity) => ENTITIES[entity] ?? entity);
+    const text = match[2] as string;
+    fields.push({ name, undeclared: text.startsWith(UNKNOWN_FIELD) || text.startsWith(RENAMED_FIELD) });
+  }
+  return fields;
+}
 
 /** An argument a `property-renamed` delta retired: `from` in the object at `parent` is now `to`. */
 interface Rename {

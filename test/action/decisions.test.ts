@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { evaluateAllowList, allowListNotes, todayUtc } from '../../src/policy/allow.js';
-import { entryAnnotations, lockfileLines, selectAnnotations, type Annotation } from '../../src/github/annotations.js';
+import { entryAnnotations, selectAnnotations, type Annotation } from '../../src/github/annotations.js';
+import { lockfileLines } from '../../src/contract/lockfile.js';
 import { planEvent, type RunContext } from '../../src/github/event.js';
 import { decideGate, type GateInput } from '../../src/policy/gate.js';
 import { INPUT_DEFAULTS, readInputs } from '../../src/github/inputs.js';
@@ -129,7 +130,7 @@ describe('the gate', () => {
     const decision = decideGate({ ...base, failOn });
     expect(decision.pass).toBe(pass);
     expect(decision.blocking).toHaveLength(blocking);
-    expect(decision.review).toBe(failOn === 'never' ? 'not-gated' : 'blocked');
+    expect(decision.verdict).toBe(failOn === 'never' ? 'not-gated' : 'blocked');
   });
 
   test('the failure names the label and the allow-list; without a PR, only the allow-list', () => {
@@ -140,18 +141,18 @@ describe('the gate', () => {
   });
 
   test('the label approves; the allow-list accepts; neither excuses a stale lockfile', () => {
-    expect(decideGate({ ...base, approval: { label: 'ok-label', by: 'carol' } })).toMatchObject({ pass: true, review: 'approved' });
-    expect(decideGate({ ...base, accepted: (f) => f === 'b1' })).toMatchObject({ pass: true, review: 'accepted', accepted: [{ name: 'a' }] });
+    expect(decideGate({ ...base, approval: { label: 'ok-label', by: 'carol' } })).toMatchObject({ pass: true, verdict: 'approved' });
+    expect(decideGate({ ...base, accepted: (f) => f === 'b1' })).toMatchObject({ pass: true, verdict: 'accepted', accepted: [{ name: 'a' }] });
     const stale = decideGate({ ...base, approval: { label: 'ok-label' }, staleMessage: 'stale: run X' });
-    expect(stale).toMatchObject({ pass: false, review: 'approved', failures: ['stale: run X'] });
+    expect(stale).toMatchObject({ pass: false, verdict: 'approved', failures: ['stale: run X'] });
     expect(decideGate({ ...base, approval: { label: 'ok-label' }, staleMessage: 'stale', lockfileCheck: 'warn' }).pass).toBe(true);
   });
 
   test('below the threshold passes; no review (compile failure) fails', () => {
-    expect(decideGate({ ...base, report: reportOf({ a: [delta('SAFE', 's')] }) })).toMatchObject({ pass: true, review: 'below-threshold' });
-    expect(decideGate({ ...base, report: reportOf({}) })).toMatchObject({ pass: true, review: 'clean' });
+    expect(decideGate({ ...base, report: reportOf({ a: [delta('SAFE', 's')] }) })).toMatchObject({ pass: true, verdict: 'below-threshold' });
+    expect(decideGate({ ...base, report: reportOf({}) })).toMatchObject({ pass: true, verdict: 'clean' });
     const failed = decideGate({ ...base, report: null, reviewError: 'The command "nope" was not found on PATH.' });
-    expect(failed).toMatchObject({ pass: false, review: 'unknown' });
+    expect(failed).toMatchObject({ pass: false, verdict: 'unknown' });
     expect(failed.failures[0]).toBe('Could not review the contracts of inv: The command "nope" was not found on PATH.');
   });
 });
