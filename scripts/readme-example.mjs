@@ -34,8 +34,8 @@ const review = {
   failOn: 'RISKY',
   gate: {
     pass: gate.pass,
-    review: gate.review,
-    blocking: gate.blocking.map((d) => ({ entry: `${d.kind}.${d.name}`, severity: d.delta.severity, kind: d.delta.kind, field: d.delta.field, fingerprint: d.delta.fingerprint })),
+    verdict: gate.verdict,
+    blocking: gate.blocking.map((d) => ({ entry: `${d.collection}.${d.name}`, severity: d.delta.severity, kind: d.delta.kind, field: d.delta.field, fingerprint: d.delta.fingerprint })),
     failures: gate.failures,
   },
   approveLabel: 'contract-change-approved',
