@@ -7,7 +7,7 @@
  */
 import { canonicalJson } from './json.js';
 import type { Delta } from './report.js';
-import { argumentLabel, argumentLocationOf } from './fields.js';
+import { argumentLabel, argumentLocationOf } from './schema.js';
 import { summarize } from './values.js';
 
 // XML 1.0 forbids most C0 controls, lone surrogates and U+FFFE/U+FFFF; a parser would reject the

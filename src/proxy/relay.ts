@@ -21,7 +21,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isJsonObject, type JsonObject, type JsonValue } from '../contract/model.js';
-import { createExplainer, type Explainer } from '../runtime/explain.js';
+import { createExplainer, type Explainer } from '../runtime/self-healing.js';
 import { errorResult, type DeltaMap } from '../runtime/index.js';
 import { reportedFields } from '../runtime/validation-error.js';
 import type { CallLog, CallOutcome } from './call-log.js';

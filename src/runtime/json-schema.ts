@@ -18,7 +18,7 @@ export function isSchema(value: unknown): value is JsonSchema {
 }
 
 /** Follows local `$ref`s (`#`, `#/$defs/x`, `#/definitions/x`, any JSON pointer into the root). */
-export function resolveRef(root: JsonSchema, schema: unknown): JsonSchema | undefined {
+function resolveRef(root: JsonSchema, schema: unknown): JsonSchema | undefined {
   let current = schema;
   for (let hops = 0; isSchema(current) && typeof current.$ref === 'string'; hops += 1) {
     if (hops >= MAX_REF_HOPS) return undefined;
@@ -287,7 +287,7 @@ const FORMAT_SAMPLES: Readonly<Record<string, string>> = {
 const STRING_CANDIDATES = ['example', 'EXAMPLE', 'Example', 'abc', 'ABC', 'a', 'A', 'x1', '1', '123', 'a1b2', 'example-1', 'example_1', 'example.1', '0'];
 
 /** A sample string in `format` (used for the fix text as well as the example). */
-export function formatSample(format: string): string | undefined {
+function formatSample(format: string): string | undefined {
   return FORMAT_SAMPLES[format];
 }
 

@@ -28,7 +28,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { isJsonObject } from '../protocol/index.js';
-import { createExplainer, type Explainer, type ExplainerOptions } from './explain.js';
+import { createExplainer, type Explainer, type ExplainerOptions } from './self-healing.js';
 import { errorResult } from './protocol.js';
 import type { HealingSession } from './session.js';
 

@@ -10,19 +10,17 @@
  * counted. Everything that depends only on the deltas (filtering, sorting, rendering,
  * escaping) happens once per tool in `createToolEnhancer`; a call only reads the field names
  * off the error and joins pre-rendered lines.
+ *
+ * `createExplainer` puts it together for a rejected `tools/call`, once for `withSelfHealing`
+ * (inside a TypeScript server) and the proxy (in front of any server): the `<validation_error>`
+ * of the call's issues with the block for the tool and action, and the `<tool_error
+ * code="UNKNOWN_TOOL">` of a call to a tool the artifact says was renamed or removed.
  */
-import {
-  argumentLocationOf,
-  compareDeltas,
-  compareText,
-  escapeText,
-  flaggedFieldsOf,
-  renderContractDelta,
-  type ArgumentPath,
-  type Delta,
-} from '../protocol/index.js';
-import type { ToolDeltas } from './delta-map.js';
-import { reportedFields } from './validation-error.js';
+import { argumentLocationOf, compareDeltas, compareText, escapeText, flaggedFieldsOf, renderContractDelta, type Delta } from '../protocol/index.js';
+import { isFrozenDeltaMap, type DeltaMap, type ToolDeltas } from './delta-map.js';
+import { discriminatorOf, isSchema, type JsonSchema } from './json-schema.js';
+import { toolError } from './protocol.js';
+import { formatValidationError, reportedFields, type ValidationIssue } from './validation-error.js';
 
 export interface SelfHealingConfig {
   /** Tool name → deltas, usually from `loadDeltaMap` at start-up. */
@@ -53,7 +51,7 @@ export type ToolEnhancer = (errorXml: string, actionKey?: string | null) => stri
  */
 export const identityEnhancer: ToolEnhancer = (errorXml) => errorXml;
 
-export const DEFAULT_MAX_DELTAS_PER_ERROR = 5;
+const DEFAULT_MAX_DELTAS_PER_ERROR = 5;
 const CLOSING_TAG = '</validation_error>';
 const BLOCK_MARKER = '<contract_awareness';
 /** Longest rendering of a previous value: a whole schema would flood the context. */
@@ -68,11 +66,29 @@ const MEMBER_KEYWORDS = new Set(['additionalProperties', 'unevaluatedProperties'
 /** One delta, rendered, with the arguments it is about. */
 interface CompiledDelta {
   readonly xml: string;
-  /** The argument paths it is about (two for a renamed argument); empty for the tool as a whole. */
-  readonly paths: readonly ArgumentPath[];
+  /** The argument paths it is about, as `pathKey`s (two for a renamed argument); none for the tool as a whole. */
+  readonly paths: readonly string[];
   /** About the members of the objects at `paths` (an unknown member's line is about it). */
   readonly members: boolean;
 }
+
+/** The block for one scope (a tool's global deltas, or one action's), split where a call's deltas go. */
+interface CompiledScope {
+  /** Up to and including `<contract_deltas>`. */
+  readonly head: string;
+  readonly deltas: readonly CompiledDelta[];
+}
+
+interface CompiledTool {
+  /** For calls without an action, or an action no delta is scoped to: global deltas only. */
+  readonly global: CompiledScope | undefined;
+  /** For each action some delta is scoped to: its deltas plus the global ones. */
+  readonly byAction: ReadonlyMap<string, CompiledScope>;
+}
+
+/** An argument path as one string, segments joined by a character no name has: the request path compares strings. */
+const SEPARATOR = '\u0000';
+const pathKey = (path: readonly string[]) => path.join(SEPARATOR);
 
 /** The block for one scope (a tool's global deltas, or one action's), split where a call's deltas go. */
 interface CompiledScope {
@@ -176,9 +192,9 @@ function compileDelta(delta: Readonly<Delta>, flagged: ReadonlySet<string>): Com
   if (delta.kind === 'property-renamed' && typeof delta.previous === 'string' && typeof delta.current === 'string') {
     const last = location.path.at(-1);
     const parent = last === delta.previous || last === delta.current ? location.path.slice(0, -1) : location.path;
-    return { xml, paths: [[...parent, delta.previous], [...parent, delta.current]], members: false };
+    return { xml, paths: [pathKey([...parent, delta.previous]), pathKey([...parent, delta.current])], members: false };
   }
-  return { xml, paths: [location.path], members: location.keyword !== undefined && MEMBER_KEYWORDS.has(location.keyword) };
+  return { xml, paths: [pathKey(location.path)], members: location.keyword !== undefined && MEMBER_KEYWORDS.has(location.keyword) };
 }
 
 function compileScope(action: string | null, deltas: readonly Readonly<Delta>[], rendered: ReadonlyMap<Readonly<Delta>, CompiledDelta>): CompiledScope {
@@ -193,22 +209,34 @@ function compileScope(action: string | null, deltas: readonly Readonly<Delta>[],
   return { head: lines.join('\n'), deltas: deltas.map((delta) => rendered.get(delta) as CompiledDelta) };
 }
 
-/** A field line of the error: its argument path, and whether it reports an undeclared member. */
+/** A field line of the error: its argument path (a `pathKey`), and whether it reports an undeclared member. */
 interface FailingField {
-  readonly path: readonly string[];
+  readonly path: string;
   readonly unknown: boolean;
 }
 
 /** The fields an error reports, as argument paths (`items[0].sku` → `items`, `[]`, `sku`). */
 function failingFields(errorXml: string): FailingField[] {
   return reportedFields(errorXml).map(({ name, undeclared }) => ({
-    path: name === '(root)' ? [] : name.split(/\.|(?=\[)/).map((segment) => (/^\[\d*\]$/.test(segment) ? '[]' : segment)),
+    path: name === '(root)' ? '' : name.replace(/\[\d*\]/g, `${SEPARATOR}[]`).replace(/\./g, SEPARATOR),
     unknown: undeclared,
   }));
 }
 
-function startsWith(path: readonly string[], prefix: readonly string[]): boolean {
-  return prefix.length <= path.length && prefix.every((segment, i) => segment === '*' || segment === path[i]);
+/** `path` is `prefix` or lies under it; a `*` segment of the prefix (an additionalProperties schema) stands for any name. */
+function under(path: string, prefix: string): boolean {
+  if (prefix === '') return true;
+  if (path === prefix || path.startsWith(prefix + SEPARATOR)) return true;
+  if (!prefix.includes('*')) return false;
+  const segments = path.split(SEPARATOR);
+  const wanted = prefix.split(SEPARATOR);
+  return wanted.length <= segments.length && wanted.every((segment, i) => segment === '*' || segment === segments[i]);
+}
+
+/** The path of the object holding `path`. */
+function parentOf(path: string): string {
+  const at = path.lastIndexOf(SEPARATOR);
+  return at === -1 ? '' : path.slice(0, at);
 }
 
 /**
@@ -218,10 +246,11 @@ function startsWith(path: readonly string[], prefix: readonly string[]): boolean
  * field `(root)`) may be about anything.
  */
 function isAbout(delta: CompiledDelta, field: FailingField): boolean {
-  if (field.path.length === 0) return delta.paths.length > 0;
-  return delta.paths.some((path) =>
-    delta.members ? (field.unknown && field.path.length === path.length + 1 && startsWith(field.path, path)) || (field.path.length === path.length && startsWith(field.path, path)) : startsWith(field.path, path),
-  );
+  if (field.path === '') return delta.paths.length > 0;
+  for (const path of delta.paths) {
+    if (delta.members ? (field.unknown && under(parentOf(field.path), path) && under(path, parentOf(field.path))) || field.path === path : under(field.path, path)) return true;
+  }
+  return false;
 }
 
 /** The block for one call: the deltas about its failing fields (at most `max`), the others counted. */
@@ -246,10 +275,130 @@ function blockFor(scope: CompiledScope, errorXml: string, max: number): { text: 
  * one) gets the block appended after a newline: the original stays a byte-exact prefix and the
  * contract context is still delivered.
  */
-export function spliceBlock(errorXml: string, block: string): string {
+function spliceBlock(errorXml: string, block: string): string {
   if (errorXml.includes(BLOCK_MARKER)) return errorXml;
   const at = errorXml.lastIndexOf(CLOSING_TAG);
   if (at === -1) return errorXml.length === 0 || errorXml.endsWith('\n') ? errorXml + block : `${errorXml}\n${block}`;
   const before = errorXml.slice(0, at);
   return `${before}${before.endsWith('\n') ? '' : '\n'}${block}\n${errorXml.slice(at)}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The explainer
+
+export interface ExplainerOptions {
+  /** Tool name → deltas, usually `loadDeltaMap(path)`. */
+  deltas: DeltaMap;
+  /** Also inject SAFE and COSMETIC deltas (default: only BREAKING and RISKY). */
+  includeAllSeverities?: boolean;
+  /** At most this many deltas per error (default 5). */
+  maxDeltasPerError?: number;
+  /** Append a minimal valid `<example>` call generated from the input schema (default true). */
+  example?: boolean;
+  /**
+   * The failing action of a multi-action tool, used to scope action-specific deltas. Default:
+   * the value of the property that discriminates the tool's union (as the artifact records it,
+   * else as the input schema shows it), else of an `action` argument, else none.
+   */
+  resolveAction?: (toolName: string, args: Readonly<Record<string, unknown>> | undefined) => string | null | undefined;
+}
+
+export interface Explainer {
+  /** False when no delta of the map passes the severity filter: there is nothing to add to any error. */
+  readonly active: boolean;
+  /** The error text for a call whose arguments were rejected with `issues`. */
+  invalidArguments(toolName: string, schema: unknown, args: unknown, issues: readonly ValidationIssue[]): string;
+  /** The error text for a call to `toolName` when the artifact says it was renamed or removed; undefined for any other name. */
+  movedTool(toolName: string): string | undefined;
+}
+
+/** Explainers built from an immutable (loaded) map, per option set. */
+const cache = new WeakMap<object, Map<string, Prepared>>();
+
+interface Prepared {
+  readonly active: boolean;
+  readonly enhancers: ReadonlyMap<string, ToolEnhancer>;
+  readonly moved: ReadonlyMap<string, string>;
+}
+
+/** Prepares the explanations of `options.deltas`; a bad option throws here, at start-up, never in a request. */
+export function createExplainer(options: ExplainerOptions): Explainer {
+  const prepared = prepare(options);
+  const example = options.example !== false;
+  const { deltas, resolveAction } = options;
+  return {
+    active: prepared.active,
+    invalidArguments(toolName, schema, args, issues) {
+      const entry = deltas.get(toolName);
+      const jsonSchema = isSchema(schema) ? schema : undefined;
+      const record = isSchema(args) ? (args as Readonly<Record<string, unknown>>) : undefined;
+      const action = (resolveAction !== undefined ? resolveAction(toolName, record) : defaultAction(entry?.discriminator, jsonSchema, record)) ?? null;
+      const xml = formatValidationError(issues, { toolName, action, args, schema: jsonSchema, example, ...(entry !== undefined ? { deltas: entry.deltas } : {}) });
+      return (prepared.enhancers.get(toolName) ?? identityEnhancer)(xml, action);
+    },
+    movedTool: (toolName) => prepared.moved.get(toolName),
+  };
+}
+
+function prepare(options: ExplainerOptions): Prepared {
+  const cacheable = isFrozenDeltaMap(options.deltas);
+  const key = `${options.includeAllSeverities === true}:${options.maxDeltasPerError ?? ''}`;
+  const cached = cacheable ? cache.get(options.deltas)?.get(key) : undefined;
+  if (cached !== undefined) return cached;
+
+  const config: SelfHealingConfig = {
+    activeDeltas: options.deltas,
+    ...(options.includeAllSeverities !== undefined ? { includeAllSeverities: options.includeAllSeverities } : {}),
+    ...(options.maxDeltasPerError !== undefined ? { maxDeltasPerError: options.maxDeltasPerError } : {}),
+  };
+  // Built eagerly so a bad option (maxDeltasPerError) fails at start-up, not in a request.
+  const enhancers = new Map<string, ToolEnhancer>();
+  for (const toolName of options.deltas.keys()) {
+    const enhancer = createToolEnhancer(toolName, config);
+    if (enhancer !== identityEnhancer) enhancers.set(toolName, enhancer);
+  }
+  const moved = movedToolErrors(options.deltas);
+  const prepared: Prepared = { active: enhancers.size > 0 || moved.size > 0, enhancers, moved };
+  if (cacheable) {
+    let byOptions = cache.get(options.deltas);
+    if (byOptions === undefined) cache.set(options.deltas, (byOptions = new Map()));
+    byOptions.set(key, prepared);
+  }
+  return prepared;
+}
+
+/**
+ * Old tool name → the error for a call to it, from `tool-renamed` and `tool-removed` deltas:
+ * one `<tool_error code="UNKNOWN_TOOL">` saying where the tool went, in a sentence each for
+ * what happened and what to do. A new name the contract lint flagged is not repeated.
+ */
+function movedToolErrors(deltas: ReadonlyMap<string, ToolDeltas>): Map<string, string> {
+  const errors = new Map<string, string>();
+  for (const [name, entry] of deltas) {
+    for (const delta of entry.deltas) {
+      if (delta.kind === 'tool-renamed' && delta.renamedFrom !== undefined) {
+        const flagged = entry.deltas.some((d) => d.kind === 'suspicious-text' && d.current === name);
+        const error = flagged
+          ? toolError('UNKNOWN_TOOL', { message: `The tool "${delta.renamedFrom}" was renamed.`, suggestion: 'List the tools again and call it under its new name.' })
+          : toolError('UNKNOWN_TOOL', { message: `The tool "${delta.renamedFrom}" was renamed to "${name}".`, suggestion: `Call "${name}" instead.` });
+        errors.set(delta.renamedFrom, error.content[0].text);
+      } else if (delta.kind === 'tool-removed') {
+        const error = toolError('UNKNOWN_TOOL', { message: `The tool "${name}" was removed.`, suggestion: 'Do not call it again; list the tools and use one that exists.' });
+        errors.set(name, error.content[0].text);
+      }
+    }
+  }
+  return errors;
+}
+
+/**
+ * The action of a call: the value of the property the artifact says discriminates the tool's
+ * union (the diff's own choice), else the one the schema's root union is discriminated by, else
+ * an `action` argument.
+ */
+function defaultAction(recorded: string | undefined, schema: JsonSchema | undefined, args: Readonly<Record<string, unknown>> | undefined): string | null {
+  if (args === undefined) return null;
+  const discriminator = recorded ?? (schema !== undefined ? discriminatorOf(schema) : undefined) ?? 'action';
+  const value = Object.hasOwn(args, discriminator) ? args[discriminator] : undefined;
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : null;
 }

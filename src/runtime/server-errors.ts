@@ -18,7 +18,7 @@
  * The issues come back in zod's shape, which `formatValidationError` reads; what a message does
  * not say (allowed values, bounds) the formatter takes from the tool's schema.
  */
-import type { Explainer } from './explain.js';
+import type { Explainer } from './self-healing.js';
 import type { ValidationIssue, ZodIssueLike } from './validation-error.js';
 
 /**

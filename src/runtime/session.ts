@@ -4,7 +4,7 @@
  * the server's own `tools/list`.
  */
 import { isJsonObject } from '../protocol/index.js';
-import type { Explainer } from './explain.js';
+import type { Explainer } from './self-healing.js';
 import { OWN_ID_PREFIX, type PendingCall } from './mcp-server.js';
 import { explainServerError, isUnknownToolError, serverValidationIssues } from './server-errors.js';
 

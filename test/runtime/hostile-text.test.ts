@@ -11,7 +11,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { renderContractDeltas } from '../../src/protocol/index.js';
-import { createExplainer } from '../../src/runtime/explain.js';
+import { createExplainer } from '../../src/runtime/self-healing.js';
 import { formatValidationError, loadDeltaMap, withSelfHealing } from '../../src/runtime/index.js';
 import { assertStrictXml } from '../report/xml-check.js';
 import { delta, report } from './helpers.js';
