@@ -3,6 +3,7 @@
 //   node bench/runtime.mjs --strict   also exit 1 when a target is missed
 // Build first (`npm run build`). Timings are medians of several rounds, after a warm-up, so one
 // GC pause or JIT tier-up does not decide a figure.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -124,6 +125,11 @@ const enhancerTimes = Array.from({ length: 5 }, () => {
 const enhancersMs = median(enhancerTimes);
 rmSync(dir, { recursive: true, force: true });
 
+// --- 4. Importing the runtime: what every server embedding it pays at start-up ---------------
+const entry = new URL('../lib/runtime/index.js', import.meta.url).href;
+const importScript = `const t = process.hrtime.bigint(); await import(${JSON.stringify(entry)}); process.stdout.write(String(Number(process.hrtime.bigint() - t) / 1e6));`;
+const importMs = median(Array.from({ length: 21 }, () => Number(spawnSync(process.execPath, ['--input-type=module', '-e', importScript], { encoding: 'utf8' }).stdout)));
+
 // --- Report ---------------------------------------------------------------------------------
 const rows = [
   ['bare function call (baseline)', `${bareNs.toFixed(2)} ns/call`, '', ''],
@@ -134,5 +140,6 @@ const rows = [
   ['enrichValidationError, 5 deltas (no pre-compute)', `${(directNs / 1000).toFixed(3)} µs/call`, '(reference)', ''],
   [`loadDeltaMap, 1,000 tools × 5 deltas (${(big.length / 1024).toFixed(0)} KiB)`, `${loadMs.toFixed(2)} ms`, '< 50 ms', loadMs < 50],
   ['createToolEnhancer for all 1,000 tools', `${enhancersMs.toFixed(2)} ms`, '(reference)', ''],
+  ['import mcp-contract-guard/runtime (fresh process)', `${importMs.toFixed(2)} ms`, '(reference)', ''],
 ];
 printTargets(`mcp-contract-guard/runtime benchmarks (node ${process.version}, median of ${ROUNDS} rounds)`, rows, { strict });

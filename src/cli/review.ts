@@ -58,7 +58,7 @@ export function verdictText({ gate, acceptedBy }: Judgement, failOn: FailOn): st
       lines.push(`  ${deltaLine(located)}: ${terminalText(truncate(entry?.reason ?? '', 300))}${until}`);
     }
   }
-  switch (gate.review) {
+  switch (gate.verdict) {
     case 'blocked': {
       const counts = SEVERITIES.map((s) => [s, gate.blocking.filter((d) => d.delta.severity === s).length] as const)
         .filter(([, n]) => n > 0)
@@ -84,9 +84,9 @@ export function verdictText({ gate, acceptedBy }: Judgement, failOn: FailOn): st
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
 }
 
-function deltaLine({ kind, name, delta }: LocatedDelta): string {
+function deltaLine({ collection, name, delta }: LocatedDelta): string {
   const field = delta.field === '' ? '' : ` ${terminalText(truncate(delta.field, 200))}`;
-  return `${delta.severity} ${kind === 'server' ? 'server' : ENTRY_NOUN[kind]} ${terminalText(truncate(name, 200))}${field} [${delta.fingerprint}]`;
+  return `${delta.severity} ${collection === 'server' ? 'server' : ENTRY_NOUN[collection]} ${terminalText(truncate(name, 200))}${field} [${delta.fingerprint}]`;
 }
 
 /**

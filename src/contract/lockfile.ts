@@ -5,6 +5,7 @@ import {
   isJsonObject,
   type ContractEntry,
   type Contracts,
+  type EntryKind,
   type JsonObject,
   type ServerInfo,
 } from './model.js';
@@ -179,4 +180,40 @@ export function recordedClientCapabilities(text: string): string[] | undefined {
 /** True when the text looks like a lockfile rather than a tools/list dump. */
 export function looksLikeLockfile(data: unknown): boolean {
   return isJsonObject(data) && 'lockfileVersion' in data;
+}
+
+/**
+ * Where each entry sits in a lockfile: the line of `"<name>": {` under its kind. The lockfile is
+ * canonical JSON with a two-space indent, so kinds are at indent 2 and entries at indent 4;
+ * a hand-formatted file simply yields fewer lines (annotations and SARIF results then point at
+ * the kind's line, or line 1).
+ */
+export function lockfileLines(text: string): { kind: (kind: EntryKind) => number | undefined; entry: (kind: EntryKind, name: string) => number | undefined } {
+  const kinds = new Map<string, number>();
+  const entries = new Map<string, number>();
+  let current: string | undefined;
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const top = /^ {2}("(?:[^"\\]|\\.)*"): /.exec(line);
+    if (top) {
+      current = parseKey(top[1] as string);
+      if (current !== undefined) kinds.set(current, i + 1);
+      continue;
+    }
+    const nested = /^ {4}("(?:[^"\\]|\\.)*"): \{/.exec(line);
+    if (nested && current !== undefined) {
+      const name = parseKey(nested[1] as string);
+      if (name !== undefined) entries.set(`${current}\u0000${name}`, i + 1);
+    }
+  }
+  return { kind: (kind) => kinds.get(kind), entry: (kind, name) => entries.get(`${kind}\u0000${name}`) };
+}
+
+function parseKey(quoted: string): string | undefined {
+  try {
+    return JSON.parse(quoted) as string;
+  } catch {
+    return undefined;
+  }
 }

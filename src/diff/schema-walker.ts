@@ -17,7 +17,7 @@ import { patternContains } from './patterns.js';
 import { whereOf } from './path.js';
 import { withoutAnnotations } from './renames.js';
 import { isHarmful, show, type RuleKind, type Direction } from './rules.js';
-import { discriminatorValue } from '../protocol/index.js';
+import { JSON_TYPES, discriminatorValue, isSubtype, typesOverlap } from '../protocol/index.js';
 import { liftToUnion, matchBranches, unionKeywordOf, type BranchMatch, type PairHarm, type UnionKeyword } from './unions.js';
 import { declaredTypes, isAnnotation, keywordApplies, type JsonType } from './vocabulary.js';
 
@@ -305,10 +305,9 @@ class Walker {
     if (jsonEqual(prev.type, curr.type)) return;
     const p = declaredTypes(prev);
     const c = declaredTypes(curr);
-    const all: JsonType[] = ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'];
-    const covers = (set: Set<JsonType> | null, t: JsonType) => set === null || set.has(t) || (t === 'integer' && set.has('number'));
-    const lost = [...(p ?? all)].some((t) => !covers(c, t));
-    const gained = [...(c ?? all)].some((t) => !covers(p, t));
+    const covers = (set: Set<JsonType> | null, t: JsonType) => set === null || [...set].some((s) => isSubtype(t, s));
+    const lost = [...(p ?? JSON_TYPES)].some((t) => !covers(c, t));
+    const gained = [...(c ?? JSON_TYPES)].some((t) => !covers(p, t));
     const kind = lost && gained ? 'type-changed' : lost ? 'type-narrowed' : gained ? 'type-widened' : null;
     if (kind !== null) this.emit(kind, at, ['type'], { previous: prev.type, current: curr.type });
   }
@@ -844,8 +843,7 @@ function disjoint(a: JsonSchema, b: JsonSchema): boolean {
   const ta = declaredTypes(a);
   const tb = declaredTypes(b);
   if (ta !== null && tb !== null) {
-    const overlap = [...ta].some((t) => tb.has(t) || (t === 'integer' && tb.has('number')) || (t === 'number' && tb.has('integer')));
-    if (!overlap) return true;
+    if (!typesOverlap(ta, tb)) return true;
   }
   const va = allowedValuesOf(a);
   const vb = allowedValuesOf(b);

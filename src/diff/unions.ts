@@ -5,7 +5,7 @@
  * by equality, then by least harm (a pairing that reports a narrowing of an input when another
  * pairing reports none is the wrong pairing), then by resemblance.
  */
-import { discriminatorOf, discriminatorValue } from '../protocol/index.js';
+import { discriminatorOf, discriminatorValue, typesOverlap } from '../protocol/index.js';
 import type { JsonObject, JsonSchema, JsonValue } from '../contract/model.js';
 import { jsonEqual, isJsonObject, shapeHash } from './json.js';
 import { declaredTypes, isAnnotation, restrictToType, type JsonType } from './vocabulary.js';
@@ -123,7 +123,7 @@ function resemblance(a: JsonSchema, b: JsonSchema): number {
   const tb = declaredTypes(b);
   let score = 0;
   if (ta === null || tb === null) score += 0.5;
-  else if ([...ta].some((t) => tb.has(t) || (t === 'integer' && tb.has('number')) || (t === 'number' && tb.has('integer')))) score += 1;
+  else if (typesOverlap(ta, tb)) score += 1;
   else return 0; // declared, disjoint types: different variants, not one variant that changed
   // What a branch is about: the members it describes or requires.
   const members = (schema: Record<string, unknown>) => new Set([...Object.keys(isJsonObject(schema.properties) ? schema.properties : {}), ...(Array.isArray(schema.required) ? schema.required.map(String) : [])]);

@@ -4,6 +4,9 @@
  * assertion keyword applies to (a `maxLength` on a number schema constrains nothing).
  */
 import type { JsonObject } from '../contract/model.js';
+import { typesOverlap, type JsonType } from '../protocol/index.js';
+
+export { JSON_TYPES, type JsonType } from '../protocol/index.js';
 
 /** Keywords that never make a validator reject a value. */
 export const ANNOTATION_KEYWORDS = new Set([
@@ -15,9 +18,6 @@ export const ANNOTATION_KEYWORDS = new Set([
 export function isAnnotation(keyword: string): boolean {
   return ANNOTATION_KEYWORDS.has(keyword) || keyword.startsWith('x-');
 }
-
-export const JSON_TYPES = ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'] as const;
-export type JsonType = (typeof JSON_TYPES)[number];
 
 /** Assertion keywords that only constrain values of one type. */
 export const KEYWORD_TYPE: Record<string, JsonType> = {
@@ -40,11 +40,8 @@ export function declaredTypes(schema: JsonObject): Set<JsonType> | null {
 
 /** Whether a set of declared types admits values of `type` (`number` admits integers). */
 export function admits(types: Set<JsonType> | null, type: JsonType): boolean {
-  if (types === null) return true;
-  if (types.has(type)) return true;
-  if (type === 'integer') return types.has('number');
-  if (type === 'number') return types.has('integer'); // integers are numbers: number keywords apply
-  return false;
+  // Overlap, not inclusion: number keywords apply to integers, and to numbers that are whole.
+  return types === null || typesOverlap([type], types);
 }
 
 /** True when `keyword` can constrain some value of the schema's declared types. */

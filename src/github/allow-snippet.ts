@@ -25,7 +25,7 @@ export interface AllowSnippet {
  * approval on the pull request, the changes it does not cover). Undefined when nothing blocks.
  */
 export function allowSnippet(review: Pick<ServerReview, 'gate' | 'approvalCoverage' | 'allowList'>): AllowSnippet | undefined {
-  if (review.gate.review !== 'blocked') return undefined;
+  if (review.gate.verdict !== 'blocked') return undefined;
   const fresh = review.approvalCoverage && new Set(review.approvalCoverage.newSinceApproval);
   const changes = fresh ? review.gate.blocking.filter((b) => fresh.has(b.fingerprint)) : review.gate.blocking;
   if (changes.length === 0) return undefined;

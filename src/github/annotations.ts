@@ -1,5 +1,6 @@
-import { ENTRY_KINDS, type EntryKind } from '../contract/model.js';
+import { ENTRY_KINDS } from '../contract/model.js';
 import { SEVERITY_RANK, type DiffReport, type Severity } from '../protocol/index.js';
+import { lockfileLines } from '../contract/lockfile.js';
 import { ENTRY_NOUN } from '../contract/model.js';
 
 export type AnnotationLevel = 'error' | 'warning' | 'notice';
@@ -19,41 +20,6 @@ export const LEVEL_OF: Record<Severity, AnnotationLevel> = { BREAKING: 'error', 
 
 /** GitHub shows at most 10 annotations per level for each step's workflow commands. */
 export const ANNOTATIONS_PER_LEVEL = 10;
-
-/**
- * Where each entry sits in a lockfile: the line of `"<name>": {` under its kind. The lockfile is
- * canonical JSON with a two-space indent, so kinds are at indent 2 and entries at indent 4;
- * a hand-formatted file simply yields fewer lines (the annotation then points at line 1).
- */
-export function lockfileLines(text: string): { kind: (kind: EntryKind) => number | undefined; entry: (kind: EntryKind, name: string) => number | undefined } {
-  const kinds = new Map<string, number>();
-  const entries = new Map<string, number>();
-  let current: string | undefined;
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] as string;
-    const top = /^ {2}("(?:[^"\\]|\\.)*"): /.exec(line);
-    if (top) {
-      current = parseKey(top[1] as string);
-      if (current !== undefined) kinds.set(current, i + 1);
-      continue;
-    }
-    const nested = /^ {4}("(?:[^"\\]|\\.)*"): \{/.exec(line);
-    if (nested && current !== undefined) {
-      const name = parseKey(nested[1] as string);
-      if (name !== undefined) entries.set(`${current}\u0000${name}`, i + 1);
-    }
-  }
-  return { kind: (kind) => kinds.get(kind), entry: (kind, name) => entries.get(`${kind}\u0000${name}`) };
-}
-
-function parseKey(quoted: string): string | undefined {
-  try {
-    return JSON.parse(quoted) as string;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * One annotation per changed entry, on its line in the head lockfile (an entry the PR removed

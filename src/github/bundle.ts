@@ -45,7 +45,7 @@ const reviewSchema = z
     failOn,
     gate: z.object({
       pass: z.boolean(),
-      review: z.enum(['clean', 'below-threshold', 'accepted', 'approved', 'blocked', 'not-gated', 'unknown']),
+      verdict: z.enum(['clean', 'below-threshold', 'accepted', 'approved', 'blocked', 'not-gated', 'unknown']),
       blocking: z.array(z.object({ entry: text(1_000), severity, kind: text(200), field: text(2_000), fingerprint: text(200) })).max(10_000),
       failures: z.array(text(20_000)).max(100),
     }),

@@ -104,7 +104,7 @@ function joinBlocks(blocks: readonly string[]): string {
 function markOf(review: ServerReview): (delta: Delta) => string | undefined {
   const accepted = new Set(review.accepted.map((a) => a.fingerprint));
   const fresh = new Set(review.approvalCoverage?.newSinceApproval ?? []);
-  const approved = new Set(review.approvalCoverage?.approvedFingerprints ?? (review.gate.review === 'approved' ? review.gate.blocking.map((b) => b.fingerprint) : []));
+  const approved = new Set(review.approvalCoverage?.approvedFingerprints ?? (review.gate.verdict === 'approved' ? review.gate.blocking.map((b) => b.fingerprint) : []));
   return (delta) => {
     if (accepted.has(delta.fingerprint)) return '✅ allow-listed';
     if (fresh.has(delta.fingerprint)) return '🆕 new since the approval';
@@ -120,7 +120,7 @@ function verdict(review: ServerReview): string {
   const threshold = mdCode(`fail-on: ${review.failOn}`);
   const release = releaseSentence(review);
   const alert = (kind: 'CAUTION' | 'NOTE', text: string) => `> [!${gate.pass ? kind : 'CAUTION'}]\n> ${text}`;
-  switch (gate.review) {
+  switch (gate.verdict) {
     case 'blocked': {
       const fresh = new Set(review.approvalCoverage?.newSinceApproval ?? []);
       const label = review.approveLabel === undefined ? '' : mdCode(review.approveLabel);

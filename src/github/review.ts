@@ -32,7 +32,7 @@ export interface ServerReview {
   stale?: { message: string; command: string };
   lockfileCheck: LockfileCheck;
   failOn: FailOn;
-  gate: { pass: boolean; review: ReviewVerdict; blocking: Array<{ entry: string; severity: Severity; kind: string; field: string; fingerprint: string }>; failures: string[] };
+  gate: { pass: boolean; verdict: ReviewVerdict; blocking: Array<{ entry: string; severity: Severity; kind: string; field: string; fingerprint: string }>; failures: string[] };
   approval?: Approval;
   /** Why the approval label on the pull request does not approve (who added it, and why that does not count). */
   approvalIgnored?: string;
@@ -83,8 +83,8 @@ export interface ServerReview {
 export function reviewGate(decision: GateDecision): ServerReview['gate'] {
   return {
     pass: decision.pass,
-    review: decision.review,
-    blocking: decision.blocking.map((d) => ({ entry: `${d.kind}.${d.name}`, severity: d.delta.severity, kind: d.delta.kind, field: d.delta.field, fingerprint: d.delta.fingerprint })),
+    verdict: decision.verdict,
+    blocking: decision.blocking.map((d) => ({ entry: `${d.collection}.${d.name}`, severity: d.delta.severity, kind: d.delta.kind, field: d.delta.field, fingerprint: d.delta.fingerprint })),
     failures: decision.failures,
   };
 }

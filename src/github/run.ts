@@ -66,7 +66,7 @@ interface Run {
 }
 
 /** Review one server, before the allow-list and the gate (they look at every server at once). */
-interface Draft {
+interface ServerDraft {
   subject: Subject;
   name: string;
   report: DiffReport | null;
@@ -152,7 +152,7 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
 
   const label = plan.pr ? await approvalOf(plan.pr, inputs.approveLabel, api) : {};
   if (label.ignored) log.info(label.ignored);
-  const drafts: Draft[] = [];
+  const drafts: ServerDraft[] = [];
   for (const subject of subjects) {
     core.startGroup(`Reviewing ${subject.name ?? subject.id}`);
     try {
@@ -275,14 +275,14 @@ async function coveragesOf(
   return coverages;
 }
 
-async function draftReview(subject: Subject, run: Run): Promise<Draft> {
+async function draftReview(subject: Subject, run: Run): Promise<ServerDraft> {
   const { target } = subject;
   const { inputs } = run;
   const notes = subject.planNote !== undefined ? [subject.planNote] : [];
   const fix = lockCommand(subject.selection);
   let headLockText: string | null = null;
-  const headSource: Draft['headSource'] = !target ? 'removed' : !inputs.compile ? 'lockfile' : target.source.kind === 'file' ? 'file' : 'server';
-  const fail = (reviewError: string): Draft => ({ subject, name: subject.name ?? serverNameIn(headLockText) ?? subject.id, report: null, reviewError, headLockText, headSource, notes, versions: {} });
+  const headSource: ServerDraft['headSource'] = !target ? 'removed' : !inputs.compile ? 'lockfile' : target.source.kind === 'file' ? 'file' : 'server';
+  const fail = (reviewError: string): ServerDraft => ({ subject, name: subject.name ?? serverNameIn(headLockText) ?? subject.id, report: null, reviewError, headLockText, headSource, notes, versions: {} });
 
   // A server the head's config dropped: every entry of its base lockfile is removed.
   if (!target) {
@@ -322,7 +322,7 @@ async function draftReview(subject: Subject, run: Run): Promise<Draft> {
   }
 
   // Freshness: the head lockfile against the live head, kept apart from the review.
-  let stale: Draft['stale'];
+  let stale: ServerDraft['stale'];
   let headLocked: Contracts | undefined;
   if (headLockText !== null) {
     try {
@@ -347,7 +347,7 @@ async function draftReview(subject: Subject, run: Run): Promise<Draft> {
   const report = await diffContracts(base, head, { severityOverrides: run.rules ?? {} });
   const name = subject.name ?? (head.server.name !== 'unknown' ? head.server.name : subject.id);
   log.info(`${name}: ${report.summary.maxSeverity === null ? 'no contract changes' : `worst change ${report.summary.maxSeverity}`}.`);
-  const draft: Draft = { subject, name, report, headLockText, headSource, notes, versions: versionsOf(base, head) };
+  const draft: ServerDraft = { subject, name, report, headLockText, headSource, notes, versions: versionsOf(base, head) };
   if (stale) draft.stale = stale;
   return draft;
 }
@@ -365,8 +365,8 @@ function declaringAsLocked(source: ContractSource, headLockText: string | null, 
   return declaring;
 }
 
-function versionsOf(base: Contracts, head: Contracts | undefined): Draft['versions'] {
-  const versions: Draft['versions'] = {};
+function versionsOf(base: Contracts, head: Contracts | undefined): ServerDraft['versions'] {
+  const versions: ServerDraft['versions'] = {};
   if (base.server.version !== undefined) versions.previous = base.server.version;
   if (head?.server.version !== undefined) versions.current = head.server.version;
   return versions;
@@ -423,7 +423,7 @@ interface Judged {
   today: string;
 }
 
-function finishReview(draft: Draft, run: Run, context: RunContext, judged: Judged): ServerReview {
+function finishReview(draft: ServerDraft, run: Run, context: RunContext, judged: Judged): ServerReview {
   const { inputs, plan } = run;
   const { label, coverage, acceptedBy, allowNotes } = judged;
   const redact = (text: string) => redactor.redact(text);
@@ -465,7 +465,7 @@ function finishReview(draft: Draft, run: Run, context: RunContext, judged: Judge
     gate: reviewGate(gate),
     accepted: gate.accepted.map((d) => {
       const allowed = acceptedBy(d.delta.fingerprint)!;
-      return { entry: `${d.kind}.${d.name}`, severity: d.delta.severity, fingerprint: d.delta.fingerprint, reason: allowed.reason, ...(allowed.expires ? { expires: allowed.expires } : {}) };
+      return { entry: `${d.collection}.${d.name}`, severity: d.delta.severity, fingerprint: d.delta.fingerprint, reason: allowed.reason, ...(allowed.expires ? { expires: allowed.expires } : {}) };
     }),
     allowNotes,
     reproduce:
@@ -487,8 +487,8 @@ function finishReview(draft: Draft, run: Run, context: RunContext, judged: Judge
   }
   if (reviewError !== undefined) review.reviewError = reviewError;
   if (stale) review.stale = stale;
-  if (approval && gate.review === 'approved') review.approval = approval;
-  if (ignored !== undefined && gate.review === 'blocked') review.approvalIgnored = ignored;
+  if (approval && gate.verdict === 'approved') review.approval = approval;
+  if (ignored !== undefined && gate.verdict === 'blocked') review.approvalIgnored = ignored;
   if (record && draft.report) review.approvalCoverage = reviewCoverage(record, gate);
   if (plan.pr) review.approveLabel = inputs.approveLabel;
   if (release) review.release = { ...release, ...(release.message !== undefined ? { message: redact(release.message) } : {}) };
@@ -499,7 +499,7 @@ function finishReview(draft: Draft, run: Run, context: RunContext, judged: Judge
 }
 
 /** The artifact(s), the Markdown report, the review bundle and SARIF: the run's files, credentials taken out. */
-async function writeFiles(reviews: ServerReview[], drafts: Draft[], run: Run, context: RunContext) {
+async function writeFiles(reviews: ServerReview[], drafts: ServerDraft[], run: Run, context: RunContext) {
   const { inputs, runner, plan } = run;
   const write = (path: string, text: string, what: string) => writeOutputFile(path, redactor.redact(text), runner.roots, what);
   const several = reviews.length > 1;
@@ -534,7 +534,7 @@ async function writeFiles(reviews: ServerReview[], drafts: Draft[], run: Run, co
   return paths;
 }
 
-function emitAnnotations(reviews: ServerReview[], drafts: Draft[], allowNotes: string[]): void {
+function emitAnnotations(reviews: ServerReview[], drafts: ServerDraft[], allowNotes: string[]): void {
   // Allow-list housekeeping shares the notice slots, after every contract change.
   const candidates: Annotation[] = allowNotes.map((message) => ({ level: 'notice', title: 'mcp-contract-guard allow-list', message, rank: -1 }));
   reviews.forEach((review, i) => {

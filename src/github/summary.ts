@@ -31,7 +31,7 @@ export function renderSummary(reviews: ServerReview[], warnings: string[]): stri
 }
 
 function gateCell(review: ServerReview): string {
-  switch (review.gate.review) {
+  switch (review.gate.verdict) {
     case 'blocked':
     case 'unknown':
       return '❌ fails';

@@ -60,8 +60,8 @@ export function vouchReview(review: ServerReview, vouch: Vouch): ServerReview {
   delete vouched.release;
   if (release) vouched.release = release;
   if (record && review.report) vouched.approvalCoverage = reviewCoverage(record, decision);
-  if (decision.review === 'approved' && vouch.approval) vouched.approval = vouch.approval;
-  if (vouch.approvalIgnored !== undefined && decision.review === 'blocked') vouched.approvalIgnored = vouch.approvalIgnored;
+  if (decision.verdict === 'approved' && vouch.approval) vouched.approval = vouch.approval;
+  if (vouch.approvalIgnored !== undefined && decision.verdict === 'blocked') vouched.approvalIgnored = vouch.approvalIgnored;
   if (decision.pass && vouch.runConclusion !== 'success') {
     const how =
       vouch.runConclusion === undefined

@@ -1,9 +1,12 @@
 import { entryReports, SEVERITY_RANK, type Delta, type DiffReport } from '../protocol/index.js';
 import type { EntryKind } from '../contract/model.js';
 
-/** A delta with the entry it belongs to (`server`: the server's own contract, named by the server). */
+/**
+ * A delta with the entry it belongs to: its collection (`tools`…, or `server` for the server's
+ * own contract, named by the server) and name. (`delta.kind` is the rule.)
+ */
 export interface LocatedDelta {
-  kind: EntryKind | 'server';
+  collection: EntryKind | 'server';
   name: string;
   delta: Delta;
 }
@@ -15,8 +18,8 @@ export interface LocatedDelta {
  */
 export function deltasOf(report: DiffReport): LocatedDelta[] {
   const out: LocatedDelta[] = [];
-  for (const { kind, name, entry } of entryReports(report)) {
-    for (const delta of entry.deltas) out.push({ kind, name, delta });
+  for (const { kind: collection, name, entry } of entryReports(report)) {
+    for (const delta of entry.deltas) out.push({ collection, name, delta });
   }
   return out.sort((a, b) => SEVERITY_RANK[b.delta.severity] - SEVERITY_RANK[a.delta.severity]);
 }

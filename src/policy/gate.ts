@@ -47,7 +47,7 @@ export type ReviewVerdict = 'clean' | 'below-threshold' | 'accepted' | 'approved
 
 export interface GateDecision {
   pass: boolean;
-  review: ReviewVerdict;
+  verdict: ReviewVerdict;
   /** At or above the threshold and not accepted by the allow-list. */
   blocking: LocatedDelta[];
   /** Accepted by the allow-list (reported, but not counted against the gate). */
@@ -68,7 +68,7 @@ export function decideGate(input: GateInput): GateDecision {
   const failures: string[] = [];
   if (input.reviewError !== undefined || input.report === null) {
     failures.push(`Could not review the contracts of ${input.server}: ${input.reviewError ?? 'unknown error'}`);
-    return { pass: false, review: 'unknown', blocking: [], accepted: [], newSinceApproval: [], failures };
+    return { pass: false, verdict: 'unknown', blocking: [], accepted: [], newSinceApproval: [], failures };
   }
   const all = deltasOf(input.report);
   const accepted = all.filter((d) => input.accepted(d.delta.fingerprint));
@@ -76,27 +76,27 @@ export function decideGate(input: GateInput): GateDecision {
   const blocking = threshold === 'never' ? [] : all.filter((d) => meetsThreshold(d.delta.severity, threshold) && !input.accepted(d.delta.fingerprint));
   const { approval, covers } = input;
   const newSinceApproval = approval && covers ? blocking.filter((d) => !covers(d.delta.fingerprint)) : [];
-  let review: ReviewVerdict;
-  if (all.length === 0) review = 'clean';
-  else if (threshold === 'never') review = 'not-gated';
-  else if (blocking.length > 0) review = approval && newSinceApproval.length === 0 ? 'approved' : 'blocked';
-  else if (all.some((d) => meetsThreshold(d.delta.severity, threshold))) review = 'accepted';
-  else review = 'below-threshold';
+  let verdict: ReviewVerdict;
+  if (all.length === 0) verdict = 'clean';
+  else if (threshold === 'never') verdict = 'not-gated';
+  else if (blocking.length > 0) verdict = approval && newSinceApproval.length === 0 ? 'approved' : 'blocked';
+  else if (all.some((d) => meetsThreshold(d.delta.severity, threshold))) verdict = 'accepted';
+  else verdict = 'below-threshold';
 
   const allowFile = input.allowFile ?? CONFIG_NAME;
-  if (review === 'blocked') {
+  if (verdict === 'blocked') {
     failures.push(approval ? newSinceMessage(input.server, newSinceApproval, threshold as Severity, approval, blocking.length, allowFile) : blockedMessage(input.server, blocking, threshold as Severity, input.approveLabel, allowFile));
   }
   if (input.staleMessage !== undefined && input.lockfileCheck === 'fail') failures.push(input.staleMessage);
   if (input.versionFailure !== undefined) failures.push(input.versionFailure);
-  return { pass: failures.length === 0, review, blocking, accepted, newSinceApproval, failures };
+  return { pass: failures.length === 0, verdict, blocking, accepted, newSinceApproval, failures };
 }
 
 /** Most changes a failure message names; the comment and the review file list them all. */
 const MAX_NAMED = 10;
 
 function newSinceMessage(server: string, fresh: LocatedDelta[], threshold: Severity, approval: Approval, blockingCount: number, allowFile: string): string {
-  const named = fresh.slice(0, MAX_NAMED).map((d) => `${d.delta.severity} ${d.delta.kind} in ${d.kind}.${d.name} [${d.delta.fingerprint}]`);
+  const named = fresh.slice(0, MAX_NAMED).map((d) => `${d.delta.severity} ${d.delta.kind} in ${d.collection}.${d.name} [${d.delta.fingerprint}]`);
   const more = fresh.length > named.length ? `, and ${fresh.length - named.length} more` : '';
   const covered = blockingCount - fresh.length;
   const by = approval.by !== undefined ? ` added by @${approval.by}` : '';

@@ -7,6 +7,8 @@
  */
 export {
   ENTRY_KINDS,
+  compareDeltas,
+  compareText,
   REPORT_VERSION,
   SEVERITIES,
   SEVERITY_RANK,
@@ -27,9 +29,34 @@ export {
   type Severity,
 } from './report.js';
 export { RULE_KINDS, isRuleKind, type RuleKind } from './kinds.js';
-export { compareDeltas, compareText } from './order.js';
 export { canonicalJson, isJsonObject, jsonEqual } from './json.js';
 export { DEFAULT_READ_LIMITS, ReportFormatError, nestingDepth, readReport, readReportText, type ReadLimits, type ReadMode } from './read.js';
-export { FLAGGED_TEXT, displayJson, escapeAttr, escapeText, listValues, renderContractDeltas, truncate, type ContractDeltasOptions } from './xml.js';
+export {
+  FLAGGED_TEXT,
+  displayJson,
+  escapeAttr,
+  escapeText,
+  flaggedFieldsOf,
+  listValues,
+  renderContractDelta,
+  renderContractDeltas,
+  truncate,
+  type ContractDeltasOptions,
+} from './xml.js';
 export { compactJson, looksLikeSchema, summarize, typeOf } from './values.js';
-export { discriminatorOf, discriminatorValue, type ResolveSchema } from './union.js';
+export {
+  JSON_TYPES,
+  discriminatorOf,
+  discriminatorValue,
+  argumentLabel,
+  argumentLocationOf,
+  fieldSegments,
+  isSubtype,
+  jsonTypeName,
+  jsonTypeOf,
+  typesOverlap,
+  type ArgumentLocation,
+  type ArgumentPath,
+  type JsonType,
+  type ResolveSchema,
+} from './schema.js';

@@ -14,10 +14,10 @@
  * `ReportFormatError`.
  */
 import { isRuleKind } from './kinds.js';
-import { compareDeltas } from './order.js';
 import {
   ENTRY_KINDS,
   REPORT_VERSION,
+  compareDeltas,
   SEVERITIES,
   maxSeverityOf,
   semverBumpOf,

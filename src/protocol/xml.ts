@@ -7,12 +7,14 @@
  */
 import { canonicalJson } from './json.js';
 import type { Delta } from './report.js';
+import { argumentLabel, argumentLocationOf } from './schema.js';
 import { summarize } from './values.js';
 
 // XML 1.0 forbids most C0 controls, lone surrogates and U+FFFE/U+FFFF; a parser would reject the
 // whole document, so they become U+FFFD instead.
 const INVALID_XML_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 const TEXT_SPECIALS = /[&<]/g;
+const CDATA_END = /]]>/g;
 const ATTR_SPECIALS = /[&<>"']/g;
 const ENTITIES: Readonly<Record<string, string>> = {
   '&': '&amp;',
@@ -27,11 +29,11 @@ function replaceEntity(char: string): string {
 }
 
 /**
- * Escapes element content. `>` is left as is: it cannot open markup, and `>= 1` reads better to
- * a model than `&gt;= 1`.
+ * Escapes element content. `>` is left as is (it cannot open markup, and `>= 1` reads better to
+ * a model than `&gt;= 1`) except after `]]`, where XML forbids it in text.
  */
 export function escapeText(value: string): string {
-  return value.replace(INVALID_XML_CHARS, '\uFFFD').replace(TEXT_SPECIALS, replaceEntity);
+  return value.replace(INVALID_XML_CHARS, '\uFFFD').replace(TEXT_SPECIALS, replaceEntity).replace(CDATA_END, ']]&gt;');
 }
 
 /** Escapes an attribute value (all five XML specials). */
@@ -81,36 +83,66 @@ export interface ContractDeltasOptions {
   maxValueLength?: number;
   /** Deltas left out for space, counted in a closing `<more>` element with this explanation. */
   more?: { count: number; text: string };
+  /**
+   * The runtime's form, which sits beside a validation error that already states the current
+   * contract field by field: per delta only what it changed from (`<previous>`), the argument
+   * named as the error names it (`items[].sku`), one line each; no message, no current value
+   * (the field line says both) and no fix or note (those are for the server's developers).
+   */
+  brief?: boolean;
+  /** Fields whose text the lint flagged (default: those of the `suspicious-text` deltas given). */
+  flaggedFields?: ReadonlySet<string>;
+}
+
+/** The fields of the `suspicious-text` deltas: their text is never repeated to a model. */
+export function flaggedFieldsOf(deltas: readonly Readonly<Delta>[]): Set<string> {
+  return new Set(deltas.filter((d) => d.kind === 'suspicious-text').map((d) => d.field));
 }
 
 /**
- * One entry's deltas as the seed's `<contract_deltas>` block: what `--format xml` prints and,
- * byte for byte, what the runtime injects into a validation error.
+ * One entry's deltas as the seed's `<contract_deltas>` block: what `--format xml` prints and, in
+ * its brief form, what the runtime injects into a validation error.
  */
 export function renderContractDeltas(deltas: readonly Readonly<Delta>[], options: ContractDeltasOptions = {}): string {
   const pad = options.indent ?? '';
-  const max = options.maxValueLength ?? 500;
-  const out = [`${pad}<contract_deltas>`];
   // Text the poisoning lint flagged is never repeated to a model, not even in a sibling delta.
-  const flagged = new Set(deltas.filter((d) => d.kind === 'suspicious-text').map((d) => d.field));
-  for (const d of deltas) {
-    let attributes = `severity="${escapeAttr(d.severity)}" kind="${escapeAttr(d.kind)}" field="${escapeAttr(d.field)}"`;
-    if (d.action !== null) attributes += ` action="${escapeAttr(d.action)}"`;
-    if (d.renamedFrom !== undefined) attributes += ` renamed_from="${escapeAttr(d.renamedFrom)}"`;
-    if (d.renamedTo !== undefined) attributes += ` renamed_to="${escapeAttr(d.renamedTo)}"`;
-    out.push(`${pad}  <delta ${attributes}>`);
-    if (flagged.has(d.field)) {
-      out.push(`${pad}    <message>${escapeText(FLAGGED_TEXT)}</message>`);
-    } else {
-      out.push(`${pad}    <message>${escapeText(truncate(d.message, max))}</message>`);
-      out.push(`${pad}    <previous>${escapeText(summarize(d.previous, max))}</previous>`);
-      out.push(`${pad}    <current>${escapeText(summarize(d.current, max))}</current>`);
-    }
-    if (d.hint !== undefined) out.push(`${pad}    <fix>${escapeText(d.hint)}</fix>`);
-    if (d.note !== undefined) out.push(`${pad}    <note>${escapeText(d.note)}</note>`);
-    out.push(`${pad}  </delta>`);
-  }
-  if (options.more) out.push(`${pad}  <more count="${options.more.count}">${escapeText(options.more.text)}</more>`);
+  const flagged = options.flaggedFields ?? flaggedFieldsOf(deltas);
+  const inner = options.brief === true ? pad : `${pad}  `;
+  const out = [`${pad}<contract_deltas>`];
+  for (const d of deltas) out.push(renderContractDelta(d, { ...options, indent: inner, flaggedFields: flagged }));
+  if (options.more) out.push(`${inner}<more count="${options.more.count}">${escapeText(options.more.text)}</more>`);
   out.push(`${pad}</contract_deltas>`);
+  return out.join('\n');
+}
+
+/** One `<delta>` element of `renderContractDeltas` (same options; `more` is not read). */
+export function renderContractDelta(d: Readonly<Delta>, options: ContractDeltasOptions = {}): string {
+  const pad = options.indent ?? '';
+  const max = options.maxValueLength ?? 500;
+  const flagged = (options.flaggedFields ?? flaggedFieldsOf([d])).has(d.field);
+  const brief = options.brief === true;
+  const location = brief ? argumentLocationOf(d.field) : undefined;
+  const field = location !== undefined ? argumentLabel(location.path) : d.field;
+  let attributes = `severity="${escapeAttr(d.severity)}" kind="${escapeAttr(d.kind)}" field="${escapeAttr(field)}"`;
+  if (d.action !== null) attributes += ` action="${escapeAttr(d.action)}"`;
+  if (d.renamedFrom !== undefined) attributes += ` renamed_from="${escapeAttr(d.renamedFrom)}"`;
+  if (d.renamedTo !== undefined) attributes += ` renamed_to="${escapeAttr(d.renamedTo)}"`;
+  if (brief) {
+    const body = flagged
+      ? `<message>${escapeText(FLAGGED_TEXT)}</message>`
+      : d.previous === null || d.previous === undefined ? '' : `<previous>${escapeText(summarize(d.previous, max))}</previous>`;
+    return body === '' ? `${pad}<delta ${attributes}/>` : `${pad}<delta ${attributes}>${body}</delta>`;
+  }
+  const out = [`${pad}<delta ${attributes}>`];
+  if (flagged) {
+    out.push(`${pad}  <message>${escapeText(FLAGGED_TEXT)}</message>`);
+  } else {
+    out.push(`${pad}  <message>${escapeText(truncate(d.message, max))}</message>`);
+    out.push(`${pad}  <previous>${escapeText(summarize(d.previous, max))}</previous>`);
+    out.push(`${pad}  <current>${escapeText(summarize(d.current, max))}</current>`);
+  }
+  if (d.hint !== undefined) out.push(`${pad}  <fix>${escapeText(d.hint)}</fix>`);
+  if (d.note !== undefined) out.push(`${pad}  <note>${escapeText(d.note)}</note>`);
+  out.push(`${pad}</delta>`);
   return out.join('\n');
 }

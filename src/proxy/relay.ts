@@ -21,10 +21,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isJsonObject, type JsonObject, type JsonValue } from '../contract/model.js';
-import { createToolEnhancer, errorResult, formatValidationError, type DeltaMap, type ToolEnhancer, type ValidationIssue } from '../runtime/index.js';
-import { defaultAction, movedToolErrors } from '../runtime/mcp-server.js';
+import { createExplainer, type Explainer } from '../runtime/self-healing.js';
+import { errorResult, type DeltaMap } from '../runtime/index.js';
+import { reportedFields } from '../runtime/validation-error.js';
 import type { CallLog, CallOutcome } from './call-log.js';
-import { serverValidationIssues } from './server-errors.js';
+import { explainServerError } from '../runtime/server-errors.js';
 import { ArgumentValidator } from './validation.js';
 
 export interface RelayOptions {
@@ -83,8 +84,7 @@ export class RelaySession {
   private readonly idPrefix = `mcp-contract-guard-proxy/${randomUUID()}/`;
   private nextOwnId = 1;
   private readonly validator = new ArgumentValidator();
-  private readonly moved: ReadonlyMap<string, string>;
-  private readonly enhancers = new Map<string, ToolEnhancer>();
+  private readonly explainer: Explainer;
   private readonly requests = new Map<string, ClientRequest>();
   /** Client listings awaiting their next page, by the cursor that asks for it. */
   private readonly chains = new Map<string, Map<string, JsonObject>>();
@@ -107,7 +107,7 @@ export class RelaySession {
     private readonly options: RelayOptions,
     private readonly peers: RelayPeers,
   ) {
-    this.moved = movedToolErrors(options.deltas);
+    this.explainer = createExplainer({ deltas: options.deltas });
   }
 
   fromClient(line: Buffer): void {
@@ -227,7 +227,7 @@ export class RelaySession {
     const args = params?.arguments;
     if (this.options.validate && this.tools !== undefined) {
       const tool = this.tools.get(name);
-      const moved = tool === undefined ? this.moved.get(name) : undefined;
+      const moved = tool === undefined ? this.explainer.movedTool(name) : undefined;
       if (moved !== undefined) {
         this.record(name, 'moved', [], args);
         return errorAnswer(id, moved);
@@ -236,7 +236,7 @@ export class RelaySession {
         const verdict = this.validator.check(name, tool.inputSchema, args);
         if (verdict.kind === 'unchecked') this.reportUnchecked(name, verdict.reason);
         if (verdict.kind === 'invalid' && verdict.blocking) {
-          const text = this.explain(name, tool.inputSchema, args, verdict.errors);
+          const text = this.explainer.invalidArguments(name, tool.inputSchema, args, verdict.errors);
           this.record(name, 'blocked', fieldsOf(text), args);
           return errorAnswer(id, text);
         }
@@ -365,7 +365,11 @@ export class RelaySession {
       return undefined;
     }
     const text = error !== undefined ? (typeof error.message === 'string' ? error.message : undefined) : textOf(result);
-    const explained = text === undefined ? undefined : this.explainServerError(request, text);
+    const schema = this.tools?.get(request.tool)?.inputSchema;
+    const explained =
+      text === undefined
+        ? undefined
+        : explainServerError(this.explainer, request.tool, text, { schema, args: request.args, readIssues: () => this.validator.errors(request.tool, schema, request.args) });
     if (explained === undefined) {
       this.record(request.tool, 'failed', [], request.args, ms);
       return undefined;
@@ -374,18 +378,6 @@ export class RelaySession {
     // A JSON-RPC error becomes a tool result: the model sees tool results, not protocol errors.
     const content = [{ type: 'text', text: explained.text }];
     return { jsonrpc: '2.0', id: message.id as JsonValue, result: { ...(result ?? {}), content, isError: true } };
-  }
-
-  private explainServerError(request: Extract<ClientRequest, { kind: 'call' }>, text: string): { text: string; outcome: CallOutcome } | undefined {
-    const moved = this.moved.get(request.tool);
-    if (moved !== undefined && isUnknownToolError(request.tool, text)) return { text: moved, outcome: 'moved' };
-    let issues: readonly ValidationIssue[] | undefined = serverValidationIssues(request.tool, text);
-    if (issues === undefined) return undefined;
-    const schema = this.tools?.get(request.tool)?.inputSchema;
-    // What the message did not let us read, the schema tells.
-    if (issues.length === 0) issues = this.validator.errors(request.tool, schema, request.args);
-    if (issues.length === 0) issues = [{ code: 'custom', path: [], message: text.replace(/^MCP error -?\d+: /, '') }];
-    return { text: this.explain(request.tool, schema, request.args, issues), outcome: 'explained' };
   }
 
   private contractChanged(): void {
@@ -455,16 +447,6 @@ export class RelaySession {
 
   // --- rendering and bookkeeping ------------------------------------------------------------
 
-  /** The runtime's `<validation_error>` with the artifact's `<contract_awareness>` for the tool and action. */
-  private explain(toolName: string, schema: unknown, args: unknown, issues: readonly ValidationIssue[]): string {
-    const jsonSchema = isJsonObject(schema) ? schema : undefined;
-    const action = defaultAction(this.options.deltas.get(toolName)?.discriminator, jsonSchema, isJsonObject(args) ? args : undefined);
-    const xml = formatValidationError(issues, { toolName, action, args, schema: jsonSchema, example: true });
-    let enhancer = this.enhancers.get(toolName);
-    if (enhancer === undefined) this.enhancers.set(toolName, (enhancer = createToolEnhancer(toolName, { activeDeltas: this.options.deltas })));
-    return enhancer(xml, action);
-  }
-
   private track(key: string, request: ClientRequest): void {
     this.requests.set(key, request);
     if (this.requests.size > MAX_TRACKED_REQUESTS) this.requests.delete(this.requests.keys().next().value as string);
@@ -523,15 +505,7 @@ function textOf(result: JsonObject | undefined): string | undefined {
   return texts.length > 0 && texts.every((text) => text !== undefined) ? texts.join('\n') : undefined;
 }
 
-/** "Tool X not found" (TypeScript SDK), "Unknown tool: X" (Python SDK), "Unknown tool: 'X'" (FastMCP). */
-function isUnknownToolError(toolName: string, text: string): boolean {
-  const body = text.replace(/^MCP error -?\d+: /, '');
-  return body === `Tool ${toolName} not found` || body === `Unknown tool: ${toolName}` || body === `Unknown tool: '${toolName}'`;
-}
-
-const ENTITIES: Readonly<Record<string, string>> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&apos;': "'", '&amp;': '&' };
-
 /** The argument paths an explanation names, for the call log. */
 function fieldsOf(text: string): string[] {
-  return [...text.matchAll(/<field name="([^"]*)">/g)].map((match) => (match[1] as string).replace(/&(?:lt|gt|quot|apos|amp);/g, (entity) => ENTITIES[entity] ?? entity));
+  return reportedFields(text).map((field) => field.name);
 }

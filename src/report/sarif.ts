@@ -3,6 +3,7 @@
  * team can dismiss or re-level a kind in the UI), located in the lockfile the change will
  * update, and carrying the delta's fingerprint so an alert keeps its identity across runs.
  */
+import { lockfileLines } from '../contract/lockfile.js';
 import { ENTRY_NOUN } from '../contract/model.js';
 import { RULES, reasonOf } from '../diff/rules.js';
 import { entryReports, summarize, truncate, type DiffReport, type RuleKind, type Severity } from '../protocol/index.js';
@@ -44,8 +45,9 @@ export function renderSarif(report: DiffReport, options: SarifOptions): string {
   const uri = options.lockfilePath.replace(/\\/g, '/');
 
   const results = [];
+  const lines = options.lockfileText === undefined ? undefined : lockfileLines(options.lockfileText);
   for (const { kind, name, entry } of entryReports(report)) {
-    const line = kind === 'server' ? 1 : lineOf(options.lockfileText, kind, name);
+    const line = kind === 'server' ? 1 : (lines?.entry(kind, name) ?? lines?.kind(kind) ?? 1);
     const noun = kind === 'server' ? 'Server' : ENTRY_NOUN[kind].replace(/^./, (c) => c.toUpperCase());
     for (const d of entry.deltas) {
       const text = [
@@ -104,15 +106,3 @@ export function renderSarif(report: DiffReport, options: SarifOptions): string {
 }
 
 /** The line of an entry's key in a canonical lockfile (2-space indent), else 1. */
-function lineOf(lockfileText: string | undefined, kind: string, name: string): number {
-  if (lockfileText === undefined) return 1;
-  const lines = lockfileText.split('\n');
-  const section = lines.indexOf(`  ${JSON.stringify(kind)}: {`);
-  if (section < 0) return 1;
-  const target = `    ${JSON.stringify(name)}: {`;
-  for (let i = section + 1; i < lines.length; i++) {
-    if (lines[i] === target) return i + 1;
-    if ((lines[i] as string).startsWith('  }')) break;
-  }
-  return section + 1;
-}

@@ -1,11 +1,12 @@
 /**
  * The `--format xml` form: one element per changed entry, each holding the protocol's
- * `<contract_deltas>` block, byte for byte what the runtime injects into a validation error.
+ * `<contract_deltas>` block (the runtime injects its brief form into a validation error).
  */
-import { ENTRY_KINDS } from '../contract/model.js';
+import { ENTRY_KINDS, ENTRY_NOUN, type EntryKind } from '../contract/model.js';
 import { escapeAttr, renderContractDeltas, type DiffReport } from '../protocol/index.js';
 
-const ENTRY_ELEMENT = { tools: 'tool', prompts: 'prompt', resources: 'resource', resourceTemplates: 'resource_template' } as const;
+/** An entry's element: its noun as an XML name (`resource template` → `resource_template`). */
+const elementOf = (kind: EntryKind) => ENTRY_NOUN[kind].replace(/ /g, '_');
 
 export interface XmlOptions {
   /** Longest rendering of a previous/current value, in characters (default 500). */
@@ -22,9 +23,9 @@ export function renderXml(report: DiffReport, options: XmlOptions = {}): string 
   }
   for (const kind of ENTRY_KINDS) {
     for (const [name, entry] of Object.entries(report[kind] ?? {})) {
-      lines.push(`  <${ENTRY_ELEMENT[kind]} name="${escapeAttr(name)}" max_severity="${entry.maxSeverity ?? 'NONE'}">`);
+      lines.push(`  <${elementOf(kind)} name="${escapeAttr(name)}" max_severity="${entry.maxSeverity ?? 'NONE'}">`);
       lines.push(renderContractDeltas(entry.deltas, { ...options, indent: '    ' }));
-      lines.push(`  </${ENTRY_ELEMENT[kind]}>`);
+      lines.push(`  </${elementOf(kind)}>`);
     }
   }
   lines.push('</contract_changes>');

@@ -25,10 +25,14 @@ export {
 export { withSelfHealing, type WithSelfHealingOptions } from './mcp-server.js';
 export {
   callWithSelfHealing,
+  correctedCall,
   isSecurityErrorText,
+  isUnknownToolErrorText,
   isValidationErrorText,
   SelfHealingError,
   type CallWithSelfHealingOptions,
+  type CorrectedCall,
+  type Correction,
   type CorrectionRequest,
   type HealingAttempt,
   type SelfHealingFailure,

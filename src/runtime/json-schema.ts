@@ -3,7 +3,7 @@
  * argument path, say what it expects, and build a minimal value it accepts. Local `$ref`s are
  * followed with a hop limit, so a recursive schema cannot hang an error path.
  */
-import { discriminatorOf as discriminatorOfBranches, displayJson, listValues } from '../protocol/index.js';
+import { discriminatorOf as discriminatorOfBranches, displayJson, isSubtype, jsonTypeOf, listValues } from '../protocol/index.js';
 
 export type JsonSchema = Readonly<Record<string, unknown>>;
 export type ArgPath = readonly (string | number)[];
@@ -18,7 +18,7 @@ export function isSchema(value: unknown): value is JsonSchema {
 }
 
 /** Follows local `$ref`s (`#`, `#/$defs/x`, `#/definitions/x`, any JSON pointer into the root). */
-export function resolveRef(root: JsonSchema, schema: unknown): JsonSchema | undefined {
+function resolveRef(root: JsonSchema, schema: unknown): JsonSchema | undefined {
   let current = schema;
   for (let hops = 0; isSchema(current) && typeof current.$ref === 'string'; hops += 1) {
     if (hops >= MAX_REF_HOPS) return undefined;
@@ -160,7 +160,7 @@ function bound(value: unknown): number | undefined {
  */
 export function rangePhrase(schema: JsonSchema): string | undefined {
   const type = typeOf(schema);
-  if (type === 'number' || type === 'integer') {
+  if (type !== undefined && isSubtype(type, 'number')) {
     const min = bound(schema.minimum);
     const exclusiveMin = typeof schema.exclusiveMinimum === 'boolean' ? (schema.exclusiveMinimum ? min : undefined) : bound(schema.exclusiveMinimum);
     const max = bound(schema.maximum);
@@ -197,29 +197,68 @@ export function numberRange(min?: number, exclusiveMin?: number, max?: number, e
   return text.startsWith('at ') ? `of ${text}` : text;
 }
 
-/** `string`, `integer >= 1`, `one of "USD", "EUR"`, `string in email format`, … */
+/**
+ * What a schema accepts, type first: `integer of at least 1`, `string, one of "USD", "EUR"`,
+ * `string matching the pattern ^[A-Z]{3}$`, `(string, one of "pd", "pw") or (string in date
+ * format)`. The type of an enum is said too (from `type`, else from its values), since "one of
+ * 1, 2" and "one of \"1\", \"2\"" differ only by it.
+ */
 export function describeSchema(root: JsonSchema, schema: JsonSchema | undefined): string | undefined {
   if (schema === undefined) return undefined;
   const constant = constOf(schema);
   if (constant !== undefined) return `exactly ${displayJson(constant.value)}`;
-  if (Array.isArray(schema.enum)) return `one of ${listValues(schema.enum)}`;
   const type = typeOf(schema);
+  if (Array.isArray(schema.enum)) {
+    const valueType = type ?? sharedTypeOf(schema.enum);
+    return valueType === undefined ? `one of ${listValues(schema.enum)}` : `${valueType}, one of ${listValues(schema.enum)}`;
+  }
   if (type === undefined) {
     const branches = branchesOf(schema).map((branch) => describeSchema(root, resolveRef(root, branch)));
-    if (branches.length > 0 && branches.every((text) => text !== undefined)) return `one of: ${[...new Set(branches)].join(' | ')}`;
-    return undefined;
+    if (branches.length === 0 || !branches.every((text) => text !== undefined)) return undefined;
+    const distinct = [...new Set(branches)];
+    return distinct.length === 1 ? distinct[0] : distinct.map((text) => `(${text})`).join(' or ');
   }
   // `type: ["string", "number"]` is how converters write a union of primitives.
   const types = Array.isArray(schema.type) ? schema.type.filter((t): t is string => typeof t === 'string') : [type];
   const head = type === 'array' && isSchema(schema.items) ? `array of ${describeSchema(root, resolveRef(root, schema.items)) ?? 'values'}` : type;
   const parts: string[] = [[head, ...types.filter((t) => t !== type)].join(' or ')];
   if (typeof schema.format === 'string') parts.push(`in ${schema.format} format`);
-  else if (typeof schema.pattern === 'string') parts.push(`matching the pattern ${schema.pattern}`);
   const range = rangePhrase(schema);
   if (range !== undefined) parts.push(range);
+  // A format's own regular expression (zod writes both) says nothing the format name does not.
+  if (typeof schema.pattern === 'string' && typeof schema.format !== 'string') parts.push(`${range !== undefined ? 'and ' : ''}matching the pattern ${schema.pattern}`);
   if (typeof schema.multipleOf === 'number') parts.push(`that is a multiple of ${schema.multipleOf}`);
   if (schema.uniqueItems === true) parts.push('with unique items');
   return parts.join(' ');
+}
+
+/** The one JSON type all `values` have (integers among numbers read as `number`), if any. */
+function sharedTypeOf(values: readonly unknown[]): string | undefined {
+  const types = new Set(values.map((value) => jsonTypeOf(value)));
+  if (types.size === 2 && types.has('integer') && types.has('number')) return 'number';
+  return types.size === 1 ? [...types][0] : undefined;
+}
+
+/**
+ * `schema` with every string in `texts` (text the contract lint flagged) taken out: members of
+ * arrays (enum values, required names) and properties so named dropped, other values replaced
+ * by a placeholder, so no explanation built from the schema can repeat them.
+ */
+export function withoutText(schema: JsonSchema, texts: ReadonlySet<string>): JsonSchema {
+  if (texts.size === 0) return schema;
+  return scrub(schema, texts, 0) as JsonSchema;
+}
+
+const WITHHELD = '(flagged text withheld)';
+
+function scrub(value: unknown, texts: ReadonlySet<string>, depth: number): unknown {
+  if (typeof value === 'string') return texts.has(value) ? WITHHELD : value;
+  if (value === null || typeof value !== 'object' || depth > 64) return value;
+  // An enum value, a required name or an example that was flagged is left out, not replaced.
+  if (Array.isArray(value)) return value.filter((item) => !(typeof item === 'string' && texts.has(item))).map((item) => scrub(item, texts, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) if (!texts.has(key)) out[key] = scrub(child, texts, depth + 1);
+  return out;
 }
 
 const FORMAT_SAMPLES: Readonly<Record<string, string>> = {
@@ -248,7 +287,7 @@ const FORMAT_SAMPLES: Readonly<Record<string, string>> = {
 const STRING_CANDIDATES = ['example', 'EXAMPLE', 'Example', 'abc', 'ABC', 'a', 'A', 'x1', '1', '123', 'a1b2', 'example-1', 'example_1', 'example.1', '0'];
 
 /** A sample string in `format` (used for the fix text as well as the example). */
-export function formatSample(format: string): string | undefined {
+function formatSample(format: string): string | undefined {
   return FORMAT_SAMPLES[format];
 }
 

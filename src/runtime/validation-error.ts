@@ -1,13 +1,12 @@
 /**
  * `formatValidationError`: turns validator issues (zod 3, zod 4 or ajv) into the
- * `<validation_error>` element of the XML error protocol. One `<field>` per issue says what was
- * sent, what is expected, and a concrete fix derived from the schema constraint, so the model
- * can correct the call without asking anyone.
+ * `<validation_error>` element of the XML error protocol. One `<field>` per wrong argument says
+ * what was sent and what is expected, with every fact the model needs to correct the call
+ * without asking anyone, and nothing twice: agents pay for every token on every retry.
  */
 import {
   describeSchema,
   exampleFor,
-  formatSample,
   isSchema,
   nearestName,
   propertyNames,
@@ -15,10 +14,22 @@ import {
   rangePhrase,
   sampleString,
   schemaAt,
+  withoutText,
   type ArgPath,
   type JsonSchema,
 } from './json-schema.js';
-import { displayJson, escapeAttr, escapeText, listValues, truncate } from '../protocol/index.js';
+import {
+  argumentLocationOf,
+  displayJson,
+  escapeAttr,
+  escapeText,
+  isSubtype,
+  jsonTypeName,
+  listValues,
+  truncate,
+  type ArgumentPath,
+  type Delta,
+} from '../protocol/index.js';
 
 /**
  * A zod issue, v3 or v4, read structurally (no zod import). Only the common fields are declared
@@ -82,6 +93,12 @@ export interface FormatValidationErrorOptions {
   schema?: unknown;
   /** Append `<example>` with a minimal valid call generated from `schema` (default false). */
   example?: boolean;
+  /**
+   * The tool's deltas from the artifact (`loadDeltaMap(…).get(toolName)?.deltas`): an argument
+   * sent under a name a `property-renamed` delta retired is reported as renamed, with its new
+   * name, and text the contract lint flagged (`suspicious-text`) is never repeated.
+   */
+  deltas?: readonly Readonly<Delta>[];
 }
 
 type IssueKind =
@@ -119,45 +136,183 @@ interface FieldIssue {
 }
 
 const MAX_SENT_LENGTH = 100;
+/** An example longer than this costs more than it teaches; the field lines already say every constraint. */
+const MAX_EXAMPLE_LENGTH = 200;
 const RECOVERY = 'Fix the fields above and call the tool again. Do not explain the error.';
+/**
+ * How the line of an argument the tool does not declare (or declares under a new name) begins:
+ * `reportedFields` reads it back, so the enhancer can show the deltas about the object holding
+ * it (`additionalProperties`…).
+ */
+const UNKNOWN_FIELD = 'Not a field of this tool.';
+const RENAMED_FIELD = 'Renamed to ';
 
+const FIELD_OPEN = '<field name="';
+const ENTITIES: Readonly<Record<string, string>> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&apos;': "'", '&amp;': '&' };
+
+/**
+ * The fields a `<validation_error>` reports, read back off its `<field name="…">` lines: the
+ * argument's label (`items[0].sku`), and whether the line is about an argument the tool does
+ * not declare (or declares under a new name). On the request path of every enriched error, so
+ * a scan with `indexOf`, not a regular expression.
+ */
+export function reportedFields(errorXml: string): Array<{ readonly name: string; readonly undeclared: boolean }> {
+  const fields = [];
+  for (let at = errorXml.indexOf(FIELD_OPEN); at !== -1; at = errorXml.indexOf(FIELD_OPEN, at)) {
+    const start = at + FIELD_OPEN.length;
+    const end = errorXml.indexOf('">', start);
+    if (end === -1) break;
+    const raw = errorXml.slice(start, end);
+    const name = raw.includes('&') ? raw.replace(/&(?:lt|gt|quot|apos|amp);/g, (entity) => ENTITIES[entity] ?? entity) : raw;
+    fields.push({ name, undeclared: errorXml.startsWith(UNKNOWN_FIELD, end + 2) || errorXml.startsWith(RENAMED_FIELD, end + 2) });
+    at = end;
+  }
+  return fields;
+}
+
+/** An argument a `property-renamed` delta retired: `from` in the object at `parent` is now `to`. */
+interface Rename {
+  readonly parent: ArgumentPath;
+  readonly from: string;
+  readonly to: string;
+}
+
+/** What the lines are built from besides the issues. */
+interface Context {
+  readonly args: unknown;
+  readonly root: JsonSchema | undefined;
+  readonly renames: readonly Rename[];
+  /** Text the contract lint flagged: never written, not even as an argument's name. */
+  readonly flagged: ReadonlySet<string>;
+}
+
+/**
+ * One `<field>` line: the issues of one argument (validators report a value that is both too
+ * short and off-pattern as two), at `path` (an unknown key's own path), and the new name when
+ * the argument was renamed.
+ */
+interface FieldLine {
+  readonly issues: FieldIssue[];
+  readonly path: ArgPath;
+  readonly renamedTo?: string;
+}
+
+/**
+ * The `<validation_error>` for `issues`: one `<field>` line per wrong argument carrying every
+ * fact needed to fix it (what was sent, the type, the allowed values, bounds, pattern, the new
+ * name of a renamed argument), said once, then the seed's `<recovery>` line and, optionally, a
+ * minimal valid `<example>`.
+ */
 export function formatValidationError(issues: readonly ValidationIssue[] | null | undefined, options: FormatValidationErrorOptions = {}): string {
-  const root = isSchema(options.schema) ? options.schema : undefined;
-  const args = options.args;
-  const normalized = (issues ?? []).map((issue) => normalizeIssue(issue, args));
+  const deltas = options.deltas ?? [];
+  const flagged = flaggedTextOf(deltas);
+  const schema = isSchema(options.schema) ? options.schema : undefined;
+  const context: Context = { args: options.args, root: schema === undefined ? undefined : withoutText(schema, flagged), renames: renamesOf(deltas), flagged };
+  const normalized = (issues ?? []).map((issue) => normalizeIssue(issue, context.args));
   if (normalized.length === 0) normalized.push({ kind: 'other', path: [], message: 'The arguments were rejected.' });
 
   let open = '<validation_error';
   if (options.toolName !== undefined) open += ` tool="${escapeAttr(options.toolName)}"`;
   if (options.action != null) open += ` action="${escapeAttr(options.action)}"`;
   const lines = [`${open}>`];
-  const seen = new Set<string>();
-  for (const issue of normalized) {
-    const line = `<field name="${escapeAttr(pathLabel(issue.path))}">${escapeText(describeIssue(issue, args, root))}</field>`;
-    // ajv with allErrors and zod unions can report the same thing twice.
-    if (!seen.has(line)) lines.push(line);
-    seen.add(line);
+  for (const field of fieldLines(normalized, context)) {
+    lines.push(`<field name="${escapeAttr(pathLabel(field.path, context.flagged))}">${escapeText(describeField(field, context))}</field>`);
   }
-  const missing = normalized.filter((issue) => issue.kind === 'missing').map((issue) => `"${pathLabel(issue.path)}"`);
-  const recovery = missing.length > 0 ? `Add the missing field${missing.length === 1 ? '' : 's'} ${[...new Set(missing)].join(', ')}. ${RECOVERY}` : RECOVERY;
-  lines.push(`<recovery>${escapeText(recovery)}</recovery>`);
-  if (options.example === true && root !== undefined) {
-    const example = exampleFor(root, root, args);
+  lines.push(`<recovery>${RECOVERY}</recovery>`);
+  // An example teaches what to add; a call that only sent wrong values has its fixes above.
+  if (options.example === true && context.root !== undefined && normalized.some((issue) => issue.kind === 'missing')) {
+    const example = exampleFor(context.root, context.root, context.args);
+    const text = example !== undefined && isSchema(example.value) ? JSON.stringify(example.value) : undefined;
     // `{}` (every field optional) would teach nothing.
-    if (example !== undefined && isSchema(example.value) && Object.keys(example.value).length > 0) {
-      lines.push(`<example>${escapeText(JSON.stringify(example.value))}</example>`);
-    }
+    if (text !== undefined && text !== '{}' && text.length <= MAX_EXAMPLE_LENGTH) lines.push(`<example>${escapeText(text)}</example>`);
   }
   lines.push('</validation_error>');
   return lines.join('\n');
 }
 
-function pathLabel(path: ArgPath): string {
+/** Whether a value sent holds text the contract lint flagged (a model may echo what it read). */
+function containsFlagged(value: unknown, flagged: ReadonlySet<string>): boolean {
+  if (flagged.size === 0) return false;
+  const text = displayJson(value);
+  for (const item of flagged) if (text.includes(JSON.stringify(item).slice(1, -1))) return true;
+  return false;
+}
+
+/** The strings the contract lint flagged in the tool's current contract. */
+function flaggedTextOf(deltas: readonly Readonly<Delta>[]): Set<string> {
+  return new Set(deltas.filter((d) => d.kind === 'suspicious-text' && typeof d.current === 'string').map((d) => d.current as string));
+}
+
+function renamesOf(deltas: readonly Readonly<Delta>[]): Rename[] {
+  const renames: Rename[] = [];
+  for (const d of deltas) {
+    if (d.kind !== 'property-renamed' || typeof d.previous !== 'string' || typeof d.current !== 'string') continue;
+    const location = argumentLocationOf(d.field);
+    if (location === undefined) continue;
+    // The field names the property (under either name) or the object holding it.
+    const last = location.path.at(-1);
+    const parent = last === d.previous || last === d.current ? location.path.slice(0, -1) : location.path;
+    renames.push({ parent, from: d.previous, to: d.current });
+  }
+  return renames;
+}
+
+/** `items[0].sku` as an argument path the deltas use: `items[].sku`. */
+function argumentPath(path: ArgPath): string[] {
+  return path.map((segment) => (typeof segment === 'number' ? '[]' : segment));
+}
+
+function renameAt(renames: readonly Rename[], parent: ArgPath, match: (rename: Rename) => boolean): Rename | undefined {
+  if (renames.length === 0) return undefined;
+  const at = argumentPath(parent).join('\u0000');
+  return renames.find((rename) => rename.parent.join('\u0000') === at && match(rename));
+}
+
+/**
+ * The lines to write: an unknown key gets a line of its own, at its own path; a renamed
+ * argument one line under the name that was sent (the missing new name and the unknown old one
+ * are the same mistake).
+ */
+function fieldLines(issues: readonly FieldIssue[], context: Context): FieldLine[] {
+  const lines = new Map<string, { issues: FieldIssue[]; path: ArgPath; renamedTo?: string }>();
+  const add = (issue: FieldIssue, path: ArgPath, renamedTo?: string) => {
+    const label = pathLabel(path);
+    const line = lines.get(label);
+    if (line === undefined) lines.set(label, { issues: [issue], path, ...(renamedTo !== undefined ? { renamedTo } : {}) });
+    else if (renamedTo !== undefined) line.renamedTo = renamedTo;
+    else line.issues.push(issue);
+  };
+  for (const issue of issues) {
+    if (issue.kind === 'unknown_keys' && issue.keys !== undefined && issue.keys.length > 0) {
+      for (const key of issue.keys) add({ ...issue, keys: [key] }, [...issue.path, key], renameAt(context.renames, issue.path, (r) => r.from === key)?.to);
+      continue;
+    }
+    const key = issue.path.at(-1);
+    const parent = issue.path.slice(0, -1);
+    const container = valueAt(context.args, parent);
+    const rename =
+      issue.kind === 'missing' && typeof key === 'string' && isSchema(container)
+        ? renameAt(context.renames, parent, (r) => r.to === key && Object.hasOwn(container, r.from))
+        : undefined;
+    if (rename === undefined) add(issue, issue.path);
+    else add({ ...issue, kind: 'unknown_keys', keys: [rename.from] }, [...parent, rename.from], rename.to);
+  }
+  return [...lines.values()];
+}
+
+function pathLabel(path: ArgPath, withheld: ReadonlySet<string> = NOTHING): string {
   if (path.length === 0) return '(root)';
   let label = '';
-  for (const segment of path) label += typeof segment === 'number' ? `[${segment}]` : label === '' ? segment : `.${segment}`;
+  for (const segment of path) {
+    const name = typeof segment === 'string' && withheld.has(segment) ? WITHHELD : segment;
+    label += typeof name === 'number' ? `[${name}]` : label === '' ? name : `.${name}`;
+  }
   return label;
 }
+
+const NOTHING: ReadonlySet<string> = new Set();
+/** What stands for a name or value the contract lint flagged. */
+const WITHHELD = '(flagged text withheld)';
 
 const ABSENT = Symbol('absent');
 
@@ -246,10 +401,8 @@ function normalizeZodIssue(issue: ZodIssueFields, args: unknown): FieldIssue {
   }
 }
 
-/** zod names `int`, ajv and JSON Schema `integer`: one name for the model. */
 function zodTypeName(expected: unknown): string | undefined {
-  if (typeof expected !== 'string') return undefined;
-  return expected === 'int' ? 'integer' : expected;
+  return typeof expected === 'string' ? jsonTypeName(expected) : undefined;
 }
 
 /** The types a plain union accepts, from the nested issues zod 3 (`unionErrors`) or 4 (`errors`) report. */
@@ -351,49 +504,105 @@ function capitalize(text: string): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Rendering
+// Rendering: each line says what is wrong, what was sent, what is expected (type first, with
+// every constraint), and a fix only where it adds something (a conversion, a likely typo).
 
 function sentence(text: string): string {
   const trimmed = text.trim();
   return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }
 
-function jsonTypeOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
-  return typeof value;
-}
-
-/** The text of one `<field>`: problem, what was sent, what is expected, and the fix. */
-function describeIssue(issue: FieldIssue, args: unknown, root: JsonSchema | undefined): string {
-  const sent = valueAt(args, issue.path);
-  const schema = root === undefined ? undefined : schemaAt(root, issue.path, args);
-  const name = pathLabel(issue.path);
-  const parts: string[] = [];
-  parts.push(sentence(issue.kind === 'missing' ? `Required field "${name}" is missing` : issue.message));
-  if (issue.kind === 'unknown_keys') {
-    parts.push(`You sent: ${issue.keys?.map((key) => JSON.stringify(key)).join(', ') || 'unknown fields'}.`);
-  } else {
-    parts.push(`You sent: ${sent === ABSENT ? 'nothing' : truncate(displayJson(sent), MAX_SENT_LENGTH)}.`);
-  }
-  const expected = expectedText(issue, root, schema, args);
+function describeField(field: FieldLine, context: Context): string {
+  const { args, root } = context;
+  const sent = valueAt(args, field.path);
+  // A renamed argument is expected as its new self.
+  const expectedPath = field.renamedTo !== undefined ? [...field.path.slice(0, -1), field.renamedTo] : field.path;
+  const schema = root === undefined ? undefined : schemaAt(root, expectedPath, args);
+  const problems = field.renamedTo !== undefined ? [`${RENAMED_FIELD}${JSON.stringify(field.renamedTo)}.`] : field.issues.map(problemOf);
+  const parts = [...new Set(problems)];
+  if (sent !== ABSENT) parts.push(`You sent: ${containsFlagged(sent, context.flagged) ? WITHHELD : truncate(displayJson(sent), MAX_SENT_LENGTH)}.`);
+  const first = field.issues[0] as FieldIssue;
+  const expected = field.renamedTo !== undefined || first.kind !== 'unknown_keys' ? expectedText(first, root, schema) : undefined;
   if (expected !== undefined) parts.push(`Expected: ${sentence(expected)}`);
-  parts.push(`Fix: ${sentence(fixText(issue, sent, root, schema, args))}`);
+  if (field.renamedTo === undefined) {
+    const fixes = field.issues.map((issue) => fixText(issue, sent, field.path, context, schema)).filter((fix) => fix !== undefined);
+    parts.push(...new Set(fixes.map(sentence)));
+  }
   return parts.join(' ');
 }
 
-function expectedText(issue: FieldIssue, root: JsonSchema | undefined, schema: JsonSchema | undefined, args: unknown): string | undefined {
-  if (issue.kind === 'unknown_keys') {
-    const known = root === undefined ? [] : propertyNames(root, schemaAt(root, issue.path, args), valueAt(args, issue.path));
-    return known.length > 0 ? `only the declared fields ${listValues(known, 30)}` : 'no fields other than the declared ones';
+const TOO_SMALL: Readonly<Record<string, string>> = { string: 'Too short.', array: 'Too few items.', object: 'Too few properties.' };
+const TOO_BIG: Readonly<Record<string, string>> = { string: 'Too long.', array: 'Too many items.', object: 'Too many properties.' };
+
+function problemOf(issue: FieldIssue): string {
+  switch (issue.kind) {
+    case 'missing':
+      return 'Missing.';
+    case 'type':
+      return 'Wrong type.';
+    case 'too_small':
+      return TOO_SMALL[issue.origin ?? ''] ?? 'Too small.';
+    case 'too_big':
+      return TOO_BIG[issue.origin ?? ''] ?? 'Too large.';
+    case 'enum':
+    case 'const':
+      return 'Not an allowed value.';
+    case 'format':
+      return 'Wrong format.';
+    case 'pattern':
+      return 'Does not match the pattern.';
+    case 'multiple_of':
+      return 'Not an allowed multiple.';
+    case 'unknown_keys':
+      return UNKNOWN_FIELD;
+    case 'union':
+      return issue.discriminator !== undefined ? 'Not an allowed value.' : 'Matches none of the allowed shapes.';
+    case 'unique':
+      return 'Items are not unique.';
+    default:
+      return sentence(issue.message);
   }
+}
+
+/**
+ * What the field accepts: the schema's own description of it, unless the issue reports a
+ * constraint the schema does not state (a server that checks more than it publishes), then
+ * what the issue reports.
+ */
+function expectedText(issue: FieldIssue, root: JsonSchema | undefined, schema: JsonSchema | undefined): string | undefined {
   const described = root === undefined ? undefined : describeSchema(root, schema);
-  if (described !== undefined) return described;
+  const reported = issueExpectation(issue);
+  return described !== undefined && (reported === undefined || schemaStates(issue, schema)) ? described : reported;
+}
+
+/** Whether the schema (or one of its union branches) has the keyword an issue is about. */
+function schemaStates(issue: FieldIssue, schema: JsonSchema | undefined, depth = 0): boolean {
+  if (schema === undefined || depth > 8) return false;
+  const branches = [...(Array.isArray(schema.anyOf) ? schema.anyOf : []), ...(Array.isArray(schema.oneOf) ? schema.oneOf : [])];
+  if (branches.some((branch) => isSchema(branch) && schemaStates(issue, branch, depth + 1))) return true;
+  switch (issue.kind) {
+    case 'too_small':
+    case 'too_big':
+      return rangePhrase(schema) !== undefined;
+    case 'enum':
+    case 'const':
+      return Array.isArray(schema.enum) || 'const' in schema;
+    case 'pattern':
+      return typeof schema.pattern === 'string';
+    case 'format':
+      return typeof schema.format === 'string';
+    case 'multiple_of':
+      return typeof schema.multipleOf === 'number';
+    default:
+      return true;
+  }
+}
+
+/** What an issue itself says is expected, without the schema. */
+function issueExpectation(issue: FieldIssue): string | undefined {
   switch (issue.kind) {
     case 'enum':
     case 'union':
-      return issue.values !== undefined && issue.values.length > 0 ? `one of ${listValues(issue.values)}` : issue.expectedType;
     case 'missing':
       return issue.values !== undefined && issue.values.length > 0 ? `one of ${listValues(issue.values)}` : issue.expectedType;
     case 'const':
@@ -431,97 +640,43 @@ function limitPhrase(issue: FieldIssue): string | undefined {
   return `${noun} with ${low ? 'at least' : 'at most'} ${n} ${plural}`;
 }
 
-function fixText(issue: FieldIssue, sent: unknown, root: JsonSchema | undefined, schema: JsonSchema | undefined, args: unknown): string {
-  const name = pathLabel(issue.path);
-  const key = issue.path.at(-1);
+/** The fix, only where it adds to the expectation: a conversion, a likely typo, a sample of a pattern. */
+function fixText(issue: FieldIssue, sent: unknown, path: ArgPath, context: Context, schema: JsonSchema | undefined): string | undefined {
   switch (issue.kind) {
-    case 'missing': {
-      const example = root !== undefined && schema !== undefined ? exampleFor(root, schema, undefined) : undefined;
-      const value = example !== undefined ? example.value : issue.values?.[0];
-      const described = (root !== undefined ? describeSchema(root, schema) : undefined) ?? expectedText(issue, root, schema, args);
-      const description = typeof schema?.description === 'string' ? ` (${schema.description})` : '';
-      if (value !== undefined && typeof key === 'string') {
-        return `Add ${JSON.stringify(key)} to the arguments, e.g. ${JSON.stringify(key)}: ${truncate(displayJson(value), MAX_SENT_LENGTH)}${description}`;
-      }
-      return `Add "${name}"${described !== undefined ? ` as ${described}` : ''}${description}`;
-    }
     case 'type': {
       const expected = issue.expectedType ?? (schema !== undefined && typeof schema.type === 'string' ? schema.type : undefined);
-      if ((expected === 'number' || expected === 'integer') && typeof sent === 'string' && sent.trim() !== '' && Number.isFinite(Number(sent))) {
-        return `Send ${Number(sent)} as a JSON number, not as the string ${JSON.stringify(sent)}`;
+      if (expected === undefined) return undefined;
+      if (isSubtype(expected, 'number') && typeof sent === 'string' && sent.trim() !== '' && Number.isFinite(Number(sent))) {
+        return `Send ${Number(sent)} as a JSON number, not as a string`;
       }
-      if (expected === 'integer' && typeof sent === 'number' && !Number.isInteger(sent)) return `Send a whole number such as ${Math.round(sent)}`;
+      if (expected === 'integer' && typeof sent === 'number' && !Number.isInteger(sent)) return 'Send a whole number';
       if (expected === 'boolean' && (sent === 'true' || sent === 'false')) return `Send ${sent} as a JSON boolean, not as a string`;
       if (expected === 'array' && sent !== ABSENT && !Array.isArray(sent)) return `Wrap the value in an array: [${truncate(displayJson(sent), MAX_SENT_LENGTH)}]`;
-      return `Send ${article(expected ?? 'value of the declared type')}${sent === ABSENT ? '' : ` instead of ${article(jsonTypeOf(sent))}`}`;
-    }
-    case 'too_small':
-    case 'too_big': {
-      const range = schema !== undefined ? rangePhrase(schema) : undefined;
-      const type = schema !== undefined && typeof schema.type === 'string' ? schema.type : issue.origin;
-      if (range !== undefined && type !== undefined) {
-        return `Provide ${article(type)} ${range}`;
-      }
-      const phrase = limitPhrase(issue);
-      return phrase !== undefined ? `Provide ${phrase}` : 'Provide a value within the allowed range';
+      return undefined;
     }
     case 'enum':
-    case 'const': {
+    case 'const':
+    case 'union': {
       const values = issue.values ?? (Array.isArray(schema?.enum) ? schema.enum : []);
       const guess = typeof sent === 'string' ? nearestName(sent, values.filter((v): v is string => typeof v === 'string')) : undefined;
-      const base = values.length === 1 ? `Use exactly ${displayJson(values[0])}` : `Use one of: ${listValues(values)}`;
-      return guess !== undefined ? `${base}. Did you mean ${JSON.stringify(guess)}?` : base;
-    }
-    case 'format': {
-      const format = issue.format ?? (typeof schema?.format === 'string' ? schema.format : 'the required');
-      const sample = formatSample(format);
-      return `Provide a string in ${format} format${sample !== undefined ? `, e.g. ${JSON.stringify(sample)}` : ''}`;
+      return guess !== undefined ? `Did you mean ${JSON.stringify(guess)}?` : undefined;
     }
     case 'pattern': {
       const pattern = issue.pattern ?? (typeof schema?.pattern === 'string' ? schema.pattern : undefined);
-      if (pattern === undefined) return 'Provide a string in the format the field description asks for';
-      const sample = sampleString({ ...(schema ?? {}), pattern });
-      return `Provide a string matching the regular expression ${pattern}${sample !== undefined ? `, e.g. ${JSON.stringify(sample)}` : ''}`;
-    }
-    case 'multiple_of': {
-      const divisor = issue.divisor ?? (typeof schema?.multipleOf === 'number' ? schema.multipleOf : undefined);
-      if (divisor === undefined) return 'Provide a multiple of the required step';
-      const nearest = typeof sent === 'number' ? Math.max(divisor, Math.round(sent / divisor) * divisor) : divisor;
-      return `Provide a multiple of ${divisor}, e.g. ${nearest}`;
+      const sample = pattern === undefined ? undefined : sampleString({ ...(schema ?? {}), pattern });
+      return sample !== undefined ? `E.g. ${JSON.stringify(sample)}` : undefined;
     }
     case 'unknown_keys': {
-      const container = valueAt(args, issue.path);
+      const { root, args } = context;
+      const parent = path.slice(0, -1);
+      const container = valueAt(args, parent);
       const sentKeys = container !== ABSENT && isSchema(container) ? new Set(Object.keys(container)) : new Set<string>();
-      const known = root === undefined ? [] : propertyNames(root, schemaAt(root, issue.path, args), container).filter((k) => !sentKeys.has(k));
-      const keys = issue.keys ?? [];
-      if (keys.length === 0) return 'Remove the fields the schema does not declare';
-      return keys
-        .map((unknown) => {
-          const guess = nearestName(unknown, known);
-          return guess !== undefined ? `rename ${JSON.stringify(unknown)} to ${JSON.stringify(guess)}` : `remove ${JSON.stringify(unknown)}`;
-        })
-        .join('; ')
-        .replace(/^./, (c) => c.toUpperCase());
+      const known = root === undefined ? [] : propertyNames(root, schemaAt(root, parent, args), container);
+      const key = path.at(-1);
+      const guess = typeof key === 'string' ? nearestName(key, known.filter((name) => !sentKeys.has(name))) : undefined;
+      return guess !== undefined ? `Did you mean ${JSON.stringify(guess)}?` : 'Remove it';
     }
-    case 'union': {
-      if (issue.discriminator !== undefined && issue.values !== undefined && issue.values.length > 0) {
-        const guess = typeof sent === 'string' ? nearestName(sent, issue.values.filter((v): v is string => typeof v === 'string')) : undefined;
-        const base = `Set ${JSON.stringify(issue.discriminator)} to one of: ${listValues(issue.values)}`;
-        return guess !== undefined ? `${base}. Did you mean ${JSON.stringify(guess)}?` : base;
-      }
-      const described = (root !== undefined ? describeSchema(root, schema) : undefined) ?? issue.expectedType?.replace(/ \| /g, ' or ');
-      if (described === undefined) return 'Send a value matching one of the allowed shapes';
-      return described.startsWith('one of') ? `Send ${described}` : `Send ${article(described)}`;
-    }
-    case 'unique':
-      return 'Remove the duplicate items';
-    default: {
-      const described = root !== undefined ? describeSchema(root, schema) : undefined;
-      return described !== undefined ? `Send ${described}` : 'Correct the value as the tool description asks';
-    }
+    default:
+      return undefined;
   }
-}
-
-function article(noun: string): string {
-  return /^[aeiou]/i.test(noun) ? `an ${noun}` : `a ${noun}`;
 }

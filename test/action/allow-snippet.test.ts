@@ -27,7 +27,7 @@ function blockedReview(count: number, allowList: ServerReview['allowList']): Ser
     failOn: 'BREAKING',
     gate: {
       pass: false,
-      review: 'blocked',
+      verdict: 'blocked',
       blocking: fingerprints.map((fingerprint, i) => ({ entry: `tools.tool_${i}`, severity: 'BREAKING' as const, kind: 'required-property-added', field: 'inputSchema.properties.currency', fingerprint })),
       failures: ['x'],
     },
@@ -75,7 +75,7 @@ describe('the allow-list snippet', () => {
     const fresh = review.gate.blocking[2]!.fingerprint;
     review.approvalCoverage = { label: 'ok', by: 'carol', approvedFingerprints: review.gate.blocking.slice(0, 2).map((b) => b.fingerprint), newSinceApproval: [fresh] };
     expect(allowSnippet(review)).toMatchObject({ count: 1, text: expect.stringContaining(fresh) });
-    expect(allowSnippet({ ...review, gate: { ...review.gate, review: 'approved', pass: true } })).toBeUndefined();
+    expect(allowSnippet({ ...review, gate: { ...review.gate, verdict: 'approved', pass: true } })).toBeUndefined();
   });
 
   test('the comment shows a short list open, collapses a long one, and points to the job summary when it cannot hold it', () => {

@@ -299,7 +299,7 @@ describe('comment-only', () => {
     const bundle = JSON.parse(readFileSync(reviewed.outputs['review-path']!, 'utf8')) as { reviews: Array<Record<string, unknown>> };
     Object.assign(bundle.reviews[0]!, {
       name: 'inventory\n::error::FORGED name',
-      gate: { pass: true, review: 'approved', blocking: [], failures: [] },
+      gate: { pass: true, verdict: 'approved', blocking: [], failures: [] },
       approval: { label: 'contract-change-approved', by: 'the-maintainer' },
       approveLabel: 'any-label',
       notes: ['<img src=x onerror=alert(1)> @everyone\n::add-mask::FORGED note'],

@@ -27,7 +27,7 @@ function review(overrides: Partial<ServerReview> = {}): ServerReview {
     report,
     lockfileCheck: 'fail',
     failOn: 'BREAKING',
-    gate: { pass: false, review: 'blocked', blocking: [{ entry: 'tools.create_order', severity: 'BREAKING', kind: 'breaking-kind', field: 'inputSchema', fingerprint: 'aaaa1111aaaa1111' }], failures: ['x'] },
+    gate: { pass: false, verdict: 'blocked', blocking: [{ entry: 'tools.create_order', severity: 'BREAKING', kind: 'breaking-kind', field: 'inputSchema', fingerprint: 'aaaa1111aaaa1111' }], failures: ['x'] },
     approveLabel: 'contract-change-approved',
     accepted: [],
     allowNotes: [],
@@ -55,7 +55,7 @@ describe('the comment', () => {
         name: hostile,
         reviewError: `crashed:\n\`\`\`\n</details><script>@everyone</script>`,
         report: null,
-        gate: { pass: false, review: 'unknown', blocking: [], failures: ['x'] },
+        gate: { pass: false, verdict: 'unknown', blocking: [], failures: ['x'] },
         notes: [hostile],
         reproduce: ['npx mcp-contract-guard lock --command "```\n@here"'],
         approval: { label: 'ok', by: 'mallory' },
@@ -73,7 +73,7 @@ describe('the comment', () => {
   });
 
   test('an approval names who added the label, without pinging them', () => {
-    const body = renderComment(review({ approval: { label: 'contract-change-approved', by: 'carol' }, gate: { pass: true, review: 'approved', blocking: review().gate.blocking, failures: [] } }));
+    const body = renderComment(review({ approval: { label: 'contract-change-approved', by: 'carol' }, gate: { pass: true, verdict: 'approved', blocking: review().gate.blocking, failures: [] } }));
     expect(body).toContain('**Approved by label** `contract-change-approved` (added by `@carol`)');
     expect(body).not.toContain('Allow-list entries for these changes');
   });
@@ -81,7 +81,7 @@ describe('the comment', () => {
   test('a huge report stays under GitHub\'s limit, with every <details> closed and a note on where the rest is', () => {
     const many = Object.fromEntries(Array.from({ length: 3_000 }, (_, i) => [`tool_${i}`, [delta('BREAKING', i.toString(16).padStart(16, '0'), { message: `${'x'.repeat(200)} ${i}` })]]));
     const blocking = Object.keys(many).map((name, i) => ({ entry: `tools.${name}`, severity: 'BREAKING' as const, kind: 'k', field: 'f', fingerprint: i.toString(16).padStart(16, '0') }));
-    const body = renderComment(review({ report: reportOf(many), gate: { pass: false, review: 'blocked', blocking, failures: [] } }));
+    const body = renderComment(review({ report: reportOf(many), gate: { pass: false, verdict: 'blocked', blocking, failures: [] } }));
     expect(body.length).toBeLessThanOrEqual(COMMENT_LIMIT);
     expect(body.length).toBeGreaterThan(COMMENT_LIMIT - 5_000);
     expect((body.match(/<details/g) ?? []).length).toBe((body.match(/<\/details>/g) ?? []).length);

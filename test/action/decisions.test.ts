@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { evaluateAllowList, allowListNotes, todayUtc } from '../../src/policy/allow.js';
-import { entryAnnotations, lockfileLines, selectAnnotations, type Annotation } from '../../src/github/annotations.js';
+import { entryAnnotations, selectAnnotations, type Annotation } from '../../src/github/annotations.js';
+import { lockfileLines } from '../../src/contract/lockfile.js';
 import { planEvent, type RunContext } from '../../src/github/event.js';
 import { decideGate, type GateInput } from '../../src/policy/gate.js';
 import { INPUT_DEFAULTS, readInputs } from '../../src/github/inputs.js';
@@ -131,7 +132,7 @@ describe('the gate', () => {
     const decision = decideGate({ ...base, failOn });
     expect(decision.pass).toBe(pass);
     expect(decision.blocking).toHaveLength(blocking);
-    expect(decision.review).toBe(failOn === 'never' ? 'not-gated' : 'blocked');
+    expect(decision.verdict).toBe(failOn === 'never' ? 'not-gated' : 'blocked');
   });
 
   test('the failure names the label and the allow-list; without a PR, only the allow-list', () => {
@@ -142,10 +143,10 @@ describe('the gate', () => {
   });
 
   test('the label approves; the allow-list accepts; neither excuses a stale lockfile', () => {
-    expect(decideGate({ ...base, approval: { label: 'ok-label', by: 'carol' } })).toMatchObject({ pass: true, review: 'approved' });
-    expect(decideGate({ ...base, accepted: (f) => f === 'b1' })).toMatchObject({ pass: true, review: 'accepted', accepted: [{ name: 'a' }] });
+    expect(decideGate({ ...base, approval: { label: 'ok-label', by: 'carol' } })).toMatchObject({ pass: true, verdict: 'approved' });
+    expect(decideGate({ ...base, accepted: (f) => f === 'b1' })).toMatchObject({ pass: true, verdict: 'accepted', accepted: [{ name: 'a' }] });
     const stale = decideGate({ ...base, approval: { label: 'ok-label' }, staleMessage: 'stale: run X' });
-    expect(stale).toMatchObject({ pass: false, review: 'approved', failures: ['stale: run X'] });
+    expect(stale).toMatchObject({ pass: false, verdict: 'approved', failures: ['stale: run X'] });
     expect(decideGate({ ...base, approval: { label: 'ok-label' }, staleMessage: 'stale', lockfileCheck: 'warn' }).pass).toBe(true);
   });
 
@@ -154,17 +155,17 @@ describe('the gate', () => {
       normalizeCapture({ protocolVersion: '', era: 'legacy', tools: [], prompts: [], resources: [], resourceTemplates: [], server: { name: 'inv', version: '1' }, capabilities }).contracts;
     const withdrawn = await diffContracts(contractsOf({ tools: {}, logging: {} }), contractsOf({ tools: {} }));
     const decision = decideGate({ ...base, report: withdrawn });
-    expect(decision).toMatchObject({ pass: false, review: 'blocked', blocking: [{ kind: 'server', name: 'inv', delta: { kind: 'capability-withdrawn', severity: 'BREAKING' } }] });
+    expect(decision).toMatchObject({ pass: false, verdict: 'blocked', blocking: [{ collection: 'server', name: 'inv', delta: { kind: 'capability-withdrawn', severity: 'BREAKING' } }] });
     expect(decision.failures[0]).toContain('1 change at or above fail-on BREAKING');
     const fingerprint = decision.blocking[0]!.delta.fingerprint;
-    expect(decideGate({ ...base, report: withdrawn, accepted: (f) => f === fingerprint })).toMatchObject({ pass: true, review: 'accepted' });
+    expect(decideGate({ ...base, report: withdrawn, accepted: (f) => f === fingerprint })).toMatchObject({ pass: true, verdict: 'accepted' });
   });
 
   test('below the threshold passes; no review (compile failure) fails', () => {
-    expect(decideGate({ ...base, report: reportOf({ a: [delta('SAFE', 's')] }) })).toMatchObject({ pass: true, review: 'below-threshold' });
-    expect(decideGate({ ...base, report: reportOf({}) })).toMatchObject({ pass: true, review: 'clean' });
+    expect(decideGate({ ...base, report: reportOf({ a: [delta('SAFE', 's')] }) })).toMatchObject({ pass: true, verdict: 'below-threshold' });
+    expect(decideGate({ ...base, report: reportOf({}) })).toMatchObject({ pass: true, verdict: 'clean' });
     const failed = decideGate({ ...base, report: null, reviewError: 'The command "nope" was not found on PATH.' });
-    expect(failed).toMatchObject({ pass: false, review: 'unknown' });
+    expect(failed).toMatchObject({ pass: false, verdict: 'unknown' });
     expect(failed.failures[0]).toBe('Could not review the contracts of inv: The command "nope" was not found on PATH.');
   });
 });

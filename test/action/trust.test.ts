@@ -152,7 +152,7 @@ describe('a review file is data, not a verdict', () => {
     lockfileCheck: 'fail',
     failOn: 'BREAKING',
     // What the forger claims: passing, approved by a maintainer.
-    gate: { pass: true, review: 'approved', blocking: [], failures: [] },
+    gate: { pass: true, verdict: 'approved', blocking: [], failures: [] },
     approval: { label: 'contract-change-approved', by: 'maintainer' },
     approveLabel: 'anything-goes',
     accepted: [],
@@ -164,13 +164,13 @@ describe('a review file is data, not a verdict', () => {
 
   test('the gate is recomputed, the approval comes from GitHub, the label name from this run', () => {
     const vouched = vouchReview(forged(), { runConclusion: 'success', approveLabel: 'contract-change-approved' });
-    expect(vouched.gate).toMatchObject({ pass: false, review: 'blocked', blocking: [{ fingerprint: 'aaaa1111aaaa1111' }] });
+    expect(vouched.gate).toMatchObject({ pass: false, verdict: 'blocked', blocking: [{ fingerprint: 'aaaa1111aaaa1111' }] });
     expect(vouched.approval).toBeUndefined();
     expect(vouched.approveLabel).toBe('contract-change-approved');
     const ignored = vouchReview(forged(), { runConclusion: 'success', approveLabel: 'ok', approvalIgnored: 'The label "ok" was added by @mallory…' });
     expect(ignored.approvalIgnored).toBe('The label "ok" was added by @mallory…');
     const approved = vouchReview(forged(), { runConclusion: 'success', approveLabel: 'ok', approval: { label: 'ok', by: 'carol' } });
-    expect(approved).toMatchObject({ gate: { pass: true, review: 'approved' }, approval: { label: 'ok', by: 'carol' } });
+    expect(approved).toMatchObject({ gate: { pass: true, verdict: 'approved' }, approval: { label: 'ok', by: 'carol' } });
   });
 
   test('what an approval covers comes from the comment\'s record, and the version check is recomputed from the versions', () => {
@@ -192,9 +192,9 @@ describe('a review file is data, not a verdict', () => {
 
   test('a passing review is shown as passing only when the run that wrote it succeeded', () => {
     const clean = forged({ report: reportOf({}) });
-    expect(vouchReview(clean, { runConclusion: 'success', approveLabel: 'ok' }).gate).toMatchObject({ pass: true, review: 'clean' });
+    expect(vouchReview(clean, { runConclusion: 'success', approveLabel: 'ok' }).gate).toMatchObject({ pass: true, verdict: 'clean' });
     const failed = vouchReview(clean, { runConclusion: 'failure', approveLabel: 'ok' });
-    expect(failed.gate).toMatchObject({ pass: false, review: 'unknown' });
+    expect(failed.gate).toMatchObject({ pass: false, verdict: 'unknown' });
     expect(failed.reviewError).toContain('concluded "failure", not "success"');
     expect(vouchReview(clean, { approveLabel: 'ok' }).reviewError).toContain('GitHub did not say how the run that wrote this review file ended');
   });

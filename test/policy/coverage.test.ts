@@ -62,7 +62,7 @@ describe('the gate with a scoped approval and a version check', () => {
 
   test('changes the approval does not cover block again, named with their fingerprints in the failure', () => {
     const decision = decideGate({ ...base, approval: { label: 'contract-change-approved', by: 'carol' }, covers: recorded });
-    expect(decision).toMatchObject({ pass: false, review: 'blocked' });
+    expect(decision).toMatchObject({ pass: false, verdict: 'blocked' });
     expect(decision.newSinceApproval.map((d) => d.delta.fingerprint)).toEqual(['b2', 'b3']);
     expect(decision.failures).toEqual([
       'The contracts of inventory have 2 changes at or above fail-on BREAKING that the label "contract-change-approved" added by @carol does not cover: they were pushed after it was added ' +
@@ -70,8 +70,8 @@ describe('the gate with a scoped approval and a version check', () => {
         'If the new ones are intended too, remove the label and add it again, or accept each one by fingerprint in the "allow" list of mcp-contract-guard.config.json.',
     ]);
     // Allow-listing the new ones, or a record that covers them all, passes.
-    expect(decideGate({ ...base, approval: { label: 'contract-change-approved', by: 'carol' }, covers: recorded, accepted: (f) => f !== 'b1' })).toMatchObject({ pass: true, review: 'approved', newSinceApproval: [] });
-    expect(decideGate({ ...base, approval: { label: 'contract-change-approved', by: 'carol' }, covers: () => true })).toMatchObject({ pass: true, review: 'approved' });
+    expect(decideGate({ ...base, approval: { label: 'contract-change-approved', by: 'carol' }, covers: recorded, accepted: (f) => f !== 'b1' })).toMatchObject({ pass: true, verdict: 'approved', newSinceApproval: [] });
+    expect(decideGate({ ...base, approval: { label: 'contract-change-approved', by: 'carol' }, covers: () => true })).toMatchObject({ pass: true, verdict: 'approved' });
   });
 
   test('the allow-list advice names the config file the run reads', () => {
@@ -80,6 +80,6 @@ describe('the gate with a scoped approval and a version check', () => {
 
   test('a version that is too small fails under "fail" even when the label approves every change', () => {
     const decision = decideGate({ ...base, approval: { label: 'contract-change-approved', by: 'carol' }, covers: () => true, versionFailure: 'The version of inventory is too small.' });
-    expect(decision).toMatchObject({ pass: false, review: 'approved', failures: ['The version of inventory is too small.'] });
+    expect(decision).toMatchObject({ pass: false, verdict: 'approved', failures: ['The version of inventory is too small.'] });
   });
 });

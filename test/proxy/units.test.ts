@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { LineReader } from '../../src/proxy/lines.js';
-import { serverValidationIssues } from '../../src/proxy/server-errors.js';
+import { serverValidationIssues } from '../../src/runtime/server-errors.js';
 import { ArgumentValidator } from '../../src/proxy/validation.js';
 import { formatValidationError } from '../../src/runtime/index.js';
 
@@ -58,7 +58,7 @@ describe('serverValidationIssues', () => {
       { code: 'invalid_type', path: ['items', 0], message: 'Input should be a valid list', expected: 'array' },
     ]);
     const text = formatValidationError(serverValidationIssues('add', PYTHON_SDK), { toolName: 'add', args: { a: 1 }, schema: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } } } });
-    expect(text).toContain('<field name="b">Required field "b" is missing. You sent: nothing. Expected: integer.');
+    expect(text).toContain('<field name="b">Missing. Expected: integer.</field>');
   });
 
   it('leaves every other error alone: other tools, other models, limits, business errors', () => {

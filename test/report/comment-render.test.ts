@@ -235,7 +235,7 @@ describe('what the pull request and the server control', () => {
 
   it('a review that could not be made: a short body saying why and what to do, linking the run', () => {
     const review = reviewOf('inventory', { ...({} as DiffReport) }, {});
-    const failed: ServerReview = { ...review, report: null, reviewError: 'The command "nope" was not found on PATH.', gate: { pass: false, review: 'unknown', blocking: [], failures: ['x'] } };
+    const failed: ServerReview = { ...review, report: null, reviewError: 'The command "nope" was not found on PATH.', gate: { pass: false, verdict: 'unknown', blocking: [], failures: ['x'] } };
     const comment = renderComment(failed);
     expect(comment).toContain('**Could not review `inventory` at `9b7e3d0`**, so this check fails.');
     expect(comment).toContain('\n\n> The command "nope" was not found on PATH.\n\n');
@@ -249,7 +249,7 @@ describe('a review the gate cannot vouch for', () => {
   it('keeps the changes under why the check fails (comment-only, when the run that wrote the review file did not succeed)', async () => {
     const report = await releaseReport('inventory@1.0.0', 'inventory@1.1.0');
     const why = 'The run that wrote this review file concluded "failure", not "success", so this comment does not show the review as passing.';
-    const review: ServerReview = { ...reviewOf('inventory', report), reviewError: why, gate: { pass: false, review: 'unknown', blocking: [], failures: [why] } };
+    const review: ServerReview = { ...reviewOf('inventory', report), reviewError: why, gate: { pass: false, verdict: 'unknown', blocking: [], failures: [why] } };
     const comment = renderComment(review);
     expect(comment).toContain('**Could not review `inventory`** at `9b7e3d0`, so this check fails. What went wrong:');
     expect(comment).toContain('\n\n> The run that wrote this review file concluded "failure", not "success", so this comment does not show the review as passing.\n\n');

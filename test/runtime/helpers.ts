@@ -48,39 +48,41 @@ function unescapeXml(text: string): string {
 }
 
 /**
- * A value the `<current>` type accepts, as a model would pick one from reading it: the block
- * shows a schema as a TypeScript-like type (`"EUR" | "GBP" | "USD"`, `integer`, `{ id: string }`).
+ * A value an `Expected:` phrase accepts, as a model would pick one from reading it: the first
+ * allowed value of `string, one of "EUR", "USD"`, the lower bound of `integer of at least 2`,
+ * `"example"` for a plain string.
  */
-function valueFromType(type: string): unknown {
-  const first = type.split(' | ')[0]?.trim() ?? '';
-  try {
-    return JSON.parse(first); // a literal: "EUR", 3, true
-  } catch {
-    if (first === 'integer' || first === 'number') return 1;
-    if (first === 'boolean') return true;
-    if (first.endsWith('[]')) return [];
-    if (first.startsWith('{')) return {};
-    return 'example';
-  }
+function valueFrom(expected: string): unknown {
+  const literal = /one of (\S+?)(?:,|\.?$)/.exec(expected)?.[1] ?? /^exactly (.+?)\.?$/.exec(expected)?.[1];
+  if (literal !== undefined) return JSON.parse(literal);
+  const bound = /(?:at least|between) (-?\d+(?:\.\d+)?)/.exec(expected)?.[1];
+  if (/^(?:integer|number)\b/.test(expected)) return bound === undefined ? 1 : Number(bound);
+  if (/^boolean\b/.test(expected)) return true;
+  if (/^array\b/.test(expected)) return [];
+  if (/^object\b/.test(expected)) return {};
+  return 'example';
 }
 
 /**
  * A scripted stand-in for the LLM of `callWithSelfHealing`: it knows the arguments it sent and
- * reads nothing but the error text, and from that text only the `<contract_awareness>` block
- * (not the `<field>` hints, not the `<example>`): for each property a `…required…` delta added
- * (DESIGN.md's `required-property-added` on `inputSchema.properties.X`),
- * it adds a value the property's new schema accepts.
+ * reads nothing but the `<field>` lines of the error (not the `<example>`): a missing top-level
+ * field gets a value its `Expected:` accepts, a renamed one moves to its new name, one the tool
+ * does not declare is dropped.
  */
-export function correctFromContractAwareness(request: { args: Readonly<Record<string, unknown>>; errorText: string }): Record<string, unknown> | null {
-  const block = /<contract_awareness[\s\S]*<\/contract_awareness>/.exec(request.errorText)?.[0];
-  if (block === undefined) return null;
+export function correctFromFieldLines(request: { args: Readonly<Record<string, unknown>>; errorText: string }): Record<string, unknown> | null {
   const corrected: Record<string, unknown> = { ...request.args };
   let changed = false;
-  for (const match of block.matchAll(/<delta [^>]*kind="[^"]*required[^"]*"[^>]*field="([^"]+)"[^>]*>[\s\S]*?<current>([\s\S]*?)<\/current>/g)) {
-    const field = unescapeXml(match[1] as string);
-    const name = /(?:^|\.)properties\.([^.]+)$/.exec(field)?.[1];
-    if (name === undefined || name in corrected) continue;
-    corrected[name] = valueFromType(unescapeXml(match[2] as string));
+  for (const match of request.errorText.matchAll(/<field name="([^".[]+)">([^<]*)<\/field>/g)) {
+    const name = unescapeXml(match[1] as string);
+    const text = unescapeXml(match[2] as string);
+    const renamed = /^Renamed to "([^"]+)"\./.exec(text)?.[1];
+    const expected = /Expected: (.*?)(?:\. [A-Z]|\.?$)/.exec(text)?.[1];
+    if (renamed !== undefined) {
+      corrected[renamed] = corrected[name];
+      delete corrected[name];
+    } else if (text.startsWith('Not a field of this tool.')) delete corrected[name];
+    else if (expected !== undefined) corrected[name] = valueFrom(expected);
+    else continue;
     changed = true;
   }
   return changed ? corrected : null;

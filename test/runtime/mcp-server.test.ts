@@ -1,10 +1,13 @@
+import { createRequire } from 'node:module';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { callWithSelfHealing, loadDeltaMap, toolError, withSelfHealing, type WithSelfHealingOptions } from '../../src/runtime/index.js';
-import { correctFromContractAwareness, delta, report } from './helpers.js';
+import { callWithSelfHealing, correctedCall, loadDeltaMap, toolError, withSelfHealing, type CorrectionRequest, type WithSelfHealingOptions } from '../../src/runtime/index.js';
+import { correctFromFieldLines, delta, report } from './helpers.js';
+
+const require = createRequire(import.meta.url);
 
 /** The artifact `diff v1 v2 --artifact` would write for the servers below. */
 const deltas = loadDeltaMap(
@@ -95,16 +98,26 @@ describe('withSelfHealing on a real McpServer', () => {
     const result = await client.callTool({ name: 'create_order', arguments: { sku: 'A-1', quantity: 2 } });
     expect(result.isError).toBe(true);
     const text = textOf(result);
-    expect(text.startsWith('<validation_error tool="create_order">\n')).toBe(true);
-    expect(text).toContain('<field name="currency">Required field "currency" is missing. You sent: nothing. Expected: one of "USD", "EUR", "GBP".');
-    expect(text).toContain('<contract_awareness tool="create_order">');
-    expect(text).toContain('<delta severity="BREAKING" kind="required-property-added" field="inputSchema.properties.currency">');
-    expect(text).toContain('<fix>Send "currency" on every call.</fix>');
-    // SAFE deltas stay out by default; the example is a valid v2 call.
-    expect(text).not.toContain('inputSchema.properties.note');
-    expect(text).toContain('<example>{"sku":"example","quantity":1,"currency":"USD"}</example>');
-    expect(text.endsWith('</contract_awareness>\n</validation_error>')).toBe(true);
-    expect(text).not.toContain('MCP error');
+    expect(text).toBe(
+      [
+        '<validation_error tool="create_order">',
+        '<field name="currency">Missing. Expected: string, one of "USD", "EUR", "GBP".</field>',
+        '<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>',
+        // A valid v2 call, from the input schema the server lists.
+        '<example>{"sku":"example","quantity":1,"currency":"USD"}</example>',
+        '<contract_awareness>',
+        '<system_note>Contract changed since you last read it.</system_note>',
+        // SAFE deltas stay out by default.
+        '<change_count>1</change_count>',
+        '<max_severity>BREAKING</max_severity>',
+        '<instructions>Do not resend old arguments.</instructions>',
+        '<contract_deltas>',
+        '<delta severity="BREAKING" kind="required-property-added" field="currency"/>',
+        '</contract_deltas>',
+        '</contract_awareness>',
+        '</validation_error>',
+      ].join('\n'),
+    );
   });
 
   it('leaves successful calls exactly as the SDK returns them', async () => {
@@ -141,8 +154,8 @@ describe('withSelfHealing on a real McpServer', () => {
     const client = await connect(server);
     server.registerTool('late_tool', { inputSchema: { level: z.number().int().min(1) } }, async ({ level }) => ({ content: [{ type: 'text', text: `level ${level}` }] }));
     const text = textOf(await client.callTool({ name: 'late_tool', arguments: {} }));
-    expect(text).toContain('<field name="level">Required field "level" is missing.');
-    expect(text).toContain('field="inputSchema.properties.level"');
+    expect(text).toContain('<field name="level">Missing. Expected: integer of at least 1.</field>');
+    expect(text).toContain('<delta severity="BREAKING" kind="required-property-added" field="level"/>');
   });
 
   it('works when applied after connect, to handlers the SDK installed in the constructor', async () => {
@@ -150,7 +163,7 @@ describe('withSelfHealing on a real McpServer', () => {
     const client = await connect(server);
     withSelfHealing(server, { deltas });
     server.registerTool('late_tool', { inputSchema: { level: z.number().int().min(1) } }, async () => ({ content: [] }));
-    expect(textOf(await client.callTool({ name: 'late_tool', arguments: { level: 0 } }))).toContain('<contract_awareness tool="late_tool">');
+    expect(textOf(await client.callTool({ name: 'late_tool', arguments: { level: 0 } }))).toContain('<delta severity="BREAKING" kind="required-property-added" field="level"/>');
   });
 
   it('scopes deltas to the failing action of a discriminated union (whole names)', async () => {
@@ -158,9 +171,10 @@ describe('withSelfHealing on a real McpServer', () => {
     const text = textOf(await client.callTool({ name: 'orders', arguments: { action: 'create' } }));
     expect(text).toContain('<validation_error tool="orders" action="create">');
     expect(text).toContain('<action>create</action>');
-    expect(text).toContain('field="actions.create.inputSchema.properties.email"');
-    expect(text).not.toContain('actions.createAll');
-    expect(text).toContain('<example>{"action":"create","email":"user@example.com"}</example>');
+    expect(text).toContain('<delta severity="BREAKING" kind="required-property-added" field="email" action="create"/>');
+    expect(text).not.toContain('action="createAll"');
+    // SDK 1.32 lists a union's input schema as an empty object: the line says what the SDK's message does.
+    expect(text).toContain('<field name="email">Missing. Expected: string.</field>');
   });
 
   it('uses resolveAction when given', async () => {
@@ -168,15 +182,18 @@ describe('withSelfHealing on a real McpServer', () => {
     const client = await healed({ resolveAction });
     const text = textOf(await client.callTool({ name: 'orders', arguments: { action: 'create' } }));
     expect(resolveAction).toHaveBeenCalledWith('orders', { action: 'create' });
-    expect(text).toContain('field="actions.createAll.inputSchema.properties.items"');
-    expect(text).not.toContain('field="actions.create.inputSchema');
+    expect(text).toContain('<action>createAll</action>');
+    // The createAll delta is about "items", not the failing "email": counted, not shown.
+    expect(text).toContain('<more count="1">');
+    expect(text).not.toContain('action="create"');
   });
 
   it('passes options through: includeAllSeverities, maxDeltasPerError, example: false', async () => {
     const client = await healed({ includeAllSeverities: true, maxDeltasPerError: 1, example: false });
     const text = textOf(await client.callTool({ name: 'create_order', arguments: { sku: 'A-1', quantity: 2 } }));
     expect(text).toContain('<change_count>2</change_count>');
-    expect(text).toContain('<more count="1">+1 more change not shown (1 SAFE).');
+    expect(text).toContain('field="currency"');
+    expect(text).toContain('<more count="1">');
     expect(text).not.toContain('<example>');
   });
 
@@ -194,7 +211,7 @@ describe('withSelfHealing on a real McpServer', () => {
     const quiet = loadDeltaMap(report({ create_order: [delta({ field: 'description', severity: 'COSMETIC' })] }));
     expect(withSelfHealing(server, { deltas: quiet })).toBe(server);
     expect(withSelfHealing(server, { deltas: loadDeltaMap('/nonexistent/deltas.json', { optional: true }) })).toBe(server);
-    expect(Object.hasOwn(server, 'validateToolInput')).toBe(false);
+    expect(Object.hasOwn(server.server, 'connect')).toBe(false);
     const client = await connect(server);
     expect(textOf(await client.callTool({ name: 'create_order', arguments: {} }))).toMatch(/^MCP error -32602: Input validation error/);
   });
@@ -204,20 +221,28 @@ describe('withSelfHealing on a real McpServer', () => {
     const client = await connect(server);
     const text = textOf(await client.callTool({ name: 'create_order', arguments: { sku: 'A', quantity: 1 } }));
     expect(text.match(/<contract_awareness/g)).toHaveLength(1);
-    expect(text).toContain('+1 more change not shown');
+    expect(text).toContain('<more count="1">');
   });
 
-  it('fails at start-up, not per request, when the SDK hook is missing or an option is bad', () => {
-    const notAnSdkServer = {} as McpServer;
-    expect(() => withSelfHealing(notAnSdkServer, { deltas })).toThrow(/no validateToolInput method/);
+  it('throws at the call, never degrades silently, when it cannot hook the server or an option is bad', () => {
+    for (const notAnSdkServer of [{}, { server: {} }, { server: { connect: 'no' } }, null]) {
+      expect(() => withSelfHealing(notAnSdkServer as unknown as McpServer, { deltas })).toThrow(TypeError);
+    }
+    expect(() => withSelfHealing({} as McpServer, { deltas })).toThrow(/not an McpServer of @modelcontextprotocol\/sdk 1\.x/);
     expect(() => withSelfHealing(createV2Server(), { deltas, maxDeltasPerError: -1 })).toThrow(RangeError);
+  });
+
+  it('uses no private SDK method: validateToolInput and createToolError stay the SDK\'s own', () => {
+    const server = withSelfHealing(createV2Server(), { deltas });
+    expect(Object.hasOwn(server, 'validateToolInput')).toBe(false);
+    expect(Object.hasOwn(server, 'createToolError')).toBe(false);
   });
 });
 
 describe('callWithSelfHealing against a real server', () => {
   it('fixes a v1-shaped call from the error text alone; the second call succeeds', async () => {
     const client = await healed();
-    const correct = vi.fn(correctFromContractAwareness);
+    const correct = vi.fn(correctFromFieldLines);
     const result = await callWithSelfHealing(client, 'create_order', { sku: 'A-1', quantity: 2 }, { correct });
     expect(result.isError).not.toBe(true);
     expect(textOf(result)).toBe('ordered 2 A-1 in USD');
@@ -225,7 +250,7 @@ describe('callWithSelfHealing against a real server', () => {
     const request = correct.mock.calls[0]?.[0];
     expect(request?.attempt).toBe(1);
     expect(request?.args).toEqual({ sku: 'A-1', quantity: 2 });
-    expect(request?.errorText).toContain('<contract_awareness tool="create_order">');
+    expect(request?.errorText).toContain('<contract_awareness>');
   });
 });
 
@@ -243,9 +268,23 @@ describe('calls to tools that were renamed or removed', () => {
     expect(unknown.text).not.toContain('UNKNOWN_TOOL');
     const removed = await callText(client, 'delete_order');
     expect(removed.isError).toBe(true);
-    expect(removed.text).toContain('<tool_error code="UNKNOWN_TOOL">');
-    expect(removed.text).toContain('The tool "delete_order" does not exist any more.');
-    expect(removed.text).toContain('<delta severity="BREAKING" kind="tool-removed"');
+    expect(removed.text).toBe(
+      '<tool_error code="UNKNOWN_TOOL">\n<message>The tool "delete_order" was removed.</message>\n<recovery>Do not call it again; list the tools and use one that exists.</recovery>\n</tool_error>',
+    );
+  });
+
+  it('callWithSelfHealing recovers a call to a renamed tool through correct()', async () => {
+    const server = new McpServer({ name: 'inventory', version: '2.0.0' });
+    server.registerTool('check_stock', { inputSchema: { sku: z.string() } }, async ({ sku }) => ({ content: [{ type: 'text', text: `${sku}: 12` }] }));
+    const client = await connect(withSelfHealing(server, { deltas }));
+    // The agent's LLM, scripted: it reads the new name off the error text.
+    const correct = vi.fn((request: CorrectionRequest) => {
+      const renamed = /renamed to "([^"]+)"/.exec(request.errorText)?.[1];
+      return request.failure === 'unknown-tool' && renamed !== undefined ? correctedCall(renamed, { ...request.args }) : null;
+    });
+    const result = await callWithSelfHealing(client, 'get_stock', { sku: 'A-1' }, { correct });
+    expect(textOf(result)).toBe('A-1: 12');
+    expect(correct).toHaveBeenCalledTimes(1);
   });
 
   it('names the new name of a renamed tool', async () => {
@@ -254,10 +293,50 @@ describe('calls to tools that were renamed or removed', () => {
     const client = await connect(withSelfHealing(server, { deltas }));
     const { text, isError } = await callText(client, 'get_stock');
     expect(isError).toBe(true);
-    expect(text).toContain('<recovery>Call "check_stock" instead: it is this tool under its new name.</recovery>');
-    expect(text).toContain('renamed_from="get_stock" renamed_to="check_stock"');
-    expect(text.indexOf('<contract_awareness')).toBeLessThan(text.indexOf('</tool_error>'));
+    expect(text).toBe('<tool_error code="UNKNOWN_TOOL">\n<message>The tool "get_stock" was renamed to "check_stock".</message>\n<recovery>Call "check_stock" instead.</recovery>\n</tool_error>');
     // The new name works.
     expect((await callText(client, 'check_stock')).text).toBe('A-1: 12');
+  });
+});
+
+describe('the oldest SDK supported: @modelcontextprotocol/sdk 1.10.2 (devDependency @modelcontextprotocol/sdk-oldest)', () => {
+  // That release throws input-validation failures and unknown tools as JSON-RPC errors, with
+  // the zod 3 issues as JSON; the newest returns them as isError results, one line per issue.
+  type OldSdk = { McpServer: new (info: object) => McpServer };
+  const oldSdkZod = () => createRequire(require.resolve('@modelcontextprotocol/sdk-oldest/server/mcp.js'))('zod') as typeof import('zod/v3');
+
+  async function oldServer(): Promise<{ client: Client; server: McpServer }> {
+    const { McpServer: OldMcpServer } = (await import('@modelcontextprotocol/sdk-oldest/server/mcp.js')) as unknown as OldSdk;
+    const { z: z3 } = oldSdkZod();
+    const server = new OldMcpServer({ name: 'inventory', version: '2.0.0' });
+    const shape = { sku: z3.string().min(1), quantity: z3.number().int().min(1), currency: z3.enum(['USD', 'EUR', 'GBP']) };
+    (server as unknown as { tool: (...args: unknown[]) => void }).tool('create_order', shape, async (args: { currency: string }) => ({ content: [{ type: 'text', text: `ordered in ${args.currency}` }] }));
+    (server as unknown as { tool: (...args: unknown[]) => void }).tool('check_stock', { sku: z3.string() }, async () => ({ content: [{ type: 'text', text: '12' }] }));
+    return { client: await connect(withSelfHealing(server, { deltas })), server };
+  }
+
+  it('answers a v1-shaped call with the enriched error, as an isError result', async () => {
+    const { client } = await oldServer();
+    const result = await client.callTool({ name: 'create_order', arguments: { sku: 'A-1', quantity: 0 } });
+    expect(result.isError).toBe(true);
+    const text = textOf(result);
+    expect(text).toContain('<field name="quantity">Too small. You sent: 0. Expected: integer of at least 1.</field>');
+    expect(text).toContain('<field name="currency">Missing. Expected: string, one of "USD", "EUR", "GBP".</field>');
+    expect(text).toContain('<delta severity="BREAKING" kind="required-property-added" field="currency"/>');
+  });
+
+  it('tells a renamed tool\'s new name, and leaves valid calls as they were', async () => {
+    const { client } = await oldServer();
+    expect(textOf(await client.callTool({ name: 'get_stock', arguments: { sku: 'A-1' } }))).toContain('<message>The tool "get_stock" was renamed to "check_stock".</message>');
+    const ok = await client.callTool({ name: 'create_order', arguments: { sku: 'A-1', quantity: 1, currency: 'EUR' } });
+    expect(ok).toEqual({ content: [{ type: 'text', text: 'ordered in EUR' }] });
+    // An unknown name the artifact does not know stays the SDK's own protocol error.
+    await expect(client.callTool({ name: 'never_existed', arguments: {} })).rejects.toThrow(/Tool never_existed not found/);
+  });
+
+  it('lets callWithSelfHealing recover the call from the field lines', async () => {
+    const { client } = await oldServer();
+    const result = await callWithSelfHealing(client, 'create_order', { sku: 'A-1', quantity: 2 }, { correct: correctFromFieldLines });
+    expect(textOf(result)).toBe('ordered in USD');
   });
 });

@@ -1,7 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import {
   callWithSelfHealing,
+  correctedCall,
   isSecurityErrorText,
+  isUnknownToolErrorText,
   isValidationErrorText,
   SelfHealingError,
   type ToolCaller,
@@ -15,16 +17,18 @@ const fail = (text: string): ToolCallResultLike => ({ content: [{ type: 'text', 
 /** A client that answers each call with the next scripted outcome and records the arguments. */
 function scriptedClient(...outcomes: Array<ToolCallResultLike | Error>) {
   const calls: Array<Record<string, unknown> | undefined> = [];
+  const names: string[] = [];
   const client: ToolCaller = {
     async callTool(params) {
       calls.push(params.arguments);
+      names.push(params.name);
       const next = outcomes.shift();
       if (next === undefined) throw new Error('no more scripted outcomes');
       if (next instanceof Error) throw next;
       return next;
     },
   };
-  return { client, calls };
+  return { client, calls, names };
 }
 
 function mcpError(code: number, message: string): Error {
@@ -53,7 +57,7 @@ describe('callWithSelfHealing', () => {
     const { client, calls } = scriptedClient(fail(VALIDATION), ok('fixed'));
     const correct = vi.fn(() => ({ a: 1, currency: 'USD' }));
     expect(await callWithSelfHealing(client, 't', { a: 1 }, { correct })).toEqual(ok('fixed'));
-    expect(correct).toHaveBeenCalledWith({ toolName: 't', args: { a: 1 }, errorText: VALIDATION, attempt: 1 });
+    expect(correct).toHaveBeenCalledWith({ toolName: 't', args: { a: 1 }, errorText: VALIDATION, attempt: 1, failure: 'invalid-arguments' });
     expect(calls).toEqual([{ a: 1 }, { a: 1, currency: 'USD' }]);
   });
 
@@ -173,5 +177,57 @@ describe('error classification', () => {
     expect(isSecurityErrorText('401 Unauthorized')).toBe(true);
     expect(isSecurityErrorText('<validation_error>\n<field name="auth_token">Invalid token. You sent: 1.</field>\n</validation_error>')).toBe(false);
     expect(isSecurityErrorText('Order 403 not found')).toBe(false);
+  });
+});
+
+describe('callWithSelfHealing and renamed tools', () => {
+  const UNKNOWN = '<tool_error code="UNKNOWN_TOOL">\n<message>The tool "get_stock" was renamed to "check_stock".</message>\n<recovery>Call "check_stock" instead.</recovery>\n</tool_error>';
+
+  it('hands an UNKNOWN_TOOL error to correct, which may call another tool with correctedCall', async () => {
+    const { client, calls, names } = scriptedClient(fail(UNKNOWN), ok('12'));
+    const correct = vi.fn(({ args }: { args: Readonly<Record<string, unknown>> }) => correctedCall('check_stock', { ...args }));
+    expect(await callWithSelfHealing(client, 'get_stock', { sku: 'A-1' }, { correct })).toEqual(ok('12'));
+    expect(correct).toHaveBeenCalledWith({ toolName: 'get_stock', args: { sku: 'A-1' }, errorText: UNKNOWN, attempt: 1, failure: 'unknown-tool' });
+    expect(names).toEqual(['get_stock', 'check_stock']);
+    expect(calls).toEqual([{ sku: 'A-1' }, { sku: 'A-1' }]);
+  });
+
+  it('asks about the tool it last called, and records each attempt\'s tool', async () => {
+    const { client, names } = scriptedClient(fail(UNKNOWN), fail(VALIDATION), ok());
+    const correct = vi.fn((request: { toolName: string; args: Readonly<Record<string, unknown>> }) =>
+      request.toolName === 'get_stock' ? correctedCall('check_stock', { sku: 'A-1' }) : { sku: 'A-1', currency: 'USD' },
+    );
+    await callWithSelfHealing(client, 'get_stock', { sku: 'A-1' }, { correct, maxRetries: 2 });
+    expect(names).toEqual(['get_stock', 'check_stock', 'check_stock']);
+    expect(correct.mock.calls[1]?.[0]).toMatchObject({ toolName: 'check_stock', failure: 'invalid-arguments' });
+    const failing = scriptedClient(fail(UNKNOWN), fail(VALIDATION));
+    const error = await caught(callWithSelfHealing(failing.client, 'get_stock', { sku: 'A-1' }, { correct: () => correctedCall('check_stock', { sku: 'A-1' }) }));
+    expect(error.reason).toBe('exhausted');
+    expect(error.attempts.map((a) => a.toolName)).toEqual(['get_stock', 'check_stock']);
+    expect(error.message).toContain('attempt 2 (check_stock)');
+  });
+
+  it('old callers keep working: a plain object is always arguments, even with keys named toolName and args', async () => {
+    const { client, names, calls } = scriptedClient(fail(VALIDATION), ok());
+    await callWithSelfHealing(client, 't', { a: 1 }, { correct: () => ({ toolName: 'other', args: {} }) });
+    expect(names).toEqual(['t', 't']);
+    expect(calls[1]).toEqual({ toolName: 'other', args: {} });
+  });
+
+  it('declines the same call again, and a corrected call without a name', async () => {
+    const same = scriptedClient(fail(UNKNOWN));
+    expect((await caught(callWithSelfHealing(same.client, 'get_stock', { sku: 'A-1' }, { correct: () => correctedCall('get_stock', { sku: 'A-1' }) }))).reason).toBe('declined');
+    const nameless = scriptedClient(fail(UNKNOWN));
+    expect((await caught(callWithSelfHealing(nameless.client, 'get_stock', {}, { correct: () => correctedCall('', {}) }))).reason).toBe('declined');
+  });
+
+  it('recognises unknown tools as our UNKNOWN_TOOL error and as the SDKs\' own text, thrown or returned', async () => {
+    expect(isUnknownToolErrorText(UNKNOWN)).toBe(true);
+    expect(isUnknownToolErrorText('MCP error -32602: Tool get_stock not found')).toBe(true);
+    expect(isUnknownToolErrorText('MCP error -32602: MCP error -32602: Tool get_stock not found')).toBe(true);
+    expect(isUnknownToolErrorText('The stock of tool X was not found in the warehouse')).toBe(false);
+    const thrown = scriptedClient(mcpError(-32602, 'Tool get_stock not found'), ok());
+    expect(await callWithSelfHealing(thrown.client, 'get_stock', {}, { correct: () => correctedCall('check_stock', {}) })).toEqual(ok());
+    expect(thrown.names).toEqual(['get_stock', 'check_stock']);
   });
 });

@@ -44,70 +44,67 @@ describe('formatValidationError with zod 4 issues', () => {
   const issues = zodUser.safeParse(badArgs).error!.issues;
   const xml = formatValidationError(issues, { toolName: 'create_user', action: 'create', args: badArgs, schema: userSchema });
 
-  it('wraps one <field> per issue in <validation_error tool action> with a <recovery> line', () => {
+  it('wraps one <field> per wrong argument in <validation_error tool action> with the seed\'s <recovery> line', () => {
     expect(xml.startsWith('<validation_error tool="create_user" action="create">\n')).toBe(true);
     expect(xml.match(/<field /g)).toHaveLength(issues.length);
     expect(xml).toContain('<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>');
   });
 
-  it('length: states both bounds from the schema', () => {
-    expect(field(xml, 'username')).toContain('You sent: "ab".');
-    expect(field(xml, 'username')).toContain('Fix: Provide a string with at least 3 and at most 20 characters.');
+  it('length: what was sent and both bounds, once', () => {
+    expect(field(xml, 'username')).toBe('Too short. You sent: "ab". Expected: string with at least 3 and at most 20 characters and matching the pattern ^[a-zA-Z0-9_]+$.');
   });
 
   it('range: states both bounds from the schema', () => {
-    expect(field(xml, 'age')).toContain('You sent: 15. Expected: integer between 18 and 120 (inclusive). Fix: Provide an integer between 18 and 120 (inclusive).');
+    expect(field(xml, 'age')).toBe('Too small. You sent: 15. Expected: integer between 18 and 120 (inclusive).');
   });
 
-  it('enum: lists the options and guesses the near miss', () => {
-    expect(field(xml, 'role')).toContain('Fix: Use one of: "admin", "moderator", "user", "guest". Did you mean "admin"?');
+  it('enum: the type, the options, and a guess at the near miss', () => {
+    expect(field(xml, 'role')).toBe('Not an allowed value. You sent: "admn". Expected: string, one of "admin", "moderator", "user", "guest". Did you mean "admin"?');
   });
 
-  it('format: names the format with a sample', () => {
-    expect(field(xml, 'email')).toContain('Fix: Provide a string in email format, e.g. "user@example.com".');
+  it('format: names the format', () => {
+    expect(field(xml, 'email')).toBe('Wrong format. You sent: "not-an-email". Expected: string in email format.');
   });
 
   it('pattern: quotes the pattern and a matching sample', () => {
-    expect(field(xml, 'code')).toContain('Fix: Provide a string matching the regular expression ^[A-Z]{3}$, e.g. "ABC".');
+    expect(field(xml, 'code')).toBe('Does not match the pattern. You sent: "abc". Expected: string matching the pattern ^[A-Z]{3}$. E.g. "ABC".');
   });
 
   it('array size and multipleOf', () => {
-    expect(field(xml, 'tags')).toContain('Fix: Provide an array with at least 1 and at most 5 items.');
-    expect(field(xml, 'step')).toContain('Fix: Provide a multiple of 5, e.g. 5.');
+    expect(field(xml, 'tags')).toBe('Too few items. You sent: []. Expected: array of string with at least 1 and at most 5 items with unique items.');
+    expect(field(xml, 'step')).toBe('Not an allowed multiple. You sent: 7. Expected: number that is a multiple of 5.');
   });
 
-  it('unknown keys: did-you-mean among the declared names not already sent', () => {
+  it('unknown keys: a line of their own, with a did-you-mean among the declared names not already sent', () => {
     const args = { username: 'abc', emial: 'a@b.co', age: 20, role: 'user' };
     const out = formatValidationError(zodUser.safeParse(args).error!.issues, { args, schema: userSchema });
-    expect(field(out, '(root)')).toContain('You sent: "emial".');
-    expect(field(out, '(root)')).toContain('Fix: Rename "emial" to "email".');
-    expect(field(out, '(root)')).toContain('Expected: only the declared fields "age", "code", "email", "role", "step", "tags", "username".');
+    expect(field(out, 'emial')).toBe('Not a field of this tool. You sent: "a@b.co". Did you mean "email"?');
   });
 
   it('unknown keys without a near name: remove them', () => {
     const args = { username: 'abc', email: 'a@b.co', age: 20, role: 'user', admin_override: true };
     const out = formatValidationError(zodUser.safeParse(args).error!.issues, { args, schema: userSchema });
-    expect(field(out, '(root)')).toContain('Fix: Remove "admin_override".');
+    expect(field(out, 'admin_override')).toBe('Not a field of this tool. You sent: true. Remove it.');
   });
 
-  it('missing required field: says so and shows a valid value to add', () => {
+  it('missing required field: says so, with the type and the allowed values', () => {
     const args = { username: 'abc', email: 'a@b.co', age: 20 };
     const out = formatValidationError(zodUser.safeParse(args).error!.issues, { args, schema: userSchema });
-    expect(field(out, 'role')).toBe('Required field "role" is missing. You sent: nothing. Expected: one of "admin", "moderator", "user", "guest". Fix: Add "role" to the arguments, e.g. "role": "admin".');
-    expect(out).toContain('<recovery>Add the missing field "role". Fix the fields above');
+    expect(field(out, 'role')).toBe('Missing. Expected: string, one of "admin", "moderator", "user", "guest".');
+    expect(out).toContain('<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>');
   });
 
   it('wrong type: a numeric string is told to become a number', () => {
     const args = { username: 'abc', email: 'a@b.co', age: '42', role: 'user' };
     const out = formatValidationError(zodUser.safeParse(args).error!.issues, { args, schema: userSchema });
-    expect(field(out, 'age')).toContain('Fix: Send 42 as a JSON number, not as the string "42".');
+    expect(field(out, 'age')).toBe('Wrong type. You sent: "42". Expected: integer between 18 and 120 (inclusive). Send 42 as a JSON number, not as a string.');
   });
 
   it('works from the issues alone when no schema is given', () => {
     const out = formatValidationError(issues, { args: badArgs });
-    expect(field(out, 'age')).toContain('Expected: a number of at least 18. Fix: Provide a number of at least 18.');
-    expect(field(out, 'role')).toContain('Use one of: "admin", "moderator", "user", "guest". Did you mean "admin"?');
-    expect(field(out, 'code')).toContain('Fix: Provide a string matching the regular expression ^[A-Z]{3}$, e.g. "ABC".');
+    expect(field(out, 'age')).toBe('Too small. You sent: 15. Expected: a number of at least 18.');
+    expect(field(out, 'role')).toBe('Not an allowed value. You sent: "admn". Expected: one of "admin", "moderator", "user", "guest". Did you mean "admin"?');
+    expect(field(out, 'code')).toBe('Does not match the pattern. You sent: "abc". Expected: a string matching the pattern ^[A-Z]{3}$. E.g. "ABC".');
     expect(out).not.toContain('<example>');
   });
 });
@@ -120,14 +117,14 @@ describe('formatValidationError with zod 3 issues', () => {
   it('reads the zod 3 codes (invalid_enum_value, invalid_literal, invalid_string, too_big, Required)', () => {
     const args = { name: 'ab', email: 'bad', role: 'usr', lit: 'y', n: 11, nmae: 1 };
     const out = formatValidationError(schema.safeParse(args).error!.issues as ValidationIssue[], { args });
-    expect(field(out, 'name')).toContain('Fix: Provide a string with at least 3 characters.');
-    expect(field(out, 'email')).toContain('Fix: Provide a string in email format, e.g. "user@example.com".');
-    expect(field(out, 'role')).toContain('Use one of: "admin", "user". Did you mean "user"?');
-    expect(field(out, 'lit')).toContain('Fix: Use exactly "x".');
-    expect(field(out, 'n')).toContain('Fix: Provide a number of at most 10.');
-    expect(field(out, '(root)')).toContain('Fix: Remove "nmae".');
+    expect(field(out, 'name')).toBe('Too short. You sent: "ab". Expected: a string with at least 3 characters.');
+    expect(field(out, 'email')).toBe('Wrong format. You sent: "bad". Expected: a string in email format.');
+    expect(field(out, 'role')).toBe('Not an allowed value. You sent: "usr". Expected: one of "admin", "user". Did you mean "user"?');
+    expect(field(out, 'lit')).toContain('Expected: exactly "x".');
+    expect(field(out, 'n')).toBe('Too large. You sent: 11. Expected: a number of at most 10.');
+    expect(field(out, 'nmae')).toBe('Not a field of this tool. You sent: 1. Remove it.');
     const missing = formatValidationError(schema.safeParse({}).error!.issues as ValidationIssue[], { args: {} });
-    expect(field(missing, 'name')).toMatch(/^Required field "name" is missing\. You sent: nothing\. Expected: string\./);
+    expect(field(missing, 'name')).toBe('Missing. Expected: string.');
   });
 });
 
@@ -139,15 +136,15 @@ describe('formatValidationError with ajv errors', () => {
     const args = { username: 'a!', age: 15.5, role: 'admn', step: 7, emial: 'x', tags: 'one' };
     validate(args);
     const out = formatValidationError(validate.errors ?? [], { toolName: 't', args, schema: userSchema });
-    expect(field(out, 'email')).toContain('Required field "email" is missing.');
-    expect(field(out, 'email')).toContain('Fix: Add "email" to the arguments, e.g. "email": "user@example.com".');
-    expect(field(out, '(root)')).toContain('Fix: Rename "emial" to "email".');
+    expect(field(out, 'email')).toBe('Missing. Expected: string in email format.');
+    expect(field(out, 'emial')).toBe('Not a field of this tool. You sent: "x". Did you mean "email"?');
     expect(field(out, 'role')).toContain('Did you mean "admin"?');
-    expect(out).toContain('Fix: Provide a string with at least 3 and at most 20 characters.');
-    expect(field(out, 'age')).toContain('Fix: Send a whole number such as 16.');
-    expect(out).toContain('Fix: Provide an integer between 18 and 120 (inclusive).');
-    expect(field(out, 'step')).toContain('Fix: Provide a multiple of 5, e.g. 5.');
-    expect(field(out, 'tags')).toContain('Fix: Wrap the value in an array: ["one"].');
+    // Two issues of one argument make one line.
+    expect(out.match(/<field name="username">/g)).toHaveLength(1);
+    expect(field(out, 'username')).toBe('Too short. Does not match the pattern. You sent: "a!". Expected: string with at least 3 and at most 20 characters and matching the pattern ^[a-zA-Z0-9_]+$. E.g. "example".');
+    expect(field(out, 'age')).toBe('Wrong type. Too small. You sent: 15.5. Expected: integer between 18 and 120 (inclusive). Send a whole number.');
+    expect(field(out, 'step')).toBe('Not an allowed multiple. You sent: 7. Expected: number that is a multiple of 5.');
+    expect(field(out, 'tags')).toContain('Wrap the value in an array: ["one"].');
   });
 
   it('maps nested instance paths, including array indexes', () => {
@@ -155,8 +152,7 @@ describe('formatValidationError with ajv errors', () => {
     const args = { items: [{ qty: 1 }, { qty: 0 }] };
     nested(args);
     const out = formatValidationError(nested.errors ?? [], { args });
-    expect(field(out, 'items[1].qty')).toContain('You sent: 0.');
-    expect(field(out, 'items[1].qty')).toContain('Fix: Provide a number of at least 1.');
+    expect(field(out, 'items[1].qty')).toBe('Too small. You sent: 0. Expected: a number of at least 1.');
   });
 });
 
@@ -191,8 +187,8 @@ describe('sent values, escaping, example', () => {
     const schema = z.toJSONSchema(tool);
     const args = { action: 'create', name: 'x' };
     const out = formatValidationError(tool.safeParse(args).error!.issues, { toolName: 'users', action: 'create', args, schema, example: true });
-    expect(field(out, 'email')).toContain('Fix: Add "email" to the arguments, e.g. "email": "user@example.com".');
-    expect(field(out, 'name')).toContain('Fix: Provide a string with at least 2 characters.');
+    expect(field(out, 'email')).toBe('Missing. Expected: string in email format.');
+    expect(field(out, 'name')).toBe('Too short. You sent: "x". Expected: string with at least 2 characters.');
     const example = JSON.parse(/<example>(.*)<\/example>/.exec(out)?.[1] ?? 'null');
     expect(example).toEqual({ action: 'create', email: 'user@example.com', name: 'example' });
     expect(tool.safeParse(example).success).toBe(true);
@@ -202,14 +198,14 @@ describe('sent values, escaping, example', () => {
     const tool = z.discriminatedUnion('action', [z.object({ action: z.literal('create') }), z.object({ action: z.literal('list') })]);
     const args = { action: 'lst' };
     const out = formatValidationError(tool.safeParse(args).error!.issues, { args });
-    expect(field(out, 'action')).toContain('Fix: Set "action" to one of: "create", "list". Did you mean "list"?');
+    expect(field(out, 'action')).toBe('Not an allowed value. You sent: "lst". Expected: one of "create", "list". Did you mean "list"?');
   });
 
   it('leaves the example out when no valid value can be built', () => {
     const schema = { type: 'object', properties: { id: { type: 'string', pattern: '^[0-9a-f]{24}$' } }, required: ['id'] };
     const out = formatValidationError([{ keyword: 'required', instancePath: '', params: { missingProperty: 'id' } }], { args: {}, schema, example: true });
     expect(out).not.toContain('<example>');
-    expect(field(out, 'id')).toContain('Fix: Add "id" as string matching the pattern ^[0-9a-f]{24}$.');
+    expect(field(out, 'id')).toBe('Missing. Expected: string matching the pattern ^[0-9a-f]{24}$.');
   });
 
   it('follows local $refs and survives recursive schemas', () => {
@@ -221,15 +217,18 @@ describe('sent values, escaping, example', () => {
     };
     const args = { root: { child: { size: 9 } } };
     const out = formatValidationError([{ keyword: 'maximum', instancePath: '/root/child/size', params: { comparison: '<=', limit: 3 }, message: 'must be <= 3' }], { args, schema, example: true });
-    expect(field(out, 'root.child.size')).toContain('Fix: Provide an integer of at most 3.');
-    expect(out).toContain('<example>{"root":{"size":1}}</example>');
+    expect(field(out, 'root.child.size')).toBe('Too large. You sent: 9. Expected: integer of at most 3.');
+    // An example only when something is missing: it shows what to add.
+    expect(out).not.toContain('<example>');
+    const missing = formatValidationError([{ keyword: 'required', instancePath: '', params: { missingProperty: 'root' } }], { args: {}, schema, example: true });
+    expect(missing).toContain('<example>{"root":{"size":1}}</example>');
   });
 
   it('is deterministic and handles an empty issue list', () => {
     const issues = zodUser.safeParse(badArgs).error!.issues;
     const once = formatValidationError(issues, { args: badArgs, schema: userSchema, example: true });
     expect(formatValidationError(issues, { args: badArgs, schema: userSchema, example: true })).toBe(once);
-    expect(formatValidationError([], {})).toBe('<validation_error>\n<field name="(root)">The arguments were rejected. You sent: nothing. Fix: Correct the value as the tool description asks.</field>\n<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>');
+    expect(formatValidationError([], {})).toBe('<validation_error>\n<field name="(root)">The arguments were rejected.</field>\n<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>');
   });
 });
 
@@ -238,8 +237,8 @@ describe('unions of primitives', () => {
     const s = z.object({ u: z.union([z.string(), z.number()]) });
     const args = { u: true };
     const issues = s.safeParse(args).error!.issues;
-    expect(field(formatValidationError(issues, { args, schema: z.toJSONSchema(s) }), 'u')).toContain('Expected: string or number. Fix: Send a string or number.');
-    expect(field(formatValidationError(issues, { args }), 'u')).toContain('Expected: string | number. Fix: Send a string or number.');
+    expect(field(formatValidationError(issues, { args, schema: z.toJSONSchema(s) }), 'u')).toBe('Matches none of the allowed shapes. You sent: true. Expected: string or number.');
+    expect(field(formatValidationError(issues, { args }), 'u')).toBe('Matches none of the allowed shapes. You sent: true. Expected: string | number.');
   });
 });
 
@@ -249,6 +248,6 @@ describe('example edge cases', () => {
     const args = { status: 'cancelled' };
     const out = formatValidationError([{ keyword: 'enum', instancePath: '/status', params: { allowedValues: ['open', 'shipped'] } }], { args, schema, example: true });
     expect(out).not.toContain('<example>');
-    expect(field(out, 'status')).toContain('Fix: Use one of: "open", "shipped".');
+    expect(field(out, 'status')).toBe('Not an allowed value. You sent: "cancelled". Expected: string, one of "open", "shipped".');
   });
 });

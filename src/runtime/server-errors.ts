@@ -1,7 +1,8 @@
 /**
- * The input-validation errors of other MCP frameworks, recognised in a server's answer to
- * `tools/call` so the proxy can explain them like its own. Only these shapes are recognised;
- * any other error passes through exactly as the server wrote it:
+ * The input-validation errors of MCP frameworks, recognised in a server's answer to
+ * `tools/call` so `withSelfHealing` (inside a TypeScript server) and the proxy (in front of any
+ * server) can explain them. Only these shapes are recognised; any other error passes through
+ * exactly as the server wrote it:
  *
  * - TypeScript SDK `McpServer` (1.18 and later), as an `isError` result or a JSON-RPC error:
  *   `[MCP error -32602: ]Input validation error: Invalid arguments for tool NAME: ` then one
@@ -17,7 +18,36 @@
  * The issues come back in zod's shape, which `formatValidationError` reads; what a message does
  * not say (allowed values, bounds) the formatter takes from the tool's schema.
  */
-import type { ZodIssueLike } from '../runtime/index.js';
+import type { Explainer } from './self-healing.js';
+import type { ValidationIssue, ZodIssueLike } from './validation-error.js';
+
+/**
+ * A server's own error for a call, explained: a recognised input-validation error as the
+ * runtime's `<validation_error>` (with `readIssues` asked when the message names no issue it
+ * can read), a "tool not found" for a tool the artifact says moved as its `UNKNOWN_TOOL` error.
+ * Undefined for any other error: it passes through as the server wrote it.
+ */
+export function explainServerError(
+  explainer: Explainer,
+  toolName: string,
+  text: string,
+  call: { readonly schema: unknown; readonly args: unknown; readonly readIssues?: () => readonly ValidationIssue[] },
+): { text: string; outcome: 'moved' | 'explained' } | undefined {
+  const moved = explainer.movedTool(toolName);
+  if (moved !== undefined && isUnknownToolError(toolName, text)) return { text: moved, outcome: 'moved' };
+  let issues: readonly ValidationIssue[] | undefined = serverValidationIssues(toolName, text);
+  if (issues === undefined) return undefined;
+  // What the message did not let us read, the schema tells.
+  if (issues.length === 0 && call.readIssues !== undefined) issues = call.readIssues();
+  if (issues.length === 0) issues = [{ code: 'custom', path: [], message: text.replace(/^MCP error -?\d+: /, '') }];
+  return { text: explainer.invalidArguments(toolName, call.schema, call.args, issues), outcome: 'explained' };
+}
+
+/** "Tool X not found" (TypeScript SDK), "Unknown tool: X" (Python SDK), "Unknown tool: 'X'" (FastMCP). */
+export function isUnknownToolError(toolName: string, text: string): boolean {
+  const body = text.replace(/^MCP error -?\d+: /, '');
+  return body === `Tool ${toolName} not found` || body === `Unknown tool: ${toolName}` || body === `Unknown tool: '${toolName}'`;
+}
 
 /**
  * The issues a recognised validation error reports (possibly none it could read), or undefined
@@ -70,8 +100,17 @@ function sdkIssues(details: string): ZodIssueLike[] {
       }
       const option = /^Invalid option: expected one of (.+)$/.exec(message);
       if (option !== null) return { code: 'invalid_value', path, message, values: [...(option[1] as string).matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]) };
+      const literal = /^Invalid input: expected ("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?|true|false|null)$/.exec(message);
+      if (literal !== null) return { code: 'invalid_value', path, message, values: [JSON.parse(literal[1] as string)] };
       const keys = /^Unrecognized keys?: (.+)$/.exec(message);
       if (keys !== null) return { code: 'unrecognized_keys', path, message, keys: [...(keys[1] as string).matchAll(/"([^"]*)"/g)].map((m) => m[1]) };
+      const pattern = /^Invalid string: must match pattern \/(.*)\/[a-z]*$/.exec(message);
+      if (pattern !== null) return { code: 'invalid_format', path, message, format: 'regex', pattern: pattern[1] };
+      const step = /^Invalid number: must be a multiple of (-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)$/.exec(message);
+      if (step !== null) return { code: 'not_multiple_of', path, message, divisor: Number(step[1]) };
+      // A discriminated union's branch chosen by nothing sent (zod's discriminatedUnion).
+      const branch = /^Invalid discriminator value\. Expected (.+)$/.exec(message);
+      if (branch !== null) return { code: 'invalid_union_discriminator', path, message, options: [...(branch[1] as string).matchAll(/'((?:[^'\\]|\\.)*)'/g)].map((m) => m[1]) };
       return { code: 'custom', path, message };
     });
 }
