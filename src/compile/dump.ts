@@ -1,6 +1,6 @@
 import { LockfileError, looksLikeLockfile, parseLockfile } from '../contract/lockfile.js';
 import { isJsonObject, type Contracts, type JsonObject, type RawCapture } from '../contract/model.js';
-import { normalizeCapture } from '../contract/normalize.js';
+import { normalizeCapture, withoutIdenticalEntries } from '../contract/normalize.js';
 import { UserError } from '../errors.js';
 import { readTextIfExists } from '../files.js';
 
@@ -23,6 +23,20 @@ export async function readContractsFile(path: string): Promise<FileContents> {
  */
 export async function compileFile(path: string): Promise<FileContracts> {
   return contractsOfFile(await readContractsFile(path));
+}
+
+/**
+ * The contracts of two files to compare (`diff OLD NEW`). When both are dumps, the entries they
+ * define identically are left out of both (see `withoutIdenticalEntries`): the diff of the
+ * contracts is the same, and only what may differ is normalized.
+ */
+export async function compileFilesToCompare(previousPath: string, currentPath: string): Promise<[FileContracts, FileContracts]> {
+  const [previous, current] = await Promise.all([readContractsFile(previousPath), readContractsFile(currentPath)]);
+  if (previous.kind === 'dump' && current.kind === 'dump') {
+    const [p, c] = withoutIdenticalEntries(previous.capture, current.capture);
+    return [contractsOfFile({ kind: 'dump', capture: p }), contractsOfFile({ kind: 'dump', capture: c })];
+  }
+  return [contractsOfFile(previous), contractsOfFile(current)];
 }
 
 export interface FileContracts {

@@ -1,3 +1,5 @@
+import { jsonEqual, withSortedKeys } from '../protocol/json.js';
+import { rememberDigest, sha256 } from './canonical.js';
 import { normalizeSchema } from './schema.js';
 import {
   ENTRY_KEY,
@@ -33,7 +35,11 @@ export interface NormalizeResult {
   warnings: LintWarning[];
 }
 
-/** Turn a raw capture into canonical contracts. Pure: same capture, same result. */
+/**
+ * Turn a raw capture into canonical contracts. Pure: same capture, same result. Each contract
+ * is built in canonical form (keys in canonical order, at every level), so its digest is the
+ * hash of its `JSON.stringify`, taken here once.
+ */
 export function normalizeCapture(raw: RawCapture): NormalizeResult {
   const warnings: LintWarning[] = [];
   const contracts = emptyContracts(raw.server.version === undefined ? { name: raw.server.name } : { name: raw.server.name, version: raw.server.version });
@@ -56,10 +62,42 @@ export function normalizeCapture(raw: RawCapture): NormalizeResult {
         continue;
       }
       const lint = (message: string) => warnings.push({ entry: label, message });
-      contracts[kind][key] = NORMALIZERS[kind](item, lint);
+      const entry = NORMALIZERS[kind](item, lint);
+      rememberDigest(entry.contract, sha256(JSON.stringify(entry.contract)));
+      contracts[kind][key] = entry;
     }
   }
   return { contracts, warnings };
+}
+
+/**
+ * Two captures to compare, without the entries both define identically as sent: normalization
+ * is pure, so those become the same contract and a diff finds nothing in them. Comparing two
+ * large dumps then normalizes only what may have changed. (Each side keeps its server, and
+ * every entry that differs, is missing on the other side, or has no key.)
+ */
+export function withoutIdenticalEntries(previous: RawCapture, current: RawCapture): [RawCapture, RawCapture] {
+  const prunedPrevious = { ...previous };
+  const prunedCurrent = { ...current };
+  for (const kind of ENTRY_KINDS) {
+    const keyField = ENTRY_KEY[kind];
+    // Normalization keeps the first definition of a key; so is the comparison.
+    const firstByKey = (items: JsonObject[]) => {
+      const first = new Map<unknown, JsonObject>();
+      for (const item of items) if (!first.has(item[keyField])) first.set(item[keyField], item);
+      return first;
+    };
+    const before = firstByKey(previous[kind]);
+    const identical = new Set<unknown>();
+    for (const [key, item] of firstByKey(current[kind])) {
+      if (typeof key === 'string' && before.has(key) && jsonEqual(before.get(key), item)) identical.add(key);
+    }
+    if (identical.size === 0) continue;
+    const differs = (item: JsonObject) => !identical.has(item[keyField]);
+    prunedPrevious[kind] = previous[kind].filter(differs);
+    prunedCurrent[kind] = current[kind].filter(differs);
+  }
+  return [prunedPrevious, prunedCurrent];
 }
 
 type Lint = (message: string) => void;
@@ -67,17 +105,29 @@ type Lint = (message: string) => void;
 const NORMALIZERS: Record<EntryKind, (item: JsonObject, lint: Lint) => ContractEntry> = {
   tools: normalizeTool,
   prompts: normalizePrompt,
-  resources: (item) => ({ contract: item }),
-  resourceTemplates: (item) => ({ contract: item }),
+  resources: (item) => ({ contract: withSortedKeys(item) as JsonObject }),
+  resourceTemplates: (item) => ({ contract: withSortedKeys(item) as JsonObject }),
 };
 
+/**
+ * `item` in canonical form: its fields in canonical order, each value canonical; `normalized`
+ * replaces (or adds) fields with values that already are.
+ */
+function canonicalEntry(item: JsonObject, normalized: JsonObject): JsonObject {
+  const contract: JsonObject = nameRecord();
+  for (const key of [...new Set([...Object.keys(item), ...Object.keys(normalized)])].sort()) {
+    contract[key] = (Object.hasOwn(normalized, key) ? normalized[key] : withSortedKeys(item[key])) as JsonValue;
+  }
+  return contract;
+}
+
 export function normalizeTool(tool: JsonObject, lint: Lint = () => {}): ContractEntry {
-  const contract: JsonObject = { ...tool };
+  const normalized: JsonObject = {};
   const dialects: NonNullable<ContractEntry['dialects']> = {};
 
   if (tool.inputSchema === undefined) lint('has no inputSchema; treated as accepting any arguments');
   const input = normalizeSchema(tool.inputSchema ?? {});
-  contract.inputSchema = input.schema;
+  normalized.inputSchema = input.schema;
   if (input.dialect !== undefined) dialects.inputSchema = input.dialect;
   for (const problem of input.problems) lint(`inputSchema: ${problem}`);
   if (tool.inputSchema !== undefined && !(isJsonObject(input.schema) && input.schema.type === 'object')) {
@@ -86,13 +136,14 @@ export function normalizeTool(tool: JsonObject, lint: Lint = () => {}): Contract
 
   if (tool.outputSchema !== undefined) {
     const output = normalizeSchema(tool.outputSchema);
-    contract.outputSchema = output.schema;
+    normalized.outputSchema = output.schema;
     if (output.dialect !== undefined) dialects.outputSchema = output.dialect;
     for (const problem of output.problems) lint(`outputSchema: ${problem}`);
   }
 
-  contract.annotations = { ...ANNOTATION_DEFAULTS, ...(isJsonObject(tool.annotations) ? tool.annotations : {}) };
-  contract.execution = { ...EXECUTION_DEFAULTS, ...(isJsonObject(tool.execution) ? tool.execution : {}) };
+  normalized.annotations = withSortedKeys({ ...ANNOTATION_DEFAULTS, ...(isJsonObject(tool.annotations) ? tool.annotations : {}) }) as JsonObject;
+  normalized.execution = withSortedKeys({ ...EXECUTION_DEFAULTS, ...(isJsonObject(tool.execution) ? tool.execution : {}) }) as JsonObject;
+  const contract = canonicalEntry(tool, normalized);
   return Object.keys(dialects).length > 0 ? { contract, dialects } : { contract };
 }
 
@@ -112,7 +163,7 @@ export function normalizeCapabilities(capabilities: JsonObject, depth = 0): Json
 }
 
 function normalizePrompt(prompt: JsonObject, lint: Lint): ContractEntry {
-  const contract: JsonObject = { ...prompt };
+  const normalized: JsonObject = {};
   if (Array.isArray(prompt.arguments)) {
     // Prompt arguments are passed by name: their order is notation. `required` defaults to false.
     const args = prompt.arguments.filter((a): a is JsonObject => {
@@ -120,9 +171,9 @@ function normalizePrompt(prompt: JsonObject, lint: Lint): ContractEntry {
       if (!ok) lint('has an argument without a name; skipped');
       return ok;
     });
-    contract.arguments = args
-      .map((arg) => ({ ...arg, required: arg.required === true }) as JsonObject)
+    normalized.arguments = args
+      .map((arg) => withSortedKeys({ ...arg, required: arg.required === true }) as JsonObject)
       .sort((a, b) => ((a.name as string) < (b.name as string) ? -1 : 1)) as JsonValue;
   }
-  return { contract };
+  return { contract: canonicalEntry(prompt, normalized) };
 }
