@@ -41,6 +41,44 @@ export interface NormalizeResult {
  * hash of its `JSON.stringify`, taken here once.
  */
 export function normalizeCapture(raw: RawCapture): NormalizeResult {
+  return normalizeEntriesWith(raw, (kind, _key, item) => normalizeEntry(kind, item));
+}
+
+/**
+ * Normalize two captures to compare. An entry both define identically, as sent, is normalized
+ * once and shared by both results (normalization is pure, so it is the same contract, with the
+ * same lint): comparing two large dumps normalizes what they share once, not twice, and the
+ * diff passes over shared entries at once.
+ */
+export function normalizeCaptures(previous: RawCapture, current: RawCapture): [NormalizeResult, NormalizeResult] {
+  const seen = {} as Record<EntryKind, Map<string, { item: JsonObject; normalized: NormalizedEntry }>>;
+  for (const kind of ENTRY_KINDS) seen[kind] = new Map();
+  const before = normalizeEntriesWith(previous, (kind, key, item) => {
+    const normalized = normalizeEntry(kind, item);
+    seen[kind].set(key, { item, normalized });
+    return normalized;
+  });
+  const after = normalizeEntriesWith(current, (kind, key, item) => {
+    const twin = seen[kind].get(key);
+    return twin !== undefined && jsonEqual(twin.item, item) ? twin.normalized : normalizeEntry(kind, item);
+  });
+  return [before, after];
+}
+
+/** One entry normalized, with what its normalization had to say about it. */
+interface NormalizedEntry {
+  entry: ContractEntry;
+  lint: string[];
+}
+
+function normalizeEntry(kind: EntryKind, item: JsonObject): NormalizedEntry {
+  const lint: string[] = [];
+  const entry = NORMALIZERS[kind](item, (message) => lint.push(message));
+  rememberDigest(entry.contract, sha256(JSON.stringify(entry.contract)));
+  return { entry, lint };
+}
+
+function normalizeEntriesWith(raw: RawCapture, normalize: (kind: EntryKind, key: string, item: JsonObject) => NormalizedEntry): NormalizeResult {
   const warnings: LintWarning[] = [];
   const contracts = emptyContracts(raw.server.version === undefined ? { name: raw.server.name } : { name: raw.server.name, version: raw.server.version });
   if (raw.capabilities !== undefined) {
@@ -61,43 +99,12 @@ export function normalizeCapture(raw: RawCapture): NormalizeResult {
         warnings.push({ entry: label, message: `is listed twice; the first definition is kept` });
         continue;
       }
-      const lint = (message: string) => warnings.push({ entry: label, message });
-      const entry = NORMALIZERS[kind](item, lint);
-      rememberDigest(entry.contract, sha256(JSON.stringify(entry.contract)));
+      const { entry, lint } = normalize(kind, key, item);
+      for (const message of lint) warnings.push({ entry: label, message });
       contracts[kind][key] = entry;
     }
   }
   return { contracts, warnings };
-}
-
-/**
- * Two captures to compare, without the entries both define identically as sent: normalization
- * is pure, so those become the same contract and a diff finds nothing in them. Comparing two
- * large dumps then normalizes only what may have changed. (Each side keeps its server, and
- * every entry that differs, is missing on the other side, or has no key.)
- */
-export function withoutIdenticalEntries(previous: RawCapture, current: RawCapture): [RawCapture, RawCapture] {
-  const prunedPrevious = { ...previous };
-  const prunedCurrent = { ...current };
-  for (const kind of ENTRY_KINDS) {
-    const keyField = ENTRY_KEY[kind];
-    // Normalization keeps the first definition of a key; so is the comparison.
-    const firstByKey = (items: JsonObject[]) => {
-      const first = new Map<unknown, JsonObject>();
-      for (const item of items) if (!first.has(item[keyField])) first.set(item[keyField], item);
-      return first;
-    };
-    const before = firstByKey(previous[kind]);
-    const identical = new Set<unknown>();
-    for (const [key, item] of firstByKey(current[kind])) {
-      if (typeof key === 'string' && before.has(key) && jsonEqual(before.get(key), item)) identical.add(key);
-    }
-    if (identical.size === 0) continue;
-    const differs = (item: JsonObject) => !identical.has(item[keyField]);
-    prunedPrevious[kind] = previous[kind].filter(differs);
-    prunedCurrent[kind] = current[kind].filter(differs);
-  }
-  return [prunedPrevious, prunedCurrent];
 }
 
 type Lint = (message: string) => void;
