@@ -1,4 +1,4 @@
-import { LockfileError, looksLikeLockfile, parseLockfile } from '../contract/lockfile.js';
+import { LockfileError, looksLikeLockfile, verifyLockfile } from '../contract/lockfile.js';
 import { isJsonObject, type Contracts, type JsonObject, type RawCapture } from '../contract/model.js';
 import { normalizeCapture, normalizeCaptures, type NormalizeResult } from '../contract/normalize.js';
 import { UserError } from '../errors.js';
@@ -63,7 +63,7 @@ export function parseContractsFile(text: string, label: string): FileContents {
   }
   if (looksLikeLockfile(data)) {
     try {
-      return { kind: 'lockfile', contracts: parseLockfile(text, label) };
+      return { kind: 'lockfile', contracts: verifyLockfile(data, label) };
     } catch (error) {
       if (error instanceof LockfileError) throw new UserError(lockfileAdvice(error));
       throw error;
