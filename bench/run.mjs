@@ -5,7 +5,7 @@ import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
-const helpers = new Set(['run.mjs', 'measure.mjs', 'synthetic.mjs']);
+const helpers = new Set(['run.mjs', 'measure.mjs', 'synthetic.mjs', 'references.mjs']);
 const benches = readdirSync(dir).filter((f) => f.endsWith('.mjs') && !helpers.has(f)).sort();
 
 let failed = 0;

@@ -56,3 +56,48 @@ export function syntheticTools(count, seed = 42) {
   }
   return tools;
 }
+
+/** The realistic edits a release makes, by name (deterministic). */
+export const EDITS = [
+  ['optional argument added', (t) => { t.inputSchema.properties.note_x = { type: 'string', maxLength: 500 }; }],
+  ['required argument added', (t) => { t.inputSchema.properties.tenant_x = { type: 'string' }; t.inputSchema.required = [...t.inputSchema.required, 'tenant_x']; }],
+  ['description reworded', (t) => { t.description = `${t.description} Results are paginated.`; }],
+  ['enum value added', (t) => { t.inputSchema.properties.status_x = { type: 'string', enum: ['open', 'paid', 'void'] }; }],
+  ['bound tightened', (t) => { t.inputSchema.definitions.Money.properties.amount.maximum = 1000; }],
+  ['nested field widened', (t) => { const p = Object.values(t.outputSchema.properties)[0]; if (p) p.description = 'renamed in docs'; t.inputSchema.definitions.Money.properties.currency.enum.push('GBP'); }],
+  ['output field added', (t) => { t.outputSchema.properties.etag_x = { type: 'string' }; }],
+  ['now destructive', (t) => { t.annotations = { ...t.annotations, destructiveHint: true, readOnlyHint: false }; }],
+  ['argument made nullable', (t) => { t.inputSchema.properties.price = { anyOf: [t.inputSchema.properties.price, { type: 'null' }] }; }],
+  ['argument removed (required shrinks)', (t) => { const name = Object.keys(t.inputSchema.properties)[0]; delete t.inputSchema.properties[name]; t.inputSchema.required = t.inputSchema.required.filter((r) => r !== name); }],
+];
+
+/**
+ * A release of a synthetic server: `count` tools before, and after with `changed` of them edited
+ * (one in every `count / changed`, the edits taken in turn). `edited` maps each edited tool's
+ * name to its edit.
+ */
+export function syntheticRelease(count, changed) {
+  const before = syntheticTools(count);
+  const after = structuredClone(before);
+  const rand = random(7);
+  const edited = new Map();
+  for (let i = 0; i < changed; i++) {
+    const index = i * (count / changed) + Math.floor(rand() * (count / changed));
+    const [name, edit] = EDITS[i % EDITS.length];
+    edit(after[index]);
+    edited.set(after[index].name, name);
+  }
+  return { before, after, edited };
+}
+
+/**
+ * An input schema of unions nested `depth` deep, `width` variants each, with a length bound at
+ * every leaf: the shape that makes union pairing exponential when done naively.
+ */
+export function nestedUnions(depth, width, maxLength) {
+  const nest = (level) =>
+    level === 0
+      ? { type: 'string', maxLength }
+      : { anyOf: Array.from({ length: width }, (_, i) => ({ type: 'object', properties: { [`k${i}`]: nest(level - 1) }, required: [`k${i}`] })) };
+  return { type: 'object', properties: { x: nest(depth) } };
+}

@@ -1,6 +1,6 @@
-import { LockfileError, looksLikeLockfile, parseLockfile } from '../contract/lockfile.js';
+import { LockfileError, looksLikeLockfile, verifyLockfile } from '../contract/lockfile.js';
 import { isJsonObject, type Contracts, type JsonObject, type RawCapture } from '../contract/model.js';
-import { normalizeCapture } from '../contract/normalize.js';
+import { normalizeCapture, normalizeCaptures, type NormalizeResult } from '../contract/normalize.js';
 import { UserError } from '../errors.js';
 import { readTextIfExists } from '../files.js';
 
@@ -25,6 +25,19 @@ export async function compileFile(path: string): Promise<FileContracts> {
   return contractsOfFile(await readContractsFile(path));
 }
 
+/**
+ * The contracts of two files to compare (`diff OLD NEW`). When both are dumps, what they define
+ * identically is normalized once (see `normalizeCaptures`).
+ */
+export async function compileFilesToCompare(previousPath: string, currentPath: string): Promise<[FileContracts, FileContracts]> {
+  const [previous, current] = await Promise.all([readContractsFile(previousPath), readContractsFile(currentPath)]);
+  if (previous.kind === 'dump' && current.kind === 'dump') {
+    const [p, c] = normalizeCaptures(previous.capture, current.capture);
+    return [ofDump(p), ofDump(c)];
+  }
+  return [contractsOfFile(previous), contractsOfFile(current)];
+}
+
 export interface FileContracts {
   contracts: Contracts;
   warnings: string[];
@@ -34,7 +47,10 @@ export interface FileContracts {
 /** The contracts a parsed file holds: a lockfile's as they are, a dump's normalized. */
 export function contractsOfFile(file: FileContents): FileContracts {
   if (file.kind === 'lockfile') return { contracts: file.contracts, warnings: [], origin: 'lockfile' };
-  const { contracts, warnings } = normalizeCapture(file.capture);
+  return ofDump(normalizeCapture(file.capture));
+}
+
+function ofDump({ contracts, warnings }: NormalizeResult): FileContracts {
   return { contracts, warnings: warnings.map((w) => `${w.entry} ${w.message}`), origin: 'dump' };
 }
 
@@ -47,7 +63,7 @@ export function parseContractsFile(text: string, label: string): FileContents {
   }
   if (looksLikeLockfile(data)) {
     try {
-      return { kind: 'lockfile', contracts: parseLockfile(text, label) };
+      return { kind: 'lockfile', contracts: verifyLockfile(data, label) };
     } catch (error) {
       if (error instanceof LockfileError) throw new UserError(lockfileAdvice(error));
       throw error;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../protocol/json.js';
+import type { ContractEntry } from './model.js';
 
 /** The canonical JSON every digest and lockfile is written in (one implementation, the protocol's). */
 export { canonicalJson, jsonEqual } from '../protocol/json.js';
@@ -11,4 +12,25 @@ export function sha256(text: string): string {
 /** Digest of a value's canonical (compact) JSON. */
 export function digestOf(value: unknown): string {
   return sha256(canonicalJson(value));
+}
+
+/** Contracts are immutable once built: each is hashed at most once (normalize or verify, then compare). */
+const digests = new WeakMap<object, string>();
+
+/** Digest of one entry's contract: what `check` and the diff compare to skip unchanged entries. */
+export function entryDigest(entry: ContractEntry): string {
+  let digest = digests.get(entry.contract);
+  if (digest === undefined) {
+    digest = digestOf(entry.contract);
+    digests.set(entry.contract, digest);
+  }
+  return digest;
+}
+
+/**
+ * Record the digest of a contract already known: hashed from the canonical bytes its builder
+ * wrote, or verified against a twin. The caller vouches that it is `digestOf(contract)`.
+ */
+export function rememberDigest(contract: object, digest: string): void {
+  digests.set(contract, digest);
 }

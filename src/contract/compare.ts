@@ -1,5 +1,5 @@
 import { jsonEqual } from '../protocol/json.js';
-import { entryDigest } from './lockfile.js';
+import { entryDigest } from './canonical.js';
 import { ENTRY_KINDS, type Contracts, type EntryKind } from './model.js';
 
 export interface EntryChanges {

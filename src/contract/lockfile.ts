@@ -1,4 +1,4 @@
-import { canonicalJson, digestOf, jsonEqual, sha256 } from './canonical.js';
+import { canonicalJson, entryDigest, jsonEqual, rememberDigest, sha256 } from './canonical.js';
 import {
   ENTRY_KINDS,
   emptyContracts,
@@ -37,18 +37,7 @@ export class LockfileError extends Error {
   }
 }
 
-/** Contracts are immutable once built: each is hashed at most once (verify, then compare). */
-const digestCache = new WeakMap<object, string>();
-
-/** Digest of one entry's contract: what `check` compares to short-circuit unchanged entries. */
-export function entryDigest(entry: ContractEntry): string {
-  let digest = digestCache.get(entry.contract);
-  if (digest === undefined) {
-    digest = digestOf(entry.contract);
-    digestCache.set(entry.contract, digest);
-  }
-  return digest;
-}
+export { entryDigest } from './canonical.js';
 
 /** Render contracts as the canonical lockfile text. Same contracts, same bytes. */
 export function renderLockfile(contracts: Contracts): string {
@@ -101,6 +90,11 @@ export function parseLockfile(text: string, label: string, reference?: Contracts
     const detail = error instanceof Error ? error.message : String(error);
     throw new LockfileError('malformed', `${label} is not valid JSON (${detail}); it may be truncated or have a merge conflict.`);
   }
+  return verifyLockfile(data, label, reference);
+}
+
+/** `parseLockfile` of a text already parsed (a reader that had to parse it to tell a lockfile from a dump). */
+export function verifyLockfile(data: unknown, label: string, reference?: Contracts): Contracts {
   if (!isJsonObject(data) || !('lockfileVersion' in data)) {
     throw new LockfileError('malformed', `${label} is not an mcp-contract-guard lockfile: it has no "lockfileVersion".`);
   }
@@ -157,7 +151,7 @@ function serverOf(value: unknown, label: string): ServerInfo {
 
 function verifiedByReference(entry: ContractEntry, digest: unknown, twin: ContractEntry | undefined): boolean {
   if (twin === undefined || typeof digest !== 'string' || entryDigest(twin) !== digest || !jsonEqual(entry.contract, twin.contract)) return false;
-  digestCache.set(entry.contract, digest);
+  rememberDigest(entry.contract, digest);
   return true;
 }
 

@@ -7,7 +7,7 @@
  * - `Contracts` is the canonical form: one entry per tool, prompt, resource and resource
  *   template, each holding its normalized contract. Lockfiles store it and the diff reads it.
  */
-import { isJsonObject as isRecord } from '../protocol/json.js';
+import { isJsonObject as isRecord, nullPrototypeRecord } from '../protocol/json.js';
 import type { EntryKind } from '../protocol/report.js';
 
 export type JsonPrimitive = string | number | boolean | null;
@@ -114,7 +114,7 @@ export function objectOr(value: unknown): JsonObject {
  * `__proto__`, `constructor` or `toString` is an entry like any other.
  */
 export function nameRecord<T>(): Record<string, T> {
-  return Object.create(null) as Record<string, T>;
+  return nullPrototypeRecord<T>();
 }
 
 export function emptyContracts(server: ServerInfo = { name: 'unknown' }): Contracts {

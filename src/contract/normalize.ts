@@ -1,3 +1,5 @@
+import { jsonEqual, withSortedKeys } from '../protocol/json.js';
+import { rememberDigest, sha256 } from './canonical.js';
 import { normalizeSchema } from './schema.js';
 import {
   ENTRY_KEY,
@@ -33,8 +35,50 @@ export interface NormalizeResult {
   warnings: LintWarning[];
 }
 
-/** Turn a raw capture into canonical contracts. Pure: same capture, same result. */
+/**
+ * Turn a raw capture into canonical contracts. Pure: same capture, same result. Each contract
+ * is built in canonical form (keys in canonical order, at every level), so its digest is the
+ * hash of its `JSON.stringify`, taken here once.
+ */
 export function normalizeCapture(raw: RawCapture): NormalizeResult {
+  return normalizeEntriesWith(raw, (kind, _key, item) => normalizeEntry(kind, item));
+}
+
+/**
+ * Normalize two captures to compare. An entry both define identically, as sent, is normalized
+ * once and shared by both results (normalization is pure, so it is the same contract, with the
+ * same lint): comparing two large dumps normalizes what they share once, not twice, and the
+ * diff passes over shared entries at once.
+ */
+export function normalizeCaptures(previous: RawCapture, current: RawCapture): [NormalizeResult, NormalizeResult] {
+  const seen = {} as Record<EntryKind, Map<string, { item: JsonObject; normalized: NormalizedEntry }>>;
+  for (const kind of ENTRY_KINDS) seen[kind] = new Map();
+  const before = normalizeEntriesWith(previous, (kind, key, item) => {
+    const normalized = normalizeEntry(kind, item);
+    seen[kind].set(key, { item, normalized });
+    return normalized;
+  });
+  const after = normalizeEntriesWith(current, (kind, key, item) => {
+    const twin = seen[kind].get(key);
+    return twin !== undefined && jsonEqual(twin.item, item) ? twin.normalized : normalizeEntry(kind, item);
+  });
+  return [before, after];
+}
+
+/** One entry normalized, with what its normalization had to say about it. */
+interface NormalizedEntry {
+  entry: ContractEntry;
+  lint: string[];
+}
+
+function normalizeEntry(kind: EntryKind, item: JsonObject): NormalizedEntry {
+  const lint: string[] = [];
+  const entry = NORMALIZERS[kind](item, (message) => lint.push(message));
+  rememberDigest(entry.contract, sha256(JSON.stringify(entry.contract)));
+  return { entry, lint };
+}
+
+function normalizeEntriesWith(raw: RawCapture, normalize: (kind: EntryKind, key: string, item: JsonObject) => NormalizedEntry): NormalizeResult {
   const warnings: LintWarning[] = [];
   const contracts = emptyContracts(raw.server.version === undefined ? { name: raw.server.name } : { name: raw.server.name, version: raw.server.version });
   if (raw.capabilities !== undefined) {
@@ -55,8 +99,9 @@ export function normalizeCapture(raw: RawCapture): NormalizeResult {
         warnings.push({ entry: label, message: `is listed twice; the first definition is kept` });
         continue;
       }
-      const lint = (message: string) => warnings.push({ entry: label, message });
-      contracts[kind][key] = NORMALIZERS[kind](item, lint);
+      const { entry, lint } = normalize(kind, key, item);
+      for (const message of lint) warnings.push({ entry: label, message });
+      contracts[kind][key] = entry;
     }
   }
   return { contracts, warnings };
@@ -67,17 +112,29 @@ type Lint = (message: string) => void;
 const NORMALIZERS: Record<EntryKind, (item: JsonObject, lint: Lint) => ContractEntry> = {
   tools: normalizeTool,
   prompts: normalizePrompt,
-  resources: (item) => ({ contract: item }),
-  resourceTemplates: (item) => ({ contract: item }),
+  resources: (item) => ({ contract: withSortedKeys(item) as JsonObject }),
+  resourceTemplates: (item) => ({ contract: withSortedKeys(item) as JsonObject }),
 };
 
+/**
+ * `item` in canonical form: its fields in canonical order, each value canonical; `normalized`
+ * replaces (or adds) fields with values that already are.
+ */
+function canonicalEntry(item: JsonObject, normalized: JsonObject): JsonObject {
+  const contract: JsonObject = nameRecord();
+  for (const key of [...new Set([...Object.keys(item), ...Object.keys(normalized)])].sort()) {
+    contract[key] = (Object.hasOwn(normalized, key) ? normalized[key] : withSortedKeys(item[key])) as JsonValue;
+  }
+  return contract;
+}
+
 export function normalizeTool(tool: JsonObject, lint: Lint = () => {}): ContractEntry {
-  const contract: JsonObject = { ...tool };
+  const normalized: JsonObject = {};
   const dialects: NonNullable<ContractEntry['dialects']> = {};
 
   if (tool.inputSchema === undefined) lint('has no inputSchema; treated as accepting any arguments');
   const input = normalizeSchema(tool.inputSchema ?? {});
-  contract.inputSchema = input.schema;
+  normalized.inputSchema = input.schema;
   if (input.dialect !== undefined) dialects.inputSchema = input.dialect;
   for (const problem of input.problems) lint(`inputSchema: ${problem}`);
   if (tool.inputSchema !== undefined && !(isJsonObject(input.schema) && input.schema.type === 'object')) {
@@ -86,13 +143,14 @@ export function normalizeTool(tool: JsonObject, lint: Lint = () => {}): Contract
 
   if (tool.outputSchema !== undefined) {
     const output = normalizeSchema(tool.outputSchema);
-    contract.outputSchema = output.schema;
+    normalized.outputSchema = output.schema;
     if (output.dialect !== undefined) dialects.outputSchema = output.dialect;
     for (const problem of output.problems) lint(`outputSchema: ${problem}`);
   }
 
-  contract.annotations = { ...ANNOTATION_DEFAULTS, ...(isJsonObject(tool.annotations) ? tool.annotations : {}) };
-  contract.execution = { ...EXECUTION_DEFAULTS, ...(isJsonObject(tool.execution) ? tool.execution : {}) };
+  normalized.annotations = withSortedKeys({ ...ANNOTATION_DEFAULTS, ...(isJsonObject(tool.annotations) ? tool.annotations : {}) }) as JsonObject;
+  normalized.execution = withSortedKeys({ ...EXECUTION_DEFAULTS, ...(isJsonObject(tool.execution) ? tool.execution : {}) }) as JsonObject;
+  const contract = canonicalEntry(tool, normalized);
   return Object.keys(dialects).length > 0 ? { contract, dialects } : { contract };
 }
 
@@ -112,7 +170,7 @@ export function normalizeCapabilities(capabilities: JsonObject, depth = 0): Json
 }
 
 function normalizePrompt(prompt: JsonObject, lint: Lint): ContractEntry {
-  const contract: JsonObject = { ...prompt };
+  const normalized: JsonObject = {};
   if (Array.isArray(prompt.arguments)) {
     // Prompt arguments are passed by name: their order is notation. `required` defaults to false.
     const args = prompt.arguments.filter((a): a is JsonObject => {
@@ -120,9 +178,9 @@ function normalizePrompt(prompt: JsonObject, lint: Lint): ContractEntry {
       if (!ok) lint('has an argument without a name; skipped');
       return ok;
     });
-    contract.arguments = args
-      .map((arg) => ({ ...arg, required: arg.required === true }) as JsonObject)
+    normalized.arguments = args
+      .map((arg) => withSortedKeys({ ...arg, required: arg.required === true }) as JsonObject)
       .sort((a, b) => ((a.name as string) < (b.name as string) ? -1 : 1)) as JsonValue;
   }
-  return { contract };
+  return { contract: canonicalEntry(prompt, normalized) };
 }

@@ -1,3 +1,4 @@
+import { hasSortedKeys, withSortedKeys } from '../protocol/json.js';
 import { canonicalJson, jsonEqual } from './canonical.js';
 import { isJsonObject, nameRecord, type JsonObject, type JsonSchema, type JsonValue } from './model.js';
 
@@ -17,6 +18,11 @@ import { isJsonObject, nameRecord, type JsonObject, type JsonSchema, type JsonVa
  *   escapes the lockfile or the poisoning lint.
  * - the conventions of the generators servers are built with (zod 3 and 4, pydantic) are
  *   written one way (`GENERATOR_CONVENTIONS`, each with its reason).
+ *
+ * One pass per schema: each node is read once and written once, with its keys in canonical
+ * order (values a schema carries as data, like `default` or `examples`, included), so the
+ * result is its own canonical form: `JSON.stringify` of it is its canonical JSON, and hashing
+ * it needs no sorted copy.
  */
 
 export interface NormalizedSchema {
@@ -51,6 +57,15 @@ const NO_OP_VALUES = new Map<string, JsonValue>([
   ['deprecated', false],
   ['readOnly', false],
   ['writeOnly', false],
+]);
+/** What `keywords` does with a keyword's value: one lookup per keyword (absent: data, kept). */
+type KeywordRole = 'dropped' | 'schema map' | 'schema' | 'schema list' | 'unordered schema list';
+const KEYWORD_ROLES = new Map<string, KeywordRole>([
+  ...[...DROPPED_KEYWORDS].map((k) => [k, 'dropped'] as const),
+  ...[...SCHEMA_MAP_KEYWORDS].map((k) => [k, 'schema map'] as const),
+  ...[...SCHEMA_KEYWORDS].map((k) => [k, 'schema'] as const),
+  ...[...SCHEMA_LIST_KEYWORDS].map((k) => [k, 'schema list'] as const),
+  ...[...UNORDERED_SCHEMA_LISTS].map((k) => [k, 'unordered schema list'] as const),
 ]);
 /** Where a referenced definition's own description is kept when the referring property has one. */
 export const DEFINITION_DESCRIPTION = 'x-definition-description';
@@ -110,8 +125,8 @@ function jsonKeys(value: JsonObject): string {
 
 /** The schema admits integers and no other numbers (bounds then read as integer intervals). */
 function integerOnly(schema: JsonObject): boolean {
-  const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type : [];
-  return types.includes('integer') && !types.includes('number');
+  const type = schema.type;
+  return type === 'integer' || (Array.isArray(type) && type.includes('integer') && !type.includes('number'));
 }
 
 function integerBounds(schema: JsonObject): void {
@@ -162,7 +177,8 @@ function plainObjectParts(schema: JsonObject): void {
     if (member.type === 'object') schema.type = 'object';
   }
   delete schema.allOf;
-  if (Object.keys(properties).length > 0) schema.properties = properties;
+  // A new record: in canonical order like every node the walker built.
+  if (Object.keys(properties).length > 0) schema.properties = inCanonicalOrder(properties);
   if (required.length > 0) schema.required = required;
 }
 
@@ -178,42 +194,66 @@ function typeOfListedValues(schema: JsonObject): void {
 }
 
 /**
- * `anyOf`/`oneOf` branches that are each one constant (`{const: v}`, or `{type: T, const: v}`
- * with v of type T) become one `enum` branch; when every branch is one, the union becomes the
- * enum itself. The constants are distinct values, so `oneOf` exclusivity is not affected.
+ * `anyOf`/`oneOf` branches that each only list values (`{const: v}`, `{enum: [...]}`, or either
+ * with a `type` every listed value has) become one `enum` branch; when every branch is one, the
+ * union becomes the enum itself. A value any branch lists is accepted either way; under `oneOf`
+ * a value two branches list is refused, so such a union is left as written.
  */
 function constantUnions(schema: JsonObject): void {
   for (const keyword of ['anyOf', 'oneOf'] as const) {
     const branches = schema[keyword];
     if (!Array.isArray(branches) || branches.length < 2) continue;
-    const constants = branches.filter(isBareConstant) as JsonObject[];
-    if (constants.length < 2) continue;
-    const values = constants.map((branch) => branch.const as JsonValue);
+    const lists = branches.filter(isValueList) as JsonObject[];
+    if (lists.length < 2) continue;
+    if (keyword === 'oneOf' && sharesAValue(lists)) continue;
+    const values = lists.flatMap(listedValues);
     // The type goes with the enum only when every branch declared it (zod 4's `{type, const}`,
     // as zod 3 writes `{type, enum}`); untyped constants make an untyped enum.
-    const types = new Set(constants.map((branch) => (typeof branch.type === 'string' ? branch.type : undefined)));
+    const types = new Set(lists.map((branch) => (typeof branch.type === 'string' ? branch.type : undefined)));
     const merged: JsonObject = nameRecord();
     const [type] = types;
     if (types.size === 1 && type !== undefined) merged.type = type;
     merged.enum = values;
-    const rest = branches.filter((branch) => !isBareConstant(branch));
+    const rest = branches.filter((branch) => !isValueList(branch));
     const compatible = merged.type === undefined || !('type' in schema) || jsonEqual(schema.type, merged.type);
     if (rest.length === 0 && !('enum' in schema) && !('const' in schema) && compatible) {
       delete schema[keyword];
       if (merged.type !== undefined) schema.type = merged.type;
       schema.enum = values;
     } else {
-      schema[keyword] = sortByCanonical([...rest, tidySetKeywords(merged)]);
+      // A new node: in canonical order like every node the walker built.
+      schema[keyword] = sortByCanonical([...rest, inCanonicalOrder(tidySetKeywords(merged))]);
     }
   }
 }
 
-function isBareConstant(branch: JsonValue): boolean {
-  if (!isJsonObject(branch) || !('const' in branch)) return false;
+/** A branch that only lists values: `const` or `enum`, and at most a `type` each value has. */
+function isValueList(branch: JsonValue): boolean {
+  if (!isJsonObject(branch)) return false;
+  if (('const' in branch) === Array.isArray(branch.enum)) return false;
   const keys = Object.keys(branch);
   if (keys.length === 1) return true;
-  const type = jsonTypeOf(branch.const as JsonValue);
-  return keys.length === 2 && (branch.type === type || (branch.type === 'number' && type === 'integer'));
+  if (keys.length !== 2 || typeof branch.type !== 'string') return false;
+  const type = branch.type;
+  return listedValues(branch).every((value) => {
+    const own = jsonTypeOf(value);
+    return own === type || (type === 'number' && own === 'integer');
+  });
+}
+
+function listedValues(branch: JsonObject): JsonValue[] {
+  return 'const' in branch ? [branch.const as JsonValue] : (branch.enum as JsonValue[]);
+}
+
+/** Whether two of the lists hold the same value. */
+function sharesAValue(lists: JsonObject[]): boolean {
+  const seen = new Set<string>();
+  for (const list of lists) {
+    const own = new Set(listedValues(list).map((value) => canonicalJson(value)));
+    for (const value of own) if (seen.has(value)) return true;
+    for (const value of own) seen.add(value);
+  }
+  return false;
 }
 
 function jsonTypeOf(value: JsonValue): string {
@@ -242,6 +282,8 @@ export function normalizeSchema(input: unknown): NormalizedSchema {
 class SchemaWalker {
   /** Recursive targets found so far: output `$defs` name → JSON pointer in the input. */
   private readonly recursive = new Map<string, string>();
+  /** Each pointer is resolved once, however many `$ref`s name it. */
+  private readonly targets = new Map<string, unknown>();
 
   constructor(
     private readonly root: JsonObject,
@@ -257,12 +299,12 @@ class SchemaWalker {
       const entries = [...this.recursive.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
       for (const [name, pointer] of entries) {
         if (name in defs) continue;
-        const target = resolvePointer(this.root, pointer);
+        const target = this.resolve(pointer);
         defs[name] = this.node(target as JsonValue, [pointer]);
       }
       done = Object.keys(defs).length;
     }
-    return Object.assign(nameRecord(), schema, { $defs: defs });
+    return inCanonicalOrder(Object.assign(nameRecord(), schema, { $defs: defs }));
   }
 
   /** `stack` holds the pointers being inlined on the way here, to detect recursion. */
@@ -284,7 +326,7 @@ class SchemaWalker {
     if (stack.includes(pointer)) {
       target = { $ref: this.placeholderFor(pointer) };
     } else {
-      const resolved = resolvePointer(this.root, pointer);
+      const resolved = this.resolve(pointer);
       if (resolved === undefined) {
         this.problems.push(`$ref "${ref}" does not resolve inside the schema; kept as is`);
         return this.keywords(value, stack);
@@ -299,9 +341,14 @@ class SchemaWalker {
       if (typeof target.description === 'string' && typeof rest.description === 'string' && target.description !== rest.description) {
         merged[DEFINITION_DESCRIPTION] = target.description;
       }
-      return merged;
+      return inCanonicalOrder(merged);
     }
     return this.keywords({ allOf: [target, rest] }, stack);
+  }
+
+  private resolve(pointer: string): unknown {
+    if (!this.targets.has(pointer)) this.targets.set(pointer, resolvePointer(this.root, pointer));
+    return this.targets.get(pointer);
   }
 
   private placeholderFor(pointer: string): string {
@@ -317,28 +364,43 @@ class SchemaWalker {
     const input = upgradeDraftKeywords(value);
     for (const key of Object.keys(input).sort()) {
       const child = input[key] as JsonValue;
-      if (DROPPED_KEYWORDS.has(key)) continue;
-      if (NO_OP_VALUES.has(key) && child === NO_OP_VALUES.get(key)) continue;
-      if (SCHEMA_MAP_KEYWORDS.has(key) && isJsonObject(child)) {
+      const role = KEYWORD_ROLES.get(key);
+      if (role === 'dropped') continue;
+      const noOp = NO_OP_VALUES.get(key);
+      if (noOp !== undefined && child === noOp) continue;
+      if (role === 'schema map' && isJsonObject(child)) {
         const names = Object.keys(child).sort();
         if (names.length === 0) continue;
         const map: JsonObject = nameRecord();
         for (const name of names) map[name] = this.node(child[name] as JsonValue, stack);
         out[key] = map;
-      } else if (SCHEMA_KEYWORDS.has(key)) {
+      } else if (role === 'schema') {
         const sub = this.node(child, stack);
         // `additionalProperties: {}`, `items: {}`… accept anything: the same as leaving them out.
         if (ANYTHING_IS_NO_OP.has(key) && isEmptyObject(sub)) continue;
         out[key] = sub;
-      } else if ((SCHEMA_LIST_KEYWORDS.has(key) || UNORDERED_SCHEMA_LISTS.has(key)) && Array.isArray(child)) {
+      } else if ((role === 'schema list' || role === 'unordered schema list') && Array.isArray(child)) {
         const list = child.map((c) => this.node(c, stack));
-        out[key] = UNORDERED_SCHEMA_LISTS.has(key) ? sortByCanonical(list) : list;
+        out[key] = role === 'unordered schema list' ? sortByCanonical(list) : list;
       } else {
-        out[key] = child;
+        // Data the schema carries (`default`, `const`, `enum`, `examples`, extensions…).
+        out[key] = withSortedKeys(child) as JsonValue;
       }
     }
-    return withConventions(out);
+    return inCanonicalOrder(withConventions(out));
   }
+}
+
+/**
+ * The record with its keys in canonical order. Nodes are built in that order; only a rewrite
+ * that adds a keyword (a convention, `$defs`, a merged `$ref`) can leave one out of place, and
+ * then this one node is re-keyed, its values kept.
+ */
+function inCanonicalOrder(record: JsonObject): JsonObject {
+  if (hasSortedKeys(record)) return record;
+  const sorted: JsonObject = nameRecord();
+  for (const key of Object.keys(record).sort()) sorted[key] = record[key] as JsonValue;
+  return sorted;
 }
 
 function isEmptyObject(value: JsonSchema): boolean {
@@ -392,12 +454,12 @@ function upgradeDraftKeywords(value: JsonObject): JsonObject {
 /** Sort and de-duplicate the keywords whose values are sets. */
 function tidySetKeywords(out: JsonObject): JsonObject {
   if (Array.isArray(out.type)) {
-    const types = [...new Set(out.type.filter((t): t is string => typeof t === 'string'))].sort();
+    const types = sortedStrings(out.type);
     if (types.length === 1) out.type = types[0] as string;
     else out.type = types;
   }
   if (Array.isArray(out.required)) {
-    const required = [...new Set(out.required.filter((r): r is string => typeof r === 'string'))].sort();
+    const required = sortedStrings(out.required);
     if (required.length === 0) delete out.required;
     else out.required = required;
   }
@@ -418,9 +480,17 @@ function tidySetKeywords(out: JsonObject): JsonObject {
   return out;
 }
 
+/** The strings of a list, sorted, each once; a list that already is (most are) is kept, not copied. */
+function sortedStrings(values: JsonValue[]): string[] {
+  let tidy = true;
+  for (let i = 0; tidy && i < values.length; i++) tidy = typeof values[i] === 'string' && (i === 0 || (values[i - 1] as string) < (values[i] as string));
+  return tidy ? (values as string[]) : [...new Set(values.filter((v): v is string => typeof v === 'string'))].sort();
+}
+
+/** Normalized schemas sorted by their canonical JSON (which, being normalized, `JSON.stringify` writes). */
 function sortByCanonical<T>(values: T[]): T[] {
   return values
-    .map((value) => ({ value, key: canonicalJson(value) }))
+    .map((value) => ({ value, key: JSON.stringify(value) }))
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
     .map((e) => e.value);
 }

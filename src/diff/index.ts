@@ -10,8 +10,7 @@
  * byte for byte (the cross-check's time budget is the one thing a slow machine can change,
  * and then only a `note`, never a silent verdict).
  */
-import { canonicalJson, sha256 } from '../contract/canonical.js';
-import { entryDigest } from '../contract/lockfile.js';
+import { canonicalJson, entryDigest, sha256 } from '../contract/canonical.js';
 import { ENTRY_KINDS, isJsonObject, type ContractEntry, type Contracts, type EntryKind } from '../contract/model.js';
 import {
   REPORT_VERSION,
@@ -47,7 +46,7 @@ export interface DiffOptions {
   semanticBudgetMs?: number;
   /** Longest one schema pair may take in json-schema-diff, in ms (default 2,000). */
   semanticPairTimeoutMs?: number;
-  /** Worker threads for the cross-check (default: cores, at most 4). */
+  /** Worker threads for the cross-check, at most (default: cores, at most 4; one per 20 pairs). */
   semanticWorkers?: number;
   /** Pair removed and added tools/prompts into renames (default true). */
   detectRenames?: boolean;
@@ -85,7 +84,8 @@ export async function diffContracts(previous: Contracts, current: Contracts, opt
     for (const key of Object.keys(before).filter((k) => Object.hasOwn(after, k)).sort()) {
       const p = before[key] as ContractEntry;
       const c = after[key] as ContractEntry;
-      if (entryDigest(p) === entryDigest(c) && jsonEqual(p.dialects ?? {}, c.dialects ?? {})) continue;
+      // Entries normalized once for both sides (see normalizeCaptures) are the same object.
+      if (p === c || (entryDigest(p) === entryDigest(c) && jsonEqual(p.dialects ?? {}, c.dialects ?? {}))) continue;
       const comparison = compareEntry(kind, p, c);
       add(key, comparison.findings);
       if (kind === 'tools') noteUncertain(key, p, c, comparison);

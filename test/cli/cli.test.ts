@@ -56,6 +56,19 @@ describe('check', () => {
     expect(result.stdout).toContain(`If these changes are intended, update the lockfile: mcp-contract-guard lock --command`);
   });
 
+  it('verifies a lockfile that is not byte for byte what lock writes (reformatted) before trusting it', async () => {
+    const reformatted = join(dir, 'reformatted.lock.json');
+    writeFileSync(reformatted, JSON.stringify(JSON.parse(readFileSync(lockV1, 'utf8')), null, 4));
+    const result = await cli(['check', '--command', v1, '--lockfile', reformatted, '--quiet']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`✓ inventory matches ${reformatted} (5 tools, 1 prompt, 1 resource)\n`);
+    const tampered = join(dir, 'reformatted-tampered.lock.json');
+    writeFileSync(tampered, readFileSync(reformatted, 'utf8').replace('"Move an order to the archive."', '"Edited."'));
+    const edited = await cli(['check', '--command', v1, '--lockfile', tampered, '--quiet']);
+    expect(edited.code).toBe(2);
+    expect(edited.stderr).toContain('was edited by hand: the digest of tools.archive_order does not match its contract.');
+  });
+
   it('reports a hand-edited lockfile as tampered (exit 2) with the command that regenerates it', async () => {
     const path = join(dir, 'tampered.lock.json');
     writeFileSync(path, readFileSync(lockV1, 'utf8').replace('"Move an order to the archive."', '"Edited."'));

@@ -36,6 +36,11 @@ describe('generator conventions', () => {
     expect(norm({ anyOf: [{ const: 'a' }, { const: 'b' }, { type: 'null' }] })).toEqual({ anyOf: [{ enum: ['a', 'b'] }, { type: 'null' }] });
     // A constant with other keywords is not a bare constant.
     expect(norm({ anyOf: [{ const: 'a', description: 'first' }, { const: 'b' }] }).anyOf).toHaveLength(2);
+    // Lists of values join the same way, whether one value or several each.
+    expect(norm({ anyOf: [{ type: 'string', enum: ['a'] }, { type: 'string', enum: ['c', 'zz'] }] })).toEqual({ type: 'string', enum: ['a', 'c', 'zz'] });
+    // Under oneOf a value two branches list is refused: that union is not an enum.
+    expect(norm({ oneOf: [{ enum: ['a', 'b'] }, { enum: ['b', 'c'] }] }).oneOf).toHaveLength(2);
+    expect(norm({ anyOf: [{ enum: ['a', 'b'] }, { enum: ['b', 'c'] }] })).toEqual({ enum: ['a', 'b', 'c'] });
   });
 
   it('listed values decide the type: a null no enum lists is no type at all, in unions too', () => {

@@ -1,7 +1,12 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/contract/canonical.js';
-import type { JsonObject, RawCapture } from '../../src/contract/model.js';
-import { normalizeCapture, normalizeTool } from '../../src/contract/normalize.js';
+import { contractsOfFile, parseContractsFile } from '../../src/compile/dump.js';
+import { canonicalJson, entryDigest, sha256 } from '../../src/contract/canonical.js';
+import { parseLockfile } from '../../src/contract/lockfile.js';
+import { ENTRY_KINDS, type Contracts, type EntryKind, type JsonObject, type JsonValue, type RawCapture } from '../../src/contract/model.js';
+import { normalizeCapture, normalizeCaptures, normalizeTool } from '../../src/contract/normalize.js';
+import { diffContracts } from '../../src/diff/index.js';
 import { normalizeSchema } from '../../src/contract/schema.js';
 
 function capture(tools: JsonObject[], extra: Partial<RawCapture> = {}): RawCapture {
@@ -166,5 +171,143 @@ describe('normalizeCapture', () => {
     );
     expect(Object.keys(contracts.resources)).toEqual(['file:///a']);
     expect(Object.keys(contracts.resourceTemplates)).toEqual(['file:///{p}']);
+  });
+});
+
+/**
+ * Every committed capture (the published servers' dumps) and the example's lockfile (whose
+ * contracts, read as a capture, are normalized by today's rules), normalized.
+ */
+const FIXTURES = new URL('../fixtures/real-world/', import.meta.url);
+const dumps = readdirSync(FIXTURES).filter((f) => f.endsWith('.json')).sort();
+const committed = (): Array<[string, Contracts]> => [
+  ...dumps.map((file): [string, Contracts] => [file, contractsOfFile(parseContractsFile(readFileSync(new URL(file, FIXTURES), 'utf8'), file)).contracts]),
+  ['examples/inventory lockfile', normalizeCapture(asCapture(parseLockfile(readFileSync(new URL('../../examples/inventory/mcp-contracts.lock.json', import.meta.url), 'utf8'), 'lockfile'))).contracts],
+];
+
+/** Normalized contracts as a capture again: what normalizing them a second time reads. */
+function asCapture(contracts: Contracts): RawCapture {
+  const items = (kind: EntryKind) => Object.values(contracts[kind]).map((entry) => entry.contract);
+  return { ...capture(items('tools')), prompts: items('prompts'), resources: items('resources'), resourceTemplates: items('resourceTemplates') };
+}
+
+describe('normalization on every committed fixture', () => {
+  it('is idempotent: normalize(normalize(x)) = normalize(x)', () => {
+    expect(dumps.length).toBeGreaterThan(40);
+    for (const [name, contracts] of committed()) {
+      const again = normalizeCapture(asCapture(contracts)).contracts;
+      for (const kind of ENTRY_KINDS) {
+        expect(Object.keys(again[kind]), `${name} ${kind}`).toEqual(Object.keys(contracts[kind]));
+        for (const [key, entry] of Object.entries(contracts[kind])) {
+          expect(canonicalJson(again[kind][key]?.contract), `${name} ${kind}.${key}`).toBe(canonicalJson(entry.contract));
+        }
+      }
+    }
+  });
+
+  it('builds each contract in canonical form, and its digest is that of its canonical JSON', () => {
+    for (const [name, contracts] of committed()) {
+      for (const kind of ENTRY_KINDS) {
+        for (const [key, entry] of Object.entries(contracts[kind])) {
+          // JSON.stringify writes keys in the order they were built: canonical order, at every level.
+          expect(JSON.stringify(entry.contract), `${name} ${kind}.${key}`).toBe(canonicalJson(entry.contract));
+          expect(entryDigest(entry), `${name} ${kind}.${key}`).toBe(sha256(canonicalJson(entry.contract)));
+        }
+      }
+    }
+  });
+
+  it('is built in canonical form for any schema, whatever the conventions rewrite (fast-check, 400 schemas)', () => {
+    const scalar = fc.constantFrom<JsonValue>('a', 'b', 'zz', 1, 2.5, true, null);
+    // Schemas up to `depth` levels deep, with the keywords the conventions rewrite.
+    const schemaOf = (depth: number): fc.Arbitrary<JsonObject> => {
+      // What the conventions look for, often enough to be drawn: lists of values, object parts.
+      const valueList = fc.oneof(
+        scalar.map((v): JsonObject => ({ const: v })),
+        fc.array(fc.constantFrom('a', 'b', 'zz'), { minLength: 1, maxLength: 3 }).map((e): JsonObject => ({ type: 'string', enum: e })),
+        fc.constantFrom('a', 'b').map((v): JsonObject => ({ type: 'string', const: v })),
+      );
+      const leaf = fc.oneof(valueList, fc.constant<JsonObject>({ type: 'string' }));
+      const deeper = depth === 0 ? leaf : schemaOf(depth - 1);
+      const objectPart = fc
+        .record({ type: fc.constant('object'), properties: fc.dictionary(fc.constantFrom('z', 'a', 'm'), deeper, { maxKeys: 2 }), required: fc.subarray(['z', 'a']) }, { requiredKeys: ['properties'] })
+        .map((r) => r as JsonObject);
+      const sub = fc.oneof(leaf, objectPart, deeper);
+      return fc
+        .record(
+          {
+            type: fc.oneof(fc.constantFrom('string', 'integer', 'number', 'object', 'null'), fc.subarray(['string', 'integer', 'number', 'null'], { minLength: 1 })),
+            const: scalar,
+            enum: fc.array(scalar, { minLength: 1, maxLength: 3 }),
+            minimum: fc.constantFrom(0, 1, 9007199254740991, -9007199254740991),
+            exclusiveMinimum: fc.constantFrom(0, 0.5),
+            description: fc.constantFrom('d', 'e'),
+            properties: fc.dictionary(fc.constantFrom('z', 'a', 'm'), sub, { maxKeys: 2 }),
+            required: fc.subarray(['z', 'a', 'm']),
+            anyOf: fc.array(sub, { minLength: 2, maxLength: 3 }),
+            oneOf: fc.array(sub, { minLength: 2, maxLength: 2 }),
+            allOf: fc.array(sub, { minLength: 1, maxLength: 2 }),
+            propertyNames: fc.constant({ type: 'string' }),
+          },
+          { requiredKeys: [] },
+        )
+        .map((record) => record as JsonObject);
+    };
+    const schema = schemaOf(2);
+    fc.assert(
+      fc.property(schema, (input) => {
+        const { contracts } = normalizeCapture(capture([{ name: 't', inputSchema: { type: 'object', properties: { p: input } } }]));
+        const entry = contracts.tools.t!;
+        expect(JSON.stringify(entry.contract)).toBe(canonicalJson(entry.contract));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('writes the data a schema carries (default, examples, const, enum) in canonical order too', () => {
+    const { contracts } = normalizeCapture(
+      capture([{ name: 't', inputSchema: { type: 'object', properties: { p: { default: { b: 1, a: [{ d: 1, c: 2 }] }, enum: [{ y: 1, x: 2 }, 'z'] } } } }]),
+    );
+    const entry = contracts.tools.t!;
+    expect(JSON.stringify(entry.contract.inputSchema)).toBe('{"properties":{"p":{"default":{"a":[{"c":2,"d":1}],"b":1},"enum":["z",{"x":2,"y":1}]}},"type":"object"}');
+    expect(entryDigest(entry)).toBe(sha256(canonicalJson(entry.contract)));
+  });
+});
+
+describe('normalizeCaptures', () => {
+  it('normalizes once, and shares, exactly the entries both captures define identically as sent', () => {
+    const same = { name: 'same', inputSchema: { type: 'object', properties: { a: { type: 'string' } } } };
+    const reordered = { inputSchema: { properties: { a: { type: 'string' } }, type: 'object' }, name: 'same' };
+    const previous = capture([same, { name: 'changed', description: 'old' }, { name: 'gone' }, { inputSchema: {} }], { prompts: [{ name: 'p' }] });
+    const current = capture([reordered, { name: 'changed', description: 'new' }, { name: 'new' }, { inputSchema: {} }], {
+      prompts: [{ name: 'p' }, { name: 'p', description: 'a second definition, ignored' }],
+    });
+    const [before, after] = normalizeCaptures(previous, current);
+    expect(after.contracts.tools.same).toBe(before.contracts.tools.same);
+    expect(after.contracts.prompts.p).toBe(before.contracts.prompts.p);
+    expect(after.contracts.tools.changed).not.toBe(before.contracts.tools.changed);
+    // The same contracts and warnings, in the same order, as normalizing each capture alone.
+    for (const [shared, alone] of [[before, normalizeCapture(previous)], [after, normalizeCapture(current)]] as const) {
+      expect(canonicalJson(shared.contracts)).toBe(canonicalJson(alone.contracts));
+      expect(shared.warnings).toEqual(alone.warnings);
+    }
+  });
+
+  it('changes no report: every pair of releases of a published server diffs the same as with each capture normalized alone', async () => {
+    const byServer = new Map<string, string[]>();
+    for (const file of dumps) byServer.set(file.split('@')[0]!, [...(byServer.get(file.split('@')[0]!) ?? []), file]);
+    let pairs = 0;
+    for (const files of byServer.values()) {
+      for (let i = 1; i < files.length; i++) {
+        const [p, c] = [files[i - 1]!, files[i]!].map((file) => parseContractsFile(readFileSync(new URL(file, FIXTURES), 'utf8'), file));
+        if (p?.kind !== 'dump' || c?.kind !== 'dump') throw new Error('expected dumps');
+        const alone = await diffContracts(normalizeCapture(p.capture).contracts, normalizeCapture(c.capture).contracts, { semantic: false });
+        const [before, after] = normalizeCaptures(p.capture, c.capture);
+        const shared = await diffContracts(before.contracts, after.contracts, { semantic: false });
+        expect(canonicalJson(shared), `${files[i - 1]} → ${files[i]}`).toBe(canonicalJson(alone));
+        pairs++;
+      }
+    }
+    expect(pairs).toBeGreaterThan(25);
   });
 });
