@@ -90,20 +90,6 @@ interface CompiledTool {
 const SEPARATOR = '\u0000';
 const pathKey = (path: readonly string[]) => path.join(SEPARATOR);
 
-/** The block for one scope (a tool's global deltas, or one action's), split where a call's deltas go. */
-interface CompiledScope {
-  /** Up to and including `<contract_deltas>`. */
-  readonly head: string;
-  readonly deltas: readonly CompiledDelta[];
-}
-
-interface CompiledTool {
-  /** For calls without an action, or an action no delta is scoped to: global deltas only. */
-  readonly global: CompiledScope | undefined;
-  /** For each action some delta is scoped to: its deltas plus the global ones. */
-  readonly byAction: ReadonlyMap<string, CompiledScope>;
-}
-
 /**
  * Enriches `originalError` with the deltas of `toolName` that apply to `actionKey`. Pure: one
  * `Map.get` and an immediate return when the tool has no deltas. For a hot path, prefer
