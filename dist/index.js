@@ -37329,6 +37329,18 @@ NullPrototypeRecord.prototype = Object.create(null);
 function nullPrototypeRecord() {
     return new NullPrototypeRecord();
 }
+/** Values known to be canonical throughout (see `markCanonical`): written as they are. */
+const knownCanonical = new WeakSet();
+/**
+ * Vouch that `value` is, at every level, what `withSortedKeys` would return for it (keys in
+ * canonical order, no `undefined` member, no bigint), and that it will not be changed: its
+ * builder made it so (normalization builds every contract in canonical form). Writing it then
+ * skips the walk over it: a lockfile of thousands of contracts is written without checking
+ * each of their keys again.
+ */
+function markCanonical(value) {
+    knownCanonical.add(value);
+}
 /**
  * `value` with every object's keys in canonical order (what `canonicalJson` writes), so that
  * `JSON.stringify` of the result is its canonical JSON. Parts already in order are reused, not
@@ -37337,6 +37349,8 @@ function nullPrototypeRecord() {
 function withSortedKeys(value) {
     if (typeof value !== 'object' || value === null)
         return typeof value === 'bigint' ? value.toString() : value;
+    if (knownCanonical.has(value))
+        return value;
     if (Array.isArray(value)) {
         let copy;
         for (let i = 0; i < value.length; i++) {
@@ -37536,7 +37550,7 @@ function countOf(kind, count) {
     return `${count} ${model_ENTRY_NOUN[kind]}${count === 1 ? '' : 's'}`;
 }
 /** The field that names an entry within its collection. */
-const ENTRY_KEY = {
+const model_ENTRY_KEY = {
     tools: 'name',
     prompts: 'name',
     resources: 'uri',
@@ -38149,29 +38163,59 @@ function normalizeCapture(raw) {
     return normalizeEntriesWith(raw, (kind, _key, item) => normalizeEntry(kind, item));
 }
 /**
- * Normalize two captures to compare. An entry both define identically, as sent, is normalized
- * once and shared by both results (normalization is pure, so it is the same contract, with the
- * same lint): comparing two large dumps normalizes what they share once, not twice, and the
- * diff passes over shared entries at once.
+ * Normalize two captures to diff. An entry both define identically as sent (the first
+ * definition of a name on each side) is one entry shared by both results, normalized only when
+ * something reads it: normalization is pure, so it is the same contract on both sides, and the
+ * diff passes over an entry shared by both at once. Comparing two large dumps normalizes what
+ * changed, not what did not. The warnings are those of the entries normalized here (a shared
+ * entry's lint is not collected: use `normalizeCapture` for a capture's warnings).
  */
-function normalize_normalizeCaptures(previous, current) {
-    const seen = {};
-    for (const kind of ENTRY_KINDS)
-        seen[kind] = new Map();
-    const before = normalizeEntriesWith(previous, (kind, key, item) => {
-        const normalized = normalizeEntry(kind, item);
-        seen[kind].set(key, { item, normalized });
-        return normalized;
-    });
-    const after = normalizeEntriesWith(current, (kind, key, item) => {
-        const twin = seen[kind].get(key);
-        return twin !== undefined && jsonEqual(twin.item, item) ? twin.normalized : normalizeEntry(kind, item);
-    });
-    return [before, after];
+function normalize_normalizeDifferences(previous, current) {
+    const shared = {};
+    for (const kind of ENTRY_KINDS) {
+        const before = firstDefinitions(previous[kind], ENTRY_KEY[kind]);
+        shared[kind] = new Map();
+        for (const [key, item] of firstDefinitions(current[kind], ENTRY_KEY[kind])) {
+            const twin = before.get(key);
+            if (twin !== undefined && jsonEqual(twin, item))
+                shared[kind].set(key, normalizedOnDemand(kind, item));
+        }
+    }
+    const normalize = (kind, key, item) => {
+        const entry = shared[kind].get(key);
+        return entry === undefined ? normalizeEntry(kind, item) : { entry, lint: [] };
+    };
+    return [normalizeEntriesWith(previous, normalize), normalizeEntriesWith(current, normalize)];
+}
+/** An entry normalized the first time its contract (or dialects) is read. */
+function normalizedOnDemand(kind, item) {
+    let normalized;
+    const entry = () => (normalized ??= normalizeEntry(kind, item).entry);
+    return {
+        get contract() {
+            return entry().contract;
+        },
+        get dialects() {
+            return entry().dialects;
+        },
+    };
+}
+/** Each name's first definition (later ones are ignored, see `normalizeEntriesWith`). */
+function firstDefinitions(items, keyField) {
+    const first = new Map();
+    for (const item of items) {
+        const key = item[keyField];
+        if (typeof key === 'string' && key !== '' && !first.has(key))
+            first.set(key, item);
+    }
+    return first;
 }
 function normalizeEntry(kind, item) {
     const lint = [];
     const entry = NORMALIZERS[kind](item, (message) => lint.push(message));
+    // Built in canonical form (a fast-check property holds the normalizers to it): its digest is
+    // the hash of its plain JSON, and the lockfile writes it as it is.
+    markCanonical(entry.contract);
     rememberDigest(entry.contract, sha256(JSON.stringify(entry.contract)));
     return { entry, lint };
 }
@@ -38186,7 +38230,7 @@ function normalizeEntriesWith(raw, normalize) {
     if (raw.clientCapabilities !== undefined)
         contracts.clientCapabilities = [...new Set(raw.clientCapabilities)].sort();
     for (const kind of report_ENTRY_KINDS) {
-        const keyField = ENTRY_KEY[kind];
+        const keyField = model_ENTRY_KEY[kind];
         for (const [index, item] of raw[kind].entries()) {
             const key = item[keyField];
             if (typeof key !== 'string' || key === '') {
@@ -40778,13 +40822,14 @@ async function compileFile(path) {
     return contractsOfFile(await readContractsFile(path));
 }
 /**
- * The contracts of two files to compare (`diff OLD NEW`). When both are dumps, what they define
- * identically is normalized once (see `normalizeCaptures`).
+ * The contracts of two files to diff (`diff OLD NEW`). When both are dumps, what they define
+ * identically as sent is shared and never normalized (see `normalizeDifferences`); the warnings
+ * are those of the entries that differ.
  */
-async function compileFilesToCompare(previousPath, currentPath) {
+async function compileFilesToDiff(previousPath, currentPath) {
     const [previous, current] = await Promise.all([readContractsFile(previousPath), readContractsFile(currentPath)]);
     if (previous.kind === 'dump' && current.kind === 'dump') {
-        const [p, c] = normalizeCaptures(previous.capture, current.capture);
+        const [p, c] = normalizeDifferences(previous.capture, current.capture);
         return [ofDump(p), ofDump(c)];
     }
     return [contractsOfFile(previous), contractsOfFile(current)];
@@ -43657,7 +43702,11 @@ class Walker {
             else
                 this.emit('union-branch-added', at, [keyword, label(branch, j)], { subject: branchName(branch, d, j), previous: null, current: branch, detail: show(branch) });
         }
-        if (d === null && match.removed.length + match.added.length > 0)
+        // Variants joining an argument union or leaving a result union only widen what callers may
+        // send, or narrow what consumers receive: nothing can hide there. On the other side, values
+        // may have moved between variants in ways the pairing does not see.
+        const unpairedOnHarmfulSide = at.direction === 'input' ? match.removed.length : match.added.length;
+        if (d === null && unpairedOnHarmfulSide > 0)
             this.doubt('union variants without a partner: values may have moved between variants');
         // oneOf rejects a value that matches two variants. Unless the variants are provably
         // disjoint, any change in what a variant accepts can make a value match two variants (now
@@ -44270,19 +44319,46 @@ const TEXT_SIGNALS = [
  * object keys included (a property name is read by agents too).
  */
 function lintText(previous, current, base = []) {
-    const before = new Map();
-    collectStrings(previous, [], (path, text) => before.set(path.join('\u0000'), text));
     const out = [];
-    collectStrings(current, [], (path, text) => {
-        const old = before.get(path.join('\u0000'));
-        if (old === text)
-            return;
+    visitChangedStrings(previous, current, null, (at, old, text) => {
         const found = scan(text);
-        if (found === null)
-            return;
-        out.push({ segments: [...base, ...path], previous: old ?? null, current: text, match: found.match, labels: found.labels });
+        if (found !== null)
+            out.push({ segments: [...base, ...lint_segmentsOf(at)], previous: old, current: text, match: found.match, labels: found.labels });
     });
     return out;
+}
+function lint_segmentsOf(link) {
+    const segments = [];
+    for (let at = link; at !== null; at = at.parent)
+        segments.push(at.segment);
+    return segments.reverse();
+}
+/**
+ * Visit every string of `current` (and every object key, as a `(key)` pseudo-member) that
+ * `previous` does not hold at the same path, with the string it held there, if any. Subtrees
+ * the two share are passed over at once.
+ */
+function visitChangedStrings(previous, current, at, visit) {
+    if (previous === current)
+        return;
+    if (typeof current === 'string') {
+        visit(at, typeof previous === 'string' ? previous : null, current);
+    }
+    else if (Array.isArray(current)) {
+        const before = Array.isArray(previous) ? previous : [];
+        for (let i = 0; i < current.length; i++)
+            visitChangedStrings(before[i], current[i], { parent: at, segment: String(i) }, visit);
+    }
+    else if (model_isJsonObject(current)) {
+        const before = model_isJsonObject(previous) ? previous : undefined;
+        for (const key of Object.keys(current)) {
+            const had = before !== undefined && Object.hasOwn(before, key);
+            const link = { parent: at, segment: key };
+            if (!had)
+                visit({ parent: link, segment: '(key)' }, null, key);
+            visitChangedStrings(had ? before[key] : undefined, current[key], link, visit);
+        }
+    }
 }
 function scan(text) {
     let match = null;
@@ -44301,19 +44377,6 @@ function scan(text) {
 /** Make invisible and control characters visible, so the report shows what was matched. */
 function visible(text) {
     return text.replace(/[\u0000-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/gu, (c) => `\\u${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
-}
-/** Visit every string value (and every object key, as a `(key)` pseudo-member). */
-function collectStrings(value, path, visit) {
-    if (typeof value === 'string')
-        visit(path, value);
-    else if (Array.isArray(value))
-        value.forEach((v, i) => collectStrings(v, [...path, String(i)], visit));
-    else if (model_isJsonObject(value)) {
-        for (const [key, child] of Object.entries(value)) {
-            visit([...path, key, '(key)'], key);
-            collectStrings(child, [...path, key], visit);
-        }
-    }
 }
 
 ;// CONCATENATED MODULE: ./lib/diff/entries.js
@@ -44649,7 +44712,6 @@ async function diffContracts(previous, current, options = {}) {
         for (const key of Object.keys(before).filter((k) => Object.hasOwn(after, k)).sort()) {
             const p = before[key];
             const c = after[key];
-            // Entries normalized once for both sides (see normalizeCaptures) are the same object.
             if (p === c || (canonical_entryDigest(p) === canonical_entryDigest(c) && json_jsonEqual(p.dialects ?? {}, c.dialects ?? {})))
                 continue;
             const comparison = compareEntry(kind, p, c);

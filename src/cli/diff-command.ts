@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { compileFilesToCompare } from '../compile/dump.js';
+import { compileFilesToDiff } from '../compile/dump.js';
 import { diffContracts } from '../diff/index.js';
 import { UserError } from '../errors.js';
 import { assertWritable, readTextIfExists } from '../files.js';
@@ -17,7 +17,7 @@ export const run: Runner = async (args, io) => {
   if (args.positionals.length !== 2) throw new UserError('diff compares two files: mcp-contract-guard diff OLD NEW (each a lockfile or a tools/list dump).');
   const [oldPath, newPath] = args.positionals.map((p) => resolve(io.cwd, p)) as [string, string];
   if (args.artifact !== undefined) await assertWritable(args.artifact, 'the delta artifact');
-  const [[previous, current], config] = await Promise.all([compileFilesToCompare(oldPath, newPath), configOf(args, io.cwd)]);
+  const [[previous, current], config] = await Promise.all([compileFilesToDiff(oldPath, newPath), configOf(args, io.cwd)]);
   const report = await diffContracts(previous.contracts, current.contracts, config === undefined ? {} : { severityOverrides: config.rules });
   const allow = config?.allow ?? [];
   const review = { server: current.contracts.server.name, report };

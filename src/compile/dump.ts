@@ -1,6 +1,6 @@
 import { LockfileError, looksLikeLockfile, verifyLockfile } from '../contract/lockfile.js';
 import { isJsonObject, type Contracts, type JsonObject, type RawCapture } from '../contract/model.js';
-import { normalizeCapture, normalizeCaptures, type NormalizeResult } from '../contract/normalize.js';
+import { normalizeCapture, normalizeDifferences, type NormalizeResult } from '../contract/normalize.js';
 import { UserError } from '../errors.js';
 import { readTextIfExists } from '../files.js';
 
@@ -26,13 +26,14 @@ export async function compileFile(path: string): Promise<FileContracts> {
 }
 
 /**
- * The contracts of two files to compare (`diff OLD NEW`). When both are dumps, what they define
- * identically is normalized once (see `normalizeCaptures`).
+ * The contracts of two files to diff (`diff OLD NEW`). When both are dumps, what they define
+ * identically as sent is shared and never normalized (see `normalizeDifferences`); the warnings
+ * are those of the entries that differ.
  */
-export async function compileFilesToCompare(previousPath: string, currentPath: string): Promise<[FileContracts, FileContracts]> {
+export async function compileFilesToDiff(previousPath: string, currentPath: string): Promise<[FileContracts, FileContracts]> {
   const [previous, current] = await Promise.all([readContractsFile(previousPath), readContractsFile(currentPath)]);
   if (previous.kind === 'dump' && current.kind === 'dump') {
-    const [p, c] = normalizeCaptures(previous.capture, current.capture);
+    const [p, c] = normalizeDifferences(previous.capture, current.capture);
     return [ofDump(p), ofDump(c)];
   }
   return [contractsOfFile(previous), contractsOfFile(current)];

@@ -1,4 +1,4 @@
-import { jsonEqual, withSortedKeys } from '../protocol/json.js';
+import { jsonEqual, markCanonical, withSortedKeys } from '../protocol/json.js';
 import { rememberDigest, sha256 } from './canonical.js';
 import { normalizeSchema } from './schema.js';
 import {
@@ -45,24 +45,52 @@ export function normalizeCapture(raw: RawCapture): NormalizeResult {
 }
 
 /**
- * Normalize two captures to compare. An entry both define identically, as sent, is normalized
- * once and shared by both results (normalization is pure, so it is the same contract, with the
- * same lint): comparing two large dumps normalizes what they share once, not twice, and the
- * diff passes over shared entries at once.
+ * Normalize two captures to diff. An entry both define identically as sent (the first
+ * definition of a name on each side) is one entry shared by both results, normalized only when
+ * something reads it: normalization is pure, so it is the same contract on both sides, and the
+ * diff passes over an entry shared by both at once. Comparing two large dumps normalizes what
+ * changed, not what did not. The warnings are those of the entries normalized here (a shared
+ * entry's lint is not collected: use `normalizeCapture` for a capture's warnings).
  */
-export function normalizeCaptures(previous: RawCapture, current: RawCapture): [NormalizeResult, NormalizeResult] {
-  const seen = {} as Record<EntryKind, Map<string, { item: JsonObject; normalized: NormalizedEntry }>>;
-  for (const kind of ENTRY_KINDS) seen[kind] = new Map();
-  const before = normalizeEntriesWith(previous, (kind, key, item) => {
-    const normalized = normalizeEntry(kind, item);
-    seen[kind].set(key, { item, normalized });
-    return normalized;
-  });
-  const after = normalizeEntriesWith(current, (kind, key, item) => {
-    const twin = seen[kind].get(key);
-    return twin !== undefined && jsonEqual(twin.item, item) ? twin.normalized : normalizeEntry(kind, item);
-  });
-  return [before, after];
+export function normalizeDifferences(previous: RawCapture, current: RawCapture): [NormalizeResult, NormalizeResult] {
+  const shared = {} as Record<EntryKind, Map<string, ContractEntry>>;
+  for (const kind of ENTRY_KINDS) {
+    const before = firstDefinitions(previous[kind], ENTRY_KEY[kind]);
+    shared[kind] = new Map();
+    for (const [key, item] of firstDefinitions(current[kind], ENTRY_KEY[kind])) {
+      const twin = before.get(key);
+      if (twin !== undefined && jsonEqual(twin, item)) shared[kind].set(key, normalizedOnDemand(kind, item));
+    }
+  }
+  const normalize = (kind: EntryKind, key: string, item: JsonObject): NormalizedEntry => {
+    const entry = shared[kind].get(key);
+    return entry === undefined ? normalizeEntry(kind, item) : { entry, lint: [] };
+  };
+  return [normalizeEntriesWith(previous, normalize), normalizeEntriesWith(current, normalize)];
+}
+
+/** An entry normalized the first time its contract (or dialects) is read. */
+function normalizedOnDemand(kind: EntryKind, item: JsonObject): ContractEntry {
+  let normalized: ContractEntry | undefined;
+  const entry = () => (normalized ??= normalizeEntry(kind, item).entry);
+  return {
+    get contract() {
+      return entry().contract;
+    },
+    get dialects() {
+      return entry().dialects;
+    },
+  };
+}
+
+/** Each name's first definition (later ones are ignored, see `normalizeEntriesWith`). */
+function firstDefinitions(items: readonly JsonObject[], keyField: string): Map<string, JsonObject> {
+  const first = new Map<string, JsonObject>();
+  for (const item of items) {
+    const key = item[keyField];
+    if (typeof key === 'string' && key !== '' && !first.has(key)) first.set(key, item);
+  }
+  return first;
 }
 
 /** One entry normalized, with what its normalization had to say about it. */
@@ -74,6 +102,9 @@ interface NormalizedEntry {
 function normalizeEntry(kind: EntryKind, item: JsonObject): NormalizedEntry {
   const lint: string[] = [];
   const entry = NORMALIZERS[kind](item, (message) => lint.push(message));
+  // Built in canonical form (a fast-check property holds the normalizers to it): its digest is
+  // the hash of its plain JSON, and the lockfile writes it as it is.
+  markCanonical(entry.contract);
   rememberDigest(entry.contract, sha256(JSON.stringify(entry.contract)));
   return { entry, lint };
 }

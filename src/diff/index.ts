@@ -84,7 +84,6 @@ export async function diffContracts(previous: Contracts, current: Contracts, opt
     for (const key of Object.keys(before).filter((k) => Object.hasOwn(after, k)).sort()) {
       const p = before[key] as ContractEntry;
       const c = after[key] as ContractEntry;
-      // Entries normalized once for both sides (see normalizeCaptures) are the same object.
       if (p === c || (entryDigest(p) === entryDigest(c) && jsonEqual(p.dialects ?? {}, c.dialects ?? {}))) continue;
       const comparison = compareEntry(kind, p, c);
       add(key, comparison.findings);

@@ -58,17 +58,44 @@ export interface Suspicion {
  * object keys included (a property name is read by agents too).
  */
 export function lintText(previous: JsonValue | undefined, current: JsonValue, base: string[] = []): Suspicion[] {
-  const before = new Map<string, string>();
-  collectStrings(previous, [], (path, text) => before.set(path.join('\u0000'), text));
   const out: Suspicion[] = [];
-  collectStrings(current, [], (path, text) => {
-    const old = before.get(path.join('\u0000'));
-    if (old === text) return;
+  visitChangedStrings(previous, current, null, (at, old, text) => {
     const found = scan(text);
-    if (found === null) return;
-    out.push({ segments: [...base, ...path], previous: old ?? null, current: text, match: found.match, labels: found.labels });
+    if (found !== null) out.push({ segments: [...base, ...segmentsOf(at)], previous: old, current: text, match: found.match, labels: found.labels });
   });
   return out;
+}
+
+/** A path as a chain from the leaf up: built for free while walking, made an array only for a hit. */
+type PathLink = { parent: PathLink | null; segment: string } | null;
+
+function segmentsOf(link: PathLink): string[] {
+  const segments: string[] = [];
+  for (let at = link; at !== null; at = at.parent) segments.push(at.segment);
+  return segments.reverse();
+}
+
+/**
+ * Visit every string of `current` (and every object key, as a `(key)` pseudo-member) that
+ * `previous` does not hold at the same path, with the string it held there, if any. Subtrees
+ * the two share are passed over at once.
+ */
+function visitChangedStrings(previous: JsonValue | undefined, current: JsonValue, at: PathLink, visit: (at: PathLink, previous: string | null, text: string) => void): void {
+  if (previous === current) return;
+  if (typeof current === 'string') {
+    visit(at, typeof previous === 'string' ? previous : null, current);
+  } else if (Array.isArray(current)) {
+    const before = Array.isArray(previous) ? previous : [];
+    for (let i = 0; i < current.length; i++) visitChangedStrings(before[i], current[i] as JsonValue, { parent: at, segment: String(i) }, visit);
+  } else if (isJsonObject(current)) {
+    const before = isJsonObject(previous) ? previous : undefined;
+    for (const key of Object.keys(current)) {
+      const had = before !== undefined && Object.hasOwn(before, key);
+      const link = { parent: at, segment: key };
+      if (!had) visit({ parent: link, segment: '(key)' }, null, key);
+      visitChangedStrings(had ? before[key] : undefined, current[key] as JsonValue, link, visit);
+    }
+  }
 }
 
 export function scan(text: string): { match: string; labels: string[] } | null {
@@ -90,16 +117,4 @@ export function visible(text: string): string {
   return text.replace(/[\u0000-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/gu, (c) =>
     `\\u${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')}`,
   );
-}
-
-/** Visit every string value (and every object key, as a `(key)` pseudo-member). */
-function collectStrings(value: JsonValue | undefined, path: string[], visit: (path: string[], text: string) => void): void {
-  if (typeof value === 'string') visit(path, value);
-  else if (Array.isArray(value)) value.forEach((v, i) => collectStrings(v, [...path, String(i)], visit));
-  else if (isJsonObject(value)) {
-    for (const [key, child] of Object.entries(value)) {
-      visit([...path, key, '(key)'], key);
-      collectStrings(child, [...path, key], visit);
-    }
-  }
 }

@@ -642,7 +642,11 @@ class Walker {
       else if (isActions) this.emit('action-added', locate(branch, j), [], { subject: label(branch, j), previous: null, current: branch });
       else this.emit('union-branch-added', at, [keyword, label(branch, j)], { subject: branchName(branch, d, j), previous: null, current: branch, detail: show(branch) });
     }
-    if (d === null && match.removed.length + match.added.length > 0) this.doubt('union variants without a partner: values may have moved between variants');
+    // Variants joining an argument union or leaving a result union only widen what callers may
+    // send, or narrow what consumers receive: nothing can hide there. On the other side, values
+    // may have moved between variants in ways the pairing does not see.
+    const unpairedOnHarmfulSide = at.direction === 'input' ? match.removed.length : match.added.length;
+    if (d === null && unpairedOnHarmfulSide > 0) this.doubt('union variants without a partner: values may have moved between variants');
     // oneOf rejects a value that matches two variants. Unless the variants are provably
     // disjoint, any change in what a variant accepts can make a value match two variants (now
     // rejected) or stop matching two (now accepted): the per-variant deltas cannot see that.

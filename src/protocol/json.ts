@@ -28,6 +28,20 @@ export function nullPrototypeRecord<T>(): Record<string, T> {
   return new NullPrototypeRecord() as Record<string, T>;
 }
 
+/** Values known to be canonical throughout (see `markCanonical`): written as they are. */
+const knownCanonical = new WeakSet<object>();
+
+/**
+ * Vouch that `value` is, at every level, what `withSortedKeys` would return for it (keys in
+ * canonical order, no `undefined` member, no bigint), and that it will not be changed: its
+ * builder made it so (normalization builds every contract in canonical form). Writing it then
+ * skips the walk over it: a lockfile of thousands of contracts is written without checking
+ * each of their keys again.
+ */
+export function markCanonical(value: object): void {
+  knownCanonical.add(value);
+}
+
 /**
  * `value` with every object's keys in canonical order (what `canonicalJson` writes), so that
  * `JSON.stringify` of the result is its canonical JSON. Parts already in order are reused, not
@@ -35,6 +49,7 @@ export function nullPrototypeRecord<T>(): Record<string, T> {
  */
 export function withSortedKeys(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return typeof value === 'bigint' ? value.toString() : value;
+  if (knownCanonical.has(value)) return value;
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {

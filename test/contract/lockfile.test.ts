@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, sha256 } from '../../src/contract/canonical.js';
+import { markCanonical } from '../../src/protocol/json.js';
 import { LockfileError, parseLockfile, renderLockfile } from '../../src/contract/lockfile.js';
 import type { RawCapture } from '../../src/contract/model.js';
 import { normalizeCapture } from '../../src/contract/normalize.js';
@@ -46,6 +47,14 @@ describe('lockfile', () => {
     expect(data.tools.a.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(data.tools.a.dialects).toEqual({ inputSchema: 'http://json-schema.org/draft-07/schema#' });
     expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}T/);
+  });
+
+  it('writes in canonical order what nobody vouched for, and as it is what normalization built canonical', () => {
+    expect(canonicalJson({ b: 1, a: { d: 2, c: [{ f: 3, e: 4 }] } })).toBe('{"a":{"c":[{"e":4,"f":3}],"d":2},"b":1}');
+    // The vouch is trusted, not checked: that is what saves the walk (normalize.test.ts holds normalization to it).
+    const vouched = { b: 1, a: 2 };
+    markCanonical(vouched);
+    expect(canonicalJson({ z: vouched, y: 0 })).toBe('{"y":0,"z":{"b":1,"a":2}}');
   });
 
   it('round-trips to the same contracts and the same bytes', () => {

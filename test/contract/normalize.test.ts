@@ -5,7 +5,7 @@ import { contractsOfFile, parseContractsFile } from '../../src/compile/dump.js';
 import { canonicalJson, entryDigest, sha256 } from '../../src/contract/canonical.js';
 import { parseLockfile } from '../../src/contract/lockfile.js';
 import { ENTRY_KINDS, type Contracts, type EntryKind, type JsonObject, type JsonValue, type RawCapture } from '../../src/contract/model.js';
-import { normalizeCapture, normalizeCaptures, normalizeTool } from '../../src/contract/normalize.js';
+import { normalizeCapture, normalizeDifferences, normalizeTool } from '../../src/contract/normalize.js';
 import { diffContracts } from '../../src/diff/index.js';
 import { normalizeSchema } from '../../src/contract/schema.js';
 
@@ -50,6 +50,12 @@ const draft2020Tool: JsonObject = {
   },
   name: 'search',
 };
+
+/**
+ * Canonical JSON of a copy: normalization vouches that its contracts are canonical (canonicalJson
+ * then writes them as they are), so the check must look at an object nobody vouched for.
+ */
+const canonicalCopy = (value: unknown) => canonicalJson(JSON.parse(JSON.stringify(value)));
 
 describe('normalizeCapture', () => {
   it('gives byte-identical contracts for draft-07 and 2020-12 spellings of one schema', () => {
@@ -210,7 +216,7 @@ describe('normalization on every committed fixture', () => {
       for (const kind of ENTRY_KINDS) {
         for (const [key, entry] of Object.entries(contracts[kind])) {
           // JSON.stringify writes keys in the order they were built: canonical order, at every level.
-          expect(JSON.stringify(entry.contract), `${name} ${kind}.${key}`).toBe(canonicalJson(entry.contract));
+          expect(JSON.stringify(entry.contract), `${name} ${kind}.${key}`).toBe(canonicalCopy(entry.contract));
           expect(entryDigest(entry), `${name} ${kind}.${key}`).toBe(sha256(canonicalJson(entry.contract)));
         }
       }
@@ -258,7 +264,7 @@ describe('normalization on every committed fixture', () => {
       fc.property(schema, (input) => {
         const { contracts } = normalizeCapture(capture([{ name: 't', inputSchema: { type: 'object', properties: { p: input } } }]));
         const entry = contracts.tools.t!;
-        expect(JSON.stringify(entry.contract)).toBe(canonicalJson(entry.contract));
+        expect(JSON.stringify(entry.contract)).toBe(canonicalCopy(entry.contract));
       }),
       { numRuns: 400 },
     );
@@ -274,23 +280,24 @@ describe('normalization on every committed fixture', () => {
   });
 });
 
-describe('normalizeCaptures', () => {
-  it('normalizes once, and shares, exactly the entries both captures define identically as sent', () => {
+describe('normalizeDifferences', () => {
+  it('shares exactly the entries both captures define identically as sent; read, they are what normalizing alone gives', () => {
     const same = { name: 'same', inputSchema: { type: 'object', properties: { a: { type: 'string' } } } };
     const reordered = { inputSchema: { properties: { a: { type: 'string' } }, type: 'object' }, name: 'same' };
     const previous = capture([same, { name: 'changed', description: 'old' }, { name: 'gone' }, { inputSchema: {} }], { prompts: [{ name: 'p' }] });
     const current = capture([reordered, { name: 'changed', description: 'new' }, { name: 'new' }, { inputSchema: {} }], {
       prompts: [{ name: 'p' }, { name: 'p', description: 'a second definition, ignored' }],
     });
-    const [before, after] = normalizeCaptures(previous, current);
+    const [before, after] = normalizeDifferences(previous, current);
     expect(after.contracts.tools.same).toBe(before.contracts.tools.same);
     expect(after.contracts.prompts.p).toBe(before.contracts.prompts.p);
     expect(after.contracts.tools.changed).not.toBe(before.contracts.tools.changed);
-    // The same contracts and warnings, in the same order, as normalizing each capture alone.
-    for (const [shared, alone] of [[before, normalizeCapture(previous)], [after, normalizeCapture(current)]] as const) {
-      expect(canonicalJson(shared.contracts)).toBe(canonicalJson(alone.contracts));
-      expect(shared.warnings).toEqual(alone.warnings);
+    // Read, the shared entries are the contracts normalizing each capture alone gives.
+    for (const [kept, alone] of [[before, normalizeCapture(previous)], [after, normalizeCapture(current)]] as const) {
+      expect(canonicalJson(kept.contracts)).toBe(canonicalJson(alone.contracts));
+      expect(entryDigest(kept.contracts.tools.same!)).toBe(entryDigest(alone.contracts.tools.same!));
     }
+    expect(after.warnings).toContainEqual({ entry: 'prompt "p"', message: 'is listed twice; the first definition is kept' });
   });
 
   it('changes no report: every pair of releases of a published server diffs the same as with each capture normalized alone', async () => {
@@ -302,7 +309,7 @@ describe('normalizeCaptures', () => {
         const [p, c] = [files[i - 1]!, files[i]!].map((file) => parseContractsFile(readFileSync(new URL(file, FIXTURES), 'utf8'), file));
         if (p?.kind !== 'dump' || c?.kind !== 'dump') throw new Error('expected dumps');
         const alone = await diffContracts(normalizeCapture(p.capture).contracts, normalizeCapture(c.capture).contracts, { semantic: false });
-        const [before, after] = normalizeCaptures(p.capture, c.capture);
+        const [before, after] = normalizeDifferences(p.capture, c.capture);
         const shared = await diffContracts(before.contracts, after.contracts, { semantic: false });
         expect(canonicalJson(shared), `${files[i - 1]} → ${files[i]}`).toBe(canonicalJson(alone));
         pairs++;

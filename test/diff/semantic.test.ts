@@ -126,6 +126,8 @@ describe('json-schema-diff in worker threads', () => {
 });
 
 describe('cross-check in the engine', () => {
+  /** Two string variants that one plain string variant covers. */
+  const TWO_STRINGS: JsonObject[] = [{ type: 'string', maxLength: 5 }, { type: 'string', minLength: 1 }];
   const entry = (inputSchema: JsonObject): ContractEntry => normalizeTool({ name: 't', inputSchema });
 
   it('a loss the walker did not explain becomes a BREAKING semantic-narrowing delta', async () => {
@@ -146,10 +148,10 @@ describe('cross-check in the engine', () => {
   });
 
   it('when it cannot run, the walker deltas of that schema say so in a note', async () => {
-    // A variant without a partner makes the walker unsure; the recursion stops json-schema-diff.
+    // An argument variant without a partner makes the walker unsure; the recursion stops json-schema-diff.
     const tree = (variants: JsonObject[]) => ({ type: 'object', properties: { name: { anyOf: variants }, child: { $ref: '#' } } });
-    const [delta] = await inputDeltas(tree([{ type: 'string' }]), tree([{ type: 'string' }, { type: 'number' }]), { semantic: true });
-    expect(delta).toMatchObject({ kind: 'union-branch-added', severity: 'SAFE' });
+    const [delta] = await inputDeltas(tree(TWO_STRINGS), tree([{ type: 'string' }]), { semantic: true });
+    expect(delta).toMatchObject({ kind: 'length-range-widened', severity: 'SAFE' });
     expect(delta?.note).toBe('Semantic cross-check not run (the schema is recursive ($ref)); classified by the keyword rules alone.');
   });
 
@@ -158,7 +160,11 @@ describe('cross-check in the engine', () => {
     const exact = await inputDeltas({ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { type: 'object', properties: { a: { type: 'string', maxLength: 9 } } }, { semantic: true, semanticBudgetMs: 0 });
     expect(exact.map((d) => d.kind).sort()).toEqual(['length-range-narrowed', 'property-became-optional']);
     expect(exact.every((d) => d.note === undefined)).toBe(true);
-    const unsure = await inputDeltas({ type: 'object', properties: { a: { anyOf: [{ type: 'string' }] } } }, { type: 'object', properties: { a: { anyOf: [{ type: 'string' }, { type: 'null' }] } } }, { semantic: true, semanticBudgetMs: 0 });
+    // A variant joining an argument union only adds values: judged exactly, as is `T` made `T | null`.
+    const nullable = await inputDeltas({ type: 'object', properties: { a: { type: 'string' } } }, { type: 'object', properties: { a: { anyOf: [{ type: 'string' }, { type: 'null' }] } } }, { semantic: true, semanticBudgetMs: 0 });
+    expect(nullable.map((d) => [d.kind, d.severity, d.note])).toEqual([['union-branch-added', 'SAFE', undefined]]);
+    // Two argument variants folded into one: each old value must still find a variant, which the pairing alone does not prove.
+    const unsure = await inputDeltas({ type: 'object', properties: { a: { anyOf: TWO_STRINGS } } }, { type: 'object', properties: { a: { anyOf: [{ type: 'string' }] } } }, { semantic: true, semanticBudgetMs: 0 });
     expect(unsure[0]?.note).toMatch(/budget of the semantic check ran out/);
   });
 
