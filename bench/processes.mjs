@@ -112,6 +112,7 @@ const cases = [
   { id: 'node', argv: node('-e', '0'), exits: [0] },
   { id: 'json-schema-diff', argv: node(references, 'json-schema-diff', thousand.before, thousand.after), exits: [0], reports: true },
   { id: 'floor', argv: node(references, 'lockfile-floor', lockfile), exits: [0] },
+  { id: 'dumps-floor', argv: node(references, 'dumps-floor', thousand.before, thousand.after), exits: [0] },
   ...commands(ROOT, ''),
   ...(BASELINE ? commands(BASELINE, 'baseline ') : []),
   ...(peer ? [{ id: 'peer-1k', argv: [peer, '--format', 'json', 'diff', ...thousand.peer], exits: [0, 1] }] : []),
@@ -155,7 +156,9 @@ rows.push(['node -e 0 (Node itself)', seconds(floorMs), '(reference)', '']);
 rows.push([`json-schema-diff alone on the ${jsdPairs} changed schema pairs (in process)`, seconds(jsdMs), '(reference)', '']);
 
 const diffRatio = ms('diff-1k') / jsdMs;
-pair('diff --format json, 1,000 tools, 100 changed', 'diff-1k', '(see the next two rows)', '');
+rows.push(['read and parse the two 1,000-tool dumps (the floor of diff)', `${seconds(ms('dumps-floor'))}${mib('dumps-floor')}`, '(reference)', '']);
+pair('diff --format json, 1,000 tools, 100 changed', 'diff-1k', '(see the next three rows)', '');
+rows.push(['  / the floor of diff', `${(ms('diff-1k') / ms('dumps-floor')).toFixed(2)}×`, '(reference)', '']);
 rows.push(['  / json-schema-diff on the changed pairs', `${diffRatio.toFixed(3)}×`, '≤ 0.15×', diffRatio <= 0.15]);
 if (TIME) rows.push(['  peak memory', `${peak('diff-1k').toFixed(0)} MiB`, '≤ 150 MiB', peak('diff-1k') <= 150]);
 if (peer) {

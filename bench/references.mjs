@@ -5,6 +5,8 @@
 //        milliseconds of those calls and the number of pairs
 //   node bench/references.mjs lockfile-floor LOCKFILE     the floor of `check`: read, parse, hash and
 //        serialize the lockfile's bytes, nothing else
+//   node bench/references.mjs dumps-floor OLD NEW         the floor of `diff`: read and parse the two
+//        dumps, nothing else
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -33,7 +35,10 @@ if (mode === 'json-schema-diff') {
   const digest = createHash('sha256').update(text).digest('hex');
   const written = `${JSON.stringify(data, null, 2)}\n`;
   if (digest.length === 0 || written.length === 0) process.exitCode = 1;
+} else if (mode === 'dumps-floor') {
+  const dumps = paths.map((path) => JSON.parse(readFileSync(path, 'utf8')));
+  if (!dumps.every((dump) => Array.isArray(dump.tools))) process.exitCode = 1;
 } else {
-  console.error('usage: node bench/references.mjs json-schema-diff OLD NEW | lockfile-floor LOCKFILE');
+  console.error('usage: node bench/references.mjs json-schema-diff OLD NEW | lockfile-floor LOCKFILE | dumps-floor OLD NEW');
   process.exitCode = 2;
 }

@@ -11,14 +11,16 @@ import { assertWritable, readTextIfExists } from '../files.js';
 import type { Runner } from './commands.js';
 import { summarizeContracts } from './contracts-text.js';
 import { CommandContext } from './context.js';
-import { expiredEntryNotes, judge, renderReport, verdictText, writeArtifact, type Review } from './review.js';
+import type { Review } from './review.js';
 import { compileTarget, forEachTarget, lockCommand } from './servers.js';
 import { resolveTargets } from './targets.js';
 
 /**
  * `check`: each server against its lockfile. The report and the exit code follow the same rule
  * as `diff` (the gate at --fail-on, after the allow list); whatever the threshold, a lockfile
- * that no longer matches its server is said, with the command that updates it.
+ * that no longer matches its server is said, with the command that updates it. A server that
+ * matches its lockfile needs neither the diff engine nor the review: they load when there is
+ * something to report.
  */
 export const run: Runner = async (args, io) => {
   const context = new CommandContext(args, io);
@@ -44,6 +46,7 @@ export const run: Runner = async (args, io) => {
       io.stdout(`✓ ${server} matches ${lockfile} (${summarizeContracts(compiled.contracts)})\n`);
       return;
     }
+    const { judge, renderReport, verdictText, writeArtifact } = await import('./review.js');
     const report = await diffOf(locked, compiled.contracts, config?.rules);
     const review = { server, report };
     reviews.push(review);
@@ -63,7 +66,7 @@ export const run: Runner = async (args, io) => {
     }
     await writeArtifact(context, report);
   });
-  for (const note of expiredEntryNotes(reviews, allow)) context.warn(note);
+  if (allow.length > 0) for (const note of (await import('./review.js')).expiredEntryNotes(reviews, allow)) context.warn(note);
   return failed > 0 ? 2 : blocked ? 1 : 0;
 };
 

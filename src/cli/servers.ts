@@ -3,13 +3,27 @@
  * its healing story told, the command that regenerates its lockfile, and a run over every
  * target of a config that reports each failure and goes on to the next server.
  */
-import { HealingFailedError, compileContracts, sourceFlags, type Compiled } from '../compile/index.js';
+import { compileFile } from '../compile/dump.js';
+import type { Compiled, HealingFailedError } from '../compile/index.js';
+import { sourceFlags } from '../compile/source.js';
 import { canonicalJson } from '../contract/canonical.js';
 import type { Target } from '../config.js';
 import { formatError, type CommandContext } from './context.js';
 
+/**
+ * The server pipeline (capture, transports, healing), loaded the first time a server is
+ * compiled: a file target needs only the file reader.
+ */
+let serverPipeline: typeof import('../compile/index.js') | undefined;
+
 export async function compileTarget(context: CommandContext, target: Target): Promise<Compiled> {
-  const compiled = await compileContracts(target.source, { onProgress: context.progress, heal: context.args.heal });
+  if (target.source.kind === 'file') {
+    const compiled = await compileFile(target.source.path);
+    for (const warning of compiled.warnings) context.warn(warning);
+    return compiled;
+  }
+  serverPipeline ??= await import('../compile/index.js');
+  const compiled = await serverPipeline.compileContracts(target.source, { onProgress: context.progress, heal: context.args.heal });
   for (const warning of compiled.warnings) context.warn(warning);
   const healed = compiled.healing?.healedSource;
   if (healed && compiled.healing) {
@@ -60,7 +74,8 @@ function reportFailure(context: CommandContext, target: Target, error: unknown, 
   const { args, io } = context;
   const text = formatError(error, args.debug);
   io.stderr(`${runSize > 1 ? text.replace(/^error: /, `error: server "${target.name}": `) : text}\n`);
-  if (!(error instanceof HealingFailedError)) return;
+  // Only the server pipeline fails to heal, so it is loaded when this is one.
+  if (serverPipeline === undefined || !(error instanceof serverPipeline.HealingFailedError)) return;
   if (target.name === 'default') io.stderr(`Then run again: mcp-contract-guard ${args.command} ${error.report.attempts.at(-1)?.flags ?? ''}\n`);
   // Machine readers of `--format json` get the diagnosis and every attempt, too.
   if (args.format === 'json' && runSize === 1) io.stdout(canonicalJson(failureJson(error), true));

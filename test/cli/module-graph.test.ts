@@ -30,14 +30,17 @@ afterAll(() => {
   if (work !== undefined) rmSync(work, { recursive: true, force: true });
 });
 
-/** The module URLs `mcp-contract-guard ARGS` loads (file: URLs, deduplicated), run in `work`. */
-function modulesLoadedBy(args: string[]): string[] {
+/**
+ * The module URLs `mcp-contract-guard ARGS` loads (file: URLs, deduplicated), run in `work`.
+ * `failing` is the exit code expected besides 0 (diff exits 1 on the BREAKING removal): the
+ * modules it loaded are what matters here.
+ */
+function modulesLoadedBy(args: string[], failing = 1): string[] {
   const urls = probe.record((env) => {
     try {
       execFileSync(process.execPath, [...probe.nodeArgs, resolve(ROOT, 'lib/cli.js'), ...args], { cwd: work, env, stdio: 'pipe' });
     } catch (error) {
-      // diff exits 1 on the BREAKING removal: the modules it loaded are what matters here.
-      if ((error as { status?: number }).status !== 1) throw error;
+      if ((error as { status?: number }).status !== failing) throw error;
     }
   });
   return [...new Set(urls.filter((url) => url.startsWith('file:')))];
@@ -46,9 +49,19 @@ function modulesLoadedBy(args: string[]): string[] {
 const ours = (urls: string[]) => urls.filter((url) => url.includes('/lib/')).map((url) => url.slice(url.lastIndexOf('/lib/') + 5));
 
 describe('the modules each command loads', () => {
-  it('the probe sees the server pipeline when a command does load it', () => {
-    const loaded = modulesLoadedBy(['compile', 'old.json', '--quiet']);
+  it('the probe sees the server pipeline when a command does load it: a server to capture', () => {
+    // Port 9 (discard) refuses at once: the capture fails (exit 2) after loading the pipeline.
+    const loaded = modulesLoadedBy(['compile', '--url', 'http://127.0.0.1:9/mcp', '--no-heal', '--quiet'], 2);
     expect(loaded.some((url) => SERVER_PIPELINE.test(url))).toBe(true);
+  });
+
+  it('compile, lock and check of a file: the file reader, never the server pipeline', () => {
+    const lockfile = join(work, 'file.lock.json');
+    for (const args of [['compile', 'old.json'], ['lock', '--file', 'old.json', '--lockfile', lockfile], ['check', '--file', 'old.json', '--lockfile', lockfile]]) {
+      const loaded = modulesLoadedBy([...args, '--quiet']);
+      expect(ours(loaded), args.join(' ')).toContain('compile/dump.js');
+      for (const url of loaded) expect(url, `${args.join(' ')} loads ${url}`).not.toMatch(SERVER_PIPELINE);
+    }
   });
 
   it('--help and --version: no dependency, none of the engine, only the command table and its parser', () => {
