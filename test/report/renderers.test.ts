@@ -4,6 +4,8 @@ import type { DiffReport } from '../../src/protocol/index.js';
 import { UserError } from '../../src/errors.js';
 import { emptyReport, renderContractDeltas } from '../../src/protocol/index.js';
 import { renderArtifact, renderJson, renderMarkdown, renderSarif, renderText, renderXml, validateArtifact } from '../../src/report/index.js';
+import { reasonOf } from '../../src/diff/index.js';
+import { diffTools, tool } from '../diff/helpers.js';
 import { sampleReport } from './sample.js';
 import { assertWellFormedXml } from './xml-check.js';
 
@@ -123,6 +125,23 @@ describe('SARIF', () => {
       expect(result.locations[0].physicalLocation.artifactLocation.uri).toBe('servers/mcp-contracts.lock.json');
     }
     expect(run.results.map((r: { level: string }) => r.level).sort()).toEqual(['error', 'error', 'error', 'none', 'note', 'warning', 'warning']);
+  });
+
+  it('explains each change in the direction it was read: an output change with the output reason', async () => {
+    const enumOf = (values: string[]) => ({ type: 'object', properties: { status: { type: 'string', enum: values } } });
+    const widened = await diffTools(
+      [tool(enumOf(['a']), { outputSchema: enumOf(['a']) })],
+      [tool(enumOf(['a', 'b']), { outputSchema: enumOf(['a', 'b']) })],
+    );
+    const results = JSON.parse(renderSarif(widened, { lockfilePath: 'l.json' })).runs[0].results as Array<{ message: { text: string }; properties: { direction: string; reason: string } }>;
+    const byDirection = new Map(results.map((r) => [r.properties.direction, r]));
+    expect([...byDirection.keys()].sort()).toEqual(['input', 'output']);
+    expect(reasonOf('enum-widened', 'output')).not.toBe(reasonOf('enum-widened', 'input'));
+    for (const direction of ['input', 'output'] as const) {
+      const result = byDirection.get(direction)!;
+      expect(result.properties.reason).toBe(reasonOf('enum-widened', direction));
+      expect(result.message.text).toContain(reasonOf('enum-widened', direction));
+    }
   });
 
   it('points at the entry line when given the lockfile text', () => {
