@@ -29595,7 +29595,7 @@ function qstring(str) {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _compile_interrupt_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9514);
-/* harmony import */ var _github_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(428);
+/* harmony import */ var _github_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9053);
 /**
  * Entry point of the GitHub Action (bundled into dist/index.js by `npm run build:action`).
  * Thin on purpose: everything lives in src/github, where the decisions are pure and tested.
@@ -29633,7 +29633,7 @@ function exitOnInterrupt() {
 
 /***/ }),
 
-/***/ 428:
+/***/ 9053:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -37295,12 +37295,110 @@ function getOctokit(token, options, ...additionalPlugins) {
     return new GitHubWithPlugins(getOctokitOptions(token, options));
 }
 //# sourceMappingURL=github.js.map
-;// CONCATENATED MODULE: external "node:fs/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+;// CONCATENATED MODULE: ./lib/protocol/report.js
+const report_SEVERITIES = ['BREAKING', 'RISKY', 'SAFE', 'COSMETIC'];
+/** Higher is worse. */
+const report_SEVERITY_RANK = { BREAKING: 3, RISKY: 2, SAFE: 1, COSMETIC: 0 };
+/** The four collections a server exposes, in the order reports list them (fixed). */
+const report_ENTRY_KINDS = ['tools', 'prompts', 'resources', 'resourceTemplates'];
+const REPORT_VERSION = 1;
+function maxSeverityOf(severities) {
+    let max = null;
+    for (const s of severities)
+        if (max === null || report_SEVERITY_RANK[s] > report_SEVERITY_RANK[max])
+            max = s;
+    return max;
+}
+/** True when `severity` is at least as bad as `threshold`. */
+function meetsThreshold(severity, threshold) {
+    return severity !== null && report_SEVERITY_RANK[severity] >= report_SEVERITY_RANK[threshold];
+}
+const BUMP_OF = { BREAKING: 'major', RISKY: 'minor', SAFE: 'minor', COSMETIC: 'patch' };
+/** The release the worst change calls for (see `SemverBump`). */
+function semverBumpOf(maxSeverity) {
+    return maxSeverity === null ? 'none' : BUMP_OF[maxSeverity];
+}
+function zeroCounts() {
+    return { BREAKING: 0, RISKY: 0, SAFE: 0, COSMETIC: 0 };
+}
+/** A report of no change at all (nothing to compare, or two equal sides). */
+function emptyReport() {
+    return { version: REPORT_VERSION, summary: { maxSeverity: null, counts: zeroCounts(), semverBump: 'none' }, tools: {}, prompts: {}, resources: {}, resourceTemplates: {} };
+}
+/** Every entry report of a report, the server's first, in report order. */
+function* report_entryReports(report) {
+    if (report.server !== undefined)
+        yield { kind: 'server', name: report.server.current.name, entry: report.server };
+    for (const kind of report_ENTRY_KINDS) {
+        for (const [name, entry] of Object.entries(report[kind] ?? {}))
+            yield { kind, name, entry };
+    }
+}
+/**
+ * The canonical order of an entry's deltas: worst severity first, then field, kind, action and
+ * fingerprint, compared by code unit (never by locale). Total, so the same deltas always list
+ * in the same order: the diff writes them so, the reader checks it, renderers rely on it.
+ */
+function compareDeltas(a, b) {
+    return (report_SEVERITY_RANK[b.severity] - report_SEVERITY_RANK[a.severity] ||
+        compareText(a.field, b.field) ||
+        compareText(a.kind, b.kind) ||
+        compareText(a.action ?? '', b.action ?? '') ||
+        compareText(a.fingerprint, b.fingerprint));
+}
+/** Code-unit order: unlike localeCompare it does not depend on the host's locale. */
+function compareText(a, b) {
+    return a < b ? -1 : a > b ? 1 : 0;
+}
+
+;// CONCATENATED MODULE: ./lib/protocol/kinds.js
+/**
+ * The vocabulary of the report: every kind of delta a report may carry. Stable ids: users cite
+ * them in allow-lists and severity overrides, SARIF uses them as rule ids, and a deployed
+ * runtime reads them. The rule table (src/diff/rules.ts) gives each one its severity, reason
+ * and fix, and the compiler checks that it covers exactly this list.
+ */
+const RULE_KINDS = [
+    // The server itself.
+    'server-renamed', 'instructions-changed', 'capability-added', 'capability-withdrawn', 'list-changed-withdrawn', 'capability-changed',
+    // Tools.
+    'tool-removed', 'tool-added', 'tool-renamed', 'tool-no-longer-read-only', 'tool-became-destructive',
+    'tool-no-longer-idempotent', 'tool-became-open-world', 'tool-became-read-only', 'tool-no-longer-destructive',
+    'tool-became-idempotent', 'tool-became-closed-world', 'task-support-required', 'task-support-withdrawn',
+    'task-support-relaxed', 'execution-changed', 'output-schema-removed', 'output-schema-added',
+    'schema-dialect-changed',
+    // Prompts.
+    'prompt-removed', 'prompt-added', 'prompt-renamed', 'required-prompt-argument-added', 'prompt-argument-added',
+    'prompt-argument-removed', 'prompt-argument-became-required', 'prompt-argument-became-optional',
+    // Resources and resource templates.
+    'resource-removed', 'resource-added', 'resource-template-removed', 'resource-template-added', 'mime-type-changed',
+    'name-changed',
+    // Text anywhere.
+    'description-changed', 'title-changed', 'metadata-changed', 'suspicious-text',
+    // Schema keywords, read per direction.
+    'type-narrowed', 'type-widened', 'type-changed', 'enum-narrowed', 'enum-widened', 'enum-changed',
+    'number-range-narrowed', 'number-range-widened', 'length-range-narrowed', 'length-range-widened',
+    'item-count-range-narrowed', 'item-count-range-widened', 'property-count-range-narrowed',
+    'property-count-range-widened', 'multiple-of-narrowed', 'multiple-of-widened', 'multiple-of-changed',
+    'pattern-added', 'pattern-removed', 'pattern-widened', 'pattern-changed', 'format-added', 'format-removed',
+    'format-changed', 'unique-items-added', 'unique-items-removed', 'required-property-added',
+    'defaulted-property-added', 'property-became-required', 'defaulted-property-became-required',
+    'property-became-optional', 'property-added', 'property-removed', 'property-removed-ignored', 'property-renamed',
+    'additional-properties-forbidden', 'additional-properties-allowed', 'schema-became-false', 'schema-was-false',
+    'union-branch-removed', 'union-branch-added', 'union-made-exclusive', 'union-made-inclusive', 'one-of-overlap', 'action-removed', 'action-added',
+    'all-of-branch-added', 'all-of-branch-removed', 'not-added', 'not-removed', 'not-excludes-more',
+    'not-excludes-less', 'not-changed', 'constraint-added', 'constraint-removed', 'constraint-changed',
+    'default-changed', 'default-removed', 'default-added', 'deprecation-added', 'deprecation-removed',
+    'examples-changed', 'annotation-changed', 'inapplicable-keyword-changed', 'semantic-narrowing',
+    'semantic-widening',
+];
+const KNOWN = new Set(RULE_KINDS);
+function isRuleKind(value) {
+    return typeof value === 'string' && KNOWN.has(value);
+}
+
 ;// CONCATENATED MODULE: ./lib/protocol/json.js
 /**
  * Canonical JSON: object keys in sorted order, `undefined` members left out, 2-space indent and
@@ -37437,3669 +37535,6 @@ function isJsonObject(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: ./lib/contract/canonical.js
-
-
-/** The canonical JSON every digest and lockfile is written in (one implementation, the protocol's). */
-
-function sha256(text) {
-    return `sha256:${(0,external_node_crypto_.createHash)('sha256').update(text).digest('hex')}`;
-}
-/** Digest of a value's canonical (compact) JSON. */
-function digestOf(value) {
-    return sha256(json_canonicalJson(value));
-}
-/** Contracts are immutable once built: each is hashed at most once (normalize or verify, then compare). */
-const digests = new WeakMap();
-/** Digest of one entry's contract: what `check` and the diff compare to skip unchanged entries. */
-function canonical_entryDigest(entry) {
-    let digest = digests.get(entry.contract);
-    if (digest === undefined) {
-        digest = digestOf(entry.contract);
-        digests.set(entry.contract, digest);
-    }
-    return digest;
-}
-/**
- * Record the digest of a contract already known: hashed from the canonical bytes its builder
- * wrote, or verified against a twin. The caller vouches that it is `digestOf(contract)`.
- */
-function rememberDigest(contract, digest) {
-    digests.set(contract, digest);
-}
-
-;// CONCATENATED MODULE: ./lib/protocol/report.js
-const report_SEVERITIES = ['BREAKING', 'RISKY', 'SAFE', 'COSMETIC'];
-/** Higher is worse. */
-const report_SEVERITY_RANK = { BREAKING: 3, RISKY: 2, SAFE: 1, COSMETIC: 0 };
-/** The four collections a server exposes, in the order reports list them (fixed). */
-const report_ENTRY_KINDS = ['tools', 'prompts', 'resources', 'resourceTemplates'];
-const REPORT_VERSION = 1;
-function maxSeverityOf(severities) {
-    let max = null;
-    for (const s of severities)
-        if (max === null || report_SEVERITY_RANK[s] > report_SEVERITY_RANK[max])
-            max = s;
-    return max;
-}
-/** True when `severity` is at least as bad as `threshold`. */
-function meetsThreshold(severity, threshold) {
-    return severity !== null && report_SEVERITY_RANK[severity] >= report_SEVERITY_RANK[threshold];
-}
-const BUMP_OF = { BREAKING: 'major', RISKY: 'minor', SAFE: 'minor', COSMETIC: 'patch' };
-/** The release the worst change calls for (see `SemverBump`). */
-function semverBumpOf(maxSeverity) {
-    return maxSeverity === null ? 'none' : BUMP_OF[maxSeverity];
-}
-function zeroCounts() {
-    return { BREAKING: 0, RISKY: 0, SAFE: 0, COSMETIC: 0 };
-}
-/** A report of no change at all (nothing to compare, or two equal sides). */
-function emptyReport() {
-    return { version: REPORT_VERSION, summary: { maxSeverity: null, counts: zeroCounts(), semverBump: 'none' }, tools: {}, prompts: {}, resources: {}, resourceTemplates: {} };
-}
-/** Every entry report of a report, the server's first, in report order. */
-function* report_entryReports(report) {
-    if (report.server !== undefined)
-        yield { kind: 'server', name: report.server.current.name, entry: report.server };
-    for (const kind of report_ENTRY_KINDS) {
-        for (const [name, entry] of Object.entries(report[kind] ?? {}))
-            yield { kind, name, entry };
-    }
-}
-/**
- * The canonical order of an entry's deltas: worst severity first, then field, kind, action and
- * fingerprint, compared by code unit (never by locale). Total, so the same deltas always list
- * in the same order: the diff writes them so, the reader checks it, renderers rely on it.
- */
-function compareDeltas(a, b) {
-    return (report_SEVERITY_RANK[b.severity] - report_SEVERITY_RANK[a.severity] ||
-        compareText(a.field, b.field) ||
-        compareText(a.kind, b.kind) ||
-        compareText(a.action ?? '', b.action ?? '') ||
-        compareText(a.fingerprint, b.fingerprint));
-}
-/** Code-unit order: unlike localeCompare it does not depend on the host's locale. */
-function compareText(a, b) {
-    return a < b ? -1 : a > b ? 1 : 0;
-}
-
-;// CONCATENATED MODULE: ./lib/contract/model.js
-/**
- * The contract model: what an MCP server exposes to the agents that call it.
- *
- * Two layers live here:
- * - `RawCapture` is what the server sent, byte for byte after JSON parsing, with every field
- *   kept (including ones the SDK does not know). It is the input of `normalize`.
- * - `Contracts` is the canonical form: one entry per tool, prompt, resource and resource
- *   template, each holding its normalized contract. Lockfiles store it and the diff reads it.
- */
-
-
-/** How an entry kind reads in a sentence ("tool", "resource template"). */
-const model_ENTRY_NOUN = {
-    tools: 'tool',
-    prompts: 'prompt',
-    resources: 'resource',
-    resourceTemplates: 'resource template',
-};
-/** "5 tools", "1 prompt": a count of entries with its noun. */
-function countOf(kind, count) {
-    return `${count} ${model_ENTRY_NOUN[kind]}${count === 1 ? '' : 's'}`;
-}
-/** The field that names an entry within its collection. */
-const model_ENTRY_KEY = {
-    tools: 'name',
-    prompts: 'name',
-    resources: 'uri',
-    resourceTemplates: 'uriTemplate',
-};
-function model_isJsonObject(value) {
-    return isJsonObject(value);
-}
-/** `value` when it is a JSON object, else an empty one. */
-function objectOr(value) {
-    return model_isJsonObject(value) ? value : {};
-}
-/**
- * A record keyed by names a server (or a PR) chose: without a prototype, so a tool named
- * `__proto__`, `constructor` or `toString` is an entry like any other.
- */
-function nameRecord() {
-    return nullPrototypeRecord();
-}
-function emptyContracts(server = { name: 'unknown' }) {
-    return { server, tools: nameRecord(), prompts: nameRecord(), resources: nameRecord(), resourceTemplates: nameRecord() };
-}
-
-;// CONCATENATED MODULE: ./lib/contract/schema.js
-
-
-
-const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', 'dependentSchemas']);
-const SCHEMA_KEYWORDS = new Set([
-    'additionalProperties', 'items', 'contains', 'not', 'if', 'then', 'else', 'propertyNames',
-    'unevaluatedProperties', 'unevaluatedItems', 'contentSchema',
-]);
-/** Subschema keywords for which the accept-everything schema `{}` is the same as absence. */
-const ANYTHING_IS_NO_OP = new Set([
-    'additionalProperties', 'items', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'then', 'else',
-]);
-const SCHEMA_LIST_KEYWORDS = new Set(['allOf', 'prefixItems']);
-/** Unions whose branch order carries no meaning: sorted so reordering is not a change. */
-const UNORDERED_SCHEMA_LISTS = new Set(['anyOf', 'oneOf', 'allOf']);
-/** Keywords that mean nothing for acceptance or identity and are dropped. */
-const DROPPED_KEYWORDS = new Set(['$schema', '$comment', '$defs', 'definitions']);
-/** Keywords whose value is the default, i.e. the same as leaving them out. */
-const NO_OP_VALUES = new Map([
-    ['uniqueItems', false],
-    ['minLength', 0],
-    ['minItems', 0],
-    ['minProperties', 0],
-    ['minContains', 1],
-    ['deprecated', false],
-    ['readOnly', false],
-    ['writeOnly', false],
-]);
-const KEYWORD_ROLES = new Map([
-    ...[...DROPPED_KEYWORDS].map((k) => [k, 'dropped']),
-    ...[...SCHEMA_MAP_KEYWORDS].map((k) => [k, 'schema map']),
-    ...[...SCHEMA_KEYWORDS].map((k) => [k, 'schema']),
-    ...[...SCHEMA_LIST_KEYWORDS].map((k) => [k, 'schema list']),
-    ...[...UNORDERED_SCHEMA_LISTS].map((k) => [k, 'unordered schema list']),
-]);
-/** Where a referenced definition's own description is kept when the referring property has one. */
-const DEFINITION_DESCRIPTION = 'x-definition-description';
-/** The largest integer a JSON number carries exactly (2^53 − 1). */
-const SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
-/**
- * Conventions of the schema generators MCP servers are built with: each writes the same
- * contract its own way, and a server that changes generator (zod 3 → 4, hand-written →
- * pydantic) must not look as if it changed its contract. Each rule rewrites one notation into
- * the other; what a schema accepts never changes. Found on published servers (see
- * test/fixtures/real-world/README.md).
- */
-const GENERATOR_CONVENTIONS = [
-    {
-        name: 'object parts are one object',
-        why: 'intersections (zod .and(), TypeScript &) are written as allOf members that each list some properties and required names; every member applies to the same object, so together they are one object',
-        apply: plainObjectParts,
-    },
-    {
-        name: 'integer bounds as integers',
-        why: 'pydantic writes gt=0 as exclusiveMinimum 0, others write minimum 1: for integers both admit exactly 1, 2, 3…',
-        apply: integerBounds,
-    },
-    {
-        name: 'safe-integer bounds',
-        why: 'zod 4 writes minimum/maximum ±(2^53 − 1) on every integer: no integer a JSON number carries exactly lies outside, so it bounds nothing',
-        apply: (schema) => {
-            if (!integerOnly(schema))
-                return;
-            if (schema.minimum === -SAFE_INTEGER)
-                delete schema.minimum;
-            if (schema.maximum === SAFE_INTEGER)
-                delete schema.maximum;
-        },
-    },
-    {
-        name: 'listed values decide the type',
-        why: 'nullable enums are often written type [T, "null"] beside an enum that never lists null: a value must be listed, so a type no listed value has admits nothing',
-        apply: typeOfListedValues,
-    },
-    {
-        name: 'a union of constants is an enum',
-        why: 'zod 3 (zod-to-json-schema) writes z.union([z.literal(…)]) as enum, zod 4 as anyOf of const branches',
-        apply: constantUnions,
-    },
-    {
-        name: 'string keys need no propertyNames',
-        why: 'zod 4 writes propertyNames: {type: "string"} on records; every JSON object key is a string',
-        apply: (schema) => {
-            if (model_isJsonObject(schema.propertyNames) && jsonKeys(schema.propertyNames) === 'type' && schema.propertyNames.type === 'string')
-                delete schema.propertyNames;
-        },
-    },
-];
-function jsonKeys(value) {
-    return Object.keys(value).join(',');
-}
-/** The schema admits integers and no other numbers (bounds then read as integer intervals). */
-function integerOnly(schema) {
-    const type = schema.type;
-    return type === 'integer' || (Array.isArray(type) && type.includes('integer') && !type.includes('number'));
-}
-function integerBounds(schema) {
-    if (!integerOnly(schema))
-        return;
-    const finite = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
-    const lows = [finite(schema.minimum) === undefined ? undefined : Math.ceil(schema.minimum), finite(schema.exclusiveMinimum) === undefined ? undefined : Math.floor(schema.exclusiveMinimum) + 1];
-    const highs = [finite(schema.maximum) === undefined ? undefined : Math.floor(schema.maximum), finite(schema.exclusiveMaximum) === undefined ? undefined : Math.ceil(schema.exclusiveMaximum) - 1];
-    const low = lows.filter((v) => v !== undefined);
-    const high = highs.filter((v) => v !== undefined);
-    if (low.length > 0 && finite(schema.exclusiveMinimum) !== undefined) {
-        delete schema.exclusiveMinimum;
-        schema.minimum = Math.max(...low);
-    }
-    else if (low.length > 0)
-        schema.minimum = Math.max(...low);
-    if (high.length > 0 && finite(schema.exclusiveMaximum) !== undefined) {
-        delete schema.exclusiveMaximum;
-        schema.maximum = Math.min(...high);
-    }
-    else if (high.length > 0)
-        schema.maximum = Math.min(...high);
-}
-/** A schema whose subschemas are normalized, with the generator conventions applied and its sets tidied. */
-function withConventions(schema) {
-    for (const convention of GENERATOR_CONVENTIONS)
-        convention.apply(schema);
-    return tidySetKeywords(schema);
-}
-/** Keywords whose meaning depends on the object's own `properties`: merging parts into it would change them. */
-const SCOPED_TO_OWN_PROPERTIES = ['additionalProperties', 'patternProperties', 'unevaluatedProperties'];
-/**
- * An intersection of object types (zod `.and()`, TypeScript `&`) written as `allOf` members that
- * each only list properties and required names is one object: merge them into the schema. All
- * or nothing, and only when no two parts describe the same property, so that the same contract
- * written either way meets in one form and a partial merge never makes two notations differ.
- */
-function plainObjectParts(schema) {
-    const members = schema.allOf;
-    if (!Array.isArray(members) || SCOPED_TO_OWN_PROPERTIES.some((k) => k in schema))
-        return;
-    const isPart = (m) => model_isJsonObject(m) && Object.keys(m).every((k) => k === 'properties' || k === 'required' || (k === 'type' && m.type === 'object'));
-    if (!members.every(isPart) || (schema.type !== undefined && schema.type !== 'object' && members.some((m) => m.type === 'object')))
-        return;
-    const properties = Object.assign(nameRecord(), model_isJsonObject(schema.properties) ? schema.properties : {});
-    const required = Array.isArray(schema.required) ? [...schema.required] : [];
-    for (const member of members) {
-        for (const [name, property] of Object.entries(model_isJsonObject(member.properties) ? member.properties : {})) {
-            if (Object.hasOwn(properties, name))
-                return;
-            properties[name] = property;
-        }
-        if (Array.isArray(member.required))
-            required.push(...member.required);
-        if (member.type === 'object')
-            schema.type = 'object';
-    }
-    delete schema.allOf;
-    // A new record: in canonical order like every node the walker built.
-    if (Object.keys(properties).length > 0)
-        schema.properties = inCanonicalOrder(properties);
-    if (required.length > 0)
-        schema.required = required;
-}
-/** With `enum` or `const`, a `type` list keeps only the types some listed value has (never none). */
-function typeOfListedValues(schema) {
-    if (!Array.isArray(schema.type))
-        return;
-    const values = 'const' in schema ? [schema.const] : Array.isArray(schema.enum) ? schema.enum : undefined;
-    if (values === undefined)
-        return;
-    const has = new Set(values.map(jsonTypeOf));
-    const kept = schema.type.filter((t) => has.has(t) || (t === 'number' && has.has('integer')));
-    if (kept.length === 0 || kept.length === schema.type.length)
-        return;
-    schema.type = kept.length === 1 ? kept[0] : kept;
-}
-/**
- * `anyOf`/`oneOf` branches that each only list values (`{const: v}`, `{enum: [...]}`, or either
- * with a `type` every listed value has) become one `enum` branch; when every branch is one, the
- * union becomes the enum itself. A value any branch lists is accepted either way; under `oneOf`
- * a value two branches list is refused, so such a union is left as written.
- */
-function constantUnions(schema) {
-    for (const keyword of ['anyOf', 'oneOf']) {
-        const branches = schema[keyword];
-        if (!Array.isArray(branches) || branches.length < 2)
-            continue;
-        const lists = branches.filter(isValueList);
-        if (lists.length < 2)
-            continue;
-        if (keyword === 'oneOf' && sharesAValue(lists))
-            continue;
-        const values = lists.flatMap(listedValues);
-        // The type goes with the enum only when every branch declared it (zod 4's `{type, const}`,
-        // as zod 3 writes `{type, enum}`); untyped constants make an untyped enum.
-        const types = new Set(lists.map((branch) => (typeof branch.type === 'string' ? branch.type : undefined)));
-        const merged = nameRecord();
-        const [type] = types;
-        if (types.size === 1 && type !== undefined)
-            merged.type = type;
-        merged.enum = values;
-        const rest = branches.filter((branch) => !isValueList(branch));
-        const compatible = merged.type === undefined || !('type' in schema) || json_jsonEqual(schema.type, merged.type);
-        if (rest.length === 0 && !('enum' in schema) && !('const' in schema) && compatible) {
-            delete schema[keyword];
-            if (merged.type !== undefined)
-                schema.type = merged.type;
-            schema.enum = values;
-        }
-        else {
-            // A new node: in canonical order like every node the walker built.
-            schema[keyword] = sortByCanonical([...rest, inCanonicalOrder(tidySetKeywords(merged))]);
-        }
-    }
-}
-/** A branch that only lists values: `const` or `enum`, and at most a `type` each value has. */
-function isValueList(branch) {
-    if (!model_isJsonObject(branch))
-        return false;
-    if (('const' in branch) === Array.isArray(branch.enum))
-        return false;
-    const keys = Object.keys(branch);
-    if (keys.length === 1)
-        return true;
-    if (keys.length !== 2 || typeof branch.type !== 'string')
-        return false;
-    const type = branch.type;
-    return listedValues(branch).every((value) => {
-        const own = jsonTypeOf(value);
-        return own === type || (type === 'number' && own === 'integer');
-    });
-}
-function listedValues(branch) {
-    return 'const' in branch ? [branch.const] : branch.enum;
-}
-/** Whether two of the lists hold the same value. */
-function sharesAValue(lists) {
-    const seen = new Set();
-    for (const list of lists) {
-        const own = new Set(listedValues(list).map((value) => json_canonicalJson(value)));
-        for (const value of own)
-            if (seen.has(value))
-                return true;
-        for (const value of own)
-            seen.add(value);
-    }
-    return false;
-}
-function jsonTypeOf(value) {
-    if (value === null)
-        return 'null';
-    if (Array.isArray(value))
-        return 'array';
-    if (typeof value === 'number')
-        return Number.isInteger(value) ? 'integer' : 'number';
-    return typeof value;
-}
-/** Annotation keywords that may sit beside a `$ref` and be merged into the inlined target. */
-const ANNOTATION_KEYWORDS = new Set(['title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly']);
-function normalizeSchema(input) {
-    const problems = [];
-    if (typeof input === 'boolean')
-        return { schema: input ? {} : false, problems };
-    if (!model_isJsonObject(input)) {
-        problems.push(`schema is ${describe(input)}, not a JSON Schema object`);
-        return { schema: {}, problems };
-    }
-    const dialect = typeof input.$schema === 'string' ? input.$schema : undefined;
-    const walker = new SchemaWalker(input, problems);
-    const schema = walker.normalizeRoot();
-    return dialect === undefined ? { schema, problems } : { schema, dialect, problems };
-}
-class SchemaWalker {
-    root;
-    problems;
-    /** Recursive targets found so far: output `$defs` name → JSON pointer in the input. */
-    recursive = new Map();
-    /** Each pointer is resolved once, however many `$ref`s name it. */
-    targets = new Map();
-    constructor(root, problems) {
-        this.root = root;
-        this.problems = problems;
-    }
-    normalizeRoot() {
-        const schema = this.node(this.root, ['#']);
-        if (this.recursive.size === 0 || !model_isJsonObject(schema))
-            return schema;
-        // Emit each recursive target once. Normalizing one may discover another, hence the loop.
-        const defs = nameRecord();
-        for (let done = 0; done < this.recursive.size;) {
-            const entries = [...this.recursive.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
-            for (const [name, pointer] of entries) {
-                if (name in defs)
-                    continue;
-                const target = this.resolve(pointer);
-                defs[name] = this.node(target, [pointer]);
-            }
-            done = Object.keys(defs).length;
-        }
-        return inCanonicalOrder(Object.assign(nameRecord(), schema, { $defs: defs }));
-    }
-    /** `stack` holds the pointers being inlined on the way here, to detect recursion. */
-    node(value, stack) {
-        if (value === true)
-            return {};
-        if (value === false)
-            return false;
-        if (!model_isJsonObject(value)) {
-            this.problems.push(`a subschema is ${describe(value)}, not a JSON Schema`);
-            return {};
-        }
-        if (typeof value.$ref === 'string' && value.$ref.startsWith('#'))
-            return this.reference(value, value.$ref, stack);
-        return this.keywords(value, stack);
-    }
-    reference(value, ref, stack) {
-        const pointer = canonicalPointer(ref);
-        const { $ref: _ref, ...siblings } = value;
-        let target;
-        if (stack.includes(pointer)) {
-            target = { $ref: this.placeholderFor(pointer) };
-        }
-        else {
-            const resolved = this.resolve(pointer);
-            if (resolved === undefined) {
-                this.problems.push(`$ref "${ref}" does not resolve inside the schema; kept as is`);
-                return this.keywords(value, stack);
-            }
-            target = this.node(resolved, [...stack, pointer]);
-        }
-        if (Object.keys(siblings).length === 0)
-            return target;
-        const rest = this.keywords(siblings, stack);
-        const onlyAnnotations = Object.keys(siblings).every((k) => ANNOTATION_KEYWORDS.has(k));
-        if (onlyAnnotations && model_isJsonObject(target) && model_isJsonObject(rest)) {
-            const merged = Object.assign(nameRecord(), target, rest);
-            if (typeof target.description === 'string' && typeof rest.description === 'string' && target.description !== rest.description) {
-                merged[DEFINITION_DESCRIPTION] = target.description;
-            }
-            return inCanonicalOrder(merged);
-        }
-        return this.keywords({ allOf: [target, rest] }, stack);
-    }
-    resolve(pointer) {
-        if (!this.targets.has(pointer))
-            this.targets.set(pointer, resolvePointer(this.root, pointer));
-        return this.targets.get(pointer);
-    }
-    placeholderFor(pointer) {
-        if (pointer === '#')
-            return '#';
-        const name = defName(pointer);
-        this.recursive.set(name, pointer);
-        return `#/$defs/${escapePointerToken(name)}`;
-    }
-    keywords(value, stack) {
-        // Null-prototype records throughout: a property (or keyword) named `__proto__` is data.
-        const out = nameRecord();
-        const input = upgradeDraftKeywords(value);
-        for (const key of Object.keys(input).sort()) {
-            const child = input[key];
-            const role = KEYWORD_ROLES.get(key);
-            if (role === 'dropped')
-                continue;
-            const noOp = NO_OP_VALUES.get(key);
-            if (noOp !== undefined && child === noOp)
-                continue;
-            if (role === 'schema map' && model_isJsonObject(child)) {
-                const names = Object.keys(child).sort();
-                if (names.length === 0)
-                    continue;
-                const map = nameRecord();
-                for (const name of names)
-                    map[name] = this.node(child[name], stack);
-                out[key] = map;
-            }
-            else if (role === 'schema') {
-                const sub = this.node(child, stack);
-                // `additionalProperties: {}`, `items: {}`… accept anything: the same as leaving them out.
-                if (ANYTHING_IS_NO_OP.has(key) && isEmptyObject(sub))
-                    continue;
-                out[key] = sub;
-            }
-            else if ((role === 'schema list' || role === 'unordered schema list') && Array.isArray(child)) {
-                const list = child.map((c) => this.node(c, stack));
-                out[key] = role === 'unordered schema list' ? sortByCanonical(list) : list;
-            }
-            else {
-                // Data the schema carries (`default`, `const`, `enum`, `examples`, extensions…).
-                out[key] = withSortedKeys(child);
-            }
-        }
-        return inCanonicalOrder(withConventions(out));
-    }
-}
-/**
- * The record with its keys in canonical order. Nodes are built in that order; only a rewrite
- * that adds a keyword (a convention, `$defs`, a merged `$ref`) can leave one out of place, and
- * then this one node is re-keyed, its values kept.
- */
-function inCanonicalOrder(record) {
-    if (hasSortedKeys(record))
-        return record;
-    const sorted = nameRecord();
-    for (const key of Object.keys(record).sort())
-        sorted[key] = record[key];
-    return sorted;
-}
-function isEmptyObject(value) {
-    if (!model_isJsonObject(value))
-        return false;
-    for (const _ in value)
-        return false;
-    return true;
-}
-/** Rewrite draft-04/06/07 and 2019-09 spellings into their 2020-12 equivalents. */
-function upgradeDraftKeywords(value) {
-    const current = !Array.isArray(value.items) &&
-        !('additionalItems' in value) &&
-        !('dependencies' in value) &&
-        typeof value.exclusiveMinimum !== 'boolean' &&
-        typeof value.exclusiveMaximum !== 'boolean';
-    if (current)
-        return value;
-    const out = { ...value };
-    if (Array.isArray(out.items)) {
-        out.prefixItems = out.items;
-        if ('additionalItems' in out)
-            out.items = out.additionalItems;
-        else
-            delete out.items;
-        delete out.additionalItems;
-    }
-    else {
-        // Without an array `items`, `additionalItems` has no effect.
-        delete out.additionalItems;
-    }
-    if (model_isJsonObject(out.dependencies)) {
-        const required = Object.assign(nameRecord(), model_isJsonObject(out.dependentRequired) ? out.dependentRequired : {});
-        const schemas = Object.assign(nameRecord(), model_isJsonObject(out.dependentSchemas) ? out.dependentSchemas : {});
-        for (const [name, dep] of Object.entries(out.dependencies)) {
-            if (Array.isArray(dep))
-                required[name] = dep;
-            else
-                schemas[name] = dep;
-        }
-        delete out.dependencies;
-        if (Object.keys(required).length > 0)
-            out.dependentRequired = required;
-        if (Object.keys(schemas).length > 0)
-            out.dependentSchemas = schemas;
-    }
-    for (const [exclusive, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']]) {
-        if (typeof out[exclusive] !== 'boolean')
-            continue;
-        if (out[exclusive] === true && typeof out[bound] === 'number') {
-            out[exclusive] = out[bound];
-            delete out[bound];
-        }
-        else {
-            delete out[exclusive];
-        }
-    }
-    return out;
-}
-/** Sort and de-duplicate the keywords whose values are sets. */
-function tidySetKeywords(out) {
-    if (Array.isArray(out.type)) {
-        const types = sortedStrings(out.type);
-        if (types.length === 1)
-            out.type = types[0];
-        else
-            out.type = types;
-    }
-    if (Array.isArray(out.required)) {
-        const required = sortedStrings(out.required);
-        if (required.length === 0)
-            delete out.required;
-        else
-            out.required = required;
-    }
-    if (Array.isArray(out.enum)) {
-        const values = dedupeByCanonical(out.enum);
-        if (values.length === 1 && !('const' in out)) {
-            out.const = values[0];
-            delete out.enum;
-        }
-        else {
-            out.enum = values;
-        }
-    }
-    if (model_isJsonObject(out.dependentRequired)) {
-        for (const [name, deps] of Object.entries(out.dependentRequired)) {
-            if (Array.isArray(deps))
-                out.dependentRequired[name] = [...new Set(deps)].sort();
-        }
-    }
-    return out;
-}
-/** The strings of a list, sorted, each once; a list that already is (most are) is kept, not copied. */
-function sortedStrings(values) {
-    let tidy = true;
-    for (let i = 0; tidy && i < values.length; i++)
-        tidy = typeof values[i] === 'string' && (i === 0 || values[i - 1] < values[i]);
-    return tidy ? values : [...new Set(values.filter((v) => typeof v === 'string'))].sort();
-}
-/** Normalized schemas sorted by their canonical JSON (which, being normalized, `JSON.stringify` writes). */
-function sortByCanonical(values) {
-    return values
-        .map((value) => ({ value, key: JSON.stringify(value) }))
-        .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-        .map((e) => e.value);
-}
-function dedupeByCanonical(values) {
-    const seen = new Map();
-    for (const value of values)
-        seen.set(json_canonicalJson(value), value);
-    return [...seen.keys()].sort().map((k) => seen.get(k));
-}
-/** `#/definitions/X` and `#/$defs/X` name the same thing across dialects. */
-function canonicalPointer(ref) {
-    const pointer = ref === '#' || ref === '#/' ? '#' : ref;
-    return pointer.replace(/^#\/definitions\//, '#/$defs/');
-}
-function defName(pointer) {
-    const tokens = pointer.slice(2).split('/').map(unescapePointerToken);
-    const start = tokens[0] === '$defs' && tokens.length > 1 ? 1 : 0;
-    return tokens.slice(start).join('.');
-}
-function resolvePointer(root, pointer) {
-    if (pointer === '#')
-        return root;
-    if (!pointer.startsWith('#/'))
-        return undefined;
-    let node = root;
-    const tokens = pointer.slice(2).split('/').map((t) => unescapePointerToken(decodeURIComponent(t)));
-    for (const [index, token] of tokens.entries()) {
-        // The input may spell the container either way; try both.
-        const candidates = index === 0 && token === '$defs' ? ['$defs', 'definitions'] : [token];
-        const next = candidates.map((c) => childOf(node, c)).find((c) => c !== undefined);
-        if (next === undefined)
-            return undefined;
-        node = next;
-    }
-    return node;
-}
-function childOf(node, token) {
-    if (Array.isArray(node))
-        return /^\d+$/.test(token) ? node[Number(token)] : undefined;
-    if (model_isJsonObject(node) && Object.hasOwn(node, token))
-        return node[token];
-    return undefined;
-}
-function unescapePointerToken(token) {
-    return token.replace(/~1/g, '/').replace(/~0/g, '~');
-}
-function escapePointerToken(token) {
-    return token.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-function describe(value) {
-    if (value === null)
-        return 'null';
-    if (Array.isArray(value))
-        return 'an array';
-    return `a ${typeof value}`;
-}
-
-;// CONCATENATED MODULE: ./lib/contract/normalize.js
-
-
-
-
-/**
- * The defaults the MCP specification gives to tool annotations and execution hints. A server
- * that leaves them out means exactly these values, so they are written out: omitting
- * `destructiveHint` and sending `destructiveHint: true` are the same contract.
- */
-const ANNOTATION_DEFAULTS = {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: false,
-    openWorldHint: true,
-};
-const EXECUTION_DEFAULTS = { taskSupport: 'forbidden' };
-/**
- * Turn a raw capture into canonical contracts. Pure: same capture, same result. Each contract
- * is built in canonical form (keys in canonical order, at every level), so its digest is the
- * hash of its `JSON.stringify`, taken here once.
- */
-function normalizeCapture(raw) {
-    return normalizeEntriesWith(raw, (kind, _key, item) => normalizeEntry(kind, item));
-}
-/**
- * Normalize two captures to diff. An entry both define identically as sent (the first
- * definition of a name on each side) is one entry shared by both results, normalized only when
- * something reads it: normalization is pure, so it is the same contract on both sides, and the
- * diff passes over an entry shared by both at once. Comparing two large dumps normalizes what
- * changed, not what did not. The warnings are those of the entries normalized here (a shared
- * entry's lint is not collected: use `normalizeCapture` for a capture's warnings).
- */
-function normalize_normalizeDifferences(previous, current) {
-    const shared = {};
-    for (const kind of ENTRY_KINDS) {
-        const before = firstDefinitions(previous[kind], ENTRY_KEY[kind]);
-        shared[kind] = new Map();
-        for (const [key, item] of firstDefinitions(current[kind], ENTRY_KEY[kind])) {
-            const twin = before.get(key);
-            if (twin !== undefined && jsonEqual(twin, item))
-                shared[kind].set(key, normalizedOnDemand(kind, item));
-        }
-    }
-    const normalize = (kind, key, item) => {
-        const entry = shared[kind].get(key);
-        return entry === undefined ? normalizeEntry(kind, item) : { entry, lint: [] };
-    };
-    return [normalizeEntriesWith(previous, normalize), normalizeEntriesWith(current, normalize)];
-}
-/** An entry normalized the first time its contract (or dialects) is read. */
-function normalizedOnDemand(kind, item) {
-    let normalized;
-    const entry = () => (normalized ??= normalizeEntry(kind, item).entry);
-    return {
-        get contract() {
-            return entry().contract;
-        },
-        get dialects() {
-            return entry().dialects;
-        },
-    };
-}
-/** Each name's first definition (later ones are ignored, see `normalizeEntriesWith`). */
-function firstDefinitions(items, keyField) {
-    const first = new Map();
-    for (const item of items) {
-        const key = item[keyField];
-        if (typeof key === 'string' && key !== '' && !first.has(key))
-            first.set(key, item);
-    }
-    return first;
-}
-function normalizeEntry(kind, item) {
-    const lint = [];
-    const entry = NORMALIZERS[kind](item, (message) => lint.push(message));
-    // Built in canonical form (a fast-check property holds the normalizers to it): its digest is
-    // the hash of its plain JSON, and the lockfile writes it as it is.
-    markCanonical(entry.contract);
-    rememberDigest(entry.contract, sha256(JSON.stringify(entry.contract)));
-    return { entry, lint };
-}
-function normalizeEntriesWith(raw, normalize) {
-    const warnings = [];
-    const contracts = emptyContracts(raw.server.version === undefined ? { name: raw.server.name } : { name: raw.server.name, version: raw.server.version });
-    if (raw.capabilities !== undefined) {
-        contracts.serverContract = { capabilities: normalizeCapabilities(raw.capabilities) };
-        if (raw.instructions !== undefined && raw.instructions !== '')
-            contracts.serverContract.instructions = raw.instructions;
-    }
-    if (raw.clientCapabilities !== undefined)
-        contracts.clientCapabilities = [...new Set(raw.clientCapabilities)].sort();
-    for (const kind of report_ENTRY_KINDS) {
-        const keyField = model_ENTRY_KEY[kind];
-        for (const [index, item] of raw[kind].entries()) {
-            const key = item[keyField];
-            if (typeof key !== 'string' || key === '') {
-                warnings.push({ entry: `${kind}[${index}]`, message: `has no "${keyField}"; skipped` });
-                continue;
-            }
-            const label = `${model_ENTRY_NOUN[kind]} "${key}"`;
-            if (Object.hasOwn(contracts[kind], key)) {
-                warnings.push({ entry: label, message: `is listed twice; the first definition is kept` });
-                continue;
-            }
-            const { entry, lint } = normalize(kind, key, item);
-            for (const message of lint)
-                warnings.push({ entry: label, message });
-            contracts[kind][key] = entry;
-        }
-    }
-    return { contracts, warnings };
-}
-const NORMALIZERS = {
-    tools: normalizeTool,
-    prompts: normalizePrompt,
-    resources: (item) => ({ contract: withSortedKeys(item) }),
-    resourceTemplates: (item) => ({ contract: withSortedKeys(item) }),
-};
-/**
- * `item` in canonical form: its fields in canonical order, each value canonical; `normalized`
- * replaces (or adds) fields with values that already are.
- */
-function canonicalEntry(item, normalized) {
-    const contract = nameRecord();
-    for (const key of [...new Set([...Object.keys(item), ...Object.keys(normalized)])].sort()) {
-        contract[key] = (Object.hasOwn(normalized, key) ? normalized[key] : withSortedKeys(item[key]));
-    }
-    return contract;
-}
-function normalizeTool(tool, lint = () => { }) {
-    const normalized = {};
-    const dialects = {};
-    if (tool.inputSchema === undefined)
-        lint('has no inputSchema; treated as accepting any arguments');
-    const input = normalizeSchema(tool.inputSchema ?? {});
-    normalized.inputSchema = input.schema;
-    if (input.dialect !== undefined)
-        dialects.inputSchema = input.dialect;
-    for (const problem of input.problems)
-        lint(`inputSchema: ${problem}`);
-    if (tool.inputSchema !== undefined && !(model_isJsonObject(input.schema) && input.schema.type === 'object')) {
-        lint('inputSchema does not declare "type": "object" as MCP requires; compiled as sent');
-    }
-    if (tool.outputSchema !== undefined) {
-        const output = normalizeSchema(tool.outputSchema);
-        normalized.outputSchema = output.schema;
-        if (output.dialect !== undefined)
-            dialects.outputSchema = output.dialect;
-        for (const problem of output.problems)
-            lint(`outputSchema: ${problem}`);
-    }
-    normalized.annotations = withSortedKeys({ ...ANNOTATION_DEFAULTS, ...(model_isJsonObject(tool.annotations) ? tool.annotations : {}) });
-    normalized.execution = withSortedKeys({ ...EXECUTION_DEFAULTS, ...(model_isJsonObject(tool.execution) ? tool.execution : {}) });
-    const contract = canonicalEntry(tool, normalized);
-    return Object.keys(dialects).length > 0 ? { contract, dialects } : { contract };
-}
-/**
- * Declared capabilities with their notation removed: a flag set to `false` means what leaving it
- * out means (`listChanged: false` ≡ no `listChanged`). Nesting is bounded: capabilities are a
- * couple of levels deep, and a server must not make us recurse without end.
- */
-function normalizeCapabilities(capabilities, depth = 0) {
-    const out = nameRecord();
-    for (const key of Object.keys(capabilities).sort()) {
-        const value = capabilities[key];
-        if (value === false || value === null)
-            continue;
-        out[key] = model_isJsonObject(value) && depth < 4 ? normalizeCapabilities(value, depth + 1) : value;
-    }
-    return out;
-}
-function normalizePrompt(prompt, lint) {
-    const normalized = {};
-    if (Array.isArray(prompt.arguments)) {
-        // Prompt arguments are passed by name: their order is notation. `required` defaults to false.
-        const args = prompt.arguments.filter((a) => {
-            const ok = model_isJsonObject(a) && typeof a.name === 'string';
-            if (!ok)
-                lint('has an argument without a name; skipped');
-            return ok;
-        });
-        normalized.arguments = args
-            .map((arg) => withSortedKeys({ ...arg, required: arg.required === true }))
-            .sort((a, b) => (a.name < b.name ? -1 : 1));
-    }
-    return { contract: canonicalEntry(prompt, normalized) };
-}
-
-;// CONCATENATED MODULE: ./lib/errors.js
-/**
- * An error meant for the person running the tool: its message is a complete, plain-words
- * paragraph saying what went wrong and what to do. Shells print it without a stack trace and
- * exit with `exitCode` (2: usage, config, compile or input error).
- */
-class errors_UserError extends Error {
-    exitCode;
-    name = 'UserError';
-    constructor(message, exitCode = 2, options) {
-        super(message, options);
-        this.exitCode = exitCode;
-    }
-}
-function errorMessage(error) {
-    return error instanceof Error ? error.message : String(error);
-}
-
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-;// CONCATENATED MODULE: ./lib/compile/channel.js
-function newEvidence(transport, target) {
-    return { transport, target, startedAt: Date.now(), stderrTail: [], strayStdout: [], spokeJsonRpc: false };
-}
-/** The server answered with a JSON-RPC error. */
-class RpcError extends Error {
-    method;
-    code;
-    data;
-    name = 'RpcError';
-    constructor(method, code, message, data) {
-        super(`${method} failed: ${message} (JSON-RPC error ${code})`);
-        this.method = method;
-        this.code = code;
-        this.data = data;
-    }
-}
-/** The channel itself failed: no answer could be had. `evidence` says what was seen. */
-class ChannelError extends Error {
-    failure;
-    method;
-    name = 'ChannelError';
-    constructor(failure, message, method) {
-        super(message);
-        this.failure = failure;
-        this.method = method;
-    }
-}
-const JSONRPC_METHOD_NOT_FOUND = -32601;
-/**
- * The largest JSON-RPC message we read, on a stdout line, in an HTTP body or in one SSE event:
- * 64 MiB. The largest legitimate message is a tools/list page, and `MAX_ENTRIES` (10,000)
- * tools of 6 KB each (six times the average of real servers' tools, schemas included: about
- * 0.6 KB for server-everything, 1 KB for server-filesystem) is 60 MB. Past it the server is
- * flooding, not answering, and memory must not follow it.
- */
-const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
-/** Evidence keeps this much of a line: enough to quote an error, never a flood. */
-const EVIDENCE_LINE_CHARS = 500;
-/** Keep only the last `max` items of a list that grows, each cut to `EVIDENCE_LINE_CHARS`. */
-function pushBounded(list, line, max) {
-    list.push(line.length > EVIDENCE_LINE_CHARS ? `${line.slice(0, EVIDENCE_LINE_CHARS)}…` : line);
-    if (list.length > max)
-        list.splice(0, list.length - max);
-}
-/**
- * Where a server's log line says it listens, as an address we can connect to: a URL or a port
- * after a listening verb ("listening on http://127.0.0.1:4123/mcp", "Uvicorn running on
- * http://127.0.0.1:8000", "started on port 8080"). The verb is required: other URLs in a log
- * (a database it connects to, an API it calls, its docs) are not where it listens. A wildcard
- * host becomes loopback, and a bare origin gets MCP's usual path, /mcp.
- */
-function announcedListenUrl(line) {
-    if (!LISTEN_VERB.test(line))
-        return undefined;
-    for (const match of line.matchAll(/\bhttps?:\/\/[^\s'"<>]+/gi)) {
-        let url;
-        try {
-            url = new URL(match[0].replace(/[.,;)\]]+$/, ''));
-        }
-        catch {
-            continue;
-        }
-        if (url.hostname === '0.0.0.0')
-            url.hostname = '127.0.0.1';
-        if (url.hostname === '[::]')
-            url.hostname = '[::1]';
-        if (url.pathname === '/')
-            url.pathname = '/mcp';
-        return url.href;
-    }
-    const port = /\bport\s*:?\s*(\d{2,5})\b/i.exec(line);
-    return port ? `http://127.0.0.1:${port[1]}/mcp` : undefined;
-}
-const LISTEN_VERB = /\b(?:listening|listens|running|started|starting|serving|available|ready|bound)\b/i;
-/** Record a line the server logged (stderr, or stdout that is not protocol) in the evidence. */
-function noteLogLine(evidence, list, line, max) {
-    pushBounded(list, line, max);
-    evidence.announcedUrl ??= announcedListenUrl(line.slice(0, EVIDENCE_LINE_CHARS * 4));
-}
-
-// EXTERNAL MODULE: external "node:net"
-var external_node_net_ = __nccwpck_require__(7030);
-;// CONCATENATED MODULE: ./node_modules/eventsource-parser/dist/index.js
-class ParseError extends Error {
-  constructor(message, options) {
-    super(message), this.name = "ParseError", this.type = options.type, this.field = options.field, this.value = options.value, this.line = options.line;
-  }
-}
-const LF = 10, CR = 13, SPACE = 32;
-function dist_noop(_arg) {
-}
-function createParser(config) {
-  if (typeof config == "function")
-    throw new TypeError(
-      "`config` must be an object, got a function instead. Did you mean `createParser({onEvent: fn})`?"
-    );
-  const { onEvent = dist_noop, onError = dist_noop, onRetry = dist_noop, onComment, maxBufferSize } = config, pendingFragments = [];
-  let pendingFragmentsLength = 0, isFirstChunk = !0, id, data = "", dataLines = 0, eventType, terminated = !1;
-  function feed(chunk) {
-    if (terminated)
-      throw new Error(
-        "Cannot feed parser: it was terminated after exceeding the configured max buffer size. Call `reset()` to resume parsing."
-      );
-    if (isFirstChunk && (isFirstChunk = !1, chunk.charCodeAt(0) === 239 && chunk.charCodeAt(1) === 187 && chunk.charCodeAt(2) === 191 && (chunk = chunk.slice(3))), pendingFragments.length === 0) {
-      const trailing2 = processLines(chunk);
-      trailing2 !== "" && (pendingFragments.push(trailing2), pendingFragmentsLength = trailing2.length), checkBufferSize();
-      return;
-    }
-    if (chunk.indexOf(`
-`) === -1 && chunk.indexOf("\r") === -1) {
-      pendingFragments.push(chunk), pendingFragmentsLength += chunk.length, checkBufferSize();
-      return;
-    }
-    pendingFragments.push(chunk);
-    const input = pendingFragments.join("");
-    pendingFragments.length = 0, pendingFragmentsLength = 0;
-    const trailing = processLines(input);
-    trailing !== "" && (pendingFragments.push(trailing), pendingFragmentsLength = trailing.length), checkBufferSize();
-  }
-  function checkBufferSize() {
-    maxBufferSize !== void 0 && (pendingFragmentsLength + data.length <= maxBufferSize || (terminated = !0, pendingFragments.length = 0, pendingFragmentsLength = 0, id = void 0, data = "", dataLines = 0, eventType = void 0, onError(
-      new ParseError(`Buffered data exceeded max buffer size of ${maxBufferSize} characters`, {
-        type: "max-buffer-size-exceeded"
-      })
-    )));
-  }
-  function processLines(chunk) {
-    let searchIndex = 0;
-    if (chunk.indexOf("\r") === -1) {
-      let lfIndex = chunk.indexOf(`
-`, searchIndex);
-      for (; lfIndex !== -1; ) {
-        if (searchIndex === lfIndex) {
-          dataLines > 0 && onEvent({ id, event: eventType, data }), id = void 0, data = "", dataLines = 0, eventType = void 0, searchIndex = lfIndex + 1, lfIndex = chunk.indexOf(`
-`, searchIndex);
-          continue;
-        }
-        const firstCharCode = chunk.charCodeAt(searchIndex);
-        if (isDataPrefix(chunk, searchIndex, firstCharCode)) {
-          const valueStart = chunk.charCodeAt(searchIndex + 5) === SPACE ? searchIndex + 6 : searchIndex + 5, value = chunk.slice(valueStart, lfIndex);
-          if (dataLines === 0 && chunk.charCodeAt(lfIndex + 1) === LF) {
-            onEvent({ id, event: eventType, data: value }), id = void 0, data = "", eventType = void 0, searchIndex = lfIndex + 2, lfIndex = chunk.indexOf(`
-`, searchIndex);
-            continue;
-          }
-          data = dataLines === 0 ? value : `${data}
-${value}`, dataLines++;
-        } else isEventPrefix(chunk, searchIndex, firstCharCode) ? eventType = chunk.slice(
-          chunk.charCodeAt(searchIndex + 6) === SPACE ? searchIndex + 7 : searchIndex + 6,
-          lfIndex
-        ) || void 0 : parseLine(chunk, searchIndex, lfIndex);
-        searchIndex = lfIndex + 1, lfIndex = chunk.indexOf(`
-`, searchIndex);
-      }
-      return chunk.slice(searchIndex);
-    }
-    for (; searchIndex < chunk.length; ) {
-      const crIndex = chunk.indexOf("\r", searchIndex), lfIndex = chunk.indexOf(`
-`, searchIndex);
-      let lineEnd = -1;
-      if (crIndex !== -1 && lfIndex !== -1 ? lineEnd = crIndex < lfIndex ? crIndex : lfIndex : crIndex !== -1 ? crIndex === chunk.length - 1 ? lineEnd = -1 : lineEnd = crIndex : lfIndex !== -1 && (lineEnd = lfIndex), lineEnd === -1)
-        break;
-      parseLine(chunk, searchIndex, lineEnd), searchIndex = lineEnd + 1, chunk.charCodeAt(searchIndex - 1) === CR && chunk.charCodeAt(searchIndex) === LF && searchIndex++;
-    }
-    return chunk.slice(searchIndex);
-  }
-  function parseLine(chunk, start, end) {
-    if (start === end) {
-      dispatchEvent();
-      return;
-    }
-    const firstCharCode = chunk.charCodeAt(start);
-    if (isDataPrefix(chunk, start, firstCharCode)) {
-      const valueStart = chunk.charCodeAt(start + 5) === SPACE ? start + 6 : start + 5, value2 = chunk.slice(valueStart, end);
-      data = dataLines === 0 ? value2 : `${data}
-${value2}`, dataLines++;
-      return;
-    }
-    if (isEventPrefix(chunk, start, firstCharCode)) {
-      eventType = chunk.slice(chunk.charCodeAt(start + 6) === SPACE ? start + 7 : start + 6, end) || void 0;
-      return;
-    }
-    if (firstCharCode === 105 && chunk.charCodeAt(start + 1) === 100 && chunk.charCodeAt(start + 2) === 58) {
-      const value2 = chunk.slice(chunk.charCodeAt(start + 3) === SPACE ? start + 4 : start + 3, end);
-      value2.includes("\0") || (id = value2);
-      return;
-    }
-    if (firstCharCode === 58) {
-      if (onComment) {
-        const line2 = chunk.slice(start, end);
-        onComment(line2.slice(chunk.charCodeAt(start + 1) === SPACE ? 2 : 1));
-      }
-      return;
-    }
-    const line = chunk.slice(start, end), fieldSeparatorIndex = line.indexOf(":");
-    if (fieldSeparatorIndex === -1) {
-      processField(line, "", line);
-      return;
-    }
-    const field = line.slice(0, fieldSeparatorIndex), offset = line.charCodeAt(fieldSeparatorIndex + 1) === SPACE ? 2 : 1, value = line.slice(fieldSeparatorIndex + offset);
-    processField(field, value, line);
-  }
-  function processField(field, value, line) {
-    switch (field) {
-      case "event":
-        eventType = value || void 0;
-        break;
-      case "data":
-        data = dataLines === 0 ? value : `${data}
-${value}`, dataLines++;
-        break;
-      case "id":
-        value.includes("\0") || (id = value);
-        break;
-      case "retry":
-        /^\d+$/.test(value) ? onRetry(parseInt(value, 10)) : onError(
-          new ParseError(`Invalid \`retry\` value: "${value}"`, {
-            type: "invalid-retry",
-            value,
-            line
-          })
-        );
-        break;
-      default:
-        onError(
-          new ParseError(
-            `Unknown field "${field.length > 20 ? `${field.slice(0, 20)}\u2026` : field}"`,
-            { type: "unknown-field", field, value, line }
-          )
-        );
-        break;
-    }
-  }
-  function dispatchEvent() {
-    dataLines > 0 && onEvent({
-      id,
-      event: eventType,
-      data
-    }), id = void 0, data = "", dataLines = 0, eventType = void 0;
-  }
-  function reset(options = {}) {
-    if (options.consume && pendingFragments.length > 0) {
-      const incompleteLine = pendingFragments.join("");
-      parseLine(incompleteLine, 0, incompleteLine.length);
-    }
-    isFirstChunk = !0, id = void 0, data = "", dataLines = 0, eventType = void 0, pendingFragments.length = 0, pendingFragmentsLength = 0, terminated = !1;
-  }
-  return { feed, reset };
-}
-function isDataPrefix(chunk, i, firstCharCode) {
-  return firstCharCode === 100 && chunk.charCodeAt(i + 1) === 97 && chunk.charCodeAt(i + 2) === 116 && chunk.charCodeAt(i + 3) === 97 && chunk.charCodeAt(i + 4) === 58;
-}
-function isEventPrefix(chunk, i, firstCharCode) {
-  return firstCharCode === 101 && chunk.charCodeAt(i + 1) === 118 && chunk.charCodeAt(i + 2) === 101 && chunk.charCodeAt(i + 3) === 110 && chunk.charCodeAt(i + 4) === 116 && chunk.charCodeAt(i + 5) === 58;
-}
-
-//# sourceMappingURL=index.js.map
-
-;// CONCATENATED MODULE: external "node:child_process"
-const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
-;// CONCATENATED MODULE: ./lib/compile/env.js
-/**
- * The environment a server we start gets. The server is the code under review: under the
- * Action it comes from the pull request, so it must not see what the runner keeps for the job
- * (the token, the runtime and OIDC credentials, the files that set outputs and later steps'
- * environment). Two modes:
- *
- * - isolated (`--isolate-env`; the Action, always): only the variables of `ISOLATED_ENV` a
- *   runtime needs to start, plus exactly what the user names: `env` values and `passEnv` names;
- * - inherit (the CLI's default: a developer's own shell): our whole environment except the
- *   runner's internals (`RUNNER_INTERNALS`) and the GitHub tokens (`WITHHELD_UNLESS_NAMED`).
- *
- * In both, `env` values are set as given and a `passEnv` name passes that variable, except a
- * runner internal, which is never passed (naming one is refused when the config or flags are read).
- * Names compare case-insensitively: Windows and npm's `npm_config_*` do.
- */
-/**
- * What a server gets in isolated mode, with why it needs it. Nothing here is a credential by
- * nature; variables that may embed one (package index URLs, auth tokens) are left for the
- * user to name.
- */
-const ISOLATED_ENV = [
-    ['PATH', 'finds the interpreter or binary the command names (node, python, uvx, npx, docker)'],
-    ['HOME', 'package managers and runtimes keep their caches and config under it (npm, pip, uv, cargo)'],
-    ['USER', 'some runtimes look the user up from it (Python getpass, os.userInfo fallbacks)'],
-    ['LOGNAME', 'the same, on systems that set LOGNAME instead of USER'],
-    ['SHELL', 'npx and npm run-script start commands through it'],
-    ['LANG', 'the text encoding of stdin/stdout (Python picks UTF-8 from it)'],
-    ['LANGUAGE', 'the same, for gettext'],
-    ['LC_*', 'the locale categories, for the same reason as LANG'],
-    ['TZ', 'the time zone: dates a server puts in its descriptions'],
-    ['TMPDIR', 'scratch files (POSIX)'],
-    ['TMP', 'scratch files (Windows, some tools on POSIX)'],
-    ['TEMP', 'scratch files (Windows)'],
-    ['XDG_CONFIG_HOME', 'where tools read their config when it is not under HOME'],
-    ['XDG_CACHE_HOME', 'where tools keep caches (uv, pip) when not under HOME'],
-    ['XDG_DATA_HOME', 'where tools keep installed data (uv-managed Pythons)'],
-    ['XDG_RUNTIME_DIR', 'per-user runtime sockets some runtimes expect'],
-    ['CI', 'tells tools the run is unattended (no prompts, no spinners)'],
-    ['NO_COLOR', 'keeps colour codes out of the stderr we quote in diagnoses'],
-    ['RUNNER_OS', 'the runner platform, for servers that branch on it'],
-    ['RUNNER_ARCH', 'the runner architecture, likewise'],
-    ['RUNNER_TEMP', 'the runner scratch directory, cleaned after the job'],
-    ['HTTP_PROXY', 'the network route of the runner, for servers that download at start (npx, uvx); dropped when it embeds credentials'],
-    ['HTTPS_PROXY', 'likewise'],
-    ['ALL_PROXY', 'likewise'],
-    ['NO_PROXY', 'the hosts that bypass the proxy'],
-    ['SSL_CERT_FILE', 'a corporate CA bundle (OpenSSL, Python)'],
-    ['SSL_CERT_DIR', 'likewise, as a directory'],
-    ['REQUESTS_CA_BUNDLE', 'a corporate CA bundle (Python requests)'],
-    ['CURL_CA_BUNDLE', 'a corporate CA bundle (curl, httpx)'],
-    ['NODE_EXTRA_CA_CERTS', 'a corporate CA bundle (Node)'],
-    ['NODE_OPTIONS', 'Node flags the job set (memory limits, loaders the build needs)'],
-    ['NODE_PATH', 'extra module directories some installs rely on'],
-    ['NPM_CONFIG_CACHE', 'where npx keeps downloaded packages'],
-    ['NPM_CONFIG_USERCONFIG', 'the .npmrc setup-node writes (its token stays in NODE_AUTH_TOKEN, not passed)'],
-    ['NPM_CONFIG_REGISTRY', 'the registry npx downloads from'],
-    ['NPM_CONFIG_PREFIX', 'where global packages and their binaries live'],
-    ['VIRTUAL_ENV', 'the active Python virtual environment'],
-    ['PYTHON*', 'Python interpreter settings (PYTHONPATH, PYTHONHOME, PYTHONUNBUFFERED, PYTHONIOENCODING…)'],
-    ['CONDA_PREFIX', 'the active conda environment'],
-    ['CONDA_DEFAULT_ENV', 'likewise, by name'],
-    ['PYENV_ROOT', 'where pyenv keeps its Pythons'],
-    ['PYENV_VERSION', 'the Python pyenv selects'],
-    ['UV_CACHE_DIR', 'where uv/uvx keep packages (setup-uv sets it)'],
-    ['UV_TOOL_DIR', 'where uv keeps installed tools'],
-    ['UV_PYTHON', 'the Python uv runs with'],
-    ['UV_PYTHON_INSTALL_DIR', 'where uv keeps the Pythons it installs'],
-    ['PIPX_HOME', 'where pipx keeps its environments'],
-    ['PIPX_BIN_DIR', 'where pipx puts its binaries'],
-    ['JAVA_HOME', 'the JDK a Java server starts with'],
-    ['MAVEN_HOME', 'Maven, for servers started through mvn'],
-    ['M2_HOME', 'likewise, older name'],
-    ['GRADLE_USER_HOME', 'Gradle caches, for servers started through gradle'],
-    ['GOPATH', 'Go workspace and module cache (go run)'],
-    ['GOROOT', 'the Go toolchain'],
-    ['GOCACHE', 'the Go build cache'],
-    ['GOMODCACHE', 'the Go module cache'],
-    ['GOFLAGS', 'default go command flags the job set'],
-    ['GOPROXY', 'where go downloads modules'],
-    ['GOTOOLCHAIN', 'which Go toolchain go selects'],
-    ['CARGO_HOME', 'cargo binaries and registry cache (cargo run)'],
-    ['RUSTUP_HOME', 'rustup toolchains'],
-    ['RUSTUP_TOOLCHAIN', 'the toolchain rustup selects'],
-    ['DOTNET_ROOT', 'the .NET runtime'],
-    ['NUGET_PACKAGES', 'the NuGet package cache'],
-    ['GEM_HOME', 'Ruby gems'],
-    ['GEM_PATH', 'likewise'],
-    ['DENO_DIR', 'Deno caches'],
-    ['BUN_INSTALL', 'Bun installation'],
-    ['LD_LIBRARY_PATH', 'shared libraries of toolchains installed outside system paths (conda, custom builds)'],
-    ['SYSTEMROOT', 'Windows: Node and Python cannot start without it'],
-    ['WINDIR', 'Windows: the same directory, older name'],
-    ['COMSPEC', 'Windows: the shell npx and .cmd wrappers run through'],
-    ['PATHEXT', 'Windows: which extensions PATH lookups try (.cmd for npx)'],
-    ['SYSTEMDRIVE', 'Windows: system paths'],
-    ['USERPROFILE', 'Windows: the home directory'],
-    ['HOMEDRIVE', 'Windows: the home drive'],
-    ['HOMEPATH', 'Windows: the home path'],
-    ['APPDATA', 'Windows: npm and pip config and caches'],
-    ['LOCALAPPDATA', 'Windows: caches (npm, uv)'],
-    ['PROGRAMDATA', 'Windows: machine-wide tool data'],
-    ['PROGRAMFILES', 'Windows: installed runtimes'],
-    ['PROGRAMFILES(X86)', 'Windows: installed 32-bit runtimes'],
-    ['NUMBER_OF_PROCESSORS', 'Windows: runtimes size thread pools from it'],
-    ['PROCESSOR_ARCHITECTURE', 'Windows: the architecture runtimes load binaries for'],
-];
-/**
- * Never given to a server, whatever the mode or the names the user passes: the runner's
- * internals, which no server needs and which the job's security rests on.
- */
-const RUNNER_INTERNALS = [
-    ['INPUT_*', "the Action's inputs: its github-token and the secret values of headers among them"],
-    ['ACTIONS_*', "the job's runtime token, OIDC token request URL and token, cache and results service URLs"],
-    ['GITHUB_OUTPUT', 'a file whose lines set step outputs'],
-    ['GITHUB_ENV', "a file whose lines set later steps' environment"],
-    ['GITHUB_STATE', "a file whose lines set the Action's post-step state"],
-    ['GITHUB_STEP_SUMMARY', "a file that becomes the job's summary"],
-    ['GITHUB_PATH', "a file whose lines prepend to later steps' PATH"],
-];
-/**
- * Withheld in both modes unless named with `passEnv`: the tokens GitHub tooling reads. A
- * developer's shell or a workflow step often exports one for other tools; a server that
- * really needs it gets it by name, so no token reaches PR code by accident.
- */
-const WITHHELD_UNLESS_NAMED = ['GITHUB_TOKEN', 'GH_TOKEN'];
-/** The environment of a server started from `parent` (normally `process.env`). */
-function serverEnvironment(parent, request) {
-    if (request.launcher)
-        return { ...Object.fromEntries(Object.entries(parent).filter(([, v]) => v !== undefined)), ...request.env };
-    const named = new Set((request.passEnv ?? []).map((name) => name.toUpperCase()));
-    const out = {};
-    for (const [name, value] of Object.entries(parent)) {
-        if (value === undefined || matchesAny(name, RUNNER_INTERNALS.map(([pattern]) => pattern)))
-            continue;
-        const passes = named.has(name.toUpperCase()) || (request.isolateEnv ? isolatedAllows(name, value) : !matchesAny(name, WITHHELD_UNLESS_NAMED));
-        if (passes)
-            out[name] = value;
-    }
-    return { ...out, ...request.env };
-}
-/** Why `name` cannot be passed to a server, or undefined when it can. */
-function passEnvProblem(name) {
-    if (!/^[A-Za-z_][\w.()-]*$/.test(name))
-        return `"${name}" is not an environment variable name`;
-    const internal = RUNNER_INTERNALS.find(([pattern]) => matches(name, pattern));
-    if (internal)
-        return `${name} is never passed to a server: ${internal[1]}`;
-    return undefined;
-}
-/** Whether a variable of our environment was withheld from a server started with `request`. */
-function withheldFrom(request, name, parent = process.env) {
-    return parent[name] !== undefined && request.env?.[name] === undefined && serverEnvironment(parent, request)[name] === undefined;
-}
-function isolatedAllows(name, value) {
-    if (!matchesAny(name, ISOLATED_ENV.map(([pattern]) => pattern)))
-        return false;
-    // A proxy URL with a user and password is a credential: pass it only by name.
-    return !(/_PROXY$/i.test(name) && /:\/\/[^/@]*@/.test(value));
-}
-function matchesAny(name, patterns) {
-    return patterns.some((pattern) => matches(name, pattern));
-}
-function matches(name, pattern) {
-    const upper = name.toUpperCase();
-    return pattern.endsWith('*') ? upper.startsWith(pattern.slice(0, -1)) : upper === pattern;
-}
-
-;// CONCATENATED MODULE: ./lib/compile/process.js
-
-
-
-
-
-/** The stderr tail kept for diagnosis: the last lines carry the error, a flood is dropped. */
-const STDERR_LINES = 40;
-/** Stdout lines that were not protocol (a banner, logs on the wrong stream): a few show the pattern. */
-const STRAY_STDOUT_LINES = 20;
-/** Of a log line, evidence keeps `EVIDENCE_LINE_CHARS` characters: at most 4 UTF-8 bytes each. */
-const LOG_LINE_BYTES = EVIDENCE_LINE_CHARS * 4;
-/** How long a server gets to exit after SIGTERM before it is killed. */
-const GRACE_MS = 1500;
-/**
- * Every server process gets this variable, with a value of its own. Its descendants inherit it
- * even when they start their own session (setsid, `detached`) and leave the process group, or
- * are re-parented when their parent dies; on Linux, /proc/PID/environ shows it, so stopping a
- * server finds and kills its whole tree. Elsewhere, the process group is what we can reach.
- */
-const SERVER_MARKER_NAME = 'MCP_CONTRACT_GUARD_SERVER';
-/**
- * A tree sweep repeats while it finds marked processes: one forking while we kill it leaves
- * children the next round finds. Each round kills a generation; real servers have two or three.
- */
-const MAX_SWEEP_ROUNDS = 10;
-/** Every server whose tree may still be running, so none outlives us, even on SIGINT/SIGTERM. */
-const live = new Set();
-process.once('exit', () => {
-    for (const server of live)
-        server.killTree();
-});
-/**
- * A server started for one capture attempt. Records what a diagnosis needs into `evidence`
- * (spawn error, exit code or signal, the stderr tail, where its log says it listens) without
- * holding more than a bounded amount of its output, and stops its whole process tree on
- * `stop()`, so wrappers like npx or sh, and daemons it starts, never outlive the attempt.
- */
-class ServerProcess {
-    options;
-    evidence;
-    child;
-    marker = (0,external_node_crypto_.randomUUID)();
-    /** Resolves when the process has exited (or could not start). */
-    exited;
-    /** Resolves when, in addition, its output is drained: the evidence is complete. */
-    gone;
-    stopping = false;
-    stdout;
-    stderr;
-    constructor(options, evidence) {
-        this.options = options;
-        this.evidence = evidence;
-        const [program, ...args] = options.command;
-        const env = { ...serverEnvironment(process.env, options), [SERVER_MARKER_NAME]: this.marker };
-        // detached: the server leads its own process group, so stop() reaches its children too.
-        this.child = (0,external_node_child_process_namespaceObject.spawn)(program, args, {
-            cwd: options.cwd,
-            env,
-            stdio: [options.stdin, 'pipe', options.relay ? 'inherit' : 'pipe'],
-            detached: process.platform !== 'win32',
-            windowsHide: true,
-        });
-        live.add(this);
-        evidence.pid = this.child.pid;
-        const onMessage = options.onStdoutLine;
-        const oversized = `the server wrote more than ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB on one stdout line (a flood, not a message); capture stopped`;
-        this.stdout = onMessage
-            ? new LineSplitter(MAX_MESSAGE_BYTES, (line) => {
-                if (line.trim() !== '')
-                    onMessage(line);
-            }, () => options.onOversizedLine?.(oversized))
-            : new LineSplitter(LOG_LINE_BYTES, (line) => this.log(evidence.strayStdout, STRAY_STDOUT_LINES, line));
-        this.stderr = new LineSplitter(LOG_LINE_BYTES, (line) => this.log(evidence.stderrTail, STDERR_LINES, line));
-        this.gone = new Promise((resolve) => {
-            this.child.once('error', (error) => {
-                evidence.spawnErrorCode = error.code ?? 'UNKNOWN';
-                live.delete(this);
-                options.onGone?.(`could not be started: ${error.message}`);
-                resolve();
-            });
-            // 'close' comes after stdout and stderr are drained: the stderr tail is complete.
-            this.child.once('close', (code, signal) => {
-                this.stderr.end();
-                this.stdout.end();
-                options.onGone?.(signal ? `was killed by ${signal}` : `exited with code ${code}`);
-                resolve();
-            });
-        });
-        this.exited = Promise.race([new Promise((resolve) => this.child.once('exit', () => resolve())), this.gone]);
-        this.child.once('exit', (code, signal) => {
-            // Our own stop() is not the server's doing: it must not read as a crash.
-            if (this.stopping)
-                return;
-            evidence.exitCode = code;
-            evidence.signal = signal;
-        });
-        if (!options.relay) {
-            this.child.stdout?.on('data', (chunk) => this.stdout.push(chunk));
-            this.child.stderr?.on('data', (chunk) => this.stderr.push(chunk));
-        }
-        // A server that exits early closes its stdin; the EPIPE that follows says less than its exit.
-        this.child.stdin?.on('error', () => { });
-    }
-    get running() {
-        return this.child.exitCode === null && this.child.signalCode === null && this.evidence.spawnErrorCode === undefined;
-    }
-    /** The server's stdin and stdout, for a caller that relays them (`relay`). */
-    get streams() {
-        return { stdin: this.child.stdin, stdout: this.child.stdout };
-    }
-    write(text) {
-        this.child.stdin?.write(text);
-    }
-    /** Stop the server and everything it started. Never throws; safe to call twice. */
-    async stop() {
-        this.stopping = true;
-        if (this.running) {
-            this.child.stdin?.end();
-            this.signalTree('SIGTERM');
-            await within(this.exited, GRACE_MS);
-        }
-        // What is left (the server past its grace, children in its group or in sessions of their own) is killed.
-        this.killTree();
-        // Output drains once the tree is gone; a descendant we cannot reach (no /proc) may hold the
-        // pipes open: then let go of our ends, so they do not keep this process alive.
-        await within(this.gone, GRACE_MS);
-        this.child.stdout?.destroy();
-        this.child.stderr?.destroy();
-        live.delete(this);
-    }
-    /** SIGKILL the whole tree, synchronously (it also runs in the 'exit' hook). */
-    killTree() {
-        if (this.evidence.spawnErrorCode !== undefined)
-            return;
-        killGroup(this.child, 'SIGKILL');
-        for (let round = 0; round < MAX_SWEEP_ROUNDS && signalMarked(this.marker, 'SIGKILL') > 0; round++)
-            ;
-    }
-    signalTree(signal) {
-        killGroup(this.child, signal);
-        signalMarked(this.marker, signal);
-    }
-    log(list, max, line) {
-        if (line.trim() !== '')
-            noteLogLine(this.evidence, list, line, max);
-    }
-}
-/**
- * Splits a byte stream into lines, holding at most `limit` bytes of the line in progress: a
- * longer line is cut there (its end is dropped) and `onTooLong` is told once. Bytes are decoded
- * only once a line is complete, so a character split across chunks stays whole.
- */
-class LineSplitter {
-    limit;
-    onLine;
-    onTooLong;
-    parts = [];
-    size = 0;
-    tooLong = false;
-    constructor(limit, onLine, onTooLong) {
-        this.limit = limit;
-        this.onLine = onLine;
-        this.onTooLong = onTooLong;
-    }
-    push(chunk) {
-        let start = 0;
-        for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, start)) {
-            this.keep(chunk.subarray(start, newline));
-            this.end();
-            start = newline + 1;
-        }
-        this.keep(chunk.subarray(start));
-    }
-    /** The line in progress is complete (a newline, or the end of the stream). */
-    end() {
-        if (this.size === 0 && !this.tooLong)
-            return;
-        const { parts, tooLong } = this;
-        this.parts = [];
-        this.size = 0;
-        this.tooLong = false;
-        // A message cut short is not a message: only a log line is worth its head.
-        if (tooLong && this.onTooLong)
-            return;
-        const line = Buffer.concat(parts).toString('utf8').replace(/\r$/, '');
-        this.onLine(tooLong ? `${line}…` : line);
-    }
-    keep(bytes) {
-        if (bytes.length === 0)
-            return;
-        const room = this.limit - this.size;
-        if (bytes.length > room) {
-            if (!this.tooLong)
-                this.onTooLong?.();
-            this.tooLong = true;
-        }
-        const kept = bytes.length > room ? bytes.subarray(0, Math.max(room, 0)) : bytes;
-        if (kept.length === 0)
-            return;
-        // Copied: a slice would pin the whole read buffer it came from (often several times its size).
-        this.parts.push(Buffer.from(kept));
-        this.size += kept.length;
-    }
-}
-/** Wait for `promise`, at most `ms` (the timer does not outlive the wait). */
-async function within(promise, ms) {
-    let timer;
-    await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
-    clearTimeout(timer);
-}
-function killGroup(child, signal) {
-    if (child.pid === undefined)
-        return;
-    try {
-        if (process.platform === 'win32')
-            child.kill(signal);
-        else
-            process.kill(-child.pid, signal);
-    }
-    catch {
-        try {
-            child.kill(signal);
-        }
-        catch {
-            // Already gone.
-        }
-    }
-}
-/** Signal every process whose environment carries `marker` (Linux); how many were signalled. */
-function signalMarked(marker, signal) {
-    if (process.platform !== 'linux')
-        return 0;
-    let entries;
-    try {
-        entries = (0,external_node_fs_namespaceObject.readdirSync)('/proc');
-    }
-    catch {
-        return 0;
-    }
-    const needle = `${SERVER_MARKER_NAME}=${marker}\0`;
-    let signalled = 0;
-    for (const entry of entries) {
-        if (!/^\d+$/.test(entry) || Number(entry) === process.pid)
-            continue;
-        try {
-            // Another user's process, or one gone meanwhile, cannot be read: it is not ours.
-            if (!(0,external_node_fs_namespaceObject.readFileSync)(`/proc/${entry}/environ`).includes(needle))
-                continue;
-            process.kill(Number(entry), signal);
-            signalled++;
-        }
-        catch {
-            // Gone, or not ours.
-        }
-    }
-    return signalled;
-}
-
-;// CONCATENATED MODULE: ./lib/compile/protocol.js
-
-
-/** What we send in `initialize`: the newest revision of the handshake era. */
-const HANDSHAKE_PROTOCOL_VERSION = '2025-11-25';
-/** The stateless revision: no handshake, `server/discover`, `_meta` on every request. */
-const STATELESS_PROTOCOL_VERSION = '2026-07-28';
-const CLIENT_INFO = { name: 'mcp-contract-guard', version: '0.1.0' };
-/** More entries than any real server lists; past it the server is paginating forever. */
-const MAX_ENTRIES = 10_000;
-/**
- * More pages than any real server sends for one list: `MAX_ENTRIES` at 10 a page, a page size
- * smaller than any SDK's. A server answering empty pages with fresh cursors stops here, in
- * about a second over stdio, instead of never.
- */
-const MAX_PAGES = 1_000;
-/**
- * What each client capability declares. With them a server shows the tools it offers only to
- * clients that can sample, elicit or share roots; what we then answer is `answerServerRequest`.
- * Elicitation declares both modes (form and URL) of the current revision.
- */
-const CAPABILITY_DECLARATIONS = {
-    roots: {},
-    sampling: {},
-    elicitation: { form: {}, url: {} },
-};
-function declaredCapabilities(capabilities) {
-    return Object.fromEntries(capabilities.map((name) => [name, CAPABILITY_DECLARATIONS[name]]));
-}
-/**
- * Answer a request the server sends during a capture, so it never waits on us: ping; an empty
- * roots list; a refusal for sampling (the error a client returns when its user rejects it) and
- * a declined elicitation (a result every server handles). A capability we did not declare is
- * a method we do not have.
- */
-function answerServerRequest(method, declared) {
-    if (method === 'ping')
-        return { result: {} };
-    const capability = Object.hasOwn(SERVER_REQUESTS, method) ? SERVER_REQUESTS[method] : undefined;
-    if (capability === undefined || !declared.includes(capability))
-        return { error: { code: JSONRPC_METHOD_NOT_FOUND, message: 'Method not found' } };
-    switch (capability) {
-        case 'roots':
-            return { result: { roots: [] } };
-        case 'sampling':
-            return { error: { code: -1, message: 'mcp-contract-guard only reads contracts: it does not sample a model' } };
-        case 'elicitation':
-            return { result: { action: 'decline' } };
-    }
-}
-const SERVER_REQUESTS = {
-    'roots/list': 'roots',
-    'sampling/createMessage': 'sampling',
-    'elicitation/create': 'elicitation',
-};
-/**
- * Open a session in whichever protocol generation the server speaks. `initialize` first,
- * because that is what almost every server answers today; a server that only speaks the
- * stateless revision rejects it with a JSON-RPC error, and we then ask `server/discover`.
- */
-async function openSession(channel, options) {
-    const { timeoutMs, capabilities, patience } = options;
-    let handshakeError;
-    try {
-        const result = await channel.request('initialize', { protocolVersion: HANDSHAKE_PROTOCOL_VERSION, capabilities: declaredCapabilities(capabilities), clientInfo: CLIENT_INFO }, { timeoutMs, ...(patience ? { patience } : {}) });
-        const protocolVersion = typeof result.protocolVersion === 'string' ? result.protocolVersion : HANDSHAKE_PROTOCOL_VERSION;
-        channel.setProtocolVersion?.(protocolVersion);
-        await channel.notify('notifications/initialized');
-        return withInstructions({ era: 'legacy', protocolVersion, server: serverInfoOf(result), capabilities: objectOr(result.capabilities), clientCapabilities: capabilities }, result);
-    }
-    catch (error) {
-        if (!(error instanceof RpcError))
-            throw error;
-        handshakeError = error;
-    }
-    try {
-        const result = await channel.request('server/discover', { _meta: requestMeta(STATELESS_PROTOCOL_VERSION, capabilities) }, {
-            timeoutMs,
-            headers: statelessHeaders('server/discover', STATELESS_PROTOCOL_VERSION),
-        });
-        const supported = Array.isArray(result.supportedVersions) ? result.supportedVersions.filter((v) => typeof v === 'string') : [];
-        const protocolVersion = supported.includes(STATELESS_PROTOCOL_VERSION)
-            ? STATELESS_PROTOCOL_VERSION
-            : (supported.sort().at(-1) ?? STATELESS_PROTOCOL_VERSION);
-        channel.setProtocolVersion?.(protocolVersion);
-        return withInstructions({ era: 'stateless', protocolVersion, server: serverInfoOf(result), capabilities: objectOr(result.capabilities), clientCapabilities: capabilities }, result);
-    }
-    catch (error) {
-        if (error instanceof RpcError) {
-            // Neither generation worked: the handshake's refusal is the more telling of the two.
-            throw new ChannelError('protocol', `the server refused both protocol generations: ${handshakeError.message}; and ${error.message}`, 'initialize');
-        }
-        throw error;
-    }
-}
-/**
- * Every item of a paginated list (`tools/list`, `prompts/list`…), following `nextCursor`.
- * Stops with an error on a cursor seen before, past `MAX_ENTRIES` or past `MAX_PAGES`: a
- * broken server must not make us loop. List-level fields (`nextCursor`, `_meta`, cache hints)
- * are not kept.
- */
-async function listAll(channel, session, method, key, options) {
-    const items = [];
-    const cursors = new Set();
-    let cursor;
-    for (let page = 1;; page++) {
-        const params = {};
-        if (cursor !== undefined)
-            params.cursor = cursor;
-        if (session.era === 'stateless')
-            params._meta = requestMeta(session.protocolVersion, session.clientCapabilities);
-        const result = await channel.request(method, Object.keys(params).length > 0 ? params : undefined, {
-            timeoutMs: options.timeoutMs,
-            ...(session.era === 'stateless' ? { headers: statelessHeaders(method, session.protocolVersion) } : {}),
-        });
-        const batch = result[key];
-        if (!Array.isArray(batch))
-            throw new ChannelError('protocol', `the answer to ${method} has no "${key}" array`, method);
-        for (const item of batch) {
-            if (!model_isJsonObject(item))
-                throw new ChannelError('protocol', `${method} returned an entry that is not an object: ${JSON.stringify(item)}`, method);
-            items.push(item);
-        }
-        if (items.length > MAX_ENTRIES) {
-            throw new ChannelError('protocol', `${method} returned more than ${MAX_ENTRIES.toLocaleString('en-US')} ${key}; capture stopped (is its pagination looping?)`, method);
-        }
-        options.onPage?.(page, items.length);
-        const next = result.nextCursor;
-        if (next === undefined || next === null || next === '')
-            return items;
-        if (typeof next !== 'string')
-            throw new ChannelError('protocol', `${method} returned a nextCursor that is not a string`, method);
-        if (cursors.has(next)) {
-            throw new ChannelError('protocol', `${method} returned the cursor ${JSON.stringify(next)} a second time (page ${page}): its pagination loops, so capture stopped`, method);
-        }
-        if (page >= MAX_PAGES) {
-            throw new ChannelError('protocol', `${method} sent ${MAX_PAGES.toLocaleString('en-US')} pages (${items.length.toLocaleString('en-US')} ${key} in all) and still handed out a new cursor; capture stopped (is its pagination looping?)`, method);
-        }
-        cursors.add(next);
-        cursor = next;
-    }
-}
-function requestMeta(protocolVersion, capabilities) {
-    return {
-        'io.modelcontextprotocol/protocolVersion': protocolVersion,
-        'io.modelcontextprotocol/clientCapabilities': declaredCapabilities(capabilities),
-        'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
-    };
-}
-function statelessHeaders(method, protocolVersion) {
-    return { 'mcp-method': method, 'mcp-protocol-version': protocolVersion };
-}
-function withInstructions(session, result) {
-    return typeof result.instructions === 'string' && result.instructions !== '' ? { ...session, instructions: result.instructions } : session;
-}
-function serverInfoOf(result) {
-    const info = objectOr(result.serverInfo);
-    const name = typeof info.name === 'string' && info.name !== '' ? info.name : 'unknown';
-    return typeof info.version === 'string' ? { name, version: info.version } : { name };
-}
-
-;// CONCATENATED MODULE: ./lib/compile/redact.js
-/**
- * A URL as it may be printed: its user information (`user:password@`) and the value of every
- * query or fragment parameter whose name looks like a credential (`api_key`, `token`, `key`,
- * `secret`, `password`, `auth`, `sig`…) replaced by `***`. The rest is kept as written,
- * so the printed URL still says which server was meant. Text that does not parse as a URL is
- * redacted the same way, by pattern.
- */
-function redact_redactUrl(url) {
-    const scheme = /^([a-z][a-z\d+.-]*:\/\/)([^/?#]*)(.*)$/is.exec(url);
-    if (!scheme)
-        return redactParameters(url);
-    const [, protocol, authority, rest] = scheme;
-    // The whole user information: some services take the key as the user name (`KEY:@host`).
-    const at = authority.lastIndexOf('@');
-    return `${protocol}${at >= 0 ? `***@${authority.slice(at + 1)}` : authority}${redactParameters(rest)}`;
-}
-/** Parameter names that carry credentials by convention (substrings, case-insensitive). */
-const SECRET_PARAMETER = /key|token|secret|pass|pwd|auth|cred|sig|session|jwt|bearer/i;
-/**
- * The secrets a URL holds, to mask wherever they might appear: the user name and password
- * (either may be the key: `https://TOKEN@host`, `https://KEY:@host`) and the values of
- * secret-looking query parameters, each as written in the URL and decoded.
- */
-function urlSecrets(url) {
-    let parsed;
-    try {
-        parsed = new URL(url);
-    }
-    catch {
-        return [];
-    }
-    const secrets = [];
-    const add = (raw) => secrets.push(raw, safeDecode(raw));
-    if (parsed.password !== '')
-        add(parsed.password);
-    if (parsed.username !== '')
-        add(parsed.username);
-    for (const [name, value] of parsed.searchParams) {
-        if (SECRET_PARAMETER.test(name) && value !== '')
-            secrets.push(value, encodeURIComponent(value));
-    }
-    return [...new Set(secrets)];
-}
-function redactParameters(text) {
-    return text.replace(/([?&#;])([^=&#;]*)=([^&#;]*)/g, (whole, separator, name) => SECRET_PARAMETER.test(safeDecode(name)) ? `${separator}${name}=***` : whole);
-}
-function safeDecode(text) {
-    try {
-        return decodeURIComponent(text);
-    }
-    catch {
-        return text;
-    }
-}
-
-;// CONCATENATED MODULE: ./lib/compile/http.js
-
-
-
-
-
-
-
-/**
- * Redirects followed for one request: an http→https hop and a path that moved, with room to
- * spare. More is a loop.
- */
-const MAX_REDIRECTS = 5;
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-/**
- * Of an error body, evidence quotes 500 characters; a JSON-RPC error explaining a refusal is
- * a few hundred bytes. A longer body is not read (and not quoted).
- */
-const ERROR_BODY_BYTES = 64 * 1024;
-/** How long ending a session (a courtesy) or answering a server's request may take. */
-const COURTESY_TIMEOUT_MS = 2000;
-/**
- * JSON-RPC over MCP's streamable HTTP transport: each message is a POST; the answer is either
- * a JSON body or an SSE stream carrying it. The session id the server hands out is sent back,
- * and the negotiated protocol version goes in `MCP-Protocol-Version`. Redirects are followed
- * here, not by fetch, so the user's headers never reach another origin; bodies and streams are
- * read up to `MAX_MESSAGE_BYTES`; the URL is printed only redacted.
- */
-class HttpChannel {
-    options;
-    evidence;
-    nextId = 1;
-    sessionId;
-    protocolVersion;
-    shownUrl;
-    /** The URL requests go to: fetch refuses one with a user and password in it. */
-    url;
-    /** The user's headers, with a URL's user and password as Basic authorization (as curl does). */
-    customHeaders;
-    constructor(options, evidence) {
-        this.options = options;
-        this.shownUrl = redact_redactUrl(options.url);
-        this.evidence = evidence ?? newEvidence('http', this.shownUrl);
-        const url = new URL(options.url);
-        const basic = url.username || url.password ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined;
-        url.username = url.password = '';
-        this.url = url.href;
-        const given = options.headers ?? {};
-        const hasAuthorization = Object.keys(given).some((name) => name.toLowerCase() === 'authorization');
-        this.customHeaders = basic && !hasAuthorization ? { ...given, authorization: `Basic ${Buffer.from(basic).toString('base64')}` } : given;
-    }
-    async request(method, params, options) {
-        const id = this.nextId++;
-        const signal = AbortSignal.timeout(options.timeoutMs);
-        const response = await this.post({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }, method, options, signal);
-        const message = await this.readAnswer(response, id, method, options.timeoutMs);
-        if (model_isJsonObject(message.error)) {
-            const { code, message: text, data } = message.error;
-            throw new RpcError(method, typeof code === 'number' ? code : 0, String(text ?? 'unknown error'), data);
-        }
-        if (!model_isJsonObject(message.result))
-            throw new ChannelError('protocol', `the answer to ${method} has no result object`, method);
-        return message.result;
-    }
-    setProtocolVersion(version) {
-        this.protocolVersion = version;
-    }
-    async notify(method, params) {
-        const timeoutMs = 10_000;
-        const response = await this.post({ jsonrpc: '2.0', method, ...(params ? { params } : {}) }, method, { timeoutMs }, AbortSignal.timeout(timeoutMs));
-        await response.body?.cancel();
-    }
-    async close() {
-        if (this.sessionId === undefined)
-            return;
-        // Ending the session is a courtesy; a server that does not support DELETE answers 405.
-        await this.send('DELETE', undefined, {}, AbortSignal.timeout(COURTESY_TIMEOUT_MS))
-            .then((r) => r.body?.cancel())
-            .catch(() => { });
-        this.sessionId = undefined;
-    }
-    /** Headers for a request; the user's and the session's only while on the URL's own origin. */
-    headers(extra, sameOrigin) {
-        return {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            ...(sameOrigin ? this.customHeaders : {}),
-            ...(sameOrigin && this.sessionId ? { 'mcp-session-id': this.sessionId } : {}),
-            ...(this.protocolVersion ? { 'mcp-protocol-version': this.protocolVersion } : {}),
-            ...extra,
-        };
-    }
-    /**
-     * One HTTP exchange, following redirects ourselves: fetch would forward every header to
-     * wherever a redirect points, Authorization included. The method and body are kept (an MCP
-     * endpoint that moved still takes POSTs); once a hop leaves the URL's origin, the user's
-     * headers and the session id stay behind for the rest of the chain.
-     */
-    async send(method, body, extra, signal) {
-        const origin = new URL(this.url).origin;
-        let url = this.url;
-        let sameOrigin = true;
-        for (let hop = 0;; hop++) {
-            const response = await fetch(url, { method, headers: this.headers(extra, sameOrigin), body, redirect: 'manual', signal });
-            const location = response.headers.get('location');
-            if (!REDIRECT_STATUSES.has(response.status) || location === null)
-                return response;
-            await response.body?.cancel();
-            if (hop >= MAX_REDIRECTS)
-                throw new ChannelError('http', `${this.shownUrl} redirected more than ${MAX_REDIRECTS} times (a redirect loop?)`);
-            const next = new URL(location, url);
-            if (next.protocol !== 'http:' && next.protocol !== 'https:')
-                throw new ChannelError('http', `${this.shownUrl} redirected to a ${next.protocol} address, which is not HTTP`);
-            sameOrigin &&= next.origin === origin;
-            url = next.href;
-        }
-    }
-    async post(body, method, options, signal) {
-        let response;
-        try {
-            response = await this.send('POST', JSON.stringify(body), options.headers ?? {}, signal);
-        }
-        catch (error) {
-            if (error instanceof ChannelError)
-                throw error;
-            throw this.networkError(error, method, options.timeoutMs);
-        }
-        this.evidence.httpStatus = response.status;
-        const session = response.headers.get('mcp-session-id');
-        if (session)
-            this.sessionId = session;
-        if (response.ok)
-            return response;
-        // Servers often explain a refusal in a JSON-RPC error body: surface it when there is one.
-        const text = (await readBody(response, ERROR_BODY_BYTES).catch(() => undefined)) ?? '';
-        const rpc = parseJson(text);
-        if (model_isJsonObject(rpc) && model_isJsonObject(rpc.error)) {
-            const { code, message } = rpc.error;
-            throw new RpcError(method, typeof code === 'number' ? code : 0, `HTTP ${response.status}: ${String(message ?? '')}`);
-        }
-        if (text.trim() !== '')
-            pushBounded(this.evidence.stderrTail, text.trim(), 5);
-        throw new ChannelError('http', `${this.shownUrl} answered ${method} with HTTP ${response.status} ${response.statusText}`.trim(), method);
-    }
-    networkError(error, method, timeoutMs) {
-        if (error?.name === 'TimeoutError') {
-            this.evidence.timedOutOn = method;
-            return new ChannelError('timeout', `${this.shownUrl} did not answer ${method} within ${timeoutMs / 1000} s`, method);
-        }
-        // fetch wraps the socket error: its cause holds the code (ECONNREFUSED…) or a message.
-        const cause = error?.cause;
-        // fetch quotes the URL in some messages: never with its credentials.
-        const detail = (cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error))).replaceAll(this.options.url, this.shownUrl);
-        this.evidence.networkErrorCode = cause?.code ?? detail;
-        return new ChannelError('network', `could not reach ${this.shownUrl} (${detail})`, method);
-    }
-    /** Read the JSON-RPC message answering `id` from a JSON body or an SSE stream. */
-    async readAnswer(response, id, method, timeoutMs) {
-        const type = response.headers.get('content-type') ?? '';
-        if (type.includes('text/event-stream'))
-            return this.readSse(response, id, method, timeoutMs);
-        let text;
-        try {
-            text = await readBody(response, MAX_MESSAGE_BYTES);
-        }
-        catch (error) {
-            throw this.networkError(error, method, timeoutMs);
-        }
-        if (text === undefined)
-            throw new ChannelError('protocol', `${this.shownUrl} answered ${method} with a body of more than ${mebibytes(MAX_MESSAGE_BYTES)}; capture stopped`, method);
-        const parsed = parseJson(text);
-        const messages = Array.isArray(parsed) ? parsed : [parsed];
-        const answer = messages.find((m) => model_isJsonObject(m) && m.id === id);
-        if (!model_isJsonObject(answer)) {
-            pushBounded(this.evidence.strayStdout, text, 5);
-            throw new ChannelError('protocol', `${this.shownUrl} answered ${method} with something that is not a JSON-RPC response`, method);
-        }
-        this.evidence.spokeJsonRpc = true;
-        return answer;
-    }
-    /**
-     * The answer from an SSE stream. Requests the server sends on it (roots/list, ping…) are
-     * answered with a POST while we keep reading: the server may be waiting for them. One event
-     * may not exceed `MAX_MESSAGE_BYTES`; the stream as a whole is bounded by the request's timeout.
-     */
-    async readSse(response, id, method, timeoutMs) {
-        let answer;
-        let overflow;
-        const replies = [];
-        const parser = createParser({
-            maxBufferSize: MAX_MESSAGE_BYTES,
-            onError: (error) => {
-                if (error.type === 'max-buffer-size-exceeded')
-                    overflow = error;
-            },
-            onEvent: (event) => {
-                const data = parseJson(event.data);
-                if (!model_isJsonObject(data))
-                    return;
-                if (data.id === id && ('result' in data || 'error' in data))
-                    answer = data;
-                else if (typeof data.method === 'string' && data.id !== undefined)
-                    replies.push(this.reply(data.id, data.method));
-            },
-        });
-        const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
-        if (!reader)
-            throw new ChannelError('protocol', `${this.shownUrl} sent an empty event stream for ${method}`, method);
-        try {
-            while (answer === undefined && overflow === undefined) {
-                const { value, done } = await reader.read();
-                if (done)
-                    break;
-                parser.feed(value);
-            }
-        }
-        catch (error) {
-            throw this.networkError(error, method, timeoutMs);
-        }
-        finally {
-            await reader.cancel().catch(() => { });
-            await Promise.allSettled(replies);
-        }
-        if (overflow)
-            throw new ChannelError('protocol', `${this.shownUrl} sent an event of more than ${mebibytes(MAX_MESSAGE_BYTES)} for ${method}; capture stopped`, method);
-        if (answer === undefined)
-            throw new ChannelError('protocol', `the event stream for ${method} ended without an answer`, method);
-        this.evidence.spokeJsonRpc = true;
-        return answer;
-    }
-    async reply(id, method) {
-        const message = { jsonrpc: '2.0', id, ...answerServerRequest(method, this.options.clientCapabilities) };
-        const response = await this.send('POST', JSON.stringify(message), {}, AbortSignal.timeout(COURTESY_TIMEOUT_MS)).catch(() => undefined);
-        await response?.body?.cancel();
-    }
-}
-/** A body, read up to `limit` bytes; undefined when it is longer (the rest is not read). */
-async function readBody(response, limit) {
-    const reader = response.body?.getReader();
-    if (!reader)
-        return '';
-    const chunks = [];
-    let size = 0;
-    try {
-        for (;;) {
-            const { value, done } = await reader.read();
-            if (done)
-                break;
-            size += value.length;
-            if (size > limit)
-                return undefined;
-            chunks.push(value);
-        }
-    }
-    finally {
-        await reader.cancel().catch(() => { });
-    }
-    return Buffer.concat(chunks).toString('utf8');
-}
-/** How often we look whether a launched server listens yet. */
-const LISTEN_POLL_MS = 100;
-/**
- * A server whose log announced another port, which accepts connections while ours does not,
- * gets this long to open ours too (a server may log a metrics or admin port first). Past it,
- * it listens where it said, not where we were told.
- */
-const ANNOUNCED_PORT_GRACE_MS = 1000;
-/**
- * A server we start ourselves and then reach over HTTP. Before starting it, nothing may answer
- * on its port already (we would capture that instead); the first request then waits until the
- * port accepts connections while our process is alive, fails fast when the server's log says
- * it listens on another port, and waits past the timeout for a slow start (`patience`). Every
- * request checks that our process still runs. close() stops it.
- */
-class LaunchedHttpChannel {
-    options;
-    evidence;
-    server;
-    http;
-    ready;
-    constructor(options) {
-        this.options = options;
-        this.evidence = newEvidence('http', `${options.command.join(' ')} (serving ${redact_redactUrl(options.url)})`);
-        this.http = new HttpChannel(options, this.evidence);
-    }
-    async request(method, params, options) {
-        await (this.ready ??= this.start(options));
-        await this.ensureRunning(method);
-        return this.http.request(method, params, options);
-    }
-    notify(method, params) {
-        return this.http.notify(method, params);
-    }
-    setProtocolVersion(version) {
-        this.http.setProtocolVersion(version);
-    }
-    async close() {
-        await this.http.close();
-        await this.server?.stop();
-    }
-    /** Our process must still run: what answers on a port it left is someone else's. */
-    async ensureRunning(method) {
-        if (this.server?.running)
-            return;
-        if (this.evidence.spawnErrorCode !== undefined)
-            throw new ChannelError('spawn', 'the server could not be started', method);
-        const { hostname, port } = endpointOf(this.options.url);
-        if (await accepts(hostname, port)) {
-            throw new ChannelError('port-taken', `the server ${exitOf(this.evidence)}, yet something answers on port ${port}: not the process we started`, method);
-        }
-        throw new ChannelError('exited', `the server ${exitOf(this.evidence)} before it answered ${method}`, method);
-    }
-    async start({ timeoutMs, patience }) {
-        const { hostname, port } = endpointOf(this.options.url);
-        if (await accepts(hostname, port)) {
-            throw new ChannelError('port-taken', `something already listens on port ${port}, before the server was started`, 'initialize');
-        }
-        const server = new ServerProcess({ ...this.options, stdin: 'ignore' }, this.evidence);
-        this.server = server;
-        const started = Date.now();
-        let slow = false;
-        let otherPortSince;
-        for (;;) {
-            await this.ensureRunning('initialize');
-            if (await accepts(hostname, port)) {
-                // It may have exited since: then what listens is not ours.
-                await this.ensureRunning('initialize');
-                if (slow)
-                    this.evidence.slowStartMs = Date.now() - started;
-                return;
-            }
-            const announced = this.evidence.announcedUrl === undefined ? undefined : endpointOf(this.evidence.announcedUrl);
-            if (announced && announced.port !== port && (await accepts(announced.hostname, announced.port))) {
-                otherPortSince ??= Date.now();
-                if (Date.now() - otherPortSince >= ANNOUNCED_PORT_GRACE_MS) {
-                    throw new ChannelError('port-mismatch', `the server listens on port ${announced.port} (its log says ${this.evidence.announcedUrl}), not on port ${port}`, 'initialize');
-                }
-            }
-            const waited = Date.now() - started;
-            if (waited >= timeoutMs) {
-                if (!patience || Date.now() >= patience.until || !patience.keepWaiting()) {
-                    this.evidence.timedOutOn = `a connection on port ${port}`;
-                    throw new ChannelError('timeout', `the server did not listen on port ${port} within ${(waited / 1000).toFixed(1)} s`, 'initialize');
-                }
-                if (!slow)
-                    patience.onSlow?.(waited);
-                slow = true;
-            }
-            await new Promise((resolve) => setTimeout(resolve, LISTEN_POLL_MS));
-        }
-    }
-}
-/** The port a URL reaches, the scheme's default included. */
-function portOf(url) {
-    return endpointOf(url).port;
-}
-function endpointOf(url) {
-    const { hostname, port, protocol } = new URL(url);
-    return { hostname: hostname.replace(/^\[|\]$/g, ''), port: Number(port || (protocol === 'https:' ? 443 : 80)) };
-}
-function exitOf(evidence) {
-    return evidence.signal ? `was killed by ${evidence.signal}` : `exited with code ${evidence.exitCode ?? 'unknown'}`;
-}
-function accepts(host, port) {
-    return new Promise((resolve) => {
-        const socket = (0,external_node_net_.connect)({ host, port });
-        socket.once('connect', () => {
-            socket.destroy();
-            resolve(true);
-        });
-        socket.once('error', () => resolve(false));
-    });
-}
-function parseJson(text) {
-    try {
-        return JSON.parse(text);
-    }
-    catch {
-        return undefined;
-    }
-}
-function mebibytes(bytes) {
-    return `${bytes / 1024 / 1024} MiB`;
-}
-
-;// CONCATENATED MODULE: ./lib/compile/diagnose.js
-
-
-
-
-
-function diagnose(attempt) {
-    for (const detector of DETECTORS) {
-        const diagnosis = detector(attempt);
-        if (diagnosis)
-            return diagnosis;
-    }
-    return {
-        category: 'unknown',
-        confidence: 0.2,
-        explanation: `${describeError(attempt.error)}.${stderrExcerpt(attempt.evidence)}`,
-    };
-}
-const DETECTORS = [
-    function commandNotFound({ source, evidence }) {
-        if (source.kind !== 'command' || evidence.spawnErrorCode !== 'ENOENT')
-            return undefined;
-        if (source.cwd && !(0,external_node_fs_namespaceObject.existsSync)(source.cwd)) {
-            return { category: 'command-not-found', confidence: 0.95, explanation: `The working directory "${source.cwd}" does not exist.` };
-        }
-        const program = source.command[0];
-        const local = (0,external_node_path_namespaceObject.resolve)(source.cwd ?? '.', 'node_modules', '.bin', program);
-        const hint = (0,external_node_fs_namespaceObject.existsSync)(local)
-            ? ` It is installed in this project (${local}) but not on PATH.`
-            : ` Check the spelling, or install it first (a package's own binary lives in node_modules/.bin after npm install).`;
-        return { category: 'command-not-found', confidence: 0.95, explanation: `The command "${program}" was not found on PATH.${hint}` };
-    },
-    function permissionDenied({ source, evidence }) {
-        if (source.kind !== 'command' || evidence.spawnErrorCode !== 'EACCES')
-            return undefined;
-        const program = source.command[0];
-        return {
-            category: 'permission-denied',
-            confidence: 0.95,
-            explanation: `"${program}" exists but is not executable (permission denied). Make it executable (chmod +x ${program}) or run it through its interpreter (e.g. "node ${program}").`,
-        };
-    },
-    function missingBuildOutput({ source, evidence }) {
-        if (source.kind !== 'command')
-            return undefined;
-        const missing = missingScript(source) ?? missingModuleInStderr(evidence);
-        if (!missing)
-            return undefined;
-        return {
-            category: 'missing-build-output',
-            confidence: 0.9,
-            missingPath: missing,
-            explanation: `The command points at "${missing}", which does not exist: the server has probably not been built yet.`,
-        };
-    },
-    function portTaken({ error, source, evidence }) {
-        if (!(error instanceof ChannelError) || error.failure !== 'port-taken' || source.kind !== 'command' || !source.url)
-            return undefined;
-        const port = portOf(source.url);
-        if (evidence.pid === undefined) {
-            return {
-                category: 'port-taken',
-                confidence: 0.95,
-                explanation: `Port ${port} is already in use by another process, so the server was not started: it could not have listened there, and we would have captured whatever answers instead.`,
-            };
-        }
-        return {
-            category: 'port-taken',
-            confidence: 0.85,
-            explanation: `The server ${error.message.replace(/^the server /, '')}, so it was not captured.${stderrExcerpt(evidence)}`,
-        };
-    },
-    function portMismatch({ error, evidence }) {
-        if (!(error instanceof ChannelError) || error.failure !== 'port-mismatch' || !evidence.announcedUrl)
-            return undefined;
-        return {
-            category: 'port-mismatch',
-            confidence: 0.9,
-            announcedUrl: evidence.announcedUrl,
-            explanation: `The server does not listen where --url says: ${error.message.replace(/^the server /, 'it ')}.`,
-        };
-    },
-    function missingEnv({ evidence }) {
-        const names = envNamesIn(evidence.stderrTail.join('\n'));
-        if (names.length === 0)
-            return undefined;
-        return {
-            category: 'missing-env',
-            confidence: 0.85,
-            missingEnv: names,
-            explanation: `The server stopped because it needs environment variable${names.length > 1 ? 's' : ''} ${names.join(', ')}.${stderrExcerpt(evidence)}`,
-        };
-    },
-    function authFailed({ error, evidence }) {
-        const status = evidence.httpStatus;
-        const text = `${describeError(error)}\n${evidence.stderrTail.join('\n')}`;
-        const byStatus = status === 401 || status === 403;
-        if (!byStatus && !/\b(unauthori[sz]ed|authentication (failed|required)|invalid (api[ _-]?key|token|credentials)|forbidden)\b/i.test(text))
-            return undefined;
-        return {
-            category: 'auth-failed',
-            confidence: byStatus ? 0.9 : 0.7,
-            explanation: `The server refused the credentials${status ? ` (HTTP ${status})` : ''}: the token or key it was given is missing, wrong or lacks permission.`,
-        };
-    },
-    function connectionRefused({ evidence }) {
-        const code = evidence.networkErrorCode;
-        if (!code)
-            return undefined;
-        const what = code === 'ECONNREFUSED' ? 'nothing is listening there' : code === 'ENOTFOUND' ? 'the host name does not resolve' : code;
-        return {
-            category: 'connection-refused',
-            confidence: 0.9,
-            explanation: `Could not connect to ${evidence.target}: ${what}. Start the server first, or check the host and port.`,
-        };
-    },
-    function transportMismatch({ evidence }) {
-        if (evidence.transport === 'stdio' && evidence.pollutedStdout) {
-            return {
-                category: 'transport-mismatch',
-                confidence: 0.85,
-                pollutedStdout: true,
-                explanation: `The server's stdout is polluted by logs: its JSON-RPC messages arrive after other text on the same line (e.g. ${JSON.stringify(evidence.strayStdout[0]?.slice(0, 80))}). Over stdio, stdout carries protocol messages only: logs belong on stderr.`,
-            };
-        }
-        if (evidence.transport === 'stdio' && !evidence.spokeJsonRpc) {
-            const announced = evidence.announcedUrl;
-            if (announced) {
-                return {
-                    category: 'transport-mismatch',
-                    confidence: 0.8,
-                    announcedUrl: announced,
-                    explanation: `The server started an HTTP server (${announced}) instead of speaking MCP over stdio.`,
-                };
-            }
-            if (evidence.strayStdout.length > 0) {
-                return {
-                    category: 'transport-mismatch',
-                    confidence: 0.6,
-                    explanation: `The server wrote to stdout, but never a JSON-RPC message (first line: ${JSON.stringify(evidence.strayStdout[0])}). Over stdio, stdout carries protocol messages only: logs belong on stderr.`,
-                };
-            }
-        }
-        if (evidence.transport === 'http' && (evidence.httpStatus === 404 || evidence.httpStatus === 405 || evidence.httpStatus === 406)) {
-            return {
-                category: 'transport-mismatch',
-                confidence: 0.6,
-                explanation: `${evidence.target} answered HTTP ${evidence.httpStatus}: no streamable-HTTP MCP endpoint there. Check the path (often /mcp), or whether the server only offers the older SSE transport.`,
-            };
-        }
-        return undefined;
-    },
-    function protocolMismatch({ error }) {
-        const text = describeError(error);
-        if (!(error instanceof RpcError || error instanceof ChannelError) || !/protocol|version|both protocol generations|-32004/i.test(text))
-            return undefined;
-        if (error instanceof ChannelError && error.failure !== 'protocol')
-            return undefined;
-        return {
-            category: 'protocol-mismatch',
-            confidence: 0.7,
-            explanation: `The server does not speak a protocol version we do (we offer ${HANDSHAKE_PROTOCOL_VERSION} with the initialize handshake and ${STATELESS_PROTOCOL_VERSION} with server/discover): ${text}.`,
-        };
-    },
-    function timeout({ evidence, error }) {
-        if (!evidence.timedOutOn)
-            return undefined;
-        const what = error instanceof ChannelError && error.failure === 'timeout' ? error.message.replace(/^the server /, '') : `did not answer ${evidence.timedOutOn}`;
-        return {
-            category: 'timeout',
-            confidence: 0.75,
-            explanation: `The server ${what}. It may be slow to start (installing, downloading, warming a cache) or waiting for input it will never get.${stderrExcerpt(evidence)}`,
-        };
-    },
-    function invalidResponse({ error }) {
-        if (!(error instanceof ChannelError) || error.failure !== 'protocol')
-            return undefined;
-        return { category: 'invalid-response', confidence: 0.8, explanation: `The server answered, but not as MCP requires: ${error.message}.` };
-    },
-    function crashed({ evidence }) {
-        if (evidence.exitCode === undefined && evidence.signal === undefined)
-            return undefined;
-        const how = evidence.signal ? `was killed by ${evidence.signal}` : `exited with code ${evidence.exitCode}`;
-        const when = evidence.spokeJsonRpc ? 'while answering' : 'before answering initialize';
-        // A launched HTTP server whose command succeeded and returned: it went to the background.
-        const daemon = evidence.transport === 'http' && evidence.exitCode === 0
-            ? ' A command that returns while its server keeps running in the background (a daemon, docker run -d) cannot be captured this way: start the server before mcp-contract-guard and give only --url.'
-            : '';
-        return { category: 'crashed', confidence: 0.6, explanation: `The server ${how} ${when}.${daemon}${stderrExcerpt(evidence)}` };
-    },
-];
-/** The first argument that names a script file (by extension) and does not exist. */
-function missingScript(source) {
-    for (const arg of source.command) {
-        if (arg.startsWith('-') || !/\.(m?js|cjs|ts|mts|py|rb|jar|php)$/.test(arg))
-            continue;
-        const path = (0,external_node_path_namespaceObject.isAbsolute)(arg) ? arg : (0,external_node_path_namespaceObject.resolve)(source.cwd ?? '.', arg);
-        if (!(0,external_node_fs_namespaceObject.existsSync)(path))
-            return arg;
-    }
-    return undefined;
-}
-/** "Cannot find module '/x/dist/server.js'" (node), "can't open file '/x/server.py'" (python). */
-function missingModuleInStderr(evidence) {
-    const text = evidence.stderrTail.join('\n');
-    const match = /Cannot find module '([^']+)'/.exec(text) ?? /can't open file '([^']+)'/.exec(text);
-    if (!match)
-        return undefined;
-    const path = match[1];
-    // A missing dependency (a bare package name) is not build output.
-    return path.startsWith('/') || path.startsWith('.') || /^[A-Za-z]:\\/.test(path) ? path : undefined;
-}
-const ENV_PATTERNS = [
-    /(?:environment variable|env(?:ironment)? var(?:iable)?|env)\s*[:=]?\s*[`'"]?([A-Z][A-Z0-9_]{2,})\b/g,
-    /\b([A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Z]{3,}[A-Z0-9]*)[`'"]?\s+(?:is not set|is required|must be set|is missing|not set|is undefined|is not defined|environment variable is required)/g,
-    /missing (?:required )?(?:environment variables?|env(?:ironment)? vars?)\s*[:=]?\s*((?:[A-Z][A-Z0-9_]{2,}[,\s]*(?:and\s+)?)+)/gi,
-];
-function envNamesIn(text) {
-    const names = new Set();
-    for (const pattern of ENV_PATTERNS) {
-        for (const match of text.matchAll(pattern)) {
-            for (const name of (match[1] ?? '').split(/[\s,]+|\band\b/)) {
-                if (/^[A-Z][A-Z0-9_]{2,}$/.test(name) && !['ERROR', 'WARN', 'WARNING', 'FATAL', 'THE', 'AND', 'ENV'].includes(name))
-                    names.add(name);
-            }
-        }
-    }
-    return [...names].sort();
-}
-/**
- * Whether a server we started that has not answered yet looks like it is still starting (worth
- * waiting for on the same process), rather than like one that stopped or speaks another
- * transport: over stdio, nothing at all on stdout and no address announced in its log.
- */
-function looksSlowToStart(evidence) {
-    if (evidence.spawnErrorCode !== undefined || evidence.exitCode !== undefined || evidence.signal !== undefined)
-        return false;
-    if (evidence.transport === 'http')
-        return true;
-    return evidence.strayStdout.length === 0 && !evidence.pollutedStdout && evidence.announcedUrl === undefined;
-}
-function stderrExcerpt(evidence) {
-    const tail = evidence.stderrTail.slice(-6);
-    if (tail.length === 0)
-        return '';
-    return ` Its last stderr lines:\n${tail.map((l) => `    ${l}`).join('\n')}`;
-}
-function describeError(error) {
-    return error instanceof Error ? error.message : String(error);
-}
-
-;// CONCATENATED MODULE: ./lib/compile/source.js
-
-
-
-/**
- * The client capabilities a capture can declare in `initialize`, sorted. A full-featured client
- * declares all three, and some servers offer tools only to such clients.
- */
-const CLIENT_CAPABILITIES = ['elicitation', 'roots', 'sampling'];
-const DEFAULT_TIMEOUT_MS = 30_000;
-/** The capabilities a source declares, sorted, once each. */
-function source_clientCapabilitiesOf(source) {
-    return [...new Set(source.clientCapabilities ?? CLIENT_CAPABILITIES)].sort();
-}
-/**
- * Read a capability list as users write it: names separated by commas or spaces
- * ("roots,sampling"), or "none". `what` names the flag, key or input, for the message.
- */
-function parseClientCapabilities(text, what) {
-    const names = text.split(/[\s,]+/).filter((name) => name !== '');
-    if (names.length === 1 && names[0]?.toLowerCase() === 'none')
-        return [];
-    if (names.length === 0)
-        throw new errors_UserError(`${what} is empty: list client capabilities (${CLIENT_CAPABILITIES.join(', ')}) or say "none".`);
-    return checkClientCapabilities(names, what);
-}
-/** Check a list of capability names (the config's array form). */
-function checkClientCapabilities(names, what) {
-    for (const name of names) {
-        if (!CLIENT_CAPABILITIES.includes(name)) {
-            throw new errors_UserError(`${what}: "${name}" is not a client capability we can declare; the capabilities are ${CLIENT_CAPABILITIES.join(', ')} (or "none").`);
-        }
-    }
-    return names;
-}
-/**
- * Servers may show some tools only to clients that declare a capability (sampling, roots…), so
- * a capture compared with a lockfile declares what the lockfile's capture declared (`recorded`),
- * unless its source says otherwise: then `mismatch` says what may look added or removed because
- * of it. Names the lockfile records that we cannot declare (it may come from a pull request)
- * are left out.
- */
-function declaringAsRecorded(source, recorded) {
-    if (recorded === undefined || source.kind === 'file')
-        return { source };
-    const known = recorded.filter((name) => CLIENT_CAPABILITIES.includes(name));
-    const declared = source.clientCapabilities;
-    if (declared === undefined)
-        return { source: { ...source, clientCapabilities: [...new Set(known)].sort() } };
-    const same = [...new Set(declared)].sort().join(',') === [...new Set(known)].sort().join(',');
-    return same ? { source } : { source, mismatch: { recorded: known, declared: [...declared] } };
-}
-/** Check the names of variables to pass to a server (flags, config, Action input). */
-function checkPassEnv(names, what) {
-    for (const name of names) {
-        const problem = passEnvProblem(name);
-        if (problem)
-            throw new errors_UserError(`${what}: ${problem}.`);
-    }
-    return names;
-}
-/**
- * The source as the flags that select it, for messages that say which command to run. URL
- * credentials are redacted and env and header values left out: these lines are printed.
- */
-function sourceFlags(source) {
-    switch (source.kind) {
-        case 'command': {
-            const parts = [`--command ${source_shellQuote(source.command.map(source_shellQuote).join(' '))}`];
-            if (source.cwd)
-                parts.push(`--cwd ${source_shellQuote(source.cwd)}`);
-            for (const key of Object.keys(source.env ?? {}).sort())
-                parts.push(`--env ${key}=…`);
-            if (source.isolateEnv)
-                parts.push('--isolate-env');
-            for (const name of source.passEnv ?? [])
-                parts.push(`--pass-env ${name}`);
-            if (source.url)
-                parts.push(`--url ${source_shellQuote(redact_redactUrl(source.url))}`);
-            for (const header of Object.keys(source.headers ?? {}))
-                parts.push(`--header "${header}: …"`);
-            if (source.lenientStdout)
-                parts.push('--lenient-stdout');
-            parts.push(...capabilityFlag(source));
-            if (source.timeoutMs !== DEFAULT_TIMEOUT_MS)
-                parts.push(`--timeout ${source.timeoutMs / 1000}`);
-            return parts.join(' ');
-        }
-        case 'url': {
-            const parts = [`--url ${source_shellQuote(redact_redactUrl(source.url))}`, ...Object.keys(source.headers ?? {}).map((h) => `--header "${h}: …"`), ...capabilityFlag(source)];
-            if (source.timeoutMs !== DEFAULT_TIMEOUT_MS)
-                parts.push(`--timeout ${source.timeoutMs / 1000}`);
-            return parts.join(' ');
-        }
-        case 'file':
-            return `--file ${source_shellQuote(source.path)}`;
-    }
-}
-function capabilityFlag(source) {
-    if (source.clientCapabilities === undefined)
-        return [];
-    const declared = source_clientCapabilitiesOf(source);
-    if (declared.join() === CLIENT_CAPABILITIES.join())
-        return [];
-    return [`--capabilities ${declared.length === 0 ? 'none' : declared.join(',')}`];
-}
-/** Quote a word for a POSIX shell when it needs it. */
-function source_shellQuote(word) {
-    return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-;// CONCATENATED MODULE: ./lib/compile/stdio.js
-
-
-
-
-/** Newline-delimited JSON-RPC over a child process's stdin/stdout (the MCP stdio transport). */
-class StdioChannel {
-    options;
-    evidence;
-    server;
-    pending = new Map();
-    nextId = 1;
-    failure;
-    constructor(options) {
-        this.options = options;
-        this.evidence = newEvidence('stdio', options.command.join(' '));
-        this.server = new ServerProcess({
-            ...options,
-            stdin: 'pipe',
-            onStdoutLine: (line) => this.onLine(line),
-            onOversizedLine: (message) => {
-                this.fail(new ChannelError('protocol', message));
-                void this.server.stop();
-            },
-            onGone: (how) => this.fail(new ChannelError(this.evidence.spawnErrorCode ? 'spawn' : 'exited', `the server ${how}`)),
-        }, this.evidence);
-    }
-    request(method, params, options) {
-        if (this.failure)
-            return Promise.reject(this.failure);
-        const id = this.nextId++;
-        const sent = Date.now();
-        return new Promise((resolve, reject) => {
-            const giveUp = () => {
-                const patient = this.pending.get(id)?.patient ? `, nor in the ${seconds(Date.now() - sent - options.timeoutMs)} s more it was waited for as a slow start` : '';
-                this.pending.delete(id);
-                this.evidence.timedOutOn = method;
-                reject(new ChannelError('timeout', `the server did not answer ${method} within ${seconds(options.timeoutMs)} s${patient}`, method));
-            };
-            // Past the timeout, a server that still looks like it is starting is waited for, same process.
-            const { patience } = options;
-            const onTimeout = () => {
-                const pending = this.pending.get(id);
-                if (!pending)
-                    return;
-                if (!patience || Date.now() >= patience.until || !patience.keepWaiting())
-                    return giveUp();
-                patience.onSlow?.(Date.now() - sent);
-                pending.timer = setTimeout(giveUp, patience.until - Date.now());
-                pending.patient = true;
-            };
-            this.pending.set(id, { method, resolve, reject, timer: setTimeout(onTimeout, options.timeoutMs), sentAt: sent });
-            this.write({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
-        });
-    }
-    async notify(method, params) {
-        if (!this.failure)
-            this.write({ jsonrpc: '2.0', method, ...(params ? { params } : {}) });
-    }
-    async close() {
-        await this.server.stop();
-        this.fail(new ChannelError('exited', 'the channel was closed'));
-    }
-    write(message) {
-        this.server.write(`${JSON.stringify(message)}\n`);
-    }
-    onLine(line) {
-        let message = parseMessage(line);
-        if (message === undefined) {
-            // A line that carries a message after some other text: stdout polluted by a logger.
-            const embedded = line.indexOf('{"jsonrpc"');
-            if (embedded > 0) {
-                this.evidence.pollutedStdout = true;
-                if (this.options.lenientStdout)
-                    message = parseMessage(line.slice(embedded));
-            }
-        }
-        if (message === undefined) {
-            noteLogLine(this.evidence, this.evidence.strayStdout, line, STRAY_STDOUT_LINES);
-            return;
-        }
-        this.evidence.spokeJsonRpc = true;
-        if ('method' in message) {
-            this.answerServerRequest(message);
-            return;
-        }
-        const pending = typeof message.id === 'number' ? this.pending.get(message.id) : undefined;
-        if (!pending)
-            return;
-        this.pending.delete(message.id);
-        clearTimeout(pending.timer);
-        if (pending.patient)
-            this.evidence.slowStartMs = Date.now() - pending.sentAt;
-        if (model_isJsonObject(message.error)) {
-            const { code, message: text, data } = message.error;
-            pending.reject(new RpcError(pending.method, typeof code === 'number' ? code : 0, String(text ?? 'unknown error'), data));
-        }
-        else if (model_isJsonObject(message.result)) {
-            pending.resolve(message.result);
-        }
-        else {
-            pending.reject(new ChannelError('protocol', `the answer to ${pending.method} has no result object`, pending.method));
-        }
-    }
-    answerServerRequest(message) {
-        if (message.id === undefined)
-            return;
-        this.write({ jsonrpc: '2.0', id: message.id, ...answerServerRequest(String(message.method), this.options.clientCapabilities) });
-    }
-    fail(error) {
-        this.failure ??= error;
-        for (const [id, pending] of this.pending) {
-            clearTimeout(pending.timer);
-            this.pending.delete(id);
-            pending.reject(new ChannelError(error.failure, error.message, pending.method));
-        }
-    }
-}
-function seconds(ms) {
-    return String(Math.round(ms / 100) / 10);
-}
-function parseMessage(line) {
-    try {
-        const message = JSON.parse(line);
-        return model_isJsonObject(message) && message.jsonrpc === '2.0' ? message : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./lib/compile/capture.js
-
-
-
-
-
-
-
-
-/**
- * Start-up, healing included, waits about this many times the source's timeout in all: a slow
- * start is waited for on the same process until then, and retries share the budget (heal.ts),
- * so a server that hangs holds CI for about 2 × --timeout, not a ladder of longer waits. Once a
- * server answers, each later request gets its own timeout (and `MAX_PAGES` bounds the lists).
- */
-const START_BUDGET_FACTOR = 2;
-/** Capturing a server failed; `diagnosis` says why in plain words, `evidence` what was seen. */
-class CompileError extends errors_UserError {
-    diagnosis;
-    evidence;
-    constructor(diagnosis, evidence, cause) {
-        super(`Could not capture the contracts of ${evidence.target}. ${diagnosis.explanation}`, 2, { cause });
-        this.diagnosis = diagnosis;
-        this.evidence = evidence;
-    }
-}
-/** The lists a server may expose, the capability that announces each, and the result key. */
-const LISTS = [
-    { capability: 'tools', method: 'tools/list', key: 'tools' },
-    { capability: 'prompts', method: 'prompts/list', key: 'prompts' },
-    { capability: 'resources', method: 'resources/list', key: 'resources' },
-    { capability: 'resources', method: 'resources/templates/list', key: 'resourceTemplates' },
-];
-/**
- * Start (stdio) or reach (HTTP) an MCP server, open a session in the protocol generation it
- * speaks, and capture every list it declares, raw. The server is always stopped afterwards.
- */
-async function captureServer(source, options = {}) {
-    const progress = options.onProgress ?? (() => { });
-    const deadline = options.deadline ?? Date.now() + START_BUDGET_FACTOR * source.timeoutMs;
-    const capabilities = source_clientCapabilitiesOf(source);
-    const channel = openChannel(source, capabilities);
-    progress(source.kind === 'command' ? `starting ${source.command.join(' ')}` : `connecting to ${redact_redactUrl(source.url)}`);
-    try {
-        // A server we started that is still starting is waited for until the deadline, same process.
-        const patience = source.kind === 'command'
-            ? {
-                until: deadline,
-                keepWaiting: () => looksSlowToStart(channel.evidence),
-                onSlow: (waitedMs) => progress(`no answer after ${(waitedMs / 1000).toFixed(1)} s; the server looks like it is still starting, so waiting on it up to ${((deadline - Date.now()) / 1000).toFixed(1)} s more`),
-            }
-            : undefined;
-        const startWaitMs = Math.max(1, Math.min(source.timeoutMs, deadline - Date.now()));
-        const session = await openSession(channel, { timeoutMs: startWaitMs, capabilities, ...(patience ? { patience } : {}) });
-        const version = session.server.version ? ` ${session.server.version}` : '';
-        progress(`connected to ${session.server.name}${version} (protocol ${session.protocolVersion})`);
-        const capture = {
-            server: session.server,
-            protocolVersion: session.protocolVersion,
-            era: session.era,
-            capabilities: session.capabilities,
-            ...(session.instructions !== undefined ? { instructions: session.instructions } : {}),
-            tools: [],
-            prompts: [],
-            resources: [],
-            resourceTemplates: [],
-            clientCapabilities: [...capabilities],
-        };
-        for (const list of LISTS) {
-            if (session.capabilities[list.capability] === undefined)
-                continue;
-            const items = await listAll(channel, session, list.method, list.key, {
-                timeoutMs: source.timeoutMs,
-                onPage: (page, total) => page > 1 && progress(`${list.method}: page ${page}, ${total} ${list.key} so far`),
-            });
-            capture[list.key] = items;
-        }
-        progress(`captured ${report_ENTRY_KINDS.map((kind) => countOf(kind, capture[kind].length)).join(', ')}`);
-        return { capture, warnings: warningsFrom(channel.evidence), evidence: channel.evidence };
-    }
-    catch (error) {
-        // Stop the server before diagnosing, so the stderr tail is complete.
-        await channel.close();
-        throw new CompileError(diagnose({ source, error, evidence: channel.evidence }), channel.evidence, error);
-    }
-    finally {
-        await channel.close();
-    }
-}
-function openChannel(source, clientCapabilities) {
-    if (source.kind === 'url')
-        return new HttpChannel({ url: source.url, headers: source.headers, clientCapabilities });
-    const { command, cwd, env, passEnv, isolateEnv } = source;
-    const launch = { command, cwd, env, passEnv, isolateEnv, clientCapabilities };
-    if (source.url)
-        return new LaunchedHttpChannel({ ...launch, url: source.url, headers: source.headers });
-    return new StdioChannel({ ...launch, lenientStdout: source.lenientStdout });
-}
-function warningsFrom(evidence) {
-    if (evidence.transport !== 'stdio' || evidence.strayStdout.length === 0)
-        return [];
-    return [
-        `the server wrote ${evidence.strayStdout.length} non-JSON line(s) to stdout, e.g. ${JSON.stringify(evidence.strayStdout[0])}; ` +
-            'they were ignored, but MCP clients may choke on them: log to stderr instead',
-    ];
-}
-
-;// CONCATENATED MODULE: ./lib/compile/heal.js
-
-
-
-
-
-
-
-/**
- * Self-healing compilation: when a server cannot be captured, diagnose why, apply at most one
- * safe change, and try again, a bounded number of times. What is safe is decided here, per
- * failure category, in one table: a fixer may find a binary the project installed, switch
- * transport or port to where the server said it listens, read past log noise on stdout, or
- * retry a crash that looks transient. It never guesses secrets, installs packages, runs build
- * scripts or retries an authentication failure: those end the loop with the exact thing a
- * person must do. A slow start is not restarted: the capture waits on the same live process
- * (capture.ts), and the report says so, with the timeout that works first time.
- *
- * Every attempt shares one budget, `START_BUDGET_FACTOR` × the timeout from the first start. A
- * retry is started while the budget lasts and gets at least `RETRY_MIN_SHARE` of a timeout, so
- * the worst case is (`START_BUDGET_FACTOR` + `RETRY_MIN_SHARE`) × the timeout.
- */
-const DEFAULT_MAX_ATTEMPTS = 3;
-/** A retry gets at least this share of a timeout, however little of the budget is left: enough to start. */
-const RETRY_MIN_SHARE = 0.5;
-/** The timeout we suggest after a slow start: half again what the start took, in whole seconds. */
-const SLOW_START_MARGIN = 1.5;
-/** Capturing failed and healing could not fix it: what was tried, and what a person must do. */
-class HealingFailedError extends CompileError {
-    report;
-    userActionNeeded;
-    constructor(cause, report, userActionNeeded) {
-        super(cause.diagnosis, cause.evidence, cause);
-        this.report = report;
-        this.userActionNeeded = userActionNeeded;
-        const tried = report.attempts.length > 1 ? `\n\nTried ${report.attempts.length} times in ${(report.totalMs / 1000).toFixed(1)} s:\n${describeAttempts(report.attempts)}` : '';
-        this.message = `${cause.message}\n\nWhat to do: ${userActionNeeded}${tried}`;
-    }
-}
-/** One fixer per failure category: the whole healing policy, readable in one screen. */
-const FIXERS = {
-    timeout(_diagnosis, source) {
-        // The capture already waited on the same live process as long as the budget allows.
-        return {
-            userAction: `Check that the server starts on its own (no prompt, no missing service) and how long it takes by hand; if it is just slow, pass a longer --timeout (start-up gets up to ${START_BUDGET_FACTOR} × --timeout, ${(START_BUDGET_FACTOR * source.timeoutMs) / 1000} s now).`,
-        };
-    },
-    'command-not-found'(_diagnosis, source) {
-        if (source.kind !== 'command')
-            return { userAction: 'Check the command.' };
-        const [program, ...args] = source.command;
-        const cwd = source.cwd ?? process.cwd();
-        const local = findUpwards(cwd, (0,external_node_path_namespaceObject.join)('node_modules', '.bin', program));
-        if (local) {
-            return { fix: { description: `ran "${program}" from the project's node_modules/.bin`, source: { ...source, command: [local, ...args] } } };
-        }
-        if (findUpwards(cwd, (0,external_node_path_namespaceObject.join)('node_modules', program, 'package.json'))) {
-            return { fix: { description: `ran the installed package "${program}" through npx --no-install`, source: { ...source, command: ['npx', '--no-install', program, ...args] } } };
-        }
-        return { userAction: `Install "${program}" (or fix its name) so that it is on PATH, or point --command at the server's entry file.` };
-    },
-    'permission-denied'(_diagnosis, source) {
-        const program = source.kind === 'command' ? source.command[0] : '';
-        return { userAction: `Make ${program} executable (chmod +x ${program}, and commit the mode with git update-index --chmod=+x), or run it through its interpreter.` };
-    },
-    'missing-build-output'(diagnosis, source) {
-        const cwd = source.kind === 'command' ? (source.cwd ?? process.cwd()) : process.cwd();
-        return { userAction: `Build the server before capturing it: run \`${buildCommand(cwd)}\` (in CI, as a step before this one), so that ${diagnosis.missingPath} exists.` };
-    },
-    'missing-env'(diagnosis, source) {
-        const names = diagnosis.missingEnv ?? [];
-        // Set here but kept from the server by the environment policy (env.ts): say so, name the switch.
-        const withheld = source.kind === 'command' ? names.filter((name) => withheldFrom(source, name)) : [];
-        if (withheld.length > 0) {
-            const list = withheld.join(', ');
-            return {
-                userAction: `${list} ${withheld.length > 1 ? 'are' : 'is'} set here but was not passed to the server: ${source.kind === 'command' && source.isolateEnv ? 'its environment is isolated (only runtime variables and the ones you name reach it)' : 'GitHub tokens reach a server only by name'}. Pass ${withheld.length > 1 ? 'them' : 'it'} by name: ${withheld.map((n) => `--pass-env ${n}`).join(' ')} (in the Action, the input pass-env; in the config, "passEnv"). Nothing is passed unasked.`,
-            };
-        }
-        const flags = names.map((n) => `--env ${n}=…`).join(' ');
-        return {
-            userAction: `Give the server ${names.join(', ')}: pass ${flags}, or export ${names.length > 1 ? 'them' : 'it'} and pass ${names.map((n) => `--pass-env ${n}`).join(' ')} (in CI: set it in the step's env: from a secret, and name it in the Action's pass-env input or the config's "passEnv"). Nothing is guessed.`,
-        };
-    },
-    'auth-failed'() {
-        return { userAction: 'Provide valid credentials: --header "Authorization: Bearer …" for an HTTP server, --env NAME=… for a stdio one (in CI, from a secret). Authentication failures are never retried.' };
-    },
-    'connection-refused'(_diagnosis, source) {
-        const url = source.kind === 'url' ? redact_redactUrl(source.url) : '';
-        return { userAction: `Start the server before capturing it, or let mcp-contract-guard start it: --command "<start command>" --url ${url}.` };
-    },
-    'port-taken'(_diagnosis, source) {
-        const port = source.kind === 'command' && source.url ? portOf(source.url) : '';
-        return {
-            userAction: `Free port ${port}: stop what listens there (\`lsof -i :${port}\` or \`ss -ltnp\` names it), or run the server on a free port and give that port in --url. If the command starts the server in the background and returns (a daemon, docker run -d), start it before mcp-contract-guard and give only --url.`,
-        };
-    },
-    'port-mismatch'(diagnosis, source, history) {
-        if (source.kind !== 'command' || !source.url || !diagnosis.announcedUrl)
-            return { userAction: diagnosis.explanation };
-        const port = portOf(diagnosis.announcedUrl);
-        if (history.some((a) => a.fixApplied?.startsWith('used port'))) {
-            return { userAction: `The server listens on a different port each time it starts (now ${port}). Make it listen on a fixed port and give that port in --url.` };
-        }
-        const url = new URL(source.url);
-        url.port = String(port);
-        return { fix: { description: `used port ${port}, where the server said it listens`, source: { ...source, url: url.href } } };
-    },
-    'transport-mismatch'(diagnosis, source) {
-        if (source.kind === 'command' && !source.url && diagnosis.announcedUrl) {
-            return { fix: { description: `switched to streamable HTTP at ${diagnosis.announcedUrl}, where the server said it listens`, source: { ...source, url: diagnosis.announcedUrl } } };
-        }
-        if (source.kind === 'command' && !source.url && !source.lenientStdout && diagnosis.pollutedStdout) {
-            return { fix: { description: 'read JSON-RPC messages out of stdout lines that a logger had prefixed', source: { ...source, lenientStdout: true } } };
-        }
-        return { userAction: `${diagnosis.explanation} Make the server speak MCP over stdio with nothing else on stdout, or give its HTTP address with --url.` };
-    },
-    'protocol-mismatch'() {
-        return { userAction: 'Upgrade the server (or its MCP SDK) to a protocol version from 2024-11-05 on, or capture a tools/list dump with --file.' };
-    },
-    'invalid-response'() {
-        return { userAction: 'Fix the server so it answers as the MCP specification requires, or capture a tools/list dump with --file.' };
-    },
-    crashed(diagnosis, source, history) {
-        const retried = history.some((a) => a.fixApplied?.startsWith('retried'));
-        if (!retried && looksTransient(diagnosis)) {
-            return { fix: { description: 'retried once: the crash looks transient (a busy resource or a network hiccup)', source } };
-        }
-        return { userAction: 'Run the server by hand with the same command and fix what makes it exit; its stderr is quoted above.' };
-    },
-    unknown() {
-        return { userAction: 'Run the server by hand with the same command to see what goes wrong; rerun with --debug for details.' };
-    },
-};
-function proposeFix(diagnosis, source, history = []) {
-    return FIXERS[diagnosis.category](diagnosis, source, history);
-}
-/**
- * Run `capture` on `source`; on failure, diagnose, fix and retry up to `maxAttempts` times,
- * within the start-up budget. When the first attempt works this costs nothing more than the
- * capture itself.
- */
-async function withHealing(source, capture, options = {}) {
-    const maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
-    const progress = options.onProgress ?? (() => { });
-    const started = Date.now();
-    const deadline = started + START_BUDGET_FACTOR * source.timeoutMs;
-    const attempts = [];
-    let current = source;
-    for (let number = 1;; number++) {
-        const attemptStarted = Date.now();
-        try {
-            const value = await capture(current, { ...options, deadline: number === 1 ? deadline : Math.max(deadline, attemptStarted + current.timeoutMs * RETRY_MIN_SHARE) });
-            const healing = { attempts, totalMs: 0 };
-            const slowStartMs = value.evidence.slowStartMs;
-            if (slowStartMs === undefined) {
-                attempts.push({ number, flags: sourceFlags(current), durationMs: Date.now() - attemptStarted, outcome: 'captured' });
-                if (number > 1)
-                    healing.healedSource = current;
-            }
-            else {
-                // Healed in place: the wait past the timeout reads as the failure it would have been, then the fix.
-                const healed = { ...current, timeoutMs: Math.ceil((slowStartMs * SLOW_START_MARGIN) / 1000) * 1000 };
-                attempts.push({
-                    number,
-                    flags: sourceFlags(current),
-                    durationMs: current.timeoutMs,
-                    outcome: 'failed',
-                    diagnosis: { category: 'timeout', confidence: 0.9, explanation: `The server did not answer within ${current.timeoutMs / 1000} s, but was still starting.` },
-                    fixApplied: `kept waiting on the same process past the ${current.timeoutMs / 1000} s timeout (a slow start): it answered after ${(slowStartMs / 1000).toFixed(1)} s`,
-                });
-                attempts.push({ number: number + 1, flags: sourceFlags(healed), durationMs: Math.max(0, Date.now() - attemptStarted - current.timeoutMs), outcome: 'captured' });
-                healing.healedSource = healed;
-            }
-            healing.totalMs = Date.now() - started;
-            return { value, healing };
-        }
-        catch (error) {
-            if (!(error instanceof CompileError))
-                throw error;
-            const attempt = { number, flags: sourceFlags(current), durationMs: Date.now() - attemptStarted, outcome: 'failed', diagnosis: error.diagnosis };
-            attempts.push(attempt);
-            const proposal = proposeFix(error.diagnosis, current, attempts);
-            const report = () => ({ attempts, totalMs: Date.now() - started });
-            if ('userAction' in proposal)
-                throw new HealingFailedError(error, report(), proposal.userAction);
-            if (number >= maxAttempts) {
-                const advice = maxAttempts === 1
-                    ? `Healing is off; it would have ${proposal.fix.description} and tried again.`
-                    : `Still failing after ${number} attempts (next it would have ${proposal.fix.description}). Run the server by hand with the same command to see what goes wrong.`;
-                throw new HealingFailedError(error, report(), advice);
-            }
-            if (Date.now() >= deadline) {
-                const budget = (START_BUDGET_FACTOR * source.timeoutMs) / 1000;
-                throw new HealingFailedError(error, report(), `Next it would have ${proposal.fix.description}, but start-up has used its budget (${START_BUDGET_FACTOR} × --timeout, ${budget} s). Run the server by hand with the same command to see what goes wrong, or pass a longer --timeout.`);
-            }
-            attempt.fixApplied = proposal.fix.description;
-            progress(`attempt ${number} failed (${error.diagnosis.category}); ${proposal.fix.description}, trying again`);
-            current = proposal.fix.source;
-        }
-    }
-}
-function describeAttempts(attempts) {
-    return attempts
-        .map((a) => {
-        const result = a.outcome === 'captured' ? 'captured' : `failed: ${a.diagnosis?.category}`;
-        const fix = a.fixApplied ? `; then ${a.fixApplied}` : '';
-        return `  ${a.number}. ${result} in ${(a.durationMs / 1000).toFixed(1)} s${fix}`;
-    })
-        .join('\n');
-}
-/** A crash worth one more try: resources that were busy or a network that hiccuped. */
-function looksTransient(diagnosis) {
-    return /\b(EBUSY|EAGAIN|EADDRINUSE|ECONNRESET|ETIMEDOUT|EAI_AGAIN|temporar(y|ily)|try again|resource busy|locked)\b/i.test(diagnosis.explanation);
-}
-function findUpwards(start, relative) {
-    for (let dir = (0,external_node_path_namespaceObject.resolve)(start);; dir = (0,external_node_path_namespaceObject.dirname)(dir)) {
-        const candidate = (0,external_node_path_namespaceObject.join)(dir, relative);
-        if ((0,external_node_fs_namespaceObject.existsSync)(candidate))
-            return candidate;
-        if ((0,external_node_path_namespaceObject.dirname)(dir) === dir)
-            return undefined;
-    }
-}
-/** The build command a person would run, from the nearest package.json's scripts. */
-function buildCommand(cwd) {
-    const manifest = findUpwards(cwd, 'package.json');
-    if (!manifest)
-        return 'the build step of the server';
-    const dir = (0,external_node_path_namespaceObject.dirname)(manifest);
-    let scripts = {};
-    try {
-        scripts = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(manifest, 'utf8')).scripts ?? {};
-    }
-    catch {
-        // An unreadable package.json: fall through to the generic advice.
-    }
-    const runner = (0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(dir, 'pnpm-lock.yaml')) ? 'pnpm' : (0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(dir, 'yarn.lock')) ? 'yarn' : 'npm run';
-    const script = ['build', 'compile', 'prepare', 'tsc'].find((name) => scripts[name] !== undefined);
-    if (script)
-        return `${runner} ${script}`;
-    if ((0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(dir, 'tsconfig.json')))
-        return 'npx tsc';
-    return 'the build step of the server';
-}
-
-;// CONCATENATED MODULE: ./lib/contract/lockfile.js
-
-
-/** The default lockfile name (fixed: users commit it and workflows refer to it). */
-const LOCKFILE_NAME = 'mcp-contracts.lock.json';
-/**
- * 2 records the server's version, instructions and capabilities, and the client capabilities
- * the capture declared. Version 1 files are still read (their server contract is unknown).
- */
-const LOCKFILE_VERSION = 2;
-const READABLE_VERSIONS = [1, 2];
-const GENERATOR = 'mcp-contract-guard';
-class LockfileError extends Error {
-    problem;
-    name = 'LockfileError';
-    constructor(problem, message) {
-        super(message);
-        this.problem = problem;
-    }
-}
-
-/** Render contracts as the canonical lockfile text. Same contracts, same bytes. */
-function renderLockfile(contracts) {
-    const server = { name: contracts.server.name };
-    if (contracts.server.version !== undefined)
-        server.version = contracts.server.version;
-    if (contracts.serverContract !== undefined) {
-        server.capabilities = contracts.serverContract.capabilities;
-        if (contracts.serverContract.instructions !== undefined)
-            server.instructions = contracts.serverContract.instructions;
-    }
-    const body = { lockfileVersion: LOCKFILE_VERSION, generator: GENERATOR, server };
-    if (contracts.clientCapabilities !== undefined)
-        body.capture = { clientCapabilities: contracts.clientCapabilities };
-    for (const kind of ENTRY_KINDS) {
-        const entries = Object.create(null);
-        for (const key of Object.keys(contracts[kind]).sort()) {
-            const entry = contracts[kind][key];
-            entries[key] = { digest: entryDigest(entry), ...entry };
-        }
-        body[kind] = entries;
-    }
-    return canonicalJson({ ...body, digest: wholeFileDigest(body) }, true);
-}
-/**
- * The whole-file digest covers the header and every entry's digest and dialects (a Merkle
- * root, not a second hash of every contract): entries are verified one by one against their
- * own digests, so hashing their contracts again would only cost time.
- */
-function wholeFileDigest(body) {
-    const manifest = { lockfileVersion: body.lockfileVersion, generator: body.generator, server: body.server, capture: body.capture };
-    for (const kind of report_ENTRY_KINDS) {
-        const entries = (model_isJsonObject(body[kind]) ? body[kind] : {});
-        manifest[kind] = Object.fromEntries(Object.entries(entries).map(([key, e]) => [key, { digest: e?.digest, dialects: e?.dialects }]));
-    }
-    return sha256(json_canonicalJson(manifest));
-}
-/**
- * Parse and verify a lockfile. Throws `LockfileError` when the text is not a lockfile, was
- * written by an unknown format version, or does not match its own digests (edited by hand).
- * `label` names the file in messages.
- *
- * `reference` (the live contracts, when `check` has them) makes verification cheap: an entry
- * equal to its live twin, whose digest is the stored one, is verified without re-hashing.
- */
-function parseLockfile(text, label, reference) {
-    let data;
-    try {
-        data = JSON.parse(text);
-    }
-    catch (error) {
-        const detail = error instanceof Error ? error.message : String(error);
-        throw new LockfileError('malformed', `${label} is not valid JSON (${detail}); it may be truncated or have a merge conflict.`);
-    }
-    return verifyLockfile(data, label, reference);
-}
-/** `parseLockfile` of a text already parsed (a reader that had to parse it to tell a lockfile from a dump). */
-function verifyLockfile(data, label, reference) {
-    if (!model_isJsonObject(data) || !('lockfileVersion' in data)) {
-        throw new LockfileError('malformed', `${label} is not an mcp-contract-guard lockfile: it has no "lockfileVersion".`);
-    }
-    if (!READABLE_VERSIONS.includes(data.lockfileVersion)) {
-        const newer = typeof data.lockfileVersion === 'number' && data.lockfileVersion > LOCKFILE_VERSION;
-        throw new LockfileError('unknown-version', `${label} has lockfile version ${JSON.stringify(data.lockfileVersion)}, but this mcp-contract-guard reads version ${LOCKFILE_VERSION}` +
-            (newer ? ': upgrade mcp-contract-guard.' : '.'));
-    }
-    const { digest, ...body } = data;
-    const contracts = emptyContracts(serverOf(body.server, label));
-    if (model_isJsonObject(body.server) && body.server.capabilities !== undefined) {
-        if (!model_isJsonObject(body.server.capabilities))
-            throw new LockfileError('malformed', `${label}: "server.capabilities" is not an object.`);
-        if (body.server.instructions !== undefined && typeof body.server.instructions !== 'string')
-            throw new LockfileError('malformed', `${label}: "server.instructions" is not a string.`);
-        contracts.serverContract = { capabilities: body.server.capabilities };
-        if (typeof body.server.instructions === 'string')
-            contracts.serverContract.instructions = body.server.instructions;
-    }
-    if (body.capture !== undefined) {
-        const declared = model_isJsonObject(body.capture) ? body.capture.clientCapabilities : undefined;
-        if (!Array.isArray(declared) || !declared.every((c) => typeof c === 'string'))
-            throw new LockfileError('malformed', `${label}: "capture.clientCapabilities" is not a list of names.`);
-        contracts.clientCapabilities = declared;
-    }
-    for (const kind of report_ENTRY_KINDS) {
-        const entries = body[kind] ?? {};
-        if (!model_isJsonObject(entries))
-            throw new LockfileError('malformed', `${label}: "${kind}" is not an object.`);
-        for (const [key, stored] of Object.entries(entries)) {
-            if (!model_isJsonObject(stored) || !model_isJsonObject(stored.contract)) {
-                throw new LockfileError('malformed', `${label}: entry ${kind}.${key} has no "contract" object.`);
-            }
-            const entry = { contract: stored.contract };
-            if (model_isJsonObject(stored.dialects))
-                entry.dialects = stored.dialects;
-            const twin = reference !== undefined && Object.hasOwn(reference[kind], key) ? reference[kind][key] : undefined;
-            if (!verifiedByReference(entry, stored.digest, twin) && stored.digest !== canonical_entryDigest(entry)) {
-                throw new LockfileError('tampered', `${label} was edited by hand: the digest of ${kind}.${key} does not match its contract.`);
-            }
-            contracts[kind][key] = entry;
-        }
-    }
-    if (digest !== wholeFileDigest(body)) {
-        throw new LockfileError('tampered', `${label} was edited by hand: its whole-file digest does not match its content.`);
-    }
-    return contracts;
-}
-function serverOf(value, label) {
-    if (!model_isJsonObject(value))
-        return { name: 'unknown' };
-    const name = typeof value.name === 'string' ? value.name : 'unknown';
-    if (value.version === undefined)
-        return { name };
-    if (typeof value.version !== 'string')
-        throw new LockfileError('malformed', `${label}: "server.version" is not a string.`);
-    return { name, version: value.version };
-}
-function verifiedByReference(entry, digest, twin) {
-    if (twin === undefined || typeof digest !== 'string' || canonical_entryDigest(twin) !== digest || !json_jsonEqual(entry.contract, twin.contract))
-        return false;
-    rememberDigest(entry.contract, digest);
-    return true;
-}
-/**
- * The client capabilities a lockfile says its capture declared, read without parsing the whole
- * file: canonical JSON puts `capture` first. Undefined when it records none (format 1) or the
- * text is not canonical; the full parse verifies everything later anyway.
- */
-function recordedClientCapabilities(text) {
-    const head = /^\{\s*"capture": \{\s*"clientCapabilities": (\[[^\]]*\])/.exec(text.slice(0, 1_000));
-    if (!head)
-        return undefined;
-    try {
-        const names = JSON.parse(head[1]);
-        return Array.isArray(names) && names.every((n) => typeof n === 'string') ? names : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-/** True when the text looks like a lockfile rather than a tools/list dump. */
-function looksLikeLockfile(data) {
-    return model_isJsonObject(data) && 'lockfileVersion' in data;
-}
-/**
- * Where each entry sits in a lockfile: the line of `"<name>": {` under its kind. The lockfile is
- * canonical JSON with a two-space indent, so kinds are at indent 2 and entries at indent 4;
- * a hand-formatted file simply yields fewer lines (annotations and SARIF results then point at
- * the kind's line, or line 1).
- */
-function lockfileLines(text) {
-    const kinds = new Map();
-    const entries = new Map();
-    let current;
-    const lines = text.split('\n');
-    for (let i = 0; i < lines.length; i++) {
-        const line = lines[i];
-        const top = /^ {2}("(?:[^"\\]|\\.)*"): /.exec(line);
-        if (top) {
-            current = parseKey(top[1]);
-            if (current !== undefined)
-                kinds.set(current, i + 1);
-            continue;
-        }
-        const nested = /^ {4}("(?:[^"\\]|\\.)*"): \{/.exec(line);
-        if (nested && current !== undefined) {
-            const name = parseKey(nested[1]);
-            if (name !== undefined)
-                entries.set(`${current}\u0000${name}`, i + 1);
-        }
-    }
-    return { kind: (kind) => kinds.get(kind), entry: (kind, name) => entries.get(`${kind}\u0000${name}`) };
-}
-function parseKey(quoted) {
-    try {
-        return JSON.parse(quoted);
-    }
-    catch {
-        return undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./lib/files.js
-/**
- * Reading and writing the user's files (lockfiles, artifacts, dumps) with errors that say what
- * is wrong with which path, and writes that never leave half a file or a temporary one behind.
- */
-
-
-
-
-
-/** The text of `path`, or undefined when there is no such file. `what` names it in errors ("the lockfile"). */
-async function readTextIfExists(path, what) {
-    try {
-        return await (0,promises_namespaceObject.readFile)(path, 'utf8');
-    }
-    catch (error) {
-        if (codeOf(error) === 'ENOENT')
-            return undefined;
-        throw new errors_UserError(`Cannot read ${what} ${path}: ${problemOf(error, path)}`, 2, { cause: error });
-    }
-}
-/**
- * Fail now, before any work, if `path` cannot be written: it is a directory, its directory
- * does not exist or is not writable. (The write itself still reports what this cannot foresee.)
- */
-async function assertWritable(path, what) {
-    const fail = (error) => new UserError(`Cannot write ${what} ${path}: ${problemOf(error, path)}`, 2, { cause: error });
-    const existing = await stat(path).catch((error) => {
-        if (codeOf(error) === 'ENOENT')
-            return undefined;
-        throw fail(error);
-    });
-    if (existing?.isDirectory())
-        throw fail(Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
-    if (existing !== undefined && !existing.isFile())
-        return; // a device or a pipe: written in place
-    const directory = dirname(resolve(path));
-    await access(directory, constants.W_OK).catch((error) => {
-        const code = codeOf(error);
-        throw code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
-            ? new UserError(`Cannot write ${what} ${path}: its directory ${directory} is not writable (${code}).`, 2, { cause: error })
-            : fail(error);
-    });
-}
-/** Temporary files being written, removed if the process exits (Ctrl-C) before their rename. */
-const inFlight = new Set();
-let exitHook = false;
-/**
- * Replace `path` with `text` atomically: write a temporary file beside it, then rename it over
- * the old one, so a reader never sees half a file. The temporary file is removed on any
- * failure. A symbolic link is followed (the file it points to is replaced, the link kept); a
- * device, a pipe or anything under /dev (`/dev/stdout`) is written in place.
- */
-async function writeTextAtomically(path, text, what) {
-    const fail = (error) => new UserError(`Cannot write ${what} ${path}: ${problemOf(error, path)}`, 2, { cause: error });
-    await assertWritable(path, what);
-    const target = await realpath(path).catch(() => resolve(path));
-    const existing = await stat(target).catch(() => undefined);
-    // /dev/stdout may resolve to the file the shell redirected to: replacing that file would
-    // cut the process off from its own output.
-    if ((existing !== undefined && !existing.isFile()) || resolve(path).startsWith('/dev/')) {
-        // Appended: truncating /dev/stderr redirected to a file would erase what was logged there.
-        await writeFile(target, text, { flag: 'a' }).catch((error) => {
-            throw fail(error);
-        });
-        return;
-    }
-    const temporary = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
-    if (!exitHook) {
-        exitHook = true;
-        process.once('exit', () => inFlight.forEach((file) => rmSync(file, { force: true })));
-    }
-    inFlight.add(temporary);
-    try {
-        // The new file keeps the old one's permissions.
-        await writeFile(temporary, text, { flag: 'wx', ...(existing ? { mode: existing.mode & 0o7777 } : {}) });
-        await rename(temporary, target);
-    }
-    catch (error) {
-        await unlink(temporary).catch(() => undefined);
-        throw fail(error);
-    }
-    finally {
-        inFlight.delete(temporary);
-    }
-}
-function codeOf(error) {
-    return error?.code;
-}
-/** What went wrong, in words, ending with a full stop. */
-function problemOf(error, path) {
-    switch (codeOf(error)) {
-        case 'EISDIR':
-            return 'it is a directory, not a file.';
-        case 'ENOENT': {
-            const directory = (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(path));
-            return (0,external_node_fs_namespaceObject.existsSync)(directory) ? `files cannot be created in ${directory}.` : `the directory ${directory} does not exist: create it first.`;
-        }
-        case 'ENOTDIR':
-            return 'a part of the path is a file, not a directory.';
-        case 'EACCES':
-        case 'EPERM':
-            return 'permission denied.';
-        case 'EROFS':
-            return 'the file system is read-only.';
-        case 'ENOSPC':
-            return 'no space left on the device.';
-        case 'ELOOP':
-            return 'too many symbolic links (a loop?).';
-        default:
-            return `${error instanceof Error ? error.message : String(error)}.`;
-    }
-}
-
-;// CONCATENATED MODULE: ./lib/compile/dump.js
-
-
-
-
-
-/**
- * Read a file that holds contracts: a lockfile, or a tools/list dump, i.e. an object with a
- * `tools` array (plus optional `prompts`, `resources`, `resourceTemplates`), or a JSON-RPC
- * response whose `result` holds them.
- */
-async function readContractsFile(path) {
-    const text = await readTextIfExists(path, 'the file');
-    if (text === undefined)
-        throw new errors_UserError(`${path} does not exist.`);
-    return parseContractsFile(text, path);
-}
-/**
- * The contracts in a file: a lockfile's as they are, a dump's normalized (with the lint
- * warnings of normalization). Needs nothing of the server pipeline.
- */
-async function compileFile(path) {
-    return contractsOfFile(await readContractsFile(path));
-}
-/**
- * The contracts of two files to diff (`diff OLD NEW`). When both are dumps, what they define
- * identically as sent is shared and never normalized (see `normalizeDifferences`); the warnings
- * are those of the entries that differ.
- */
-async function compileFilesToDiff(previousPath, currentPath) {
-    const [previous, current] = await Promise.all([readContractsFile(previousPath), readContractsFile(currentPath)]);
-    if (previous.kind === 'dump' && current.kind === 'dump') {
-        const [p, c] = normalizeDifferences(previous.capture, current.capture);
-        return [ofDump(p), ofDump(c)];
-    }
-    return [contractsOfFile(previous), contractsOfFile(current)];
-}
-/** The contracts a parsed file holds: a lockfile's as they are, a dump's normalized. */
-function contractsOfFile(file) {
-    if (file.kind === 'lockfile')
-        return { contracts: file.contracts, warnings: [], origin: 'lockfile' };
-    return ofDump(normalizeCapture(file.capture));
-}
-function ofDump({ contracts, warnings }) {
-    return { contracts, warnings: warnings.map((w) => `${w.entry} ${w.message}`), origin: 'dump' };
-}
-function parseContractsFile(text, label) {
-    let data;
-    try {
-        data = JSON.parse(text);
-    }
-    catch (error) {
-        throw new errors_UserError(`${label} is not valid JSON (${error.message}). Expected a lockfile or a tools/list dump.`);
-    }
-    if (looksLikeLockfile(data)) {
-        try {
-            return { kind: 'lockfile', contracts: verifyLockfile(data, label) };
-        }
-        catch (error) {
-            if (error instanceof LockfileError)
-                throw new errors_UserError(lockfileAdvice(error));
-            throw error;
-        }
-    }
-    const body = model_isJsonObject(data) && model_isJsonObject(data.result) && 'jsonrpc' in data ? data.result : data;
-    if (!model_isJsonObject(body) || !Array.isArray(body.tools)) {
-        throw new errors_UserError(`${label} is not a tools/list dump: expected a JSON object with a "tools" array (the result of tools/list), ` +
-            'or a JSON-RPC response whose "result" holds one.');
-    }
-    // A capture written by a tool like ours also says who the server is (`server` or, as in an
-    // initialize result, `serverInfo`) and may hold its capabilities and instructions.
-    const info = model_isJsonObject(body.serverInfo) ? body.serverInfo : model_isJsonObject(body.server) ? body.server : {};
-    const capture = {
-        server: { name: typeof info.name === 'string' ? info.name : 'unknown', ...(typeof info.version === 'string' ? { version: info.version } : {}) },
-        protocolVersion: typeof body.protocolVersion === 'string' ? body.protocolVersion : '',
-        era: 'legacy',
-        ...(model_isJsonObject(body.capabilities) ? { capabilities: body.capabilities } : {}),
-        ...(typeof body.instructions === 'string' ? { instructions: body.instructions } : {}),
-        tools: entries(body, 'tools', label),
-        prompts: entries(body, 'prompts', label),
-        resources: entries(body, 'resources', label),
-        resourceTemplates: entries(body, 'resourceTemplates', label),
-    };
-    return { kind: 'dump', capture };
-}
-function entries(body, key, label) {
-    const list = body[key];
-    if (list === undefined)
-        return [];
-    if (!Array.isArray(list))
-        throw new errors_UserError(`${label}: "${key}" is not an array.`);
-    return list.map((item, index) => {
-        if (!model_isJsonObject(item))
-            throw new errors_UserError(`${label}: ${key}[${index}] is not an object.`);
-        return item;
-    });
-}
-/** The message for a lockfile that cannot be trusted, with what to do about it. */
-function lockfileAdvice(error, regenerate = 'mcp-contract-guard lock <source>') {
-    switch (error.problem) {
-        case 'tampered':
-            return `${error.message} A lockfile is generated, never edited: regenerate it with \`${regenerate}\` and commit the result.`;
-        case 'unknown-version':
-            return error.message;
-        case 'malformed':
-            return `${error.message} Regenerate it with \`${regenerate}\`.`;
-    }
-}
-
-;// CONCATENATED MODULE: ./lib/compile/argv.js
-
-/**
- * Split a command line the way a POSIX shell splits words: whitespace separates, single quotes
- * keep everything literal, double quotes keep whitespace and honour `\"` `\\` `\$` `` \` ``,
- * a backslash outside quotes escapes the next character. The command then runs without a shell,
- * so shell operators (pipes, redirections, `&&`, `;`) and `$VAR` expansion are refused with a
- * message instead of being passed to the server as odd arguments.
- */
-function splitCommand(line) {
-    const words = [];
-    let word = '';
-    let inWord = false;
-    let quote = null;
-    for (let i = 0; i < line.length; i++) {
-        const c = line[i];
-        if (quote === "'") {
-            if (c === "'")
-                quote = null;
-            else
-                word += c;
-        }
-        else if (quote === '"') {
-            if (c === '"')
-                quote = null;
-            else if (c === '\\' && i + 1 < line.length && '"\\$`'.includes(line[i + 1]))
-                word += line[++i];
-            else if (c === '$' || c === '`')
-                refuseShellFeature(line, 'variable or command substitution');
-            else
-                word += c;
-        }
-        else if (c === "'" || c === '"') {
-            quote = c;
-            inWord = true;
-        }
-        else if (c === '\\') {
-            if (i + 1 < line.length)
-                word += line[++i];
-            inWord = true;
-        }
-        else if (/\s/.test(c)) {
-            if (inWord)
-                words.push(word);
-            word = '';
-            inWord = false;
-        }
-        else if ('|&;<>()'.includes(c)) {
-            refuseShellFeature(line, `the shell operator "${c}"`);
-        }
-        else if (c === '$' || c === '`') {
-            refuseShellFeature(line, 'variable or command substitution');
-        }
-        else {
-            word += c;
-            inWord = true;
-        }
-    }
-    if (quote !== null)
-        throw new errors_UserError(`--command has an unterminated ${quote === '"' ? 'double' : 'single'} quote: ${line}`);
-    if (inWord)
-        words.push(word);
-    if (words.length === 0)
-        throw new errors_UserError('--command is empty: give the command that starts the MCP server, e.g. --command "node dist/server.js".');
-    return words;
-}
-function refuseShellFeature(line, feature) {
-    throw new errors_UserError(`--command is run directly, without a shell, so ${feature} in "${line}" would not do what you expect. ` +
-        `Pass environment variables with --env KEY=VALUE, or wrap the command in a shell explicitly: --command "sh -c '…'".`);
-}
-
-;// CONCATENATED MODULE: ./lib/compile/index.js
-
-
-
-
-
-
-
-
-
-
-
-
-
-/**
- * Contracts from any source: a live server, a tools/list dump, or a lockfile. A server that
- * fails to start is diagnosed, fixed when that is safe, and retried (see heal.ts); the
- * attempts are reported in `healing`.
- */
-async function compileContracts(source, options = {}) {
-    if (source.kind === 'file')
-        return compileFile(source.path);
-    // Without healing: one attempt, still diagnosed and reported the same way.
-    const maxAttempts = options.heal === false ? 1 : options.maxAttempts;
-    const { value: captured, healing } = await withHealing(source, captureServer, { ...options, maxAttempts });
-    const { contracts, warnings } = normalizeCapture(captured.capture);
-    const compiled = { contracts, warnings: [...captured.warnings, ...warnings.map((w) => `${w.entry} ${w.message}`)], origin: 'server' };
-    compiled.healing = healing;
-    return compiled;
-}
-
-;// CONCATENATED MODULE: ./lib/contract/compare.js
-
-
-
-/**
- * Which entries differ between two sets of contracts, by digest only: cheap enough to run on
- * every `check`, so unchanged entries never reach the (much costlier) classification.
- */
-function compareContracts(previous, current) {
-    const out = { server: serverChanged(previous, current) };
-    for (const kind of report_ENTRY_KINDS) {
-        const before = previous[kind];
-        const after = current[kind];
-        const changes = { added: [], removed: [], changed: [] };
-        for (const key of Object.keys(before).sort()) {
-            const entry = Object.hasOwn(after, key) ? after[key] : undefined;
-            if (entry === undefined)
-                changes.removed.push(key);
-            else if (canonical_entryDigest(entry) !== canonical_entryDigest(before[key]) || !sameDialects(entry.dialects, before[key].dialects))
-                changes.changed.push(key);
-        }
-        for (const key of Object.keys(after).sort())
-            if (!Object.hasOwn(before, key))
-                changes.added.push(key);
-        out[kind] = changes;
-    }
-    return out;
-}
-function hasChanges(changes) {
-    return changes.server || report_ENTRY_KINDS.some((k) => changes[k].added.length + changes[k].removed.length + changes[k].changed.length > 0);
-}
-/**
- * A version bump alone is a release, not a contract change. What is unknown on one side (a
- * dump, a lockfile of format 1) is not compared.
- */
-function serverChanged(previous, current) {
-    if (previous.server.name !== current.server.name && previous.server.name !== 'unknown' && current.server.name !== 'unknown')
-        return true;
-    if (previous.serverContract === undefined || current.serverContract === undefined)
-        return false;
-    return !json_jsonEqual(previous.serverContract, current.serverContract);
-}
-function sameDialects(a, b) {
-    return (a?.inputSchema ?? null) === (b?.inputSchema ?? null) && (a?.outputSchema ?? null) === (b?.outputSchema ?? null);
-}
-
-;// CONCATENATED MODULE: ./lib/protocol/kinds.js
-/**
- * The vocabulary of the report: every kind of delta a report may carry. Stable ids: users cite
- * them in allow-lists and severity overrides, SARIF uses them as rule ids, and a deployed
- * runtime reads them. The rule table (src/diff/rules.ts) gives each one its severity, reason
- * and fix, and the compiler checks that it covers exactly this list.
- */
-const RULE_KINDS = [
-    // The server itself.
-    'server-renamed', 'instructions-changed', 'capability-added', 'capability-withdrawn', 'list-changed-withdrawn', 'capability-changed',
-    // Tools.
-    'tool-removed', 'tool-added', 'tool-renamed', 'tool-no-longer-read-only', 'tool-became-destructive',
-    'tool-no-longer-idempotent', 'tool-became-open-world', 'tool-became-read-only', 'tool-no-longer-destructive',
-    'tool-became-idempotent', 'tool-became-closed-world', 'task-support-required', 'task-support-withdrawn',
-    'task-support-relaxed', 'execution-changed', 'output-schema-removed', 'output-schema-added',
-    'schema-dialect-changed',
-    // Prompts.
-    'prompt-removed', 'prompt-added', 'prompt-renamed', 'required-prompt-argument-added', 'prompt-argument-added',
-    'prompt-argument-removed', 'prompt-argument-became-required', 'prompt-argument-became-optional',
-    // Resources and resource templates.
-    'resource-removed', 'resource-added', 'resource-template-removed', 'resource-template-added', 'mime-type-changed',
-    'name-changed',
-    // Text anywhere.
-    'description-changed', 'title-changed', 'metadata-changed', 'suspicious-text',
-    // Schema keywords, read per direction.
-    'type-narrowed', 'type-widened', 'type-changed', 'enum-narrowed', 'enum-widened', 'enum-changed',
-    'number-range-narrowed', 'number-range-widened', 'length-range-narrowed', 'length-range-widened',
-    'item-count-range-narrowed', 'item-count-range-widened', 'property-count-range-narrowed',
-    'property-count-range-widened', 'multiple-of-narrowed', 'multiple-of-widened', 'multiple-of-changed',
-    'pattern-added', 'pattern-removed', 'pattern-widened', 'pattern-changed', 'format-added', 'format-removed',
-    'format-changed', 'unique-items-added', 'unique-items-removed', 'required-property-added',
-    'defaulted-property-added', 'property-became-required', 'defaulted-property-became-required',
-    'property-became-optional', 'property-added', 'property-removed', 'property-removed-ignored', 'property-renamed',
-    'additional-properties-forbidden', 'additional-properties-allowed', 'schema-became-false', 'schema-was-false',
-    'union-branch-removed', 'union-branch-added', 'union-made-exclusive', 'union-made-inclusive', 'one-of-overlap', 'action-removed', 'action-added',
-    'all-of-branch-added', 'all-of-branch-removed', 'not-added', 'not-removed', 'not-excludes-more',
-    'not-excludes-less', 'not-changed', 'constraint-added', 'constraint-removed', 'constraint-changed',
-    'default-changed', 'default-removed', 'default-added', 'deprecation-added', 'deprecation-removed',
-    'examples-changed', 'annotation-changed', 'inapplicable-keyword-changed', 'semantic-narrowing',
-    'semantic-widening',
-];
-const KNOWN = new Set(RULE_KINDS);
-function isRuleKind(value) {
-    return typeof value === 'string' && KNOWN.has(value);
-}
-
 ;// CONCATENATED MODULE: ./lib/protocol/read.js
 /**
  * The one reader of the report format, in two modes:
@@ -41210,7 +37645,7 @@ class Reader {
             throw new ReportFormatError(this.problems);
         }
         if (data.version !== REPORT_VERSION) {
-            this.problem('', `has unknown version ${read_describe(data.version)}; this mcp-contract-guard reads version ${REPORT_VERSION} (write and read it with the same version)`);
+            this.problem('', `has unknown version ${describe(data.version)}; this mcp-contract-guard reads version ${REPORT_VERSION} (write and read it with the same version)`);
             throw new ReportFormatError(this.problems);
         }
         const counts = zeroCounts();
@@ -41259,11 +37694,11 @@ class Reader {
         }
         for (const s of report_SEVERITIES)
             if (data.counts[s] !== counts[s])
-                this.problem(`summary.counts.${s}`, `must be ${counts[s]} (the number of ${s} deltas), got ${read_describe(data.counts[s])}`);
+                this.problem(`summary.counts.${s}`, `must be ${counts[s]} (the number of ${s} deltas), got ${describe(data.counts[s])}`);
         if (data.maxSeverity !== maxSeverity)
-            this.problem('summary.maxSeverity', `must be ${JSON.stringify(maxSeverity)}, got ${read_describe(data.maxSeverity)}`);
+            this.problem('summary.maxSeverity', `must be ${JSON.stringify(maxSeverity)}, got ${describe(data.maxSeverity)}`);
         if (data.semverBump !== summary.semverBump)
-            this.problem('summary.semverBump', `must be ${JSON.stringify(summary.semverBump)}, got ${read_describe(data.semverBump)}`);
+            this.problem('summary.semverBump', `must be ${JSON.stringify(summary.semverBump)}, got ${describe(data.semverBump)}`);
         return summary;
     }
     server(data) {
@@ -41280,11 +37715,11 @@ class Reader {
     }
     identity(data, at) {
         if (!isJsonObject(data) || typeof data.name !== 'string') {
-            this.problem(at, `must be { name, version? }, got ${read_describe(data)}`);
+            this.problem(at, `must be { name, version? }, got ${describe(data)}`);
             return undefined;
         }
         if (data.version !== undefined && typeof data.version !== 'string')
-            this.problem(`${at}.version`, `must be a string when present, got ${read_describe(data.version)}`);
+            this.problem(`${at}.version`, `must be a string when present, got ${describe(data.version)}`);
         return typeof data.version === 'string' ? { name: data.name, version: data.version } : { name: data.name };
     }
     entry(data, at) {
@@ -41314,10 +37749,10 @@ class Reader {
             this.problem(at, 'has no deltas (entries without deltas are left out)');
         const maxSeverity = maxSeverityOf(deltas.map((d) => d.severity));
         if (data.maxSeverity !== null && !isSeverity(data.maxSeverity)) {
-            this.problem(`${at}.maxSeverity`, `must be null or one of ${report_SEVERITIES.join(', ')}, got ${read_describe(data.maxSeverity)}`);
+            this.problem(`${at}.maxSeverity`, `must be null or one of ${report_SEVERITIES.join(', ')}, got ${describe(data.maxSeverity)}`);
         }
         else if (this.strict && complete && data.maxSeverity !== maxSeverity) {
-            this.problem(`${at}.maxSeverity`, `must be ${JSON.stringify(maxSeverity)} (the worst of its deltas), got ${read_describe(data.maxSeverity)}`);
+            this.problem(`${at}.maxSeverity`, `must be ${JSON.stringify(maxSeverity)} (the worst of its deltas), got ${describe(data.maxSeverity)}`);
         }
         if (!this.strict)
             deltas.sort(compareDeltas);
@@ -41326,7 +37761,7 @@ class Reader {
             if (typeof data.discriminator === 'string' && data.discriminator !== '')
                 entry.discriminator = data.discriminator;
             else
-                this.problem(`${at}.discriminator`, `must be a property name when present, got ${read_describe(data.discriminator)}`);
+                this.problem(`${at}.discriminator`, `must be a property name when present, got ${describe(data.discriminator)}`);
         }
         return entry;
     }
@@ -41341,32 +37776,32 @@ class Reader {
                 if (!DELTA_FIELDS.has(key))
                     this.problem(`${at}.${key}`, 'is not a delta field');
         if (!isSeverity(data.severity))
-            this.problem(`${at}.severity`, `must be one of ${report_SEVERITIES.join(', ')}, got ${read_describe(data.severity)}`);
+            this.problem(`${at}.severity`, `must be one of ${report_SEVERITIES.join(', ')}, got ${describe(data.severity)}`);
         const kindOk = this.strict ? isRuleKind(data.kind) : typeof data.kind === 'string' && KEBAB.test(data.kind);
         if (!kindOk)
-            this.problem(`${at}.kind`, this.strict ? `${read_describe(data.kind)} is not a rule kind of this version` : `must be a kebab-case rule id, got ${read_describe(data.kind)}`);
+            this.problem(`${at}.kind`, this.strict ? `${describe(data.kind)} is not a rule kind of this version` : `must be a kebab-case rule id, got ${describe(data.kind)}`);
         for (const key of ['field', 'message'])
             if (typeof data[key] !== 'string')
-                this.problem(`${at}.${key}`, `must be a string, got ${read_describe(data[key])}`);
+                this.problem(`${at}.${key}`, `must be a string, got ${describe(data[key])}`);
         if (data.message === '')
             this.problem(`${at}.message`, 'must not be empty');
         if (data.action !== null && typeof data.action !== 'string')
-            this.problem(`${at}.action`, `must be a string or null, got ${read_describe(data.action)}`);
+            this.problem(`${at}.action`, `must be a string or null, got ${describe(data.action)}`);
         const direction = data.direction === undefined && !this.strict ? null : data.direction;
         if (direction !== null && direction !== 'input' && direction !== 'output')
-            this.problem(`${at}.direction`, `must be "input", "output" or null, got ${read_describe(direction)}`);
+            this.problem(`${at}.direction`, `must be "input", "output" or null, got ${describe(direction)}`);
         for (const key of ['previous', 'current'])
             if (!(key in data))
                 this.problem(at, `has no "${key}" (use null for none)`);
         // Allow-lists match fingerprints: what this version writes is exact; a runtime only displays deltas.
         const fingerprintOk = this.strict ? typeof data.fingerprint === 'string' && /^[0-9a-f]{16}$/.test(data.fingerprint) : typeof data.fingerprint === 'string';
         if (!fingerprintOk)
-            this.problem(`${at}.fingerprint`, `must be ${this.strict ? '16 hex digits' : 'a string'}, got ${read_describe(data.fingerprint)}`);
+            this.problem(`${at}.fingerprint`, `must be ${this.strict ? '16 hex digits' : 'a string'}, got ${describe(data.fingerprint)}`);
         for (const key of OPTIONAL_TEXT)
             if (data[key] !== undefined && typeof data[key] !== 'string')
-                this.problem(`${at}.${key}`, `must be a string when present, got ${read_describe(data[key])}`);
+                this.problem(`${at}.${key}`, `must be a string when present, got ${describe(data[key])}`);
         if (data.defaultSeverity !== undefined && !isSeverity(data.defaultSeverity))
-            this.problem(`${at}.defaultSeverity`, `must be one of ${report_SEVERITIES.join(', ')}, got ${read_describe(data.defaultSeverity)}`);
+            this.problem(`${at}.defaultSeverity`, `must be one of ${report_SEVERITIES.join(', ')}, got ${describe(data.defaultSeverity)}`);
         if (this.strict && data.severity === 'BREAKING' && typeof data.hint !== 'string')
             this.problem(`${at}.hint`, 'is missing: a BREAKING delta must carry a fix hint');
         if (this.problems.length > before)
@@ -41402,7 +37837,7 @@ function kindOf(value) {
         return 'nothing';
     return `a ${typeof value}`;
 }
-function read_describe(value) {
+function describe(value) {
     if (value === undefined)
         return 'nothing';
     const json = JSON.stringify(value) ?? String(value);
@@ -41443,7 +37878,7 @@ function typesOverlap(a, b) {
     return false;
 }
 /** The JSON type of a value; whole numbers are `integer`. */
-function schema_jsonTypeOf(value) {
+function jsonTypeOf(value) {
     if (value === null)
         return 'null';
     if (Array.isArray(value))
@@ -41788,3074 +38223,22 @@ function renderContractDelta(d, options = {}) {
 
 
 
-;// CONCATENATED MODULE: ./lib/diff/finding.js
-function finding(kind, segments, facts = {}) {
-    return {
-        kind,
-        segments,
-        where: facts.where ?? '',
-        action: facts.action ?? null,
-        direction: facts.direction ?? null,
-        subject: facts.subject ?? segments[segments.length - 1] ?? '',
-        previous: facts.previous === undefined ? null : facts.previous,
-        current: facts.current === undefined ? null : facts.current,
-        detail: facts.detail ?? '',
-        ...(facts.renamedFrom !== undefined ? { renamedFrom: facts.renamedFrom } : {}),
-        ...(facts.renamedTo !== undefined ? { renamedTo: facts.renamedTo } : {}),
-        ...(facts.match !== undefined ? { match: facts.match } : {}),
-        ...(facts.note !== undefined ? { note: facts.note } : {}),
-    };
-}
-
-;// CONCATENATED MODULE: ./lib/diff/rules.js
-// ── small message helpers ────────────────────────────────────────────────────────────────
-/** A short, one-line rendering of a JSON value for messages (renderers escape it later). */
-function show(value, max = 80) {
-    if (value === undefined)
-        return 'nothing';
-    const text = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
-    return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-const at = (f) => (f.where === '' ? '' : `${f.where}: `);
-const quoted = (name) => JSON.stringify(name);
-const showOrNone = (value) => (value === null || value === undefined ? 'none' : show(value));
-const fromTo = (f) => `from ${showOrNone(f.previous)} to ${showOrNone(f.current)}`;
-const withDetail = (f) => (f.detail === '' ? '' : ` (${f.detail})`);
-const B = 'BREAKING';
-const R = 'RISKY';
-const S = 'SAFE';
-const C = 'COSMETIC';
-/** A schema rule whose narrowing breaks inputs and whose widening surprises outputs. */
-function narrowing(inputReason, hint, message) {
-    return {
-        scope: 'schema',
-        effect: 'narrows',
-        severity: { input: B, output: S },
-        reason: { input: inputReason, output: 'The server returns a subset of what it returned before.' },
-        hint: { input: hint },
-        message,
-    };
-}
-function widening(outputReason, message) {
-    return {
-        scope: 'schema',
-        effect: 'widens',
-        severity: { input: S, output: R },
-        reason: { input: 'Every argument accepted before is still accepted.', output: outputReason },
-        message,
-    };
-}
-/** A change that both drops and adds accepted values: breaks inputs, surprises outputs. */
-function reshaping(inputReason, outputReason, hint, message) {
-    return {
-        scope: 'schema',
-        effect: 'reshapes',
-        severity: { input: B, output: R },
-        reason: { input: inputReason, output: outputReason },
-        hint: { input: hint },
-        message,
-    };
-}
-function cosmetic(scope, reason, message) {
-    return { scope, effect: 'neutral', severity: C, reason, message };
-}
-// ── the table ────────────────────────────────────────────────────────────────────────────
+;// CONCATENATED MODULE: ./lib/errors.js
 /**
- * Keyed by kind: the compiler checks that the table covers exactly the report's vocabulary
- * (src/protocol/kinds.ts), no more, no less. Frozen: re-levelling belongs in configuration.
+ * An error meant for the person running the tool: its message is a complete, plain-words
+ * paragraph saying what went wrong and what to do. Shells print it without a stack trace and
+ * exit with `exitCode` (2: usage, config, compile or input error).
  */
-const RULES = deepFreezeRules({
-    // The server itself: how it names itself, what it tells agents, what it declares.
-    'server-renamed': cosmetic('server', 'The name the server reports changed; clients address it by their own configuration, not by this name.', (f) => `The server now calls itself ${show(f.current)} (was ${show(f.previous)}).`),
-    'instructions-changed': cosmetic('server', 'Text only: agents read the instructions (often in their system prompt), but no call is refused.', (f) => `The server's instructions were ${f.previous === null ? 'added' : f.current === null ? 'removed' : 'reworded'}.`),
-    'capability-added': {
-        scope: 'server', severity: S,
-        reason: 'The server offers more; clients that do not use it are unaffected.',
-        message: (f) => `The server now declares the capability ${quoted(f.subject)}.`,
-    },
-    'capability-withdrawn': {
-        scope: 'server', severity: B,
-        reason: 'Requests that need it (subscriptions, completions, logging levels, tasks, or a whole list) now fail for the clients that send them.',
-        hint: 'Keep declaring and supporting the capability for a release, or ship its removal as a major version.',
-        message: (f) => `The server no longer declares the capability ${quoted(f.subject)}.`,
-    },
-    'list-changed-withdrawn': {
-        scope: 'server', severity: R,
-        reason: 'Clients are no longer told when the list changes: their calls still work, but their view of it may go stale.',
-        message: (f) => `The server no longer promises ${f.subject} notifications.`,
-    },
-    'capability-changed': {
-        scope: 'server', severity: R,
-        reason: 'A capability setting changed in a way no rule knows how to judge; review it.',
-        message: (f) => `The capability ${quoted(f.subject)} changed ${fromTo(f)}.`,
-    },
-    // Entries appearing, disappearing, being renamed.
-    'tool-removed': {
-        scope: 'tool', severity: B,
-        reason: 'Agents that call it get "unknown tool".',
-        hint: 'Keep the tool for a release, marked deprecated in its description, before removing it.',
-        message: (f) => `Tool ${quoted(f.subject)} was removed.`,
-    },
-    'tool-added': {
-        scope: 'tool', severity: S,
-        reason: 'Nothing that worked before stops working.',
-        message: (f) => `Tool ${quoted(f.subject)} was added.`,
-    },
-    'tool-renamed': {
-        scope: 'tool', severity: B,
-        reason: 'Agents calling the old name get "unknown tool", even though the tool still exists.',
-        hint: 'Keep the old name registered as an alias of the renamed tool for a release.',
-        message: (f) => `Tool ${show(f.previous)} was renamed to ${show(f.current)}${withDetail(f)}.`,
-    },
-    'prompt-removed': {
-        scope: 'prompt', severity: B,
-        reason: 'Clients that fetch it get an error.',
-        hint: 'Keep the prompt for a release before removing it.',
-        message: (f) => `Prompt ${quoted(f.subject)} was removed.`,
-    },
-    'prompt-added': {
-        scope: 'prompt', severity: S,
-        reason: 'Nothing that worked before stops working.',
-        message: (f) => `Prompt ${quoted(f.subject)} was added.`,
-    },
-    'prompt-renamed': {
-        scope: 'prompt', severity: B,
-        reason: 'Clients fetching the old name get an error, even though the prompt still exists.',
-        hint: 'Keep the old name registered as an alias of the renamed prompt for a release.',
-        message: (f) => `Prompt ${show(f.previous)} was renamed to ${show(f.current)}${withDetail(f)}.`,
-    },
-    'resource-removed': {
-        scope: 'resource', severity: B,
-        reason: 'Clients reading this URI get "not found".',
-        hint: 'Keep serving the old URI (or redirect it to the new one) for a release.',
-        message: (f) => `Resource ${quoted(f.subject)} was removed.`,
-    },
-    'resource-added': {
-        scope: 'resource', severity: S,
-        reason: 'Nothing that worked before stops working.',
-        message: (f) => `Resource ${quoted(f.subject)} was added.`,
-    },
-    'resource-template-removed': {
-        scope: 'resource', severity: B,
-        reason: 'Clients expanding this template get "not found".',
-        hint: 'Keep serving URIs of the old template for a release.',
-        message: (f) => `Resource template ${quoted(f.subject)} was removed.`,
-    },
-    'resource-template-added': {
-        scope: 'resource', severity: S,
-        reason: 'Nothing that worked before stops working.',
-        message: (f) => `Resource template ${quoted(f.subject)} was added.`,
-    },
-    // Tool behaviour declared outside the schemas.
-    'tool-no-longer-read-only': {
-        scope: 'tool', severity: R,
-        reason: 'readOnlyHint true → false: clients that auto-approved it as harmless may now let it change state.',
-        message: () => 'The tool no longer declares itself read-only (readOnlyHint true → false).',
-    },
-    'tool-became-destructive': {
-        scope: 'tool', severity: R,
-        reason: 'destructiveHint false → true: the tool may now delete or overwrite; approval policies should change.',
-        message: () => 'The tool now declares that it may be destructive (destructiveHint false → true).',
-    },
-    'tool-no-longer-idempotent': {
-        scope: 'tool', severity: R,
-        reason: 'idempotentHint true → false: retrying a call may now repeat its effect.',
-        message: () => 'The tool no longer declares itself idempotent (idempotentHint true → false): retries may repeat effects.',
-    },
-    'tool-became-open-world': {
-        scope: 'tool', severity: R,
-        reason: 'openWorldHint false → true: the tool now reaches external systems (network, third parties).',
-        message: () => 'The tool now declares that it interacts with an open world (openWorldHint false → true).',
-    },
-    'tool-became-read-only': {
-        scope: 'tool', severity: S,
-        reason: 'The tool promises less impact than before.',
-        message: () => 'The tool now declares itself read-only (readOnlyHint false → true).',
-    },
-    'tool-no-longer-destructive': {
-        scope: 'tool', severity: S,
-        reason: 'The tool promises less impact than before.',
-        message: () => 'The tool no longer declares itself destructive (destructiveHint true → false).',
-    },
-    'tool-became-idempotent': {
-        scope: 'tool', severity: S,
-        reason: 'Retries became safer.',
-        message: () => 'The tool now declares itself idempotent (idempotentHint false → true).',
-    },
-    'tool-became-closed-world': {
-        scope: 'tool', severity: S,
-        reason: 'The tool reaches fewer systems than before.',
-        message: () => 'The tool no longer declares open-world interaction (openWorldHint true → false).',
-    },
-    'task-support-required': {
-        scope: 'tool', severity: B,
-        reason: 'Clients that cannot run the tool as a task can no longer call it at all.',
-        hint: 'Keep execution.taskSupport "optional" so clients without task support keep working.',
-        message: (f) => `The tool now requires task-augmented calls (execution.taskSupport ${fromTo(f)}).`,
-    },
-    'task-support-withdrawn': {
-        scope: 'tool', severity: B,
-        reason: 'Clients that call it as a task are now refused.',
-        hint: 'Keep accepting task-augmented calls for a release, or ship the change as a new tool.',
-        message: (f) => `The tool no longer accepts task-augmented calls (execution.taskSupport ${fromTo(f)}).`,
-    },
-    'task-support-relaxed': {
-        scope: 'tool', severity: S,
-        reason: 'Every way of calling it that worked before still works.',
-        message: (f) => `execution.taskSupport changed ${fromTo(f)}.`,
-    },
-    'execution-changed': {
-        scope: 'tool', severity: R,
-        reason: 'An execution setting this tool does not know how to judge changed; review it.',
-        message: (f) => `${at(f)}execution setting ${quoted(f.subject)} changed ${fromTo(f)}.`,
-    },
-    'output-schema-removed': {
-        scope: 'tool', severity: B,
-        reason: 'Consumers that validate or read structured results lose their contract.',
-        hint: 'Keep declaring the output schema; consumers validate structuredContent against it.',
-        message: () => 'The output schema was removed: structured results are no longer described.',
-    },
-    'output-schema-added': {
-        scope: 'tool', severity: S,
-        reason: 'Results gain a contract; nothing that worked before stops working.',
-        message: () => 'An output schema was added.',
-    },
-    'schema-dialect-changed': cosmetic('tool', 'The declared JSON Schema dialect changed; what the schema accepts did not.', (f) => `${f.subject} now declares $schema ${showOrNone(f.current)} (was ${showOrNone(f.previous)}).`),
-    // Prompts.
-    'required-prompt-argument-added': {
-        scope: 'prompt', severity: B,
-        reason: 'Clients that fetch the prompt without it get an error.',
-        hint: 'Make the argument optional, with a sensible default in the prompt.',
-        message: (f) => `New required argument ${quoted(f.subject)}.`,
-    },
-    'prompt-argument-added': {
-        scope: 'prompt', severity: S,
-        reason: 'A new optional argument; existing requests still work.',
-        message: (f) => `New optional argument ${quoted(f.subject)}.`,
-    },
-    'prompt-argument-removed': {
-        scope: 'prompt', severity: B,
-        reason: 'Clients that pass it may be refused, and its effect is gone.',
-        hint: 'Keep accepting the argument (ignore it if unused) for a release.',
-        message: (f) => `Argument ${quoted(f.subject)} was removed.`,
-    },
-    'prompt-argument-became-required': {
-        scope: 'prompt', severity: B,
-        reason: 'Clients that omitted it get an error.',
-        hint: 'Keep the argument optional, with a sensible default in the prompt.',
-        message: (f) => `Argument ${quoted(f.subject)} is now required.`,
-    },
-    'prompt-argument-became-optional': {
-        scope: 'prompt', severity: S,
-        reason: 'Every request that worked before still works.',
-        message: (f) => `Argument ${quoted(f.subject)} is now optional.`,
-    },
-    // Resources and resource templates.
-    'mime-type-changed': {
-        scope: 'resource', severity: R,
-        reason: 'Clients that parse the content by its type may misread it.',
-        message: (f) => `mimeType changed ${fromTo(f)}.`,
-    },
-    'name-changed': cosmetic('resource', 'The display name changed; the URI, which clients use, did not.', (f) => `name changed ${fromTo(f)}.`),
-    // Text anywhere in a contract.
-    'description-changed': cosmetic('any', 'Text only; agents may read it, but no call is refused.', (f) => `${at(f)}description ${f.previous === undefined || f.previous === null ? 'added' : f.current === undefined || f.current === null ? 'removed' : 'reworded'}.`),
-    'title-changed': cosmetic('any', 'Text only; no call is refused.', (f) => `${at(f)}title changed ${fromTo(f)}.`),
-    'metadata-changed': cosmetic('any', 'Metadata that no validator reads (icons, _meta, sizes, unknown fields).', (f) => `${at(f)}${f.subject} changed.`),
-    'suspicious-text': {
-        scope: 'any', severity: R,
-        reason: 'New or changed text looks like tool poisoning (hidden instructions, secrets, concealment, invisible characters): review it before agents read it.',
-        message: (f) => `${at(f)}new or changed text looks like tool poisoning: ${f.detail}.`,
-    },
-    // ── schema keywords (direction-aware) ──
-    'type-narrowed': narrowing('Arguments of a type no longer listed are rejected.', 'Keep accepting the old type (list both) and convert server-side.', (f) => `${at(f)}type narrowed ${fromTo(f)}.`),
-    'type-widened': widening('The server may return a type consumers never saw.', (f) => `${at(f)}type widened ${fromTo(f)}.`),
-    'type-changed': {
-        scope: 'schema', effect: 'reshapes', severity: { input: B, output: B },
-        reason: {
-            input: 'Arguments of the old type are rejected.',
-            output: 'The server returns a type consumers do not expect in place of the one they parse.',
-        },
-        hint: {
-            input: 'Keep accepting the old type (list both) and convert server-side.',
-            output: 'Keep returning the old type; add a new field for the new one.',
-        },
-        message: (f) => `${at(f)}type changed ${fromTo(f)}.`,
-    },
-    'enum-narrowed': narrowing('Arguments using a value no longer listed are rejected.', 'Keep accepting the removed values (map them to their replacement) for a release.', (f) => `${at(f)}fewer values accepted${withDetail(f)}.`),
-    'enum-widened': widening('The server may return a value consumers never saw (a new enum member).', (f) => `${at(f)}more values allowed${withDetail(f)}.`),
-    'enum-changed': reshaping('Arguments using a removed value are rejected.', 'The server may return a value consumers never saw.', 'Keep accepting the removed values (map them to their replacement) for a release.', (f) => `${at(f)}allowed values changed${withDetail(f)}.`),
-    'number-range-narrowed': narrowing('Numbers between the old and the new bound are rejected.', 'Keep the old bound, or clamp out-of-range values server-side.', (f) => `${at(f)}${f.subject} tightened ${fromTo(f)}.`),
-    'number-range-widened': widening('The server may return numbers outside the range consumers relied on.', (f) => `${at(f)}${f.subject} relaxed ${fromTo(f)}.`),
-    'length-range-narrowed': narrowing('Strings of a length that used to be fine are rejected.', 'Keep the old length limit, or truncate server-side.', (f) => `${at(f)}${f.subject} tightened ${fromTo(f)}.`),
-    'length-range-widened': widening('The server may return strings longer or shorter than consumers expect.', (f) => `${at(f)}${f.subject} relaxed ${fromTo(f)}.`),
-    'item-count-range-narrowed': narrowing('Arrays with a count of items that used to be fine are rejected.', 'Keep the old item limit, or split/pad server-side.', (f) => `${at(f)}${f.subject} tightened ${fromTo(f)}.`),
-    'item-count-range-widened': widening('The server may return more or fewer items than consumers expect.', (f) => `${at(f)}${f.subject} relaxed ${fromTo(f)}.`),
-    'property-count-range-narrowed': narrowing('Objects with a number of properties that used to be fine are rejected.', 'Keep the old property-count limit.', (f) => `${at(f)}${f.subject} tightened ${fromTo(f)}.`),
-    'property-count-range-widened': widening('The server may return objects of a size consumers do not expect.', (f) => `${at(f)}${f.subject} relaxed ${fromTo(f)}.`),
-    'multiple-of-narrowed': narrowing('Numbers that were multiples of the old step but not of the new one are rejected.', 'Keep the old multipleOf, or round server-side.', (f) => `${at(f)}multipleOf changed ${fromTo(f)}.`),
-    'multiple-of-widened': widening('The server may return numbers off the step consumers relied on.', (f) => `${at(f)}multipleOf relaxed ${fromTo(f)}.`),
-    'multiple-of-changed': reshaping('Multiples of the old step are rejected.', 'The server may return numbers off the old step.', 'Keep the old multipleOf, or round server-side.', (f) => `${at(f)}multipleOf changed ${fromTo(f)}.`),
-    'pattern-added': narrowing('Strings that do not match the new pattern are rejected.', 'Accept the previously valid strings too, or normalize them server-side.', (f) => `${at(f)}now must match pattern ${show(f.current)}.`),
-    'pattern-removed': widening('The server may return strings of a shape consumers never saw.', (f) => `${at(f)}pattern ${show(f.previous)} removed.`),
-    'pattern-widened': widening('The server may return strings the old pattern did not allow.', (f) => `${at(f)}pattern widened ${fromTo(f)}: every string the old one matched still matches.`),
-    'pattern-changed': reshaping('Strings that matched the old pattern may not match the new one.', 'The server may return strings that did not match the old pattern.', 'Widen the pattern so previously valid strings still match, or normalize them server-side.', (f) => `${at(f)}pattern changed ${fromTo(f)}.`),
-    'format-added': narrowing('Strings that are not in the new format are rejected.', 'Accept the previous strings too, or normalize them server-side.', (f) => `${at(f)}now must be in format ${show(f.current)}.`),
-    'format-removed': widening('The server may return strings that are not in the format consumers parse.', (f) => `${at(f)}format ${show(f.previous)} removed.`),
-    'format-changed': reshaping('Strings in the old format are rejected.', 'The server returns strings in a format consumers do not parse.', 'Accept both formats and normalize server-side.', (f) => `${at(f)}format changed ${fromTo(f)}.`),
-    'unique-items-added': narrowing('Arrays with duplicates are rejected.', 'De-duplicate server-side instead of rejecting duplicates.', (f) => `${at(f)}items must now be unique.`),
-    'unique-items-removed': widening('The server may return duplicates consumers never saw.', (f) => `${at(f)}items no longer need to be unique.`),
-    'required-property-added': {
-        scope: 'schema', effect: 'reshapes', severity: { input: B, output: R },
-        reason: {
-            input: 'Calls that do not send the new property are rejected.',
-            output: 'Every result now carries a property consumers never saw.',
-        },
-        hint: { input: 'Make the property optional with a default, so existing calls keep working.' },
-        message: (f) => `${at(f)}new required property ${quoted(f.subject)}.`,
-    },
-    'defaulted-property-added': {
-        scope: 'schema', effect: 'widens', severity: { input: R, output: R },
-        reason: {
-            input: 'The published schema lists it as required, but it has a default: the server fills it in for calls that omit it. Strict clients that validate against the schema now have to send it.',
-            output: 'Every result now carries a property consumers never saw.',
-        },
-        message: (f) => `${at(f)}new property ${quoted(f.subject)}, listed as required but with default ${show(f.detail)}: calls that omit it get the default.`,
-    },
-    'property-became-required': narrowing('Calls that omitted the property are rejected.', 'Keep the property optional with a default, so existing calls keep working.', (f) => `${at(f)}property ${quoted(f.subject)} is now required.`),
-    'defaulted-property-became-required': {
-        scope: 'schema', effect: 'neutral', severity: { input: S, output: S },
-        reason: {
-            input: 'Listed as required now, but it has a default: calls that omit it still work (the server fills it in).',
-            output: 'The server returns a subset of what it returned before.',
-        },
-        message: (f) => `${at(f)}property ${quoted(f.subject)} is now listed as required; it has a default, so calls that omit it still work.`,
-    },
-    'property-became-optional': widening('Consumers may no longer find a property they always got.', (f) => `${at(f)}property ${quoted(f.subject)} is no longer required.`),
-    'property-added': {
-        scope: 'schema', effect: 'widens', severity: { input: S, output: R },
-        reason: {
-            input: 'A new optional argument; existing calls do not send it and still work.',
-            output: 'Results may carry a property consumers never saw (harmless to lenient parsers, rejected by strict ones).',
-        },
-        message: (f) => `${at(f)}new optional property ${quoted(f.subject)}.`,
-    },
-    'property-removed': {
-        scope: 'schema', effect: 'reshapes', severity: { input: B, output: B },
-        reason: {
-            input: 'The object rejects undeclared properties, so calls that still send it are refused.',
-            output: 'Consumers that read the property no longer get it.',
-        },
-        hint: {
-            input: 'Keep accepting the property (ignore it if unused) until callers have moved.',
-            output: 'Keep returning the property (deprecate it first) until consumers have moved.',
-        },
-        message: (f) => `${at(f)}property ${quoted(f.subject)} was removed.`,
-    },
-    'property-removed-ignored': {
-        scope: 'schema', effect: 'widens', severity: { input: R, output: B },
-        reason: {
-            input: 'Calls that still send it are accepted, but the server may now silently ignore it.',
-            output: 'Consumers that read the property no longer get it.',
-        },
-        hint: { output: 'Keep returning the property (deprecate it first) until consumers have moved.' },
-        message: (f) => `${at(f)}property ${quoted(f.subject)} is no longer declared.`,
-    },
-    'property-renamed': {
-        scope: 'schema', effect: 'reshapes', severity: { input: B, output: B },
-        reason: {
-            input: 'Calls that send the old name are refused or lose the value: the same argument now has another name.',
-            output: 'Consumers reading the old name no longer find it: the same value is returned under another name.',
-        },
-        hint: {
-            input: 'Accept the old name as a deprecated alias for a release, or keep the old name.',
-            output: 'Return the value under both names for a release, then drop the old one.',
-        },
-        message: (f) => `${at(f)}property ${show(f.previous)} was renamed to ${show(f.current)} (same schema).`,
-    },
-    'additional-properties-forbidden': narrowing('Calls that send a property the schema does not list are rejected.', 'Keep accepting unknown properties (and ignore them), or list the ones callers send.', (f) => `${at(f)}undeclared properties are now rejected.`),
-    'additional-properties-allowed': widening('The server may return properties consumers never saw.', (f) => `${at(f)}undeclared properties are now allowed.`),
-    'schema-became-false': narrowing('Nothing is accepted at this location any more.', 'Restore the previous schema at this location.', (f) => `${at(f)}no value is accepted here any more.`),
-    'schema-was-false': widening('The server may return values where it never returned any.', (f) => `${at(f)}values are now allowed where none were.`),
-    'union-branch-removed': narrowing('Arguments that only matched the removed variant are rejected.', 'Keep accepting the removed variant, or convert it server-side.', (f) => `${at(f)}variant ${f.subject} removed${withDetail(f)}.`),
-    'union-branch-added': widening('The server may return a variant consumers never saw.', (f) => `${at(f)}variant ${f.subject} added${withDetail(f)}.`),
-    'union-made-exclusive': narrowing('anyOf → oneOf: values matching several variants are now rejected.', 'Keep anyOf, or make the variants disjoint.', (f) => `${at(f)}anyOf became oneOf: a value must now match exactly one variant.`),
-    'union-made-inclusive': widening('oneOf → anyOf: the server may return values matching several variants.', (f) => `${at(f)}oneOf became anyOf.`),
-    'one-of-overlap': {
-        scope: 'schema', effect: 'reshapes', severity: { input: B, output: R },
-        reason: {
-            input: 'oneOf rejects a value that matches two variants; its variants are not provably disjoint and changed, so some arguments may now match two.',
-            output: 'Values that matched two variants (and were never returned) may now match exactly one.',
-        },
-        hint: { input: 'Use anyOf, or make the variants disjoint (a discriminator property with a distinct const per variant).' },
-        message: (f) => `${at(f)}the oneOf variants changed and are not provably disjoint: values may start or stop matching exactly one variant.`,
-    },
-    'action-removed': narrowing('Calls with this action are rejected.', 'Keep the action as a deprecated alias that forwards to its replacement.', (f) => `Action ${quoted(f.subject)} was removed.`),
-    'action-added': widening('The server may return results for an action consumers never saw.', (f) => `Action ${quoted(f.subject)} was added.`),
-    'all-of-branch-added': narrowing('A new constraint every argument must satisfy.', 'Enforce the new constraint in the handler with a helpful error, or make it optional.', (f) => `${at(f)}new allOf constraint ${f.subject}.`),
-    'all-of-branch-removed': widening('The server may return values that violated the removed constraint.', (f) => `${at(f)}allOf constraint ${f.subject} removed.`),
-    'not-added': narrowing('Values matching the new exclusion are rejected.', 'Drop the exclusion, or handle the excluded values in the handler.', (f) => `${at(f)}now excludes values matching ${show(f.current)}.`),
-    'not-removed': widening('The server may return values it used to exclude.', (f) => `${at(f)}no longer excludes values matching ${show(f.previous)}.`),
-    'not-excludes-more': narrowing('The `not` schema now matches more values, all of them rejected.', 'Narrow the exclusion back, or handle the newly excluded values in the handler.', (f) => `${at(f)}now excludes more: ${show(f.previous)} → ${show(f.current)}.`),
-    'not-excludes-less': widening('The server may return values it used to exclude.', (f) => `${at(f)}now excludes less: ${show(f.previous)} → ${show(f.current)}.`),
-    'not-changed': reshaping('Some values that passed the old exclusion are now excluded.', 'The server may return values it used to exclude.', 'Keep excluding only what was excluded before, or handle the difference in the handler.', (f) => `${at(f)}exclusion changed: ${show(f.previous)} → ${show(f.current)}.`),
-    'constraint-added': narrowing('A new validation keyword may reject arguments that used to pass.', 'Make sure every argument that was valid before still passes.', (f) => `${at(f)}new constraint ${f.subject}: ${show(f.current)}.`),
-    'constraint-removed': widening('The server may return values the removed keyword used to exclude.', (f) => `${at(f)}constraint ${f.subject} removed (was ${show(f.previous)}).`),
-    'constraint-changed': reshaping('The changed keyword may reject arguments that used to pass.', 'The server may return values the old keyword excluded.', 'Make sure every argument that was valid before still passes.', (f) => `${at(f)}constraint ${f.subject} changed ${fromTo(f)}.`),
-    'default-changed': {
-        scope: 'schema', effect: 'neutral', severity: { input: R, output: C },
-        reason: {
-            input: 'Calls that omit the argument now get different behaviour.',
-            output: 'An annotation on a returned value; nothing is validated against it.',
-        },
-        message: (f) => `${at(f)}default changed ${fromTo(f)}.`,
-    },
-    'default-removed': {
-        scope: 'schema', effect: 'neutral', severity: { input: R, output: C },
-        reason: {
-            input: 'Calls that omit the argument relied on a documented default that is gone.',
-            output: 'An annotation on a returned value; nothing is validated against it.',
-        },
-        message: (f) => `${at(f)}default ${show(f.previous)} removed.`,
-    },
-    'default-added': cosmetic('schema', 'Documents what omitting the argument means; no call is refused.', (f) => `${at(f)}default ${show(f.current)} documented.`),
-    'deprecation-added': {
-        scope: 'schema', effect: 'neutral', severity: { input: S, output: S },
-        reason: { input: 'Still accepted; callers are told to move away.', output: 'Still returned; consumers are told to move away.' },
-        message: (f) => `${at(f)}marked deprecated.`,
-    },
-    'deprecation-removed': cosmetic('schema', 'No longer marked deprecated; nothing is refused.', (f) => `${at(f)}no longer marked deprecated.`),
-    'examples-changed': cosmetic('schema', 'Examples are documentation; nothing is validated against them.', (f) => `${at(f)}examples changed.`),
-    'annotation-changed': cosmetic('schema', 'A keyword validators ignore (readOnly, $comment, contentMediaType, vendor x-…) changed.', (f) => `${at(f)}${f.subject} changed ${fromTo(f)}.`),
-    'inapplicable-keyword-changed': cosmetic('schema', 'The keyword cannot apply to the declared type, so nothing is accepted or rejected differently.', (f) => `${at(f)}${f.subject} changed ${fromTo(f)}, but it does not apply to type ${f.detail}.`),
-    'semantic-narrowing': {
-        scope: 'schema', effect: 'narrows', severity: { input: B, output: S },
-        reason: {
-            input: 'json-schema-diff found arguments the old schema accepted and the new one rejects, which no keyword rule explained.',
-            output: 'The server returns a subset of what it returned before.',
-        },
-        hint: { input: 'Compare both schemas: relax the new one until every previously valid argument passes, or migrate callers first.' },
-        message: (f) => `${at(f)}json-schema-diff found values accepted before and rejected now; the values lost are described by ${show(f.current, 200)}.`,
-    },
-    'semantic-widening': {
-        scope: 'schema', effect: 'widens', severity: { input: S, output: R },
-        reason: {
-            input: 'Every argument accepted before is still accepted.',
-            output: 'json-schema-diff found values the server may now return that the old schema excluded, which no keyword rule explained.',
-        },
-        message: (f) => `${at(f)}json-schema-diff found values allowed now that were not before: ${show(f.current, 200)}.`,
-    },
-});
-function deepFreezeRules(rules) {
-    for (const rule of Object.values(rules))
-        Object.freeze(rule);
-    return Object.freeze(rules);
-}
-const GENERIC_HINT = 'Your configuration classifies this change as BREAKING: keep the previous behaviour for a release, or coordinate the change with every caller.';
-/** Whether a change of this kind can refuse what callers send (`input`) or surprise consumers (`output`). */
-function isHarmful(kind, direction) {
-    const effect = RULES[kind].effect ?? 'neutral';
-    return effect === 'reshapes' || effect === (direction === 'input' ? 'narrows' : 'widens');
-}
-/** The severity the rule table gives `kind` in `direction` (inputs when there is none). */
-function severityOf(kind, direction) {
-    const { severity } = RULES[kind];
-    return typeof severity === 'string' ? severity : severity[direction ?? 'input'];
-}
-function reasonOf(kind, direction) {
-    const { reason } = RULES[kind];
-    return typeof reason === 'string' ? reason : reason[direction ?? 'input'];
-}
-/**
- * Classify a kind in a direction: the table's verdict, re-levelled by `overrides`. The one
- * place a severity is decided; detectors never look at severities.
- */
-function classify(kind, direction, overrides) {
-    const table = severityOf(kind, direction);
-    const override = overrides?.[kind];
-    const configured = override === undefined ? undefined : typeof override === 'string' ? override : override[direction ?? 'input'];
-    const severity = configured ?? table;
-    const out = { severity, reason: reasonOf(kind, direction) };
-    if (severity !== table)
-        out.defaultSeverity = table;
-    if (severity === 'BREAKING') {
-        const { hint } = RULES[kind];
-        out.hint = (hint === undefined || typeof hint === 'string' ? hint : hint[direction ?? 'input']) ?? GENERIC_HINT;
-    }
-    return out;
-}
-// ── README table ─────────────────────────────────────────────────────────────────────────
-const SCOPE_TITLES = {
-    server: 'The server',
-    tool: 'Tools',
-    prompt: 'Prompts',
-    resource: 'Resources and resource templates',
-    any: 'Any entry',
-    schema: 'Schema keywords (inputSchema / outputSchema)',
-};
-/**
- * The README's severity table, generated from the rules (the README is pasted from this; a
- * test keeps them equal). Markdown, deterministic, rules in table order.
- */
-function renderSeverityTable() {
-    const cell = (text) => text.replace(/\|/g, '\\|');
-    const lines = [];
-    const entryScopes = ['server', 'tool', 'prompt', 'resource', 'any'];
-    const rules = Object.entries(RULES);
-    lines.push('| Kind | Applies to | Severity | Why |', '| --- | --- | --- | --- |');
-    for (const scope of entryScopes) {
-        for (const [kind, rule] of rules.filter(([, r]) => r.scope === scope)) {
-            lines.push(`| \`${kind}\` | ${SCOPE_TITLES[scope]} | ${String(rule.severity)} | ${cell(reasonOf(kind, null))} |`);
-        }
-    }
-    lines.push('', '| Kind | In inputSchema | In outputSchema | Why (input / output) |', '| --- | --- | --- | --- |');
-    for (const [kind, rule] of rules.filter(([, r]) => r.scope === 'schema')) {
-        const why = typeof rule.reason === 'string' ? rule.reason : `${rule.reason.input} / ${rule.reason.output}`;
-        lines.push(`| \`${kind}\` | ${severityOf(kind, 'input')} | ${severityOf(kind, 'output')} | ${cell(why)} |`);
-    }
-    return `${lines.join('\n')}\n`;
-}
-const SEVERITY_TABLE_START = '<!-- severity-table:start -->';
-const SEVERITY_TABLE_END = '<!-- severity-table:end -->';
-
-;// CONCATENATED MODULE: ./lib/diff/json.js
-/** Small pure helpers over JSON values shared by the detectors. */
-
-
-
-/**
- * A structural hash of a JSON value, memoized per object: contracts are immutable once
- * normalized, so each subtree is hashed once, bottom-up, and a walk that compares a subtree at
- * every level of an enclosing union pays O(1) there instead of re-reading the subtree. Key
- * order does not matter (members are combined by addition); two values with different
- * hashes differ, equal hashes are confirmed with `jsonEqual`.
- */
-function shapeHash(value) {
-    if (typeof value !== 'object' || value === null)
-        return hashText(typeof value === 'string' ? `s${value}` : `${typeof value}:${String(value)}`);
-    const known = hashes.get(value);
-    if (known !== undefined)
-        return known;
-    let hash;
-    if (Array.isArray(value)) {
-        hash = 0x9e3779b1;
-        for (const item of value)
-            hash = mix(hash, shapeHash(item));
-    }
-    else {
-        // Members combined by addition: independent of key order without sorting the keys.
-        let sum = 0x85ebca6b;
-        const record = value;
-        for (const key in record)
-            if (record[key] !== undefined)
-                sum = (sum + mix(hashText(key), shapeHash(record[key]))) >>> 0;
-        hash = mix(sum, 0x27d4eb2d);
-    }
-    hashes.set(value, hash);
-    return hash;
-}
-const hashes = new WeakMap();
-function hashText(text) {
-    let hash = 0x811c9dc5;
-    for (let i = 0; i < text.length; i++)
-        hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-    return hash >>> 0;
-}
-function mix(hash, value) {
-    return (Math.imul(hash ^ value, 0x5bd1e995) + 0x6b43a9b5) >>> 0;
-}
-/** Structural equality of JSON values (key order does not matter), rejecting most differences by hash. */
-function diff_json_jsonEqual(a, b) {
-    if (a === b)
-        return true;
-    if (typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && shapeHash(a) !== shapeHash(b))
-        return false;
-    return json_jsonEqual(a, b);
-}
-/** A schema as an object: `true`/absent are `{}`; `false` stays false. */
-function asSchema(value) {
-    if (value === false)
-        return false;
-    if (model_isJsonObject(value))
-        return value;
-    return {};
-}
-function stringsOf(value) {
-    return Array.isArray(value) ? value.filter((v) => typeof v === 'string') : [];
-}
-/** Set membership by canonical JSON, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are one value. */
-function canonicalSet(values) {
-    return new Map(values.map((v) => [json_canonicalJson(v), v]));
-}
-function without(object, keys) {
-    const out = {};
-    for (const [key, value] of Object.entries(object))
-        if (!keys.includes(key))
-            out[key] = value;
-    return out;
-}
-/** The keys whose values differ between two objects (present on either side), sorted. */
-function changedKeys(previous, current) {
-    return [...new Set([...Object.keys(previous), ...Object.keys(current)])].filter((key) => !diff_json_jsonEqual(previous[key], current[key])).sort();
-}
-
-;// CONCATENATED MODULE: ./lib/diff/patterns.js
-/**
- * Pattern containment: does every string the old `pattern` accepts still match the new one?
- * A general answer needs automata; releases change patterns in a few simple ways (a character
- * class widened under the same quantifiers, a quantifier relaxed, an alternative added), and
- * those are proved here by a sound, deliberately small check. Anything it cannot read (groups
- * inside a sequence, backreferences, lookarounds, word boundaries…) is "not proved", and the
- * change stays `pattern-changed`.
- *
- * The proof: both patterns parse into alternatives, each a sequence of atoms (a set of
- * characters repeated m to n times). The new pattern contains the old when each old
- * alternative is covered by a new one of the same length, atom by atom (a superset of
- * characters, a wider repetition range), and the new pattern is anchored at no more ends than
- * the old one (JSON Schema patterns search unless anchored).
- */
-const MAX_UNIT = 0xffff;
-/** Patterns longer than this are not worth parsing: no real schema needs the proof for them. */
-const MAX_PATTERN_LENGTH = 2_000;
-/** True only when every string matching `previous` provably matches `current`. */
-function patternContains(current, previous) {
-    const p = patterns_parse(previous);
-    const c = patterns_parse(current);
-    if (p === null || c === null)
-        return false;
-    if ((c.start && !p.start) || (c.end && !p.end))
-        return false;
-    return p.alternatives.every((old) => c.alternatives.some((wider) => covers(wider, old)));
-}
-function covers(wider, narrower) {
-    if (wider.length !== narrower.length)
-        return false;
-    return narrower.every((atom, i) => {
-        const other = wider[i];
-        return other.min <= atom.min && other.max >= atom.max && isSubset(atom.chars, other.chars);
-    });
-}
-function isSubset(small, big) {
-    return small.every(([lo, hi]) => big.some(([blo, bhi]) => blo <= lo && hi <= bhi));
-}
-// ── parsing ─────────────────────────────────────────────────────────────────────────────
-class Unsupported extends Error {
-}
-function patterns_parse(source) {
-    if (source.length > MAX_PATTERN_LENGTH)
-        return null;
-    try {
-        let body = source;
-        const start = body.startsWith('^');
-        if (start)
-            body = body.slice(1);
-        const end = body.endsWith('$') && !body.endsWith('\\$');
-        if (end)
-            body = body.slice(0, -1);
-        // `^(a|b)$` and `^(?:a|b)$`: one group around the whole body holds the alternatives.
-        const inner = wholeGroup(body);
-        const alternatives = splitTopLevel(inner ?? body).map(sequence);
-        return { start, end, alternatives };
-    }
-    catch (error) {
-        if (error instanceof Unsupported)
-            return null;
-        throw error;
-    }
-}
-/** The body of a group spanning all of `body`, or null. */
-function wholeGroup(body) {
-    const open = body.startsWith('(?:') ? 3 : body.startsWith('(') && !body.startsWith('(?') ? 1 : 0;
-    if (open === 0 || !body.endsWith(')'))
-        return null;
-    let depth = 0;
-    for (let i = 0; i < body.length; i++) {
-        const c = body[i];
-        if (c === '\\')
-            i++;
-        else if (c === '[')
-            i = classEnd(body, i);
-        else if (c === '(')
-            depth++;
-        else if (c === ')' && --depth === 0 && i !== body.length - 1)
-            return null;
-    }
-    return body.slice(open, -1);
-}
-function splitTopLevel(body) {
-    const parts = [];
-    let from = 0;
-    for (let i = 0; i < body.length; i++) {
-        const c = body[i];
-        if (c === '\\')
-            i++;
-        else if (c === '[')
-            i = classEnd(body, i);
-        else if (c === '(' || c === ')')
-            throw new Unsupported();
-        else if (c === '|') {
-            parts.push(body.slice(from, i));
-            from = i + 1;
-        }
-    }
-    parts.push(body.slice(from));
-    return parts;
-}
-/** Index of the `]` closing the class that opens at `open`. */
-function classEnd(body, open) {
-    let i = open + 1;
-    if (body[i] === '^')
-        i++;
-    if (body[i] === ']')
-        i++; // a literal `]` first in the class
-    for (; i < body.length; i++) {
-        if (body[i] === '\\')
-            i++;
-        else if (body[i] === ']')
-            return i;
-    }
-    throw new Unsupported();
-}
-function sequence(part) {
-    const atoms = [];
-    let i = 0;
-    while (i < part.length) {
-        let chars;
-        const c = part[i];
-        if (c === '[') {
-            const end = classEnd(part, i);
-            chars = charClass(part.slice(i + 1, end));
-            i = end + 1;
-        }
-        else if (c === '\\') {
-            const escaped = patterns_escape(part, i + 1);
-            chars = escaped.chars;
-            i = escaped.next;
-        }
-        else if (c === '.') {
-            chars = complement([[0x0a, 0x0a], [0x0d, 0x0d], [0x2028, 0x2029]]);
-            i++;
-        }
-        else if ('^$*+?{}()|'.includes(c)) {
-            throw new Unsupported();
-        }
-        else {
-            chars = single(c.charCodeAt(0));
-            i++;
-        }
-        const quantified = quantifier(part, i);
-        atoms.push({ chars, min: quantified.min, max: quantified.max });
-        i = quantified.next;
-    }
-    return atoms;
-}
-function quantifier(part, at) {
-    const c = part[at];
-    let out;
-    if (c === '*')
-        out = { min: 0, max: Infinity, next: at + 1 };
-    else if (c === '+')
-        out = { min: 1, max: Infinity, next: at + 1 };
-    else if (c === '?')
-        out = { min: 0, max: 1, next: at + 1 };
-    else if (c === '{') {
-        const m = /^\{(\d+)(,(\d*))?\}/.exec(part.slice(at));
-        if (!m)
-            throw new Unsupported();
-        const min = Number(m[1]);
-        const max = m[2] === undefined ? min : m[3] === '' ? Infinity : Number(m[3]);
-        out = { min, max, next: at + m[0].length };
-    }
-    else
-        return { min: 1, max: 1, next: at };
-    // A lazy quantifier matches the same strings.
-    if (part[out.next] === '?')
-        out.next++;
-    return out;
-}
-const DIGIT = [[0x30, 0x39]];
-const WORD = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
-const patterns_SPACE = normalizeSet([[0x09, 0x0d], [0x20, 0x20], [0xa0, 0xa0], [0x1680, 0x1680], [0x2000, 0x200a], [0x2028, 0x2029], [0x202f, 0x202f], [0x205f, 0x205f], [0x3000, 0x3000], [0xfeff, 0xfeff]]);
-/** The escape at `at` (after the backslash): a class escape or one literal character. */
-function patterns_escape(part, at) {
-    const c = part[at];
-    if (c === undefined)
-        throw new Unsupported();
-    const classes = { d: DIGIT, D: complement(DIGIT), w: WORD, W: complement(WORD), s: patterns_SPACE, S: complement(patterns_SPACE) };
-    if (Object.hasOwn(classes, c))
-        return { chars: classes[c], next: at + 1 };
-    const hex = c === 'u' ? /^u([0-9a-fA-F]{4})/.exec(part.slice(at)) : c === 'x' ? /^x([0-9a-fA-F]{2})/.exec(part.slice(at)) : null;
-    if (hex)
-        return { chars: single(parseInt(hex[1], 16)), next: at + hex[0].length };
-    const controls = { n: 0x0a, r: 0x0d, t: 0x09, f: 0x0c, v: 0x0b, '0': 0x00 };
-    if (Object.hasOwn(controls, c))
-        return { chars: single(controls[c]), next: at + 1 };
-    // Word boundaries, backreferences, named groups, unicode properties: not readable here.
-    if (/[A-Za-z1-9]/.test(c))
-        throw new Unsupported();
-    return { chars: single(c.charCodeAt(0)), next: at + 1 };
-}
-function charClass(body) {
-    const negated = body.startsWith('^');
-    const ranges = [];
-    let i = negated ? 1 : 0;
-    const unit = () => {
-        if (body[i] === '\\') {
-            const escaped = patterns_escape(body, i + 1);
-            i = escaped.next;
-            return escaped.chars;
-        }
-        const code = body.charCodeAt(i);
-        i++;
-        return single(code);
-    };
-    while (i < body.length) {
-        const first = unit();
-        if (body[i] === '-' && i + 1 < body.length) {
-            i++;
-            const last = unit();
-            const [lo] = first[0] ?? [0];
-            const [, hi] = last[0] ?? [0, 0];
-            if (first.length !== 1 || last.length !== 1 || first[0][0] !== first[0][1] || last[0][0] !== last[0][1] || lo > hi)
-                throw new Unsupported();
-            ranges.push([lo, hi]);
-        }
-        else {
-            ranges.push(...first.map(([lo, hi]) => [lo, hi]));
-        }
-    }
-    const set = normalizeSet(ranges);
-    return negated ? complement(set) : set;
-}
-function single(code) {
-    return [[code, code]];
-}
-function normalizeSet(ranges) {
-    const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
-    const out = [];
-    for (const [lo, hi] of sorted) {
-        const last = out[out.length - 1];
-        if (last !== undefined && lo <= last[1] + 1)
-            last[1] = Math.max(last[1], hi);
-        else
-            out.push([lo, hi]);
-    }
-    return out;
-}
-function complement(set) {
-    const out = [];
-    let next = 0;
-    for (const [lo, hi] of normalizeSet(set)) {
-        if (lo > next)
-            out.push([next, lo - 1]);
-        next = hi + 1;
-    }
-    if (next <= MAX_UNIT)
-        out.push([next, MAX_UNIT]);
-    return out;
-}
-
-;// CONCATENATED MODULE: ./lib/diff/path.js
-/**
- * Field paths: how a delta says where it is. A path is a list of segments (schema keywords
- * and member names, raw); `fieldOf` turns it into the dotted string of the report
- * (`inputSchema.properties.items.items.properties.sku`) and `whereOf` into the short label
- * messages use (`items[].sku`).
- */
-const PLAIN_SEGMENT = /^[A-Za-z0-9_$-]+$/;
-/**
- * Dotted field path. A member name that is not a plain identifier (a dot, a space, a
- * bracket…) is written as a JSON string in brackets, so a property called `a.b` cannot be
- * confused with `a` → `b`.
- */
-function fieldOf(segments) {
-    let out = '';
-    for (const segment of segments) {
-        if (PLAIN_SEGMENT.test(segment))
-            out += out === '' ? segment : `.${segment}`;
-        else
-            out += `[${JSON.stringify(segment)}]`;
-    }
-    return out;
-}
-/** The segments of a dotted field path (the inverse of `fieldOf`); a malformed bracket ends the path. */
-function segmentsOf(field) {
-    const out = [];
-    let i = 0;
-    while (i < field.length) {
-        if (field[i] === '.')
-            i++;
-        if (field[i] === '[') {
-            // A JSON string in brackets: it ends at the first unescaped quote.
-            let end = i + 2;
-            while (end < field.length && field[end] !== '"')
-                end += field[end] === '\\' ? 2 : 1;
-            try {
-                out.push(JSON.parse(field.slice(i + 1, end + 1)));
-            }
-            catch {
-                return out;
-            }
-            i = end + 2;
-        }
-        else {
-            const next = field.slice(i).search(/[.[]/);
-            const end = next < 0 ? field.length : i + next;
-            out.push(field.slice(i, end));
-            i = end;
-        }
-    }
-    return out;
-}
-/** Segments that wrap a member name or index and how each reads in a label. */
-const LABELS = {
-    properties: (name) => `.${name}`,
-    patternProperties: (pattern) => `./${pattern}/`,
-    dependentSchemas: (name) => `(with ${name})`,
-    prefixItems: (index) => `[${index}]`,
-    anyOf: (branch) => `<${branch}>`,
-    oneOf: (branch) => `<${branch}>`,
-    allOf: (branch) => `<all ${branch}>`,
-    $defs: (name) => `#${name}`,
-};
-const SINGLE_LABELS = {
-    items: '[]',
-    additionalProperties: '.*',
-    unevaluatedProperties: '.*',
-    propertyNames: '(key)',
-    contains: '[contains]',
-    not: '(not)',
-};
-/**
- * A short human label of a schema location. The root reads `arguments` (input) or `result`
- * (output); inside a discriminated action, `arguments of "create"`.
- */
-function whereOf(segments) {
-    let root = '';
-    let rest = [];
-    const parts = [...segments];
-    if (parts[0] === 'actions' && parts.length >= 3) {
-        const schema = parts[2] === 'outputSchema' ? 'result' : 'arguments';
-        root = `${schema} of action ${JSON.stringify(parts[1])}`;
-        rest = parts.slice(3);
-    }
-    else if (parts[0] === 'inputSchema' || parts[0] === 'outputSchema') {
-        root = parts[0] === 'inputSchema' ? 'arguments' : 'result';
-        rest = parts.slice(1);
-    }
-    else {
-        return fieldOf(parts);
-    }
-    let label = '';
-    for (let i = 0; i < rest.length; i++) {
-        const segment = rest[i];
-        const wrap = LABELS[segment];
-        if (wrap !== undefined && i + 1 < rest.length) {
-            label += wrap(rest[i + 1]);
-            i++;
-        }
-        else {
-            label += SINGLE_LABELS[segment] ?? `(${segment})`;
-        }
-    }
-    if (label === '')
-        return root;
-    const path = label.startsWith('.') ? label.slice(1) : label;
-    return parts[0] === 'actions' ? `${path} (action ${JSON.stringify(parts[1])})` : path;
-}
-
-;// CONCATENATED MODULE: ./lib/diff/vocabulary.js
-
-
-/** Keywords that never make a validator reject a value. */
-const vocabulary_ANNOTATION_KEYWORDS = new Set([
-    'title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly', '$comment',
-    '$id', '$anchor', '$dynamicAnchor', 'contentMediaType', 'contentEncoding', 'contentSchema', '$defs',
-]);
-/** Vendor extensions (`x-…`) are annotations by convention. */
-function isAnnotation(keyword) {
-    return vocabulary_ANNOTATION_KEYWORDS.has(keyword) || keyword.startsWith('x-');
-}
-/** Assertion keywords that only constrain values of one type. */
-const KEYWORD_TYPE = {
-    minLength: 'string', maxLength: 'string', pattern: 'string', format: 'string',
-    minimum: 'number', maximum: 'number', exclusiveMinimum: 'number', exclusiveMaximum: 'number', multipleOf: 'number',
-    items: 'array', prefixItems: 'array', minItems: 'array', maxItems: 'array', uniqueItems: 'array',
-    contains: 'array', minContains: 'array', maxContains: 'array', unevaluatedItems: 'array',
-    properties: 'object', required: 'object', additionalProperties: 'object', patternProperties: 'object',
-    minProperties: 'object', maxProperties: 'object', propertyNames: 'object', dependentRequired: 'object',
-    dependentSchemas: 'object', unevaluatedProperties: 'object',
-};
-/** The declared types of a schema, or null when it declares none (any type). */
-function declaredTypes(schema) {
-    const type = schema.type;
-    if (typeof type === 'string')
-        return new Set([type]);
-    if (Array.isArray(type))
-        return new Set(type.filter((t) => typeof t === 'string'));
-    return null;
-}
-/** Whether a set of declared types admits values of `type` (`number` admits integers). */
-function admits(types, type) {
-    // Overlap, not inclusion: number keywords apply to integers, and to numbers that are whole.
-    return types === null || typesOverlap([type], types);
-}
-/** True when `keyword` can constrain some value of the schema's declared types. */
-function keywordApplies(keyword, types) {
-    const type = KEYWORD_TYPE[keyword];
-    return type === undefined || admits(types, type);
-}
-/**
- * The same schema restricted to one type: keywords that only apply to other types are
- * dropped. `{type: [string, null], maxLength: 5}` is exactly the union of
- * `{type: string, maxLength: 5}` and `{type: null}`.
- */
-function restrictToType(schema, type) {
-    const out = {};
-    for (const [key, value] of Object.entries(schema)) {
-        const only = KEYWORD_TYPE[key];
-        if (only !== undefined && !admits(new Set([type]), only))
-            continue;
-        out[key] = value;
-    }
-    out.type = type;
-    return out;
-}
-
-;// CONCATENATED MODULE: ./lib/diff/renames.js
-/**
- * Rename detection: a removed entry and an added entry that take the same (or nearly the same)
- * arguments are most likely one entry under a new name. Reporting them as one BREAKING rename,
- * with the hint to keep an alias, is more useful than an unrelated removal and addition.
- *
- * The evidence, weighted: the argument shape (half of the score; an equal shape counts more
- * when it has more members, since `{id}` is shared by unrelated tools), the name's words
- * (`getTinyImage` ~ `get-tiny-image`) and the description's words. Pairs are taken greedily,
- * best first, so each entry is renamed at most once.
- */
-
-
-
-const RENAME_THRESHOLD = 0.45;
-function detectRenames(removed, added, shapeOf) {
-    if (removed.length === 0 || added.length === 0)
-        return [];
-    const before = removed.map((c) => ({ ...c, shape: shapeOf(c.contract), name: words(c.key), text: words(renames_describe(c.contract)) }));
-    const after = added.map((c) => ({ ...c, shape: shapeOf(c.contract), name: words(c.key), text: words(renames_describe(c.contract)) }));
-    const scored = [];
-    for (const b of before) {
-        for (const a of after) {
-            const sameShape = b.shape.digest === a.shape.digest;
-            const shape = shapeSimilarity(b.shape, a.shape);
-            const score = 0.5 * shape + 0.3 * jaccard(b.name, a.name) + 0.2 * jaccard(b.text, a.text);
-            if (score >= RENAME_THRESHOLD)
-                scored.push({ from: b.key, to: a.key, score, sameShape });
-        }
-    }
-    scored.sort((x, y) => y.score - x.score || (x.from < y.from ? -1 : x.from > y.from ? 1 : x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
-    const taken = new Set();
-    const renames = [];
-    for (const pair of scored) {
-        if (taken.has(`from:${pair.from}`) || taken.has(`to:${pair.to}`))
-            continue;
-        taken.add(`from:${pair.from}`);
-        taken.add(`to:${pair.to}`);
-        renames.push(pair);
-    }
-    return renames.sort((x, y) => (x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
-}
-function shapeSimilarity(a, b) {
-    const trivial = a.members.length === 0 && b.members.length === 0;
-    // No arguments on either side: weak evidence, many tools take none.
-    if (trivial)
-        return 0.5;
-    if (a.digest === b.digest)
-        return Math.min(1, (a.members.length + 1) / 3);
-    return 0.8 * jaccard(new Set(a.members), new Set(b.members));
-}
-/** Shape of a tool: its input schema's top-level properties and what the schema accepts. */
-function toolShape(contract) {
-    const schema = contract.inputSchema;
-    const members = model_isJsonObject(schema) && model_isJsonObject(schema.properties) ? Object.keys(schema.properties).sort() : [];
-    return { digest: digestOf(withoutAnnotations(schema ?? {})), members };
-}
-/** Shape of a prompt: its arguments' names and which are required. */
-function promptShape(contract) {
-    const args = Array.isArray(contract.arguments) ? contract.arguments.filter(model_isJsonObject) : [];
-    const members = args.map((a) => String(a.name)).sort();
-    return { digest: digestOf(args.map((a) => [a.name, a.required === true])), members };
-}
-/**
- * A value with every annotation keyword (title, description, examples, default…) removed, at
- * every depth. Contracts are immutable once normalized, so each schema is stripped once: the
- * walker compares stripped subschemas at every level of nested unions, and a stable result
- * keeps its structural hash memoized (measured: 2.2 of 7 s on unions nested 8 deep).
- */
-function withoutAnnotations(value) {
-    if (typeof value !== 'object' || value === null)
-        return value;
-    let out = stripped.get(value);
-    if (out === undefined) {
-        out = Array.isArray(value) ? value.map(withoutAnnotations) : objectWithoutAnnotations(value);
-        stripped.set(value, out);
-    }
-    return out;
-}
-const stripped = new WeakMap();
-function objectWithoutAnnotations(value) {
-    const out = {};
-    for (const [key, child] of Object.entries(value)) {
-        if (isAnnotation(key))
-            continue;
-        out[key] = key === 'properties' && model_isJsonObject(child)
-            ? Object.fromEntries(Object.entries(child).map(([k, v]) => [k, withoutAnnotations(v)]))
-            : withoutAnnotations(child);
-    }
-    return out;
-}
-function renames_describe(contract) {
-    return [contract.title, contract.description].filter((t) => typeof t === 'string').join(' ');
-}
-/** Lower-case words, splitting camelCase, snake_case and kebab-case. */
-function words(text) {
-    const spaced = text.slice(0, 2_000).replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2');
-    return new Set(spaced.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length >= 2 && w !== 'the' && w !== 'an'));
-}
-function jaccard(a, b) {
-    if (a.size === 0 && b.size === 0)
-        return 0;
-    let shared = 0;
-    for (const w of a)
-        if (b.has(w))
-            shared++;
-    return shared / (a.size + b.size - shared);
-}
-
-;// CONCATENATED MODULE: ./lib/diff/unions.js
-/**
- * Unions (`anyOf` / `oneOf` / `allOf`): which branch of the old schema became which branch of
- * the new one. Normalization sorts branches by their text, so a changed branch can move; we
- * pair them by discriminator value when the union is discriminated (`action: "create"`), else
- * by equality, then by least harm (a pairing that reports a narrowing of an input when another
- * pairing reports none is the wrong pairing), then by resemblance.
- */
-
-
-
-function matchBranches(previous, current, harm = () => null) {
-    const discriminator = sharedDiscriminator(previous, current);
-    if (discriminator !== null) {
-        const currentByValue = new Map(current.map((b, j) => [discriminatorValue(b, discriminator), j]));
-        const pairs = [];
-        const removed = [];
-        const matched = new Set();
-        previous.forEach((b, i) => {
-            const j = currentByValue.get(discriminatorValue(b, discriminator));
-            if (j === undefined)
-                removed.push(i);
-            else {
-                pairs.push([i, j]);
-                matched.add(j);
-            }
-        });
-        const added = current.map((_, j) => j).filter((j) => !matched.has(j));
-        return { pairs, removed, added, discriminator };
-    }
-    const pairs = [];
-    const freePrev = new Set(previous.map((_, i) => i));
-    const freeCurr = new Set(current.map((_, j) => j));
-    // Unchanged branches first: they are certainly the same variant.
-    const byShape = new Map();
-    current.forEach((b, j) => byShape.set(shapeHash(b), [...(byShape.get(shapeHash(b)) ?? []), j]));
-    previous.forEach((b, i) => {
-        const candidates = byShape.get(shapeHash(b));
-        const j = candidates?.find((c) => freeCurr.has(c) && diff_json_jsonEqual(b, current[c]));
-        if (j !== undefined) {
-            pairs.push([i, j]);
-            freePrev.delete(i);
-            freeCurr.delete(j);
-        }
-    });
-    // Then as many harmless pairs as possible (a maximum matching on zero-harm pairs, preferring
-    // the most alike: greedy would pair a with b' and leave b with only a harmful partner), then
-    // the least harmful, most alike remaining pairs, greedily. A harmful pair with nothing in
-    // common stays apart (reported as a removed and an added branch).
-    const scored = [];
-    for (const i of freePrev) {
-        for (const j of freeCurr) {
-            const score = resemblance(previous[i], current[j]);
-            const cost = harm(i, j) ?? 1;
-            if (score > 0 || cost === 0)
-                scored.push({ i, j, score, cost });
-        }
-    }
-    scored.sort((a, b) => a.cost - b.cost || b.score - a.score || a.i - b.i || a.j - b.j);
-    const harmless = new Map();
-    for (const { i, j, cost } of scored)
-        if (cost === 0)
-            harmless.set(i, [...(harmless.get(i) ?? []), j]);
-    const ownerOf = new Map();
-    const augment = (i, seen) => {
-        for (const j of harmless.get(i) ?? []) {
-            if (seen.has(j))
-                continue;
-            seen.add(j);
-            const owner = ownerOf.get(j);
-            if (owner === undefined || augment(owner, seen)) {
-                ownerOf.set(j, i);
-                return true;
-            }
-        }
-        return false;
-    };
-    for (const i of [...harmless.keys()].sort((a, b) => a - b))
-        augment(i, new Set());
-    for (const [j, i] of [...ownerOf.entries()].sort((a, b) => a[1] - b[1])) {
-        pairs.push([i, j]);
-        freePrev.delete(i);
-        freeCurr.delete(j);
-    }
-    for (const { i, j, cost } of scored) {
-        if (cost === 0 || !freePrev.has(i) || !freeCurr.has(j))
-            continue;
-        pairs.push([i, j]);
-        freePrev.delete(i);
-        freeCurr.delete(j);
-    }
-    pairs.sort((a, b) => a[1] - b[1]);
-    return { pairs, removed: [...freePrev].sort((a, b) => a - b), added: [...freeCurr].sort((a, b) => a - b), discriminator: null };
-}
-function sharedDiscriminator(previous, current) {
-    const p = discriminatorOf(previous);
-    const c = discriminatorOf(current);
-    if (p !== null && p === c)
-        return p;
-    // A union that grew from one branch is still discriminated by its only branch's const.
-    if (c !== null && previous.length === 1 && discriminatorValue(previous[0], c) !== undefined)
-        return c;
-    if (p !== null && current.length === 1 && discriminatorValue(current[0], p) !== undefined)
-        return p;
-    return null;
-}
-/** How alike two branches look: shared types and shared property names. 0 = nothing shared. */
-function resemblance(a, b) {
-    if (!model_isJsonObject(a) || !model_isJsonObject(b))
-        return diff_json_jsonEqual(a, b) ? 1 : 0;
-    const ta = declaredTypes(a);
-    const tb = declaredTypes(b);
-    let score = 0;
-    if (ta === null || tb === null)
-        score += 0.5;
-    else if (typesOverlap(ta, tb))
-        score += 1;
-    else
-        return 0; // declared, disjoint types: different variants, not one variant that changed
-    // What a branch is about: the members it describes or requires.
-    const members = (schema) => new Set([...Object.keys(model_isJsonObject(schema.properties) ? schema.properties : {}), ...(Array.isArray(schema.required) ? schema.required.map(String) : [])]);
-    const pa = [...members(a)];
-    const pb = members(b);
-    const shared = pa.filter((k) => pb.has(k)).length;
-    const all = new Set([...pa, ...pb]).size;
-    if (all > 0)
-        score += (2 * shared) / all;
-    return score;
-}
-/**
- * Rewrite a union-free schema as a one-branch union of the same meaning, so it can be
- * compared branch by branch with a schema that has a union (`{type: string}` →
- * `{anyOf: [{type: string}, {type: null}]}` becomes "a variant was added", not "type removed
- * plus anyOf added"). Assertion keywords that the other side's root does not also carry move
- * into the branch; a multi-type branch splits into one branch per type, which is exact.
- */
-function liftToUnion(plain, other, keyword) {
-    const root = {};
-    const moved = {};
-    for (const [key, value] of Object.entries(plain)) {
-        if (isAnnotation(key) || (Object.hasOwn(other, key) && diff_json_jsonEqual(other[key], value)))
-            root[key] = value;
-        else
-            moved[key] = value;
-    }
-    root[keyword] = splitByType(moved);
-    return root;
-}
-function splitByType(schema) {
-    const types = declaredTypes(schema);
-    if (types === null || types.size < 2)
-        return [schema];
-    return [...types].sort().map((t) => restrictToType(schema, t));
-}
-/** The union keyword a schema uses, when it uses exactly one of anyOf / oneOf. */
-function unionKeywordOf(schema) {
-    const any = Array.isArray(schema.anyOf);
-    const one = Array.isArray(schema.oneOf);
-    if (any === one)
-        return null;
-    return any ? 'anyOf' : 'oneOf';
-}
-
-;// CONCATENATED MODULE: ./lib/diff/schema-walker.js
-
-
-
-
-
-
-
-
-
-/** The location of a different value (a property's, an item's…): what encloses it says nothing of it. */
-function inner(at, ...segments) {
-    return { segments: [...at.segments, ...segments], action: at.action, direction: at.direction, atRoot: false };
-}
-/**
- * The location of another schema for the same value (an allOf member, a variant, then/else).
- * What the enclosing schema declares is declared there too, and so is what any `allOf` member
- * declares: every member applies to the same value, so a constraint moving from one member to
- * another is a change of that constraint, never a property appearing.
- */
-function alongside(at, prev, curr, ...segments) {
-    const declared = new Set(at.declared);
-    const declare = (schema) => {
-        if (model_isJsonObject(schema) && model_isJsonObject(schema.properties))
-            for (const name of Object.keys(schema.properties))
-                declared.add(name);
-    };
-    for (const side of [prev, curr]) {
-        declare(side);
-        if (Array.isArray(side.allOf))
-            side.allOf.forEach(declare);
-    }
-    return { segments: [...at.segments, ...segments], action: at.action, direction: at.direction, atRoot: false, declared };
-}
-/**
- * Most steps one schema pair may take. Real schemas need a few thousand; the bound only stops a
- * hostile schema, and then the pair gets one conservative verdict and a note (never a hang).
- */
-const MAX_WALK_STEPS = 2_000_000;
-function walkSchemas(previous, current, options) {
-    const maxSteps = options.maxSteps ?? MAX_WALK_STEPS;
-    const walker = new Walker(previous, current, options.field, { steps: 0, maxSteps, uncertain: new Set() }, true);
-    const at = { segments: [options.field], action: null, direction: options.direction, atRoot: true };
-    try {
-        walker.walk(asToolRoot(previous), asToolRoot(current), at);
-    }
-    catch (error) {
-        if (!(error instanceof WalkBudgetExceeded))
-            throw error;
-        const note = `the schemas are too large or too deeply nested to compare keyword by keyword within ${maxSteps.toLocaleString('en-US')} steps`;
-        return {
-            changes: [{ kind: 'constraint-changed', segments: [options.field], where: whereOf([options.field]), action: null, direction: options.direction, subject: options.field, previous: null, current: null, detail: '', note: `Not compared keyword by keyword: ${note}; review the whole schema.` }],
-            uncertain: [note],
-            steps: walker.budget.steps,
-        };
-    }
-    return { changes: walker.changes, uncertain: [...walker.budget.uncertain].sort(), steps: walker.budget.steps };
-}
-class WalkBudgetExceeded extends Error {
-}
-/**
- * Tool arguments and structured results are JSON objects by protocol, whatever the schema
- * says, so a root that omits `type` means `type: "object"`: declaring it narrows nothing.
- */
-function asToolRoot(schema) {
-    if (schema === true || !model_isJsonObject(schema))
-        return schema === false ? false : { type: 'object' };
-    if ('type' in schema)
-        return schema;
-    return { ...schema, type: 'object' };
-}
-/** Keywords handled by a dedicated family below; anything else is an "other keyword". */
-const HANDLED = new Set([
-    'type', 'enum', 'const', 'minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum', 'multipleOf',
-    'minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties', 'minContains', 'maxContains',
-    'pattern', 'format', 'uniqueItems', 'properties', 'required', 'additionalProperties', 'patternProperties',
-    'items', 'prefixItems', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems',
-    'dependentRequired', 'dependentSchemas', 'if', 'then', 'else', 'not', 'anyOf', 'oneOf', 'allOf', '$defs', '$ref',
-    'title', 'description', 'examples', 'default', 'deprecated', DEFINITION_DESCRIPTION,
-]);
-/** Count bounds: (min keyword, max keyword, narrowing kind, widening kind). */
-const COUNT_BOUNDS = [
-    ['minLength', 'maxLength', 'length-range-narrowed', 'length-range-widened'],
-    ['minItems', 'maxItems', 'item-count-range-narrowed', 'item-count-range-widened'],
-    ['minProperties', 'maxProperties', 'property-count-range-narrowed', 'property-count-range-widened'],
-    ['minContains', 'maxContains', 'item-count-range-narrowed', 'item-count-range-widened'],
-];
-/** Subschema keywords where a narrower subschema means a narrower schema, absent = `{}`. */
-const MONOTONE_SUBSCHEMAS = ['propertyNames', 'unevaluatedProperties', 'unevaluatedItems'];
-/** Pairs of union branches costed with a trial walk at most (beyond, pairing is by resemblance). */
-const MAX_COSTED_PAIRS = 144;
-class Walker {
-    previousRoot;
-    currentRoot;
-    field;
-    budget;
-    costsUnions;
-    followedRefs;
-    changes = [];
-    constructor(previousRoot, currentRoot, field, budget, 
-    /**
-     * Whether this walker costs union pairings with trial walks. Trial walkers do not: nested
-     * unions inside a trial pair by equality and resemblance only, so each union level costs
-     * its own pairs once and a walk stays polynomial in the schema's size, whatever its depth.
-     */
-    costsUnions, 
-    /** References followed so far. Helper walkers (trial pairings, `not`) start from a copy:
-     * they inherit what their parent followed, so they terminate, without hiding from the
-     * parent what they follow themselves. */
-    followedRefs = new Set()) {
-        this.previousRoot = previousRoot;
-        this.currentRoot = currentRoot;
-        this.field = field;
-        this.budget = budget;
-        this.costsUnions = costsUnions;
-        this.followedRefs = followedRefs;
-    }
-    /** A walker for a side question (a trial pairing, the inside of a `not`). */
-    helper() {
-        return new Walker(this.previousRoot, this.currentRoot, this.field, this.budget, false, new Set(this.followedRefs));
-    }
-    /** Only the main walk's doubts matter: a trial's are about a pairing that may not be chosen. */
-    doubt(reason) {
-        if (this.costsUnions)
-            this.budget.uncertain.add(reason);
-    }
-    emit(kind, at, extra, facts) {
-        this.changes.push({
-            kind,
-            segments: [...at.segments, ...extra],
-            where: facts.where ?? whereOf(at.segments),
-            action: at.action,
-            direction: at.direction,
-            subject: facts.subject ?? extra[extra.length - 1] ?? '',
-            previous: facts.previous === undefined ? null : facts.previous,
-            current: facts.current === undefined ? null : facts.current,
-            detail: facts.detail ?? '',
-        });
-    }
-    walk(previous, current, at) {
-        if (++this.budget.steps > this.budget.maxSteps)
-            throw new WalkBudgetExceeded();
-        if (diff_json_jsonEqual(previous, current))
-            return;
-        if (current === false || previous === false)
-            return this.falseSchema(previous, current, at);
-        // `true` accepts everything, exactly like `{}`.
-        let prev = previous === true ? {} : previous;
-        let curr = current === true ? {} : current;
-        if (diff_json_jsonEqual(prev, curr))
-            return;
-        if (typeof prev.$ref === 'string' || typeof curr.$ref === 'string') {
-            if (prev.$ref === curr.$ref) {
-                // Same target: any change in it showed where it was first inlined; only siblings remain.
-                prev = without(prev, ['$ref']);
-                curr = without(curr, ['$ref']);
-            }
-            else {
-                const pair = `${String(prev.$ref)}\u0000${String(curr.$ref)}`;
-                if (this.followedRefs.has(pair)) {
-                    this.doubt('a $ref cycle was compared once, not followed again');
-                    return;
-                }
-                this.followedRefs.add(pair);
-                const p = this.dereference(prev, this.previousRoot);
-                const c = this.dereference(curr, this.currentRoot);
-                if (p === undefined || c === undefined) {
-                    this.emit('constraint-changed', at, ['$ref'], { subject: '$ref', previous: prev.$ref, current: curr.$ref });
-                    return;
-                }
-                return this.walk(p, c, at);
-            }
-        }
-        // A union on one side only: rewrite the other side as a one-branch union of equal meaning.
-        const pu = unionKeywordOf(prev);
-        const cu = unionKeywordOf(curr);
-        let lifted = null;
-        if (pu === null && cu !== null && !Array.isArray(prev.anyOf) && !Array.isArray(prev.oneOf)) {
-            prev = liftToUnion(prev, curr, cu);
-            lifted = 'previous';
-        }
-        else if (cu === null && pu !== null && !Array.isArray(curr.anyOf) && !Array.isArray(curr.oneOf)) {
-            curr = liftToUnion(curr, prev, pu);
-            lifted = 'current';
-        }
-        this.types(prev, curr, at);
-        this.allowedValues(prev, curr, at);
-        this.numberBounds(prev, curr, at);
-        for (const [min, max, narrowed, widened] of COUNT_BOUNDS)
-            this.countBounds(prev, curr, at, min, max, narrowed, widened);
-        this.multipleOf(prev, curr, at);
-        for (const keyword of ['pattern', 'format'])
-            this.stringAssertion(prev, curr, at, keyword);
-        this.uniqueItems(prev, curr, at);
-        this.objectMembers(prev, curr, at);
-        this.arrayMembers(prev, curr, at);
-        this.otherSubschemas(prev, curr, at);
-        this.unions(prev, curr, at, lifted);
-        this.allOf(prev, curr, at);
-        this.not(prev, curr, at);
-        this.annotations(prev, curr, at);
-        this.otherKeywords(prev, curr, at);
-    }
-    dereference(schema, root) {
-        if (typeof schema.$ref !== 'string')
-            return schema;
-        if (!model_isJsonObject(root))
-            return undefined;
-        const target = resolvePointer(root, schema.$ref);
-        if (!model_isJsonObject(target) && typeof target !== 'boolean')
-            return undefined;
-        const resolved = asSchema(target);
-        if (resolved === false)
-            return { not: {} };
-        // The root's `$defs` belong to the root, not to a reference into it.
-        return { ...without(resolved, ['$defs']), ...without(schema, ['$ref']) };
-    }
-    falseSchema(previous, current, at) {
-        const onAdditional = at.segments[at.segments.length - 1] === 'additionalProperties';
-        // "undeclared properties are now rejected" is about the object, so the message names it.
-        const where = onAdditional ? whereOf(at.segments.slice(0, -1)) : whereOf(at.segments);
-        if (current === false) {
-            const kind = onAdditional ? 'additional-properties-forbidden' : 'schema-became-false';
-            this.emit(kind, at, [], { subject: '', previous, current: false, where });
-        }
-        else {
-            const kind = onAdditional ? 'additional-properties-allowed' : 'schema-was-false';
-            this.emit(kind, at, [], { subject: '', previous: false, current, where });
-        }
-    }
-    /** A keyword change that cannot matter because the keyword does not apply to the type. */
-    inapplicable(prev, curr, keyword) {
-        const p = declaredTypes(prev);
-        const c = declaredTypes(curr);
-        if (p === null || c === null)
-            return null;
-        if (keywordApplies(keyword, p) || keywordApplies(keyword, c))
-            return null;
-        return [...new Set([...p, ...c])].sort();
-    }
-    reportInapplicable(prev, curr, at, keyword) {
-        const types = this.inapplicable(prev, curr, keyword);
-        if (types === null)
-            return false;
-        this.emit('inapplicable-keyword-changed', at, [keyword], { previous: prev[keyword], current: curr[keyword], detail: types.join(' | ') });
-        return true;
-    }
-    // ── type ──────────────────────────────────────────────────────────────────────────────
-    types(prev, curr, at) {
-        if (diff_json_jsonEqual(prev.type, curr.type))
-            return;
-        const p = declaredTypes(prev);
-        const c = declaredTypes(curr);
-        const covers = (set, t) => set === null || [...set].some((s) => isSubtype(t, s));
-        const lost = [...(p ?? JSON_TYPES)].some((t) => !covers(c, t));
-        const gained = [...(c ?? JSON_TYPES)].some((t) => !covers(p, t));
-        const kind = lost && gained ? 'type-changed' : lost ? 'type-narrowed' : gained ? 'type-widened' : null;
-        if (kind !== null)
-            this.emit(kind, at, ['type'], { previous: prev.type, current: curr.type });
-    }
-    // ── enum / const ───────────────────────────────────────────────────────────────────────
-    allowedValues(prev, curr, at) {
-        if (diff_json_jsonEqual(prev.enum, curr.enum) && diff_json_jsonEqual(prev.const, curr.const) && ('const' in prev) === ('const' in curr))
-            return;
-        const p = allowedValuesOf(prev);
-        const c = allowedValuesOf(curr);
-        const keyword = 'const' in curr || (!('enum' in curr) && 'const' in prev) ? 'const' : 'enum';
-        const previous = restrictionOf(prev, keyword);
-        const current = restrictionOf(curr, keyword);
-        if (p === null && c === null)
-            return;
-        if (p === null && c !== null) {
-            this.emit('enum-narrowed', at, [keyword], { previous, current, detail: `now restricted to ${listOf([...c.values()])}` });
-            return;
-        }
-        if (c === null && p !== null) {
-            this.emit('enum-widened', at, [keyword], { previous, current, detail: `no longer restricted to ${listOf([...p.values()])}` });
-            return;
-        }
-        const removed = [...p.entries()].filter(([k]) => !c.has(k)).map(([, v]) => v);
-        const added = [...c.entries()].filter(([k]) => !p.has(k)).map(([, v]) => v);
-        if (removed.length === 0 && added.length === 0)
-            return;
-        const detail = [removed.length > 0 ? `removed ${listOf(removed)}` : '', added.length > 0 ? `added ${listOf(added)}` : '']
-            .filter((s) => s !== '')
-            .join('; ');
-        const kind = removed.length > 0 && added.length > 0 ? 'enum-changed' : removed.length > 0 ? 'enum-narrowed' : 'enum-widened';
-        this.emit(kind, at, [keyword], { previous, current, detail });
-    }
-    // ── numeric bounds ─────────────────────────────────────────────────────────────────────
-    numberBounds(prev, curr, at) {
-        for (const side of ['lower', 'upper']) {
-            const [inclusive, exclusive] = side === 'lower' ? ['minimum', 'exclusiveMinimum'] : ['maximum', 'exclusiveMaximum'];
-            if (diff_json_jsonEqual(prev[inclusive], curr[inclusive]) && diff_json_jsonEqual(prev[exclusive], curr[exclusive]))
-                continue;
-            const p = boundOf(prev, inclusive, exclusive, side);
-            const c = boundOf(curr, inclusive, exclusive, side);
-            const order = compareBounds(p, c, side);
-            if (order === 0)
-                continue;
-            const keyword = (c ?? p)?.keyword ?? inclusive;
-            if (this.reportInapplicable(prev, curr, at, keyword))
-                continue;
-            const sameKeyword = p === null || c === null || p.keyword === c.keyword;
-            const previous = p === null ? null : sameKeyword ? p.value : { [p.keyword]: p.value };
-            const current = c === null ? null : sameKeyword ? c.value : { [c.keyword]: c.value };
-            this.emit(order > 0 ? 'number-range-narrowed' : 'number-range-widened', at, [keyword], { previous, current });
-        }
-    }
-    countBounds(prev, curr, at, min, max, narrowed, widened) {
-        for (const [keyword, side] of [[min, 'lower'], [max, 'upper']]) {
-            if (diff_json_jsonEqual(prev[keyword], curr[keyword]))
-                continue;
-            const p = typeof prev[keyword] === 'number' ? { value: prev[keyword], exclusive: false, keyword } : null;
-            const c = typeof curr[keyword] === 'number' ? { value: curr[keyword], exclusive: false, keyword } : null;
-            const order = compareBounds(p, c, side);
-            if (order === 0)
-                continue;
-            if (this.reportInapplicable(prev, curr, at, keyword))
-                continue;
-            this.emit(order > 0 ? narrowed : widened, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
-        }
-    }
-    multipleOf(prev, curr, at) {
-        if (diff_json_jsonEqual(prev.multipleOf, curr.multipleOf))
-            return;
-        if (this.reportInapplicable(prev, curr, at, 'multipleOf'))
-            return;
-        const p = typeof prev.multipleOf === 'number' ? prev.multipleOf : null;
-        const c = typeof curr.multipleOf === 'number' ? curr.multipleOf : null;
-        let kind;
-        if (p === null)
-            kind = 'multiple-of-narrowed';
-        else if (c === null)
-            kind = 'multiple-of-widened';
-        else if (isMultiple(c, p))
-            kind = 'multiple-of-narrowed';
-        else if (isMultiple(p, c))
-            kind = 'multiple-of-widened';
-        else
-            kind = 'multiple-of-changed';
-        this.emit(kind, at, ['multipleOf'], { previous: p, current: c });
-    }
-    stringAssertion(prev, curr, at, keyword) {
-        if (diff_json_jsonEqual(prev[keyword], curr[keyword]))
-            return;
-        if (this.reportInapplicable(prev, curr, at, keyword))
-            return;
-        const had = keyword in prev;
-        const has = keyword in curr;
-        let kind = !had ? `${keyword}-added` : !has ? `${keyword}-removed` : `${keyword}-changed`;
-        if (kind === 'pattern-changed' && typeof prev.pattern === 'string' && typeof curr.pattern === 'string' && patternContains(curr.pattern, prev.pattern))
-            kind = 'pattern-widened';
-        this.emit(kind, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
-    }
-    uniqueItems(prev, curr, at) {
-        const p = prev.uniqueItems === true;
-        const c = curr.uniqueItems === true;
-        if (p === c)
-            return;
-        if (this.reportInapplicable(prev, curr, at, 'uniqueItems'))
-            return;
-        this.emit(c ? 'unique-items-added' : 'unique-items-removed', at, ['uniqueItems'], { previous: p, current: c });
-    }
-    // ── objects ────────────────────────────────────────────────────────────────────────────
-    objectMembers(prev, curr, at) {
-        const pp = model_isJsonObject(prev.properties) ? prev.properties : {};
-        const cp = model_isJsonObject(curr.properties) ? curr.properties : {};
-        const preq = new Set(stringsOf(prev.required));
-        const creq = new Set(stringsOf(curr.required));
-        const pAdditional = prev.additionalProperties;
-        const cAdditional = curr.additionalProperties;
-        const names = [...new Set([...Object.keys(pp), ...Object.keys(cp), ...preq, ...creq])].sort();
-        // In arguments, a required property with a default may be left out: the server fills it in
-        // (zod 4 lists `.default()` fields as required). What callers must send is what lacks one.
-        const input = at.direction === 'input';
-        const defaulted = (schema) => input && model_isJsonObject(schema) && 'default' in schema;
-        const renames = renamedMembers(pp, cp);
-        const renamedFrom = new Set(renames.values());
-        for (const name of names) {
-            if (renamedFrom.has(name))
-                continue;
-            const inPrev = Object.hasOwn(pp, name);
-            const inCurr = Object.hasOwn(cp, name);
-            const member = inner(at, 'properties', name);
-            // A name not listed in `properties` is governed by `additionalProperties` (absent = anything).
-            const prevSchema = inPrev ? asSchema(pp[name]) : asSchema(pAdditional);
-            const currSchema = inCurr ? asSchema(cp[name]) : asSchema(cAdditional);
-            const oldName = renames.get(name);
-            const wasRequired = preq.has(oldName ?? name);
-            const isRequired = creq.has(name);
-            if (oldName !== undefined) {
-                // The same argument under a new name: one change that names both, not an unrelated
-                // removal and addition; its requiredness is judged like any other property's.
-                this.emit('property-renamed', at, ['properties', name], { subject: name, previous: oldName, current: name });
-                this.requiredness(at, name, wasRequired && !defaulted(pp[oldName]), isRequired && !defaulted(cp[name]), wasRequired, isRequired);
-                continue;
-            }
-            if (!inPrev && inCurr && at.declared?.has(name)) {
-                // Declared by an enclosing schema: not new to callers, only newly constrained here.
-                this.walk(prevSchema, currSchema, member);
-                this.requiredness(at, name, wasRequired && !defaulted(prevSchema), isRequired && !defaulted(currSchema), wasRequired, isRequired);
-                continue;
-            }
-            if (!inPrev && inCurr) {
-                if (isRequired && !wasRequired) {
-                    if (defaulted(cp[name]))
-                        this.emit('defaulted-property-added', at, ['properties', name], { subject: name, previous: null, current: cp[name], detail: show(cp[name].default) });
-                    else
-                        this.emit('required-property-added', at, ['properties', name], { subject: name, previous: null, current: cp[name] });
-                }
-                else if (!wasRequired) {
-                    this.emit('property-added', at, ['properties', name], { subject: name, previous: null, current: cp[name] });
-                }
-                else if (!isRequired) {
-                    this.emit('property-became-optional', at, ['properties', name], { subject: name, previous: true, current: false });
-                }
-                // Undeclared names were free (absent additionalProperties), and callers only send
-                // declared properties: a new optional property narrows nothing they do. A declared map
-                // schema, or a name that was already required, did constrain the value: compare with it.
-                if (model_isJsonObject(pAdditional) || wasRequired)
-                    this.walk(prevSchema, currSchema, member);
-                continue;
-            }
-            if (inPrev && !inCurr) {
-                if (isRequired) {
-                    // Still required, no longer described: its value is now governed by additionalProperties.
-                    this.walk(prevSchema, currSchema, member);
-                    if (!wasRequired)
-                        this.emit('property-became-required', at, ['properties', name], { subject: name, previous: false, current: true });
-                    continue;
-                }
-                if (at.declared?.has(name)) {
-                    // Declared by an enclosing schema: this one only stopped constraining it.
-                    this.walk(prevSchema, currSchema, member);
-                    continue;
-                }
-                const closed = cAdditional === false || curr.unevaluatedProperties === false;
-                const kind = closed ? 'property-removed' : 'property-removed-ignored';
-                this.emit(kind, at, ['properties', name], { subject: name, previous: pp[name], current: null });
-                if (model_isJsonObject(cAdditional))
-                    this.walk(prevSchema, currSchema, member);
-                continue;
-            }
-            if (inPrev && inCurr)
-                this.walk(prevSchema, currSchema, member);
-            this.requiredness(at, name, wasRequired && !defaulted(prevSchema), isRequired && !defaulted(currSchema), wasRequired, isRequired);
-        }
-        if (!diff_json_jsonEqual(pAdditional, cAdditional)) {
-            this.walk(asSchema(pAdditional), asSchema(cAdditional), inner(at, 'additionalProperties'));
-        }
-        const ppat = model_isJsonObject(prev.patternProperties) ? prev.patternProperties : {};
-        const cpat = model_isJsonObject(curr.patternProperties) ? curr.patternProperties : {};
-        // Names matching a pattern one side does not list are governed by that side's
-        // additionalProperties (dropping a pattern from a closed object rejects those names).
-        for (const pattern of [...new Set([...Object.keys(ppat), ...Object.keys(cpat)])].sort()) {
-            const p = Object.hasOwn(ppat, pattern) ? asSchema(ppat[pattern]) : asSchema(pAdditional);
-            const c = Object.hasOwn(cpat, pattern) ? asSchema(cpat[pattern]) : asSchema(cAdditional);
-            this.walk(p, c, inner(at, 'patternProperties', pattern));
-        }
-        this.dependentRequired(prev, curr, at);
-        const pdep = model_isJsonObject(prev.dependentSchemas) ? prev.dependentSchemas : {};
-        const cdep = model_isJsonObject(curr.dependentSchemas) ? curr.dependentSchemas : {};
-        for (const name of [...new Set([...Object.keys(pdep), ...Object.keys(cdep)])].sort()) {
-            this.walk(asSchema(pdep[name]), asSchema(cdep[name]), alongside(at, prev, curr, 'dependentSchemas', name));
-        }
-    }
-    /**
-     * A property that stays: whether callers must send it changed (`mustBefore`, `mustNow`: listed
-     * as required and, for arguments, without a default), or only its listing did.
-     */
-    requiredness(at, name, mustBefore, mustNow, listedBefore, listedNow) {
-        const facts = (before, now) => ({ subject: name, previous: before, current: now });
-        if (mustNow && !mustBefore)
-            this.emit('property-became-required', at, ['properties', name], facts(false, true));
-        else if (mustBefore && !mustNow)
-            this.emit('property-became-optional', at, ['properties', name], facts(true, false));
-        else if (listedNow && !listedBefore)
-            this.emit('defaulted-property-became-required', at, ['properties', name], facts(false, true));
-        else if (listedBefore && !listedNow && !mustBefore)
-            this.emit('property-became-optional', at, ['properties', name], facts(true, false));
-    }
-    dependentRequired(prev, curr, at) {
-        if (diff_json_jsonEqual(prev.dependentRequired, curr.dependentRequired))
-            return;
-        const p = model_isJsonObject(prev.dependentRequired) ? prev.dependentRequired : {};
-        const c = model_isJsonObject(curr.dependentRequired) ? curr.dependentRequired : {};
-        for (const name of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
-            const before = new Set(stringsOf(p[name]));
-            const after = new Set(stringsOf(c[name]));
-            const more = [...after].some((n) => !before.has(n));
-            const fewer = [...before].some((n) => !after.has(n));
-            if (!more && !fewer)
-                continue;
-            const kind = more && fewer ? 'constraint-changed' : more ? 'constraint-added' : 'constraint-removed';
-            this.emit(kind, at, ['dependentRequired', name], { subject: `dependentRequired(${name})`, previous: p[name], current: c[name] });
-        }
-    }
-    // ── arrays ─────────────────────────────────────────────────────────────────────────────
-    arrayMembers(prev, curr, at) {
-        const pPrefix = Array.isArray(prev.prefixItems) ? prev.prefixItems : [];
-        const cPrefix = Array.isArray(curr.prefixItems) ? curr.prefixItems : [];
-        // Position i is governed by prefixItems[i], else by items: compare what governs it on each side.
-        for (let i = 0; i < Math.max(pPrefix.length, cPrefix.length); i++) {
-            const p = i < pPrefix.length ? asSchema(pPrefix[i]) : asSchema(prev.items);
-            const c = i < cPrefix.length ? asSchema(cPrefix[i]) : asSchema(curr.items);
-            this.walk(p, c, inner(at, 'prefixItems', String(i)));
-        }
-        if (!diff_json_jsonEqual(prev.items, curr.items)) {
-            this.walk(asSchema(prev.items), asSchema(curr.items), inner(at, 'items'));
-        }
-        if (!diff_json_jsonEqual(prev.contains, curr.contains)) {
-            // `contains: {}` still demands a non-empty array, so absence is not `{}` here.
-            this.doubt('"contains" changed');
-            if (!('contains' in prev))
-                this.emit('constraint-added', at, ['contains'], { previous: null, current: curr.contains });
-            else if (!('contains' in curr))
-                this.emit('constraint-removed', at, ['contains'], { previous: prev.contains, current: null });
-            else
-                this.walk(asSchema(prev.contains), asSchema(curr.contains), inner(at, 'contains'));
-        }
-    }
-    otherSubschemas(prev, curr, at) {
-        for (const keyword of MONOTONE_SUBSCHEMAS) {
-            if (diff_json_jsonEqual(prev[keyword], curr[keyword]))
-                continue;
-            this.walk(asSchema(prev[keyword]), asSchema(curr[keyword]), inner(at, keyword));
-        }
-        // if/then/else: `then` and `else` are monotone only while `if` selects the same values.
-        if (diff_json_jsonEqual(prev.if, curr.if) && 'if' in prev) {
-            for (const keyword of ['then', 'else']) {
-                if (diff_json_jsonEqual(prev[keyword], curr[keyword]))
-                    continue;
-                this.walk(asSchema(prev[keyword]), asSchema(curr[keyword]), alongside(at, prev, curr, keyword));
-            }
-        }
-        else if (!diff_json_jsonEqual(prev.if, curr.if) || !diff_json_jsonEqual(prev.then, curr.then) || !diff_json_jsonEqual(prev.else, curr.else)) {
-            const previous = conditional(prev);
-            const current = conditional(curr);
-            const kind = previous === null ? 'constraint-added' : current === null ? 'constraint-removed' : 'constraint-changed';
-            if (!diff_json_jsonEqual(previous, current)) {
-                this.doubt('if/then/else changed, which no rule judges exactly');
-                this.emit(kind, at, ['if'], { subject: 'if/then/else', previous, current });
-            }
-        }
-    }
-    // ── unions ─────────────────────────────────────────────────────────────────────────────
-    unions(prev, curr, at, lifted) {
-        const pk = unionKeywordOf(prev);
-        const ck = unionKeywordOf(curr);
-        if (pk !== null && ck !== null) {
-            if (pk !== ck) {
-                this.emit(ck === 'oneOf' ? 'union-made-exclusive' : 'union-made-inclusive', at, [ck], { subject: ck, previous: pk, current: ck });
-            }
-            this.branches(prev[pk], curr[ck], ck, at, lifted, alongside(at, prev, curr).declared ?? new Set());
-            return;
-        }
-        // Both keywords on one side (rare): compare each list with its namesake.
-        for (const keyword of ['anyOf', 'oneOf']) {
-            if (diff_json_jsonEqual(prev[keyword], curr[keyword]))
-                continue;
-            this.branches(Array.isArray(prev[keyword]) ? prev[keyword] : [], Array.isArray(curr[keyword]) ? curr[keyword] : [], keyword, at, null, alongside(at, prev, curr).declared ?? new Set());
-        }
-    }
-    branches(previous, current, keyword, at, lifted, declared) {
-        if (diff_json_jsonEqual(previous, current))
-            return;
-        const harm = this.harmOf(previous, current, at.direction, declared);
-        const match = matchBranches(previous, current, harm);
-        const d = match.discriminator;
-        const isActions = at.atRoot && d !== null;
-        const label = (branch, index) => (d !== null ? discriminatorValue(branch, d) : String(index));
-        const locate = (branch, index) => isActions
-            ? { segments: ['actions', label(branch, index), this.field], action: label(branch, index), direction: at.direction, atRoot: false, declared }
-            : { segments: [...at.segments, keyword, label(branch, index)], action: at.action, direction: at.direction, atRoot: false, declared };
-        // A plain schema replaced by a union none of whose variants is the old one (`string` →
-        // `number | null`) changed type: that is what callers and consumers meet, not "a variant
-        // removed" (harmless for a result) plus "variants added".
-        const replaced = lifted === 'previous' ? match.removed.length === previous.length : lifted === 'current' ? match.added.length === current.length : false;
-        if (replaced && match.pairs.length === 0 && d === null && !this.covered(match, previous, current, harm, at.direction)) {
-            this.emit('type-changed', at, ['type'], { previous: typesOf(previous), current: typesOf(current) });
-            return;
-        }
-        const before = this.changes.length;
-        for (const [i, j] of match.pairs)
-            this.walk(previous[i], current[j], locate(current[j], j));
-        for (const i of match.removed) {
-            const branch = previous[i];
-            // An argument variant folded into a wider one (a | b → a, b widened) lost nothing: say how
-            // it changed. (For a result, a removed variant is a narrowing whatever covers it.)
-            const cover = d === null && at.direction === 'input' ? current.findIndex((_, j) => harm(i, j) === 0) : -1;
-            if (cover >= 0)
-                this.walk(branch, current[cover], locate(current[cover], cover));
-            else if (isActions)
-                this.emit('action-removed', locate(branch, i), [], { subject: label(branch, i), previous: branch, current: null });
-            else
-                this.emit('union-branch-removed', at, [keyword, label(branch, i)], { subject: branchName(branch, d, i), previous: branch, current: null, detail: show(branch) });
-        }
-        for (const j of match.added) {
-            const branch = current[j];
-            // A new result variant inside an old one (a → a', a'' both narrower) gained nothing.
-            const cover = d === null && at.direction === 'output' ? previous.findIndex((_, i) => harm(i, j) === 0) : -1;
-            if (cover >= 0)
-                this.walk(previous[cover], branch, locate(branch, j));
-            else if (isActions)
-                this.emit('action-added', locate(branch, j), [], { subject: label(branch, j), previous: null, current: branch });
-            else
-                this.emit('union-branch-added', at, [keyword, label(branch, j)], { subject: branchName(branch, d, j), previous: null, current: branch, detail: show(branch) });
-        }
-        // Variants joining an argument union or leaving a result union only widen what callers may
-        // send, or narrow what consumers receive: nothing can hide there. On the other side, values
-        // may have moved between variants in ways the pairing does not see.
-        const unpairedOnHarmfulSide = at.direction === 'input' ? match.removed.length : match.added.length;
-        if (d === null && unpairedOnHarmfulSide > 0)
-            this.doubt('union variants without a partner: values may have moved between variants');
-        // oneOf rejects a value that matches two variants. Unless the variants are provably
-        // disjoint, any change in what a variant accepts can make a value match two variants (now
-        // rejected) or stop matching two (now accepted): the per-variant deltas cannot see that.
-        const reshaped = match.added.length + match.removed.length > 0 ||
-            this.changes.slice(before).some((c) => isHarmful(c.kind, 'input') || isHarmful(c.kind, 'output'));
-        if (keyword === 'oneOf' && reshaped && !(pairwiseDisjoint(previous) && pairwiseDisjoint(current))) {
-            this.emit('one-of-overlap', at, ['oneOf'], { subject: 'oneOf', previous, current });
-        }
-    }
-    /** Whether every unpaired branch is covered by a harmless partner (then it is not a type change). */
-    covered(match, previous, current, harm, direction) {
-        if (direction === 'input')
-            return match.removed.every((i) => current.some((_, j) => harm(i, j) === 0));
-        return match.added.every((j) => previous.some((_, i) => harm(i, j) === 0));
-    }
-    allOf(prev, curr, at) {
-        if (diff_json_jsonEqual(prev.allOf, curr.allOf))
-            return;
-        const previous = Array.isArray(prev.allOf) ? prev.allOf : [];
-        const current = Array.isArray(curr.allOf) ? curr.allOf : [];
-        const locate = (j) => alongside(at, prev, curr, 'allOf', String(j));
-        const harm = this.harmOf(previous, current, at.direction, locate(0).declared);
-        const match = matchBranches(previous, current, harm);
-        for (const [i, j] of match.pairs)
-            this.walk(previous[i], current[j], locate(j));
-        for (const i of match.removed) {
-            // A dropped result constraint still implied by a remaining one widened nothing.
-            const cover = at.direction === 'output' ? current.findIndex((_, j) => harm(i, j) === 0) : -1;
-            if (cover >= 0)
-                this.walk(previous[i], current[cover], locate(cover));
-            else
-                this.emit('all-of-branch-removed', at, ['allOf', String(i)], { subject: `#${i}`, previous: previous[i], current: null });
-        }
-        for (const j of match.added) {
-            // A new argument constraint already implied by an old one narrowed nothing.
-            const cover = at.direction === 'input' ? previous.findIndex((_, i) => harm(i, j) === 0) : -1;
-            if (cover >= 0)
-                this.walk(previous[cover], current[j], locate(j));
-            else
-                this.emit('all-of-branch-added', at, ['allOf', String(j)], { subject: `#${j}`, previous: null, current: current[j] });
-        }
-        if (match.removed.length + match.added.length > 0)
-            this.doubt('allOf constraints were restructured: one may have moved into another');
-    }
-    /**
-     * `harm(i, j)`: 1 when comparing previous branch i with current branch j would report a
-     * change harmful in this direction (`isHarmful`: refusing callers for an input, surprising
-     * consumers for an output), 0 when not, null when not costed. What a change does to values is
-     * a fact of its kind, never its severity, so re-levelling a rule never changes the pairing.
-     * Costed lazily with a trial walker that does not cost nested unions itself (see
-     * `costsUnions`); large unions and trial walkers pair by resemblance alone.
-     */
-    harmOf(previous, current, direction, declared) {
-        if (!this.costsUnions || previous.length * current.length > MAX_COSTED_PAIRS)
-            return () => null;
-        const known = new Map();
-        return (i, j) => {
-            const key = i * current.length + j;
-            let harm = known.get(key);
-            if (harm === undefined) {
-                const trial = this.helper();
-                trial.walk(previous[i], current[j], { segments: [], action: null, direction, atRoot: false, ...(declared ? { declared } : {}) });
-                harm = trial.changes.some((c) => isHarmful(c.kind, direction)) ? 1 : 0;
-                known.set(key, harm);
-            }
-            return harm;
-        };
-    }
-    not(prev, curr, at) {
-        if (diff_json_jsonEqual(prev.not, curr.not))
-            return;
-        this.doubt('a "not" changed: the walker only judges which way its exclusion moved');
-        if (!('not' in prev))
-            return this.emit('not-added', at, ['not'], { previous: null, current: curr.not });
-        if (!('not' in curr))
-            return this.emit('not-removed', at, ['not'], { previous: prev.not, current: null });
-        // Inside `not`, accepting more means the whole accepts less. Rather than invert every
-        // kind, walk the inner schemas on their own and report one delta on `not` saying which
-        // way the exclusion moved.
-        const inner = this.helper();
-        inner.walk(asSchema(prev.not), asSchema(curr.not), { segments: [], action: null, direction: 'input', atRoot: false });
-        const narrowed = inner.changes.some((c) => isHarmful(c.kind, 'input'));
-        const widened = inner.changes.some((c) => isHarmful(c.kind, 'output'));
-        const kind = narrowed && widened ? 'not-changed' : widened ? 'not-excludes-more' : narrowed ? 'not-excludes-less' : 'annotation-changed';
-        this.emit(kind, at, ['not'], { previous: prev.not, current: curr.not });
-    }
-    // ── annotations and the rest ───────────────────────────────────────────────────────────
-    annotations(prev, curr, at) {
-        for (const keyword of ['title', 'description']) {
-            if (!diff_json_jsonEqual(prev[keyword], curr[keyword]))
-                this.emit(`${keyword}-changed`, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
-        }
-        // The description of a referenced definition, kept beside the property's own: text agents read.
-        if (!diff_json_jsonEqual(prev[DEFINITION_DESCRIPTION], curr[DEFINITION_DESCRIPTION])) {
-            this.emit('description-changed', at, [DEFINITION_DESCRIPTION], { previous: prev[DEFINITION_DESCRIPTION], current: curr[DEFINITION_DESCRIPTION] });
-        }
-        if (!diff_json_jsonEqual(prev.examples, curr.examples))
-            this.emit('examples-changed', at, ['examples'], { previous: prev.examples, current: curr.examples });
-        if (!diff_json_jsonEqual(prev.default, curr.default)) {
-            const kind = !('default' in prev) ? 'default-added' : !('default' in curr) ? 'default-removed' : 'default-changed';
-            this.emit(kind, at, ['default'], { previous: prev.default, current: curr.default });
-        }
-        const wasDeprecated = prev.deprecated === true;
-        const isDeprecated = curr.deprecated === true;
-        if (wasDeprecated !== isDeprecated) {
-            this.emit(isDeprecated ? 'deprecation-added' : 'deprecation-removed', at, ['deprecated'], { previous: wasDeprecated, current: isDeprecated });
-        }
-    }
-    otherKeywords(prev, curr, at) {
-        for (const keyword of [...new Set([...Object.keys(prev), ...Object.keys(curr)])].sort()) {
-            if (HANDLED.has(keyword) || diff_json_jsonEqual(prev[keyword], curr[keyword]))
-                continue;
-            // Unknown keywords are ignored by validators, so they are annotations for our purpose.
-            if (isAnnotation(keyword) || !OTHER_ASSERTIONS.has(keyword)) {
-                this.emit('annotation-changed', at, [keyword], { previous: prev[keyword], current: curr[keyword] });
-                continue;
-            }
-            const kind = !(keyword in prev) ? 'constraint-added' : !(keyword in curr) ? 'constraint-removed' : 'constraint-changed';
-            this.doubt(`"${keyword}" changed, which no rule judges exactly`);
-            this.emit(kind, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
-        }
-    }
-}
-/** Assertion keywords not handled by a family above (older spellings, dynamic references). */
-const OTHER_ASSERTIONS = new Set(['$dynamicRef', '$recursiveRef', 'dependencies', 'additionalItems']);
-function conditional(schema) {
-    if (!('if' in schema))
-        return null;
-    const out = { if: schema.if };
-    if ('then' in schema)
-        out.then = schema.then;
-    if ('else' in schema)
-        out.else = schema.else;
-    return out;
-}
-/** The set of values allowed by `enum`/`const`, by canonical JSON; null = not restricted. */
-function allowedValuesOf(schema) {
-    let values = null;
-    if (Array.isArray(schema.enum))
-        values = canonicalSet(schema.enum);
-    if ('const' in schema) {
-        const only = canonicalSet([schema.const]);
-        values = values === null ? only : new Map([...only].filter(([k]) => values.has(k)));
-    }
-    return values;
-}
-/** The raw `enum`/`const` of a schema, shaped like the keyword the delta reports. */
-function restrictionOf(schema, keyword) {
-    if ('const' in schema)
-        return keyword === 'const' ? schema.const : [schema.const];
-    return schema.enum ?? null;
-}
-function listOf(values) {
-    const shown = values.slice(0, 8).map((v) => show(v, 40));
-    return values.length > 8 ? `${shown.join(', ')} and ${values.length - 8} more` : shown.join(', ');
-}
-function boundOf(schema, inclusive, exclusive, side) {
-    const a = typeof schema[inclusive] === 'number' ? { value: schema[inclusive], exclusive: false, keyword: inclusive } : null;
-    const b = typeof schema[exclusive] === 'number' ? { value: schema[exclusive], exclusive: true, keyword: exclusive } : null;
-    if (a === null)
-        return b;
-    if (b === null)
-        return a;
-    return compareBounds(a, b, side) >= 0 ? b : a;
-}
-/**
- * +1 when `c` is tighter than `p` (accepts less), -1 when looser, 0 when the same. A missing
- * bound is the loosest; at the same value an exclusive bound is tighter.
- */
-function compareBounds(p, c, side) {
-    if (p === null && c === null)
-        return 0;
-    if (p === null)
-        return 1;
-    if (c === null)
-        return -1;
-    if (p.value !== c.value) {
-        const cHigher = c.value > p.value;
-        return side === 'lower' ? (cHigher ? 1 : -1) : cHigher ? -1 : 1;
-    }
-    if (p.exclusive === c.exclusive)
-        return 0;
-    return c.exclusive ? 1 : -1;
-}
-/** True when every multiple of `step` is a multiple of `base` (`step` is a multiple of `base`). */
-function isMultiple(step, base) {
-    if (base === 0)
-        return false;
-    const ratio = step / base;
-    return Math.abs(ratio - Math.round(ratio)) < 1e-9 && Math.round(ratio) !== 0;
-}
-/**
- * True when no value can match two of the branches: their declared types are disjoint, or
- * they give different constants to the same property (a discriminated union) or at the root.
- */
-function pairwiseDisjoint(branches) {
-    for (let i = 0; i < branches.length; i++) {
-        for (let j = i + 1; j < branches.length; j++) {
-            if (!disjoint(branches[i], branches[j]))
-                return false;
-        }
-    }
-    return true;
-}
-function disjoint(a, b) {
-    if (a === false || b === false)
-        return true;
-    if (a === true || b === true)
-        return false;
-    const ta = declaredTypes(a);
-    const tb = declaredTypes(b);
-    if (ta !== null && tb !== null) {
-        if (!typesOverlap(ta, tb))
-            return true;
-    }
-    const va = allowedValuesOf(a);
-    const vb = allowedValuesOf(b);
-    if (va !== null && vb !== null && ![...va.keys()].some((k) => vb.has(k)))
-        return true;
-    const pa = model_isJsonObject(a.properties) ? a.properties : {};
-    const pb = model_isJsonObject(b.properties) ? b.properties : {};
-    const ra = new Set(stringsOf(a.required));
-    const rb = new Set(stringsOf(b.required));
-    for (const name of Object.keys(pa)) {
-        if (!ra.has(name) || !rb.has(name) || !Object.hasOwn(pb, name))
-            continue;
-        const ca = model_isJsonObject(pa[name]) ? allowedValuesOf(pa[name]) : null;
-        const cb = model_isJsonObject(pb[name]) ? allowedValuesOf(pb[name]) : null;
-        if (ca !== null && cb !== null && ![...ca.keys()].some((k) => cb.has(k)))
-            return true;
-    }
-    return false;
-}
-function branchName(branch, discriminator, index) {
-    if (discriminator !== null)
-        return JSON.stringify(discriminatorValue(branch, discriminator));
-    const types = model_isJsonObject(branch) ? declaredTypes(branch) : null;
-    return types === null ? `#${index}` : `#${index} (${[...types].sort().join(' | ')})`;
-}
-/** The JSON types a list of union variants declares: `"string"`, or `["null", "number"]`. */
-function typesOf(branches) {
-    const types = new Set();
-    for (const branch of branches) {
-        const declared = model_isJsonObject(branch) ? declaredTypes(branch) : null;
-        if (declared === null)
-            return branches.length === 1 ? branches[0] : branches;
-        for (const t of declared)
-            types.add(t);
-    }
-    const sorted = [...types].sort();
-    return sorted.length === 1 ? sorted[0] : sorted;
-}
-/**
- * Properties renamed in place: a name that disappeared and a name that appeared whose schemas
- * are equal once annotations (title, description, examples…) are set aside, pydantic deriving
- * the title from the name. Only one-to-one matches count: with two candidates either way the
- * evidence is ambiguous, and the change is reported as it is. New name → old name.
- */
-function renamedMembers(previous, current) {
-    const gone = Object.keys(previous).filter((name) => !Object.hasOwn(current, name));
-    const added = Object.keys(current).filter((name) => !Object.hasOwn(previous, name));
-    const renames = new Map();
-    if (gone.length === 0 || added.length === 0)
-        return renames;
-    const shapeOf = (schema) => withoutAnnotations(schema ?? {});
-    const matches = (oldName, newName) => diff_json_jsonEqual(shapeOf(previous[oldName]), shapeOf(current[newName]));
-    for (const newName of added) {
-        const candidates = gone.filter((oldName) => matches(oldName, newName));
-        if (candidates.length !== 1)
-            continue;
-        const oldName = candidates[0];
-        if (added.filter((other) => matches(oldName, other)).length === 1)
-            renames.set(newName, oldName);
-    }
-    return renames;
-}
-
-// EXTERNAL MODULE: external "node:worker_threads"
-var external_node_worker_threads_ = __nccwpck_require__(5919);
-;// CONCATENATED MODULE: ./lib/diff/semantic.js
-/**
- * The semantic cross-check: ask `json-schema-diff` (set algebra over schemas) whether the set
- * of accepted values lost members (input) or gained members (output), to catch what the
- * keyword walker cannot see (constraints moved between `allOf` branches, restructured unions…).
- *
- * What we measured about json-schema-diff 1.0.0, and how each limit is handled:
- * - It ignores `enum`, `const`, `pattern`, `format`, `multipleOf`, `uniqueItems` (and treats
- *   unknown keywords as absent). We strip them, so both sides are over-approximated the same
- *   way; the walker judges those keywords exactly.
- * - It honours `additionalProperties: false` but ignores `patternProperties`, and reads `items`
- *   the draft-07 way, which would invent losses: where those appear we drop the pair (relaxing
- *   both sides again). `not` would turn the over-approximation into an under-approximation, and
- *   `$ref` may make it fetch files or URLs or throw on cycles: schemas with either are skipped.
- * - Its public API validates input against draft-07 (and throws on a 2020-12 `$schema`), which
- *   is most of its cost: the worker skips that step for our projected schemas (see below), and
- *   every throw is caught.
- * - `oneOf` costs it exponential time (a flat 5→6 branch oneOf took 65 s on this machine):
- *   `oneOf` is projected to `anyOf` (again an equal relaxation of both sides), which it handles
- *   in milliseconds.
- * - It is synchronous once started: a Promise timeout cannot stop it. It runs in worker
- *   threads that are terminated when a pair exceeds its time, or the whole diff its budget.
- */
-
-
-
-
-/** Keywords json-schema-diff ignores (or that only annotate): stripped from both sides. */
-const IGNORED = new Set([
-    'enum', 'const', 'pattern', 'format', 'multipleOf', 'uniqueItems', 'title', 'description', 'default', 'examples',
-    'deprecated', 'readOnly', 'writeOnly', '$comment', 'contentMediaType', 'contentEncoding', 'contentSchema', '$id',
-    '$anchor', 'propertyNames', 'dependentRequired', 'dependentSchemas', 'if', 'then', 'else', 'contains', 'minContains',
-    'maxContains', 'unevaluatedProperties', 'unevaluatedItems', '$defs',
-]);
-/** Keywords it understands; anything else is dropped (it would ignore it anyway). */
-const UNDERSTOOD = new Set([
-    'type', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'items', 'minItems',
-    'maxItems', 'properties', 'required', 'additionalProperties', 'minProperties', 'maxProperties', 'allOf', 'anyOf',
-    'oneOf', 'not',
-]);
-/**
- * Pairs per worker thread. Measured (Node 20, this engine's projected pairs): a worker costs
- * about 95 ms of CPU to start (it loads json-schema-diff), a typical pair about 5 ms; another
- * worker pays for its start only past some 20 pairs.
- */
-const PAIRS_PER_WORKER = 20;
-/** Beyond this the pair is not worth a worker: known to be slow, or simply huge. */
-const MAX_BRANCHES = 64;
-const MAX_SCHEMA_CHARS = 200_000;
-/**
- * The schema as json-schema-diff should see it: only the keywords it understands, `oneOf` as
- * `anyOf`, or a reason to skip the pair.
- */
-function projectForSemanticCheck(schema, options = {}) {
-    let branches = 0;
-    let reason = null;
-    /** `part`: an allOf member, which describes the same object as its parent and is closed with it. */
-    const visit = (node, part = false) => {
-        if (typeof node === 'boolean')
-            return node;
-        if (typeof node.$ref === 'string')
-            reason ??= 'the schema is recursive ($ref)';
-        if ('not' in node)
-            reason ??= 'the schema uses "not"';
-        // json-schema-diff reads `items` the draft-07 way: a tuple would be compared as something else.
-        if (Array.isArray(node.prefixItems))
-            reason ??= 'the schema has a tuple (prefixItems), which json-schema-diff reads the draft-07 way';
-        const out = {};
-        const patterned = model_isJsonObject(node.patternProperties);
-        for (const [key, value] of Object.entries(node)) {
-            if (IGNORED.has(key) || !UNDERSTOOD.has(key))
-                continue;
-            if (key === 'additionalProperties' && patterned)
-                continue; // would reject pattern-matched names
-            if (key === 'properties' && model_isJsonObject(value)) {
-                out.properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visit(v)]));
-            }
-            else if ((key === 'anyOf' || key === 'oneOf' || key === 'allOf') && Array.isArray(value)) {
-                branches += value.length;
-                const list = value.map((v) => visit(v, key === 'allOf'));
-                // oneOf → anyOf: the same relaxation on both sides, and polynomial instead of exponential.
-                const target = key === 'allOf' ? 'allOf' : 'anyOf';
-                out[target] = [...(out[target] ?? []), ...list];
-            }
-            else if ((key === 'items' || key === 'additionalProperties' || key === 'not') && (model_isJsonObject(value) || typeof value === 'boolean')) {
-                out[key] = visit(value);
-            }
-            else if (key === 'required' && Array.isArray(value) && options.defaultsAreOptional === true) {
-                const properties = model_isJsonObject(node.properties) ? node.properties : {};
-                const needed = value.filter((name) => !(typeof name === 'string' && model_isJsonObject(properties[name]) && 'default' in properties[name]));
-                if (needed.length > 0)
-                    out.required = needed;
-            }
-            else {
-                out[key] = value;
-            }
-        }
-        const members = Array.isArray(node.allOf) ? node.allOf.filter(model_isJsonObject) : [];
-        const objectLike = 'properties' in node || node.type === 'object' || (Array.isArray(node.type) && node.type.includes('object')) || members.some((m) => 'properties' in m);
-        if (options.closeObjects === true && objectLike && !part && !('additionalProperties' in node) && !patterned) {
-            // Closed once, with every name the object or its allOf members declare or require (each
-            // member closed on its own would admit no object that any other member describes).
-            const properties = { ...(model_isJsonObject(out.properties) ? out.properties : {}) };
-            for (const source of [node, ...members]) {
-                for (const name of [...Object.keys(model_isJsonObject(source.properties) ? source.properties : {}), ...(Array.isArray(source.required) ? source.required : [])]) {
-                    if (typeof name === 'string' && !Object.hasOwn(properties, name))
-                        properties[name] = {};
-                }
-            }
-            out.properties = properties;
-            out.additionalProperties = false;
-        }
-        return out;
-    };
-    const projected = visit(schema);
-    if (reason !== null)
-        return { skip: reason };
-    if (branches > MAX_BRANCHES)
-        return { skip: `the schema has ${branches} union branches` };
-    if (JSON.stringify(projected).length > MAX_SCHEMA_CHARS)
-        return { skip: 'the schema is larger than 200,000 characters' };
-    return { schema: projected };
-}
-/**
- * The worker module sits beside this one: lib/diff/ in the package, dist/ in the Action's
- * bundle (where `import.meta.url` is dist/index.js and the worker is bundled on its own).
- * Named through constants so the bundler leaves the URLs alone instead of copying the
- * unbundled file. Run from the TypeScript sources (the tests), the compiled worker in lib/
- * is used: a worker thread cannot load a .ts file.
- */
-const WORKER_CANDIDATES = ['./semantic-worker.js', '../../lib/diff/semantic-worker.js'];
-const workerUrl = WORKER_CANDIDATES.map((file) => new URL(file, import.meta.url)).find((url) => (0,external_node_fs_namespaceObject.existsSync)(url));
-/**
- * Run json-schema-diff on every job, in worker threads, within the budget. Never throws: a
- * pair that fails, times out or is not reached gets `{ status: 'skipped', reason }`.
- */
-async function runSemanticChecks(jobs, budget) {
-    const results = new Map();
-    if (jobs.length === 0)
-        return results;
-    if (workerUrl === undefined) {
-        for (const job of jobs)
-            results.set(job.id, { status: 'skipped', reason: 'the json-schema-diff worker is not installed' });
-        return results;
-    }
-    const deadline = Date.now() + budget.totalMs;
-    const queue = [...jobs];
-    const poolSize = Math.max(1, Math.min(budget.workers ?? Math.min((0,external_node_os_namespaceObject.availableParallelism)(), 4), Math.ceil(jobs.length / PAIRS_PER_WORKER)));
-    const lane = async () => {
-        let worker = null;
-        try {
-            for (let job = queue.shift(); job !== undefined; job = queue.shift()) {
-                const remaining = deadline - Date.now();
-                if (remaining <= 0) {
-                    results.set(job.id, { status: 'skipped', reason: `the ${budget.totalMs} ms budget of the semantic check ran out` });
-                    continue;
-                }
-                try {
-                    worker ??= new external_node_worker_threads_.Worker(workerUrl);
-                }
-                catch (error) {
-                    results.set(job.id, { status: 'skipped', reason: `no worker thread could be started (${error instanceof Error ? error.message : String(error)})` });
-                    continue;
-                }
-                const limit = Math.min(budget.perPairMs, remaining);
-                const outcome = await runOne(worker, job, limit);
-                results.set(job.id, outcome.result);
-                if (outcome.killWorker) {
-                    // The only way to stop a synchronous computation: terminate its thread.
-                    await worker.terminate();
-                    worker = null;
-                }
-            }
-        }
-        finally {
-            if (worker !== null)
-                await worker.terminate();
-        }
-    };
-    await Promise.all(Array.from({ length: poolSize }, lane));
-    return results;
-}
-function runOne(worker, job, limitMs) {
-    return new Promise((resolve) => {
-        const finish = (result, killWorker) => {
-            clearTimeout(timer);
-            worker.off('message', onMessage);
-            worker.off('error', onError);
-            worker.off('exit', onExit);
-            resolve({ result, killWorker });
-        };
-        const onMessage = (reply) => {
-            if (reply.id !== job.id)
-                return;
-            if (reply.ok) {
-                finish({ status: 'done', removalsFound: reply.removalsFound, additionsFound: reply.additionsFound, removed: reply.removed, added: reply.added }, false);
-            }
-            else {
-                finish({ status: 'skipped', reason: `json-schema-diff failed: ${reply.error.slice(0, 200)}` }, false);
-            }
-        };
-        const onError = (error) => finish({ status: 'skipped', reason: `json-schema-diff failed: ${error.message.slice(0, 200)}` }, true);
-        const onExit = () => finish({ status: 'skipped', reason: 'json-schema-diff stopped unexpectedly' }, true);
-        const timer = setTimeout(() => finish({ status: 'skipped', reason: `json-schema-diff took longer than ${limitMs} ms` }, true), limitMs);
-        worker.on('message', onMessage);
-        worker.on('error', onError);
-        worker.on('exit', onExit);
-        worker.postMessage({ id: job.id, previous: job.previous, current: job.current });
-    });
-}
-
-;// CONCATENATED MODULE: ./lib/diff/cross-check.js
-
-
-
-
-
-/** The schema a finding sits in (`inputSchema`, or inside an action's input), if any. */
-function schemaFieldOf(d) {
-    if (d.direction === null)
-        return null;
-    const field = d.segments[0] === 'actions' ? d.segments[2] : d.segments[0];
-    return field === 'inputSchema' || field === 'outputSchema' ? field : null;
-}
-/** Mutates `toolDeltas`: adds findings, and notes when the check could not run. */
-async function crossCheck(toolDeltas, tools, budget) {
-    const jobs = [];
-    const pending = new Map();
-    const noteOn = (related, reason) => {
-        for (const d of related)
-            d.note = `Semantic cross-check not run (${reason}); classified by the keyword rules alone.`;
-    };
-    for (const { key, previous, current, uncertain } of tools) {
-        for (const field of ['inputSchema', 'outputSchema']) {
-            if (uncertain[field] === undefined)
-                continue;
-            const p = previous.contract[field];
-            const c = current.contract[field];
-            if (p === undefined || c === undefined || json_jsonEqual(p, c))
-                continue;
-            const related = (toolDeltas.get(key) ?? []).filter((d) => schemaFieldOf(d) === field);
-            // The check can only add what the walker did not find: harm to callers (input) or consumers (output).
-            const direction = field === 'inputSchema' ? 'input' : 'output';
-            if (related.some((d) => isHarmful(d.kind, direction)))
-                continue;
-            // Equal once reduced to what json-schema-diff reads: the difference lies in keywords the walker judges exactly.
-            const plainP = projectForSemanticCheck(asToolRoot(p));
-            const plainC = projectForSemanticCheck(asToolRoot(c));
-            if ('schema' in plainP && 'schema' in plainC && json_jsonEqual(plainP.schema, plainC.schema))
-                continue;
-            // Close the side whose values are enumerated: old arguments, new results (see ProjectionOptions).
-            const input = field === 'inputSchema';
-            const pp = projectForSemanticCheck(asToolRoot(p), { closeObjects: input, defaultsAreOptional: input });
-            const pc = projectForSemanticCheck(asToolRoot(c), { closeObjects: !input, defaultsAreOptional: input });
-            if ('skip' in pp || 'skip' in pc) {
-                noteOn(related, 'skip' in pp ? pp.skip : pc.skip);
-                continue;
-            }
-            const id = `${key}\u0000${field}`;
-            jobs.push({ id, previous: pp.schema, current: pc.schema });
-            pending.set(id, { key, field, related });
-        }
-    }
-    if (jobs.length === 0)
-        return;
-    const results = await runSemanticChecks(jobs, budget);
-    for (const [id, { key, field, related }] of pending) {
-        const result = results.get(id);
-        if (result === undefined)
-            continue;
-        if (result.status === 'skipped') {
-            noteOn(related, result.reason);
-            continue;
-        }
-        const input = field === 'inputSchema';
-        if (input ? !result.removalsFound : !result.additionsFound)
-            continue;
-        const found = finding(input ? 'semantic-narrowing' : 'semantic-widening', [field], {
-            where: input ? 'arguments' : 'result',
-            direction: input ? 'input' : 'output',
-            subject: field,
-            previous: null,
-            current: input ? result.removed : result.added,
-            note: 'Found by json-schema-diff on the schemas without the keywords it ignores (enum, const, pattern, format, multipleOf); no keyword rule pinpointed it.',
-        });
-        toolDeltas.set(key, [...(toolDeltas.get(key) ?? []), found]);
-    }
-}
-
-;// CONCATENATED MODULE: ./lib/diff/lint.js
-/**
- * Description lint against tool poisoning: text that agents read (descriptions, titles, enum
- * values, defaults…) is an instruction channel. New or changed text that looks like hidden
- * instructions is reported as `suspicious-text` (RISKY), whatever the rest of the change is.
- *
- * Every pattern is linear-time (no nested quantifiers), so a 100 KB description is scanned in
- * microseconds and cannot be used to stall the diff.
- */
-
-/** The signals, in the order they are reported. */
-const TEXT_SIGNALS = [
-    {
-        label: 'a pseudo-system tag',
-        pattern: /<\/?\s*(?:important|system|instructions?|admin|secret|hidden|critical|context|prompt)\b[^>\n]{0,40}>|\[\/?(?:system|inst|important|admin|hidden)\]|<\|[a-z_]{2,20}\|>/i,
-    },
-    {
-        label: 'a reference to secrets or credential files',
-        pattern: /~\/\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[\s"'`(/=:])\.env(?:\.[a-z]+)?\b|\bmcp\.json\b|claude_desktop_config\.json|~\/\.aws\/credentials|\.npmrc\b|\.netrc\b|\/etc\/(?:passwd|shadow)\b|\bprivate[ _-]key\b/i,
-    },
-    {
-        label: 'an instruction to hide something from the user',
-        pattern: /\b(?:do not|don't|never)\s+(?:tell|inform|mention|reveal|show|notify|alert)\s+(?:\w+\s+){0,3}?(?:the\s+)?(?:user|human|operator)\b|\bwithout\s+(?:telling|informing|notifying|alerting|asking)\s+the\s+(?:user|human)\b|\b(?:hide|conceal)\s+(?:\w+\s+){0,4}?from\s+the\s+(?:user|human)\b|\b(?:the\s+)?user\s+(?:must|should)\s+not\s+(?:know|see|be told)\b/i,
-    },
-    {
-        label: 'an attempt to override instructions',
-        pattern: /\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|other)\s+(?:instructions|rules|prompts?|directions)\b|\binstead\s+of\s+(?:the\s+)?user'?s?\s+request\b/i,
-    },
-    {
-        label: 'invisible or bidirectional Unicode',
-        pattern: /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/u,
-    },
-    {
-        label: 'terminal control characters',
-        // ESC (ANSI sequences) and other C0/C1 controls that text never needs; tab and newlines are fine.
-        pattern: /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/,
-    },
-];
-/**
- * Scan the strings of `current` that are new or changed relative to `previous` (same path),
- * object keys included (a property name is read by agents too).
- */
-function lintText(previous, current, base = []) {
-    const out = [];
-    visitChangedStrings(previous, current, null, (at, old, text) => {
-        const found = scan(text);
-        if (found !== null)
-            out.push({ segments: [...base, ...lint_segmentsOf(at)], previous: old, current: text, match: found.match, labels: found.labels });
-    });
-    return out;
-}
-function lint_segmentsOf(link) {
-    const segments = [];
-    for (let at = link; at !== null; at = at.parent)
-        segments.push(at.segment);
-    return segments.reverse();
-}
-/**
- * Visit every string of `current` (and every object key, as a `(key)` pseudo-member) that
- * `previous` does not hold at the same path, with the string it held there, if any. Subtrees
- * the two share are passed over at once.
- */
-function visitChangedStrings(previous, current, at, visit) {
-    if (previous === current)
-        return;
-    if (typeof current === 'string') {
-        visit(at, typeof previous === 'string' ? previous : null, current);
-    }
-    else if (Array.isArray(current)) {
-        const before = Array.isArray(previous) ? previous : [];
-        for (let i = 0; i < current.length; i++)
-            visitChangedStrings(before[i], current[i], { parent: at, segment: String(i) }, visit);
-    }
-    else if (model_isJsonObject(current)) {
-        const before = model_isJsonObject(previous) ? previous : undefined;
-        for (const key of Object.keys(current)) {
-            const had = before !== undefined && Object.hasOwn(before, key);
-            const link = { parent: at, segment: key };
-            if (!had)
-                visit({ parent: link, segment: '(key)' }, null, key);
-            visitChangedStrings(had ? before[key] : undefined, current[key], link, visit);
-        }
-    }
-}
-function scan(text) {
-    let match = null;
-    const labels = [];
-    for (const signal of TEXT_SIGNALS) {
-        const m = signal.pattern.exec(text);
-        if (m === null)
-            continue;
-        labels.push(signal.label);
-        // A lone invisible character says little: show it with a few characters of context.
-        const span = m[0].length <= 2 ? text.slice(Math.max(0, m.index - 12), m.index + m[0].length + 12) : m[0].trim();
-        match ??= visible(span);
-    }
-    return match === null ? null : { match, labels };
-}
-/** Make invisible and control characters visible, so the report shows what was matched. */
-function visible(text) {
-    return text.replace(/[\u0000-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/gu, (c) => `\\u${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
-}
-
-;// CONCATENATED MODULE: ./lib/diff/entries.js
-/**
- * Entry-level detectors: what changed in one tool, prompt, resource or resource template,
- * outside (and around) its schemas. Each field of a contract has one detector; a field no
- * detector knows is metadata (COSMETIC), so a new MCP field never crashes the diff.
- */
-
-
-
-
-
-
-/** Compare two versions of one entry (same key, or a detected rename). */
-function compareEntry(kind, previous, current) {
-    const detectors = entries_DETECTORS[kind];
-    const comparison = { findings: [], uncertain: {} };
-    const p = previous.contract;
-    const c = current.contract;
-    for (const field of changedKeys(p, c)) {
-        const detector = Object.hasOwn(detectors, field) ? detectors[field] : metadata(field);
-        comparison.findings.push(...detector(p[field], c[field], comparison));
-    }
-    if (kind === 'tools')
-        comparison.findings.push(...dialectChanges(previous, current));
-    comparison.findings.push(...suspiciousText(p, c));
-    return comparison;
-}
-/** An entry seen only on one side: its strings are all new, so they are linted too. */
-function lintNewEntry(current) {
-    return suspiciousText(undefined, current.contract);
-}
-function suspiciousText(previous, current) {
-    return lintText(previous, current).map((s) => finding('suspicious-text', s.segments, {
-        where: fieldOf(s.segments),
-        previous: s.previous,
-        current: s.current,
-        match: s.match,
-        detail: `${s.labels.join(', ')} (${JSON.stringify(s.match)})`,
-    }));
-}
-// ── shared field detectors ──────────────────────────────────────────────────────────────
-const entries_text = (kind, field) => (previous, current) => [
-    finding(kind, [field], { previous, current }),
-];
-function metadata(field) {
-    return (previous, current) => [finding('metadata-changed', [field], { subject: field, previous, current })];
-}
-/** Identity fields are the entry's key: equal on both sides unless renamed (reported apart). */
-const identity = () => [];
-// ── tools ───────────────────────────────────────────────────────────────────────────────
-const HINT_RULES = {
-    readOnlyHint: { toTrue: 'tool-became-read-only', toFalse: 'tool-no-longer-read-only' },
-    destructiveHint: { toTrue: 'tool-became-destructive', toFalse: 'tool-no-longer-destructive' },
-    idempotentHint: { toTrue: 'tool-became-idempotent', toFalse: 'tool-no-longer-idempotent' },
-    openWorldHint: { toTrue: 'tool-became-open-world', toFalse: 'tool-became-closed-world' },
-};
-const annotations = (previous, current) => {
-    const p = objectOr(previous);
-    const c = objectOr(current);
-    const out = [];
-    for (const key of changedKeys(p, c)) {
-        const segments = ['annotations', key];
-        const hint = HINT_RULES[key];
-        if (hint !== undefined && typeof p[key] === 'boolean' && typeof c[key] === 'boolean') {
-            out.push(finding(c[key] ? hint.toTrue : hint.toFalse, segments, { subject: key, previous: p[key], current: c[key] }));
-        }
-        else if (key === 'title') {
-            out.push(finding('title-changed', segments, { previous: p[key], current: c[key] }));
-        }
-        else {
-            out.push(finding('metadata-changed', segments, { subject: `annotations.${key}`, previous: p[key], current: c[key] }));
-        }
-    }
-    return out;
-};
-const execution = (previous, current) => {
-    const p = objectOr(previous);
-    const c = objectOr(current);
-    const out = [];
-    for (const key of changedKeys(p, c)) {
-        const segments = ['execution', key];
-        out.push(finding(key === 'taskSupport' ? taskSupportKind(p[key], c[key]) : 'execution-changed', segments, { subject: key, previous: p[key], current: c[key] }));
-    }
-    return out;
-};
-function taskSupportKind(previous, current) {
-    const known = ['forbidden', 'optional', 'required'];
-    if (!known.includes(String(previous)) || !known.includes(String(current)))
-        return 'execution-changed';
-    if (current === 'required')
-        return 'task-support-required';
-    if (current === 'forbidden')
-        return 'task-support-withdrawn';
-    return 'task-support-relaxed';
-}
-function walked(field, previous, current, comparison) {
-    const { changes, uncertain } = walkSchemas(schemaOr(previous), schemaOr(current), { field, direction: field === 'inputSchema' ? 'input' : 'output' });
-    if (uncertain.length > 0)
-        comparison.uncertain[field] = uncertain;
-    return changes;
-}
-const inputSchema = (previous, current, comparison) => walked('inputSchema', previous, current, comparison);
-const outputSchema = (previous, current, comparison) => {
-    if (previous === undefined)
-        return [finding('output-schema-added', ['outputSchema'], { current })];
-    if (current === undefined)
-        return [finding('output-schema-removed', ['outputSchema'], { previous })];
-    return walked('outputSchema', previous, current, comparison);
-};
-function schemaOr(value) {
-    if (value === false)
-        return false;
-    return model_isJsonObject(value) ? value : {};
-}
-function dialectChanges(previous, current) {
-    const out = [];
-    for (const field of ['inputSchema', 'outputSchema']) {
-        // A schema that appeared or vanished is reported as such; its dialect goes with it.
-        if (!(field in previous.contract) || !(field in current.contract))
-            continue;
-        const p = previous.dialects?.[field] ?? null;
-        const c = current.dialects?.[field] ?? null;
-        if (p !== c)
-            out.push(finding('schema-dialect-changed', [field, '$schema'], { subject: field, previous: p, current: c }));
-    }
-    return out;
-}
-// ── prompts ─────────────────────────────────────────────────────────────────────────────
-const promptArguments = (previous, current) => {
-    const byName = (list) => new Map((Array.isArray(list) ? list.filter(model_isJsonObject) : []).map((a) => [String(a.name), a]));
-    const p = byName(previous);
-    const c = byName(current);
-    const out = [];
-    for (const name of [...new Set([...p.keys(), ...c.keys()])].sort()) {
-        const before = p.get(name);
-        const after = c.get(name);
-        const segments = ['arguments', name];
-        if (before === undefined && after !== undefined) {
-            out.push(finding(after.required === true ? 'required-prompt-argument-added' : 'prompt-argument-added', segments, { subject: name, current: after }));
-            continue;
-        }
-        if (after === undefined && before !== undefined) {
-            out.push(finding('prompt-argument-removed', segments, { subject: name, previous: before }));
-            continue;
-        }
-        if (before === undefined || after === undefined || diff_json_jsonEqual(before, after))
-            continue;
-        const wasRequired = before.required === true;
-        const isRequired = after.required === true;
-        if (wasRequired !== isRequired) {
-            out.push(finding(isRequired ? 'prompt-argument-became-required' : 'prompt-argument-became-optional', [...segments, 'required'], { subject: name, previous: wasRequired, current: isRequired }));
-        }
-        for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
-            if (key === 'name' || key === 'required' || diff_json_jsonEqual(before[key], after[key]))
-                continue;
-            const kind = key === 'description' ? 'description-changed' : key === 'title' ? 'title-changed' : 'metadata-changed';
-            out.push(finding(kind, [...segments, key], { where: `argument ${JSON.stringify(name)}`, subject: key, previous: before[key], current: after[key] }));
-        }
-    }
-    return out;
-};
-// ── the detectors per entry kind ────────────────────────────────────────────────────────
-const COMMON = {
-    title: entries_text('title-changed', 'title'),
-    description: entries_text('description-changed', 'description'),
-};
-const RESOURCE_FIELDS = {
-    ...COMMON,
-    name: (previous, current) => [finding('name-changed', ['name'], { previous, current })],
-    mimeType: (previous, current) => [finding('mime-type-changed', ['mimeType'], { previous, current })],
-};
-const entries_DETECTORS = {
-    tools: { ...COMMON, name: identity, inputSchema, outputSchema, annotations, execution },
-    prompts: { ...COMMON, name: identity, arguments: promptArguments },
-    resources: { ...RESOURCE_FIELDS, uri: identity },
-    resourceTemplates: { ...RESOURCE_FIELDS, uriTemplate: identity },
-};
-
-;// CONCATENATED MODULE: ./lib/diff/server.js
-
-
-
-/** The server section's findings, or null when neither side says who the server is. */
-function compareServers(previous, current) {
-    const named = (c) => c.server.name !== 'unknown';
-    if (!named(previous) && !named(current) && previous.serverContract === undefined && current.serverContract === undefined)
-        return null;
-    const out = [];
-    if (named(previous) && named(current) && previous.server.name !== current.server.name) {
-        out.push(finding('server-renamed', ['serverInfo', 'name'], { previous: previous.server.name, current: current.server.name }));
-    }
-    const p = previous.serverContract;
-    const c = current.serverContract;
-    if (p === undefined || c === undefined)
-        return out;
-    if ((p.instructions ?? null) !== (c.instructions ?? null)) {
-        out.push(finding('instructions-changed', ['instructions'], { previous: p.instructions ?? null, current: c.instructions ?? null }));
-        for (const s of lintText(p.instructions, c.instructions ?? '', ['instructions'])) {
-            out.push(finding('suspicious-text', s.segments, { where: 'instructions', previous: s.previous, current: s.current, match: s.match, detail: `${s.labels.join(', ')} (${JSON.stringify(s.match)})` }));
-        }
-    }
-    out.push(...capabilityChanges(p.capabilities, c.capabilities, previous, current));
-    return out;
-}
-/**
- * Whether a capability has anything to act on in `contracts`: `prompts.*` without prompts,
- * `completions` without prompt arguments or resource templates, and the like, promise nothing a
- * client could have used (SDKs declare them wholesale). Such a capability appearing or
- * disappearing changes no client's experience, so it is not reported.
- */
-function inUse(path, contracts) {
-    const has = (kind) => Object.keys(contracts[kind]).length > 0;
-    switch (path[0]) {
-        case 'tools':
-            return has('tools');
-        case 'prompts':
-            return has('prompts');
-        case 'resources':
-            return has('resources') || has('resourceTemplates');
-        case 'completions':
-            return has('resourceTemplates') || Object.values(contracts.prompts).some((p) => Array.isArray(p.contract.arguments) && p.contract.arguments.length > 0);
-        default:
-            return true;
-    }
-}
-/**
- * One finding per capability flag that changed. Capabilities are objects of flags
- * (`resources: { subscribe: true, listChanged: true }`); an object is "declared" and a flag
- * counts only when true (normalization dropped the false ones). Losing either is a withdrawal.
- */
-function capabilityChanges(previous, current, before, after) {
-    const was = flatten(previous);
-    const is = flatten(current);
-    const out = [];
-    for (const path of [...new Set([...was.keys(), ...is.keys()])].sort()) {
-        const p = was.get(path);
-        const c = is.get(path);
-        if (json_jsonEqual(p, c))
-            continue;
-        const parts = path.split('\u0000');
-        const segments = ['capabilities', ...parts];
-        const subject = parts.join('.');
-        if (c === undefined) {
-            if (!inUse(parts, before))
-                continue;
-            // A list-change promise withdrawn leaves calls working; anything else withdrawn fails requests.
-            const kind = parts[parts.length - 1] === 'listChanged' ? 'list-changed-withdrawn' : 'capability-withdrawn';
-            out.push(finding(kind, segments, { subject, previous: p, current: null }));
-        }
-        else if (p === undefined) {
-            if (inUse(parts, after))
-                out.push(finding('capability-added', segments, { subject, previous: null, current: c }));
-        }
-        else
-            out.push(finding('capability-changed', segments, { subject, previous: p, current: c }));
-    }
-    return out;
-}
-/**
- * Capability paths → values. Every declared object is an entry of its own (`{}`), so declaring
- * `resources` and one of its flags are separate facts: `{resources: {subscribe: true}}` →
- * `resources: {}`, `resources␀subscribe: true`. Vendor objects under `experimental` are
- * compared whole, and nesting is bounded (capabilities are two levels deep in the spec).
- */
-function flatten(capabilities) {
-    const out = new Map();
-    const visit = (value, path) => {
-        const whole = path.length >= 3 || (path[0] === 'experimental' && path.length === 2);
-        if (!isJsonObject(value) || whole) {
-            out.set(path.join('\u0000'), value);
-            return;
-        }
-        out.set(path.join('\u0000'), {});
-        for (const key of Object.keys(value))
-            visit(value[key], [...path, key]);
-    };
-    for (const key of Object.keys(capabilities))
-        visit(capabilities[key], [key]);
-    return out;
-}
-
-;// CONCATENATED MODULE: ./lib/diff/index.js
-/**
- * The classification engine: compare two sets of normalized contracts and say, per entry and
- * per field, what changed and how much it matters to the agents that call the server.
- *
- *   detectors (server.ts, entries.ts, schema-walker.ts, lint.ts, renames.ts) → findings
- *   → semantic cross-check (cross-check.ts, json-schema-diff in worker threads)
- *   → rule table (rules.ts): severity, message, fix → fingerprint → report in canonical order
- *
- * Pure apart from the cross-check's worker threads; the same inputs give the same report,
- * byte for byte (the cross-check's time budget is the one thing a slow machine can change,
- * and then only a `note`, never a silent verdict).
- */
-
-
-
-
-
-
-
-
-
-
-
-
-/** The entry-level kinds of each collection. */
-const LIFECYCLE = {
-    tools: { added: 'tool-added', removed: 'tool-removed', renamed: 'tool-renamed' },
-    prompts: { added: 'prompt-added', removed: 'prompt-removed', renamed: 'prompt-renamed' },
-    resources: { added: 'resource-added', removed: 'resource-removed' },
-    resourceTemplates: { added: 'resource-template-added', removed: 'resource-template-removed' },
-};
-async function diffContracts(previous, current, options = {}) {
-    const found = {};
-    // Only schemas the keyword rules could not judge exactly are worth the semantic cross-check.
-    const uncertainTools = [];
-    const noteUncertain = (key, p, c, comparison) => {
-        if (Object.keys(comparison.uncertain).length > 0)
-            uncertainTools.push({ key, previous: p, current: c, uncertain: comparison.uncertain });
-    };
-    for (const kind of report_ENTRY_KINDS) {
-        const before = previous[kind];
-        const after = current[kind];
-        const findings = new Map();
-        found[kind] = findings;
-        const add = (key, list) => {
-            if (list.length > 0)
-                findings.set(key, [...(findings.get(key) ?? []), ...list]);
-        };
-        for (const key of Object.keys(before).filter((k) => Object.hasOwn(after, k)).sort()) {
-            const p = before[key];
-            const c = after[key];
-            if (p === c || (canonical_entryDigest(p) === canonical_entryDigest(c) && json_jsonEqual(p.dialects ?? {}, c.dialects ?? {})))
-                continue;
-            const comparison = compareEntry(kind, p, c);
-            add(key, comparison.findings);
-            if (kind === 'tools')
-                noteUncertain(key, p, c, comparison);
-        }
-        const removed = Object.keys(before).filter((k) => !Object.hasOwn(after, k)).sort();
-        const added = Object.keys(after).filter((k) => !Object.hasOwn(before, k)).sort();
-        const lifecycle = LIFECYCLE[kind];
-        const renames = options.detectRenames === false || lifecycle.renamed === undefined ? [] : renamesOf(kind, removed, added, previous, current);
-        const renamedFrom = new Set(renames.map((r) => r.from));
-        const renamedTo = new Set(renames.map((r) => r.to));
-        for (const rename of renames) {
-            const p = before[rename.from];
-            const c = after[rename.to];
-            const comparison = compareEntry(kind, p, c);
-            add(rename.to, [
-                finding(lifecycle.renamed, ['name'], {
-                    subject: rename.to,
-                    previous: rename.from,
-                    current: rename.to,
-                    renamedFrom: rename.from,
-                    renamedTo: rename.to,
-                    detail: rename.sameShape ? 'same arguments' : 'similar arguments',
-                }),
-                ...comparison.findings,
-            ]);
-            if (kind === 'tools')
-                noteUncertain(rename.to, p, c, comparison);
-        }
-        for (const key of removed.filter((k) => !renamedFrom.has(k))) {
-            add(key, [finding(lifecycle.removed, [], { subject: key, previous: before[key].contract })]);
-        }
-        for (const key of added.filter((k) => !renamedTo.has(k))) {
-            const entry = after[key];
-            add(key, [finding(lifecycle.added, [], { subject: key, current: entry.contract }), ...lintNewEntry(entry)]);
-        }
-    }
-    if (options.semantic !== false) {
-        await crossCheck(found.tools, uncertainTools, {
-            perPairMs: options.semanticPairTimeoutMs ?? 2_000,
-            totalMs: options.semanticBudgetMs ?? 10_000,
-            ...(options.semanticWorkers !== undefined ? { workers: options.semanticWorkers } : {}),
-        });
-    }
-    return buildReport(found, compareServers(previous, current), previous, current, options.severityOverrides);
-}
-function renamesOf(kind, removed, added, previous, current) {
-    const shape = kind === 'tools' ? toolShape : promptShape;
-    return detectRenames(removed.map((key) => ({ key, contract: previous[kind][key].contract })), added.map((key) => ({ key, contract: current[kind][key].contract })), shape);
-}
-// ── report ──────────────────────────────────────────────────────────────────────────────
-/** Short stable hash of what a delta is; allow-lists and approvals match on it. */
-function fingerprintOf(entry, delta) {
-    return sha256(json_canonicalJson([entry, delta.kind, delta.field, delta.previous, delta.current])).slice('sha256:'.length, 'sha256:'.length + 16);
-}
-function toDelta(entry, f, overrides) {
-    const verdict = classify(f.kind, f.direction, overrides);
-    const field = fieldOf(f.segments);
-    const message = RULES[f.kind].message({ where: f.where, subject: f.subject, previous: f.previous, current: f.current, direction: f.direction, detail: f.detail });
-    const delta = {
-        severity: verdict.severity,
-        kind: f.kind,
-        field,
-        action: f.action,
-        direction: f.direction,
-        message,
-        previous: f.previous,
-        current: f.current,
-        fingerprint: fingerprintOf(entry, { kind: f.kind, field, previous: f.previous, current: f.current }),
-    };
-    if (verdict.hint !== undefined)
-        delta.hint = verdict.hint;
-    if (verdict.defaultSeverity !== undefined)
-        delta.defaultSeverity = verdict.defaultSeverity;
-    if (f.renamedFrom !== undefined)
-        delta.renamedFrom = f.renamedFrom;
-    if (f.renamedTo !== undefined)
-        delta.renamedTo = f.renamedTo;
-    if (f.match !== undefined)
-        delta.match = f.match;
-    if (f.note !== undefined)
-        delta.note = f.note;
-    return delta;
-}
-/** Findings of one entry as its report: classified, de-duplicated, in canonical order. */
-function entryReport(entry, findings, overrides) {
-    const seen = new Set();
-    const deltas = [];
-    for (const f of findings) {
-        const delta = toDelta(entry, f, overrides);
-        if (seen.has(delta.fingerprint))
-            continue;
-        seen.add(delta.fingerprint);
-        deltas.push(delta);
-    }
-    deltas.sort(compareDeltas);
-    return { maxSeverity: maxSeverityOf(deltas.map((d) => d.severity)), deltas };
-}
-function buildReport(found, serverFindings, previous, current, overrides) {
-    const counts = zeroCounts();
-    const count = (entry) => {
-        for (const d of entry.deltas)
-            counts[d.severity]++;
-    };
-    const report = {
-        version: REPORT_VERSION,
-        summary: { maxSeverity: null, counts, semverBump: 'none' },
-        tools: Object.create(null),
-        prompts: Object.create(null),
-        resources: Object.create(null),
-        resourceTemplates: Object.create(null),
-    };
-    if (serverFindings !== null) {
-        const entry = entryReport('server', serverFindings, overrides);
-        report.server = { previous: { ...previous.server }, current: { ...current.server }, ...entry };
-        count(entry);
-    }
-    for (const kind of report_ENTRY_KINDS) {
-        for (const key of [...found[kind].keys()].sort()) {
-            const entry = entryReport(`${kind}/${key}`, found[kind].get(key) ?? [], overrides);
-            if (entry.deltas.length === 0)
-                continue;
-            if (kind === 'tools') {
-                const discriminator = rootDiscriminator(current.tools[key]);
-                if (discriminator !== null)
-                    entry.discriminator = discriminator;
-            }
-            report[kind][key] = entry;
-            count(entry);
-        }
-    }
-    report.summary.maxSeverity = maxSeverityOf(report_SEVERITIES.filter((s) => counts[s] > 0));
-    report.summary.semverBump = semverBumpOf(report.summary.maxSeverity);
-    return report;
-}
-/** The property discriminating a tool's root input union, if it has one (see protocol/union.ts). */
-function rootDiscriminator(entry) {
-    const schema = entry?.contract.inputSchema;
-    if (!model_isJsonObject(schema))
-        return null;
-    const branches = Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : null;
-    return branches === null ? null : discriminatorOf(branches);
+class errors_UserError extends Error {
+    exitCode;
+    name = 'UserError';
+    constructor(message, exitCode = 2, options) {
+        super(message, options);
+        this.exitCode = exitCode;
+    }
+}
+function errorMessage(error) {
+    return error instanceof Error ? error.message : String(error);
 }
 
 ;// CONCATENATED MODULE: ./lib/report/artifact.js
@@ -44885,6 +38268,54 @@ function validateArtifact(data) {
             throw new errors_UserError(`The delta artifact is not valid:\n${error.problems.map((p) => `  - ${p}`).join('\n')}`);
         throw error;
     }
+}
+
+;// CONCATENATED MODULE: ./lib/contract/model.js
+/**
+ * The contract model: what an MCP server exposes to the agents that call it.
+ *
+ * Two layers live here:
+ * - `RawCapture` is what the server sent, byte for byte after JSON parsing, with every field
+ *   kept (including ones the SDK does not know). It is the input of `normalize`.
+ * - `Contracts` is the canonical form: one entry per tool, prompt, resource and resource
+ *   template, each holding its normalized contract. Lockfiles store it and the diff reads it.
+ */
+
+
+/** How an entry kind reads in a sentence ("tool", "resource template"). */
+const model_ENTRY_NOUN = {
+    tools: 'tool',
+    prompts: 'prompt',
+    resources: 'resource',
+    resourceTemplates: 'resource template',
+};
+/** "5 tools", "1 prompt": a count of entries with its noun. */
+function countOf(kind, count) {
+    return `${count} ${model_ENTRY_NOUN[kind]}${count === 1 ? '' : 's'}`;
+}
+/** The field that names an entry within its collection. */
+const model_ENTRY_KEY = {
+    tools: 'name',
+    prompts: 'name',
+    resources: 'uri',
+    resourceTemplates: 'uriTemplate',
+};
+function model_isJsonObject(value) {
+    return isJsonObject(value);
+}
+/** `value` when it is a JSON object, else an empty one. */
+function objectOr(value) {
+    return model_isJsonObject(value) ? value : {};
+}
+/**
+ * A record keyed by names a server (or a PR) chose: without a prototype, so a tool named
+ * `__proto__`, `constructor` or `toString` is an entry like any other.
+ */
+function nameRecord() {
+    return nullPrototypeRecord();
+}
+function emptyContracts(server = { name: 'unknown' }) {
+    return { server, tools: nameRecord(), prompts: nameRecord(), resources: nameRecord(), resourceTemplates: nameRecord() };
 }
 
 ;// CONCATENATED MODULE: ./lib/report/escape.js
@@ -45296,6 +38727,115 @@ class ArrayDiff extends Diff {
 const arrayDiff = new ArrayDiff();
 function diffArrays(oldArr, newArr, options) {
     return arrayDiff.diff(oldArr, newArr, options);
+}
+
+;// CONCATENATED MODULE: ./lib/diff/path.js
+/**
+ * Field paths: how a delta says where it is. A path is a list of segments (schema keywords
+ * and member names, raw); `fieldOf` turns it into the dotted string of the report
+ * (`inputSchema.properties.items.items.properties.sku`) and `whereOf` into the short label
+ * messages use (`items[].sku`).
+ */
+const PLAIN_SEGMENT = /^[A-Za-z0-9_$-]+$/;
+/**
+ * Dotted field path. A member name that is not a plain identifier (a dot, a space, a
+ * bracket…) is written as a JSON string in brackets, so a property called `a.b` cannot be
+ * confused with `a` → `b`.
+ */
+function fieldOf(segments) {
+    let out = '';
+    for (const segment of segments) {
+        if (PLAIN_SEGMENT.test(segment))
+            out += out === '' ? segment : `.${segment}`;
+        else
+            out += `[${JSON.stringify(segment)}]`;
+    }
+    return out;
+}
+/** The segments of a dotted field path (the inverse of `fieldOf`); a malformed bracket ends the path. */
+function segmentsOf(field) {
+    const out = [];
+    let i = 0;
+    while (i < field.length) {
+        if (field[i] === '.')
+            i++;
+        if (field[i] === '[') {
+            // A JSON string in brackets: it ends at the first unescaped quote.
+            let end = i + 2;
+            while (end < field.length && field[end] !== '"')
+                end += field[end] === '\\' ? 2 : 1;
+            try {
+                out.push(JSON.parse(field.slice(i + 1, end + 1)));
+            }
+            catch {
+                return out;
+            }
+            i = end + 2;
+        }
+        else {
+            const next = field.slice(i).search(/[.[]/);
+            const end = next < 0 ? field.length : i + next;
+            out.push(field.slice(i, end));
+            i = end;
+        }
+    }
+    return out;
+}
+/** Segments that wrap a member name or index and how each reads in a label. */
+const LABELS = {
+    properties: (name) => `.${name}`,
+    patternProperties: (pattern) => `./${pattern}/`,
+    dependentSchemas: (name) => `(with ${name})`,
+    prefixItems: (index) => `[${index}]`,
+    anyOf: (branch) => `<${branch}>`,
+    oneOf: (branch) => `<${branch}>`,
+    allOf: (branch) => `<all ${branch}>`,
+    $defs: (name) => `#${name}`,
+};
+const SINGLE_LABELS = {
+    items: '[]',
+    additionalProperties: '.*',
+    unevaluatedProperties: '.*',
+    propertyNames: '(key)',
+    contains: '[contains]',
+    not: '(not)',
+};
+/**
+ * A short human label of a schema location. The root reads `arguments` (input) or `result`
+ * (output); inside a discriminated action, `arguments of "create"`.
+ */
+function whereOf(segments) {
+    let root = '';
+    let rest = [];
+    const parts = [...segments];
+    if (parts[0] === 'actions' && parts.length >= 3) {
+        const schema = parts[2] === 'outputSchema' ? 'result' : 'arguments';
+        root = `${schema} of action ${JSON.stringify(parts[1])}`;
+        rest = parts.slice(3);
+    }
+    else if (parts[0] === 'inputSchema' || parts[0] === 'outputSchema') {
+        root = parts[0] === 'inputSchema' ? 'arguments' : 'result';
+        rest = parts.slice(1);
+    }
+    else {
+        return fieldOf(parts);
+    }
+    let label = '';
+    for (let i = 0; i < rest.length; i++) {
+        const segment = rest[i];
+        const wrap = LABELS[segment];
+        if (wrap !== undefined && i + 1 < rest.length) {
+            label += wrap(rest[i + 1]);
+            i++;
+        }
+        else {
+            label += SINGLE_LABELS[segment] ?? `(${segment})`;
+        }
+    }
+    if (label === '')
+        return root;
+    const path = label.startsWith('.') ? label.slice(1) : label;
+    return parts[0] === 'actions' ? `${path} (action ${JSON.stringify(parts[1])})` : path;
 }
 
 ;// CONCATENATED MODULE: ./lib/report/phrases.js
@@ -45900,6 +39440,750 @@ function renderXml(report, options = {}) {
     return `${lines.join('\n')}\n`;
 }
 
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: ./lib/contract/canonical.js
+
+
+/** The canonical JSON every digest and lockfile is written in (one implementation, the protocol's). */
+
+function sha256(text) {
+    return `sha256:${(0,external_node_crypto_.createHash)('sha256').update(text).digest('hex')}`;
+}
+/** Digest of a value's canonical (compact) JSON. */
+function digestOf(value) {
+    return sha256(json_canonicalJson(value));
+}
+/** Contracts are immutable once built: each is hashed at most once (normalize or verify, then compare). */
+const digests = new WeakMap();
+/** Digest of one entry's contract: what `check` and the diff compare to skip unchanged entries. */
+function canonical_entryDigest(entry) {
+    let digest = digests.get(entry.contract);
+    if (digest === undefined) {
+        digest = digestOf(entry.contract);
+        digests.set(entry.contract, digest);
+    }
+    return digest;
+}
+/**
+ * Record the digest of a contract already known: hashed from the canonical bytes its builder
+ * wrote, or verified against a twin. The caller vouches that it is `digestOf(contract)`.
+ */
+function rememberDigest(contract, digest) {
+    digests.set(contract, digest);
+}
+
+;// CONCATENATED MODULE: ./lib/contract/lockfile.js
+
+
+/** The default lockfile name (fixed: users commit it and workflows refer to it). */
+const LOCKFILE_NAME = 'mcp-contracts.lock.json';
+/**
+ * 2 records the server's version, instructions and capabilities, and the client capabilities
+ * the capture declared. Version 1 files are still read (their server contract is unknown).
+ */
+const LOCKFILE_VERSION = 2;
+const READABLE_VERSIONS = [1, 2];
+const GENERATOR = 'mcp-contract-guard';
+class LockfileError extends Error {
+    problem;
+    name = 'LockfileError';
+    constructor(problem, message) {
+        super(message);
+        this.problem = problem;
+    }
+}
+
+/** Render contracts as the canonical lockfile text. Same contracts, same bytes. */
+function renderLockfile(contracts) {
+    const server = { name: contracts.server.name };
+    if (contracts.server.version !== undefined)
+        server.version = contracts.server.version;
+    if (contracts.serverContract !== undefined) {
+        server.capabilities = contracts.serverContract.capabilities;
+        if (contracts.serverContract.instructions !== undefined)
+            server.instructions = contracts.serverContract.instructions;
+    }
+    const body = { lockfileVersion: LOCKFILE_VERSION, generator: GENERATOR, server };
+    if (contracts.clientCapabilities !== undefined)
+        body.capture = { clientCapabilities: contracts.clientCapabilities };
+    for (const kind of ENTRY_KINDS) {
+        const entries = Object.create(null);
+        for (const key of Object.keys(contracts[kind]).sort()) {
+            const entry = contracts[kind][key];
+            entries[key] = { digest: entryDigest(entry), ...entry };
+        }
+        body[kind] = entries;
+    }
+    return canonicalJson({ ...body, digest: wholeFileDigest(body) }, true);
+}
+/**
+ * The whole-file digest covers the header and every entry's digest and dialects (a Merkle
+ * root, not a second hash of every contract): entries are verified one by one against their
+ * own digests, so hashing their contracts again would only cost time.
+ */
+function wholeFileDigest(body) {
+    const manifest = { lockfileVersion: body.lockfileVersion, generator: body.generator, server: body.server, capture: body.capture };
+    for (const kind of report_ENTRY_KINDS) {
+        const entries = (model_isJsonObject(body[kind]) ? body[kind] : {});
+        manifest[kind] = Object.fromEntries(Object.entries(entries).map(([key, e]) => [key, { digest: e?.digest, dialects: e?.dialects }]));
+    }
+    return sha256(json_canonicalJson(manifest));
+}
+/**
+ * Parse and verify a lockfile. Throws `LockfileError` when the text is not a lockfile, was
+ * written by an unknown format version, or does not match its own digests (edited by hand).
+ * `label` names the file in messages.
+ *
+ * `reference` (the live contracts, when `check` has them) makes verification cheap: an entry
+ * equal to its live twin, whose digest is the stored one, is verified without re-hashing.
+ */
+function parseLockfile(text, label, reference) {
+    let data;
+    try {
+        data = JSON.parse(text);
+    }
+    catch (error) {
+        const detail = error instanceof Error ? error.message : String(error);
+        throw new LockfileError('malformed', `${label} is not valid JSON (${detail}); it may be truncated or have a merge conflict.`);
+    }
+    return verifyLockfile(data, label, reference);
+}
+/** `parseLockfile` of a text already parsed (a reader that had to parse it to tell a lockfile from a dump). */
+function verifyLockfile(data, label, reference) {
+    if (!model_isJsonObject(data) || !('lockfileVersion' in data)) {
+        throw new LockfileError('malformed', `${label} is not an mcp-contract-guard lockfile: it has no "lockfileVersion".`);
+    }
+    if (!READABLE_VERSIONS.includes(data.lockfileVersion)) {
+        const newer = typeof data.lockfileVersion === 'number' && data.lockfileVersion > LOCKFILE_VERSION;
+        throw new LockfileError('unknown-version', `${label} has lockfile version ${JSON.stringify(data.lockfileVersion)}, but this mcp-contract-guard reads version ${LOCKFILE_VERSION}` +
+            (newer ? ': upgrade mcp-contract-guard.' : '.'));
+    }
+    const { digest, ...body } = data;
+    const contracts = emptyContracts(serverOf(body.server, label));
+    if (model_isJsonObject(body.server) && body.server.capabilities !== undefined) {
+        if (!model_isJsonObject(body.server.capabilities))
+            throw new LockfileError('malformed', `${label}: "server.capabilities" is not an object.`);
+        if (body.server.instructions !== undefined && typeof body.server.instructions !== 'string')
+            throw new LockfileError('malformed', `${label}: "server.instructions" is not a string.`);
+        contracts.serverContract = { capabilities: body.server.capabilities };
+        if (typeof body.server.instructions === 'string')
+            contracts.serverContract.instructions = body.server.instructions;
+    }
+    if (body.capture !== undefined) {
+        const declared = model_isJsonObject(body.capture) ? body.capture.clientCapabilities : undefined;
+        if (!Array.isArray(declared) || !declared.every((c) => typeof c === 'string'))
+            throw new LockfileError('malformed', `${label}: "capture.clientCapabilities" is not a list of names.`);
+        contracts.clientCapabilities = declared;
+    }
+    for (const kind of report_ENTRY_KINDS) {
+        const entries = body[kind] ?? {};
+        if (!model_isJsonObject(entries))
+            throw new LockfileError('malformed', `${label}: "${kind}" is not an object.`);
+        for (const [key, stored] of Object.entries(entries)) {
+            if (!model_isJsonObject(stored) || !model_isJsonObject(stored.contract)) {
+                throw new LockfileError('malformed', `${label}: entry ${kind}.${key} has no "contract" object.`);
+            }
+            const entry = { contract: stored.contract };
+            if (model_isJsonObject(stored.dialects))
+                entry.dialects = stored.dialects;
+            const twin = reference !== undefined && Object.hasOwn(reference[kind], key) ? reference[kind][key] : undefined;
+            if (!verifiedByReference(entry, stored.digest, twin) && stored.digest !== canonical_entryDigest(entry)) {
+                throw new LockfileError('tampered', `${label} was edited by hand: the digest of ${kind}.${key} does not match its contract.`);
+            }
+            contracts[kind][key] = entry;
+        }
+    }
+    if (digest !== wholeFileDigest(body)) {
+        throw new LockfileError('tampered', `${label} was edited by hand: its whole-file digest does not match its content.`);
+    }
+    return contracts;
+}
+function serverOf(value, label) {
+    if (!model_isJsonObject(value))
+        return { name: 'unknown' };
+    const name = typeof value.name === 'string' ? value.name : 'unknown';
+    if (value.version === undefined)
+        return { name };
+    if (typeof value.version !== 'string')
+        throw new LockfileError('malformed', `${label}: "server.version" is not a string.`);
+    return { name, version: value.version };
+}
+function verifiedByReference(entry, digest, twin) {
+    if (twin === undefined || typeof digest !== 'string' || canonical_entryDigest(twin) !== digest || !json_jsonEqual(entry.contract, twin.contract))
+        return false;
+    rememberDigest(entry.contract, digest);
+    return true;
+}
+/**
+ * The client capabilities a lockfile says its capture declared, read without parsing the whole
+ * file: canonical JSON puts `capture` first. Undefined when it records none (format 1) or the
+ * text is not canonical; the full parse verifies everything later anyway.
+ */
+function recordedClientCapabilities(text) {
+    const head = /^\{\s*"capture": \{\s*"clientCapabilities": (\[[^\]]*\])/.exec(text.slice(0, 1_000));
+    if (!head)
+        return undefined;
+    try {
+        const names = JSON.parse(head[1]);
+        return Array.isArray(names) && names.every((n) => typeof n === 'string') ? names : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/** True when the text looks like a lockfile rather than a tools/list dump. */
+function looksLikeLockfile(data) {
+    return model_isJsonObject(data) && 'lockfileVersion' in data;
+}
+/**
+ * Where each entry sits in a lockfile: the line of `"<name>": {` under its kind. The lockfile is
+ * canonical JSON with a two-space indent, so kinds are at indent 2 and entries at indent 4;
+ * a hand-formatted file simply yields fewer lines (annotations and SARIF results then point at
+ * the kind's line, or line 1).
+ */
+function lockfileLines(text) {
+    const kinds = new Map();
+    const entries = new Map();
+    let current;
+    const lines = text.split('\n');
+    for (let i = 0; i < lines.length; i++) {
+        const line = lines[i];
+        const top = /^ {2}("(?:[^"\\]|\\.)*"): /.exec(line);
+        if (top) {
+            current = parseKey(top[1]);
+            if (current !== undefined)
+                kinds.set(current, i + 1);
+            continue;
+        }
+        const nested = /^ {4}("(?:[^"\\]|\\.)*"): \{/.exec(line);
+        if (nested && current !== undefined) {
+            const name = parseKey(nested[1]);
+            if (name !== undefined)
+                entries.set(`${current}\u0000${name}`, i + 1);
+        }
+    }
+    return { kind: (kind) => kinds.get(kind), entry: (kind, name) => entries.get(`${kind}\u0000${name}`) };
+}
+function parseKey(quoted) {
+    try {
+        return JSON.parse(quoted);
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./lib/diff/rules.js
+// ── small message helpers ────────────────────────────────────────────────────────────────
+/** A short, one-line rendering of a JSON value for messages (renderers escape it later). */
+function show(value, max = 80) {
+    if (value === undefined)
+        return 'nothing';
+    const text = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+    return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+const at = (f) => (f.where === '' ? '' : `${f.where}: `);
+const quoted = (name) => JSON.stringify(name);
+const showOrNone = (value) => (value === null || value === undefined ? 'none' : show(value));
+const fromTo = (f) => `from ${showOrNone(f.previous)} to ${showOrNone(f.current)}`;
+const withDetail = (f) => (f.detail === '' ? '' : ` (${f.detail})`);
+const B = 'BREAKING';
+const R = 'RISKY';
+const S = 'SAFE';
+const C = 'COSMETIC';
+/** A schema rule whose narrowing breaks inputs and whose widening surprises outputs. */
+function narrowing(inputReason, hint, message) {
+    return {
+        scope: 'schema',
+        effect: 'narrows',
+        severity: { input: B, output: S },
+        reason: { input: inputReason, output: 'The server returns a subset of what it returned before.' },
+        hint: { input: hint },
+        message,
+    };
+}
+function widening(outputReason, message) {
+    return {
+        scope: 'schema',
+        effect: 'widens',
+        severity: { input: S, output: R },
+        reason: { input: 'Every argument accepted before is still accepted.', output: outputReason },
+        message,
+    };
+}
+/** A change that both drops and adds accepted values: breaks inputs, surprises outputs. */
+function reshaping(inputReason, outputReason, hint, message) {
+    return {
+        scope: 'schema',
+        effect: 'reshapes',
+        severity: { input: B, output: R },
+        reason: { input: inputReason, output: outputReason },
+        hint: { input: hint },
+        message,
+    };
+}
+function cosmetic(scope, reason, message) {
+    return { scope, effect: 'neutral', severity: C, reason, message };
+}
+// ── the table ────────────────────────────────────────────────────────────────────────────
+/**
+ * Keyed by kind: the compiler checks that the table covers exactly the report's vocabulary
+ * (src/protocol/kinds.ts), no more, no less. Frozen: re-levelling belongs in configuration.
+ */
+const RULES = deepFreezeRules({
+    // The server itself: how it names itself, what it tells agents, what it declares.
+    'server-renamed': cosmetic('server', 'The name the server reports changed; clients address it by their own configuration, not by this name.', (f) => `The server now calls itself ${show(f.current)} (was ${show(f.previous)}).`),
+    'instructions-changed': cosmetic('server', 'Text only: agents read the instructions (often in their system prompt), but no call is refused.', (f) => `The server's instructions were ${f.previous === null ? 'added' : f.current === null ? 'removed' : 'reworded'}.`),
+    'capability-added': {
+        scope: 'server', severity: S,
+        reason: 'The server offers more; clients that do not use it are unaffected.',
+        message: (f) => `The server now declares the capability ${quoted(f.subject)}.`,
+    },
+    'capability-withdrawn': {
+        scope: 'server', severity: B,
+        reason: 'Requests that need it (subscriptions, completions, logging levels, tasks, or a whole list) now fail for the clients that send them.',
+        hint: 'Keep declaring and supporting the capability for a release, or ship its removal as a major version.',
+        message: (f) => `The server no longer declares the capability ${quoted(f.subject)}.`,
+    },
+    'list-changed-withdrawn': {
+        scope: 'server', severity: R,
+        reason: 'Clients are no longer told when the list changes: their calls still work, but their view of it may go stale.',
+        message: (f) => `The server no longer promises ${f.subject} notifications.`,
+    },
+    'capability-changed': {
+        scope: 'server', severity: R,
+        reason: 'A capability setting changed in a way no rule knows how to judge; review it.',
+        message: (f) => `The capability ${quoted(f.subject)} changed ${fromTo(f)}.`,
+    },
+    // Entries appearing, disappearing, being renamed.
+    'tool-removed': {
+        scope: 'tool', severity: B,
+        reason: 'Agents that call it get "unknown tool".',
+        hint: 'Keep the tool for a release, marked deprecated in its description, before removing it.',
+        message: (f) => `Tool ${quoted(f.subject)} was removed.`,
+    },
+    'tool-added': {
+        scope: 'tool', severity: S,
+        reason: 'Nothing that worked before stops working.',
+        message: (f) => `Tool ${quoted(f.subject)} was added.`,
+    },
+    'tool-renamed': {
+        scope: 'tool', severity: B,
+        reason: 'Agents calling the old name get "unknown tool", even though the tool still exists.',
+        hint: 'Keep the old name registered as an alias of the renamed tool for a release.',
+        message: (f) => `Tool ${show(f.previous)} was renamed to ${show(f.current)}${withDetail(f)}.`,
+    },
+    'prompt-removed': {
+        scope: 'prompt', severity: B,
+        reason: 'Clients that fetch it get an error.',
+        hint: 'Keep the prompt for a release before removing it.',
+        message: (f) => `Prompt ${quoted(f.subject)} was removed.`,
+    },
+    'prompt-added': {
+        scope: 'prompt', severity: S,
+        reason: 'Nothing that worked before stops working.',
+        message: (f) => `Prompt ${quoted(f.subject)} was added.`,
+    },
+    'prompt-renamed': {
+        scope: 'prompt', severity: B,
+        reason: 'Clients fetching the old name get an error, even though the prompt still exists.',
+        hint: 'Keep the old name registered as an alias of the renamed prompt for a release.',
+        message: (f) => `Prompt ${show(f.previous)} was renamed to ${show(f.current)}${withDetail(f)}.`,
+    },
+    'resource-removed': {
+        scope: 'resource', severity: B,
+        reason: 'Clients reading this URI get "not found".',
+        hint: 'Keep serving the old URI (or redirect it to the new one) for a release.',
+        message: (f) => `Resource ${quoted(f.subject)} was removed.`,
+    },
+    'resource-added': {
+        scope: 'resource', severity: S,
+        reason: 'Nothing that worked before stops working.',
+        message: (f) => `Resource ${quoted(f.subject)} was added.`,
+    },
+    'resource-template-removed': {
+        scope: 'resource', severity: B,
+        reason: 'Clients expanding this template get "not found".',
+        hint: 'Keep serving URIs of the old template for a release.',
+        message: (f) => `Resource template ${quoted(f.subject)} was removed.`,
+    },
+    'resource-template-added': {
+        scope: 'resource', severity: S,
+        reason: 'Nothing that worked before stops working.',
+        message: (f) => `Resource template ${quoted(f.subject)} was added.`,
+    },
+    // Tool behaviour declared outside the schemas.
+    'tool-no-longer-read-only': {
+        scope: 'tool', severity: R,
+        reason: 'readOnlyHint true → false: clients that auto-approved it as harmless may now let it change state.',
+        message: () => 'The tool no longer declares itself read-only (readOnlyHint true → false).',
+    },
+    'tool-became-destructive': {
+        scope: 'tool', severity: R,
+        reason: 'destructiveHint false → true: the tool may now delete or overwrite; approval policies should change.',
+        message: () => 'The tool now declares that it may be destructive (destructiveHint false → true).',
+    },
+    'tool-no-longer-idempotent': {
+        scope: 'tool', severity: R,
+        reason: 'idempotentHint true → false: retrying a call may now repeat its effect.',
+        message: () => 'The tool no longer declares itself idempotent (idempotentHint true → false): retries may repeat effects.',
+    },
+    'tool-became-open-world': {
+        scope: 'tool', severity: R,
+        reason: 'openWorldHint false → true: the tool now reaches external systems (network, third parties).',
+        message: () => 'The tool now declares that it interacts with an open world (openWorldHint false → true).',
+    },
+    'tool-became-read-only': {
+        scope: 'tool', severity: S,
+        reason: 'The tool promises less impact than before.',
+        message: () => 'The tool now declares itself read-only (readOnlyHint false → true).',
+    },
+    'tool-no-longer-destructive': {
+        scope: 'tool', severity: S,
+        reason: 'The tool promises less impact than before.',
+        message: () => 'The tool no longer declares itself destructive (destructiveHint true → false).',
+    },
+    'tool-became-idempotent': {
+        scope: 'tool', severity: S,
+        reason: 'Retries became safer.',
+        message: () => 'The tool now declares itself idempotent (idempotentHint false → true).',
+    },
+    'tool-became-closed-world': {
+        scope: 'tool', severity: S,
+        reason: 'The tool reaches fewer systems than before.',
+        message: () => 'The tool no longer declares open-world interaction (openWorldHint true → false).',
+    },
+    'task-support-required': {
+        scope: 'tool', severity: B,
+        reason: 'Clients that cannot run the tool as a task can no longer call it at all.',
+        hint: 'Keep execution.taskSupport "optional" so clients without task support keep working.',
+        message: (f) => `The tool now requires task-augmented calls (execution.taskSupport ${fromTo(f)}).`,
+    },
+    'task-support-withdrawn': {
+        scope: 'tool', severity: B,
+        reason: 'Clients that call it as a task are now refused.',
+        hint: 'Keep accepting task-augmented calls for a release, or ship the change as a new tool.',
+        message: (f) => `The tool no longer accepts task-augmented calls (execution.taskSupport ${fromTo(f)}).`,
+    },
+    'task-support-relaxed': {
+        scope: 'tool', severity: S,
+        reason: 'Every way of calling it that worked before still works.',
+        message: (f) => `execution.taskSupport changed ${fromTo(f)}.`,
+    },
+    'execution-changed': {
+        scope: 'tool', severity: R,
+        reason: 'An execution setting this tool does not know how to judge changed; review it.',
+        message: (f) => `${at(f)}execution setting ${quoted(f.subject)} changed ${fromTo(f)}.`,
+    },
+    'output-schema-removed': {
+        scope: 'tool', severity: B,
+        reason: 'Consumers that validate or read structured results lose their contract.',
+        hint: 'Keep declaring the output schema; consumers validate structuredContent against it.',
+        message: () => 'The output schema was removed: structured results are no longer described.',
+    },
+    'output-schema-added': {
+        scope: 'tool', severity: S,
+        reason: 'Results gain a contract; nothing that worked before stops working.',
+        message: () => 'An output schema was added.',
+    },
+    'schema-dialect-changed': cosmetic('tool', 'The declared JSON Schema dialect changed; what the schema accepts did not.', (f) => `${f.subject} now declares $schema ${showOrNone(f.current)} (was ${showOrNone(f.previous)}).`),
+    // Prompts.
+    'required-prompt-argument-added': {
+        scope: 'prompt', severity: B,
+        reason: 'Clients that fetch the prompt without it get an error.',
+        hint: 'Make the argument optional, with a sensible default in the prompt.',
+        message: (f) => `New required argument ${quoted(f.subject)}.`,
+    },
+    'prompt-argument-added': {
+        scope: 'prompt', severity: S,
+        reason: 'A new optional argument; existing requests still work.',
+        message: (f) => `New optional argument ${quoted(f.subject)}.`,
+    },
+    'prompt-argument-removed': {
+        scope: 'prompt', severity: B,
+        reason: 'Clients that pass it may be refused, and its effect is gone.',
+        hint: 'Keep accepting the argument (ignore it if unused) for a release.',
+        message: (f) => `Argument ${quoted(f.subject)} was removed.`,
+    },
+    'prompt-argument-became-required': {
+        scope: 'prompt', severity: B,
+        reason: 'Clients that omitted it get an error.',
+        hint: 'Keep the argument optional, with a sensible default in the prompt.',
+        message: (f) => `Argument ${quoted(f.subject)} is now required.`,
+    },
+    'prompt-argument-became-optional': {
+        scope: 'prompt', severity: S,
+        reason: 'Every request that worked before still works.',
+        message: (f) => `Argument ${quoted(f.subject)} is now optional.`,
+    },
+    // Resources and resource templates.
+    'mime-type-changed': {
+        scope: 'resource', severity: R,
+        reason: 'Clients that parse the content by its type may misread it.',
+        message: (f) => `mimeType changed ${fromTo(f)}.`,
+    },
+    'name-changed': cosmetic('resource', 'The display name changed; the URI, which clients use, did not.', (f) => `name changed ${fromTo(f)}.`),
+    // Text anywhere in a contract.
+    'description-changed': cosmetic('any', 'Text only; agents may read it, but no call is refused.', (f) => `${at(f)}description ${f.previous === undefined || f.previous === null ? 'added' : f.current === undefined || f.current === null ? 'removed' : 'reworded'}.`),
+    'title-changed': cosmetic('any', 'Text only; no call is refused.', (f) => `${at(f)}title changed ${fromTo(f)}.`),
+    'metadata-changed': cosmetic('any', 'Metadata that no validator reads (icons, _meta, sizes, unknown fields).', (f) => `${at(f)}${f.subject} changed.`),
+    'suspicious-text': {
+        scope: 'any', severity: R,
+        reason: 'New or changed text looks like tool poisoning (hidden instructions, secrets, concealment, invisible characters): review it before agents read it.',
+        message: (f) => `${at(f)}new or changed text looks like tool poisoning: ${f.detail}.`,
+    },
+    // ── schema keywords (direction-aware) ──
+    'type-narrowed': narrowing('Arguments of a type no longer listed are rejected.', 'Keep accepting the old type (list both) and convert server-side.', (f) => `${at(f)}type narrowed ${fromTo(f)}.`),
+    'type-widened': widening('The server may return a type consumers never saw.', (f) => `${at(f)}type widened ${fromTo(f)}.`),
+    'type-changed': {
+        scope: 'schema', effect: 'reshapes', severity: { input: B, output: B },
+        reason: {
+            input: 'Arguments of the old type are rejected.',
+            output: 'The server returns a type consumers do not expect in place of the one they parse.',
+        },
+        hint: {
+            input: 'Keep accepting the old type (list both) and convert server-side.',
+            output: 'Keep returning the old type; add a new field for the new one.',
+        },
+        message: (f) => `${at(f)}type changed ${fromTo(f)}.`,
+    },
+    'enum-narrowed': narrowing('Arguments using a value no longer listed are rejected.', 'Keep accepting the removed values (map them to their replacement) for a release.', (f) => `${at(f)}fewer values accepted${withDetail(f)}.`),
+    'enum-widened': widening('The server may return a value consumers never saw (a new enum member).', (f) => `${at(f)}more values allowed${withDetail(f)}.`),
+    'enum-changed': reshaping('Arguments using a removed value are rejected.', 'The server may return a value consumers never saw.', 'Keep accepting the removed values (map them to their replacement) for a release.', (f) => `${at(f)}allowed values changed${withDetail(f)}.`),
+    'number-range-narrowed': narrowing('Numbers between the old and the new bound are rejected.', 'Keep the old bound, or clamp out-of-range values server-side.', (f) => `${at(f)}${f.subject} tightened ${fromTo(f)}.`),
+    'number-range-widened': widening('The server may return numbers outside the range consumers relied on.', (f) => `${at(f)}${f.subject} relaxed ${fromTo(f)}.`),
+    'length-range-narrowed': narrowing('Strings of a length that used to be fine are rejected.', 'Keep the old length limit, or truncate server-side.', (f) => `${at(f)}${f.subject} tightened ${fromTo(f)}.`),
+    'length-range-widened': widening('The server may return strings longer or shorter than consumers expect.', (f) => `${at(f)}${f.subject} relaxed ${fromTo(f)}.`),
+    'item-count-range-narrowed': narrowing('Arrays with a count of items that used to be fine are rejected.', 'Keep the old item limit, or split/pad server-side.', (f) => `${at(f)}${f.subject} tightened ${fromTo(f)}.`),
+    'item-count-range-widened': widening('The server may return more or fewer items than consumers expect.', (f) => `${at(f)}${f.subject} relaxed ${fromTo(f)}.`),
+    'property-count-range-narrowed': narrowing('Objects with a number of properties that used to be fine are rejected.', 'Keep the old property-count limit.', (f) => `${at(f)}${f.subject} tightened ${fromTo(f)}.`),
+    'property-count-range-widened': widening('The server may return objects of a size consumers do not expect.', (f) => `${at(f)}${f.subject} relaxed ${fromTo(f)}.`),
+    'multiple-of-narrowed': narrowing('Numbers that were multiples of the old step but not of the new one are rejected.', 'Keep the old multipleOf, or round server-side.', (f) => `${at(f)}multipleOf changed ${fromTo(f)}.`),
+    'multiple-of-widened': widening('The server may return numbers off the step consumers relied on.', (f) => `${at(f)}multipleOf relaxed ${fromTo(f)}.`),
+    'multiple-of-changed': reshaping('Multiples of the old step are rejected.', 'The server may return numbers off the old step.', 'Keep the old multipleOf, or round server-side.', (f) => `${at(f)}multipleOf changed ${fromTo(f)}.`),
+    'pattern-added': narrowing('Strings that do not match the new pattern are rejected.', 'Accept the previously valid strings too, or normalize them server-side.', (f) => `${at(f)}now must match pattern ${show(f.current)}.`),
+    'pattern-removed': widening('The server may return strings of a shape consumers never saw.', (f) => `${at(f)}pattern ${show(f.previous)} removed.`),
+    'pattern-widened': widening('The server may return strings the old pattern did not allow.', (f) => `${at(f)}pattern widened ${fromTo(f)}: every string the old one matched still matches.`),
+    'pattern-changed': reshaping('Strings that matched the old pattern may not match the new one.', 'The server may return strings that did not match the old pattern.', 'Widen the pattern so previously valid strings still match, or normalize them server-side.', (f) => `${at(f)}pattern changed ${fromTo(f)}.`),
+    'format-added': narrowing('Strings that are not in the new format are rejected.', 'Accept the previous strings too, or normalize them server-side.', (f) => `${at(f)}now must be in format ${show(f.current)}.`),
+    'format-removed': widening('The server may return strings that are not in the format consumers parse.', (f) => `${at(f)}format ${show(f.previous)} removed.`),
+    'format-changed': reshaping('Strings in the old format are rejected.', 'The server returns strings in a format consumers do not parse.', 'Accept both formats and normalize server-side.', (f) => `${at(f)}format changed ${fromTo(f)}.`),
+    'unique-items-added': narrowing('Arrays with duplicates are rejected.', 'De-duplicate server-side instead of rejecting duplicates.', (f) => `${at(f)}items must now be unique.`),
+    'unique-items-removed': widening('The server may return duplicates consumers never saw.', (f) => `${at(f)}items no longer need to be unique.`),
+    'required-property-added': {
+        scope: 'schema', effect: 'reshapes', severity: { input: B, output: R },
+        reason: {
+            input: 'Calls that do not send the new property are rejected.',
+            output: 'Every result now carries a property consumers never saw.',
+        },
+        hint: { input: 'Make the property optional with a default, so existing calls keep working.' },
+        message: (f) => `${at(f)}new required property ${quoted(f.subject)}.`,
+    },
+    'defaulted-property-added': {
+        scope: 'schema', effect: 'widens', severity: { input: R, output: R },
+        reason: {
+            input: 'The published schema lists it as required, but it has a default: the server fills it in for calls that omit it. Strict clients that validate against the schema now have to send it.',
+            output: 'Every result now carries a property consumers never saw.',
+        },
+        message: (f) => `${at(f)}new property ${quoted(f.subject)}, listed as required but with default ${show(f.detail)}: calls that omit it get the default.`,
+    },
+    'property-became-required': narrowing('Calls that omitted the property are rejected.', 'Keep the property optional with a default, so existing calls keep working.', (f) => `${at(f)}property ${quoted(f.subject)} is now required.`),
+    'defaulted-property-became-required': {
+        scope: 'schema', effect: 'neutral', severity: { input: S, output: S },
+        reason: {
+            input: 'Listed as required now, but it has a default: calls that omit it still work (the server fills it in).',
+            output: 'The server returns a subset of what it returned before.',
+        },
+        message: (f) => `${at(f)}property ${quoted(f.subject)} is now listed as required; it has a default, so calls that omit it still work.`,
+    },
+    'property-became-optional': widening('Consumers may no longer find a property they always got.', (f) => `${at(f)}property ${quoted(f.subject)} is no longer required.`),
+    'property-added': {
+        scope: 'schema', effect: 'widens', severity: { input: S, output: R },
+        reason: {
+            input: 'A new optional argument; existing calls do not send it and still work.',
+            output: 'Results may carry a property consumers never saw (harmless to lenient parsers, rejected by strict ones).',
+        },
+        message: (f) => `${at(f)}new optional property ${quoted(f.subject)}.`,
+    },
+    'property-removed': {
+        scope: 'schema', effect: 'reshapes', severity: { input: B, output: B },
+        reason: {
+            input: 'The object rejects undeclared properties, so calls that still send it are refused.',
+            output: 'Consumers that read the property no longer get it.',
+        },
+        hint: {
+            input: 'Keep accepting the property (ignore it if unused) until callers have moved.',
+            output: 'Keep returning the property (deprecate it first) until consumers have moved.',
+        },
+        message: (f) => `${at(f)}property ${quoted(f.subject)} was removed.`,
+    },
+    'property-removed-ignored': {
+        scope: 'schema', effect: 'widens', severity: { input: R, output: B },
+        reason: {
+            input: 'Calls that still send it are accepted, but the server may now silently ignore it.',
+            output: 'Consumers that read the property no longer get it.',
+        },
+        hint: { output: 'Keep returning the property (deprecate it first) until consumers have moved.' },
+        message: (f) => `${at(f)}property ${quoted(f.subject)} is no longer declared.`,
+    },
+    'property-renamed': {
+        scope: 'schema', effect: 'reshapes', severity: { input: B, output: B },
+        reason: {
+            input: 'Calls that send the old name are refused or lose the value: the same argument now has another name.',
+            output: 'Consumers reading the old name no longer find it: the same value is returned under another name.',
+        },
+        hint: {
+            input: 'Accept the old name as a deprecated alias for a release, or keep the old name.',
+            output: 'Return the value under both names for a release, then drop the old one.',
+        },
+        message: (f) => `${at(f)}property ${show(f.previous)} was renamed to ${show(f.current)} (same schema).`,
+    },
+    'additional-properties-forbidden': narrowing('Calls that send a property the schema does not list are rejected.', 'Keep accepting unknown properties (and ignore them), or list the ones callers send.', (f) => `${at(f)}undeclared properties are now rejected.`),
+    'additional-properties-allowed': widening('The server may return properties consumers never saw.', (f) => `${at(f)}undeclared properties are now allowed.`),
+    'schema-became-false': narrowing('Nothing is accepted at this location any more.', 'Restore the previous schema at this location.', (f) => `${at(f)}no value is accepted here any more.`),
+    'schema-was-false': widening('The server may return values where it never returned any.', (f) => `${at(f)}values are now allowed where none were.`),
+    'union-branch-removed': narrowing('Arguments that only matched the removed variant are rejected.', 'Keep accepting the removed variant, or convert it server-side.', (f) => `${at(f)}variant ${f.subject} removed${withDetail(f)}.`),
+    'union-branch-added': widening('The server may return a variant consumers never saw.', (f) => `${at(f)}variant ${f.subject} added${withDetail(f)}.`),
+    'union-made-exclusive': narrowing('anyOf → oneOf: values matching several variants are now rejected.', 'Keep anyOf, or make the variants disjoint.', (f) => `${at(f)}anyOf became oneOf: a value must now match exactly one variant.`),
+    'union-made-inclusive': widening('oneOf → anyOf: the server may return values matching several variants.', (f) => `${at(f)}oneOf became anyOf.`),
+    'one-of-overlap': {
+        scope: 'schema', effect: 'reshapes', severity: { input: B, output: R },
+        reason: {
+            input: 'oneOf rejects a value that matches two variants; its variants are not provably disjoint and changed, so some arguments may now match two.',
+            output: 'Values that matched two variants (and were never returned) may now match exactly one.',
+        },
+        hint: { input: 'Use anyOf, or make the variants disjoint (a discriminator property with a distinct const per variant).' },
+        message: (f) => `${at(f)}the oneOf variants changed and are not provably disjoint: values may start or stop matching exactly one variant.`,
+    },
+    'action-removed': narrowing('Calls with this action are rejected.', 'Keep the action as a deprecated alias that forwards to its replacement.', (f) => `Action ${quoted(f.subject)} was removed.`),
+    'action-added': widening('The server may return results for an action consumers never saw.', (f) => `Action ${quoted(f.subject)} was added.`),
+    'all-of-branch-added': narrowing('A new constraint every argument must satisfy.', 'Enforce the new constraint in the handler with a helpful error, or make it optional.', (f) => `${at(f)}new allOf constraint ${f.subject}.`),
+    'all-of-branch-removed': widening('The server may return values that violated the removed constraint.', (f) => `${at(f)}allOf constraint ${f.subject} removed.`),
+    'not-added': narrowing('Values matching the new exclusion are rejected.', 'Drop the exclusion, or handle the excluded values in the handler.', (f) => `${at(f)}now excludes values matching ${show(f.current)}.`),
+    'not-removed': widening('The server may return values it used to exclude.', (f) => `${at(f)}no longer excludes values matching ${show(f.previous)}.`),
+    'not-excludes-more': narrowing('The `not` schema now matches more values, all of them rejected.', 'Narrow the exclusion back, or handle the newly excluded values in the handler.', (f) => `${at(f)}now excludes more: ${show(f.previous)} → ${show(f.current)}.`),
+    'not-excludes-less': widening('The server may return values it used to exclude.', (f) => `${at(f)}now excludes less: ${show(f.previous)} → ${show(f.current)}.`),
+    'not-changed': reshaping('Some values that passed the old exclusion are now excluded.', 'The server may return values it used to exclude.', 'Keep excluding only what was excluded before, or handle the difference in the handler.', (f) => `${at(f)}exclusion changed: ${show(f.previous)} → ${show(f.current)}.`),
+    'constraint-added': narrowing('A new validation keyword may reject arguments that used to pass.', 'Make sure every argument that was valid before still passes.', (f) => `${at(f)}new constraint ${f.subject}: ${show(f.current)}.`),
+    'constraint-removed': widening('The server may return values the removed keyword used to exclude.', (f) => `${at(f)}constraint ${f.subject} removed (was ${show(f.previous)}).`),
+    'constraint-changed': reshaping('The changed keyword may reject arguments that used to pass.', 'The server may return values the old keyword excluded.', 'Make sure every argument that was valid before still passes.', (f) => `${at(f)}constraint ${f.subject} changed ${fromTo(f)}.`),
+    'default-changed': {
+        scope: 'schema', effect: 'neutral', severity: { input: R, output: C },
+        reason: {
+            input: 'Calls that omit the argument now get different behaviour.',
+            output: 'An annotation on a returned value; nothing is validated against it.',
+        },
+        message: (f) => `${at(f)}default changed ${fromTo(f)}.`,
+    },
+    'default-removed': {
+        scope: 'schema', effect: 'neutral', severity: { input: R, output: C },
+        reason: {
+            input: 'Calls that omit the argument relied on a documented default that is gone.',
+            output: 'An annotation on a returned value; nothing is validated against it.',
+        },
+        message: (f) => `${at(f)}default ${show(f.previous)} removed.`,
+    },
+    'default-added': cosmetic('schema', 'Documents what omitting the argument means; no call is refused.', (f) => `${at(f)}default ${show(f.current)} documented.`),
+    'deprecation-added': {
+        scope: 'schema', effect: 'neutral', severity: { input: S, output: S },
+        reason: { input: 'Still accepted; callers are told to move away.', output: 'Still returned; consumers are told to move away.' },
+        message: (f) => `${at(f)}marked deprecated.`,
+    },
+    'deprecation-removed': cosmetic('schema', 'No longer marked deprecated; nothing is refused.', (f) => `${at(f)}no longer marked deprecated.`),
+    'examples-changed': cosmetic('schema', 'Examples are documentation; nothing is validated against them.', (f) => `${at(f)}examples changed.`),
+    'annotation-changed': cosmetic('schema', 'A keyword validators ignore (readOnly, $comment, contentMediaType, vendor x-…) changed.', (f) => `${at(f)}${f.subject} changed ${fromTo(f)}.`),
+    'inapplicable-keyword-changed': cosmetic('schema', 'The keyword cannot apply to the declared type, so nothing is accepted or rejected differently.', (f) => `${at(f)}${f.subject} changed ${fromTo(f)}, but it does not apply to type ${f.detail}.`),
+    'semantic-narrowing': {
+        scope: 'schema', effect: 'narrows', severity: { input: B, output: S },
+        reason: {
+            input: 'json-schema-diff found arguments the old schema accepted and the new one rejects, which no keyword rule explained.',
+            output: 'The server returns a subset of what it returned before.',
+        },
+        hint: { input: 'Compare both schemas: relax the new one until every previously valid argument passes, or migrate callers first.' },
+        message: (f) => `${at(f)}json-schema-diff found values accepted before and rejected now; the values lost are described by ${show(f.current, 200)}.`,
+    },
+    'semantic-widening': {
+        scope: 'schema', effect: 'widens', severity: { input: S, output: R },
+        reason: {
+            input: 'Every argument accepted before is still accepted.',
+            output: 'json-schema-diff found values the server may now return that the old schema excluded, which no keyword rule explained.',
+        },
+        message: (f) => `${at(f)}json-schema-diff found values allowed now that were not before: ${show(f.current, 200)}.`,
+    },
+});
+function deepFreezeRules(rules) {
+    for (const rule of Object.values(rules))
+        Object.freeze(rule);
+    return Object.freeze(rules);
+}
+const GENERIC_HINT = 'Your configuration classifies this change as BREAKING: keep the previous behaviour for a release, or coordinate the change with every caller.';
+/** Whether a change of this kind can refuse what callers send (`input`) or surprise consumers (`output`). */
+function isHarmful(kind, direction) {
+    const effect = RULES[kind].effect ?? 'neutral';
+    return effect === 'reshapes' || effect === (direction === 'input' ? 'narrows' : 'widens');
+}
+/** The severity the rule table gives `kind` in `direction` (inputs when there is none). */
+function severityOf(kind, direction) {
+    const { severity } = RULES[kind];
+    return typeof severity === 'string' ? severity : severity[direction ?? 'input'];
+}
+function reasonOf(kind, direction) {
+    const { reason } = RULES[kind];
+    return typeof reason === 'string' ? reason : reason[direction ?? 'input'];
+}
+/**
+ * Classify a kind in a direction: the table's verdict, re-levelled by `overrides`. The one
+ * place a severity is decided; detectors never look at severities.
+ */
+function classify(kind, direction, overrides) {
+    const table = severityOf(kind, direction);
+    const override = overrides?.[kind];
+    const configured = override === undefined ? undefined : typeof override === 'string' ? override : override[direction ?? 'input'];
+    const severity = configured ?? table;
+    const out = { severity, reason: reasonOf(kind, direction) };
+    if (severity !== table)
+        out.defaultSeverity = table;
+    if (severity === 'BREAKING') {
+        const { hint } = RULES[kind];
+        out.hint = (hint === undefined || typeof hint === 'string' ? hint : hint[direction ?? 'input']) ?? GENERIC_HINT;
+    }
+    return out;
+}
+// ── README table ─────────────────────────────────────────────────────────────────────────
+const SCOPE_TITLES = {
+    server: 'The server',
+    tool: 'Tools',
+    prompt: 'Prompts',
+    resource: 'Resources and resource templates',
+    any: 'Any entry',
+    schema: 'Schema keywords (inputSchema / outputSchema)',
+};
+/**
+ * The README's severity table, generated from the rules (the README is pasted from this; a
+ * test keeps them equal). Markdown, deterministic, rules in table order.
+ */
+function renderSeverityTable() {
+    const cell = (text) => text.replace(/\|/g, '\\|');
+    const lines = [];
+    const entryScopes = ['server', 'tool', 'prompt', 'resource', 'any'];
+    const rules = Object.entries(RULES);
+    lines.push('| Kind | Applies to | Severity | Why |', '| --- | --- | --- | --- |');
+    for (const scope of entryScopes) {
+        for (const [kind, rule] of rules.filter(([, r]) => r.scope === scope)) {
+            lines.push(`| \`${kind}\` | ${SCOPE_TITLES[scope]} | ${String(rule.severity)} | ${cell(reasonOf(kind, null))} |`);
+        }
+    }
+    lines.push('', '| Kind | In inputSchema | In outputSchema | Why (input / output) |', '| --- | --- | --- | --- |');
+    for (const [kind, rule] of rules.filter(([, r]) => r.scope === 'schema')) {
+        const why = typeof rule.reason === 'string' ? rule.reason : `${rule.reason.input} / ${rule.reason.output}`;
+        lines.push(`| \`${kind}\` | ${severityOf(kind, 'input')} | ${severityOf(kind, 'output')} | ${cell(why)} |`);
+    }
+    return `${lines.join('\n')}\n`;
+}
+const SEVERITY_TABLE_START = '<!-- severity-table:start -->';
+const SEVERITY_TABLE_END = '<!-- severity-table:end -->';
+
 ;// CONCATENATED MODULE: ./lib/report/sarif.js
 /**
  * SARIF 2.1.0, for GitHub code scanning: one result per delta, rule ids = delta kinds (so a
@@ -46110,31 +40394,6 @@ function allowListNotes(evaluation) {
     return notes;
 }
 
-;// CONCATENATED MODULE: ./lib/policy/approval.js
-/**
- * Whether the approval label approves. Anyone who can label a pull request (a triager, a bot,
- * on some setups its own author) could otherwise wave a BREAKING change through: the label
- * counts only when the account that added it may write to the repository.
- */
-/** `permission` values of GitHub's collaborator permission API that may approve (maintain and write-based custom roles report `write`). */
-const APPROVING = new Set(['admin', 'write']);
-function judgeApproval(facts) {
-    const { label, by, permission } = facts;
-    const who = `The label "${label}"`;
-    if (by === undefined) {
-        return { ignored: `${who} is on the pull request, but who added it could not be found, so it does not approve. Remove it and add it again.` };
-    }
-    if (permission === undefined || 'error' in permission) {
-        const why = permission === undefined ? '' : ` (${permission.error})`;
-        return { ignored: `${who} was added by @${by}, whose permission on this repository could not be checked${why}, so it does not approve.` };
-    }
-    if (!APPROVING.has(permission.permission)) {
-        const role = permission.role ?? permission.permission;
-        return { ignored: `${who} was added by @${by}, who has ${role} permission on this repository: only an account with write, maintain or admin permission can approve, so the label is ignored.` };
-    }
-    return { approval: { label, by } };
-}
-
 ;// CONCATENATED MODULE: ./lib/policy/coverage.js
 /**
  * What an approval covers. The label approves the changes present when it was added, not
@@ -46172,7 +40431,7 @@ function approvalCoverage(facts) {
     };
 }
 /** Whether a record covers a change. */
-function coverage_covers(record) {
+function covers(record) {
     const covered = new Set(record.fingerprints.map(key));
     return (fingerprint) => covered.has(key(fingerprint));
 }
@@ -46185,6 +40444,8 @@ function needingApproval(report, failOn) {
         .map((d) => d.delta.fingerprint);
 }
 
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: ./lib/config-location.js
 
 
@@ -46539,6 +40800,11 @@ function normalize(body) {
 
 
 const DEFAULT_RETRY = { attempts: 4, baseMs: 1_000, maxWaitMs: 30_000 };
+/** The retry policy of a run: the default, with waits that tests shorten (MCP_CONTRACT_GUARD_RETRY_BASE_MS). */
+function retryPolicy() {
+    const base = Number(process.env.MCP_CONTRACT_GUARD_RETRY_BASE_MS);
+    return Number.isFinite(base) && base >= 0 ? { ...DEFAULT_RETRY, baseMs: base } : DEFAULT_RETRY;
+}
 /** The HTTP status of an Octokit error (network failures come back as 500). */
 function statusOf(error) {
     const status = error?.status;
@@ -46562,11 +40828,9 @@ function isTransient(error) {
  */
 class GitHubApi {
     repo;
-    log;
     octokit;
     constructor(token, repo, log, retry = DEFAULT_RETRY) {
         this.repo = repo;
-        this.log = log;
         this.octokit = getOctokit(token, {
             log: { debug: (m) => log.debug(m), info: (m) => log.debug(m), warn: (m) => log.debug(m), error: (m) => log.debug(m) },
         });
@@ -46680,6 +40944,10 @@ function retryAfterMs(error) {
     return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
 }
 
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+;// CONCATENATED MODULE: external "node:fs/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 // EXTERNAL MODULE: external "node:util"
 var external_node_util_ = __nccwpck_require__(7975);
 ;// CONCATENATED MODULE: ./lib/github/markdown.js
@@ -54843,7 +49111,7 @@ const safeEncode = /* @__PURE__*/ _safeEncode($ZodRealError);
 const _safeDecode = (_Err) => (schema, value, _ctx) => {
     return _safeParse(_Err)(schema, value, _ctx);
 };
-const parse_safeDecode = /* @__PURE__*/ _safeDecode($ZodRealError);
+const safeDecode = /* @__PURE__*/ _safeDecode($ZodRealError);
 const _safeEncodeAsync = (_Err) => async (schema, value, _ctx) => {
     const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
     return _safeParseAsync(_Err)(schema, value, ctx);
@@ -54927,7 +49195,7 @@ const parse_decode = /* @__PURE__ */ _decode(ZodRealError);
 const parse_encodeAsync = /* @__PURE__ */ _encodeAsync(ZodRealError);
 const parse_decodeAsync = /* @__PURE__ */ _decodeAsync(ZodRealError);
 const parse_safeEncode = /* @__PURE__ */ _safeEncode(ZodRealError);
-const classic_parse_safeDecode = /* @__PURE__ */ _safeDecode(ZodRealError);
+const parse_safeDecode = /* @__PURE__ */ _safeDecode(ZodRealError);
 const parse_safeEncodeAsync = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
 const parse_safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
 
@@ -55106,7 +49374,7 @@ const ZodType = /*@__PURE__*/ $constructor("ZodType", (inst, def) => {
         return parse_safeEncode(this, data, params);
     },
     safeDecode(data, params) {
-        return classic_parse_safeDecode(this, data, params);
+        return parse_safeDecode(this, data, params);
     },
     async safeEncodeAsync(data, params) {
         return parse_safeEncodeAsync(this, data, params);
@@ -56563,43 +50831,6 @@ function parseBundle(source, label) {
     return { ...parsed.data, reviews };
 }
 
-;// CONCATENATED MODULE: ./lib/github/approval-record.js
-/**
- * Where an approval's record lives: a second hidden line of the sticky comment, right under
- * its marker. Only a comment `findSticky` trusts (written by this Action: a bot, or the
- * token's own account) is ever read, so a person who pastes such a line into a comment of
- * their own approves nothing.
- */
-
-
-const PREFIX = '<!-- mcp-contract-guard:approved';
-const LINE = /^<!-- mcp-contract-guard:approved label=(\S*) by=(\S*) at=(\S*) fingerprints=([0-9a-f,]*) -->$/;
-function renderApprovalRecord(record) {
-    return `${PREFIX} label=${markerValue(record.label)} by=${markerValue(record.by)} at=${markerValue(record.at)} fingerprints=${record.fingerprints.join(',')} -->`;
-}
-/** The record on the line after the marker of a (trusted) sticky comment's body, if any. */
-function readApprovalRecord(body) {
-    const second = body.split('\n', 2)[1]?.replace(/\r$/, '');
-    const match = second === undefined ? null : LINE.exec(second);
-    if (!match)
-        return undefined;
-    try {
-        const fingerprints = match[4].split(',').filter((f) => /^[0-9a-f]{4,64}$/.test(f)).slice(0, MAX_RECORDED);
-        return { label: decodeURIComponent(match[1]), by: decodeURIComponent(match[2]), at: decodeURIComponent(match[3]), fingerprints };
-    }
-    catch {
-        // A malformed escape: not a record this Action wrote.
-        return undefined;
-    }
-}
-/** `body` (its first line the marker) with `record` as its second line, or without any record. */
-function withApprovalRecord(body, record) {
-    const at = body.indexOf('\n');
-    const [marker, rest] = at < 0 ? [body, ''] : [body.slice(0, at), body.slice(at + 1)];
-    const kept = rest.startsWith(PREFIX) ? rest.slice(rest.indexOf('\n') + 1 || rest.length) : rest;
-    return record === undefined ? `${marker}\n${kept}` : `${marker}\n${renderApprovalRecord(record)}\n${kept}`;
-}
-
 ;// CONCATENATED MODULE: ./lib/github/allow-snippet.js
 /**
  * The allow-list entries a failing review offers to paste. They must work as pasted, in every
@@ -56909,6 +51140,334 @@ function runLink(url) {
     return url !== undefined && /^https?:\/\/[A-Za-z0-9.-]+(:\d+)?(\/[A-Za-z0-9_.-]+){2,3}\/actions\/runs\/\d+$/.test(url) ? url : undefined;
 }
 
+;// CONCATENATED MODULE: ./lib/github/approval-record.js
+/**
+ * Where an approval's record lives: a second hidden line of the sticky comment, right under
+ * its marker. Only a comment `findSticky` trusts (written by this Action: a bot, or the
+ * token's own account) is ever read, so a person who pastes such a line into a comment of
+ * their own approves nothing.
+ */
+
+
+const PREFIX = '<!-- mcp-contract-guard:approved';
+const LINE = /^<!-- mcp-contract-guard:approved label=(\S*) by=(\S*) at=(\S*) fingerprints=([0-9a-f,]*) -->$/;
+function renderApprovalRecord(record) {
+    return `${PREFIX} label=${markerValue(record.label)} by=${markerValue(record.by)} at=${markerValue(record.at)} fingerprints=${record.fingerprints.join(',')} -->`;
+}
+/** The record on the line after the marker of a (trusted) sticky comment's body, if any. */
+function readApprovalRecord(body) {
+    const second = body.split('\n', 2)[1]?.replace(/\r$/, '');
+    const match = second === undefined ? null : LINE.exec(second);
+    if (!match)
+        return undefined;
+    try {
+        const fingerprints = match[4].split(',').filter((f) => /^[0-9a-f]{4,64}$/.test(f)).slice(0, MAX_RECORDED);
+        return { label: decodeURIComponent(match[1]), by: decodeURIComponent(match[2]), at: decodeURIComponent(match[3]), fingerprints };
+    }
+    catch {
+        // A malformed escape: not a record this Action wrote.
+        return undefined;
+    }
+}
+/** `body` (its first line the marker) with `record` as its second line, or without any record. */
+function withApprovalRecord(body, record) {
+    const at = body.indexOf('\n');
+    const [marker, rest] = at < 0 ? [body, ''] : [body.slice(0, at), body.slice(at + 1)];
+    const kept = rest.startsWith(PREFIX) ? rest.slice(rest.indexOf('\n') + 1 || rest.length) : rest;
+    return record === undefined ? `${marker}\n${kept}` : `${marker}\n${renderApprovalRecord(record)}\n${kept}`;
+}
+
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+;// CONCATENATED MODULE: ./lib/github/log.js
+/**
+ * Text for the step's log. The runner reads a stdout line as a workflow command when it starts
+ * with `::` after leading whitespace, or holds `##[` anywhere (the older syntax): a server name,
+ * a lint finding or an error message that carried one could add a mask, stop command
+ * processing, set an output or forge an annotation. Annotations and groups are safe already
+ * (@actions/core percent-encodes line breaks in a command's data); plain log lines are not.
+ */
+
+/** A line that could read as a command: only punctuation or spaces before `::`, or `##[` anywhere. */
+const COMMAND_LIKE = /^[^\p{L}\p{N}]*::|##\[/mu;
+/**
+ * `text` unchanged when no line of it could be a workflow command; else wrapped in
+ * `::stop-commands::TOKEN` … `::TOKEN::`, between which the runner ignores every command but
+ * the one that resumes. The token is random, so the text cannot resume early.
+ */
+function inert(text, token = (0,external_node_crypto_.randomBytes)(16).toString('hex')) {
+    if (!COMMAND_LIKE.test(text))
+        return text;
+    return `::stop-commands::${token}\n${text}\n::${token}::`;
+}
+
+;// CONCATENATED MODULE: ./lib/compile/redact.js
+/**
+ * A URL as it may be printed: its user information (`user:password@`) and the value of every
+ * query or fragment parameter whose name looks like a credential (`api_key`, `token`, `key`,
+ * `secret`, `password`, `auth`, `sig`…) replaced by `***`. The rest is kept as written,
+ * so the printed URL still says which server was meant. Text that does not parse as a URL is
+ * redacted the same way, by pattern.
+ */
+function redact_redactUrl(url) {
+    const scheme = /^([a-z][a-z\d+.-]*:\/\/)([^/?#]*)(.*)$/is.exec(url);
+    if (!scheme)
+        return redactParameters(url);
+    const [, protocol, authority, rest] = scheme;
+    // The whole user information: some services take the key as the user name (`KEY:@host`).
+    const at = authority.lastIndexOf('@');
+    return `${protocol}${at >= 0 ? `***@${authority.slice(at + 1)}` : authority}${redactParameters(rest)}`;
+}
+/** Parameter names that carry credentials by convention (substrings, case-insensitive). */
+const SECRET_PARAMETER = /key|token|secret|pass|pwd|auth|cred|sig|session|jwt|bearer/i;
+/**
+ * The secrets a URL holds, to mask wherever they might appear: the user name and password
+ * (either may be the key: `https://TOKEN@host`, `https://KEY:@host`) and the values of
+ * secret-looking query parameters, each as written in the URL and decoded.
+ */
+function urlSecrets(url) {
+    let parsed;
+    try {
+        parsed = new URL(url);
+    }
+    catch {
+        return [];
+    }
+    const secrets = [];
+    const add = (raw) => secrets.push(raw, redact_safeDecode(raw));
+    if (parsed.password !== '')
+        add(parsed.password);
+    if (parsed.username !== '')
+        add(parsed.username);
+    for (const [name, value] of parsed.searchParams) {
+        if (SECRET_PARAMETER.test(name) && value !== '')
+            secrets.push(value, encodeURIComponent(value));
+    }
+    return [...new Set(secrets)];
+}
+function redactParameters(text) {
+    return text.replace(/([?&#;])([^=&#;]*)=([^&#;]*)/g, (whole, separator, name) => SECRET_PARAMETER.test(redact_safeDecode(name)) ? `${separator}${name}=***` : whole);
+}
+function redact_safeDecode(text) {
+    try {
+        return decodeURIComponent(text);
+    }
+    catch {
+        return text;
+    }
+}
+
+;// CONCATENATED MODULE: ./lib/github/redact.js
+/**
+ * Credentials the Action is given: header values (usually from secrets), and the user:password
+ * or secret-looking query values of a server's URL (`https://user:pass@host/mcp`,
+ * `?api_key=…`). Each is registered with the runner (so its log masks it) and replaced by
+ * `***` in everything the Action writes: comment, summary, SARIF, review file, artifact,
+ * outputs, error messages. Pure apart from the callback that registers a new secret.
+ */
+
+
+const REDACTED = '***';
+/** Shorter values are not secrets worth the name, and masking them would garble the log. */
+const MIN_SECRET_LENGTH = 4;
+/**
+ * Collects secrets and takes them out of text. `onSecret` is called once per new secret (the
+ * Action registers it with `core.setSecret`, so the runner masks it in the log).
+ */
+class Redactor {
+    onSecret;
+    secrets = new Set();
+    urls = new Map();
+    ordered = [];
+    constructor(onSecret = () => undefined) {
+        this.onSecret = onSecret;
+    }
+    /** A value that must never be shown: a header value (and the credential after its scheme). */
+    addHeaderValues(headers) {
+        for (const value of Object.values(headers ?? {})) {
+            this.add(value);
+            const scheme = /^[A-Za-z][\w-]*\s+(\S.*)$/.exec(value.trim());
+            if (scheme)
+                this.add(scheme[1]);
+        }
+    }
+    addUrl(url) {
+        if (url === undefined)
+            return;
+        const secrets = urlSecrets(url);
+        if (secrets.length === 0)
+            return;
+        this.urls.set(url, redact_redactUrl(url));
+        for (const secret of secrets)
+            this.add(secret);
+    }
+    /** `text` with every known credential replaced by `***` (as written, and as JSON writes it). */
+    redact(text) {
+        let out = text;
+        for (const [url, redacted] of this.urls)
+            out = out.split(url).join(redacted);
+        for (const secret of this.ordered)
+            out = out.split(secret).join(REDACTED);
+        return out;
+    }
+    add(secret) {
+        const value = secret.trim();
+        if (value.length < MIN_SECRET_LENGTH || this.secrets.has(value))
+            return;
+        this.secrets.add(value);
+        this.onSecret(value);
+        const forms = new Set([value, JSON.stringify(value).slice(1, -1)]);
+        // Longest first, so a secret that contains another is replaced whole.
+        this.ordered = [...new Set([...this.ordered, ...forms])].sort((a, b) => b.length - a.length);
+    }
+}
+
+;// CONCATENATED MODULE: ./lib/github/step.js
+/**
+ * The step itself: where it runs (the workspace and scratch space a runner provides), its log,
+ * its job summary, and the credentials kept out of all three. Text a pull request or a server
+ * wrote goes to the log through `log`: redacted, and never a workflow command.
+ */
+
+
+
+
+
+
+
+/** Credentials the run was given: masked in the log by the runner, and replaced by *** in everything written. */
+const redactor = new Redactor((secret) => core_setSecret(secret));
+/** The log, for text a pull request or a server may have written: no credential, never a workflow command. */
+const log = {
+    info: (message) => info(inert(redactor.redact(message))),
+    debug: (message) => core_debug(redactor.redact(message)),
+    warning: (message) => warning(redactor.redact(message)),
+};
+/** The job summary; outside a runner (no GITHUB_STEP_SUMMARY) the report file is enough. */
+async function writeSummary(markdown) {
+    if (!process.env.GITHUB_STEP_SUMMARY) {
+        log.info('No GITHUB_STEP_SUMMARY: the job summary is only in the report file ("report-path").');
+        return;
+    }
+    await summary.addRaw(redactor.redact(markdown)).write();
+}
+async function runnerOf() {
+    const workspace = (0,external_node_path_namespaceObject.resolve)(process.env.GITHUB_WORKSPACE ?? process.cwd());
+    const temp = (0,external_node_path_namespaceObject.resolve)(process.env.RUNNER_TEMP ?? (0,external_node_os_namespaceObject.tmpdir)());
+    await (0,promises_namespaceObject.mkdir)(temp, { recursive: true });
+    const root = async (path) => ({ path, real: await (0,promises_namespaceObject.realpath)(path).catch(() => path) });
+    const roots = { workspace: await root(workspace), temp: await root(temp) };
+    // git names the root with its links resolved; paths are shown under the workspace as the runner names it.
+    const gitRoot = await repoRootOf(workspace);
+    const repoRoot = gitRoot === undefined || gitRoot === roots.workspace.real ? workspace : gitRoot;
+    return { workspace, temp, repoRoot, roots };
+}
+
+;// CONCATENATED MODULE: ./lib/policy/approval.js
+/**
+ * Whether the approval label approves. Anyone who can label a pull request (a triager, a bot,
+ * on some setups its own author) could otherwise wave a BREAKING change through: the label
+ * counts only when the account that added it may write to the repository.
+ */
+/** `permission` values of GitHub's collaborator permission API that may approve (maintain and write-based custom roles report `write`). */
+const APPROVING = new Set(['admin', 'write']);
+function judgeApproval(facts) {
+    const { label, by, permission } = facts;
+    const who = `The label "${label}"`;
+    if (by === undefined) {
+        return { ignored: `${who} is on the pull request, but who added it could not be found, so it does not approve. Remove it and add it again.` };
+    }
+    if (permission === undefined || 'error' in permission) {
+        const why = permission === undefined ? '' : ` (${permission.error})`;
+        return { ignored: `${who} was added by @${by}, whose permission on this repository could not be checked${why}, so it does not approve.` };
+    }
+    if (!APPROVING.has(permission.permission)) {
+        const role = permission.role ?? permission.permission;
+        return { ignored: `${who} was added by @${by}, who has ${role} permission on this repository: only an account with write, maintain or admin permission can approve, so the label is ignored.` };
+    }
+    return { approval: { label, by } };
+}
+
+;// CONCATENATED MODULE: ./lib/github/label.js
+
+
+
+
+
+
+
+/**
+ * Whether the pull request carries the approval label and that label counts: who added it
+ * (this very event, else the issue's events) must have write, maintain or admin permission.
+ * Labels are read live: a re-run keeps the old payload.
+ */
+async function approvalOf(pr, label, api) {
+    let labels = pr.labels;
+    if (api) {
+        try {
+            labels = await api.labels(pr.number);
+        }
+        catch (error) {
+            log.info(`Could not read the labels of PR #${pr.number} (${errorMessage(error)}); using those of the event.`);
+        }
+    }
+    if (!labels.includes(label))
+        return {};
+    const event = await api?.labeled(pr.number, label).catch(() => undefined);
+    const by = pr.labeled?.label === label ? pr.labeled.by : event?.by;
+    const permission = by === undefined ? undefined : api ? await api.permission(by).catch((error) => ({ error: errorMessage(error) })) : { error: 'there is no github-token to ask GitHub' };
+    const judgement = judgeApproval({ label, ...(by !== undefined ? { by } : {}), ...(permission ? { permission } : {}) });
+    if (!('approval' in judgement))
+        return { ignored: judgement.ignored };
+    return { approval: judgement.approval, labeledAt: event !== undefined && by !== undefined && event.by.toLowerCase() === by.toLowerCase() ? (event.at ?? '') : '' };
+}
+/**
+ * What the approval covers, per server: the record in this Action's own sticky comment, or a
+ * new one when the approver caused this run (policy/coverage.ts). Undefined where no label approves.
+ */
+async function coveragesOf(servers, label, where, api) {
+    const { approval } = label;
+    if (!approval?.by)
+        return servers.map(() => undefined);
+    const coverages = [];
+    for (const { id, job, present } of servers) {
+        let record;
+        try {
+            const sticky = api ? await api.findStickyComment(where.issue, commentMarker(id, job)) : undefined;
+            record = sticky?.body ? readApprovalRecord(sticky.body) : undefined;
+        }
+        catch (error) {
+            log.info(`Could not read the comment that records what the label "${approval.label}" approves (${errorMessage(error)}).`);
+        }
+        const coverage = approvalCoverage({
+            approval: { ...approval, by: approval.by },
+            labeledAt: label.labeledAt ?? '',
+            ...(where.triggeredBy !== undefined ? { triggeredBy: where.triggeredBy } : {}),
+            ...(record ? { record } : {}),
+            present,
+        });
+        if ('record' in coverage && coverage.recordedNow)
+            log.info(`${id}: the label "${approval.label}" added by @${approval.by} approves ${plural(coverage.record.fingerprints.length, 'change')} as of this run; recorded in the comment.`);
+        coverages.push(coverage);
+    }
+    return coverages;
+}
+/** The records to keep in each server's comment: what its approval covers, found or made by this run. */
+function recordsOf(reviews, coverages) {
+    const records = new Map();
+    reviews.forEach((review, i) => {
+        const coverage = coverages[i];
+        if (coverage && 'record' in coverage)
+            records.set(review.id, coverage.record);
+    });
+    return records;
+}
+/** Who caused the event that started this run (a pull_request event's `sender`; a re-run keeps it). */
+function senderOf(payload) {
+    const login = payload.sender?.login;
+    return typeof login === 'string' && login !== '' ? login : undefined;
+}
+
 ;// CONCATENATED MODULE: ./lib/github/event.js
 
 const NULL_SHA = /^0{40}$/;
@@ -57020,6 +51579,6220 @@ function obj(value) {
 }
 function str(value) {
     return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+;// CONCATENATED MODULE: ./lib/github/review.js
+/** The gate's decision as the review carries it: plain data, each blocking change by its entry. */
+function reviewGate(decision) {
+    return {
+        pass: decision.pass,
+        verdict: decision.verdict,
+        blocking: decision.blocking.map((d) => ({ entry: `${d.collection}.${d.name}`, severity: d.delta.severity, kind: d.delta.kind, field: d.delta.field, fingerprint: d.delta.fingerprint })),
+        failures: decision.failures,
+    };
+}
+/** What an approval covers, as the review carries it: the recorded changes, and the blocking ones outside them. */
+function reviewCoverage(record, decision) {
+    return { label: record.label, by: record.by, approvedFingerprints: record.fingerprints, newSinceApproval: decision.newSinceApproval.map((d) => d.delta.fingerprint) };
+}
+/** True when the comment has something to say beyond "no changes". */
+function hasSomethingToSay(review) {
+    return review.report === null || review.report.summary.maxSeverity !== null || review.stale !== undefined || review.reviewError !== undefined;
+}
+
+;// CONCATENATED MODULE: ./lib/github/post.js
+/**
+ * Posting the sticky comments: one per server and job, created once, updated in place, and
+ * replaced by why a commit could not be reviewed when a run fails before its review. Never
+ * fails the step: what could not be posted becomes a warning, and the report stays in the
+ * job summary.
+ */
+
+
+
+
+
+
+
+
+const FORK_HELP = 'To comment on pull requests from forks, split the job in two: this workflow (on pull_request) uploads the review file ' +
+    '("review-path" output) as an artifact, and a second workflow on workflow_run downloads it and runs this Action with ' +
+    '"mode: comment-only", which posts the comment without running any code of the pull request ' +
+    '(examples/workflows/fork-review.yml and fork-comment.yml). The report is in this job\'s summary.';
+/**
+ * Create or update each server's sticky comment. Never fails the step: a token that may not
+ * comment (a fork's, a read-only one) gets one warning explaining the two-workflow pattern,
+ * and anything else a warning of its own. Returns those warnings.
+ */
+async function postComments(api, issue, reviews, inputs, records) {
+    const warnings = [];
+    for (const review of reviews) {
+        const marker = commentMarker(review.id, review.job);
+        try {
+            const existing = await api.findStickyComment(issue, marker);
+            // What the approval covers rides along as the comment's second line (approval-record.ts).
+            const record = records.get(review.id);
+            const room = COMMENT_LIMIT - (record ? renderApprovalRecord(record).length + 1 : 0);
+            const body = withApprovalRecord(redactor.redact(renderComment(review, room)), record);
+            const quietBody = withApprovalRecord(redactor.redact(renderQuietComment(review)), record);
+            const plan = planComment({ mode: inputs.comment, existing, changed: hasSomethingToSay(review), body, quietBody });
+            if (plan.action === 'none') {
+                log.info(`Comment for ${review.name}: nothing to do (${plan.reason}).`);
+                continue;
+            }
+            const posted = plan.action === 'update' ? await api.updateComment(plan.id, plan.body) : await createOnce(api, issue, marker, plan.body);
+            log.info(`Comment for ${review.name}: ${plan.action === 'update' ? 'updated' : 'created'} ${posted.html_url ?? `#${posted.id}`}.`);
+        }
+        catch (error) {
+            if (isPermissionError(error)) {
+                const why = `Could not comment on PR #${issue}: GitHub answered ${String(error.status)} (${errorMessage(error).split('\n')[0]}).`;
+                warnings.push(inputs.mode === 'comment-only'
+                    ? `${why} Give this workflow "permissions: pull-requests: write" (a workflow_run workflow runs with the base repository's token, which may comment).`
+                    : `${why} The token is read-only here, as it always is for pull requests from forks, or the workflow lacks "permissions: pull-requests: write". ${FORK_HELP}`);
+                break;
+            }
+            warnings.push(`Could not post the contract comment for ${review.name} on PR #${issue}: ${errorMessage(error)}. The report is in this job summary.`);
+        }
+    }
+    return warnings;
+}
+/**
+ * A review run that failed before it could review (a malformed config pushed, a base it
+ * cannot read…): each sticky comment of this job on the pull request describes an older
+ * commit, so it is replaced by why this one could not be reviewed. None is created: the failed
+ * check already shows on the pull request. The next good run puts the review back.
+ */
+async function replaceWithFailure({ api, context, inputs }, message) {
+    try {
+        const plan = planEvent(context, inputs.baselineRef);
+        if (!plan.pr)
+            return;
+        for (const comment of await api.stickyCommentsOfJob(plan.pr.number, context.job)) {
+            const marker = (comment.body ?? '').split(/\r?\n/, 1)[0];
+            const body = redactor.redact(renderFailedReview({ marker, headSha: plan.headSha, why: message, runUrl: runUrl() }));
+            const update = planComment({ mode: 'always', existing: comment, changed: true, body, quietBody: body });
+            if (update.action !== 'update')
+                continue;
+            await api.updateComment(update.id, update.body);
+            log.info(`Comment ${comment.html_url ?? `#${comment.id}`}: replaced by why this commit could not be reviewed.`);
+        }
+    }
+    catch (error) {
+        log.warning(`Could not update the contract comment to say that this run failed: ${errorMessage(error)}.`);
+    }
+}
+/** This run's page, whose summary holds the full report: `$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID`. */
+function runUrl() {
+    const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: id } = process.env;
+    return server && repository && id ? `${server.replace(/\/+$/, '')}/${repository}/actions/runs/${id}` : undefined;
+}
+/**
+ * A POST that failed on a transient error may still have created the comment: look for it
+ * before trying again, so a flaky network never leaves two sticky comments.
+ */
+async function createOnce(api, issue, marker, body) {
+    for (let attempt = 1;; attempt++) {
+        try {
+            return await api.createComment(issue, body);
+        }
+        catch (error) {
+            if (!isTransient(error) || attempt >= DEFAULT_RETRY.attempts)
+                throw error;
+            log.info(`Creating the comment failed (${errorMessage(error)}); checking whether it landed before trying again.`);
+            await new Promise((r) => setTimeout(r, retryPolicy().baseMs * attempt));
+            const landed = await api.findStickyComment(issue, marker);
+            if (landed)
+                return landed.body === body ? landed : await api.updateComment(landed.id, body);
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./lib/github/summary.js
+
+
+
+
+
+
+/**
+ * The job summary: one table over every server, the run's warnings, then each server's full
+ * review (the comment may have been shortened; this is where the rest lives).
+ */
+function renderSummary(reviews, warnings) {
+    const lines = ['## MCP contract review', ''];
+    if (reviews.length > 0) {
+        lines.push('| Server | Worst change | BREAKING | RISKY | SAFE | COSMETIC | Lockfile | Gate |', '| --- | --- | ---: | ---: | ---: | ---: | --- | --- |');
+        for (const review of reviews) {
+            const counts = review.report?.summary.counts;
+            const worst = review.report === null ? '⚠️ not compiled' : review.report.summary.maxSeverity === null ? 'none' : `${BADGES[review.report.summary.maxSeverity]} ${review.report.summary.maxSeverity}`;
+            const cells = report_SEVERITIES.map((s) => (counts ? String(counts[s]) : '–'));
+            const lockfile = review.stale ? '⚠️ stale' : review.headSource === 'server' && review.lockfileCheck !== 'off' && review.report ? 'fresh' : '–';
+            lines.push(`| ${mdCell(serverName(review.name))} | ${worst} | ${cells.join(' | ')} | ${lockfile} | ${gateCell(review)} |`);
+        }
+        lines.push('');
+    }
+    for (const warning of warnings)
+        lines.push(`> [!WARNING]\n> ${mdText(xml_truncate(warning, 3_000))}`, '');
+    const head = `${lines.join('\n')}\n`;
+    const share = Math.floor((SUMMARY_LIMIT - head.length) / Math.max(1, reviews.length));
+    const sections = reviews.map((r) => `### ${serverName(r.name)}\n\n${renderSummarySection(r, Math.max(2_000, share - 200))}`);
+    return [head, ...sections].join('\n');
+}
+function gateCell(review) {
+    switch (review.gate.verdict) {
+        case 'blocked':
+        case 'unknown':
+            return '❌ fails';
+        case 'approved':
+            return '✅ approved by label';
+        case 'accepted':
+            return '✅ allow-listed';
+        case 'not-gated':
+            return 'off';
+        default:
+            return review.gate.pass ? '✅ passes' : '❌ fails';
+    }
+}
+/** The step's outputs, over every server of the run. */
+function computeOutputs(reviews, paths) {
+    const counts = { BREAKING: 0, RISKY: 0, SAFE: 0, COSMETIC: 0 };
+    const severities = [];
+    for (const review of reviews) {
+        if (!review.report)
+            continue;
+        for (const s of report_SEVERITIES)
+            counts[s] += review.report.summary.counts[s];
+        if (review.report.summary.maxSeverity)
+            severities.push(review.report.summary.maxSeverity);
+    }
+    const outputs = {
+        'max-severity': maxSeverityOf(severities) ?? 'none',
+        'breaking-count': String(counts.BREAKING),
+        'risky-count': String(counts.RISKY),
+        'safe-count': String(counts.SAFE),
+        'cosmetic-count': String(counts.COSMETIC),
+        changed: String(severities.length > 0),
+        'lockfile-stale': String(reviews.some((r) => r.stale !== undefined)),
+        gate: reviews.every((r) => r.gate.pass) ? 'pass' : 'fail',
+        'semver-bump': largestBump(reviews.flatMap((r) => (r.report ? [r.report.summary.semverBump] : []))),
+        'version-check': overallVersionCheck(reviews.flatMap((r) => (r.release ? [r.release.check] : []))),
+        'artifact-path': paths.artifacts.join('\n'),
+        'report-path': paths.report,
+        'review-path': paths.review,
+    };
+    if (paths.sarif !== undefined)
+        outputs['sarif-path'] = paths.sarif;
+    return outputs;
+}
+
+;// CONCATENATED MODULE: ./lib/github/vouch.js
+/**
+ * `mode: comment-only` posts a review computed by another run, from the review file that run
+ * uploaded. Under pull_request, a fork runs its own copy of the workflow, so the file can say
+ * anything: it is data to show (escaped), never a verdict to repeat. What it must not decide
+ * is taken from GitHub instead: the approval from the live labels and the permission of who
+ * added the label (with this run's own `approve-label`), what that approval covers from the
+ * record in this Action's own comment, the gate and the version check recomputed from the
+ * changes and versions the file lists, and shown as passing only when the run that wrote the
+ * file succeeded.
+ */
+
+
+
+
+function vouchReview(review, vouch) {
+    const accepted = new Set(review.accepted.map((a) => a.fingerprint.trim().toLowerCase()));
+    const record = vouch.approval ? vouch.approvalRecord : undefined;
+    const release = review.release && review.report
+        ? releaseVerdict({
+            bump: review.report.summary.semverBump,
+            ...(review.release.previousVersion !== undefined ? { previous: review.release.previousVersion } : {}),
+            ...(review.release.currentVersion !== undefined ? { current: review.release.currentVersion } : {}),
+            mode: review.release.mode,
+            removed: review.headSource === 'removed',
+        })
+        : undefined;
+    const failure = versionFailure(review.name, release);
+    const decision = decideGate({
+        server: review.name,
+        report: review.report,
+        failOn: review.failOn,
+        accepted: (fingerprint) => accepted.has(fingerprint.trim().toLowerCase()),
+        ...(vouch.approval ? { approval: vouch.approval } : {}),
+        ...(record ? { covers: covers(record) } : {}),
+        approveLabel: vouch.approveLabel,
+        ...(review.stale ? { staleMessage: review.stale.message } : {}),
+        lockfileCheck: review.lockfileCheck,
+        ...(failure !== undefined ? { versionFailure: failure } : {}),
+        ...(review.reviewError !== undefined ? { reviewError: review.reviewError } : {}),
+    });
+    const vouched = { ...review, approveLabel: vouch.approveLabel, gate: reviewGate(decision) };
+    delete vouched.approval;
+    delete vouched.approvalIgnored;
+    delete vouched.approvalCoverage;
+    delete vouched.release;
+    if (release)
+        vouched.release = release;
+    if (record && review.report)
+        vouched.approvalCoverage = reviewCoverage(record, decision);
+    if (decision.verdict === 'approved' && vouch.approval)
+        vouched.approval = vouch.approval;
+    if (vouch.approvalIgnored !== undefined && decision.verdict === 'blocked')
+        vouched.approvalIgnored = vouch.approvalIgnored;
+    if (decision.pass && vouch.runConclusion !== 'success') {
+        const how = vouch.runConclusion === undefined
+            ? 'GitHub did not say how the run that wrote this review file ended (this run was not triggered by its workflow_run event)'
+            : `The run that wrote this review file concluded "${vouch.runConclusion}", not "success"`;
+        const reviewError = `${how}, so this comment does not show the review as passing. That run's log says what failed; the changes below are as the review file lists them.`;
+        return { ...vouched, reviewError, gate: reviewGate(decideGate({ server: review.name, report: null, failOn: review.failOn, accepted: () => false, lockfileCheck: review.lockfileCheck, reviewError })) };
+    }
+    return vouched;
+}
+
+;// CONCATENATED MODULE: ./lib/github/comment-only.js
+/**
+ * The second half of the two-workflow pattern for pull requests from forks: post the review a
+ * pull_request job computed, from a workflow_run job that holds a write token but runs no code
+ * of the pull request.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+
+/**
+ * `mode: comment-only`: post the comments of a review computed by another job, without
+ * running any code of the PR. The review file comes from that (possibly forged) job: it is
+ * validated, its PR number must belong to the commit the triggering run reviewed, and what it
+ * must not decide (the gate, the approval) is taken from GitHub (vouch.ts).
+ */
+async function commentOnly(inputs, context, runner, api) {
+    const path = inputs.reviewPath ?? (0,external_node_path_namespaceObject.resolve)(inputs.workingDirectory, 'mcp-contract-guard-review.json');
+    const text = await readWorkspaceFile(path, runner.roots, 'the review file');
+    if (text === null) {
+        throw new errors_UserError(`There is no review file at ${path}. In the workflow_run job, download the artifact the pull_request job uploaded (its "review-path" output) and point "review-path" at the file.`);
+    }
+    const bundle = parseBundle(text, (0,external_node_path_namespaceObject.relative)(runner.workspace, path) || path);
+    const repository = `${context.repo.owner}/${context.repo.repo}`;
+    if (bundle.repository !== repository)
+        throw new errors_UserError(`The review file is for ${bundle.repository}, but this run is in ${repository}.`);
+    const triggering = context.eventName === 'workflow_run'
+        ? context.payload.workflow_run
+        : undefined;
+    // The run that wrote the file has the full report in its summary; the file's own link is not believed.
+    const url = runLink(typeof triggering?.html_url === 'string' ? triggering.html_url : undefined) ?? runUrl();
+    const bundled = bundle.reviews.map((review) => {
+        const linked = { ...review };
+        delete linked.runUrl;
+        return url === undefined ? linked : { ...linked, runUrl: url };
+    });
+    const vouch = { approveLabel: inputs.approveLabel, ...(typeof triggering?.conclusion === 'string' ? { runConclusion: triggering.conclusion } : {}) };
+    const warnings = [];
+    let reviews = bundled.map((review) => vouchReview(review, vouch));
+    if (bundle.pullRequest === null) {
+        warnings.push('The review file is not about a pull request (its run was not triggered by one): nothing to comment on.');
+    }
+    else if (!api) {
+        throw new errors_UserError('mode: comment-only needs a token: set "github-token" (the default, github.token, works with "permissions: pull-requests: write").');
+    }
+    else {
+        if (triggering?.head_sha !== undefined && triggering.head_sha !== bundle.headSha) {
+            throw new errors_UserError(`The review file is about commit ${shortSha(bundle.headSha)}, but the workflow run that triggered this one reviewed ${shortSha(triggering.head_sha)}: refusing to post it.`);
+        }
+        const pullRequest = await api.pullRequest(bundle.pullRequest);
+        if (pullRequest.head.sha !== bundle.headSha) {
+            warnings.push(`PR #${bundle.pullRequest} has moved on to ${shortSha(pullRequest.head.sha)} since this review of ${shortSha(bundle.headSha)}: not posting it (the newer commit's run will).`);
+        }
+        else {
+            const label = await approvalOf({ number: bundle.pullRequest, labels: [] }, inputs.approveLabel, api);
+            if (label.ignored)
+                log.info(label.ignored);
+            // Who caused the reviewed run (its re-runner, for a re-run): the file cannot say it, GitHub's event does.
+            const triggeredBy = triggering?.triggering_actor?.login ?? triggering?.actor?.login;
+            const present = bundled.map((r) => ({ id: r.id, job: r.job, present: r.report ? needingApproval(r.report, r.failOn) : null }));
+            const coverages = await coveragesOf(present, label, { issue: bundle.pullRequest, triggeredBy }, api);
+            reviews = bundled.map((review, i) => {
+                const coverage = coverages[i];
+                const approved = coverage && 'record' in coverage && label.approval ? { approval: label.approval, approvalRecord: coverage.record } : {};
+                const ignored = coverage && 'ignored' in coverage ? coverage.ignored : label.ignored;
+                return vouchReview(review, { ...vouch, ...approved, ...(ignored !== undefined ? { approvalIgnored: ignored } : {}) });
+            });
+            warnings.push(...(await postComments(api, bundle.pullRequest, reviews, inputs, recordsOf(reviews, coverages))));
+        }
+    }
+    for (const [name, value] of Object.entries(computeOutputs(reviews, { artifacts: [], report: '', review: path })))
+        setOutput(name, value);
+    for (const warning of warnings)
+        log.warning(warning);
+    await writeSummary(renderSummary(reviews, warnings));
+}
+
+;// CONCATENATED MODULE: ./lib/contract/schema.js
+
+
+
+const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', 'dependentSchemas']);
+const SCHEMA_KEYWORDS = new Set([
+    'additionalProperties', 'items', 'contains', 'not', 'if', 'then', 'else', 'propertyNames',
+    'unevaluatedProperties', 'unevaluatedItems', 'contentSchema',
+]);
+/** Subschema keywords for which the accept-everything schema `{}` is the same as absence. */
+const ANYTHING_IS_NO_OP = new Set([
+    'additionalProperties', 'items', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'then', 'else',
+]);
+const SCHEMA_LIST_KEYWORDS = new Set(['allOf', 'prefixItems']);
+/** Unions whose branch order carries no meaning: sorted so reordering is not a change. */
+const UNORDERED_SCHEMA_LISTS = new Set(['anyOf', 'oneOf', 'allOf']);
+/** Keywords that mean nothing for acceptance or identity and are dropped. */
+const DROPPED_KEYWORDS = new Set(['$schema', '$comment', '$defs', 'definitions']);
+/** Keywords whose value is the default, i.e. the same as leaving them out. */
+const NO_OP_VALUES = new Map([
+    ['uniqueItems', false],
+    ['minLength', 0],
+    ['minItems', 0],
+    ['minProperties', 0],
+    ['minContains', 1],
+    ['deprecated', false],
+    ['readOnly', false],
+    ['writeOnly', false],
+]);
+const KEYWORD_ROLES = new Map([
+    ...[...DROPPED_KEYWORDS].map((k) => [k, 'dropped']),
+    ...[...SCHEMA_MAP_KEYWORDS].map((k) => [k, 'schema map']),
+    ...[...SCHEMA_KEYWORDS].map((k) => [k, 'schema']),
+    ...[...SCHEMA_LIST_KEYWORDS].map((k) => [k, 'schema list']),
+    ...[...UNORDERED_SCHEMA_LISTS].map((k) => [k, 'unordered schema list']),
+]);
+/** Where a referenced definition's own description is kept when the referring property has one. */
+const DEFINITION_DESCRIPTION = 'x-definition-description';
+/** The largest integer a JSON number carries exactly (2^53 − 1). */
+const SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
+/**
+ * Conventions of the schema generators MCP servers are built with: each writes the same
+ * contract its own way, and a server that changes generator (zod 3 → 4, hand-written →
+ * pydantic) must not look as if it changed its contract. Each rule rewrites one notation into
+ * the other; what a schema accepts never changes. Found on published servers (see
+ * test/fixtures/real-world/README.md).
+ */
+const GENERATOR_CONVENTIONS = [
+    {
+        name: 'object parts are one object',
+        why: 'intersections (zod .and(), TypeScript &) are written as allOf members that each list some properties and required names; every member applies to the same object, so together they are one object',
+        apply: plainObjectParts,
+    },
+    {
+        name: 'integer bounds as integers',
+        why: 'pydantic writes gt=0 as exclusiveMinimum 0, others write minimum 1: for integers both admit exactly 1, 2, 3…',
+        apply: integerBounds,
+    },
+    {
+        name: 'safe-integer bounds',
+        why: 'zod 4 writes minimum/maximum ±(2^53 − 1) on every integer: no integer a JSON number carries exactly lies outside, so it bounds nothing',
+        apply: (schema) => {
+            if (!integerOnly(schema))
+                return;
+            if (schema.minimum === -SAFE_INTEGER)
+                delete schema.minimum;
+            if (schema.maximum === SAFE_INTEGER)
+                delete schema.maximum;
+        },
+    },
+    {
+        name: 'listed values decide the type',
+        why: 'nullable enums are often written type [T, "null"] beside an enum that never lists null: a value must be listed, so a type no listed value has admits nothing',
+        apply: typeOfListedValues,
+    },
+    {
+        name: 'a union of constants is an enum',
+        why: 'zod 3 (zod-to-json-schema) writes z.union([z.literal(…)]) as enum, zod 4 as anyOf of const branches',
+        apply: constantUnions,
+    },
+    {
+        name: 'string keys need no propertyNames',
+        why: 'zod 4 writes propertyNames: {type: "string"} on records; every JSON object key is a string',
+        apply: (schema) => {
+            if (model_isJsonObject(schema.propertyNames) && jsonKeys(schema.propertyNames) === 'type' && schema.propertyNames.type === 'string')
+                delete schema.propertyNames;
+        },
+    },
+];
+function jsonKeys(value) {
+    return Object.keys(value).join(',');
+}
+/** The schema admits integers and no other numbers (bounds then read as integer intervals). */
+function integerOnly(schema) {
+    const type = schema.type;
+    return type === 'integer' || (Array.isArray(type) && type.includes('integer') && !type.includes('number'));
+}
+function integerBounds(schema) {
+    if (!integerOnly(schema))
+        return;
+    const finite = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+    const lows = [finite(schema.minimum) === undefined ? undefined : Math.ceil(schema.minimum), finite(schema.exclusiveMinimum) === undefined ? undefined : Math.floor(schema.exclusiveMinimum) + 1];
+    const highs = [finite(schema.maximum) === undefined ? undefined : Math.floor(schema.maximum), finite(schema.exclusiveMaximum) === undefined ? undefined : Math.ceil(schema.exclusiveMaximum) - 1];
+    const low = lows.filter((v) => v !== undefined);
+    const high = highs.filter((v) => v !== undefined);
+    if (low.length > 0 && finite(schema.exclusiveMinimum) !== undefined) {
+        delete schema.exclusiveMinimum;
+        schema.minimum = Math.max(...low);
+    }
+    else if (low.length > 0)
+        schema.minimum = Math.max(...low);
+    if (high.length > 0 && finite(schema.exclusiveMaximum) !== undefined) {
+        delete schema.exclusiveMaximum;
+        schema.maximum = Math.min(...high);
+    }
+    else if (high.length > 0)
+        schema.maximum = Math.min(...high);
+}
+/** A schema whose subschemas are normalized, with the generator conventions applied and its sets tidied. */
+function withConventions(schema) {
+    for (const convention of GENERATOR_CONVENTIONS)
+        convention.apply(schema);
+    return tidySetKeywords(schema);
+}
+/** Keywords whose meaning depends on the object's own `properties`: merging parts into it would change them. */
+const SCOPED_TO_OWN_PROPERTIES = ['additionalProperties', 'patternProperties', 'unevaluatedProperties'];
+/**
+ * An intersection of object types (zod `.and()`, TypeScript `&`) written as `allOf` members that
+ * each only list properties and required names is one object: merge them into the schema. All
+ * or nothing, and only when no two parts describe the same property, so that the same contract
+ * written either way meets in one form and a partial merge never makes two notations differ.
+ */
+function plainObjectParts(schema) {
+    const members = schema.allOf;
+    if (!Array.isArray(members) || SCOPED_TO_OWN_PROPERTIES.some((k) => k in schema))
+        return;
+    const isPart = (m) => model_isJsonObject(m) && Object.keys(m).every((k) => k === 'properties' || k === 'required' || (k === 'type' && m.type === 'object'));
+    if (!members.every(isPart) || (schema.type !== undefined && schema.type !== 'object' && members.some((m) => m.type === 'object')))
+        return;
+    const properties = Object.assign(nameRecord(), model_isJsonObject(schema.properties) ? schema.properties : {});
+    const required = Array.isArray(schema.required) ? [...schema.required] : [];
+    for (const member of members) {
+        for (const [name, property] of Object.entries(model_isJsonObject(member.properties) ? member.properties : {})) {
+            if (Object.hasOwn(properties, name))
+                return;
+            properties[name] = property;
+        }
+        if (Array.isArray(member.required))
+            required.push(...member.required);
+        if (member.type === 'object')
+            schema.type = 'object';
+    }
+    delete schema.allOf;
+    // A new record: in canonical order like every node the walker built.
+    if (Object.keys(properties).length > 0)
+        schema.properties = inCanonicalOrder(properties);
+    if (required.length > 0)
+        schema.required = required;
+}
+/** With `enum` or `const`, a `type` list keeps only the types some listed value has (never none). */
+function typeOfListedValues(schema) {
+    if (!Array.isArray(schema.type))
+        return;
+    const values = 'const' in schema ? [schema.const] : Array.isArray(schema.enum) ? schema.enum : undefined;
+    if (values === undefined)
+        return;
+    const has = new Set(values.map(schema_jsonTypeOf));
+    const kept = schema.type.filter((t) => has.has(t) || (t === 'number' && has.has('integer')));
+    if (kept.length === 0 || kept.length === schema.type.length)
+        return;
+    schema.type = kept.length === 1 ? kept[0] : kept;
+}
+/**
+ * `anyOf`/`oneOf` branches that each only list values (`{const: v}`, `{enum: [...]}`, or either
+ * with a `type` every listed value has) become one `enum` branch; when every branch is one, the
+ * union becomes the enum itself. A value any branch lists is accepted either way; under `oneOf`
+ * a value two branches list is refused, so such a union is left as written.
+ */
+function constantUnions(schema) {
+    for (const keyword of ['anyOf', 'oneOf']) {
+        const branches = schema[keyword];
+        if (!Array.isArray(branches) || branches.length < 2)
+            continue;
+        const lists = branches.filter(isValueList);
+        if (lists.length < 2)
+            continue;
+        if (keyword === 'oneOf' && sharesAValue(lists))
+            continue;
+        const values = lists.flatMap(listedValues);
+        // The type goes with the enum only when every branch declared it (zod 4's `{type, const}`,
+        // as zod 3 writes `{type, enum}`); untyped constants make an untyped enum.
+        const types = new Set(lists.map((branch) => (typeof branch.type === 'string' ? branch.type : undefined)));
+        const merged = nameRecord();
+        const [type] = types;
+        if (types.size === 1 && type !== undefined)
+            merged.type = type;
+        merged.enum = values;
+        const rest = branches.filter((branch) => !isValueList(branch));
+        const compatible = merged.type === undefined || !('type' in schema) || json_jsonEqual(schema.type, merged.type);
+        if (rest.length === 0 && !('enum' in schema) && !('const' in schema) && compatible) {
+            delete schema[keyword];
+            if (merged.type !== undefined)
+                schema.type = merged.type;
+            schema.enum = values;
+        }
+        else {
+            // A new node: in canonical order like every node the walker built.
+            schema[keyword] = sortByCanonical([...rest, inCanonicalOrder(tidySetKeywords(merged))]);
+        }
+    }
+}
+/** A branch that only lists values: `const` or `enum`, and at most a `type` each value has. */
+function isValueList(branch) {
+    if (!model_isJsonObject(branch))
+        return false;
+    if (('const' in branch) === Array.isArray(branch.enum))
+        return false;
+    const keys = Object.keys(branch);
+    if (keys.length === 1)
+        return true;
+    if (keys.length !== 2 || typeof branch.type !== 'string')
+        return false;
+    const type = branch.type;
+    return listedValues(branch).every((value) => {
+        const own = schema_jsonTypeOf(value);
+        return own === type || (type === 'number' && own === 'integer');
+    });
+}
+function listedValues(branch) {
+    return 'const' in branch ? [branch.const] : branch.enum;
+}
+/** Whether two of the lists hold the same value. */
+function sharesAValue(lists) {
+    const seen = new Set();
+    for (const list of lists) {
+        const own = new Set(listedValues(list).map((value) => json_canonicalJson(value)));
+        for (const value of own)
+            if (seen.has(value))
+                return true;
+        for (const value of own)
+            seen.add(value);
+    }
+    return false;
+}
+function schema_jsonTypeOf(value) {
+    if (value === null)
+        return 'null';
+    if (Array.isArray(value))
+        return 'array';
+    if (typeof value === 'number')
+        return Number.isInteger(value) ? 'integer' : 'number';
+    return typeof value;
+}
+/** Annotation keywords that may sit beside a `$ref` and be merged into the inlined target. */
+const ANNOTATION_KEYWORDS = new Set(['title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly']);
+function normalizeSchema(input) {
+    const problems = [];
+    if (typeof input === 'boolean')
+        return { schema: input ? {} : false, problems };
+    if (!model_isJsonObject(input)) {
+        problems.push(`schema is ${schema_describe(input)}, not a JSON Schema object`);
+        return { schema: {}, problems };
+    }
+    const dialect = typeof input.$schema === 'string' ? input.$schema : undefined;
+    const walker = new SchemaWalker(input, problems);
+    const schema = walker.normalizeRoot();
+    return dialect === undefined ? { schema, problems } : { schema, dialect, problems };
+}
+class SchemaWalker {
+    root;
+    problems;
+    /** Recursive targets found so far: output `$defs` name → JSON pointer in the input. */
+    recursive = new Map();
+    /** Each pointer is resolved once, however many `$ref`s name it. */
+    targets = new Map();
+    constructor(root, problems) {
+        this.root = root;
+        this.problems = problems;
+    }
+    normalizeRoot() {
+        const schema = this.node(this.root, ['#']);
+        if (this.recursive.size === 0 || !model_isJsonObject(schema))
+            return schema;
+        // Emit each recursive target once. Normalizing one may discover another, hence the loop.
+        const defs = nameRecord();
+        for (let done = 0; done < this.recursive.size;) {
+            const entries = [...this.recursive.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+            for (const [name, pointer] of entries) {
+                if (name in defs)
+                    continue;
+                const target = this.resolve(pointer);
+                defs[name] = this.node(target, [pointer]);
+            }
+            done = Object.keys(defs).length;
+        }
+        return inCanonicalOrder(Object.assign(nameRecord(), schema, { $defs: defs }));
+    }
+    /** `stack` holds the pointers being inlined on the way here, to detect recursion. */
+    node(value, stack) {
+        if (value === true)
+            return {};
+        if (value === false)
+            return false;
+        if (!model_isJsonObject(value)) {
+            this.problems.push(`a subschema is ${schema_describe(value)}, not a JSON Schema`);
+            return {};
+        }
+        if (typeof value.$ref === 'string' && value.$ref.startsWith('#'))
+            return this.reference(value, value.$ref, stack);
+        return this.keywords(value, stack);
+    }
+    reference(value, ref, stack) {
+        const pointer = canonicalPointer(ref);
+        const { $ref: _ref, ...siblings } = value;
+        let target;
+        if (stack.includes(pointer)) {
+            target = { $ref: this.placeholderFor(pointer) };
+        }
+        else {
+            const resolved = this.resolve(pointer);
+            if (resolved === undefined) {
+                this.problems.push(`$ref "${ref}" does not resolve inside the schema; kept as is`);
+                return this.keywords(value, stack);
+            }
+            target = this.node(resolved, [...stack, pointer]);
+        }
+        if (Object.keys(siblings).length === 0)
+            return target;
+        const rest = this.keywords(siblings, stack);
+        const onlyAnnotations = Object.keys(siblings).every((k) => ANNOTATION_KEYWORDS.has(k));
+        if (onlyAnnotations && model_isJsonObject(target) && model_isJsonObject(rest)) {
+            const merged = Object.assign(nameRecord(), target, rest);
+            if (typeof target.description === 'string' && typeof rest.description === 'string' && target.description !== rest.description) {
+                merged[DEFINITION_DESCRIPTION] = target.description;
+            }
+            return inCanonicalOrder(merged);
+        }
+        return this.keywords({ allOf: [target, rest] }, stack);
+    }
+    resolve(pointer) {
+        if (!this.targets.has(pointer))
+            this.targets.set(pointer, resolvePointer(this.root, pointer));
+        return this.targets.get(pointer);
+    }
+    placeholderFor(pointer) {
+        if (pointer === '#')
+            return '#';
+        const name = defName(pointer);
+        this.recursive.set(name, pointer);
+        return `#/$defs/${escapePointerToken(name)}`;
+    }
+    keywords(value, stack) {
+        // Null-prototype records throughout: a property (or keyword) named `__proto__` is data.
+        const out = nameRecord();
+        const input = upgradeDraftKeywords(value);
+        for (const key of Object.keys(input).sort()) {
+            const child = input[key];
+            const role = KEYWORD_ROLES.get(key);
+            if (role === 'dropped')
+                continue;
+            const noOp = NO_OP_VALUES.get(key);
+            if (noOp !== undefined && child === noOp)
+                continue;
+            if (role === 'schema map' && model_isJsonObject(child)) {
+                const names = Object.keys(child).sort();
+                if (names.length === 0)
+                    continue;
+                const map = nameRecord();
+                for (const name of names)
+                    map[name] = this.node(child[name], stack);
+                out[key] = map;
+            }
+            else if (role === 'schema') {
+                const sub = this.node(child, stack);
+                // `additionalProperties: {}`, `items: {}`… accept anything: the same as leaving them out.
+                if (ANYTHING_IS_NO_OP.has(key) && isEmptyObject(sub))
+                    continue;
+                out[key] = sub;
+            }
+            else if ((role === 'schema list' || role === 'unordered schema list') && Array.isArray(child)) {
+                const list = child.map((c) => this.node(c, stack));
+                out[key] = role === 'unordered schema list' ? sortByCanonical(list) : list;
+            }
+            else {
+                // Data the schema carries (`default`, `const`, `enum`, `examples`, extensions…).
+                out[key] = withSortedKeys(child);
+            }
+        }
+        return inCanonicalOrder(withConventions(out));
+    }
+}
+/**
+ * The record with its keys in canonical order. Nodes are built in that order; only a rewrite
+ * that adds a keyword (a convention, `$defs`, a merged `$ref`) can leave one out of place, and
+ * then this one node is re-keyed, its values kept.
+ */
+function inCanonicalOrder(record) {
+    if (hasSortedKeys(record))
+        return record;
+    const sorted = nameRecord();
+    for (const key of Object.keys(record).sort())
+        sorted[key] = record[key];
+    return sorted;
+}
+function isEmptyObject(value) {
+    if (!model_isJsonObject(value))
+        return false;
+    for (const _ in value)
+        return false;
+    return true;
+}
+/** Rewrite draft-04/06/07 and 2019-09 spellings into their 2020-12 equivalents. */
+function upgradeDraftKeywords(value) {
+    const current = !Array.isArray(value.items) &&
+        !('additionalItems' in value) &&
+        !('dependencies' in value) &&
+        typeof value.exclusiveMinimum !== 'boolean' &&
+        typeof value.exclusiveMaximum !== 'boolean';
+    if (current)
+        return value;
+    const out = { ...value };
+    if (Array.isArray(out.items)) {
+        out.prefixItems = out.items;
+        if ('additionalItems' in out)
+            out.items = out.additionalItems;
+        else
+            delete out.items;
+        delete out.additionalItems;
+    }
+    else {
+        // Without an array `items`, `additionalItems` has no effect.
+        delete out.additionalItems;
+    }
+    if (model_isJsonObject(out.dependencies)) {
+        const required = Object.assign(nameRecord(), model_isJsonObject(out.dependentRequired) ? out.dependentRequired : {});
+        const schemas = Object.assign(nameRecord(), model_isJsonObject(out.dependentSchemas) ? out.dependentSchemas : {});
+        for (const [name, dep] of Object.entries(out.dependencies)) {
+            if (Array.isArray(dep))
+                required[name] = dep;
+            else
+                schemas[name] = dep;
+        }
+        delete out.dependencies;
+        if (Object.keys(required).length > 0)
+            out.dependentRequired = required;
+        if (Object.keys(schemas).length > 0)
+            out.dependentSchemas = schemas;
+    }
+    for (const [exclusive, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']]) {
+        if (typeof out[exclusive] !== 'boolean')
+            continue;
+        if (out[exclusive] === true && typeof out[bound] === 'number') {
+            out[exclusive] = out[bound];
+            delete out[bound];
+        }
+        else {
+            delete out[exclusive];
+        }
+    }
+    return out;
+}
+/** Sort and de-duplicate the keywords whose values are sets. */
+function tidySetKeywords(out) {
+    if (Array.isArray(out.type)) {
+        const types = sortedStrings(out.type);
+        if (types.length === 1)
+            out.type = types[0];
+        else
+            out.type = types;
+    }
+    if (Array.isArray(out.required)) {
+        const required = sortedStrings(out.required);
+        if (required.length === 0)
+            delete out.required;
+        else
+            out.required = required;
+    }
+    if (Array.isArray(out.enum)) {
+        const values = dedupeByCanonical(out.enum);
+        if (values.length === 1 && !('const' in out)) {
+            out.const = values[0];
+            delete out.enum;
+        }
+        else {
+            out.enum = values;
+        }
+    }
+    if (model_isJsonObject(out.dependentRequired)) {
+        for (const [name, deps] of Object.entries(out.dependentRequired)) {
+            if (Array.isArray(deps))
+                out.dependentRequired[name] = [...new Set(deps)].sort();
+        }
+    }
+    return out;
+}
+/** The strings of a list, sorted, each once; a list that already is (most are) is kept, not copied. */
+function sortedStrings(values) {
+    let tidy = true;
+    for (let i = 0; tidy && i < values.length; i++)
+        tidy = typeof values[i] === 'string' && (i === 0 || values[i - 1] < values[i]);
+    return tidy ? values : [...new Set(values.filter((v) => typeof v === 'string'))].sort();
+}
+/** Normalized schemas sorted by their canonical JSON (which, being normalized, `JSON.stringify` writes). */
+function sortByCanonical(values) {
+    return values
+        .map((value) => ({ value, key: JSON.stringify(value) }))
+        .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+        .map((e) => e.value);
+}
+function dedupeByCanonical(values) {
+    const seen = new Map();
+    for (const value of values)
+        seen.set(json_canonicalJson(value), value);
+    return [...seen.keys()].sort().map((k) => seen.get(k));
+}
+/** `#/definitions/X` and `#/$defs/X` name the same thing across dialects. */
+function canonicalPointer(ref) {
+    const pointer = ref === '#' || ref === '#/' ? '#' : ref;
+    return pointer.replace(/^#\/definitions\//, '#/$defs/');
+}
+function defName(pointer) {
+    const tokens = pointer.slice(2).split('/').map(unescapePointerToken);
+    const start = tokens[0] === '$defs' && tokens.length > 1 ? 1 : 0;
+    return tokens.slice(start).join('.');
+}
+function resolvePointer(root, pointer) {
+    if (pointer === '#')
+        return root;
+    if (!pointer.startsWith('#/'))
+        return undefined;
+    let node = root;
+    const tokens = pointer.slice(2).split('/').map((t) => unescapePointerToken(decodeURIComponent(t)));
+    for (const [index, token] of tokens.entries()) {
+        // The input may spell the container either way; try both.
+        const candidates = index === 0 && token === '$defs' ? ['$defs', 'definitions'] : [token];
+        const next = candidates.map((c) => childOf(node, c)).find((c) => c !== undefined);
+        if (next === undefined)
+            return undefined;
+        node = next;
+    }
+    return node;
+}
+function childOf(node, token) {
+    if (Array.isArray(node))
+        return /^\d+$/.test(token) ? node[Number(token)] : undefined;
+    if (model_isJsonObject(node) && Object.hasOwn(node, token))
+        return node[token];
+    return undefined;
+}
+function unescapePointerToken(token) {
+    return token.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+function escapePointerToken(token) {
+    return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+function schema_describe(value) {
+    if (value === null)
+        return 'null';
+    if (Array.isArray(value))
+        return 'an array';
+    return `a ${typeof value}`;
+}
+
+;// CONCATENATED MODULE: ./lib/contract/normalize.js
+
+
+
+
+/**
+ * The defaults the MCP specification gives to tool annotations and execution hints. A server
+ * that leaves them out means exactly these values, so they are written out: omitting
+ * `destructiveHint` and sending `destructiveHint: true` are the same contract.
+ */
+const ANNOTATION_DEFAULTS = {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: true,
+};
+const EXECUTION_DEFAULTS = { taskSupport: 'forbidden' };
+/**
+ * Turn a raw capture into canonical contracts. Pure: same capture, same result. Each contract
+ * is built in canonical form (keys in canonical order, at every level), so its digest is the
+ * hash of its `JSON.stringify`, taken here once.
+ */
+function normalizeCapture(raw) {
+    return normalizeEntriesWith(raw, (kind, _key, item) => normalizeEntry(kind, item));
+}
+/**
+ * Normalize two captures to diff. An entry both define identically as sent (the first
+ * definition of a name on each side) is one entry shared by both results, normalized only when
+ * something reads it: normalization is pure, so it is the same contract on both sides, and the
+ * diff passes over an entry shared by both at once. Comparing two large dumps normalizes what
+ * changed, not what did not. The warnings are those of the entries normalized here (a shared
+ * entry's lint is not collected: use `normalizeCapture` for a capture's warnings).
+ */
+function normalize_normalizeDifferences(previous, current) {
+    const shared = {};
+    for (const kind of ENTRY_KINDS) {
+        const before = firstDefinitions(previous[kind], ENTRY_KEY[kind]);
+        shared[kind] = new Map();
+        for (const [key, item] of firstDefinitions(current[kind], ENTRY_KEY[kind])) {
+            const twin = before.get(key);
+            if (twin !== undefined && jsonEqual(twin, item))
+                shared[kind].set(key, normalizedOnDemand(kind, item));
+        }
+    }
+    const normalize = (kind, key, item) => {
+        const entry = shared[kind].get(key);
+        return entry === undefined ? normalizeEntry(kind, item) : { entry, lint: [] };
+    };
+    return [normalizeEntriesWith(previous, normalize), normalizeEntriesWith(current, normalize)];
+}
+/** An entry normalized the first time its contract (or dialects) is read. */
+function normalizedOnDemand(kind, item) {
+    let normalized;
+    const entry = () => (normalized ??= normalizeEntry(kind, item).entry);
+    return {
+        get contract() {
+            return entry().contract;
+        },
+        get dialects() {
+            return entry().dialects;
+        },
+    };
+}
+/** Each name's first definition (later ones are ignored, see `normalizeEntriesWith`). */
+function firstDefinitions(items, keyField) {
+    const first = new Map();
+    for (const item of items) {
+        const key = item[keyField];
+        if (typeof key === 'string' && key !== '' && !first.has(key))
+            first.set(key, item);
+    }
+    return first;
+}
+function normalizeEntry(kind, item) {
+    const lint = [];
+    const entry = NORMALIZERS[kind](item, (message) => lint.push(message));
+    // Built in canonical form (a fast-check property holds the normalizers to it): its digest is
+    // the hash of its plain JSON, and the lockfile writes it as it is.
+    markCanonical(entry.contract);
+    rememberDigest(entry.contract, sha256(JSON.stringify(entry.contract)));
+    return { entry, lint };
+}
+function normalizeEntriesWith(raw, normalize) {
+    const warnings = [];
+    const contracts = emptyContracts(raw.server.version === undefined ? { name: raw.server.name } : { name: raw.server.name, version: raw.server.version });
+    if (raw.capabilities !== undefined) {
+        contracts.serverContract = { capabilities: normalizeCapabilities(raw.capabilities) };
+        if (raw.instructions !== undefined && raw.instructions !== '')
+            contracts.serverContract.instructions = raw.instructions;
+    }
+    if (raw.clientCapabilities !== undefined)
+        contracts.clientCapabilities = [...new Set(raw.clientCapabilities)].sort();
+    for (const kind of report_ENTRY_KINDS) {
+        const keyField = model_ENTRY_KEY[kind];
+        for (const [index, item] of raw[kind].entries()) {
+            const key = item[keyField];
+            if (typeof key !== 'string' || key === '') {
+                warnings.push({ entry: `${kind}[${index}]`, message: `has no "${keyField}"; skipped` });
+                continue;
+            }
+            const label = `${model_ENTRY_NOUN[kind]} "${key}"`;
+            if (Object.hasOwn(contracts[kind], key)) {
+                warnings.push({ entry: label, message: `is listed twice; the first definition is kept` });
+                continue;
+            }
+            const { entry, lint } = normalize(kind, key, item);
+            for (const message of lint)
+                warnings.push({ entry: label, message });
+            contracts[kind][key] = entry;
+        }
+    }
+    return { contracts, warnings };
+}
+const NORMALIZERS = {
+    tools: normalizeTool,
+    prompts: normalizePrompt,
+    resources: (item) => ({ contract: withSortedKeys(item) }),
+    resourceTemplates: (item) => ({ contract: withSortedKeys(item) }),
+};
+/**
+ * `item` in canonical form: its fields in canonical order, each value canonical; `normalized`
+ * replaces (or adds) fields with values that already are.
+ */
+function canonicalEntry(item, normalized) {
+    const contract = nameRecord();
+    for (const key of [...new Set([...Object.keys(item), ...Object.keys(normalized)])].sort()) {
+        contract[key] = (Object.hasOwn(normalized, key) ? normalized[key] : withSortedKeys(item[key]));
+    }
+    return contract;
+}
+function normalizeTool(tool, lint = () => { }) {
+    const normalized = {};
+    const dialects = {};
+    if (tool.inputSchema === undefined)
+        lint('has no inputSchema; treated as accepting any arguments');
+    const input = normalizeSchema(tool.inputSchema ?? {});
+    normalized.inputSchema = input.schema;
+    if (input.dialect !== undefined)
+        dialects.inputSchema = input.dialect;
+    for (const problem of input.problems)
+        lint(`inputSchema: ${problem}`);
+    if (tool.inputSchema !== undefined && !(model_isJsonObject(input.schema) && input.schema.type === 'object')) {
+        lint('inputSchema does not declare "type": "object" as MCP requires; compiled as sent');
+    }
+    if (tool.outputSchema !== undefined) {
+        const output = normalizeSchema(tool.outputSchema);
+        normalized.outputSchema = output.schema;
+        if (output.dialect !== undefined)
+            dialects.outputSchema = output.dialect;
+        for (const problem of output.problems)
+            lint(`outputSchema: ${problem}`);
+    }
+    normalized.annotations = withSortedKeys({ ...ANNOTATION_DEFAULTS, ...(model_isJsonObject(tool.annotations) ? tool.annotations : {}) });
+    normalized.execution = withSortedKeys({ ...EXECUTION_DEFAULTS, ...(model_isJsonObject(tool.execution) ? tool.execution : {}) });
+    const contract = canonicalEntry(tool, normalized);
+    return Object.keys(dialects).length > 0 ? { contract, dialects } : { contract };
+}
+/**
+ * Declared capabilities with their notation removed: a flag set to `false` means what leaving it
+ * out means (`listChanged: false` ≡ no `listChanged`). Nesting is bounded: capabilities are a
+ * couple of levels deep, and a server must not make us recurse without end.
+ */
+function normalizeCapabilities(capabilities, depth = 0) {
+    const out = nameRecord();
+    for (const key of Object.keys(capabilities).sort()) {
+        const value = capabilities[key];
+        if (value === false || value === null)
+            continue;
+        out[key] = model_isJsonObject(value) && depth < 4 ? normalizeCapabilities(value, depth + 1) : value;
+    }
+    return out;
+}
+function normalizePrompt(prompt, lint) {
+    const normalized = {};
+    if (Array.isArray(prompt.arguments)) {
+        // Prompt arguments are passed by name: their order is notation. `required` defaults to false.
+        const args = prompt.arguments.filter((a) => {
+            const ok = model_isJsonObject(a) && typeof a.name === 'string';
+            if (!ok)
+                lint('has an argument without a name; skipped');
+            return ok;
+        });
+        normalized.arguments = args
+            .map((arg) => withSortedKeys({ ...arg, required: arg.required === true }))
+            .sort((a, b) => (a.name < b.name ? -1 : 1));
+    }
+    return { contract: canonicalEntry(prompt, normalized) };
+}
+
+;// CONCATENATED MODULE: ./lib/compile/channel.js
+function newEvidence(transport, target) {
+    return { transport, target, startedAt: Date.now(), stderrTail: [], strayStdout: [], spokeJsonRpc: false };
+}
+/** The server answered with a JSON-RPC error. */
+class RpcError extends Error {
+    method;
+    code;
+    data;
+    name = 'RpcError';
+    constructor(method, code, message, data) {
+        super(`${method} failed: ${message} (JSON-RPC error ${code})`);
+        this.method = method;
+        this.code = code;
+        this.data = data;
+    }
+}
+/** The channel itself failed: no answer could be had. `evidence` says what was seen. */
+class ChannelError extends Error {
+    failure;
+    method;
+    name = 'ChannelError';
+    constructor(failure, message, method) {
+        super(message);
+        this.failure = failure;
+        this.method = method;
+    }
+}
+const JSONRPC_METHOD_NOT_FOUND = -32601;
+/**
+ * The largest JSON-RPC message we read, on a stdout line, in an HTTP body or in one SSE event:
+ * 64 MiB. The largest legitimate message is a tools/list page, and `MAX_ENTRIES` (10,000)
+ * tools of 6 KB each (six times the average of real servers' tools, schemas included: about
+ * 0.6 KB for server-everything, 1 KB for server-filesystem) is 60 MB. Past it the server is
+ * flooding, not answering, and memory must not follow it.
+ */
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+/** Evidence keeps this much of a line: enough to quote an error, never a flood. */
+const EVIDENCE_LINE_CHARS = 500;
+/** Keep only the last `max` items of a list that grows, each cut to `EVIDENCE_LINE_CHARS`. */
+function pushBounded(list, line, max) {
+    list.push(line.length > EVIDENCE_LINE_CHARS ? `${line.slice(0, EVIDENCE_LINE_CHARS)}…` : line);
+    if (list.length > max)
+        list.splice(0, list.length - max);
+}
+/**
+ * Where a server's log line says it listens, as an address we can connect to: a URL or a port
+ * after a listening verb ("listening on http://127.0.0.1:4123/mcp", "Uvicorn running on
+ * http://127.0.0.1:8000", "started on port 8080"). The verb is required: other URLs in a log
+ * (a database it connects to, an API it calls, its docs) are not where it listens. A wildcard
+ * host becomes loopback, and a bare origin gets MCP's usual path, /mcp.
+ */
+function announcedListenUrl(line) {
+    if (!LISTEN_VERB.test(line))
+        return undefined;
+    for (const match of line.matchAll(/\bhttps?:\/\/[^\s'"<>]+/gi)) {
+        let url;
+        try {
+            url = new URL(match[0].replace(/[.,;)\]]+$/, ''));
+        }
+        catch {
+            continue;
+        }
+        if (url.hostname === '0.0.0.0')
+            url.hostname = '127.0.0.1';
+        if (url.hostname === '[::]')
+            url.hostname = '[::1]';
+        if (url.pathname === '/')
+            url.pathname = '/mcp';
+        return url.href;
+    }
+    const port = /\bport\s*:?\s*(\d{2,5})\b/i.exec(line);
+    return port ? `http://127.0.0.1:${port[1]}/mcp` : undefined;
+}
+const LISTEN_VERB = /\b(?:listening|listens|running|started|starting|serving|available|ready|bound)\b/i;
+/** Record a line the server logged (stderr, or stdout that is not protocol) in the evidence. */
+function noteLogLine(evidence, list, line, max) {
+    pushBounded(list, line, max);
+    evidence.announcedUrl ??= announcedListenUrl(line.slice(0, EVIDENCE_LINE_CHARS * 4));
+}
+
+// EXTERNAL MODULE: external "node:net"
+var external_node_net_ = __nccwpck_require__(7030);
+;// CONCATENATED MODULE: ./node_modules/eventsource-parser/dist/index.js
+class ParseError extends Error {
+  constructor(message, options) {
+    super(message), this.name = "ParseError", this.type = options.type, this.field = options.field, this.value = options.value, this.line = options.line;
+  }
+}
+const LF = 10, CR = 13, SPACE = 32;
+function dist_noop(_arg) {
+}
+function createParser(config) {
+  if (typeof config == "function")
+    throw new TypeError(
+      "`config` must be an object, got a function instead. Did you mean `createParser({onEvent: fn})`?"
+    );
+  const { onEvent = dist_noop, onError = dist_noop, onRetry = dist_noop, onComment, maxBufferSize } = config, pendingFragments = [];
+  let pendingFragmentsLength = 0, isFirstChunk = !0, id, data = "", dataLines = 0, eventType, terminated = !1;
+  function feed(chunk) {
+    if (terminated)
+      throw new Error(
+        "Cannot feed parser: it was terminated after exceeding the configured max buffer size. Call `reset()` to resume parsing."
+      );
+    if (isFirstChunk && (isFirstChunk = !1, chunk.charCodeAt(0) === 239 && chunk.charCodeAt(1) === 187 && chunk.charCodeAt(2) === 191 && (chunk = chunk.slice(3))), pendingFragments.length === 0) {
+      const trailing2 = processLines(chunk);
+      trailing2 !== "" && (pendingFragments.push(trailing2), pendingFragmentsLength = trailing2.length), checkBufferSize();
+      return;
+    }
+    if (chunk.indexOf(`
+`) === -1 && chunk.indexOf("\r") === -1) {
+      pendingFragments.push(chunk), pendingFragmentsLength += chunk.length, checkBufferSize();
+      return;
+    }
+    pendingFragments.push(chunk);
+    const input = pendingFragments.join("");
+    pendingFragments.length = 0, pendingFragmentsLength = 0;
+    const trailing = processLines(input);
+    trailing !== "" && (pendingFragments.push(trailing), pendingFragmentsLength = trailing.length), checkBufferSize();
+  }
+  function checkBufferSize() {
+    maxBufferSize !== void 0 && (pendingFragmentsLength + data.length <= maxBufferSize || (terminated = !0, pendingFragments.length = 0, pendingFragmentsLength = 0, id = void 0, data = "", dataLines = 0, eventType = void 0, onError(
+      new ParseError(`Buffered data exceeded max buffer size of ${maxBufferSize} characters`, {
+        type: "max-buffer-size-exceeded"
+      })
+    )));
+  }
+  function processLines(chunk) {
+    let searchIndex = 0;
+    if (chunk.indexOf("\r") === -1) {
+      let lfIndex = chunk.indexOf(`
+`, searchIndex);
+      for (; lfIndex !== -1; ) {
+        if (searchIndex === lfIndex) {
+          dataLines > 0 && onEvent({ id, event: eventType, data }), id = void 0, data = "", dataLines = 0, eventType = void 0, searchIndex = lfIndex + 1, lfIndex = chunk.indexOf(`
+`, searchIndex);
+          continue;
+        }
+        const firstCharCode = chunk.charCodeAt(searchIndex);
+        if (isDataPrefix(chunk, searchIndex, firstCharCode)) {
+          const valueStart = chunk.charCodeAt(searchIndex + 5) === SPACE ? searchIndex + 6 : searchIndex + 5, value = chunk.slice(valueStart, lfIndex);
+          if (dataLines === 0 && chunk.charCodeAt(lfIndex + 1) === LF) {
+            onEvent({ id, event: eventType, data: value }), id = void 0, data = "", eventType = void 0, searchIndex = lfIndex + 2, lfIndex = chunk.indexOf(`
+`, searchIndex);
+            continue;
+          }
+          data = dataLines === 0 ? value : `${data}
+${value}`, dataLines++;
+        } else isEventPrefix(chunk, searchIndex, firstCharCode) ? eventType = chunk.slice(
+          chunk.charCodeAt(searchIndex + 6) === SPACE ? searchIndex + 7 : searchIndex + 6,
+          lfIndex
+        ) || void 0 : parseLine(chunk, searchIndex, lfIndex);
+        searchIndex = lfIndex + 1, lfIndex = chunk.indexOf(`
+`, searchIndex);
+      }
+      return chunk.slice(searchIndex);
+    }
+    for (; searchIndex < chunk.length; ) {
+      const crIndex = chunk.indexOf("\r", searchIndex), lfIndex = chunk.indexOf(`
+`, searchIndex);
+      let lineEnd = -1;
+      if (crIndex !== -1 && lfIndex !== -1 ? lineEnd = crIndex < lfIndex ? crIndex : lfIndex : crIndex !== -1 ? crIndex === chunk.length - 1 ? lineEnd = -1 : lineEnd = crIndex : lfIndex !== -1 && (lineEnd = lfIndex), lineEnd === -1)
+        break;
+      parseLine(chunk, searchIndex, lineEnd), searchIndex = lineEnd + 1, chunk.charCodeAt(searchIndex - 1) === CR && chunk.charCodeAt(searchIndex) === LF && searchIndex++;
+    }
+    return chunk.slice(searchIndex);
+  }
+  function parseLine(chunk, start, end) {
+    if (start === end) {
+      dispatchEvent();
+      return;
+    }
+    const firstCharCode = chunk.charCodeAt(start);
+    if (isDataPrefix(chunk, start, firstCharCode)) {
+      const valueStart = chunk.charCodeAt(start + 5) === SPACE ? start + 6 : start + 5, value2 = chunk.slice(valueStart, end);
+      data = dataLines === 0 ? value2 : `${data}
+${value2}`, dataLines++;
+      return;
+    }
+    if (isEventPrefix(chunk, start, firstCharCode)) {
+      eventType = chunk.slice(chunk.charCodeAt(start + 6) === SPACE ? start + 7 : start + 6, end) || void 0;
+      return;
+    }
+    if (firstCharCode === 105 && chunk.charCodeAt(start + 1) === 100 && chunk.charCodeAt(start + 2) === 58) {
+      const value2 = chunk.slice(chunk.charCodeAt(start + 3) === SPACE ? start + 4 : start + 3, end);
+      value2.includes("\0") || (id = value2);
+      return;
+    }
+    if (firstCharCode === 58) {
+      if (onComment) {
+        const line2 = chunk.slice(start, end);
+        onComment(line2.slice(chunk.charCodeAt(start + 1) === SPACE ? 2 : 1));
+      }
+      return;
+    }
+    const line = chunk.slice(start, end), fieldSeparatorIndex = line.indexOf(":");
+    if (fieldSeparatorIndex === -1) {
+      processField(line, "", line);
+      return;
+    }
+    const field = line.slice(0, fieldSeparatorIndex), offset = line.charCodeAt(fieldSeparatorIndex + 1) === SPACE ? 2 : 1, value = line.slice(fieldSeparatorIndex + offset);
+    processField(field, value, line);
+  }
+  function processField(field, value, line) {
+    switch (field) {
+      case "event":
+        eventType = value || void 0;
+        break;
+      case "data":
+        data = dataLines === 0 ? value : `${data}
+${value}`, dataLines++;
+        break;
+      case "id":
+        value.includes("\0") || (id = value);
+        break;
+      case "retry":
+        /^\d+$/.test(value) ? onRetry(parseInt(value, 10)) : onError(
+          new ParseError(`Invalid \`retry\` value: "${value}"`, {
+            type: "invalid-retry",
+            value,
+            line
+          })
+        );
+        break;
+      default:
+        onError(
+          new ParseError(
+            `Unknown field "${field.length > 20 ? `${field.slice(0, 20)}\u2026` : field}"`,
+            { type: "unknown-field", field, value, line }
+          )
+        );
+        break;
+    }
+  }
+  function dispatchEvent() {
+    dataLines > 0 && onEvent({
+      id,
+      event: eventType,
+      data
+    }), id = void 0, data = "", dataLines = 0, eventType = void 0;
+  }
+  function reset(options = {}) {
+    if (options.consume && pendingFragments.length > 0) {
+      const incompleteLine = pendingFragments.join("");
+      parseLine(incompleteLine, 0, incompleteLine.length);
+    }
+    isFirstChunk = !0, id = void 0, data = "", dataLines = 0, eventType = void 0, pendingFragments.length = 0, pendingFragmentsLength = 0, terminated = !1;
+  }
+  return { feed, reset };
+}
+function isDataPrefix(chunk, i, firstCharCode) {
+  return firstCharCode === 100 && chunk.charCodeAt(i + 1) === 97 && chunk.charCodeAt(i + 2) === 116 && chunk.charCodeAt(i + 3) === 97 && chunk.charCodeAt(i + 4) === 58;
+}
+function isEventPrefix(chunk, i, firstCharCode) {
+  return firstCharCode === 101 && chunk.charCodeAt(i + 1) === 118 && chunk.charCodeAt(i + 2) === 101 && chunk.charCodeAt(i + 3) === 110 && chunk.charCodeAt(i + 4) === 116 && chunk.charCodeAt(i + 5) === 58;
+}
+
+//# sourceMappingURL=index.js.map
+
+;// CONCATENATED MODULE: ./lib/compile/env.js
+/**
+ * The environment a server we start gets. The server is the code under review: under the
+ * Action it comes from the pull request, so it must not see what the runner keeps for the job
+ * (the token, the runtime and OIDC credentials, the files that set outputs and later steps'
+ * environment). Two modes:
+ *
+ * - isolated (`--isolate-env`; the Action, always): only the variables of `ISOLATED_ENV` a
+ *   runtime needs to start, plus exactly what the user names: `env` values and `passEnv` names;
+ * - inherit (the CLI's default: a developer's own shell): our whole environment except the
+ *   runner's internals (`RUNNER_INTERNALS`) and the GitHub tokens (`WITHHELD_UNLESS_NAMED`).
+ *
+ * In both, `env` values are set as given and a `passEnv` name passes that variable, except a
+ * runner internal, which is never passed (naming one is refused when the config or flags are read).
+ * Names compare case-insensitively: Windows and npm's `npm_config_*` do.
+ */
+/**
+ * What a server gets in isolated mode, with why it needs it. Nothing here is a credential by
+ * nature; variables that may embed one (package index URLs, auth tokens) are left for the
+ * user to name.
+ */
+const ISOLATED_ENV = [
+    ['PATH', 'finds the interpreter or binary the command names (node, python, uvx, npx, docker)'],
+    ['HOME', 'package managers and runtimes keep their caches and config under it (npm, pip, uv, cargo)'],
+    ['USER', 'some runtimes look the user up from it (Python getpass, os.userInfo fallbacks)'],
+    ['LOGNAME', 'the same, on systems that set LOGNAME instead of USER'],
+    ['SHELL', 'npx and npm run-script start commands through it'],
+    ['LANG', 'the text encoding of stdin/stdout (Python picks UTF-8 from it)'],
+    ['LANGUAGE', 'the same, for gettext'],
+    ['LC_*', 'the locale categories, for the same reason as LANG'],
+    ['TZ', 'the time zone: dates a server puts in its descriptions'],
+    ['TMPDIR', 'scratch files (POSIX)'],
+    ['TMP', 'scratch files (Windows, some tools on POSIX)'],
+    ['TEMP', 'scratch files (Windows)'],
+    ['XDG_CONFIG_HOME', 'where tools read their config when it is not under HOME'],
+    ['XDG_CACHE_HOME', 'where tools keep caches (uv, pip) when not under HOME'],
+    ['XDG_DATA_HOME', 'where tools keep installed data (uv-managed Pythons)'],
+    ['XDG_RUNTIME_DIR', 'per-user runtime sockets some runtimes expect'],
+    ['CI', 'tells tools the run is unattended (no prompts, no spinners)'],
+    ['NO_COLOR', 'keeps colour codes out of the stderr we quote in diagnoses'],
+    ['RUNNER_OS', 'the runner platform, for servers that branch on it'],
+    ['RUNNER_ARCH', 'the runner architecture, likewise'],
+    ['RUNNER_TEMP', 'the runner scratch directory, cleaned after the job'],
+    ['HTTP_PROXY', 'the network route of the runner, for servers that download at start (npx, uvx); dropped when it embeds credentials'],
+    ['HTTPS_PROXY', 'likewise'],
+    ['ALL_PROXY', 'likewise'],
+    ['NO_PROXY', 'the hosts that bypass the proxy'],
+    ['SSL_CERT_FILE', 'a corporate CA bundle (OpenSSL, Python)'],
+    ['SSL_CERT_DIR', 'likewise, as a directory'],
+    ['REQUESTS_CA_BUNDLE', 'a corporate CA bundle (Python requests)'],
+    ['CURL_CA_BUNDLE', 'a corporate CA bundle (curl, httpx)'],
+    ['NODE_EXTRA_CA_CERTS', 'a corporate CA bundle (Node)'],
+    ['NODE_OPTIONS', 'Node flags the job set (memory limits, loaders the build needs)'],
+    ['NODE_PATH', 'extra module directories some installs rely on'],
+    ['NPM_CONFIG_CACHE', 'where npx keeps downloaded packages'],
+    ['NPM_CONFIG_USERCONFIG', 'the .npmrc setup-node writes (its token stays in NODE_AUTH_TOKEN, not passed)'],
+    ['NPM_CONFIG_REGISTRY', 'the registry npx downloads from'],
+    ['NPM_CONFIG_PREFIX', 'where global packages and their binaries live'],
+    ['VIRTUAL_ENV', 'the active Python virtual environment'],
+    ['PYTHON*', 'Python interpreter settings (PYTHONPATH, PYTHONHOME, PYTHONUNBUFFERED, PYTHONIOENCODING…)'],
+    ['CONDA_PREFIX', 'the active conda environment'],
+    ['CONDA_DEFAULT_ENV', 'likewise, by name'],
+    ['PYENV_ROOT', 'where pyenv keeps its Pythons'],
+    ['PYENV_VERSION', 'the Python pyenv selects'],
+    ['UV_CACHE_DIR', 'where uv/uvx keep packages (setup-uv sets it)'],
+    ['UV_TOOL_DIR', 'where uv keeps installed tools'],
+    ['UV_PYTHON', 'the Python uv runs with'],
+    ['UV_PYTHON_INSTALL_DIR', 'where uv keeps the Pythons it installs'],
+    ['PIPX_HOME', 'where pipx keeps its environments'],
+    ['PIPX_BIN_DIR', 'where pipx puts its binaries'],
+    ['JAVA_HOME', 'the JDK a Java server starts with'],
+    ['MAVEN_HOME', 'Maven, for servers started through mvn'],
+    ['M2_HOME', 'likewise, older name'],
+    ['GRADLE_USER_HOME', 'Gradle caches, for servers started through gradle'],
+    ['GOPATH', 'Go workspace and module cache (go run)'],
+    ['GOROOT', 'the Go toolchain'],
+    ['GOCACHE', 'the Go build cache'],
+    ['GOMODCACHE', 'the Go module cache'],
+    ['GOFLAGS', 'default go command flags the job set'],
+    ['GOPROXY', 'where go downloads modules'],
+    ['GOTOOLCHAIN', 'which Go toolchain go selects'],
+    ['CARGO_HOME', 'cargo binaries and registry cache (cargo run)'],
+    ['RUSTUP_HOME', 'rustup toolchains'],
+    ['RUSTUP_TOOLCHAIN', 'the toolchain rustup selects'],
+    ['DOTNET_ROOT', 'the .NET runtime'],
+    ['NUGET_PACKAGES', 'the NuGet package cache'],
+    ['GEM_HOME', 'Ruby gems'],
+    ['GEM_PATH', 'likewise'],
+    ['DENO_DIR', 'Deno caches'],
+    ['BUN_INSTALL', 'Bun installation'],
+    ['LD_LIBRARY_PATH', 'shared libraries of toolchains installed outside system paths (conda, custom builds)'],
+    ['SYSTEMROOT', 'Windows: Node and Python cannot start without it'],
+    ['WINDIR', 'Windows: the same directory, older name'],
+    ['COMSPEC', 'Windows: the shell npx and .cmd wrappers run through'],
+    ['PATHEXT', 'Windows: which extensions PATH lookups try (.cmd for npx)'],
+    ['SYSTEMDRIVE', 'Windows: system paths'],
+    ['USERPROFILE', 'Windows: the home directory'],
+    ['HOMEDRIVE', 'Windows: the home drive'],
+    ['HOMEPATH', 'Windows: the home path'],
+    ['APPDATA', 'Windows: npm and pip config and caches'],
+    ['LOCALAPPDATA', 'Windows: caches (npm, uv)'],
+    ['PROGRAMDATA', 'Windows: machine-wide tool data'],
+    ['PROGRAMFILES', 'Windows: installed runtimes'],
+    ['PROGRAMFILES(X86)', 'Windows: installed 32-bit runtimes'],
+    ['NUMBER_OF_PROCESSORS', 'Windows: runtimes size thread pools from it'],
+    ['PROCESSOR_ARCHITECTURE', 'Windows: the architecture runtimes load binaries for'],
+];
+/**
+ * Never given to a server, whatever the mode or the names the user passes: the runner's
+ * internals, which no server needs and which the job's security rests on.
+ */
+const RUNNER_INTERNALS = [
+    ['INPUT_*', "the Action's inputs: its github-token and the secret values of headers among them"],
+    ['ACTIONS_*', "the job's runtime token, OIDC token request URL and token, cache and results service URLs"],
+    ['GITHUB_OUTPUT', 'a file whose lines set step outputs'],
+    ['GITHUB_ENV', "a file whose lines set later steps' environment"],
+    ['GITHUB_STATE', "a file whose lines set the Action's post-step state"],
+    ['GITHUB_STEP_SUMMARY', "a file that becomes the job's summary"],
+    ['GITHUB_PATH', "a file whose lines prepend to later steps' PATH"],
+];
+/**
+ * Withheld in both modes unless named with `passEnv`: the tokens GitHub tooling reads. A
+ * developer's shell or a workflow step often exports one for other tools; a server that
+ * really needs it gets it by name, so no token reaches PR code by accident.
+ */
+const WITHHELD_UNLESS_NAMED = ['GITHUB_TOKEN', 'GH_TOKEN'];
+/** The environment of a server started from `parent` (normally `process.env`). */
+function serverEnvironment(parent, request) {
+    if (request.launcher)
+        return { ...Object.fromEntries(Object.entries(parent).filter(([, v]) => v !== undefined)), ...request.env };
+    const named = new Set((request.passEnv ?? []).map((name) => name.toUpperCase()));
+    const out = {};
+    for (const [name, value] of Object.entries(parent)) {
+        if (value === undefined || matchesAny(name, RUNNER_INTERNALS.map(([pattern]) => pattern)))
+            continue;
+        const passes = named.has(name.toUpperCase()) || (request.isolateEnv ? isolatedAllows(name, value) : !matchesAny(name, WITHHELD_UNLESS_NAMED));
+        if (passes)
+            out[name] = value;
+    }
+    return { ...out, ...request.env };
+}
+/** Why `name` cannot be passed to a server, or undefined when it can. */
+function passEnvProblem(name) {
+    if (!/^[A-Za-z_][\w.()-]*$/.test(name))
+        return `"${name}" is not an environment variable name`;
+    const internal = RUNNER_INTERNALS.find(([pattern]) => matches(name, pattern));
+    if (internal)
+        return `${name} is never passed to a server: ${internal[1]}`;
+    return undefined;
+}
+/** Whether a variable of our environment was withheld from a server started with `request`. */
+function withheldFrom(request, name, parent = process.env) {
+    return parent[name] !== undefined && request.env?.[name] === undefined && serverEnvironment(parent, request)[name] === undefined;
+}
+function isolatedAllows(name, value) {
+    if (!matchesAny(name, ISOLATED_ENV.map(([pattern]) => pattern)))
+        return false;
+    // A proxy URL with a user and password is a credential: pass it only by name.
+    return !(/_PROXY$/i.test(name) && /:\/\/[^/@]*@/.test(value));
+}
+function matchesAny(name, patterns) {
+    return patterns.some((pattern) => matches(name, pattern));
+}
+function matches(name, pattern) {
+    const upper = name.toUpperCase();
+    return pattern.endsWith('*') ? upper.startsWith(pattern.slice(0, -1)) : upper === pattern;
+}
+
+;// CONCATENATED MODULE: ./lib/compile/process.js
+
+
+
+
+
+/** The stderr tail kept for diagnosis: the last lines carry the error, a flood is dropped. */
+const STDERR_LINES = 40;
+/** Stdout lines that were not protocol (a banner, logs on the wrong stream): a few show the pattern. */
+const STRAY_STDOUT_LINES = 20;
+/** Of a log line, evidence keeps `EVIDENCE_LINE_CHARS` characters: at most 4 UTF-8 bytes each. */
+const LOG_LINE_BYTES = EVIDENCE_LINE_CHARS * 4;
+/** How long a server gets to exit after SIGTERM before it is killed. */
+const GRACE_MS = 1500;
+/**
+ * Every server process gets this variable, with a value of its own. Its descendants inherit it
+ * even when they start their own session (setsid, `detached`) and leave the process group, or
+ * are re-parented when their parent dies; on Linux, /proc/PID/environ shows it, so stopping a
+ * server finds and kills its whole tree. Elsewhere, the process group is what we can reach.
+ */
+const SERVER_MARKER_NAME = 'MCP_CONTRACT_GUARD_SERVER';
+/**
+ * A tree sweep repeats while it finds marked processes: one forking while we kill it leaves
+ * children the next round finds. Each round kills a generation; real servers have two or three.
+ */
+const MAX_SWEEP_ROUNDS = 10;
+/** Every server whose tree may still be running, so none outlives us, even on SIGINT/SIGTERM. */
+const live = new Set();
+process.once('exit', () => {
+    for (const server of live)
+        server.killTree();
+});
+/**
+ * A server started for one capture attempt. Records what a diagnosis needs into `evidence`
+ * (spawn error, exit code or signal, the stderr tail, where its log says it listens) without
+ * holding more than a bounded amount of its output, and stops its whole process tree on
+ * `stop()`, so wrappers like npx or sh, and daemons it starts, never outlive the attempt.
+ */
+class ServerProcess {
+    evidence;
+    child;
+    marker = (0,external_node_crypto_.randomUUID)();
+    /** Resolves when the process has exited (or could not start). */
+    exited;
+    /** Resolves when, in addition, its output is drained: the evidence is complete. */
+    gone;
+    stopping = false;
+    stdout;
+    stderr;
+    constructor(options, evidence) {
+        this.evidence = evidence;
+        const [program, ...args] = options.command;
+        const env = { ...serverEnvironment(process.env, options), [SERVER_MARKER_NAME]: this.marker };
+        // detached: the server leads its own process group, so stop() reaches its children too.
+        this.child = (0,external_node_child_process_namespaceObject.spawn)(program, args, {
+            cwd: options.cwd,
+            env,
+            stdio: [options.stdin, 'pipe', options.relay ? 'inherit' : 'pipe'],
+            detached: process.platform !== 'win32',
+            windowsHide: true,
+        });
+        live.add(this);
+        evidence.pid = this.child.pid;
+        const onMessage = options.onStdoutLine;
+        const oversized = `the server wrote more than ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB on one stdout line (a flood, not a message); capture stopped`;
+        this.stdout = onMessage
+            ? new LineSplitter(MAX_MESSAGE_BYTES, (line) => {
+                if (line.trim() !== '')
+                    onMessage(line);
+            }, () => options.onOversizedLine?.(oversized))
+            : new LineSplitter(LOG_LINE_BYTES, (line) => this.log(evidence.strayStdout, STRAY_STDOUT_LINES, line));
+        this.stderr = new LineSplitter(LOG_LINE_BYTES, (line) => this.log(evidence.stderrTail, STDERR_LINES, line));
+        this.gone = new Promise((resolve) => {
+            this.child.once('error', (error) => {
+                evidence.spawnErrorCode = error.code ?? 'UNKNOWN';
+                live.delete(this);
+                options.onGone?.(`could not be started: ${error.message}`);
+                resolve();
+            });
+            // 'close' comes after stdout and stderr are drained: the stderr tail is complete.
+            this.child.once('close', (code, signal) => {
+                this.stderr.end();
+                this.stdout.end();
+                options.onGone?.(signal ? `was killed by ${signal}` : `exited with code ${code}`);
+                resolve();
+            });
+        });
+        this.exited = Promise.race([new Promise((resolve) => this.child.once('exit', () => resolve())), this.gone]);
+        this.child.once('exit', (code, signal) => {
+            // Our own stop() is not the server's doing: it must not read as a crash.
+            if (this.stopping)
+                return;
+            evidence.exitCode = code;
+            evidence.signal = signal;
+        });
+        if (!options.relay) {
+            this.child.stdout?.on('data', (chunk) => this.stdout.push(chunk));
+            this.child.stderr?.on('data', (chunk) => this.stderr.push(chunk));
+        }
+        // A server that exits early closes its stdin; the EPIPE that follows says less than its exit.
+        this.child.stdin?.on('error', () => { });
+    }
+    get running() {
+        return this.child.exitCode === null && this.child.signalCode === null && this.evidence.spawnErrorCode === undefined;
+    }
+    /** The server's stdin and stdout, for a caller that relays them (`relay`). */
+    get streams() {
+        return { stdin: this.child.stdin, stdout: this.child.stdout };
+    }
+    write(text) {
+        this.child.stdin?.write(text);
+    }
+    /** Stop the server and everything it started. Never throws; safe to call twice. */
+    async stop() {
+        this.stopping = true;
+        if (this.running) {
+            this.child.stdin?.end();
+            this.signalTree('SIGTERM');
+            await within(this.exited, GRACE_MS);
+        }
+        // What is left (the server past its grace, children in its group or in sessions of their own) is killed.
+        this.killTree();
+        // Output drains once the tree is gone; a descendant we cannot reach (no /proc) may hold the
+        // pipes open: then let go of our ends, so they do not keep this process alive.
+        await within(this.gone, GRACE_MS);
+        this.child.stdout?.destroy();
+        this.child.stderr?.destroy();
+        live.delete(this);
+    }
+    /** SIGKILL the whole tree, synchronously (it also runs in the 'exit' hook). */
+    killTree() {
+        if (this.evidence.spawnErrorCode !== undefined)
+            return;
+        killGroup(this.child, 'SIGKILL');
+        for (let round = 0; round < MAX_SWEEP_ROUNDS && signalMarked(this.marker, 'SIGKILL') > 0; round++)
+            ;
+    }
+    signalTree(signal) {
+        killGroup(this.child, signal);
+        signalMarked(this.marker, signal);
+    }
+    log(list, max, line) {
+        if (line.trim() !== '')
+            noteLogLine(this.evidence, list, line, max);
+    }
+}
+/**
+ * Splits a byte stream into lines, holding at most `limit` bytes of the line in progress: a
+ * longer line is cut there (its end is dropped) and `onTooLong` is told once. Bytes are decoded
+ * only once a line is complete, so a character split across chunks stays whole.
+ */
+class LineSplitter {
+    limit;
+    onLine;
+    onTooLong;
+    parts = [];
+    size = 0;
+    tooLong = false;
+    constructor(limit, onLine, onTooLong) {
+        this.limit = limit;
+        this.onLine = onLine;
+        this.onTooLong = onTooLong;
+    }
+    push(chunk) {
+        let start = 0;
+        for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, start)) {
+            this.keep(chunk.subarray(start, newline));
+            this.end();
+            start = newline + 1;
+        }
+        this.keep(chunk.subarray(start));
+    }
+    /** The line in progress is complete (a newline, or the end of the stream). */
+    end() {
+        if (this.size === 0 && !this.tooLong)
+            return;
+        const { parts, tooLong } = this;
+        this.parts = [];
+        this.size = 0;
+        this.tooLong = false;
+        // A message cut short is not a message: only a log line is worth its head.
+        if (tooLong && this.onTooLong)
+            return;
+        const line = Buffer.concat(parts).toString('utf8').replace(/\r$/, '');
+        this.onLine(tooLong ? `${line}…` : line);
+    }
+    keep(bytes) {
+        if (bytes.length === 0)
+            return;
+        const room = this.limit - this.size;
+        if (bytes.length > room) {
+            if (!this.tooLong)
+                this.onTooLong?.();
+            this.tooLong = true;
+        }
+        const kept = bytes.length > room ? bytes.subarray(0, Math.max(room, 0)) : bytes;
+        if (kept.length === 0)
+            return;
+        // Copied: a slice would pin the whole read buffer it came from (often several times its size).
+        this.parts.push(Buffer.from(kept));
+        this.size += kept.length;
+    }
+}
+/** Wait for `promise`, at most `ms` (the timer does not outlive the wait). */
+async function within(promise, ms) {
+    let timer;
+    await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
+}
+function killGroup(child, signal) {
+    if (child.pid === undefined)
+        return;
+    try {
+        if (process.platform === 'win32')
+            child.kill(signal);
+        else
+            process.kill(-child.pid, signal);
+    }
+    catch {
+        try {
+            child.kill(signal);
+        }
+        catch {
+            // Already gone.
+        }
+    }
+}
+/** Signal every process whose environment carries `marker` (Linux); how many were signalled. */
+function signalMarked(marker, signal) {
+    if (process.platform !== 'linux')
+        return 0;
+    let entries;
+    try {
+        entries = (0,external_node_fs_namespaceObject.readdirSync)('/proc');
+    }
+    catch {
+        return 0;
+    }
+    const needle = `${SERVER_MARKER_NAME}=${marker}\0`;
+    let signalled = 0;
+    for (const entry of entries) {
+        if (!/^\d+$/.test(entry) || Number(entry) === process.pid)
+            continue;
+        try {
+            // Another user's process, or one gone meanwhile, cannot be read: it is not ours.
+            if (!(0,external_node_fs_namespaceObject.readFileSync)(`/proc/${entry}/environ`).includes(needle))
+                continue;
+            process.kill(Number(entry), signal);
+            signalled++;
+        }
+        catch {
+            // Gone, or not ours.
+        }
+    }
+    return signalled;
+}
+
+;// CONCATENATED MODULE: ./lib/compile/protocol.js
+
+
+/** What we send in `initialize`: the newest revision of the handshake era. */
+const HANDSHAKE_PROTOCOL_VERSION = '2025-11-25';
+/** The stateless revision: no handshake, `server/discover`, `_meta` on every request. */
+const STATELESS_PROTOCOL_VERSION = '2026-07-28';
+const CLIENT_INFO = { name: 'mcp-contract-guard', version: '0.1.0' };
+/** More entries than any real server lists; past it the server is paginating forever. */
+const MAX_ENTRIES = 10_000;
+/**
+ * More pages than any real server sends for one list: `MAX_ENTRIES` at 10 a page, a page size
+ * smaller than any SDK's. A server answering empty pages with fresh cursors stops here, in
+ * about a second over stdio, instead of never.
+ */
+const MAX_PAGES = 1_000;
+/**
+ * What each client capability declares. With them a server shows the tools it offers only to
+ * clients that can sample, elicit or share roots; what we then answer is `answerServerRequest`.
+ * Elicitation declares both modes (form and URL) of the current revision.
+ */
+const CAPABILITY_DECLARATIONS = {
+    roots: {},
+    sampling: {},
+    elicitation: { form: {}, url: {} },
+};
+function declaredCapabilities(capabilities) {
+    return Object.fromEntries(capabilities.map((name) => [name, CAPABILITY_DECLARATIONS[name]]));
+}
+/**
+ * Answer a request the server sends during a capture, so it never waits on us: ping; an empty
+ * roots list; a refusal for sampling (the error a client returns when its user rejects it) and
+ * a declined elicitation (a result every server handles). A capability we did not declare is
+ * a method we do not have.
+ */
+function answerServerRequest(method, declared) {
+    if (method === 'ping')
+        return { result: {} };
+    const capability = Object.hasOwn(SERVER_REQUESTS, method) ? SERVER_REQUESTS[method] : undefined;
+    if (capability === undefined || !declared.includes(capability))
+        return { error: { code: JSONRPC_METHOD_NOT_FOUND, message: 'Method not found' } };
+    switch (capability) {
+        case 'roots':
+            return { result: { roots: [] } };
+        case 'sampling':
+            return { error: { code: -1, message: 'mcp-contract-guard only reads contracts: it does not sample a model' } };
+        case 'elicitation':
+            return { result: { action: 'decline' } };
+    }
+}
+const SERVER_REQUESTS = {
+    'roots/list': 'roots',
+    'sampling/createMessage': 'sampling',
+    'elicitation/create': 'elicitation',
+};
+/**
+ * Open a session in whichever protocol generation the server speaks. `initialize` first,
+ * because that is what almost every server answers today; a server that only speaks the
+ * stateless revision rejects it with a JSON-RPC error, and we then ask `server/discover`.
+ */
+async function openSession(channel, options) {
+    const { timeoutMs, capabilities, patience } = options;
+    let handshakeError;
+    try {
+        const result = await channel.request('initialize', { protocolVersion: HANDSHAKE_PROTOCOL_VERSION, capabilities: declaredCapabilities(capabilities), clientInfo: CLIENT_INFO }, { timeoutMs, ...(patience ? { patience } : {}) });
+        const protocolVersion = typeof result.protocolVersion === 'string' ? result.protocolVersion : HANDSHAKE_PROTOCOL_VERSION;
+        channel.setProtocolVersion?.(protocolVersion);
+        await channel.notify('notifications/initialized');
+        return withInstructions({ era: 'legacy', protocolVersion, server: serverInfoOf(result), capabilities: objectOr(result.capabilities), clientCapabilities: capabilities }, result);
+    }
+    catch (error) {
+        if (!(error instanceof RpcError))
+            throw error;
+        handshakeError = error;
+    }
+    try {
+        const result = await channel.request('server/discover', { _meta: requestMeta(STATELESS_PROTOCOL_VERSION, capabilities) }, {
+            timeoutMs,
+            headers: statelessHeaders('server/discover', STATELESS_PROTOCOL_VERSION),
+        });
+        const supported = Array.isArray(result.supportedVersions) ? result.supportedVersions.filter((v) => typeof v === 'string') : [];
+        const protocolVersion = supported.includes(STATELESS_PROTOCOL_VERSION)
+            ? STATELESS_PROTOCOL_VERSION
+            : (supported.sort().at(-1) ?? STATELESS_PROTOCOL_VERSION);
+        channel.setProtocolVersion?.(protocolVersion);
+        return withInstructions({ era: 'stateless', protocolVersion, server: serverInfoOf(result), capabilities: objectOr(result.capabilities), clientCapabilities: capabilities }, result);
+    }
+    catch (error) {
+        if (error instanceof RpcError) {
+            // Neither generation worked: the handshake's refusal is the more telling of the two.
+            throw new ChannelError('protocol', `the server refused both protocol generations: ${handshakeError.message}; and ${error.message}`, 'initialize');
+        }
+        throw error;
+    }
+}
+/**
+ * Every item of a paginated list (`tools/list`, `prompts/list`…), following `nextCursor`.
+ * Stops with an error on a cursor seen before, past `MAX_ENTRIES` or past `MAX_PAGES`: a
+ * broken server must not make us loop. List-level fields (`nextCursor`, `_meta`, cache hints)
+ * are not kept.
+ */
+async function listAll(channel, session, method, key, options) {
+    const items = [];
+    const cursors = new Set();
+    let cursor;
+    for (let page = 1;; page++) {
+        const params = {};
+        if (cursor !== undefined)
+            params.cursor = cursor;
+        if (session.era === 'stateless')
+            params._meta = requestMeta(session.protocolVersion, session.clientCapabilities);
+        const result = await channel.request(method, Object.keys(params).length > 0 ? params : undefined, {
+            timeoutMs: options.timeoutMs,
+            ...(session.era === 'stateless' ? { headers: statelessHeaders(method, session.protocolVersion) } : {}),
+        });
+        const batch = result[key];
+        if (!Array.isArray(batch))
+            throw new ChannelError('protocol', `the answer to ${method} has no "${key}" array`, method);
+        for (const item of batch) {
+            if (!model_isJsonObject(item))
+                throw new ChannelError('protocol', `${method} returned an entry that is not an object: ${JSON.stringify(item)}`, method);
+            items.push(item);
+        }
+        if (items.length > MAX_ENTRIES) {
+            throw new ChannelError('protocol', `${method} returned more than ${MAX_ENTRIES.toLocaleString('en-US')} ${key}; capture stopped (is its pagination looping?)`, method);
+        }
+        options.onPage?.(page, items.length);
+        const next = result.nextCursor;
+        if (next === undefined || next === null || next === '')
+            return items;
+        if (typeof next !== 'string')
+            throw new ChannelError('protocol', `${method} returned a nextCursor that is not a string`, method);
+        if (cursors.has(next)) {
+            throw new ChannelError('protocol', `${method} returned the cursor ${JSON.stringify(next)} a second time (page ${page}): its pagination loops, so capture stopped`, method);
+        }
+        if (page >= MAX_PAGES) {
+            throw new ChannelError('protocol', `${method} sent ${MAX_PAGES.toLocaleString('en-US')} pages (${items.length.toLocaleString('en-US')} ${key} in all) and still handed out a new cursor; capture stopped (is its pagination looping?)`, method);
+        }
+        cursors.add(next);
+        cursor = next;
+    }
+}
+function requestMeta(protocolVersion, capabilities) {
+    return {
+        'io.modelcontextprotocol/protocolVersion': protocolVersion,
+        'io.modelcontextprotocol/clientCapabilities': declaredCapabilities(capabilities),
+        'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
+    };
+}
+function statelessHeaders(method, protocolVersion) {
+    return { 'mcp-method': method, 'mcp-protocol-version': protocolVersion };
+}
+function withInstructions(session, result) {
+    return typeof result.instructions === 'string' && result.instructions !== '' ? { ...session, instructions: result.instructions } : session;
+}
+function serverInfoOf(result) {
+    const info = objectOr(result.serverInfo);
+    const name = typeof info.name === 'string' && info.name !== '' ? info.name : 'unknown';
+    return typeof info.version === 'string' ? { name, version: info.version } : { name };
+}
+
+;// CONCATENATED MODULE: ./lib/compile/http.js
+
+
+
+
+
+
+
+/**
+ * Redirects followed for one request: an http→https hop and a path that moved, with room to
+ * spare. More is a loop.
+ */
+const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/**
+ * Of an error body, evidence quotes 500 characters; a JSON-RPC error explaining a refusal is
+ * a few hundred bytes. A longer body is not read (and not quoted).
+ */
+const ERROR_BODY_BYTES = 64 * 1024;
+/** How long ending a session (a courtesy) or answering a server's request may take. */
+const COURTESY_TIMEOUT_MS = 2000;
+/**
+ * JSON-RPC over MCP's streamable HTTP transport: each message is a POST; the answer is either
+ * a JSON body or an SSE stream carrying it. The session id the server hands out is sent back,
+ * and the negotiated protocol version goes in `MCP-Protocol-Version`. Redirects are followed
+ * here, not by fetch, so the user's headers never reach another origin; bodies and streams are
+ * read up to `MAX_MESSAGE_BYTES`; the URL is printed only redacted.
+ */
+class HttpChannel {
+    options;
+    evidence;
+    nextId = 1;
+    sessionId;
+    protocolVersion;
+    shownUrl;
+    /** The URL requests go to: fetch refuses one with a user and password in it. */
+    url;
+    /** The user's headers, with a URL's user and password as Basic authorization (as curl does). */
+    customHeaders;
+    constructor(options, evidence) {
+        this.options = options;
+        this.shownUrl = redact_redactUrl(options.url);
+        this.evidence = evidence ?? newEvidence('http', this.shownUrl);
+        const url = new URL(options.url);
+        const basic = url.username || url.password ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined;
+        url.username = url.password = '';
+        this.url = url.href;
+        const given = options.headers ?? {};
+        const hasAuthorization = Object.keys(given).some((name) => name.toLowerCase() === 'authorization');
+        this.customHeaders = basic && !hasAuthorization ? { ...given, authorization: `Basic ${Buffer.from(basic).toString('base64')}` } : given;
+    }
+    async request(method, params, options) {
+        const id = this.nextId++;
+        const signal = AbortSignal.timeout(options.timeoutMs);
+        const response = await this.post({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }, method, options, signal);
+        const message = await this.readAnswer(response, id, method, options.timeoutMs);
+        if (model_isJsonObject(message.error)) {
+            const { code, message: text, data } = message.error;
+            throw new RpcError(method, typeof code === 'number' ? code : 0, String(text ?? 'unknown error'), data);
+        }
+        if (!model_isJsonObject(message.result))
+            throw new ChannelError('protocol', `the answer to ${method} has no result object`, method);
+        return message.result;
+    }
+    setProtocolVersion(version) {
+        this.protocolVersion = version;
+    }
+    async notify(method, params) {
+        const timeoutMs = 10_000;
+        const response = await this.post({ jsonrpc: '2.0', method, ...(params ? { params } : {}) }, method, { timeoutMs }, AbortSignal.timeout(timeoutMs));
+        await response.body?.cancel();
+    }
+    async close() {
+        if (this.sessionId === undefined)
+            return;
+        // Ending the session is a courtesy; a server that does not support DELETE answers 405.
+        await this.send('DELETE', undefined, {}, AbortSignal.timeout(COURTESY_TIMEOUT_MS))
+            .then((r) => r.body?.cancel())
+            .catch(() => { });
+        this.sessionId = undefined;
+    }
+    /** Headers for a request; the user's and the session's only while on the URL's own origin. */
+    headers(extra, sameOrigin) {
+        return {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            ...(sameOrigin ? this.customHeaders : {}),
+            ...(sameOrigin && this.sessionId ? { 'mcp-session-id': this.sessionId } : {}),
+            ...(this.protocolVersion ? { 'mcp-protocol-version': this.protocolVersion } : {}),
+            ...extra,
+        };
+    }
+    /**
+     * One HTTP exchange, following redirects ourselves: fetch would forward every header to
+     * wherever a redirect points, Authorization included. The method and body are kept (an MCP
+     * endpoint that moved still takes POSTs); once a hop leaves the URL's origin, the user's
+     * headers and the session id stay behind for the rest of the chain.
+     */
+    async send(method, body, extra, signal) {
+        const origin = new URL(this.url).origin;
+        let url = this.url;
+        let sameOrigin = true;
+        for (let hop = 0;; hop++) {
+            const response = await fetch(url, { method, headers: this.headers(extra, sameOrigin), body, redirect: 'manual', signal });
+            const location = response.headers.get('location');
+            if (!REDIRECT_STATUSES.has(response.status) || location === null)
+                return response;
+            await response.body?.cancel();
+            if (hop >= MAX_REDIRECTS)
+                throw new ChannelError('http', `${this.shownUrl} redirected more than ${MAX_REDIRECTS} times (a redirect loop?)`);
+            const next = new URL(location, url);
+            if (next.protocol !== 'http:' && next.protocol !== 'https:')
+                throw new ChannelError('http', `${this.shownUrl} redirected to a ${next.protocol} address, which is not HTTP`);
+            sameOrigin &&= next.origin === origin;
+            url = next.href;
+        }
+    }
+    async post(body, method, options, signal) {
+        let response;
+        try {
+            response = await this.send('POST', JSON.stringify(body), options.headers ?? {}, signal);
+        }
+        catch (error) {
+            if (error instanceof ChannelError)
+                throw error;
+            throw this.networkError(error, method, options.timeoutMs);
+        }
+        this.evidence.httpStatus = response.status;
+        const session = response.headers.get('mcp-session-id');
+        if (session)
+            this.sessionId = session;
+        if (response.ok)
+            return response;
+        // Servers often explain a refusal in a JSON-RPC error body: surface it when there is one.
+        const text = (await readBody(response, ERROR_BODY_BYTES).catch(() => undefined)) ?? '';
+        const rpc = parseJson(text);
+        if (model_isJsonObject(rpc) && model_isJsonObject(rpc.error)) {
+            const { code, message } = rpc.error;
+            throw new RpcError(method, typeof code === 'number' ? code : 0, `HTTP ${response.status}: ${String(message ?? '')}`);
+        }
+        if (text.trim() !== '')
+            pushBounded(this.evidence.stderrTail, text.trim(), 5);
+        throw new ChannelError('http', `${this.shownUrl} answered ${method} with HTTP ${response.status} ${response.statusText}`.trim(), method);
+    }
+    networkError(error, method, timeoutMs) {
+        if (error?.name === 'TimeoutError') {
+            this.evidence.timedOutOn = method;
+            return new ChannelError('timeout', `${this.shownUrl} did not answer ${method} within ${timeoutMs / 1000} s`, method);
+        }
+        // fetch wraps the socket error: its cause holds the code (ECONNREFUSED…) or a message.
+        const cause = error?.cause;
+        // fetch quotes the URL in some messages: never with its credentials.
+        const detail = (cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error))).replaceAll(this.options.url, this.shownUrl);
+        this.evidence.networkErrorCode = cause?.code ?? detail;
+        return new ChannelError('network', `could not reach ${this.shownUrl} (${detail})`, method);
+    }
+    /** Read the JSON-RPC message answering `id` from a JSON body or an SSE stream. */
+    async readAnswer(response, id, method, timeoutMs) {
+        const type = response.headers.get('content-type') ?? '';
+        if (type.includes('text/event-stream'))
+            return this.readSse(response, id, method, timeoutMs);
+        let text;
+        try {
+            text = await readBody(response, MAX_MESSAGE_BYTES);
+        }
+        catch (error) {
+            throw this.networkError(error, method, timeoutMs);
+        }
+        if (text === undefined)
+            throw new ChannelError('protocol', `${this.shownUrl} answered ${method} with a body of more than ${mebibytes(MAX_MESSAGE_BYTES)}; capture stopped`, method);
+        const parsed = parseJson(text);
+        const messages = Array.isArray(parsed) ? parsed : [parsed];
+        const answer = messages.find((m) => model_isJsonObject(m) && m.id === id);
+        if (!model_isJsonObject(answer)) {
+            pushBounded(this.evidence.strayStdout, text, 5);
+            throw new ChannelError('protocol', `${this.shownUrl} answered ${method} with something that is not a JSON-RPC response`, method);
+        }
+        this.evidence.spokeJsonRpc = true;
+        return answer;
+    }
+    /**
+     * The answer from an SSE stream. Requests the server sends on it (roots/list, ping…) are
+     * answered with a POST while we keep reading: the server may be waiting for them. One event
+     * may not exceed `MAX_MESSAGE_BYTES`; the stream as a whole is bounded by the request's timeout.
+     */
+    async readSse(response, id, method, timeoutMs) {
+        let answer;
+        let overflow;
+        const replies = [];
+        const parser = createParser({
+            maxBufferSize: MAX_MESSAGE_BYTES,
+            onError: (error) => {
+                if (error.type === 'max-buffer-size-exceeded')
+                    overflow = error;
+            },
+            onEvent: (event) => {
+                const data = parseJson(event.data);
+                if (!model_isJsonObject(data))
+                    return;
+                if (data.id === id && ('result' in data || 'error' in data))
+                    answer = data;
+                else if (typeof data.method === 'string' && data.id !== undefined)
+                    replies.push(this.reply(data.id, data.method));
+            },
+        });
+        const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
+        if (!reader)
+            throw new ChannelError('protocol', `${this.shownUrl} sent an empty event stream for ${method}`, method);
+        try {
+            while (answer === undefined && overflow === undefined) {
+                const { value, done } = await reader.read();
+                if (done)
+                    break;
+                parser.feed(value);
+            }
+        }
+        catch (error) {
+            throw this.networkError(error, method, timeoutMs);
+        }
+        finally {
+            await reader.cancel().catch(() => { });
+            await Promise.allSettled(replies);
+        }
+        if (overflow)
+            throw new ChannelError('protocol', `${this.shownUrl} sent an event of more than ${mebibytes(MAX_MESSAGE_BYTES)} for ${method}; capture stopped`, method);
+        if (answer === undefined)
+            throw new ChannelError('protocol', `the event stream for ${method} ended without an answer`, method);
+        this.evidence.spokeJsonRpc = true;
+        return answer;
+    }
+    async reply(id, method) {
+        const message = { jsonrpc: '2.0', id, ...answerServerRequest(method, this.options.clientCapabilities) };
+        const response = await this.send('POST', JSON.stringify(message), {}, AbortSignal.timeout(COURTESY_TIMEOUT_MS)).catch(() => undefined);
+        await response?.body?.cancel();
+    }
+}
+/** A body, read up to `limit` bytes; undefined when it is longer (the rest is not read). */
+async function readBody(response, limit) {
+    const reader = response.body?.getReader();
+    if (!reader)
+        return '';
+    const chunks = [];
+    let size = 0;
+    try {
+        for (;;) {
+            const { value, done } = await reader.read();
+            if (done)
+                break;
+            size += value.length;
+            if (size > limit)
+                return undefined;
+            chunks.push(value);
+        }
+    }
+    finally {
+        await reader.cancel().catch(() => { });
+    }
+    return Buffer.concat(chunks).toString('utf8');
+}
+/** How often we look whether a launched server listens yet. */
+const LISTEN_POLL_MS = 100;
+/**
+ * A server whose log announced another port, which accepts connections while ours does not,
+ * gets this long to open ours too (a server may log a metrics or admin port first). Past it,
+ * it listens where it said, not where we were told.
+ */
+const ANNOUNCED_PORT_GRACE_MS = 1000;
+/**
+ * A server we start ourselves and then reach over HTTP. Before starting it, nothing may answer
+ * on its port already (we would capture that instead); the first request then waits until the
+ * port accepts connections while our process is alive, fails fast when the server's log says
+ * it listens on another port, and waits past the timeout for a slow start (`patience`). Every
+ * request checks that our process still runs. close() stops it.
+ */
+class LaunchedHttpChannel {
+    options;
+    evidence;
+    server;
+    http;
+    ready;
+    constructor(options) {
+        this.options = options;
+        this.evidence = newEvidence('http', `${options.command.join(' ')} (serving ${redact_redactUrl(options.url)})`);
+        this.http = new HttpChannel(options, this.evidence);
+    }
+    async request(method, params, options) {
+        await (this.ready ??= this.start(options));
+        await this.ensureRunning(method);
+        return this.http.request(method, params, options);
+    }
+    notify(method, params) {
+        return this.http.notify(method, params);
+    }
+    setProtocolVersion(version) {
+        this.http.setProtocolVersion(version);
+    }
+    async close() {
+        await this.http.close();
+        await this.server?.stop();
+    }
+    /** Our process must still run: what answers on a port it left is someone else's. */
+    async ensureRunning(method) {
+        if (this.server?.running)
+            return;
+        if (this.evidence.spawnErrorCode !== undefined)
+            throw new ChannelError('spawn', 'the server could not be started', method);
+        const { hostname, port } = endpointOf(this.options.url);
+        if (await accepts(hostname, port)) {
+            throw new ChannelError('port-taken', `the server ${exitOf(this.evidence)}, yet something answers on port ${port}: not the process we started`, method);
+        }
+        throw new ChannelError('exited', `the server ${exitOf(this.evidence)} before it answered ${method}`, method);
+    }
+    async start({ timeoutMs, patience }) {
+        const { hostname, port } = endpointOf(this.options.url);
+        if (await accepts(hostname, port)) {
+            throw new ChannelError('port-taken', `something already listens on port ${port}, before the server was started`, 'initialize');
+        }
+        const server = new ServerProcess({ ...this.options, stdin: 'ignore' }, this.evidence);
+        this.server = server;
+        const started = Date.now();
+        let slow = false;
+        let otherPortSince;
+        for (;;) {
+            await this.ensureRunning('initialize');
+            if (await accepts(hostname, port)) {
+                // It may have exited since: then what listens is not ours.
+                await this.ensureRunning('initialize');
+                if (slow)
+                    this.evidence.slowStartMs = Date.now() - started;
+                return;
+            }
+            const announced = this.evidence.announcedUrl === undefined ? undefined : endpointOf(this.evidence.announcedUrl);
+            if (announced && announced.port !== port && (await accepts(announced.hostname, announced.port))) {
+                otherPortSince ??= Date.now();
+                if (Date.now() - otherPortSince >= ANNOUNCED_PORT_GRACE_MS) {
+                    throw new ChannelError('port-mismatch', `the server listens on port ${announced.port} (its log says ${this.evidence.announcedUrl}), not on port ${port}`, 'initialize');
+                }
+            }
+            const waited = Date.now() - started;
+            if (waited >= timeoutMs) {
+                if (!patience || Date.now() >= patience.until || !patience.keepWaiting()) {
+                    this.evidence.timedOutOn = `a connection on port ${port}`;
+                    throw new ChannelError('timeout', `the server did not listen on port ${port} within ${(waited / 1000).toFixed(1)} s`, 'initialize');
+                }
+                if (!slow)
+                    patience.onSlow?.(waited);
+                slow = true;
+            }
+            await new Promise((resolve) => setTimeout(resolve, LISTEN_POLL_MS));
+        }
+    }
+}
+/** The port a URL reaches, the scheme's default included. */
+function portOf(url) {
+    return endpointOf(url).port;
+}
+function endpointOf(url) {
+    const { hostname, port, protocol } = new URL(url);
+    return { hostname: hostname.replace(/^\[|\]$/g, ''), port: Number(port || (protocol === 'https:' ? 443 : 80)) };
+}
+function exitOf(evidence) {
+    return evidence.signal ? `was killed by ${evidence.signal}` : `exited with code ${evidence.exitCode ?? 'unknown'}`;
+}
+function accepts(host, port) {
+    return new Promise((resolve) => {
+        const socket = (0,external_node_net_.connect)({ host, port });
+        socket.once('connect', () => {
+            socket.destroy();
+            resolve(true);
+        });
+        socket.once('error', () => resolve(false));
+    });
+}
+function parseJson(text) {
+    try {
+        return JSON.parse(text);
+    }
+    catch {
+        return undefined;
+    }
+}
+function mebibytes(bytes) {
+    return `${bytes / 1024 / 1024} MiB`;
+}
+
+;// CONCATENATED MODULE: ./lib/compile/diagnose.js
+
+
+
+
+
+function diagnose(attempt) {
+    for (const detector of DETECTORS) {
+        const diagnosis = detector(attempt);
+        if (diagnosis)
+            return diagnosis;
+    }
+    return {
+        category: 'unknown',
+        confidence: 0.2,
+        explanation: `${describeError(attempt.error)}.${stderrExcerpt(attempt.evidence)}`,
+    };
+}
+const DETECTORS = [
+    function commandNotFound({ source, evidence }) {
+        if (source.kind !== 'command' || evidence.spawnErrorCode !== 'ENOENT')
+            return undefined;
+        if (source.cwd && !(0,external_node_fs_namespaceObject.existsSync)(source.cwd)) {
+            return { category: 'command-not-found', confidence: 0.95, explanation: `The working directory "${source.cwd}" does not exist.` };
+        }
+        const program = source.command[0];
+        const local = (0,external_node_path_namespaceObject.resolve)(source.cwd ?? '.', 'node_modules', '.bin', program);
+        const hint = (0,external_node_fs_namespaceObject.existsSync)(local)
+            ? ` It is installed in this project (${local}) but not on PATH.`
+            : ` Check the spelling, or install it first (a package's own binary lives in node_modules/.bin after npm install).`;
+        return { category: 'command-not-found', confidence: 0.95, explanation: `The command "${program}" was not found on PATH.${hint}` };
+    },
+    function permissionDenied({ source, evidence }) {
+        if (source.kind !== 'command' || evidence.spawnErrorCode !== 'EACCES')
+            return undefined;
+        const program = source.command[0];
+        return {
+            category: 'permission-denied',
+            confidence: 0.95,
+            explanation: `"${program}" exists but is not executable (permission denied). Make it executable (chmod +x ${program}) or run it through its interpreter (e.g. "node ${program}").`,
+        };
+    },
+    function missingBuildOutput({ source, evidence }) {
+        if (source.kind !== 'command')
+            return undefined;
+        const missing = missingScript(source) ?? missingModuleInStderr(evidence);
+        if (!missing)
+            return undefined;
+        return {
+            category: 'missing-build-output',
+            confidence: 0.9,
+            missingPath: missing,
+            explanation: `The command points at "${missing}", which does not exist: the server has probably not been built yet.`,
+        };
+    },
+    function portTaken({ error, source, evidence }) {
+        if (!(error instanceof ChannelError) || error.failure !== 'port-taken' || source.kind !== 'command' || !source.url)
+            return undefined;
+        const port = portOf(source.url);
+        if (evidence.pid === undefined) {
+            return {
+                category: 'port-taken',
+                confidence: 0.95,
+                explanation: `Port ${port} is already in use by another process, so the server was not started: it could not have listened there, and we would have captured whatever answers instead.`,
+            };
+        }
+        return {
+            category: 'port-taken',
+            confidence: 0.85,
+            explanation: `The server ${error.message.replace(/^the server /, '')}, so it was not captured.${stderrExcerpt(evidence)}`,
+        };
+    },
+    function portMismatch({ error, evidence }) {
+        if (!(error instanceof ChannelError) || error.failure !== 'port-mismatch' || !evidence.announcedUrl)
+            return undefined;
+        return {
+            category: 'port-mismatch',
+            confidence: 0.9,
+            announcedUrl: evidence.announcedUrl,
+            explanation: `The server does not listen where --url says: ${error.message.replace(/^the server /, 'it ')}.`,
+        };
+    },
+    function missingEnv({ evidence }) {
+        const names = envNamesIn(evidence.stderrTail.join('\n'));
+        if (names.length === 0)
+            return undefined;
+        return {
+            category: 'missing-env',
+            confidence: 0.85,
+            missingEnv: names,
+            explanation: `The server stopped because it needs environment variable${names.length > 1 ? 's' : ''} ${names.join(', ')}.${stderrExcerpt(evidence)}`,
+        };
+    },
+    function authFailed({ error, evidence }) {
+        const status = evidence.httpStatus;
+        const text = `${describeError(error)}\n${evidence.stderrTail.join('\n')}`;
+        const byStatus = status === 401 || status === 403;
+        if (!byStatus && !/\b(unauthori[sz]ed|authentication (failed|required)|invalid (api[ _-]?key|token|credentials)|forbidden)\b/i.test(text))
+            return undefined;
+        return {
+            category: 'auth-failed',
+            confidence: byStatus ? 0.9 : 0.7,
+            explanation: `The server refused the credentials${status ? ` (HTTP ${status})` : ''}: the token or key it was given is missing, wrong or lacks permission.`,
+        };
+    },
+    function connectionRefused({ evidence }) {
+        const code = evidence.networkErrorCode;
+        if (!code)
+            return undefined;
+        const what = code === 'ECONNREFUSED' ? 'nothing is listening there' : code === 'ENOTFOUND' ? 'the host name does not resolve' : code;
+        return {
+            category: 'connection-refused',
+            confidence: 0.9,
+            explanation: `Could not connect to ${evidence.target}: ${what}. Start the server first, or check the host and port.`,
+        };
+    },
+    function transportMismatch({ evidence }) {
+        if (evidence.transport === 'stdio' && evidence.pollutedStdout) {
+            return {
+                category: 'transport-mismatch',
+                confidence: 0.85,
+                pollutedStdout: true,
+                explanation: `The server's stdout is polluted by logs: its JSON-RPC messages arrive after other text on the same line (e.g. ${JSON.stringify(evidence.strayStdout[0]?.slice(0, 80))}). Over stdio, stdout carries protocol messages only: logs belong on stderr.`,
+            };
+        }
+        if (evidence.transport === 'stdio' && !evidence.spokeJsonRpc) {
+            const announced = evidence.announcedUrl;
+            if (announced) {
+                return {
+                    category: 'transport-mismatch',
+                    confidence: 0.8,
+                    announcedUrl: announced,
+                    explanation: `The server started an HTTP server (${announced}) instead of speaking MCP over stdio.`,
+                };
+            }
+            if (evidence.strayStdout.length > 0) {
+                return {
+                    category: 'transport-mismatch',
+                    confidence: 0.6,
+                    explanation: `The server wrote to stdout, but never a JSON-RPC message (first line: ${JSON.stringify(evidence.strayStdout[0])}). Over stdio, stdout carries protocol messages only: logs belong on stderr.`,
+                };
+            }
+        }
+        if (evidence.transport === 'http' && (evidence.httpStatus === 404 || evidence.httpStatus === 405 || evidence.httpStatus === 406)) {
+            return {
+                category: 'transport-mismatch',
+                confidence: 0.6,
+                explanation: `${evidence.target} answered HTTP ${evidence.httpStatus}: no streamable-HTTP MCP endpoint there. Check the path (often /mcp), or whether the server only offers the older SSE transport.`,
+            };
+        }
+        return undefined;
+    },
+    function protocolMismatch({ error }) {
+        const text = describeError(error);
+        if (!(error instanceof RpcError || error instanceof ChannelError) || !/protocol|version|both protocol generations|-32004/i.test(text))
+            return undefined;
+        if (error instanceof ChannelError && error.failure !== 'protocol')
+            return undefined;
+        return {
+            category: 'protocol-mismatch',
+            confidence: 0.7,
+            explanation: `The server does not speak a protocol version we do (we offer ${HANDSHAKE_PROTOCOL_VERSION} with the initialize handshake and ${STATELESS_PROTOCOL_VERSION} with server/discover): ${text}.`,
+        };
+    },
+    function timeout({ evidence, error }) {
+        if (!evidence.timedOutOn)
+            return undefined;
+        const what = error instanceof ChannelError && error.failure === 'timeout' ? error.message.replace(/^the server /, '') : `did not answer ${evidence.timedOutOn}`;
+        return {
+            category: 'timeout',
+            confidence: 0.75,
+            explanation: `The server ${what}. It may be slow to start (installing, downloading, warming a cache) or waiting for input it will never get.${stderrExcerpt(evidence)}`,
+        };
+    },
+    function invalidResponse({ error }) {
+        if (!(error instanceof ChannelError) || error.failure !== 'protocol')
+            return undefined;
+        return { category: 'invalid-response', confidence: 0.8, explanation: `The server answered, but not as MCP requires: ${error.message}.` };
+    },
+    function crashed({ evidence }) {
+        if (evidence.exitCode === undefined && evidence.signal === undefined)
+            return undefined;
+        const how = evidence.signal ? `was killed by ${evidence.signal}` : `exited with code ${evidence.exitCode}`;
+        const when = evidence.spokeJsonRpc ? 'while answering' : 'before answering initialize';
+        // A launched HTTP server whose command succeeded and returned: it went to the background.
+        const daemon = evidence.transport === 'http' && evidence.exitCode === 0
+            ? ' A command that returns while its server keeps running in the background (a daemon, docker run -d) cannot be captured this way: start the server before mcp-contract-guard and give only --url.'
+            : '';
+        return { category: 'crashed', confidence: 0.6, explanation: `The server ${how} ${when}.${daemon}${stderrExcerpt(evidence)}` };
+    },
+];
+/** The first argument that names a script file (by extension) and does not exist. */
+function missingScript(source) {
+    for (const arg of source.command) {
+        if (arg.startsWith('-') || !/\.(m?js|cjs|ts|mts|py|rb|jar|php)$/.test(arg))
+            continue;
+        const path = (0,external_node_path_namespaceObject.isAbsolute)(arg) ? arg : (0,external_node_path_namespaceObject.resolve)(source.cwd ?? '.', arg);
+        if (!(0,external_node_fs_namespaceObject.existsSync)(path))
+            return arg;
+    }
+    return undefined;
+}
+/** "Cannot find module '/x/dist/server.js'" (node), "can't open file '/x/server.py'" (python). */
+function missingModuleInStderr(evidence) {
+    const text = evidence.stderrTail.join('\n');
+    const match = /Cannot find module '([^']+)'/.exec(text) ?? /can't open file '([^']+)'/.exec(text);
+    if (!match)
+        return undefined;
+    const path = match[1];
+    // A missing dependency (a bare package name) is not build output.
+    return path.startsWith('/') || path.startsWith('.') || /^[A-Za-z]:\\/.test(path) ? path : undefined;
+}
+const ENV_PATTERNS = [
+    /(?:environment variable|env(?:ironment)? var(?:iable)?|env)\s*[:=]?\s*[`'"]?([A-Z][A-Z0-9_]{2,})\b/g,
+    /\b([A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Z]{3,}[A-Z0-9]*)[`'"]?\s+(?:is not set|is required|must be set|is missing|not set|is undefined|is not defined|environment variable is required)/g,
+    /missing (?:required )?(?:environment variables?|env(?:ironment)? vars?)\s*[:=]?\s*((?:[A-Z][A-Z0-9_]{2,}[,\s]*(?:and\s+)?)+)/gi,
+];
+function envNamesIn(text) {
+    const names = new Set();
+    for (const pattern of ENV_PATTERNS) {
+        for (const match of text.matchAll(pattern)) {
+            for (const name of (match[1] ?? '').split(/[\s,]+|\band\b/)) {
+                if (/^[A-Z][A-Z0-9_]{2,}$/.test(name) && !['ERROR', 'WARN', 'WARNING', 'FATAL', 'THE', 'AND', 'ENV'].includes(name))
+                    names.add(name);
+            }
+        }
+    }
+    return [...names].sort();
+}
+/**
+ * Whether a server we started that has not answered yet looks like it is still starting (worth
+ * waiting for on the same process), rather than like one that stopped or speaks another
+ * transport: over stdio, nothing at all on stdout and no address announced in its log.
+ */
+function looksSlowToStart(evidence) {
+    if (evidence.spawnErrorCode !== undefined || evidence.exitCode !== undefined || evidence.signal !== undefined)
+        return false;
+    if (evidence.transport === 'http')
+        return true;
+    return evidence.strayStdout.length === 0 && !evidence.pollutedStdout && evidence.announcedUrl === undefined;
+}
+function stderrExcerpt(evidence) {
+    const tail = evidence.stderrTail.slice(-6);
+    if (tail.length === 0)
+        return '';
+    return ` Its last stderr lines:\n${tail.map((l) => `    ${l}`).join('\n')}`;
+}
+function describeError(error) {
+    return error instanceof Error ? error.message : String(error);
+}
+
+;// CONCATENATED MODULE: ./lib/compile/source.js
+
+
+
+/**
+ * The client capabilities a capture can declare in `initialize`, sorted. A full-featured client
+ * declares all three, and some servers offer tools only to such clients.
+ */
+const CLIENT_CAPABILITIES = ['elicitation', 'roots', 'sampling'];
+const DEFAULT_TIMEOUT_MS = 30_000;
+/** The capabilities a source declares, sorted, once each. */
+function source_clientCapabilitiesOf(source) {
+    return [...new Set(source.clientCapabilities ?? CLIENT_CAPABILITIES)].sort();
+}
+/**
+ * Read a capability list as users write it: names separated by commas or spaces
+ * ("roots,sampling"), or "none". `what` names the flag, key or input, for the message.
+ */
+function parseClientCapabilities(text, what) {
+    const names = text.split(/[\s,]+/).filter((name) => name !== '');
+    if (names.length === 1 && names[0]?.toLowerCase() === 'none')
+        return [];
+    if (names.length === 0)
+        throw new errors_UserError(`${what} is empty: list client capabilities (${CLIENT_CAPABILITIES.join(', ')}) or say "none".`);
+    return checkClientCapabilities(names, what);
+}
+/** Check a list of capability names (the config's array form). */
+function checkClientCapabilities(names, what) {
+    for (const name of names) {
+        if (!CLIENT_CAPABILITIES.includes(name)) {
+            throw new errors_UserError(`${what}: "${name}" is not a client capability we can declare; the capabilities are ${CLIENT_CAPABILITIES.join(', ')} (or "none").`);
+        }
+    }
+    return names;
+}
+/**
+ * Servers may show some tools only to clients that declare a capability (sampling, roots…), so
+ * a capture compared with a lockfile declares what the lockfile's capture declared (`recorded`),
+ * unless its source says otherwise: then `mismatch` says what may look added or removed because
+ * of it. Names the lockfile records that we cannot declare (it may come from a pull request)
+ * are left out.
+ */
+function declaringAsRecorded(source, recorded) {
+    if (recorded === undefined || source.kind === 'file')
+        return { source };
+    const known = recorded.filter((name) => CLIENT_CAPABILITIES.includes(name));
+    const declared = source.clientCapabilities;
+    if (declared === undefined)
+        return { source: { ...source, clientCapabilities: [...new Set(known)].sort() } };
+    const same = [...new Set(declared)].sort().join(',') === [...new Set(known)].sort().join(',');
+    return same ? { source } : { source, mismatch: { recorded: known, declared: [...declared] } };
+}
+/** Check the names of variables to pass to a server (flags, config, Action input). */
+function checkPassEnv(names, what) {
+    for (const name of names) {
+        const problem = passEnvProblem(name);
+        if (problem)
+            throw new errors_UserError(`${what}: ${problem}.`);
+    }
+    return names;
+}
+/**
+ * The source as the flags that select it, for messages that say which command to run. URL
+ * credentials are redacted and env and header values left out: these lines are printed.
+ */
+function sourceFlags(source) {
+    switch (source.kind) {
+        case 'command': {
+            const parts = [`--command ${source_shellQuote(source.command.map(source_shellQuote).join(' '))}`];
+            if (source.cwd)
+                parts.push(`--cwd ${source_shellQuote(source.cwd)}`);
+            for (const key of Object.keys(source.env ?? {}).sort())
+                parts.push(`--env ${key}=…`);
+            if (source.isolateEnv)
+                parts.push('--isolate-env');
+            for (const name of source.passEnv ?? [])
+                parts.push(`--pass-env ${name}`);
+            if (source.url)
+                parts.push(`--url ${source_shellQuote(redact_redactUrl(source.url))}`);
+            for (const header of Object.keys(source.headers ?? {}))
+                parts.push(`--header "${header}: …"`);
+            if (source.lenientStdout)
+                parts.push('--lenient-stdout');
+            parts.push(...capabilityFlag(source));
+            if (source.timeoutMs !== DEFAULT_TIMEOUT_MS)
+                parts.push(`--timeout ${source.timeoutMs / 1000}`);
+            return parts.join(' ');
+        }
+        case 'url': {
+            const parts = [`--url ${source_shellQuote(redact_redactUrl(source.url))}`, ...Object.keys(source.headers ?? {}).map((h) => `--header "${h}: …"`), ...capabilityFlag(source)];
+            if (source.timeoutMs !== DEFAULT_TIMEOUT_MS)
+                parts.push(`--timeout ${source.timeoutMs / 1000}`);
+            return parts.join(' ');
+        }
+        case 'file':
+            return `--file ${source_shellQuote(source.path)}`;
+    }
+}
+function capabilityFlag(source) {
+    if (source.clientCapabilities === undefined)
+        return [];
+    const declared = source_clientCapabilitiesOf(source);
+    if (declared.join() === CLIENT_CAPABILITIES.join())
+        return [];
+    return [`--capabilities ${declared.length === 0 ? 'none' : declared.join(',')}`];
+}
+/** Quote a word for a POSIX shell when it needs it. */
+function source_shellQuote(word) {
+    return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+;// CONCATENATED MODULE: ./lib/compile/stdio.js
+
+
+
+
+/** Newline-delimited JSON-RPC over a child process's stdin/stdout (the MCP stdio transport). */
+class StdioChannel {
+    options;
+    evidence;
+    server;
+    pending = new Map();
+    nextId = 1;
+    failure;
+    constructor(options) {
+        this.options = options;
+        this.evidence = newEvidence('stdio', options.command.join(' '));
+        this.server = new ServerProcess({
+            ...options,
+            stdin: 'pipe',
+            onStdoutLine: (line) => this.onLine(line),
+            onOversizedLine: (message) => {
+                this.fail(new ChannelError('protocol', message));
+                void this.server.stop();
+            },
+            onGone: (how) => this.fail(new ChannelError(this.evidence.spawnErrorCode ? 'spawn' : 'exited', `the server ${how}`)),
+        }, this.evidence);
+    }
+    request(method, params, options) {
+        if (this.failure)
+            return Promise.reject(this.failure);
+        const id = this.nextId++;
+        const sent = Date.now();
+        return new Promise((resolve, reject) => {
+            const giveUp = () => {
+                const patient = this.pending.get(id)?.patient ? `, nor in the ${seconds(Date.now() - sent - options.timeoutMs)} s more it was waited for as a slow start` : '';
+                this.pending.delete(id);
+                this.evidence.timedOutOn = method;
+                reject(new ChannelError('timeout', `the server did not answer ${method} within ${seconds(options.timeoutMs)} s${patient}`, method));
+            };
+            // Past the timeout, a server that still looks like it is starting is waited for, same process.
+            const { patience } = options;
+            const onTimeout = () => {
+                const pending = this.pending.get(id);
+                if (!pending)
+                    return;
+                if (!patience || Date.now() >= patience.until || !patience.keepWaiting())
+                    return giveUp();
+                patience.onSlow?.(Date.now() - sent);
+                pending.timer = setTimeout(giveUp, patience.until - Date.now());
+                pending.patient = true;
+            };
+            this.pending.set(id, { method, resolve, reject, timer: setTimeout(onTimeout, options.timeoutMs), sentAt: sent });
+            this.write({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
+        });
+    }
+    async notify(method, params) {
+        if (!this.failure)
+            this.write({ jsonrpc: '2.0', method, ...(params ? { params } : {}) });
+    }
+    async close() {
+        await this.server.stop();
+        this.fail(new ChannelError('exited', 'the channel was closed'));
+    }
+    write(message) {
+        this.server.write(`${JSON.stringify(message)}\n`);
+    }
+    onLine(line) {
+        let message = parseMessage(line);
+        if (message === undefined) {
+            // A line that carries a message after some other text: stdout polluted by a logger.
+            const embedded = line.indexOf('{"jsonrpc"');
+            if (embedded > 0) {
+                this.evidence.pollutedStdout = true;
+                if (this.options.lenientStdout)
+                    message = parseMessage(line.slice(embedded));
+            }
+        }
+        if (message === undefined) {
+            noteLogLine(this.evidence, this.evidence.strayStdout, line, STRAY_STDOUT_LINES);
+            return;
+        }
+        this.evidence.spokeJsonRpc = true;
+        if ('method' in message) {
+            this.answerServerRequest(message);
+            return;
+        }
+        const pending = typeof message.id === 'number' ? this.pending.get(message.id) : undefined;
+        if (!pending)
+            return;
+        this.pending.delete(message.id);
+        clearTimeout(pending.timer);
+        if (pending.patient)
+            this.evidence.slowStartMs = Date.now() - pending.sentAt;
+        if (model_isJsonObject(message.error)) {
+            const { code, message: text, data } = message.error;
+            pending.reject(new RpcError(pending.method, typeof code === 'number' ? code : 0, String(text ?? 'unknown error'), data));
+        }
+        else if (model_isJsonObject(message.result)) {
+            pending.resolve(message.result);
+        }
+        else {
+            pending.reject(new ChannelError('protocol', `the answer to ${pending.method} has no result object`, pending.method));
+        }
+    }
+    answerServerRequest(message) {
+        if (message.id === undefined)
+            return;
+        this.write({ jsonrpc: '2.0', id: message.id, ...answerServerRequest(String(message.method), this.options.clientCapabilities) });
+    }
+    fail(error) {
+        this.failure ??= error;
+        for (const [id, pending] of this.pending) {
+            clearTimeout(pending.timer);
+            this.pending.delete(id);
+            pending.reject(new ChannelError(error.failure, error.message, pending.method));
+        }
+    }
+}
+function seconds(ms) {
+    return String(Math.round(ms / 100) / 10);
+}
+function parseMessage(line) {
+    try {
+        const message = JSON.parse(line);
+        return model_isJsonObject(message) && message.jsonrpc === '2.0' ? message : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./lib/compile/capture.js
+
+
+
+
+
+
+
+
+/**
+ * Start-up, healing included, waits about this many times the source's timeout in all: a slow
+ * start is waited for on the same process until then, and retries share the budget (heal.ts),
+ * so a server that hangs holds CI for about 2 × --timeout, not a ladder of longer waits. Once a
+ * server answers, each later request gets its own timeout (and `MAX_PAGES` bounds the lists).
+ */
+const START_BUDGET_FACTOR = 2;
+/** Capturing a server failed; `diagnosis` says why in plain words, `evidence` what was seen. */
+class CompileError extends errors_UserError {
+    diagnosis;
+    evidence;
+    constructor(diagnosis, evidence, cause) {
+        super(`Could not capture the contracts of ${evidence.target}. ${diagnosis.explanation}`, 2, { cause });
+        this.diagnosis = diagnosis;
+        this.evidence = evidence;
+    }
+}
+/** The lists a server may expose, the capability that announces each, and the result key. */
+const LISTS = [
+    { capability: 'tools', method: 'tools/list', key: 'tools' },
+    { capability: 'prompts', method: 'prompts/list', key: 'prompts' },
+    { capability: 'resources', method: 'resources/list', key: 'resources' },
+    { capability: 'resources', method: 'resources/templates/list', key: 'resourceTemplates' },
+];
+/**
+ * Start (stdio) or reach (HTTP) an MCP server, open a session in the protocol generation it
+ * speaks, and capture every list it declares, raw. The server is always stopped afterwards.
+ */
+async function captureServer(source, options = {}) {
+    const progress = options.onProgress ?? (() => { });
+    const deadline = options.deadline ?? Date.now() + START_BUDGET_FACTOR * source.timeoutMs;
+    const capabilities = source_clientCapabilitiesOf(source);
+    const channel = openChannel(source, capabilities);
+    progress(source.kind === 'command' ? `starting ${source.command.join(' ')}` : `connecting to ${redact_redactUrl(source.url)}`);
+    try {
+        // A server we started that is still starting is waited for until the deadline, same process.
+        const patience = source.kind === 'command'
+            ? {
+                until: deadline,
+                keepWaiting: () => looksSlowToStart(channel.evidence),
+                onSlow: (waitedMs) => progress(`no answer after ${(waitedMs / 1000).toFixed(1)} s; the server looks like it is still starting, so waiting on it up to ${((deadline - Date.now()) / 1000).toFixed(1)} s more`),
+            }
+            : undefined;
+        const startWaitMs = Math.max(1, Math.min(source.timeoutMs, deadline - Date.now()));
+        const session = await openSession(channel, { timeoutMs: startWaitMs, capabilities, ...(patience ? { patience } : {}) });
+        const version = session.server.version ? ` ${session.server.version}` : '';
+        progress(`connected to ${session.server.name}${version} (protocol ${session.protocolVersion})`);
+        const capture = {
+            server: session.server,
+            protocolVersion: session.protocolVersion,
+            era: session.era,
+            capabilities: session.capabilities,
+            ...(session.instructions !== undefined ? { instructions: session.instructions } : {}),
+            tools: [],
+            prompts: [],
+            resources: [],
+            resourceTemplates: [],
+            clientCapabilities: [...capabilities],
+        };
+        for (const list of LISTS) {
+            if (session.capabilities[list.capability] === undefined)
+                continue;
+            const items = await listAll(channel, session, list.method, list.key, {
+                timeoutMs: source.timeoutMs,
+                onPage: (page, total) => page > 1 && progress(`${list.method}: page ${page}, ${total} ${list.key} so far`),
+            });
+            capture[list.key] = items;
+        }
+        progress(`captured ${report_ENTRY_KINDS.map((kind) => countOf(kind, capture[kind].length)).join(', ')}`);
+        return { capture, warnings: warningsFrom(channel.evidence), evidence: channel.evidence };
+    }
+    catch (error) {
+        // Stop the server before diagnosing, so the stderr tail is complete.
+        await channel.close();
+        throw new CompileError(diagnose({ source, error, evidence: channel.evidence }), channel.evidence, error);
+    }
+    finally {
+        await channel.close();
+    }
+}
+function openChannel(source, clientCapabilities) {
+    if (source.kind === 'url')
+        return new HttpChannel({ url: source.url, headers: source.headers, clientCapabilities });
+    const { command, cwd, env, passEnv, isolateEnv } = source;
+    const launch = { command, cwd, env, passEnv, isolateEnv, clientCapabilities };
+    if (source.url)
+        return new LaunchedHttpChannel({ ...launch, url: source.url, headers: source.headers });
+    return new StdioChannel({ ...launch, lenientStdout: source.lenientStdout });
+}
+function warningsFrom(evidence) {
+    if (evidence.transport !== 'stdio' || evidence.strayStdout.length === 0)
+        return [];
+    return [
+        `the server wrote ${evidence.strayStdout.length} non-JSON line(s) to stdout, e.g. ${JSON.stringify(evidence.strayStdout[0])}; ` +
+            'they were ignored, but MCP clients may choke on them: log to stderr instead',
+    ];
+}
+
+;// CONCATENATED MODULE: ./lib/compile/heal.js
+
+
+
+
+
+
+
+/**
+ * Self-healing compilation: when a server cannot be captured, diagnose why, apply at most one
+ * safe change, and try again, a bounded number of times. What is safe is decided here, per
+ * failure category, in one table: a fixer may find a binary the project installed, switch
+ * transport or port to where the server said it listens, read past log noise on stdout, or
+ * retry a crash that looks transient. It never guesses secrets, installs packages, runs build
+ * scripts or retries an authentication failure: those end the loop with the exact thing a
+ * person must do. A slow start is not restarted: the capture waits on the same live process
+ * (capture.ts), and the report says so, with the timeout that works first time.
+ *
+ * Every attempt shares one budget, `START_BUDGET_FACTOR` × the timeout from the first start. A
+ * retry is started while the budget lasts and gets at least `RETRY_MIN_SHARE` of a timeout, so
+ * the worst case is (`START_BUDGET_FACTOR` + `RETRY_MIN_SHARE`) × the timeout.
+ */
+const DEFAULT_MAX_ATTEMPTS = 3;
+/** A retry gets at least this share of a timeout, however little of the budget is left: enough to start. */
+const RETRY_MIN_SHARE = 0.5;
+/** The timeout we suggest after a slow start: half again what the start took, in whole seconds. */
+const SLOW_START_MARGIN = 1.5;
+/** Capturing failed and healing could not fix it: what was tried, and what a person must do. */
+class HealingFailedError extends CompileError {
+    report;
+    userActionNeeded;
+    constructor(cause, report, userActionNeeded) {
+        super(cause.diagnosis, cause.evidence, cause);
+        this.report = report;
+        this.userActionNeeded = userActionNeeded;
+        const tried = report.attempts.length > 1 ? `\n\nTried ${report.attempts.length} times in ${(report.totalMs / 1000).toFixed(1)} s:\n${describeAttempts(report.attempts)}` : '';
+        this.message = `${cause.message}\n\nWhat to do: ${userActionNeeded}${tried}`;
+    }
+}
+/** One fixer per failure category: the whole healing policy, readable in one screen. */
+const FIXERS = {
+    timeout(_diagnosis, source) {
+        // The capture already waited on the same live process as long as the budget allows.
+        return {
+            userAction: `Check that the server starts on its own (no prompt, no missing service) and how long it takes by hand; if it is just slow, pass a longer --timeout (start-up gets up to ${START_BUDGET_FACTOR} × --timeout, ${(START_BUDGET_FACTOR * source.timeoutMs) / 1000} s now).`,
+        };
+    },
+    'command-not-found'(_diagnosis, source) {
+        if (source.kind !== 'command')
+            return { userAction: 'Check the command.' };
+        const [program, ...args] = source.command;
+        const cwd = source.cwd ?? process.cwd();
+        const local = findUpwards(cwd, (0,external_node_path_namespaceObject.join)('node_modules', '.bin', program));
+        if (local) {
+            return { fix: { description: `ran "${program}" from the project's node_modules/.bin`, source: { ...source, command: [local, ...args] } } };
+        }
+        if (findUpwards(cwd, (0,external_node_path_namespaceObject.join)('node_modules', program, 'package.json'))) {
+            return { fix: { description: `ran the installed package "${program}" through npx --no-install`, source: { ...source, command: ['npx', '--no-install', program, ...args] } } };
+        }
+        return { userAction: `Install "${program}" (or fix its name) so that it is on PATH, or point --command at the server's entry file.` };
+    },
+    'permission-denied'(_diagnosis, source) {
+        const program = source.kind === 'command' ? source.command[0] : '';
+        return { userAction: `Make ${program} executable (chmod +x ${program}, and commit the mode with git update-index --chmod=+x), or run it through its interpreter.` };
+    },
+    'missing-build-output'(diagnosis, source) {
+        const cwd = source.kind === 'command' ? (source.cwd ?? process.cwd()) : process.cwd();
+        return { userAction: `Build the server before capturing it: run \`${buildCommand(cwd)}\` (in CI, as a step before this one), so that ${diagnosis.missingPath} exists.` };
+    },
+    'missing-env'(diagnosis, source) {
+        const names = diagnosis.missingEnv ?? [];
+        // Set here but kept from the server by the environment policy (env.ts): say so, name the switch.
+        const withheld = source.kind === 'command' ? names.filter((name) => withheldFrom(source, name)) : [];
+        if (withheld.length > 0) {
+            const list = withheld.join(', ');
+            return {
+                userAction: `${list} ${withheld.length > 1 ? 'are' : 'is'} set here but was not passed to the server: ${source.kind === 'command' && source.isolateEnv ? 'its environment is isolated (only runtime variables and the ones you name reach it)' : 'GitHub tokens reach a server only by name'}. Pass ${withheld.length > 1 ? 'them' : 'it'} by name: ${withheld.map((n) => `--pass-env ${n}`).join(' ')} (in the Action, the input pass-env; in the config, "passEnv"). Nothing is passed unasked.`,
+            };
+        }
+        const flags = names.map((n) => `--env ${n}=…`).join(' ');
+        return {
+            userAction: `Give the server ${names.join(', ')}: pass ${flags}, or export ${names.length > 1 ? 'them' : 'it'} and pass ${names.map((n) => `--pass-env ${n}`).join(' ')} (in CI: set it in the step's env: from a secret, and name it in the Action's pass-env input or the config's "passEnv"). Nothing is guessed.`,
+        };
+    },
+    'auth-failed'() {
+        return { userAction: 'Provide valid credentials: --header "Authorization: Bearer …" for an HTTP server, --env NAME=… for a stdio one (in CI, from a secret). Authentication failures are never retried.' };
+    },
+    'connection-refused'(_diagnosis, source) {
+        const url = source.kind === 'url' ? redact_redactUrl(source.url) : '';
+        return { userAction: `Start the server before capturing it, or let mcp-contract-guard start it: --command "<start command>" --url ${url}.` };
+    },
+    'port-taken'(_diagnosis, source) {
+        const port = source.kind === 'command' && source.url ? portOf(source.url) : '';
+        return {
+            userAction: `Free port ${port}: stop what listens there (\`lsof -i :${port}\` or \`ss -ltnp\` names it), or run the server on a free port and give that port in --url. If the command starts the server in the background and returns (a daemon, docker run -d), start it before mcp-contract-guard and give only --url.`,
+        };
+    },
+    'port-mismatch'(diagnosis, source, history) {
+        if (source.kind !== 'command' || !source.url || !diagnosis.announcedUrl)
+            return { userAction: diagnosis.explanation };
+        const port = portOf(diagnosis.announcedUrl);
+        if (history.some((a) => a.fixApplied?.startsWith('used port'))) {
+            return { userAction: `The server listens on a different port each time it starts (now ${port}). Make it listen on a fixed port and give that port in --url.` };
+        }
+        const url = new URL(source.url);
+        url.port = String(port);
+        return { fix: { description: `used port ${port}, where the server said it listens`, source: { ...source, url: url.href } } };
+    },
+    'transport-mismatch'(diagnosis, source) {
+        if (source.kind === 'command' && !source.url && diagnosis.announcedUrl) {
+            return { fix: { description: `switched to streamable HTTP at ${diagnosis.announcedUrl}, where the server said it listens`, source: { ...source, url: diagnosis.announcedUrl } } };
+        }
+        if (source.kind === 'command' && !source.url && !source.lenientStdout && diagnosis.pollutedStdout) {
+            return { fix: { description: 'read JSON-RPC messages out of stdout lines that a logger had prefixed', source: { ...source, lenientStdout: true } } };
+        }
+        return { userAction: `${diagnosis.explanation} Make the server speak MCP over stdio with nothing else on stdout, or give its HTTP address with --url.` };
+    },
+    'protocol-mismatch'() {
+        return { userAction: 'Upgrade the server (or its MCP SDK) to a protocol version from 2024-11-05 on, or capture a tools/list dump with --file.' };
+    },
+    'invalid-response'() {
+        return { userAction: 'Fix the server so it answers as the MCP specification requires, or capture a tools/list dump with --file.' };
+    },
+    crashed(diagnosis, source, history) {
+        const retried = history.some((a) => a.fixApplied?.startsWith('retried'));
+        if (!retried && looksTransient(diagnosis)) {
+            return { fix: { description: 'retried once: the crash looks transient (a busy resource or a network hiccup)', source } };
+        }
+        return { userAction: 'Run the server by hand with the same command and fix what makes it exit; its stderr is quoted above.' };
+    },
+    unknown() {
+        return { userAction: 'Run the server by hand with the same command to see what goes wrong; rerun with --debug for details.' };
+    },
+};
+function proposeFix(diagnosis, source, history = []) {
+    return FIXERS[diagnosis.category](diagnosis, source, history);
+}
+/**
+ * Run `capture` on `source`; on failure, diagnose, fix and retry up to `maxAttempts` times,
+ * within the start-up budget. When the first attempt works this costs nothing more than the
+ * capture itself.
+ */
+async function withHealing(source, capture, options = {}) {
+    const maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
+    const progress = options.onProgress ?? (() => { });
+    const started = Date.now();
+    const deadline = started + START_BUDGET_FACTOR * source.timeoutMs;
+    const attempts = [];
+    let current = source;
+    for (let number = 1;; number++) {
+        const attemptStarted = Date.now();
+        try {
+            const value = await capture(current, { ...options, deadline: number === 1 ? deadline : Math.max(deadline, attemptStarted + current.timeoutMs * RETRY_MIN_SHARE) });
+            const healing = { attempts, totalMs: 0 };
+            const slowStartMs = value.evidence.slowStartMs;
+            if (slowStartMs === undefined) {
+                attempts.push({ number, flags: sourceFlags(current), durationMs: Date.now() - attemptStarted, outcome: 'captured' });
+                if (number > 1)
+                    healing.healedSource = current;
+            }
+            else {
+                // Healed in place: the wait past the timeout reads as the failure it would have been, then the fix.
+                const healed = { ...current, timeoutMs: Math.ceil((slowStartMs * SLOW_START_MARGIN) / 1000) * 1000 };
+                attempts.push({
+                    number,
+                    flags: sourceFlags(current),
+                    durationMs: current.timeoutMs,
+                    outcome: 'failed',
+                    diagnosis: { category: 'timeout', confidence: 0.9, explanation: `The server did not answer within ${current.timeoutMs / 1000} s, but was still starting.` },
+                    fixApplied: `kept waiting on the same process past the ${current.timeoutMs / 1000} s timeout (a slow start): it answered after ${(slowStartMs / 1000).toFixed(1)} s`,
+                });
+                attempts.push({ number: number + 1, flags: sourceFlags(healed), durationMs: Math.max(0, Date.now() - attemptStarted - current.timeoutMs), outcome: 'captured' });
+                healing.healedSource = healed;
+            }
+            healing.totalMs = Date.now() - started;
+            return { value, healing };
+        }
+        catch (error) {
+            if (!(error instanceof CompileError))
+                throw error;
+            const attempt = { number, flags: sourceFlags(current), durationMs: Date.now() - attemptStarted, outcome: 'failed', diagnosis: error.diagnosis };
+            attempts.push(attempt);
+            const proposal = proposeFix(error.diagnosis, current, attempts);
+            const report = () => ({ attempts, totalMs: Date.now() - started });
+            if ('userAction' in proposal)
+                throw new HealingFailedError(error, report(), proposal.userAction);
+            if (number >= maxAttempts) {
+                const advice = maxAttempts === 1
+                    ? `Healing is off; it would have ${proposal.fix.description} and tried again.`
+                    : `Still failing after ${number} attempts (next it would have ${proposal.fix.description}). Run the server by hand with the same command to see what goes wrong.`;
+                throw new HealingFailedError(error, report(), advice);
+            }
+            if (Date.now() >= deadline) {
+                const budget = (START_BUDGET_FACTOR * source.timeoutMs) / 1000;
+                throw new HealingFailedError(error, report(), `Next it would have ${proposal.fix.description}, but start-up has used its budget (${START_BUDGET_FACTOR} × --timeout, ${budget} s). Run the server by hand with the same command to see what goes wrong, or pass a longer --timeout.`);
+            }
+            attempt.fixApplied = proposal.fix.description;
+            progress(`attempt ${number} failed (${error.diagnosis.category}); ${proposal.fix.description}, trying again`);
+            current = proposal.fix.source;
+        }
+    }
+}
+function describeAttempts(attempts) {
+    return attempts
+        .map((a) => {
+        const result = a.outcome === 'captured' ? 'captured' : `failed: ${a.diagnosis?.category}`;
+        const fix = a.fixApplied ? `; then ${a.fixApplied}` : '';
+        return `  ${a.number}. ${result} in ${(a.durationMs / 1000).toFixed(1)} s${fix}`;
+    })
+        .join('\n');
+}
+/** A crash worth one more try: resources that were busy or a network that hiccuped. */
+function looksTransient(diagnosis) {
+    return /\b(EBUSY|EAGAIN|EADDRINUSE|ECONNRESET|ETIMEDOUT|EAI_AGAIN|temporar(y|ily)|try again|resource busy|locked)\b/i.test(diagnosis.explanation);
+}
+function findUpwards(start, relative) {
+    for (let dir = (0,external_node_path_namespaceObject.resolve)(start);; dir = (0,external_node_path_namespaceObject.dirname)(dir)) {
+        const candidate = (0,external_node_path_namespaceObject.join)(dir, relative);
+        if ((0,external_node_fs_namespaceObject.existsSync)(candidate))
+            return candidate;
+        if ((0,external_node_path_namespaceObject.dirname)(dir) === dir)
+            return undefined;
+    }
+}
+/** The build command a person would run, from the nearest package.json's scripts. */
+function buildCommand(cwd) {
+    const manifest = findUpwards(cwd, 'package.json');
+    if (!manifest)
+        return 'the build step of the server';
+    const dir = (0,external_node_path_namespaceObject.dirname)(manifest);
+    let scripts = {};
+    try {
+        scripts = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(manifest, 'utf8')).scripts ?? {};
+    }
+    catch {
+        // An unreadable package.json: fall through to the generic advice.
+    }
+    const runner = (0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(dir, 'pnpm-lock.yaml')) ? 'pnpm' : (0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(dir, 'yarn.lock')) ? 'yarn' : 'npm run';
+    const script = ['build', 'compile', 'prepare', 'tsc'].find((name) => scripts[name] !== undefined);
+    if (script)
+        return `${runner} ${script}`;
+    if ((0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(dir, 'tsconfig.json')))
+        return 'npx tsc';
+    return 'the build step of the server';
+}
+
+;// CONCATENATED MODULE: ./lib/files.js
+/**
+ * Reading and writing the user's files (lockfiles, artifacts, dumps) with errors that say what
+ * is wrong with which path, and writes that never leave half a file or a temporary one behind.
+ */
+
+
+
+
+
+/** The text of `path`, or undefined when there is no such file. `what` names it in errors ("the lockfile"). */
+async function readTextIfExists(path, what) {
+    try {
+        return await (0,promises_namespaceObject.readFile)(path, 'utf8');
+    }
+    catch (error) {
+        if (codeOf(error) === 'ENOENT')
+            return undefined;
+        throw new errors_UserError(`Cannot read ${what} ${path}: ${problemOf(error, path)}`, 2, { cause: error });
+    }
+}
+/**
+ * Fail now, before any work, if `path` cannot be written: it is a directory, its directory
+ * does not exist or is not writable. (The write itself still reports what this cannot foresee.)
+ */
+async function assertWritable(path, what) {
+    const fail = (error) => new UserError(`Cannot write ${what} ${path}: ${problemOf(error, path)}`, 2, { cause: error });
+    const existing = await stat(path).catch((error) => {
+        if (codeOf(error) === 'ENOENT')
+            return undefined;
+        throw fail(error);
+    });
+    if (existing?.isDirectory())
+        throw fail(Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
+    if (existing !== undefined && !existing.isFile())
+        return; // a device or a pipe: written in place
+    const directory = dirname(resolve(path));
+    await access(directory, constants.W_OK).catch((error) => {
+        const code = codeOf(error);
+        throw code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+            ? new UserError(`Cannot write ${what} ${path}: its directory ${directory} is not writable (${code}).`, 2, { cause: error })
+            : fail(error);
+    });
+}
+/** Temporary files being written, removed if the process exits (Ctrl-C) before their rename. */
+const inFlight = new Set();
+let exitHook = false;
+/**
+ * Replace `path` with `text` atomically: write a temporary file beside it, then rename it over
+ * the old one, so a reader never sees half a file. The temporary file is removed on any
+ * failure. A symbolic link is followed (the file it points to is replaced, the link kept); a
+ * device, a pipe or anything under /dev (`/dev/stdout`) is written in place.
+ */
+async function writeTextAtomically(path, text, what) {
+    const fail = (error) => new UserError(`Cannot write ${what} ${path}: ${problemOf(error, path)}`, 2, { cause: error });
+    await assertWritable(path, what);
+    const target = await realpath(path).catch(() => resolve(path));
+    const existing = await stat(target).catch(() => undefined);
+    // /dev/stdout may resolve to the file the shell redirected to: replacing that file would
+    // cut the process off from its own output.
+    if ((existing !== undefined && !existing.isFile()) || resolve(path).startsWith('/dev/')) {
+        // Appended: truncating /dev/stderr redirected to a file would erase what was logged there.
+        await writeFile(target, text, { flag: 'a' }).catch((error) => {
+            throw fail(error);
+        });
+        return;
+    }
+    const temporary = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+    if (!exitHook) {
+        exitHook = true;
+        process.once('exit', () => inFlight.forEach((file) => rmSync(file, { force: true })));
+    }
+    inFlight.add(temporary);
+    try {
+        // The new file keeps the old one's permissions.
+        await writeFile(temporary, text, { flag: 'wx', ...(existing ? { mode: existing.mode & 0o7777 } : {}) });
+        await rename(temporary, target);
+    }
+    catch (error) {
+        await unlink(temporary).catch(() => undefined);
+        throw fail(error);
+    }
+    finally {
+        inFlight.delete(temporary);
+    }
+}
+function codeOf(error) {
+    return error?.code;
+}
+/** What went wrong, in words, ending with a full stop. */
+function problemOf(error, path) {
+    switch (codeOf(error)) {
+        case 'EISDIR':
+            return 'it is a directory, not a file.';
+        case 'ENOENT': {
+            const directory = (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(path));
+            return (0,external_node_fs_namespaceObject.existsSync)(directory) ? `files cannot be created in ${directory}.` : `the directory ${directory} does not exist: create it first.`;
+        }
+        case 'ENOTDIR':
+            return 'a part of the path is a file, not a directory.';
+        case 'EACCES':
+        case 'EPERM':
+            return 'permission denied.';
+        case 'EROFS':
+            return 'the file system is read-only.';
+        case 'ENOSPC':
+            return 'no space left on the device.';
+        case 'ELOOP':
+            return 'too many symbolic links (a loop?).';
+        default:
+            return `${error instanceof Error ? error.message : String(error)}.`;
+    }
+}
+
+;// CONCATENATED MODULE: ./lib/compile/dump.js
+
+
+
+
+
+/**
+ * Read a file that holds contracts: a lockfile, or a tools/list dump, i.e. an object with a
+ * `tools` array (plus optional `prompts`, `resources`, `resourceTemplates`), or a JSON-RPC
+ * response whose `result` holds them.
+ */
+async function readContractsFile(path) {
+    const text = await readTextIfExists(path, 'the file');
+    if (text === undefined)
+        throw new errors_UserError(`${path} does not exist.`);
+    return parseContractsFile(text, path);
+}
+/**
+ * The contracts in a file: a lockfile's as they are, a dump's normalized (with the lint
+ * warnings of normalization). Needs nothing of the server pipeline.
+ */
+async function compileFile(path) {
+    return contractsOfFile(await readContractsFile(path));
+}
+/**
+ * The contracts of two files to diff (`diff OLD NEW`). When both are dumps, what they define
+ * identically as sent is shared and never normalized (see `normalizeDifferences`); the warnings
+ * are those of the entries that differ.
+ */
+async function compileFilesToDiff(previousPath, currentPath) {
+    const [previous, current] = await Promise.all([readContractsFile(previousPath), readContractsFile(currentPath)]);
+    if (previous.kind === 'dump' && current.kind === 'dump') {
+        const [p, c] = normalizeDifferences(previous.capture, current.capture);
+        return [ofDump(p), ofDump(c)];
+    }
+    return [contractsOfFile(previous), contractsOfFile(current)];
+}
+/** The contracts a parsed file holds: a lockfile's as they are, a dump's normalized. */
+function contractsOfFile(file) {
+    if (file.kind === 'lockfile')
+        return { contracts: file.contracts, warnings: [], origin: 'lockfile' };
+    return ofDump(normalizeCapture(file.capture));
+}
+function ofDump({ contracts, warnings }) {
+    return { contracts, warnings: warnings.map((w) => `${w.entry} ${w.message}`), origin: 'dump' };
+}
+function parseContractsFile(text, label) {
+    let data;
+    try {
+        data = JSON.parse(text);
+    }
+    catch (error) {
+        throw new errors_UserError(`${label} is not valid JSON (${error.message}). Expected a lockfile or a tools/list dump.`);
+    }
+    if (looksLikeLockfile(data)) {
+        try {
+            return { kind: 'lockfile', contracts: verifyLockfile(data, label) };
+        }
+        catch (error) {
+            if (error instanceof LockfileError)
+                throw new errors_UserError(lockfileAdvice(error));
+            throw error;
+        }
+    }
+    const body = model_isJsonObject(data) && model_isJsonObject(data.result) && 'jsonrpc' in data ? data.result : data;
+    if (!model_isJsonObject(body) || !Array.isArray(body.tools)) {
+        throw new errors_UserError(`${label} is not a tools/list dump: expected a JSON object with a "tools" array (the result of tools/list), ` +
+            'or a JSON-RPC response whose "result" holds one.');
+    }
+    // A capture written by a tool like ours also says who the server is (`server` or, as in an
+    // initialize result, `serverInfo`) and may hold its capabilities and instructions.
+    const info = model_isJsonObject(body.serverInfo) ? body.serverInfo : model_isJsonObject(body.server) ? body.server : {};
+    const capture = {
+        server: { name: typeof info.name === 'string' ? info.name : 'unknown', ...(typeof info.version === 'string' ? { version: info.version } : {}) },
+        protocolVersion: typeof body.protocolVersion === 'string' ? body.protocolVersion : '',
+        era: 'legacy',
+        ...(model_isJsonObject(body.capabilities) ? { capabilities: body.capabilities } : {}),
+        ...(typeof body.instructions === 'string' ? { instructions: body.instructions } : {}),
+        tools: entries(body, 'tools', label),
+        prompts: entries(body, 'prompts', label),
+        resources: entries(body, 'resources', label),
+        resourceTemplates: entries(body, 'resourceTemplates', label),
+    };
+    return { kind: 'dump', capture };
+}
+function entries(body, key, label) {
+    const list = body[key];
+    if (list === undefined)
+        return [];
+    if (!Array.isArray(list))
+        throw new errors_UserError(`${label}: "${key}" is not an array.`);
+    return list.map((item, index) => {
+        if (!model_isJsonObject(item))
+            throw new errors_UserError(`${label}: ${key}[${index}] is not an object.`);
+        return item;
+    });
+}
+/** The message for a lockfile that cannot be trusted, with what to do about it. */
+function lockfileAdvice(error, regenerate = 'mcp-contract-guard lock <source>') {
+    switch (error.problem) {
+        case 'tampered':
+            return `${error.message} A lockfile is generated, never edited: regenerate it with \`${regenerate}\` and commit the result.`;
+        case 'unknown-version':
+            return error.message;
+        case 'malformed':
+            return `${error.message} Regenerate it with \`${regenerate}\`.`;
+    }
+}
+
+;// CONCATENATED MODULE: ./lib/compile/argv.js
+
+/**
+ * Split a command line the way a POSIX shell splits words: whitespace separates, single quotes
+ * keep everything literal, double quotes keep whitespace and honour `\"` `\\` `\$` `` \` ``,
+ * a backslash outside quotes escapes the next character. The command then runs without a shell,
+ * so shell operators (pipes, redirections, `&&`, `;`) and `$VAR` expansion are refused with a
+ * message instead of being passed to the server as odd arguments.
+ */
+function splitCommand(line) {
+    const words = [];
+    let word = '';
+    let inWord = false;
+    let quote = null;
+    for (let i = 0; i < line.length; i++) {
+        const c = line[i];
+        if (quote === "'") {
+            if (c === "'")
+                quote = null;
+            else
+                word += c;
+        }
+        else if (quote === '"') {
+            if (c === '"')
+                quote = null;
+            else if (c === '\\' && i + 1 < line.length && '"\\$`'.includes(line[i + 1]))
+                word += line[++i];
+            else if (c === '$' || c === '`')
+                refuseShellFeature(line, 'variable or command substitution');
+            else
+                word += c;
+        }
+        else if (c === "'" || c === '"') {
+            quote = c;
+            inWord = true;
+        }
+        else if (c === '\\') {
+            if (i + 1 < line.length)
+                word += line[++i];
+            inWord = true;
+        }
+        else if (/\s/.test(c)) {
+            if (inWord)
+                words.push(word);
+            word = '';
+            inWord = false;
+        }
+        else if ('|&;<>()'.includes(c)) {
+            refuseShellFeature(line, `the shell operator "${c}"`);
+        }
+        else if (c === '$' || c === '`') {
+            refuseShellFeature(line, 'variable or command substitution');
+        }
+        else {
+            word += c;
+            inWord = true;
+        }
+    }
+    if (quote !== null)
+        throw new errors_UserError(`--command has an unterminated ${quote === '"' ? 'double' : 'single'} quote: ${line}`);
+    if (inWord)
+        words.push(word);
+    if (words.length === 0)
+        throw new errors_UserError('--command is empty: give the command that starts the MCP server, e.g. --command "node dist/server.js".');
+    return words;
+}
+function refuseShellFeature(line, feature) {
+    throw new errors_UserError(`--command is run directly, without a shell, so ${feature} in "${line}" would not do what you expect. ` +
+        `Pass environment variables with --env KEY=VALUE, or wrap the command in a shell explicitly: --command "sh -c '…'".`);
+}
+
+;// CONCATENATED MODULE: ./lib/compile/index.js
+
+
+
+
+
+
+
+
+
+
+
+
+
+/**
+ * Contracts from any source: a live server, a tools/list dump, or a lockfile. A server that
+ * fails to start is diagnosed, fixed when that is safe, and retried (see heal.ts); the
+ * attempts are reported in `healing`.
+ */
+async function compileContracts(source, options = {}) {
+    if (source.kind === 'file')
+        return compileFile(source.path);
+    // Without healing: one attempt, still diagnosed and reported the same way.
+    const maxAttempts = options.heal === false ? 1 : options.maxAttempts;
+    const { value: captured, healing } = await withHealing(source, captureServer, { ...options, maxAttempts });
+    const { contracts, warnings } = normalizeCapture(captured.capture);
+    const compiled = { contracts, warnings: [...captured.warnings, ...warnings.map((w) => `${w.entry} ${w.message}`)], origin: 'server' };
+    compiled.healing = healing;
+    return compiled;
+}
+
+;// CONCATENATED MODULE: ./lib/contract/compare.js
+
+
+
+/**
+ * Which entries differ between two sets of contracts, by digest only: cheap enough to run on
+ * every `check`, so unchanged entries never reach the (much costlier) classification.
+ */
+function compareContracts(previous, current) {
+    const out = { server: serverChanged(previous, current) };
+    for (const kind of report_ENTRY_KINDS) {
+        const before = previous[kind];
+        const after = current[kind];
+        const changes = { added: [], removed: [], changed: [] };
+        for (const key of Object.keys(before).sort()) {
+            const entry = Object.hasOwn(after, key) ? after[key] : undefined;
+            if (entry === undefined)
+                changes.removed.push(key);
+            else if (canonical_entryDigest(entry) !== canonical_entryDigest(before[key]) || !sameDialects(entry.dialects, before[key].dialects))
+                changes.changed.push(key);
+        }
+        for (const key of Object.keys(after).sort())
+            if (!Object.hasOwn(before, key))
+                changes.added.push(key);
+        out[kind] = changes;
+    }
+    return out;
+}
+function hasChanges(changes) {
+    return changes.server || report_ENTRY_KINDS.some((k) => changes[k].added.length + changes[k].removed.length + changes[k].changed.length > 0);
+}
+/**
+ * A version bump alone is a release, not a contract change. What is unknown on one side (a
+ * dump, a lockfile of format 1) is not compared.
+ */
+function serverChanged(previous, current) {
+    if (previous.server.name !== current.server.name && previous.server.name !== 'unknown' && current.server.name !== 'unknown')
+        return true;
+    if (previous.serverContract === undefined || current.serverContract === undefined)
+        return false;
+    return !json_jsonEqual(previous.serverContract, current.serverContract);
+}
+function sameDialects(a, b) {
+    return (a?.inputSchema ?? null) === (b?.inputSchema ?? null) && (a?.outputSchema ?? null) === (b?.outputSchema ?? null);
+}
+
+;// CONCATENATED MODULE: ./lib/diff/finding.js
+function finding(kind, segments, facts = {}) {
+    return {
+        kind,
+        segments,
+        where: facts.where ?? '',
+        action: facts.action ?? null,
+        direction: facts.direction ?? null,
+        subject: facts.subject ?? segments[segments.length - 1] ?? '',
+        previous: facts.previous === undefined ? null : facts.previous,
+        current: facts.current === undefined ? null : facts.current,
+        detail: facts.detail ?? '',
+        ...(facts.renamedFrom !== undefined ? { renamedFrom: facts.renamedFrom } : {}),
+        ...(facts.renamedTo !== undefined ? { renamedTo: facts.renamedTo } : {}),
+        ...(facts.match !== undefined ? { match: facts.match } : {}),
+        ...(facts.note !== undefined ? { note: facts.note } : {}),
+    };
+}
+
+;// CONCATENATED MODULE: ./lib/diff/json.js
+/** Small pure helpers over JSON values shared by the detectors. */
+
+
+
+/**
+ * A structural hash of a JSON value, memoized per object: contracts are immutable once
+ * normalized, so each subtree is hashed once, bottom-up, and a walk that compares a subtree at
+ * every level of an enclosing union pays O(1) there instead of re-reading the subtree. Key
+ * order does not matter (members are combined by addition); two values with different
+ * hashes differ, equal hashes are confirmed with `jsonEqual`.
+ */
+function shapeHash(value) {
+    if (typeof value !== 'object' || value === null)
+        return hashText(typeof value === 'string' ? `s${value}` : `${typeof value}:${String(value)}`);
+    const known = hashes.get(value);
+    if (known !== undefined)
+        return known;
+    let hash;
+    if (Array.isArray(value)) {
+        hash = 0x9e3779b1;
+        for (const item of value)
+            hash = mix(hash, shapeHash(item));
+    }
+    else {
+        // Members combined by addition: independent of key order without sorting the keys.
+        let sum = 0x85ebca6b;
+        const record = value;
+        for (const key in record)
+            if (record[key] !== undefined)
+                sum = (sum + mix(hashText(key), shapeHash(record[key]))) >>> 0;
+        hash = mix(sum, 0x27d4eb2d);
+    }
+    hashes.set(value, hash);
+    return hash;
+}
+const hashes = new WeakMap();
+function hashText(text) {
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < text.length; i++)
+        hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+    return hash >>> 0;
+}
+function mix(hash, value) {
+    return (Math.imul(hash ^ value, 0x5bd1e995) + 0x6b43a9b5) >>> 0;
+}
+/** Structural equality of JSON values (key order does not matter), rejecting most differences by hash. */
+function diff_json_jsonEqual(a, b) {
+    if (a === b)
+        return true;
+    if (typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && shapeHash(a) !== shapeHash(b))
+        return false;
+    return json_jsonEqual(a, b);
+}
+/** A schema as an object: `true`/absent are `{}`; `false` stays false. */
+function asSchema(value) {
+    if (value === false)
+        return false;
+    if (model_isJsonObject(value))
+        return value;
+    return {};
+}
+function stringsOf(value) {
+    return Array.isArray(value) ? value.filter((v) => typeof v === 'string') : [];
+}
+/** Set membership by canonical JSON, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are one value. */
+function canonicalSet(values) {
+    return new Map(values.map((v) => [json_canonicalJson(v), v]));
+}
+function without(object, keys) {
+    const out = {};
+    for (const [key, value] of Object.entries(object))
+        if (!keys.includes(key))
+            out[key] = value;
+    return out;
+}
+/** The keys whose values differ between two objects (present on either side), sorted. */
+function changedKeys(previous, current) {
+    return [...new Set([...Object.keys(previous), ...Object.keys(current)])].filter((key) => !diff_json_jsonEqual(previous[key], current[key])).sort();
+}
+
+;// CONCATENATED MODULE: ./lib/diff/patterns.js
+/**
+ * Pattern containment: does every string the old `pattern` accepts still match the new one?
+ * A general answer needs automata; releases change patterns in a few simple ways (a character
+ * class widened under the same quantifiers, a quantifier relaxed, an alternative added), and
+ * those are proved here by a sound, deliberately small check. Anything it cannot read (groups
+ * inside a sequence, backreferences, lookarounds, word boundaries…) is "not proved", and the
+ * change stays `pattern-changed`.
+ *
+ * The proof: both patterns parse into alternatives, each a sequence of atoms (a set of
+ * characters repeated m to n times). The new pattern contains the old when each old
+ * alternative is covered by a new one of the same length, atom by atom (a superset of
+ * characters, a wider repetition range), and the new pattern is anchored at no more ends than
+ * the old one (JSON Schema patterns search unless anchored).
+ */
+const MAX_UNIT = 0xffff;
+/** Patterns longer than this are not worth parsing: no real schema needs the proof for them. */
+const MAX_PATTERN_LENGTH = 2_000;
+/** True only when every string matching `previous` provably matches `current`. */
+function patternContains(current, previous) {
+    const p = patterns_parse(previous);
+    const c = patterns_parse(current);
+    if (p === null || c === null)
+        return false;
+    if ((c.start && !p.start) || (c.end && !p.end))
+        return false;
+    return p.alternatives.every((old) => c.alternatives.some((wider) => patterns_covers(wider, old)));
+}
+function patterns_covers(wider, narrower) {
+    if (wider.length !== narrower.length)
+        return false;
+    return narrower.every((atom, i) => {
+        const other = wider[i];
+        return other.min <= atom.min && other.max >= atom.max && isSubset(atom.chars, other.chars);
+    });
+}
+function isSubset(small, big) {
+    return small.every(([lo, hi]) => big.some(([blo, bhi]) => blo <= lo && hi <= bhi));
+}
+// ── parsing ─────────────────────────────────────────────────────────────────────────────
+class Unsupported extends Error {
+}
+function patterns_parse(source) {
+    if (source.length > MAX_PATTERN_LENGTH)
+        return null;
+    try {
+        let body = source;
+        const start = body.startsWith('^');
+        if (start)
+            body = body.slice(1);
+        const end = body.endsWith('$') && !body.endsWith('\\$');
+        if (end)
+            body = body.slice(0, -1);
+        // `^(a|b)$` and `^(?:a|b)$`: one group around the whole body holds the alternatives.
+        const inner = wholeGroup(body);
+        const alternatives = splitTopLevel(inner ?? body).map(sequence);
+        return { start, end, alternatives };
+    }
+    catch (error) {
+        if (error instanceof Unsupported)
+            return null;
+        throw error;
+    }
+}
+/** The body of a group spanning all of `body`, or null. */
+function wholeGroup(body) {
+    const open = body.startsWith('(?:') ? 3 : body.startsWith('(') && !body.startsWith('(?') ? 1 : 0;
+    if (open === 0 || !body.endsWith(')'))
+        return null;
+    let depth = 0;
+    for (let i = 0; i < body.length; i++) {
+        const c = body[i];
+        if (c === '\\')
+            i++;
+        else if (c === '[')
+            i = classEnd(body, i);
+        else if (c === '(')
+            depth++;
+        else if (c === ')' && --depth === 0 && i !== body.length - 1)
+            return null;
+    }
+    return body.slice(open, -1);
+}
+function splitTopLevel(body) {
+    const parts = [];
+    let from = 0;
+    for (let i = 0; i < body.length; i++) {
+        const c = body[i];
+        if (c === '\\')
+            i++;
+        else if (c === '[')
+            i = classEnd(body, i);
+        else if (c === '(' || c === ')')
+            throw new Unsupported();
+        else if (c === '|') {
+            parts.push(body.slice(from, i));
+            from = i + 1;
+        }
+    }
+    parts.push(body.slice(from));
+    return parts;
+}
+/** Index of the `]` closing the class that opens at `open`. */
+function classEnd(body, open) {
+    let i = open + 1;
+    if (body[i] === '^')
+        i++;
+    if (body[i] === ']')
+        i++; // a literal `]` first in the class
+    for (; i < body.length; i++) {
+        if (body[i] === '\\')
+            i++;
+        else if (body[i] === ']')
+            return i;
+    }
+    throw new Unsupported();
+}
+function sequence(part) {
+    const atoms = [];
+    let i = 0;
+    while (i < part.length) {
+        let chars;
+        const c = part[i];
+        if (c === '[') {
+            const end = classEnd(part, i);
+            chars = charClass(part.slice(i + 1, end));
+            i = end + 1;
+        }
+        else if (c === '\\') {
+            const escaped = patterns_escape(part, i + 1);
+            chars = escaped.chars;
+            i = escaped.next;
+        }
+        else if (c === '.') {
+            chars = complement([[0x0a, 0x0a], [0x0d, 0x0d], [0x2028, 0x2029]]);
+            i++;
+        }
+        else if ('^$*+?{}()|'.includes(c)) {
+            throw new Unsupported();
+        }
+        else {
+            chars = single(c.charCodeAt(0));
+            i++;
+        }
+        const quantified = quantifier(part, i);
+        atoms.push({ chars, min: quantified.min, max: quantified.max });
+        i = quantified.next;
+    }
+    return atoms;
+}
+function quantifier(part, at) {
+    const c = part[at];
+    let out;
+    if (c === '*')
+        out = { min: 0, max: Infinity, next: at + 1 };
+    else if (c === '+')
+        out = { min: 1, max: Infinity, next: at + 1 };
+    else if (c === '?')
+        out = { min: 0, max: 1, next: at + 1 };
+    else if (c === '{') {
+        const m = /^\{(\d+)(,(\d*))?\}/.exec(part.slice(at));
+        if (!m)
+            throw new Unsupported();
+        const min = Number(m[1]);
+        const max = m[2] === undefined ? min : m[3] === '' ? Infinity : Number(m[3]);
+        out = { min, max, next: at + m[0].length };
+    }
+    else
+        return { min: 1, max: 1, next: at };
+    // A lazy quantifier matches the same strings.
+    if (part[out.next] === '?')
+        out.next++;
+    return out;
+}
+const DIGIT = [[0x30, 0x39]];
+const WORD = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
+const patterns_SPACE = normalizeSet([[0x09, 0x0d], [0x20, 0x20], [0xa0, 0xa0], [0x1680, 0x1680], [0x2000, 0x200a], [0x2028, 0x2029], [0x202f, 0x202f], [0x205f, 0x205f], [0x3000, 0x3000], [0xfeff, 0xfeff]]);
+/** The escape at `at` (after the backslash): a class escape or one literal character. */
+function patterns_escape(part, at) {
+    const c = part[at];
+    if (c === undefined)
+        throw new Unsupported();
+    const classes = { d: DIGIT, D: complement(DIGIT), w: WORD, W: complement(WORD), s: patterns_SPACE, S: complement(patterns_SPACE) };
+    if (Object.hasOwn(classes, c))
+        return { chars: classes[c], next: at + 1 };
+    const hex = c === 'u' ? /^u([0-9a-fA-F]{4})/.exec(part.slice(at)) : c === 'x' ? /^x([0-9a-fA-F]{2})/.exec(part.slice(at)) : null;
+    if (hex)
+        return { chars: single(parseInt(hex[1], 16)), next: at + hex[0].length };
+    const controls = { n: 0x0a, r: 0x0d, t: 0x09, f: 0x0c, v: 0x0b, '0': 0x00 };
+    if (Object.hasOwn(controls, c))
+        return { chars: single(controls[c]), next: at + 1 };
+    // Word boundaries, backreferences, named groups, unicode properties: not readable here.
+    if (/[A-Za-z1-9]/.test(c))
+        throw new Unsupported();
+    return { chars: single(c.charCodeAt(0)), next: at + 1 };
+}
+function charClass(body) {
+    const negated = body.startsWith('^');
+    const ranges = [];
+    let i = negated ? 1 : 0;
+    const unit = () => {
+        if (body[i] === '\\') {
+            const escaped = patterns_escape(body, i + 1);
+            i = escaped.next;
+            return escaped.chars;
+        }
+        const code = body.charCodeAt(i);
+        i++;
+        return single(code);
+    };
+    while (i < body.length) {
+        const first = unit();
+        if (body[i] === '-' && i + 1 < body.length) {
+            i++;
+            const last = unit();
+            const [lo] = first[0] ?? [0];
+            const [, hi] = last[0] ?? [0, 0];
+            if (first.length !== 1 || last.length !== 1 || first[0][0] !== first[0][1] || last[0][0] !== last[0][1] || lo > hi)
+                throw new Unsupported();
+            ranges.push([lo, hi]);
+        }
+        else {
+            ranges.push(...first.map(([lo, hi]) => [lo, hi]));
+        }
+    }
+    const set = normalizeSet(ranges);
+    return negated ? complement(set) : set;
+}
+function single(code) {
+    return [[code, code]];
+}
+function normalizeSet(ranges) {
+    const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+    const out = [];
+    for (const [lo, hi] of sorted) {
+        const last = out[out.length - 1];
+        if (last !== undefined && lo <= last[1] + 1)
+            last[1] = Math.max(last[1], hi);
+        else
+            out.push([lo, hi]);
+    }
+    return out;
+}
+function complement(set) {
+    const out = [];
+    let next = 0;
+    for (const [lo, hi] of normalizeSet(set)) {
+        if (lo > next)
+            out.push([next, lo - 1]);
+        next = hi + 1;
+    }
+    if (next <= MAX_UNIT)
+        out.push([next, MAX_UNIT]);
+    return out;
+}
+
+;// CONCATENATED MODULE: ./lib/diff/vocabulary.js
+
+
+/** Keywords that never make a validator reject a value. */
+const vocabulary_ANNOTATION_KEYWORDS = new Set([
+    'title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly', '$comment',
+    '$id', '$anchor', '$dynamicAnchor', 'contentMediaType', 'contentEncoding', 'contentSchema', '$defs',
+]);
+/** Vendor extensions (`x-…`) are annotations by convention. */
+function isAnnotation(keyword) {
+    return vocabulary_ANNOTATION_KEYWORDS.has(keyword) || keyword.startsWith('x-');
+}
+/** Assertion keywords that only constrain values of one type. */
+const KEYWORD_TYPE = {
+    minLength: 'string', maxLength: 'string', pattern: 'string', format: 'string',
+    minimum: 'number', maximum: 'number', exclusiveMinimum: 'number', exclusiveMaximum: 'number', multipleOf: 'number',
+    items: 'array', prefixItems: 'array', minItems: 'array', maxItems: 'array', uniqueItems: 'array',
+    contains: 'array', minContains: 'array', maxContains: 'array', unevaluatedItems: 'array',
+    properties: 'object', required: 'object', additionalProperties: 'object', patternProperties: 'object',
+    minProperties: 'object', maxProperties: 'object', propertyNames: 'object', dependentRequired: 'object',
+    dependentSchemas: 'object', unevaluatedProperties: 'object',
+};
+/** The declared types of a schema, or null when it declares none (any type). */
+function declaredTypes(schema) {
+    const type = schema.type;
+    if (typeof type === 'string')
+        return new Set([type]);
+    if (Array.isArray(type))
+        return new Set(type.filter((t) => typeof t === 'string'));
+    return null;
+}
+/** Whether a set of declared types admits values of `type` (`number` admits integers). */
+function admits(types, type) {
+    // Overlap, not inclusion: number keywords apply to integers, and to numbers that are whole.
+    return types === null || typesOverlap([type], types);
+}
+/** True when `keyword` can constrain some value of the schema's declared types. */
+function keywordApplies(keyword, types) {
+    const type = KEYWORD_TYPE[keyword];
+    return type === undefined || admits(types, type);
+}
+/**
+ * The same schema restricted to one type: keywords that only apply to other types are
+ * dropped. `{type: [string, null], maxLength: 5}` is exactly the union of
+ * `{type: string, maxLength: 5}` and `{type: null}`.
+ */
+function restrictToType(schema, type) {
+    const out = {};
+    for (const [key, value] of Object.entries(schema)) {
+        const only = KEYWORD_TYPE[key];
+        if (only !== undefined && !admits(new Set([type]), only))
+            continue;
+        out[key] = value;
+    }
+    out.type = type;
+    return out;
+}
+
+;// CONCATENATED MODULE: ./lib/diff/renames.js
+/**
+ * Rename detection: a removed entry and an added entry that take the same (or nearly the same)
+ * arguments are most likely one entry under a new name. Reporting them as one BREAKING rename,
+ * with the hint to keep an alias, is more useful than an unrelated removal and addition.
+ *
+ * The evidence, weighted: the argument shape (half of the score; an equal shape counts more
+ * when it has more members, since `{id}` is shared by unrelated tools), the name's words
+ * (`getTinyImage` ~ `get-tiny-image`) and the description's words. Pairs are taken greedily,
+ * best first, so each entry is renamed at most once.
+ */
+
+
+
+const RENAME_THRESHOLD = 0.45;
+function detectRenames(removed, added, shapeOf) {
+    if (removed.length === 0 || added.length === 0)
+        return [];
+    const before = removed.map((c) => ({ ...c, shape: shapeOf(c.contract), name: words(c.key), text: words(renames_describe(c.contract)) }));
+    const after = added.map((c) => ({ ...c, shape: shapeOf(c.contract), name: words(c.key), text: words(renames_describe(c.contract)) }));
+    const scored = [];
+    for (const b of before) {
+        for (const a of after) {
+            const sameShape = b.shape.digest === a.shape.digest;
+            const shape = shapeSimilarity(b.shape, a.shape);
+            const score = 0.5 * shape + 0.3 * jaccard(b.name, a.name) + 0.2 * jaccard(b.text, a.text);
+            if (score >= RENAME_THRESHOLD)
+                scored.push({ from: b.key, to: a.key, score, sameShape });
+        }
+    }
+    scored.sort((x, y) => y.score - x.score || (x.from < y.from ? -1 : x.from > y.from ? 1 : x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
+    const taken = new Set();
+    const renames = [];
+    for (const pair of scored) {
+        if (taken.has(`from:${pair.from}`) || taken.has(`to:${pair.to}`))
+            continue;
+        taken.add(`from:${pair.from}`);
+        taken.add(`to:${pair.to}`);
+        renames.push(pair);
+    }
+    return renames.sort((x, y) => (x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
+}
+function shapeSimilarity(a, b) {
+    const trivial = a.members.length === 0 && b.members.length === 0;
+    // No arguments on either side: weak evidence, many tools take none.
+    if (trivial)
+        return 0.5;
+    if (a.digest === b.digest)
+        return Math.min(1, (a.members.length + 1) / 3);
+    return 0.8 * jaccard(new Set(a.members), new Set(b.members));
+}
+/** Shape of a tool: its input schema's top-level properties and what the schema accepts. */
+function toolShape(contract) {
+    const schema = contract.inputSchema;
+    const members = model_isJsonObject(schema) && model_isJsonObject(schema.properties) ? Object.keys(schema.properties).sort() : [];
+    return { digest: digestOf(withoutAnnotations(schema ?? {})), members };
+}
+/** Shape of a prompt: its arguments' names and which are required. */
+function promptShape(contract) {
+    const args = Array.isArray(contract.arguments) ? contract.arguments.filter(model_isJsonObject) : [];
+    const members = args.map((a) => String(a.name)).sort();
+    return { digest: digestOf(args.map((a) => [a.name, a.required === true])), members };
+}
+/**
+ * A value with every annotation keyword (title, description, examples, default…) removed, at
+ * every depth. Contracts are immutable once normalized, so each schema is stripped once: the
+ * walker compares stripped subschemas at every level of nested unions, and a stable result
+ * keeps its structural hash memoized (measured: 2.2 of 7 s on unions nested 8 deep).
+ */
+function withoutAnnotations(value) {
+    if (typeof value !== 'object' || value === null)
+        return value;
+    let out = stripped.get(value);
+    if (out === undefined) {
+        out = Array.isArray(value) ? value.map(withoutAnnotations) : objectWithoutAnnotations(value);
+        stripped.set(value, out);
+    }
+    return out;
+}
+const stripped = new WeakMap();
+function objectWithoutAnnotations(value) {
+    const out = {};
+    for (const [key, child] of Object.entries(value)) {
+        if (isAnnotation(key))
+            continue;
+        out[key] = key === 'properties' && model_isJsonObject(child)
+            ? Object.fromEntries(Object.entries(child).map(([k, v]) => [k, withoutAnnotations(v)]))
+            : withoutAnnotations(child);
+    }
+    return out;
+}
+function renames_describe(contract) {
+    return [contract.title, contract.description].filter((t) => typeof t === 'string').join(' ');
+}
+/** Lower-case words, splitting camelCase, snake_case and kebab-case. */
+function words(text) {
+    const spaced = text.slice(0, 2_000).replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2');
+    return new Set(spaced.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length >= 2 && w !== 'the' && w !== 'an'));
+}
+function jaccard(a, b) {
+    if (a.size === 0 && b.size === 0)
+        return 0;
+    let shared = 0;
+    for (const w of a)
+        if (b.has(w))
+            shared++;
+    return shared / (a.size + b.size - shared);
+}
+
+;// CONCATENATED MODULE: ./lib/diff/unions.js
+/**
+ * Unions (`anyOf` / `oneOf` / `allOf`): which branch of the old schema became which branch of
+ * the new one. Normalization sorts branches by their text, so a changed branch can move; we
+ * pair them by discriminator value when the union is discriminated (`action: "create"`), else
+ * by equality, then by least harm (a pairing that reports a narrowing of an input when another
+ * pairing reports none is the wrong pairing), then by resemblance.
+ */
+
+
+
+function matchBranches(previous, current, harm = () => null) {
+    const discriminator = sharedDiscriminator(previous, current);
+    if (discriminator !== null) {
+        const currentByValue = new Map(current.map((b, j) => [discriminatorValue(b, discriminator), j]));
+        const pairs = [];
+        const removed = [];
+        const matched = new Set();
+        previous.forEach((b, i) => {
+            const j = currentByValue.get(discriminatorValue(b, discriminator));
+            if (j === undefined)
+                removed.push(i);
+            else {
+                pairs.push([i, j]);
+                matched.add(j);
+            }
+        });
+        const added = current.map((_, j) => j).filter((j) => !matched.has(j));
+        return { pairs, removed, added, discriminator };
+    }
+    const pairs = [];
+    const freePrev = new Set(previous.map((_, i) => i));
+    const freeCurr = new Set(current.map((_, j) => j));
+    // Unchanged branches first: they are certainly the same variant.
+    const byShape = new Map();
+    current.forEach((b, j) => byShape.set(shapeHash(b), [...(byShape.get(shapeHash(b)) ?? []), j]));
+    previous.forEach((b, i) => {
+        const candidates = byShape.get(shapeHash(b));
+        const j = candidates?.find((c) => freeCurr.has(c) && diff_json_jsonEqual(b, current[c]));
+        if (j !== undefined) {
+            pairs.push([i, j]);
+            freePrev.delete(i);
+            freeCurr.delete(j);
+        }
+    });
+    // Then as many harmless pairs as possible (a maximum matching on zero-harm pairs, preferring
+    // the most alike: greedy would pair a with b' and leave b with only a harmful partner), then
+    // the least harmful, most alike remaining pairs, greedily. A harmful pair with nothing in
+    // common stays apart (reported as a removed and an added branch).
+    const scored = [];
+    for (const i of freePrev) {
+        for (const j of freeCurr) {
+            const score = resemblance(previous[i], current[j]);
+            const cost = harm(i, j) ?? 1;
+            if (score > 0 || cost === 0)
+                scored.push({ i, j, score, cost });
+        }
+    }
+    scored.sort((a, b) => a.cost - b.cost || b.score - a.score || a.i - b.i || a.j - b.j);
+    const harmless = new Map();
+    for (const { i, j, cost } of scored)
+        if (cost === 0)
+            harmless.set(i, [...(harmless.get(i) ?? []), j]);
+    const ownerOf = new Map();
+    const augment = (i, seen) => {
+        for (const j of harmless.get(i) ?? []) {
+            if (seen.has(j))
+                continue;
+            seen.add(j);
+            const owner = ownerOf.get(j);
+            if (owner === undefined || augment(owner, seen)) {
+                ownerOf.set(j, i);
+                return true;
+            }
+        }
+        return false;
+    };
+    for (const i of [...harmless.keys()].sort((a, b) => a - b))
+        augment(i, new Set());
+    for (const [j, i] of [...ownerOf.entries()].sort((a, b) => a[1] - b[1])) {
+        pairs.push([i, j]);
+        freePrev.delete(i);
+        freeCurr.delete(j);
+    }
+    for (const { i, j, cost } of scored) {
+        if (cost === 0 || !freePrev.has(i) || !freeCurr.has(j))
+            continue;
+        pairs.push([i, j]);
+        freePrev.delete(i);
+        freeCurr.delete(j);
+    }
+    pairs.sort((a, b) => a[1] - b[1]);
+    return { pairs, removed: [...freePrev].sort((a, b) => a - b), added: [...freeCurr].sort((a, b) => a - b), discriminator: null };
+}
+function sharedDiscriminator(previous, current) {
+    const p = discriminatorOf(previous);
+    const c = discriminatorOf(current);
+    if (p !== null && p === c)
+        return p;
+    // A union that grew from one branch is still discriminated by its only branch's const.
+    if (c !== null && previous.length === 1 && discriminatorValue(previous[0], c) !== undefined)
+        return c;
+    if (p !== null && current.length === 1 && discriminatorValue(current[0], p) !== undefined)
+        return p;
+    return null;
+}
+/** How alike two branches look: shared types and shared property names. 0 = nothing shared. */
+function resemblance(a, b) {
+    if (!model_isJsonObject(a) || !model_isJsonObject(b))
+        return diff_json_jsonEqual(a, b) ? 1 : 0;
+    const ta = declaredTypes(a);
+    const tb = declaredTypes(b);
+    let score = 0;
+    if (ta === null || tb === null)
+        score += 0.5;
+    else if (typesOverlap(ta, tb))
+        score += 1;
+    else
+        return 0; // declared, disjoint types: different variants, not one variant that changed
+    // What a branch is about: the members it describes or requires.
+    const members = (schema) => new Set([...Object.keys(model_isJsonObject(schema.properties) ? schema.properties : {}), ...(Array.isArray(schema.required) ? schema.required.map(String) : [])]);
+    const pa = [...members(a)];
+    const pb = members(b);
+    const shared = pa.filter((k) => pb.has(k)).length;
+    const all = new Set([...pa, ...pb]).size;
+    if (all > 0)
+        score += (2 * shared) / all;
+    return score;
+}
+/**
+ * Rewrite a union-free schema as a one-branch union of the same meaning, so it can be
+ * compared branch by branch with a schema that has a union (`{type: string}` →
+ * `{anyOf: [{type: string}, {type: null}]}` becomes "a variant was added", not "type removed
+ * plus anyOf added"). Assertion keywords that the other side's root does not also carry move
+ * into the branch; a multi-type branch splits into one branch per type, which is exact.
+ */
+function liftToUnion(plain, other, keyword) {
+    const root = {};
+    const moved = {};
+    for (const [key, value] of Object.entries(plain)) {
+        if (isAnnotation(key) || (Object.hasOwn(other, key) && diff_json_jsonEqual(other[key], value)))
+            root[key] = value;
+        else
+            moved[key] = value;
+    }
+    root[keyword] = splitByType(moved);
+    return root;
+}
+function splitByType(schema) {
+    const types = declaredTypes(schema);
+    if (types === null || types.size < 2)
+        return [schema];
+    return [...types].sort().map((t) => restrictToType(schema, t));
+}
+/** The union keyword a schema uses, when it uses exactly one of anyOf / oneOf. */
+function unionKeywordOf(schema) {
+    const any = Array.isArray(schema.anyOf);
+    const one = Array.isArray(schema.oneOf);
+    if (any === one)
+        return null;
+    return any ? 'anyOf' : 'oneOf';
+}
+
+;// CONCATENATED MODULE: ./lib/diff/schema-walker.js
+
+
+
+
+
+
+
+
+
+/** The location of a different value (a property's, an item's…): what encloses it says nothing of it. */
+function inner(at, ...segments) {
+    return { segments: [...at.segments, ...segments], action: at.action, direction: at.direction, atRoot: false };
+}
+/**
+ * The location of another schema for the same value (an allOf member, a variant, then/else).
+ * What the enclosing schema declares is declared there too, and so is what any `allOf` member
+ * declares: every member applies to the same value, so a constraint moving from one member to
+ * another is a change of that constraint, never a property appearing.
+ */
+function alongside(at, prev, curr, ...segments) {
+    const declared = new Set(at.declared);
+    const declare = (schema) => {
+        if (model_isJsonObject(schema) && model_isJsonObject(schema.properties))
+            for (const name of Object.keys(schema.properties))
+                declared.add(name);
+    };
+    for (const side of [prev, curr]) {
+        declare(side);
+        if (Array.isArray(side.allOf))
+            side.allOf.forEach(declare);
+    }
+    return { segments: [...at.segments, ...segments], action: at.action, direction: at.direction, atRoot: false, declared };
+}
+/**
+ * Most steps one schema pair may take. Real schemas need a few thousand; the bound only stops a
+ * hostile schema, and then the pair gets one conservative verdict and a note (never a hang).
+ */
+const MAX_WALK_STEPS = 2_000_000;
+function walkSchemas(previous, current, options) {
+    const maxSteps = options.maxSteps ?? MAX_WALK_STEPS;
+    const walker = new Walker(previous, current, options.field, { steps: 0, maxSteps, uncertain: new Set() }, true);
+    const at = { segments: [options.field], action: null, direction: options.direction, atRoot: true };
+    try {
+        walker.walk(asToolRoot(previous), asToolRoot(current), at);
+    }
+    catch (error) {
+        if (!(error instanceof WalkBudgetExceeded))
+            throw error;
+        const note = `the schemas are too large or too deeply nested to compare keyword by keyword within ${maxSteps.toLocaleString('en-US')} steps`;
+        return {
+            changes: [{ kind: 'constraint-changed', segments: [options.field], where: whereOf([options.field]), action: null, direction: options.direction, subject: options.field, previous: null, current: null, detail: '', note: `Not compared keyword by keyword: ${note}; review the whole schema.` }],
+            uncertain: [note],
+            steps: walker.budget.steps,
+        };
+    }
+    return { changes: walker.changes, uncertain: [...walker.budget.uncertain].sort(), steps: walker.budget.steps };
+}
+class WalkBudgetExceeded extends Error {
+}
+/**
+ * Tool arguments and structured results are JSON objects by protocol, whatever the schema
+ * says, so a root that omits `type` means `type: "object"`: declaring it narrows nothing.
+ */
+function asToolRoot(schema) {
+    if (schema === true || !model_isJsonObject(schema))
+        return schema === false ? false : { type: 'object' };
+    if ('type' in schema)
+        return schema;
+    return { ...schema, type: 'object' };
+}
+/** Keywords handled by a dedicated family below; anything else is an "other keyword". */
+const HANDLED = new Set([
+    'type', 'enum', 'const', 'minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum', 'multipleOf',
+    'minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties', 'minContains', 'maxContains',
+    'pattern', 'format', 'uniqueItems', 'properties', 'required', 'additionalProperties', 'patternProperties',
+    'items', 'prefixItems', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems',
+    'dependentRequired', 'dependentSchemas', 'if', 'then', 'else', 'not', 'anyOf', 'oneOf', 'allOf', '$defs', '$ref',
+    'title', 'description', 'examples', 'default', 'deprecated', DEFINITION_DESCRIPTION,
+]);
+/** Count bounds: (min keyword, max keyword, narrowing kind, widening kind). */
+const COUNT_BOUNDS = [
+    ['minLength', 'maxLength', 'length-range-narrowed', 'length-range-widened'],
+    ['minItems', 'maxItems', 'item-count-range-narrowed', 'item-count-range-widened'],
+    ['minProperties', 'maxProperties', 'property-count-range-narrowed', 'property-count-range-widened'],
+    ['minContains', 'maxContains', 'item-count-range-narrowed', 'item-count-range-widened'],
+];
+/** Subschema keywords where a narrower subschema means a narrower schema, absent = `{}`. */
+const MONOTONE_SUBSCHEMAS = ['propertyNames', 'unevaluatedProperties', 'unevaluatedItems'];
+/** Pairs of union branches costed with a trial walk at most (beyond, pairing is by resemblance). */
+const MAX_COSTED_PAIRS = 144;
+class Walker {
+    previousRoot;
+    currentRoot;
+    field;
+    budget;
+    costsUnions;
+    followedRefs;
+    changes = [];
+    constructor(previousRoot, currentRoot, field, budget, 
+    /**
+     * Whether this walker costs union pairings with trial walks. Trial walkers do not: nested
+     * unions inside a trial pair by equality and resemblance only, so each union level costs
+     * its own pairs once and a walk stays polynomial in the schema's size, whatever its depth.
+     */
+    costsUnions, 
+    /** References followed so far. Helper walkers (trial pairings, `not`) start from a copy:
+     * they inherit what their parent followed, so they terminate, without hiding from the
+     * parent what they follow themselves. */
+    followedRefs = new Set()) {
+        this.previousRoot = previousRoot;
+        this.currentRoot = currentRoot;
+        this.field = field;
+        this.budget = budget;
+        this.costsUnions = costsUnions;
+        this.followedRefs = followedRefs;
+    }
+    /** A walker for a side question (a trial pairing, the inside of a `not`). */
+    helper() {
+        return new Walker(this.previousRoot, this.currentRoot, this.field, this.budget, false, new Set(this.followedRefs));
+    }
+    /** Only the main walk's doubts matter: a trial's are about a pairing that may not be chosen. */
+    doubt(reason) {
+        if (this.costsUnions)
+            this.budget.uncertain.add(reason);
+    }
+    emit(kind, at, extra, facts) {
+        this.changes.push({
+            kind,
+            segments: [...at.segments, ...extra],
+            where: facts.where ?? whereOf(at.segments),
+            action: at.action,
+            direction: at.direction,
+            subject: facts.subject ?? extra[extra.length - 1] ?? '',
+            previous: facts.previous === undefined ? null : facts.previous,
+            current: facts.current === undefined ? null : facts.current,
+            detail: facts.detail ?? '',
+        });
+    }
+    walk(previous, current, at) {
+        if (++this.budget.steps > this.budget.maxSteps)
+            throw new WalkBudgetExceeded();
+        if (diff_json_jsonEqual(previous, current))
+            return;
+        if (current === false || previous === false)
+            return this.falseSchema(previous, current, at);
+        // `true` accepts everything, exactly like `{}`.
+        let prev = previous === true ? {} : previous;
+        let curr = current === true ? {} : current;
+        if (diff_json_jsonEqual(prev, curr))
+            return;
+        if (typeof prev.$ref === 'string' || typeof curr.$ref === 'string') {
+            if (prev.$ref === curr.$ref) {
+                // Same target: any change in it showed where it was first inlined; only siblings remain.
+                prev = without(prev, ['$ref']);
+                curr = without(curr, ['$ref']);
+            }
+            else {
+                const pair = `${String(prev.$ref)}\u0000${String(curr.$ref)}`;
+                if (this.followedRefs.has(pair)) {
+                    this.doubt('a $ref cycle was compared once, not followed again');
+                    return;
+                }
+                this.followedRefs.add(pair);
+                const p = this.dereference(prev, this.previousRoot);
+                const c = this.dereference(curr, this.currentRoot);
+                if (p === undefined || c === undefined) {
+                    this.emit('constraint-changed', at, ['$ref'], { subject: '$ref', previous: prev.$ref, current: curr.$ref });
+                    return;
+                }
+                return this.walk(p, c, at);
+            }
+        }
+        // A union on one side only: rewrite the other side as a one-branch union of equal meaning.
+        const pu = unionKeywordOf(prev);
+        const cu = unionKeywordOf(curr);
+        let lifted = null;
+        if (pu === null && cu !== null && !Array.isArray(prev.anyOf) && !Array.isArray(prev.oneOf)) {
+            prev = liftToUnion(prev, curr, cu);
+            lifted = 'previous';
+        }
+        else if (cu === null && pu !== null && !Array.isArray(curr.anyOf) && !Array.isArray(curr.oneOf)) {
+            curr = liftToUnion(curr, prev, pu);
+            lifted = 'current';
+        }
+        this.types(prev, curr, at);
+        this.allowedValues(prev, curr, at);
+        this.numberBounds(prev, curr, at);
+        for (const [min, max, narrowed, widened] of COUNT_BOUNDS)
+            this.countBounds(prev, curr, at, min, max, narrowed, widened);
+        this.multipleOf(prev, curr, at);
+        for (const keyword of ['pattern', 'format'])
+            this.stringAssertion(prev, curr, at, keyword);
+        this.uniqueItems(prev, curr, at);
+        this.objectMembers(prev, curr, at);
+        this.arrayMembers(prev, curr, at);
+        this.otherSubschemas(prev, curr, at);
+        this.unions(prev, curr, at, lifted);
+        this.allOf(prev, curr, at);
+        this.not(prev, curr, at);
+        this.annotations(prev, curr, at);
+        this.otherKeywords(prev, curr, at);
+    }
+    dereference(schema, root) {
+        if (typeof schema.$ref !== 'string')
+            return schema;
+        if (!model_isJsonObject(root))
+            return undefined;
+        const target = resolvePointer(root, schema.$ref);
+        if (!model_isJsonObject(target) && typeof target !== 'boolean')
+            return undefined;
+        const resolved = asSchema(target);
+        if (resolved === false)
+            return { not: {} };
+        // The root's `$defs` belong to the root, not to a reference into it.
+        return { ...without(resolved, ['$defs']), ...without(schema, ['$ref']) };
+    }
+    falseSchema(previous, current, at) {
+        const onAdditional = at.segments[at.segments.length - 1] === 'additionalProperties';
+        // "undeclared properties are now rejected" is about the object, so the message names it.
+        const where = onAdditional ? whereOf(at.segments.slice(0, -1)) : whereOf(at.segments);
+        if (current === false) {
+            const kind = onAdditional ? 'additional-properties-forbidden' : 'schema-became-false';
+            this.emit(kind, at, [], { subject: '', previous, current: false, where });
+        }
+        else {
+            const kind = onAdditional ? 'additional-properties-allowed' : 'schema-was-false';
+            this.emit(kind, at, [], { subject: '', previous: false, current, where });
+        }
+    }
+    /** A keyword change that cannot matter because the keyword does not apply to the type. */
+    inapplicable(prev, curr, keyword) {
+        const p = declaredTypes(prev);
+        const c = declaredTypes(curr);
+        if (p === null || c === null)
+            return null;
+        if (keywordApplies(keyword, p) || keywordApplies(keyword, c))
+            return null;
+        return [...new Set([...p, ...c])].sort();
+    }
+    reportInapplicable(prev, curr, at, keyword) {
+        const types = this.inapplicable(prev, curr, keyword);
+        if (types === null)
+            return false;
+        this.emit('inapplicable-keyword-changed', at, [keyword], { previous: prev[keyword], current: curr[keyword], detail: types.join(' | ') });
+        return true;
+    }
+    // ── type ──────────────────────────────────────────────────────────────────────────────
+    types(prev, curr, at) {
+        if (diff_json_jsonEqual(prev.type, curr.type))
+            return;
+        const p = declaredTypes(prev);
+        const c = declaredTypes(curr);
+        const covers = (set, t) => set === null || [...set].some((s) => isSubtype(t, s));
+        const lost = [...(p ?? JSON_TYPES)].some((t) => !covers(c, t));
+        const gained = [...(c ?? JSON_TYPES)].some((t) => !covers(p, t));
+        const kind = lost && gained ? 'type-changed' : lost ? 'type-narrowed' : gained ? 'type-widened' : null;
+        if (kind !== null)
+            this.emit(kind, at, ['type'], { previous: prev.type, current: curr.type });
+    }
+    // ── enum / const ───────────────────────────────────────────────────────────────────────
+    allowedValues(prev, curr, at) {
+        if (diff_json_jsonEqual(prev.enum, curr.enum) && diff_json_jsonEqual(prev.const, curr.const) && ('const' in prev) === ('const' in curr))
+            return;
+        const p = allowedValuesOf(prev);
+        const c = allowedValuesOf(curr);
+        const keyword = 'const' in curr || (!('enum' in curr) && 'const' in prev) ? 'const' : 'enum';
+        const previous = restrictionOf(prev, keyword);
+        const current = restrictionOf(curr, keyword);
+        if (p === null && c === null)
+            return;
+        if (p === null && c !== null) {
+            this.emit('enum-narrowed', at, [keyword], { previous, current, detail: `now restricted to ${listOf([...c.values()])}` });
+            return;
+        }
+        if (c === null && p !== null) {
+            this.emit('enum-widened', at, [keyword], { previous, current, detail: `no longer restricted to ${listOf([...p.values()])}` });
+            return;
+        }
+        const removed = [...p.entries()].filter(([k]) => !c.has(k)).map(([, v]) => v);
+        const added = [...c.entries()].filter(([k]) => !p.has(k)).map(([, v]) => v);
+        if (removed.length === 0 && added.length === 0)
+            return;
+        const detail = [removed.length > 0 ? `removed ${listOf(removed)}` : '', added.length > 0 ? `added ${listOf(added)}` : '']
+            .filter((s) => s !== '')
+            .join('; ');
+        const kind = removed.length > 0 && added.length > 0 ? 'enum-changed' : removed.length > 0 ? 'enum-narrowed' : 'enum-widened';
+        this.emit(kind, at, [keyword], { previous, current, detail });
+    }
+    // ── numeric bounds ─────────────────────────────────────────────────────────────────────
+    numberBounds(prev, curr, at) {
+        for (const side of ['lower', 'upper']) {
+            const [inclusive, exclusive] = side === 'lower' ? ['minimum', 'exclusiveMinimum'] : ['maximum', 'exclusiveMaximum'];
+            if (diff_json_jsonEqual(prev[inclusive], curr[inclusive]) && diff_json_jsonEqual(prev[exclusive], curr[exclusive]))
+                continue;
+            const p = boundOf(prev, inclusive, exclusive, side);
+            const c = boundOf(curr, inclusive, exclusive, side);
+            const order = compareBounds(p, c, side);
+            if (order === 0)
+                continue;
+            const keyword = (c ?? p)?.keyword ?? inclusive;
+            if (this.reportInapplicable(prev, curr, at, keyword))
+                continue;
+            const sameKeyword = p === null || c === null || p.keyword === c.keyword;
+            const previous = p === null ? null : sameKeyword ? p.value : { [p.keyword]: p.value };
+            const current = c === null ? null : sameKeyword ? c.value : { [c.keyword]: c.value };
+            this.emit(order > 0 ? 'number-range-narrowed' : 'number-range-widened', at, [keyword], { previous, current });
+        }
+    }
+    countBounds(prev, curr, at, min, max, narrowed, widened) {
+        for (const [keyword, side] of [[min, 'lower'], [max, 'upper']]) {
+            if (diff_json_jsonEqual(prev[keyword], curr[keyword]))
+                continue;
+            const p = typeof prev[keyword] === 'number' ? { value: prev[keyword], exclusive: false, keyword } : null;
+            const c = typeof curr[keyword] === 'number' ? { value: curr[keyword], exclusive: false, keyword } : null;
+            const order = compareBounds(p, c, side);
+            if (order === 0)
+                continue;
+            if (this.reportInapplicable(prev, curr, at, keyword))
+                continue;
+            this.emit(order > 0 ? narrowed : widened, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
+        }
+    }
+    multipleOf(prev, curr, at) {
+        if (diff_json_jsonEqual(prev.multipleOf, curr.multipleOf))
+            return;
+        if (this.reportInapplicable(prev, curr, at, 'multipleOf'))
+            return;
+        const p = typeof prev.multipleOf === 'number' ? prev.multipleOf : null;
+        const c = typeof curr.multipleOf === 'number' ? curr.multipleOf : null;
+        let kind;
+        if (p === null)
+            kind = 'multiple-of-narrowed';
+        else if (c === null)
+            kind = 'multiple-of-widened';
+        else if (isMultiple(c, p))
+            kind = 'multiple-of-narrowed';
+        else if (isMultiple(p, c))
+            kind = 'multiple-of-widened';
+        else
+            kind = 'multiple-of-changed';
+        this.emit(kind, at, ['multipleOf'], { previous: p, current: c });
+    }
+    stringAssertion(prev, curr, at, keyword) {
+        if (diff_json_jsonEqual(prev[keyword], curr[keyword]))
+            return;
+        if (this.reportInapplicable(prev, curr, at, keyword))
+            return;
+        const had = keyword in prev;
+        const has = keyword in curr;
+        let kind = !had ? `${keyword}-added` : !has ? `${keyword}-removed` : `${keyword}-changed`;
+        if (kind === 'pattern-changed' && typeof prev.pattern === 'string' && typeof curr.pattern === 'string' && patternContains(curr.pattern, prev.pattern))
+            kind = 'pattern-widened';
+        this.emit(kind, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
+    }
+    uniqueItems(prev, curr, at) {
+        const p = prev.uniqueItems === true;
+        const c = curr.uniqueItems === true;
+        if (p === c)
+            return;
+        if (this.reportInapplicable(prev, curr, at, 'uniqueItems'))
+            return;
+        this.emit(c ? 'unique-items-added' : 'unique-items-removed', at, ['uniqueItems'], { previous: p, current: c });
+    }
+    // ── objects ────────────────────────────────────────────────────────────────────────────
+    objectMembers(prev, curr, at) {
+        const pp = model_isJsonObject(prev.properties) ? prev.properties : {};
+        const cp = model_isJsonObject(curr.properties) ? curr.properties : {};
+        const preq = new Set(stringsOf(prev.required));
+        const creq = new Set(stringsOf(curr.required));
+        const pAdditional = prev.additionalProperties;
+        const cAdditional = curr.additionalProperties;
+        const names = [...new Set([...Object.keys(pp), ...Object.keys(cp), ...preq, ...creq])].sort();
+        // In arguments, a required property with a default may be left out: the server fills it in
+        // (zod 4 lists `.default()` fields as required). What callers must send is what lacks one.
+        const input = at.direction === 'input';
+        const defaulted = (schema) => input && model_isJsonObject(schema) && 'default' in schema;
+        const renames = renamedMembers(pp, cp);
+        const renamedFrom = new Set(renames.values());
+        for (const name of names) {
+            if (renamedFrom.has(name))
+                continue;
+            const inPrev = Object.hasOwn(pp, name);
+            const inCurr = Object.hasOwn(cp, name);
+            const member = inner(at, 'properties', name);
+            // A name not listed in `properties` is governed by `additionalProperties` (absent = anything).
+            const prevSchema = inPrev ? asSchema(pp[name]) : asSchema(pAdditional);
+            const currSchema = inCurr ? asSchema(cp[name]) : asSchema(cAdditional);
+            const oldName = renames.get(name);
+            const wasRequired = preq.has(oldName ?? name);
+            const isRequired = creq.has(name);
+            if (oldName !== undefined) {
+                // The same argument under a new name: one change that names both, not an unrelated
+                // removal and addition; its requiredness is judged like any other property's.
+                this.emit('property-renamed', at, ['properties', name], { subject: name, previous: oldName, current: name });
+                this.requiredness(at, name, wasRequired && !defaulted(pp[oldName]), isRequired && !defaulted(cp[name]), wasRequired, isRequired);
+                continue;
+            }
+            if (!inPrev && inCurr && at.declared?.has(name)) {
+                // Declared by an enclosing schema: not new to callers, only newly constrained here.
+                this.walk(prevSchema, currSchema, member);
+                this.requiredness(at, name, wasRequired && !defaulted(prevSchema), isRequired && !defaulted(currSchema), wasRequired, isRequired);
+                continue;
+            }
+            if (!inPrev && inCurr) {
+                if (isRequired && !wasRequired) {
+                    if (defaulted(cp[name]))
+                        this.emit('defaulted-property-added', at, ['properties', name], { subject: name, previous: null, current: cp[name], detail: show(cp[name].default) });
+                    else
+                        this.emit('required-property-added', at, ['properties', name], { subject: name, previous: null, current: cp[name] });
+                }
+                else if (!wasRequired) {
+                    this.emit('property-added', at, ['properties', name], { subject: name, previous: null, current: cp[name] });
+                }
+                else if (!isRequired) {
+                    this.emit('property-became-optional', at, ['properties', name], { subject: name, previous: true, current: false });
+                }
+                // Undeclared names were free (absent additionalProperties), and callers only send
+                // declared properties: a new optional property narrows nothing they do. A declared map
+                // schema, or a name that was already required, did constrain the value: compare with it.
+                if (model_isJsonObject(pAdditional) || wasRequired)
+                    this.walk(prevSchema, currSchema, member);
+                continue;
+            }
+            if (inPrev && !inCurr) {
+                if (isRequired) {
+                    // Still required, no longer described: its value is now governed by additionalProperties.
+                    this.walk(prevSchema, currSchema, member);
+                    if (!wasRequired)
+                        this.emit('property-became-required', at, ['properties', name], { subject: name, previous: false, current: true });
+                    continue;
+                }
+                if (at.declared?.has(name)) {
+                    // Declared by an enclosing schema: this one only stopped constraining it.
+                    this.walk(prevSchema, currSchema, member);
+                    continue;
+                }
+                const closed = cAdditional === false || curr.unevaluatedProperties === false;
+                const kind = closed ? 'property-removed' : 'property-removed-ignored';
+                this.emit(kind, at, ['properties', name], { subject: name, previous: pp[name], current: null });
+                if (model_isJsonObject(cAdditional))
+                    this.walk(prevSchema, currSchema, member);
+                continue;
+            }
+            if (inPrev && inCurr)
+                this.walk(prevSchema, currSchema, member);
+            this.requiredness(at, name, wasRequired && !defaulted(prevSchema), isRequired && !defaulted(currSchema), wasRequired, isRequired);
+        }
+        if (!diff_json_jsonEqual(pAdditional, cAdditional)) {
+            this.walk(asSchema(pAdditional), asSchema(cAdditional), inner(at, 'additionalProperties'));
+        }
+        const ppat = model_isJsonObject(prev.patternProperties) ? prev.patternProperties : {};
+        const cpat = model_isJsonObject(curr.patternProperties) ? curr.patternProperties : {};
+        // Names matching a pattern one side does not list are governed by that side's
+        // additionalProperties (dropping a pattern from a closed object rejects those names).
+        for (const pattern of [...new Set([...Object.keys(ppat), ...Object.keys(cpat)])].sort()) {
+            const p = Object.hasOwn(ppat, pattern) ? asSchema(ppat[pattern]) : asSchema(pAdditional);
+            const c = Object.hasOwn(cpat, pattern) ? asSchema(cpat[pattern]) : asSchema(cAdditional);
+            this.walk(p, c, inner(at, 'patternProperties', pattern));
+        }
+        this.dependentRequired(prev, curr, at);
+        const pdep = model_isJsonObject(prev.dependentSchemas) ? prev.dependentSchemas : {};
+        const cdep = model_isJsonObject(curr.dependentSchemas) ? curr.dependentSchemas : {};
+        for (const name of [...new Set([...Object.keys(pdep), ...Object.keys(cdep)])].sort()) {
+            this.walk(asSchema(pdep[name]), asSchema(cdep[name]), alongside(at, prev, curr, 'dependentSchemas', name));
+        }
+    }
+    /**
+     * A property that stays: whether callers must send it changed (`mustBefore`, `mustNow`: listed
+     * as required and, for arguments, without a default), or only its listing did.
+     */
+    requiredness(at, name, mustBefore, mustNow, listedBefore, listedNow) {
+        const facts = (before, now) => ({ subject: name, previous: before, current: now });
+        if (mustNow && !mustBefore)
+            this.emit('property-became-required', at, ['properties', name], facts(false, true));
+        else if (mustBefore && !mustNow)
+            this.emit('property-became-optional', at, ['properties', name], facts(true, false));
+        else if (listedNow && !listedBefore)
+            this.emit('defaulted-property-became-required', at, ['properties', name], facts(false, true));
+        else if (listedBefore && !listedNow && !mustBefore)
+            this.emit('property-became-optional', at, ['properties', name], facts(true, false));
+    }
+    dependentRequired(prev, curr, at) {
+        if (diff_json_jsonEqual(prev.dependentRequired, curr.dependentRequired))
+            return;
+        const p = model_isJsonObject(prev.dependentRequired) ? prev.dependentRequired : {};
+        const c = model_isJsonObject(curr.dependentRequired) ? curr.dependentRequired : {};
+        for (const name of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
+            const before = new Set(stringsOf(p[name]));
+            const after = new Set(stringsOf(c[name]));
+            const more = [...after].some((n) => !before.has(n));
+            const fewer = [...before].some((n) => !after.has(n));
+            if (!more && !fewer)
+                continue;
+            const kind = more && fewer ? 'constraint-changed' : more ? 'constraint-added' : 'constraint-removed';
+            this.emit(kind, at, ['dependentRequired', name], { subject: `dependentRequired(${name})`, previous: p[name], current: c[name] });
+        }
+    }
+    // ── arrays ─────────────────────────────────────────────────────────────────────────────
+    arrayMembers(prev, curr, at) {
+        const pPrefix = Array.isArray(prev.prefixItems) ? prev.prefixItems : [];
+        const cPrefix = Array.isArray(curr.prefixItems) ? curr.prefixItems : [];
+        // Position i is governed by prefixItems[i], else by items: compare what governs it on each side.
+        for (let i = 0; i < Math.max(pPrefix.length, cPrefix.length); i++) {
+            const p = i < pPrefix.length ? asSchema(pPrefix[i]) : asSchema(prev.items);
+            const c = i < cPrefix.length ? asSchema(cPrefix[i]) : asSchema(curr.items);
+            this.walk(p, c, inner(at, 'prefixItems', String(i)));
+        }
+        if (!diff_json_jsonEqual(prev.items, curr.items)) {
+            this.walk(asSchema(prev.items), asSchema(curr.items), inner(at, 'items'));
+        }
+        if (!diff_json_jsonEqual(prev.contains, curr.contains)) {
+            // `contains: {}` still demands a non-empty array, so absence is not `{}` here.
+            this.doubt('"contains" changed');
+            if (!('contains' in prev))
+                this.emit('constraint-added', at, ['contains'], { previous: null, current: curr.contains });
+            else if (!('contains' in curr))
+                this.emit('constraint-removed', at, ['contains'], { previous: prev.contains, current: null });
+            else
+                this.walk(asSchema(prev.contains), asSchema(curr.contains), inner(at, 'contains'));
+        }
+    }
+    otherSubschemas(prev, curr, at) {
+        for (const keyword of MONOTONE_SUBSCHEMAS) {
+            if (diff_json_jsonEqual(prev[keyword], curr[keyword]))
+                continue;
+            this.walk(asSchema(prev[keyword]), asSchema(curr[keyword]), inner(at, keyword));
+        }
+        // if/then/else: `then` and `else` are monotone only while `if` selects the same values.
+        if (diff_json_jsonEqual(prev.if, curr.if) && 'if' in prev) {
+            for (const keyword of ['then', 'else']) {
+                if (diff_json_jsonEqual(prev[keyword], curr[keyword]))
+                    continue;
+                this.walk(asSchema(prev[keyword]), asSchema(curr[keyword]), alongside(at, prev, curr, keyword));
+            }
+        }
+        else if (!diff_json_jsonEqual(prev.if, curr.if) || !diff_json_jsonEqual(prev.then, curr.then) || !diff_json_jsonEqual(prev.else, curr.else)) {
+            const previous = conditional(prev);
+            const current = conditional(curr);
+            const kind = previous === null ? 'constraint-added' : current === null ? 'constraint-removed' : 'constraint-changed';
+            if (!diff_json_jsonEqual(previous, current)) {
+                this.doubt('if/then/else changed, which no rule judges exactly');
+                this.emit(kind, at, ['if'], { subject: 'if/then/else', previous, current });
+            }
+        }
+    }
+    // ── unions ─────────────────────────────────────────────────────────────────────────────
+    unions(prev, curr, at, lifted) {
+        const pk = unionKeywordOf(prev);
+        const ck = unionKeywordOf(curr);
+        if (pk !== null && ck !== null) {
+            if (pk !== ck) {
+                this.emit(ck === 'oneOf' ? 'union-made-exclusive' : 'union-made-inclusive', at, [ck], { subject: ck, previous: pk, current: ck });
+            }
+            this.branches(prev[pk], curr[ck], ck, at, lifted, alongside(at, prev, curr).declared ?? new Set());
+            return;
+        }
+        // Both keywords on one side (rare): compare each list with its namesake.
+        for (const keyword of ['anyOf', 'oneOf']) {
+            if (diff_json_jsonEqual(prev[keyword], curr[keyword]))
+                continue;
+            this.branches(Array.isArray(prev[keyword]) ? prev[keyword] : [], Array.isArray(curr[keyword]) ? curr[keyword] : [], keyword, at, null, alongside(at, prev, curr).declared ?? new Set());
+        }
+    }
+    branches(previous, current, keyword, at, lifted, declared) {
+        if (diff_json_jsonEqual(previous, current))
+            return;
+        const harm = this.harmOf(previous, current, at.direction, declared);
+        const match = matchBranches(previous, current, harm);
+        const d = match.discriminator;
+        const isActions = at.atRoot && d !== null;
+        const label = (branch, index) => (d !== null ? discriminatorValue(branch, d) : String(index));
+        const locate = (branch, index) => isActions
+            ? { segments: ['actions', label(branch, index), this.field], action: label(branch, index), direction: at.direction, atRoot: false, declared }
+            : { segments: [...at.segments, keyword, label(branch, index)], action: at.action, direction: at.direction, atRoot: false, declared };
+        // A plain schema replaced by a union none of whose variants is the old one (`string` →
+        // `number | null`) changed type: that is what callers and consumers meet, not "a variant
+        // removed" (harmless for a result) plus "variants added".
+        const replaced = lifted === 'previous' ? match.removed.length === previous.length : lifted === 'current' ? match.added.length === current.length : false;
+        if (replaced && match.pairs.length === 0 && d === null && !this.covered(match, previous, current, harm, at.direction)) {
+            this.emit('type-changed', at, ['type'], { previous: typesOf(previous), current: typesOf(current) });
+            return;
+        }
+        const before = this.changes.length;
+        for (const [i, j] of match.pairs)
+            this.walk(previous[i], current[j], locate(current[j], j));
+        for (const i of match.removed) {
+            const branch = previous[i];
+            // An argument variant folded into a wider one (a | b → a, b widened) lost nothing: say how
+            // it changed. (For a result, a removed variant is a narrowing whatever covers it.)
+            const cover = d === null && at.direction === 'input' ? current.findIndex((_, j) => harm(i, j) === 0) : -1;
+            if (cover >= 0)
+                this.walk(branch, current[cover], locate(current[cover], cover));
+            else if (isActions)
+                this.emit('action-removed', locate(branch, i), [], { subject: label(branch, i), previous: branch, current: null });
+            else
+                this.emit('union-branch-removed', at, [keyword, label(branch, i)], { subject: branchName(branch, d, i), previous: branch, current: null, detail: show(branch) });
+        }
+        for (const j of match.added) {
+            const branch = current[j];
+            // A new result variant inside an old one (a → a', a'' both narrower) gained nothing.
+            const cover = d === null && at.direction === 'output' ? previous.findIndex((_, i) => harm(i, j) === 0) : -1;
+            if (cover >= 0)
+                this.walk(previous[cover], branch, locate(branch, j));
+            else if (isActions)
+                this.emit('action-added', locate(branch, j), [], { subject: label(branch, j), previous: null, current: branch });
+            else
+                this.emit('union-branch-added', at, [keyword, label(branch, j)], { subject: branchName(branch, d, j), previous: null, current: branch, detail: show(branch) });
+        }
+        // Variants joining an argument union or leaving a result union only widen what callers may
+        // send, or narrow what consumers receive: nothing can hide there. On the other side, values
+        // may have moved between variants in ways the pairing does not see.
+        const unpairedOnHarmfulSide = at.direction === 'input' ? match.removed.length : match.added.length;
+        if (d === null && unpairedOnHarmfulSide > 0)
+            this.doubt('union variants without a partner: values may have moved between variants');
+        // oneOf rejects a value that matches two variants. Unless the variants are provably
+        // disjoint, any change in what a variant accepts can make a value match two variants (now
+        // rejected) or stop matching two (now accepted): the per-variant deltas cannot see that.
+        const reshaped = match.added.length + match.removed.length > 0 ||
+            this.changes.slice(before).some((c) => isHarmful(c.kind, 'input') || isHarmful(c.kind, 'output'));
+        if (keyword === 'oneOf' && reshaped && !(pairwiseDisjoint(previous) && pairwiseDisjoint(current))) {
+            this.emit('one-of-overlap', at, ['oneOf'], { subject: 'oneOf', previous, current });
+        }
+    }
+    /** Whether every unpaired branch is covered by a harmless partner (then it is not a type change). */
+    covered(match, previous, current, harm, direction) {
+        if (direction === 'input')
+            return match.removed.every((i) => current.some((_, j) => harm(i, j) === 0));
+        return match.added.every((j) => previous.some((_, i) => harm(i, j) === 0));
+    }
+    allOf(prev, curr, at) {
+        if (diff_json_jsonEqual(prev.allOf, curr.allOf))
+            return;
+        const previous = Array.isArray(prev.allOf) ? prev.allOf : [];
+        const current = Array.isArray(curr.allOf) ? curr.allOf : [];
+        const locate = (j) => alongside(at, prev, curr, 'allOf', String(j));
+        const harm = this.harmOf(previous, current, at.direction, locate(0).declared);
+        const match = matchBranches(previous, current, harm);
+        for (const [i, j] of match.pairs)
+            this.walk(previous[i], current[j], locate(j));
+        for (const i of match.removed) {
+            // A dropped result constraint still implied by a remaining one widened nothing.
+            const cover = at.direction === 'output' ? current.findIndex((_, j) => harm(i, j) === 0) : -1;
+            if (cover >= 0)
+                this.walk(previous[i], current[cover], locate(cover));
+            else
+                this.emit('all-of-branch-removed', at, ['allOf', String(i)], { subject: `#${i}`, previous: previous[i], current: null });
+        }
+        for (const j of match.added) {
+            // A new argument constraint already implied by an old one narrowed nothing.
+            const cover = at.direction === 'input' ? previous.findIndex((_, i) => harm(i, j) === 0) : -1;
+            if (cover >= 0)
+                this.walk(previous[cover], current[j], locate(j));
+            else
+                this.emit('all-of-branch-added', at, ['allOf', String(j)], { subject: `#${j}`, previous: null, current: current[j] });
+        }
+        if (match.removed.length + match.added.length > 0)
+            this.doubt('allOf constraints were restructured: one may have moved into another');
+    }
+    /**
+     * `harm(i, j)`: 1 when comparing previous branch i with current branch j would report a
+     * change harmful in this direction (`isHarmful`: refusing callers for an input, surprising
+     * consumers for an output), 0 when not, null when not costed. What a change does to values is
+     * a fact of its kind, never its severity, so re-levelling a rule never changes the pairing.
+     * Costed lazily with a trial walker that does not cost nested unions itself (see
+     * `costsUnions`); large unions and trial walkers pair by resemblance alone.
+     */
+    harmOf(previous, current, direction, declared) {
+        if (!this.costsUnions || previous.length * current.length > MAX_COSTED_PAIRS)
+            return () => null;
+        const known = new Map();
+        return (i, j) => {
+            const key = i * current.length + j;
+            let harm = known.get(key);
+            if (harm === undefined) {
+                const trial = this.helper();
+                trial.walk(previous[i], current[j], { segments: [], action: null, direction, atRoot: false, ...(declared ? { declared } : {}) });
+                harm = trial.changes.some((c) => isHarmful(c.kind, direction)) ? 1 : 0;
+                known.set(key, harm);
+            }
+            return harm;
+        };
+    }
+    not(prev, curr, at) {
+        if (diff_json_jsonEqual(prev.not, curr.not))
+            return;
+        this.doubt('a "not" changed: the walker only judges which way its exclusion moved');
+        if (!('not' in prev))
+            return this.emit('not-added', at, ['not'], { previous: null, current: curr.not });
+        if (!('not' in curr))
+            return this.emit('not-removed', at, ['not'], { previous: prev.not, current: null });
+        // Inside `not`, accepting more means the whole accepts less. Rather than invert every
+        // kind, walk the inner schemas on their own and report one delta on `not` saying which
+        // way the exclusion moved.
+        const inner = this.helper();
+        inner.walk(asSchema(prev.not), asSchema(curr.not), { segments: [], action: null, direction: 'input', atRoot: false });
+        const narrowed = inner.changes.some((c) => isHarmful(c.kind, 'input'));
+        const widened = inner.changes.some((c) => isHarmful(c.kind, 'output'));
+        const kind = narrowed && widened ? 'not-changed' : widened ? 'not-excludes-more' : narrowed ? 'not-excludes-less' : 'annotation-changed';
+        this.emit(kind, at, ['not'], { previous: prev.not, current: curr.not });
+    }
+    // ── annotations and the rest ───────────────────────────────────────────────────────────
+    annotations(prev, curr, at) {
+        for (const keyword of ['title', 'description']) {
+            if (!diff_json_jsonEqual(prev[keyword], curr[keyword]))
+                this.emit(`${keyword}-changed`, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
+        }
+        // The description of a referenced definition, kept beside the property's own: text agents read.
+        if (!diff_json_jsonEqual(prev[DEFINITION_DESCRIPTION], curr[DEFINITION_DESCRIPTION])) {
+            this.emit('description-changed', at, [DEFINITION_DESCRIPTION], { previous: prev[DEFINITION_DESCRIPTION], current: curr[DEFINITION_DESCRIPTION] });
+        }
+        if (!diff_json_jsonEqual(prev.examples, curr.examples))
+            this.emit('examples-changed', at, ['examples'], { previous: prev.examples, current: curr.examples });
+        if (!diff_json_jsonEqual(prev.default, curr.default)) {
+            const kind = !('default' in prev) ? 'default-added' : !('default' in curr) ? 'default-removed' : 'default-changed';
+            this.emit(kind, at, ['default'], { previous: prev.default, current: curr.default });
+        }
+        const wasDeprecated = prev.deprecated === true;
+        const isDeprecated = curr.deprecated === true;
+        if (wasDeprecated !== isDeprecated) {
+            this.emit(isDeprecated ? 'deprecation-added' : 'deprecation-removed', at, ['deprecated'], { previous: wasDeprecated, current: isDeprecated });
+        }
+    }
+    otherKeywords(prev, curr, at) {
+        for (const keyword of [...new Set([...Object.keys(prev), ...Object.keys(curr)])].sort()) {
+            if (HANDLED.has(keyword) || diff_json_jsonEqual(prev[keyword], curr[keyword]))
+                continue;
+            // Unknown keywords are ignored by validators, so they are annotations for our purpose.
+            if (isAnnotation(keyword) || !OTHER_ASSERTIONS.has(keyword)) {
+                this.emit('annotation-changed', at, [keyword], { previous: prev[keyword], current: curr[keyword] });
+                continue;
+            }
+            const kind = !(keyword in prev) ? 'constraint-added' : !(keyword in curr) ? 'constraint-removed' : 'constraint-changed';
+            this.doubt(`"${keyword}" changed, which no rule judges exactly`);
+            this.emit(kind, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
+        }
+    }
+}
+/** Assertion keywords not handled by a family above (older spellings, dynamic references). */
+const OTHER_ASSERTIONS = new Set(['$dynamicRef', '$recursiveRef', 'dependencies', 'additionalItems']);
+function conditional(schema) {
+    if (!('if' in schema))
+        return null;
+    const out = { if: schema.if };
+    if ('then' in schema)
+        out.then = schema.then;
+    if ('else' in schema)
+        out.else = schema.else;
+    return out;
+}
+/** The set of values allowed by `enum`/`const`, by canonical JSON; null = not restricted. */
+function allowedValuesOf(schema) {
+    let values = null;
+    if (Array.isArray(schema.enum))
+        values = canonicalSet(schema.enum);
+    if ('const' in schema) {
+        const only = canonicalSet([schema.const]);
+        values = values === null ? only : new Map([...only].filter(([k]) => values.has(k)));
+    }
+    return values;
+}
+/** The raw `enum`/`const` of a schema, shaped like the keyword the delta reports. */
+function restrictionOf(schema, keyword) {
+    if ('const' in schema)
+        return keyword === 'const' ? schema.const : [schema.const];
+    return schema.enum ?? null;
+}
+function listOf(values) {
+    const shown = values.slice(0, 8).map((v) => show(v, 40));
+    return values.length > 8 ? `${shown.join(', ')} and ${values.length - 8} more` : shown.join(', ');
+}
+function boundOf(schema, inclusive, exclusive, side) {
+    const a = typeof schema[inclusive] === 'number' ? { value: schema[inclusive], exclusive: false, keyword: inclusive } : null;
+    const b = typeof schema[exclusive] === 'number' ? { value: schema[exclusive], exclusive: true, keyword: exclusive } : null;
+    if (a === null)
+        return b;
+    if (b === null)
+        return a;
+    return compareBounds(a, b, side) >= 0 ? b : a;
+}
+/**
+ * +1 when `c` is tighter than `p` (accepts less), -1 when looser, 0 when the same. A missing
+ * bound is the loosest; at the same value an exclusive bound is tighter.
+ */
+function compareBounds(p, c, side) {
+    if (p === null && c === null)
+        return 0;
+    if (p === null)
+        return 1;
+    if (c === null)
+        return -1;
+    if (p.value !== c.value) {
+        const cHigher = c.value > p.value;
+        return side === 'lower' ? (cHigher ? 1 : -1) : cHigher ? -1 : 1;
+    }
+    if (p.exclusive === c.exclusive)
+        return 0;
+    return c.exclusive ? 1 : -1;
+}
+/** True when every multiple of `step` is a multiple of `base` (`step` is a multiple of `base`). */
+function isMultiple(step, base) {
+    if (base === 0)
+        return false;
+    const ratio = step / base;
+    return Math.abs(ratio - Math.round(ratio)) < 1e-9 && Math.round(ratio) !== 0;
+}
+/**
+ * True when no value can match two of the branches: their declared types are disjoint, or
+ * they give different constants to the same property (a discriminated union) or at the root.
+ */
+function pairwiseDisjoint(branches) {
+    for (let i = 0; i < branches.length; i++) {
+        for (let j = i + 1; j < branches.length; j++) {
+            if (!disjoint(branches[i], branches[j]))
+                return false;
+        }
+    }
+    return true;
+}
+function disjoint(a, b) {
+    if (a === false || b === false)
+        return true;
+    if (a === true || b === true)
+        return false;
+    const ta = declaredTypes(a);
+    const tb = declaredTypes(b);
+    if (ta !== null && tb !== null) {
+        if (!typesOverlap(ta, tb))
+            return true;
+    }
+    const va = allowedValuesOf(a);
+    const vb = allowedValuesOf(b);
+    if (va !== null && vb !== null && ![...va.keys()].some((k) => vb.has(k)))
+        return true;
+    const pa = model_isJsonObject(a.properties) ? a.properties : {};
+    const pb = model_isJsonObject(b.properties) ? b.properties : {};
+    const ra = new Set(stringsOf(a.required));
+    const rb = new Set(stringsOf(b.required));
+    for (const name of Object.keys(pa)) {
+        if (!ra.has(name) || !rb.has(name) || !Object.hasOwn(pb, name))
+            continue;
+        const ca = model_isJsonObject(pa[name]) ? allowedValuesOf(pa[name]) : null;
+        const cb = model_isJsonObject(pb[name]) ? allowedValuesOf(pb[name]) : null;
+        if (ca !== null && cb !== null && ![...ca.keys()].some((k) => cb.has(k)))
+            return true;
+    }
+    return false;
+}
+function branchName(branch, discriminator, index) {
+    if (discriminator !== null)
+        return JSON.stringify(discriminatorValue(branch, discriminator));
+    const types = model_isJsonObject(branch) ? declaredTypes(branch) : null;
+    return types === null ? `#${index}` : `#${index} (${[...types].sort().join(' | ')})`;
+}
+/** The JSON types a list of union variants declares: `"string"`, or `["null", "number"]`. */
+function typesOf(branches) {
+    const types = new Set();
+    for (const branch of branches) {
+        const declared = model_isJsonObject(branch) ? declaredTypes(branch) : null;
+        if (declared === null)
+            return branches.length === 1 ? branches[0] : branches;
+        for (const t of declared)
+            types.add(t);
+    }
+    const sorted = [...types].sort();
+    return sorted.length === 1 ? sorted[0] : sorted;
+}
+/**
+ * Properties renamed in place: a name that disappeared and a name that appeared whose schemas
+ * are equal once annotations (title, description, examples…) are set aside, pydantic deriving
+ * the title from the name. Only one-to-one matches count: with two candidates either way the
+ * evidence is ambiguous, and the change is reported as it is. New name → old name.
+ */
+function renamedMembers(previous, current) {
+    const gone = Object.keys(previous).filter((name) => !Object.hasOwn(current, name));
+    const added = Object.keys(current).filter((name) => !Object.hasOwn(previous, name));
+    const renames = new Map();
+    if (gone.length === 0 || added.length === 0)
+        return renames;
+    const shapeOf = (schema) => withoutAnnotations(schema ?? {});
+    const matches = (oldName, newName) => diff_json_jsonEqual(shapeOf(previous[oldName]), shapeOf(current[newName]));
+    for (const newName of added) {
+        const candidates = gone.filter((oldName) => matches(oldName, newName));
+        if (candidates.length !== 1)
+            continue;
+        const oldName = candidates[0];
+        if (added.filter((other) => matches(oldName, other)).length === 1)
+            renames.set(newName, oldName);
+    }
+    return renames;
+}
+
+// EXTERNAL MODULE: external "node:worker_threads"
+var external_node_worker_threads_ = __nccwpck_require__(5919);
+;// CONCATENATED MODULE: ./lib/diff/semantic.js
+/**
+ * The semantic cross-check: ask `json-schema-diff` (set algebra over schemas) whether the set
+ * of accepted values lost members (input) or gained members (output), to catch what the
+ * keyword walker cannot see (constraints moved between `allOf` branches, restructured unions…).
+ *
+ * What we measured about json-schema-diff 1.0.0, and how each limit is handled:
+ * - It ignores `enum`, `const`, `pattern`, `format`, `multipleOf`, `uniqueItems` (and treats
+ *   unknown keywords as absent). We strip them, so both sides are over-approximated the same
+ *   way; the walker judges those keywords exactly.
+ * - It honours `additionalProperties: false` but ignores `patternProperties`, and reads `items`
+ *   the draft-07 way, which would invent losses: where those appear we drop the pair (relaxing
+ *   both sides again). `not` would turn the over-approximation into an under-approximation, and
+ *   `$ref` may make it fetch files or URLs or throw on cycles: schemas with either are skipped.
+ * - Its public API validates input against draft-07 (and throws on a 2020-12 `$schema`), which
+ *   is most of its cost: the worker skips that step for our projected schemas (see below), and
+ *   every throw is caught.
+ * - `oneOf` costs it exponential time (a flat 5→6 branch oneOf took 65 s on this machine):
+ *   `oneOf` is projected to `anyOf` (again an equal relaxation of both sides), which it handles
+ *   in milliseconds.
+ * - It is synchronous once started: a Promise timeout cannot stop it. It runs in worker
+ *   threads that are terminated when a pair exceeds its time, or the whole diff its budget.
+ */
+
+
+
+
+/** Keywords json-schema-diff ignores (or that only annotate): stripped from both sides. */
+const IGNORED = new Set([
+    'enum', 'const', 'pattern', 'format', 'multipleOf', 'uniqueItems', 'title', 'description', 'default', 'examples',
+    'deprecated', 'readOnly', 'writeOnly', '$comment', 'contentMediaType', 'contentEncoding', 'contentSchema', '$id',
+    '$anchor', 'propertyNames', 'dependentRequired', 'dependentSchemas', 'if', 'then', 'else', 'contains', 'minContains',
+    'maxContains', 'unevaluatedProperties', 'unevaluatedItems', '$defs',
+]);
+/** Keywords it understands; anything else is dropped (it would ignore it anyway). */
+const UNDERSTOOD = new Set([
+    'type', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'items', 'minItems',
+    'maxItems', 'properties', 'required', 'additionalProperties', 'minProperties', 'maxProperties', 'allOf', 'anyOf',
+    'oneOf', 'not',
+]);
+/**
+ * Pairs per worker thread. Measured (Node 20, this engine's projected pairs): a worker costs
+ * about 95 ms of CPU to start (it loads json-schema-diff), a typical pair about 5 ms; another
+ * worker pays for its start only past some 20 pairs.
+ */
+const PAIRS_PER_WORKER = 20;
+/** Beyond this the pair is not worth a worker: known to be slow, or simply huge. */
+const MAX_BRANCHES = 64;
+const MAX_SCHEMA_CHARS = 200_000;
+/**
+ * The schema as json-schema-diff should see it: only the keywords it understands, `oneOf` as
+ * `anyOf`, or a reason to skip the pair.
+ */
+function projectForSemanticCheck(schema, options = {}) {
+    let branches = 0;
+    let reason = null;
+    /** `part`: an allOf member, which describes the same object as its parent and is closed with it. */
+    const visit = (node, part = false) => {
+        if (typeof node === 'boolean')
+            return node;
+        if (typeof node.$ref === 'string')
+            reason ??= 'the schema is recursive ($ref)';
+        if ('not' in node)
+            reason ??= 'the schema uses "not"';
+        // json-schema-diff reads `items` the draft-07 way: a tuple would be compared as something else.
+        if (Array.isArray(node.prefixItems))
+            reason ??= 'the schema has a tuple (prefixItems), which json-schema-diff reads the draft-07 way';
+        const out = {};
+        const patterned = model_isJsonObject(node.patternProperties);
+        for (const [key, value] of Object.entries(node)) {
+            if (IGNORED.has(key) || !UNDERSTOOD.has(key))
+                continue;
+            if (key === 'additionalProperties' && patterned)
+                continue; // would reject pattern-matched names
+            if (key === 'properties' && model_isJsonObject(value)) {
+                out.properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visit(v)]));
+            }
+            else if ((key === 'anyOf' || key === 'oneOf' || key === 'allOf') && Array.isArray(value)) {
+                branches += value.length;
+                const list = value.map((v) => visit(v, key === 'allOf'));
+                // oneOf → anyOf: the same relaxation on both sides, and polynomial instead of exponential.
+                const target = key === 'allOf' ? 'allOf' : 'anyOf';
+                out[target] = [...(out[target] ?? []), ...list];
+            }
+            else if ((key === 'items' || key === 'additionalProperties' || key === 'not') && (model_isJsonObject(value) || typeof value === 'boolean')) {
+                out[key] = visit(value);
+            }
+            else if (key === 'required' && Array.isArray(value) && options.defaultsAreOptional === true) {
+                const properties = model_isJsonObject(node.properties) ? node.properties : {};
+                const needed = value.filter((name) => !(typeof name === 'string' && model_isJsonObject(properties[name]) && 'default' in properties[name]));
+                if (needed.length > 0)
+                    out.required = needed;
+            }
+            else {
+                out[key] = value;
+            }
+        }
+        const members = Array.isArray(node.allOf) ? node.allOf.filter(model_isJsonObject) : [];
+        const objectLike = 'properties' in node || node.type === 'object' || (Array.isArray(node.type) && node.type.includes('object')) || members.some((m) => 'properties' in m);
+        if (options.closeObjects === true && objectLike && !part && !('additionalProperties' in node) && !patterned) {
+            // Closed once, with every name the object or its allOf members declare or require (each
+            // member closed on its own would admit no object that any other member describes).
+            const properties = { ...(model_isJsonObject(out.properties) ? out.properties : {}) };
+            for (const source of [node, ...members]) {
+                for (const name of [...Object.keys(model_isJsonObject(source.properties) ? source.properties : {}), ...(Array.isArray(source.required) ? source.required : [])]) {
+                    if (typeof name === 'string' && !Object.hasOwn(properties, name))
+                        properties[name] = {};
+                }
+            }
+            out.properties = properties;
+            out.additionalProperties = false;
+        }
+        return out;
+    };
+    const projected = visit(schema);
+    if (reason !== null)
+        return { skip: reason };
+    if (branches > MAX_BRANCHES)
+        return { skip: `the schema has ${branches} union branches` };
+    if (JSON.stringify(projected).length > MAX_SCHEMA_CHARS)
+        return { skip: 'the schema is larger than 200,000 characters' };
+    return { schema: projected };
+}
+/**
+ * The worker module sits beside this one: lib/diff/ in the package, dist/ in the Action's
+ * bundle (where `import.meta.url` is dist/index.js and the worker is bundled on its own).
+ * Named through constants so the bundler leaves the URLs alone instead of copying the
+ * unbundled file. Run from the TypeScript sources (the tests), the compiled worker in lib/
+ * is used: a worker thread cannot load a .ts file.
+ */
+const WORKER_CANDIDATES = ['./semantic-worker.js', '../../lib/diff/semantic-worker.js'];
+const workerUrl = WORKER_CANDIDATES.map((file) => new URL(file, import.meta.url)).find((url) => (0,external_node_fs_namespaceObject.existsSync)(url));
+/**
+ * Run json-schema-diff on every job, in worker threads, within the budget. Never throws: a
+ * pair that fails, times out or is not reached gets `{ status: 'skipped', reason }`.
+ */
+async function runSemanticChecks(jobs, budget) {
+    const results = new Map();
+    if (jobs.length === 0)
+        return results;
+    if (workerUrl === undefined) {
+        for (const job of jobs)
+            results.set(job.id, { status: 'skipped', reason: 'the json-schema-diff worker is not installed' });
+        return results;
+    }
+    const deadline = Date.now() + budget.totalMs;
+    const queue = [...jobs];
+    const poolSize = Math.max(1, Math.min(budget.workers ?? Math.min((0,external_node_os_namespaceObject.availableParallelism)(), 4), Math.ceil(jobs.length / PAIRS_PER_WORKER)));
+    const lane = async () => {
+        let worker = null;
+        try {
+            for (let job = queue.shift(); job !== undefined; job = queue.shift()) {
+                const remaining = deadline - Date.now();
+                if (remaining <= 0) {
+                    results.set(job.id, { status: 'skipped', reason: `the ${budget.totalMs} ms budget of the semantic check ran out` });
+                    continue;
+                }
+                try {
+                    worker ??= new external_node_worker_threads_.Worker(workerUrl);
+                }
+                catch (error) {
+                    results.set(job.id, { status: 'skipped', reason: `no worker thread could be started (${error instanceof Error ? error.message : String(error)})` });
+                    continue;
+                }
+                const limit = Math.min(budget.perPairMs, remaining);
+                const outcome = await runOne(worker, job, limit);
+                results.set(job.id, outcome.result);
+                if (outcome.killWorker) {
+                    // The only way to stop a synchronous computation: terminate its thread.
+                    await worker.terminate();
+                    worker = null;
+                }
+            }
+        }
+        finally {
+            if (worker !== null)
+                await worker.terminate();
+        }
+    };
+    await Promise.all(Array.from({ length: poolSize }, lane));
+    return results;
+}
+function runOne(worker, job, limitMs) {
+    return new Promise((resolve) => {
+        const finish = (result, killWorker) => {
+            clearTimeout(timer);
+            worker.off('message', onMessage);
+            worker.off('error', onError);
+            worker.off('exit', onExit);
+            resolve({ result, killWorker });
+        };
+        const onMessage = (reply) => {
+            if (reply.id !== job.id)
+                return;
+            if (reply.ok) {
+                finish({ status: 'done', removalsFound: reply.removalsFound, additionsFound: reply.additionsFound, removed: reply.removed, added: reply.added }, false);
+            }
+            else {
+                finish({ status: 'skipped', reason: `json-schema-diff failed: ${reply.error.slice(0, 200)}` }, false);
+            }
+        };
+        const onError = (error) => finish({ status: 'skipped', reason: `json-schema-diff failed: ${error.message.slice(0, 200)}` }, true);
+        const onExit = () => finish({ status: 'skipped', reason: 'json-schema-diff stopped unexpectedly' }, true);
+        const timer = setTimeout(() => finish({ status: 'skipped', reason: `json-schema-diff took longer than ${limitMs} ms` }, true), limitMs);
+        worker.on('message', onMessage);
+        worker.on('error', onError);
+        worker.on('exit', onExit);
+        worker.postMessage({ id: job.id, previous: job.previous, current: job.current });
+    });
+}
+
+;// CONCATENATED MODULE: ./lib/diff/cross-check.js
+
+
+
+
+
+/** The schema a finding sits in (`inputSchema`, or inside an action's input), if any. */
+function schemaFieldOf(d) {
+    if (d.direction === null)
+        return null;
+    const field = d.segments[0] === 'actions' ? d.segments[2] : d.segments[0];
+    return field === 'inputSchema' || field === 'outputSchema' ? field : null;
+}
+/** Mutates `toolDeltas`: adds findings, and notes when the check could not run. */
+async function crossCheck(toolDeltas, tools, budget) {
+    const jobs = [];
+    const pending = new Map();
+    const noteOn = (related, reason) => {
+        for (const d of related)
+            d.note = `Semantic cross-check not run (${reason}); classified by the keyword rules alone.`;
+    };
+    for (const { key, previous, current, uncertain } of tools) {
+        for (const field of ['inputSchema', 'outputSchema']) {
+            if (uncertain[field] === undefined)
+                continue;
+            const p = previous.contract[field];
+            const c = current.contract[field];
+            if (p === undefined || c === undefined || json_jsonEqual(p, c))
+                continue;
+            const related = (toolDeltas.get(key) ?? []).filter((d) => schemaFieldOf(d) === field);
+            // The check can only add what the walker did not find: harm to callers (input) or consumers (output).
+            const direction = field === 'inputSchema' ? 'input' : 'output';
+            if (related.some((d) => isHarmful(d.kind, direction)))
+                continue;
+            // Equal once reduced to what json-schema-diff reads: the difference lies in keywords the walker judges exactly.
+            const plainP = projectForSemanticCheck(asToolRoot(p));
+            const plainC = projectForSemanticCheck(asToolRoot(c));
+            if ('schema' in plainP && 'schema' in plainC && json_jsonEqual(plainP.schema, plainC.schema))
+                continue;
+            // Close the side whose values are enumerated: old arguments, new results (see ProjectionOptions).
+            const input = field === 'inputSchema';
+            const pp = projectForSemanticCheck(asToolRoot(p), { closeObjects: input, defaultsAreOptional: input });
+            const pc = projectForSemanticCheck(asToolRoot(c), { closeObjects: !input, defaultsAreOptional: input });
+            if ('skip' in pp || 'skip' in pc) {
+                noteOn(related, 'skip' in pp ? pp.skip : pc.skip);
+                continue;
+            }
+            const id = `${key}\u0000${field}`;
+            jobs.push({ id, previous: pp.schema, current: pc.schema });
+            pending.set(id, { key, field, related });
+        }
+    }
+    if (jobs.length === 0)
+        return;
+    const results = await runSemanticChecks(jobs, budget);
+    for (const [id, { key, field, related }] of pending) {
+        const result = results.get(id);
+        if (result === undefined)
+            continue;
+        if (result.status === 'skipped') {
+            noteOn(related, result.reason);
+            continue;
+        }
+        const input = field === 'inputSchema';
+        if (input ? !result.removalsFound : !result.additionsFound)
+            continue;
+        const found = finding(input ? 'semantic-narrowing' : 'semantic-widening', [field], {
+            where: input ? 'arguments' : 'result',
+            direction: input ? 'input' : 'output',
+            subject: field,
+            previous: null,
+            current: input ? result.removed : result.added,
+            note: 'Found by json-schema-diff on the schemas without the keywords it ignores (enum, const, pattern, format, multipleOf); no keyword rule pinpointed it.',
+        });
+        toolDeltas.set(key, [...(toolDeltas.get(key) ?? []), found]);
+    }
+}
+
+;// CONCATENATED MODULE: ./lib/diff/lint.js
+/**
+ * Description lint against tool poisoning: text that agents read (descriptions, titles, enum
+ * values, defaults…) is an instruction channel. New or changed text that looks like hidden
+ * instructions is reported as `suspicious-text` (RISKY), whatever the rest of the change is.
+ *
+ * Every pattern is linear-time (no nested quantifiers), so a 100 KB description is scanned in
+ * microseconds and cannot be used to stall the diff.
+ */
+
+/** The signals, in the order they are reported. */
+const TEXT_SIGNALS = [
+    {
+        label: 'a pseudo-system tag',
+        pattern: /<\/?\s*(?:important|system|instructions?|admin|secret|hidden|critical|context|prompt)\b[^>\n]{0,40}>|\[\/?(?:system|inst|important|admin|hidden)\]|<\|[a-z_]{2,20}\|>/i,
+    },
+    {
+        label: 'a reference to secrets or credential files',
+        pattern: /~\/\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[\s"'`(/=:])\.env(?:\.[a-z]+)?\b|\bmcp\.json\b|claude_desktop_config\.json|~\/\.aws\/credentials|\.npmrc\b|\.netrc\b|\/etc\/(?:passwd|shadow)\b|\bprivate[ _-]key\b/i,
+    },
+    {
+        label: 'an instruction to hide something from the user',
+        pattern: /\b(?:do not|don't|never)\s+(?:tell|inform|mention|reveal|show|notify|alert)\s+(?:\w+\s+){0,3}?(?:the\s+)?(?:user|human|operator)\b|\bwithout\s+(?:telling|informing|notifying|alerting|asking)\s+the\s+(?:user|human)\b|\b(?:hide|conceal)\s+(?:\w+\s+){0,4}?from\s+the\s+(?:user|human)\b|\b(?:the\s+)?user\s+(?:must|should)\s+not\s+(?:know|see|be told)\b/i,
+    },
+    {
+        label: 'an attempt to override instructions',
+        pattern: /\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|other)\s+(?:instructions|rules|prompts?|directions)\b|\binstead\s+of\s+(?:the\s+)?user'?s?\s+request\b/i,
+    },
+    {
+        label: 'invisible or bidirectional Unicode',
+        pattern: /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/u,
+    },
+    {
+        label: 'terminal control characters',
+        // ESC (ANSI sequences) and other C0/C1 controls that text never needs; tab and newlines are fine.
+        pattern: /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/,
+    },
+];
+/**
+ * Scan the strings of `current` that are new or changed relative to `previous` (same path),
+ * object keys included (a property name is read by agents too).
+ */
+function lintText(previous, current, base = []) {
+    const out = [];
+    visitChangedStrings(previous, current, null, (at, old, text) => {
+        const found = scan(text);
+        if (found !== null)
+            out.push({ segments: [...base, ...lint_segmentsOf(at)], previous: old, current: text, match: found.match, labels: found.labels });
+    });
+    return out;
+}
+function lint_segmentsOf(link) {
+    const segments = [];
+    for (let at = link; at !== null; at = at.parent)
+        segments.push(at.segment);
+    return segments.reverse();
+}
+/**
+ * Visit every string of `current` (and every object key, as a `(key)` pseudo-member) that
+ * `previous` does not hold at the same path, with the string it held there, if any. Subtrees
+ * the two share are passed over at once.
+ */
+function visitChangedStrings(previous, current, at, visit) {
+    if (previous === current)
+        return;
+    if (typeof current === 'string') {
+        visit(at, typeof previous === 'string' ? previous : null, current);
+    }
+    else if (Array.isArray(current)) {
+        const before = Array.isArray(previous) ? previous : [];
+        for (let i = 0; i < current.length; i++)
+            visitChangedStrings(before[i], current[i], { parent: at, segment: String(i) }, visit);
+    }
+    else if (model_isJsonObject(current)) {
+        const before = model_isJsonObject(previous) ? previous : undefined;
+        for (const key of Object.keys(current)) {
+            const had = before !== undefined && Object.hasOwn(before, key);
+            const link = { parent: at, segment: key };
+            if (!had)
+                visit({ parent: link, segment: '(key)' }, null, key);
+            visitChangedStrings(had ? before[key] : undefined, current[key], link, visit);
+        }
+    }
+}
+function scan(text) {
+    let match = null;
+    const labels = [];
+    for (const signal of TEXT_SIGNALS) {
+        const m = signal.pattern.exec(text);
+        if (m === null)
+            continue;
+        labels.push(signal.label);
+        // A lone invisible character says little: show it with a few characters of context.
+        const span = m[0].length <= 2 ? text.slice(Math.max(0, m.index - 12), m.index + m[0].length + 12) : m[0].trim();
+        match ??= visible(span);
+    }
+    return match === null ? null : { match, labels };
+}
+/** Make invisible and control characters visible, so the report shows what was matched. */
+function visible(text) {
+    return text.replace(/[\u0000-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/gu, (c) => `\\u${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+}
+
+;// CONCATENATED MODULE: ./lib/diff/entries.js
+/**
+ * Entry-level detectors: what changed in one tool, prompt, resource or resource template,
+ * outside (and around) its schemas. Each field of a contract has one detector; a field no
+ * detector knows is metadata (COSMETIC), so a new MCP field never crashes the diff.
+ */
+
+
+
+
+
+
+/** Compare two versions of one entry (same key, or a detected rename). */
+function compareEntry(kind, previous, current) {
+    const detectors = entries_DETECTORS[kind];
+    const comparison = { findings: [], uncertain: {} };
+    const p = previous.contract;
+    const c = current.contract;
+    for (const field of changedKeys(p, c)) {
+        const detector = Object.hasOwn(detectors, field) ? detectors[field] : metadata(field);
+        comparison.findings.push(...detector(p[field], c[field], comparison));
+    }
+    if (kind === 'tools')
+        comparison.findings.push(...dialectChanges(previous, current));
+    comparison.findings.push(...suspiciousText(p, c));
+    return comparison;
+}
+/** An entry seen only on one side: its strings are all new, so they are linted too. */
+function lintNewEntry(current) {
+    return suspiciousText(undefined, current.contract);
+}
+function suspiciousText(previous, current) {
+    return lintText(previous, current).map((s) => finding('suspicious-text', s.segments, {
+        where: fieldOf(s.segments),
+        previous: s.previous,
+        current: s.current,
+        match: s.match,
+        detail: `${s.labels.join(', ')} (${JSON.stringify(s.match)})`,
+    }));
+}
+// ── shared field detectors ──────────────────────────────────────────────────────────────
+const entries_text = (kind, field) => (previous, current) => [
+    finding(kind, [field], { previous, current }),
+];
+function metadata(field) {
+    return (previous, current) => [finding('metadata-changed', [field], { subject: field, previous, current })];
+}
+/** Identity fields are the entry's key: equal on both sides unless renamed (reported apart). */
+const identity = () => [];
+// ── tools ───────────────────────────────────────────────────────────────────────────────
+const HINT_RULES = {
+    readOnlyHint: { toTrue: 'tool-became-read-only', toFalse: 'tool-no-longer-read-only' },
+    destructiveHint: { toTrue: 'tool-became-destructive', toFalse: 'tool-no-longer-destructive' },
+    idempotentHint: { toTrue: 'tool-became-idempotent', toFalse: 'tool-no-longer-idempotent' },
+    openWorldHint: { toTrue: 'tool-became-open-world', toFalse: 'tool-became-closed-world' },
+};
+const annotations = (previous, current) => {
+    const p = objectOr(previous);
+    const c = objectOr(current);
+    const out = [];
+    for (const key of changedKeys(p, c)) {
+        const segments = ['annotations', key];
+        const hint = HINT_RULES[key];
+        if (hint !== undefined && typeof p[key] === 'boolean' && typeof c[key] === 'boolean') {
+            out.push(finding(c[key] ? hint.toTrue : hint.toFalse, segments, { subject: key, previous: p[key], current: c[key] }));
+        }
+        else if (key === 'title') {
+            out.push(finding('title-changed', segments, { previous: p[key], current: c[key] }));
+        }
+        else {
+            out.push(finding('metadata-changed', segments, { subject: `annotations.${key}`, previous: p[key], current: c[key] }));
+        }
+    }
+    return out;
+};
+const execution = (previous, current) => {
+    const p = objectOr(previous);
+    const c = objectOr(current);
+    const out = [];
+    for (const key of changedKeys(p, c)) {
+        const segments = ['execution', key];
+        out.push(finding(key === 'taskSupport' ? taskSupportKind(p[key], c[key]) : 'execution-changed', segments, { subject: key, previous: p[key], current: c[key] }));
+    }
+    return out;
+};
+function taskSupportKind(previous, current) {
+    const known = ['forbidden', 'optional', 'required'];
+    if (!known.includes(String(previous)) || !known.includes(String(current)))
+        return 'execution-changed';
+    if (current === 'required')
+        return 'task-support-required';
+    if (current === 'forbidden')
+        return 'task-support-withdrawn';
+    return 'task-support-relaxed';
+}
+function walked(field, previous, current, comparison) {
+    const { changes, uncertain } = walkSchemas(schemaOr(previous), schemaOr(current), { field, direction: field === 'inputSchema' ? 'input' : 'output' });
+    if (uncertain.length > 0)
+        comparison.uncertain[field] = uncertain;
+    return changes;
+}
+const inputSchema = (previous, current, comparison) => walked('inputSchema', previous, current, comparison);
+const outputSchema = (previous, current, comparison) => {
+    if (previous === undefined)
+        return [finding('output-schema-added', ['outputSchema'], { current })];
+    if (current === undefined)
+        return [finding('output-schema-removed', ['outputSchema'], { previous })];
+    return walked('outputSchema', previous, current, comparison);
+};
+function schemaOr(value) {
+    if (value === false)
+        return false;
+    return model_isJsonObject(value) ? value : {};
+}
+function dialectChanges(previous, current) {
+    const out = [];
+    for (const field of ['inputSchema', 'outputSchema']) {
+        // A schema that appeared or vanished is reported as such; its dialect goes with it.
+        if (!(field in previous.contract) || !(field in current.contract))
+            continue;
+        const p = previous.dialects?.[field] ?? null;
+        const c = current.dialects?.[field] ?? null;
+        if (p !== c)
+            out.push(finding('schema-dialect-changed', [field, '$schema'], { subject: field, previous: p, current: c }));
+    }
+    return out;
+}
+// ── prompts ─────────────────────────────────────────────────────────────────────────────
+const promptArguments = (previous, current) => {
+    const byName = (list) => new Map((Array.isArray(list) ? list.filter(model_isJsonObject) : []).map((a) => [String(a.name), a]));
+    const p = byName(previous);
+    const c = byName(current);
+    const out = [];
+    for (const name of [...new Set([...p.keys(), ...c.keys()])].sort()) {
+        const before = p.get(name);
+        const after = c.get(name);
+        const segments = ['arguments', name];
+        if (before === undefined && after !== undefined) {
+            out.push(finding(after.required === true ? 'required-prompt-argument-added' : 'prompt-argument-added', segments, { subject: name, current: after }));
+            continue;
+        }
+        if (after === undefined && before !== undefined) {
+            out.push(finding('prompt-argument-removed', segments, { subject: name, previous: before }));
+            continue;
+        }
+        if (before === undefined || after === undefined || diff_json_jsonEqual(before, after))
+            continue;
+        const wasRequired = before.required === true;
+        const isRequired = after.required === true;
+        if (wasRequired !== isRequired) {
+            out.push(finding(isRequired ? 'prompt-argument-became-required' : 'prompt-argument-became-optional', [...segments, 'required'], { subject: name, previous: wasRequired, current: isRequired }));
+        }
+        for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
+            if (key === 'name' || key === 'required' || diff_json_jsonEqual(before[key], after[key]))
+                continue;
+            const kind = key === 'description' ? 'description-changed' : key === 'title' ? 'title-changed' : 'metadata-changed';
+            out.push(finding(kind, [...segments, key], { where: `argument ${JSON.stringify(name)}`, subject: key, previous: before[key], current: after[key] }));
+        }
+    }
+    return out;
+};
+// ── the detectors per entry kind ────────────────────────────────────────────────────────
+const COMMON = {
+    title: entries_text('title-changed', 'title'),
+    description: entries_text('description-changed', 'description'),
+};
+const RESOURCE_FIELDS = {
+    ...COMMON,
+    name: (previous, current) => [finding('name-changed', ['name'], { previous, current })],
+    mimeType: (previous, current) => [finding('mime-type-changed', ['mimeType'], { previous, current })],
+};
+const entries_DETECTORS = {
+    tools: { ...COMMON, name: identity, inputSchema, outputSchema, annotations, execution },
+    prompts: { ...COMMON, name: identity, arguments: promptArguments },
+    resources: { ...RESOURCE_FIELDS, uri: identity },
+    resourceTemplates: { ...RESOURCE_FIELDS, uriTemplate: identity },
+};
+
+;// CONCATENATED MODULE: ./lib/diff/server.js
+
+
+
+/** The server section's findings, or null when neither side says who the server is. */
+function compareServers(previous, current) {
+    const named = (c) => c.server.name !== 'unknown';
+    if (!named(previous) && !named(current) && previous.serverContract === undefined && current.serverContract === undefined)
+        return null;
+    const out = [];
+    if (named(previous) && named(current) && previous.server.name !== current.server.name) {
+        out.push(finding('server-renamed', ['serverInfo', 'name'], { previous: previous.server.name, current: current.server.name }));
+    }
+    const p = previous.serverContract;
+    const c = current.serverContract;
+    if (p === undefined || c === undefined)
+        return out;
+    if ((p.instructions ?? null) !== (c.instructions ?? null)) {
+        out.push(finding('instructions-changed', ['instructions'], { previous: p.instructions ?? null, current: c.instructions ?? null }));
+        for (const s of lintText(p.instructions, c.instructions ?? '', ['instructions'])) {
+            out.push(finding('suspicious-text', s.segments, { where: 'instructions', previous: s.previous, current: s.current, match: s.match, detail: `${s.labels.join(', ')} (${JSON.stringify(s.match)})` }));
+        }
+    }
+    out.push(...capabilityChanges(p.capabilities, c.capabilities, previous, current));
+    return out;
+}
+/**
+ * Whether a capability has anything to act on in `contracts`: `prompts.*` without prompts,
+ * `completions` without prompt arguments or resource templates, and the like, promise nothing a
+ * client could have used (SDKs declare them wholesale). Such a capability appearing or
+ * disappearing changes no client's experience, so it is not reported.
+ */
+function inUse(path, contracts) {
+    const has = (kind) => Object.keys(contracts[kind]).length > 0;
+    switch (path[0]) {
+        case 'tools':
+            return has('tools');
+        case 'prompts':
+            return has('prompts');
+        case 'resources':
+            return has('resources') || has('resourceTemplates');
+        case 'completions':
+            return has('resourceTemplates') || Object.values(contracts.prompts).some((p) => Array.isArray(p.contract.arguments) && p.contract.arguments.length > 0);
+        default:
+            return true;
+    }
+}
+/**
+ * One finding per capability flag that changed. Capabilities are objects of flags
+ * (`resources: { subscribe: true, listChanged: true }`); an object is "declared" and a flag
+ * counts only when true (normalization dropped the false ones). Losing either is a withdrawal.
+ */
+function capabilityChanges(previous, current, before, after) {
+    const was = flatten(previous);
+    const is = flatten(current);
+    const out = [];
+    for (const path of [...new Set([...was.keys(), ...is.keys()])].sort()) {
+        const p = was.get(path);
+        const c = is.get(path);
+        if (json_jsonEqual(p, c))
+            continue;
+        const parts = path.split('\u0000');
+        const segments = ['capabilities', ...parts];
+        const subject = parts.join('.');
+        if (c === undefined) {
+            if (!inUse(parts, before))
+                continue;
+            // A list-change promise withdrawn leaves calls working; anything else withdrawn fails requests.
+            const kind = parts[parts.length - 1] === 'listChanged' ? 'list-changed-withdrawn' : 'capability-withdrawn';
+            out.push(finding(kind, segments, { subject, previous: p, current: null }));
+        }
+        else if (p === undefined) {
+            if (inUse(parts, after))
+                out.push(finding('capability-added', segments, { subject, previous: null, current: c }));
+        }
+        else
+            out.push(finding('capability-changed', segments, { subject, previous: p, current: c }));
+    }
+    return out;
+}
+/**
+ * Capability paths → values. Every declared object is an entry of its own (`{}`), so declaring
+ * `resources` and one of its flags are separate facts: `{resources: {subscribe: true}}` →
+ * `resources: {}`, `resources␀subscribe: true`. Vendor objects under `experimental` are
+ * compared whole, and nesting is bounded (capabilities are two levels deep in the spec).
+ */
+function flatten(capabilities) {
+    const out = new Map();
+    const visit = (value, path) => {
+        const whole = path.length >= 3 || (path[0] === 'experimental' && path.length === 2);
+        if (!isJsonObject(value) || whole) {
+            out.set(path.join('\u0000'), value);
+            return;
+        }
+        out.set(path.join('\u0000'), {});
+        for (const key of Object.keys(value))
+            visit(value[key], [...path, key]);
+    };
+    for (const key of Object.keys(capabilities))
+        visit(capabilities[key], [key]);
+    return out;
+}
+
+;// CONCATENATED MODULE: ./lib/diff/index.js
+/**
+ * The classification engine: compare two sets of normalized contracts and say, per entry and
+ * per field, what changed and how much it matters to the agents that call the server.
+ *
+ *   detectors (server.ts, entries.ts, schema-walker.ts, lint.ts, renames.ts) → findings
+ *   → semantic cross-check (cross-check.ts, json-schema-diff in worker threads)
+ *   → rule table (rules.ts): severity, message, fix → fingerprint → report in canonical order
+ *
+ * Pure apart from the cross-check's worker threads; the same inputs give the same report,
+ * byte for byte (the cross-check's time budget is the one thing a slow machine can change,
+ * and then only a `note`, never a silent verdict).
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+/** The entry-level kinds of each collection. */
+const LIFECYCLE = {
+    tools: { added: 'tool-added', removed: 'tool-removed', renamed: 'tool-renamed' },
+    prompts: { added: 'prompt-added', removed: 'prompt-removed', renamed: 'prompt-renamed' },
+    resources: { added: 'resource-added', removed: 'resource-removed' },
+    resourceTemplates: { added: 'resource-template-added', removed: 'resource-template-removed' },
+};
+async function diffContracts(previous, current, options = {}) {
+    const found = {};
+    // Only schemas the keyword rules could not judge exactly are worth the semantic cross-check.
+    const uncertainTools = [];
+    const noteUncertain = (key, p, c, comparison) => {
+        if (Object.keys(comparison.uncertain).length > 0)
+            uncertainTools.push({ key, previous: p, current: c, uncertain: comparison.uncertain });
+    };
+    for (const kind of report_ENTRY_KINDS) {
+        const before = previous[kind];
+        const after = current[kind];
+        const findings = new Map();
+        found[kind] = findings;
+        const add = (key, list) => {
+            if (list.length > 0)
+                findings.set(key, [...(findings.get(key) ?? []), ...list]);
+        };
+        for (const key of Object.keys(before).filter((k) => Object.hasOwn(after, k)).sort()) {
+            const p = before[key];
+            const c = after[key];
+            if (p === c || (canonical_entryDigest(p) === canonical_entryDigest(c) && json_jsonEqual(p.dialects ?? {}, c.dialects ?? {})))
+                continue;
+            const comparison = compareEntry(kind, p, c);
+            add(key, comparison.findings);
+            if (kind === 'tools')
+                noteUncertain(key, p, c, comparison);
+        }
+        const removed = Object.keys(before).filter((k) => !Object.hasOwn(after, k)).sort();
+        const added = Object.keys(after).filter((k) => !Object.hasOwn(before, k)).sort();
+        const lifecycle = LIFECYCLE[kind];
+        const renames = options.detectRenames === false || lifecycle.renamed === undefined ? [] : renamesOf(kind, removed, added, previous, current);
+        const renamedFrom = new Set(renames.map((r) => r.from));
+        const renamedTo = new Set(renames.map((r) => r.to));
+        for (const rename of renames) {
+            const p = before[rename.from];
+            const c = after[rename.to];
+            const comparison = compareEntry(kind, p, c);
+            add(rename.to, [
+                finding(lifecycle.renamed, ['name'], {
+                    subject: rename.to,
+                    previous: rename.from,
+                    current: rename.to,
+                    renamedFrom: rename.from,
+                    renamedTo: rename.to,
+                    detail: rename.sameShape ? 'same arguments' : 'similar arguments',
+                }),
+                ...comparison.findings,
+            ]);
+            if (kind === 'tools')
+                noteUncertain(rename.to, p, c, comparison);
+        }
+        for (const key of removed.filter((k) => !renamedFrom.has(k))) {
+            add(key, [finding(lifecycle.removed, [], { subject: key, previous: before[key].contract })]);
+        }
+        for (const key of added.filter((k) => !renamedTo.has(k))) {
+            const entry = after[key];
+            add(key, [finding(lifecycle.added, [], { subject: key, current: entry.contract }), ...lintNewEntry(entry)]);
+        }
+    }
+    if (options.semantic !== false) {
+        await crossCheck(found.tools, uncertainTools, {
+            perPairMs: options.semanticPairTimeoutMs ?? 2_000,
+            totalMs: options.semanticBudgetMs ?? 10_000,
+            ...(options.semanticWorkers !== undefined ? { workers: options.semanticWorkers } : {}),
+        });
+    }
+    return buildReport(found, compareServers(previous, current), previous, current, options.severityOverrides);
+}
+function renamesOf(kind, removed, added, previous, current) {
+    const shape = kind === 'tools' ? toolShape : promptShape;
+    return detectRenames(removed.map((key) => ({ key, contract: previous[kind][key].contract })), added.map((key) => ({ key, contract: current[kind][key].contract })), shape);
+}
+// ── report ──────────────────────────────────────────────────────────────────────────────
+/** Short stable hash of what a delta is; allow-lists and approvals match on it. */
+function fingerprintOf(entry, delta) {
+    return sha256(json_canonicalJson([entry, delta.kind, delta.field, delta.previous, delta.current])).slice('sha256:'.length, 'sha256:'.length + 16);
+}
+function toDelta(entry, f, overrides) {
+    const verdict = classify(f.kind, f.direction, overrides);
+    const field = fieldOf(f.segments);
+    const message = RULES[f.kind].message({ where: f.where, subject: f.subject, previous: f.previous, current: f.current, direction: f.direction, detail: f.detail });
+    const delta = {
+        severity: verdict.severity,
+        kind: f.kind,
+        field,
+        action: f.action,
+        direction: f.direction,
+        message,
+        previous: f.previous,
+        current: f.current,
+        fingerprint: fingerprintOf(entry, { kind: f.kind, field, previous: f.previous, current: f.current }),
+    };
+    if (verdict.hint !== undefined)
+        delta.hint = verdict.hint;
+    if (verdict.defaultSeverity !== undefined)
+        delta.defaultSeverity = verdict.defaultSeverity;
+    if (f.renamedFrom !== undefined)
+        delta.renamedFrom = f.renamedFrom;
+    if (f.renamedTo !== undefined)
+        delta.renamedTo = f.renamedTo;
+    if (f.match !== undefined)
+        delta.match = f.match;
+    if (f.note !== undefined)
+        delta.note = f.note;
+    return delta;
+}
+/** Findings of one entry as its report: classified, de-duplicated, in canonical order. */
+function entryReport(entry, findings, overrides) {
+    const seen = new Set();
+    const deltas = [];
+    for (const f of findings) {
+        const delta = toDelta(entry, f, overrides);
+        if (seen.has(delta.fingerprint))
+            continue;
+        seen.add(delta.fingerprint);
+        deltas.push(delta);
+    }
+    deltas.sort(compareDeltas);
+    return { maxSeverity: maxSeverityOf(deltas.map((d) => d.severity)), deltas };
+}
+function buildReport(found, serverFindings, previous, current, overrides) {
+    const counts = zeroCounts();
+    const count = (entry) => {
+        for (const d of entry.deltas)
+            counts[d.severity]++;
+    };
+    const report = {
+        version: REPORT_VERSION,
+        summary: { maxSeverity: null, counts, semverBump: 'none' },
+        tools: Object.create(null),
+        prompts: Object.create(null),
+        resources: Object.create(null),
+        resourceTemplates: Object.create(null),
+    };
+    if (serverFindings !== null) {
+        const entry = entryReport('server', serverFindings, overrides);
+        report.server = { previous: { ...previous.server }, current: { ...current.server }, ...entry };
+        count(entry);
+    }
+    for (const kind of report_ENTRY_KINDS) {
+        for (const key of [...found[kind].keys()].sort()) {
+            const entry = entryReport(`${kind}/${key}`, found[kind].get(key) ?? [], overrides);
+            if (entry.deltas.length === 0)
+                continue;
+            if (kind === 'tools') {
+                const discriminator = rootDiscriminator(current.tools[key]);
+                if (discriminator !== null)
+                    entry.discriminator = discriminator;
+            }
+            report[kind][key] = entry;
+            count(entry);
+        }
+    }
+    report.summary.maxSeverity = maxSeverityOf(report_SEVERITIES.filter((s) => counts[s] > 0));
+    report.summary.semverBump = semverBumpOf(report.summary.maxSeverity);
+    return report;
+}
+/** The property discriminating a tool's root input union, if it has one (see protocol/union.ts). */
+function rootDiscriminator(entry) {
+    const schema = entry?.contract.inputSchema;
+    if (!model_isJsonObject(schema))
+        return null;
+    const branches = Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : null;
+    return branches === null ? null : discriminatorOf(branches);
+}
+
+;// CONCATENATED MODULE: ./lib/github/reproduce.js
+
+const CLI = 'npx mcp-contract-guard';
+/** The one command that brings a stale lockfile up to date. */
+function lockCommand(selection) {
+    const cd = selection.dir === '' ? '' : `cd ${source_shellQuote(selection.dir)} && `;
+    return `${cd}${CLI} lock ${selection.flags}${selection.lockfileFlag}`;
+}
+/**
+ * Commands that redo this review on a laptop: fetch the base lockfile from git, lock the head
+ * into a scratch file (or use the committed one), and diff the two with the same threshold.
+ */
+function reproduceCommands(options) {
+    const { selection } = options;
+    const lines = [];
+    if (selection.dir !== '')
+        lines.push(`cd ${source_shellQuote(selection.dir)}`);
+    const base = options.baselineRef !== undefined ? '/tmp/base.lock.json' : source_shellQuote(options.lockfileLocalPath);
+    if (options.baselineRef !== undefined)
+        lines.push(`git show ${source_shellQuote(`${options.baselineRef}:${options.lockfileRepoPath}`)} > ${base}`);
+    let head = source_shellQuote(options.lockfileLocalPath);
+    if (options.compile) {
+        head = '/tmp/head.lock.json';
+        lines.push(`${CLI} lock ${selection.flags} --lockfile ${head}`);
+    }
+    const failOn = options.failOn === 'never' ? '' : ` --fail-on ${options.failOn}`;
+    lines.push(`${CLI} diff ${base} ${head}${failOn}`);
+    if (options.compile)
+        lines.push(`${CLI} check ${selection.flags}${selection.lockfileFlag}`);
+    return lines;
+}
+
+;// CONCATENATED MODULE: ./lib/github/draft.js
+/**
+ * Review one server, before the allow list and the gate (they look at every server at once):
+ * the head's contracts (captured live, or its lockfile), the freshness of its lockfile, the
+ * baseline the base commit's config names, and the diff between them.
+ */
+
+
+
+
+
+
+
+
+
+
+
+async function draftReview(subject, run) {
+    const { target } = subject;
+    const { inputs } = run;
+    const notes = subject.planNote !== undefined ? [subject.planNote] : [];
+    const fix = lockCommand(subject.selection);
+    let headLockText = null;
+    const headSource = !target ? 'removed' : !inputs.compile ? 'lockfile' : target.source.kind === 'file' ? 'file' : 'server';
+    const fail = (reviewError) => ({ subject, name: subject.name ?? serverNameIn(headLockText) ?? subject.id, report: null, reviewError, headLockText, headSource, notes, versions: {} });
+    // A server the head's config dropped: every entry of its base lockfile is removed.
+    if (!target) {
+        const base = await baselineOf(subject, run, subject.id, undefined, notes);
+        if (typeof base === 'string')
+            return fail(base);
+        const report = await diffContracts(base, emptyContracts({ name: base.server.name }), { severityOverrides: run.rules ?? {} });
+        return { subject, name: subject.id, report, headLockText, headSource, notes, versions: versionsOf(base, undefined) };
+    }
+    // The head: compiled live (what the PR's code exposes now), or its lockfile when compile is off.
+    let head;
+    try {
+        headLockText = await run.head.read(target.lockfile, 'the lockfile');
+        if (!inputs.compile) {
+            if (headLockText === null)
+                return fail(`With "compile: false" the head lockfile is the head's contracts, but there is no ${subject.lockfileRepoPath} in ${run.head.describe}. Create it with: ${fix}`);
+            head = parseLockfile(headLockText, subject.lockfileRepoPath);
+        }
+        else if (target.source.kind === 'file') {
+            const shown = repoPath(run.runner.repoRoot, target.source.path);
+            const text = await run.head.read(target.source.path, 'the contracts file');
+            if (text === null)
+                return fail(`There is no ${shown} in ${run.head.describe}: "file" names a tools/list dump or a lockfile.`);
+            head = reportWarnings(contractsOfFile(parseContractsFile(text, shown)), notes).contracts;
+        }
+        else {
+            const compiled = await compileContracts(declaringAsLocked(target.source, headLockText, subject, notes), { onProgress: (m) => log.info(`› ${m}`) });
+            head = reportWarnings(compiled, notes).contracts;
+            if (compiled.healing?.healedSource) {
+                const fixes = compiled.healing.attempts.map((a) => a.fixApplied).filter((f) => f !== undefined);
+                notes.push(`The server was captured only after mcp-contract-guard ${fixes.join(', then ')}: configure it that way to skip the failed attempts (as CLI flags: ${sourceFlags(compiled.healing.healedSource)}).`);
+            }
+        }
+    }
+    catch (error) {
+        // A CompileError carries its diagnosis in plain words: no stack trace in a PR comment.
+        if (error instanceof LockfileError)
+            return fail(lockfileAdvice(error, fix));
+        if (error instanceof CompileError || error instanceof errors_UserError)
+            return fail(error.message);
+        throw error;
+    }
+    // Freshness: the head lockfile against the live head, kept apart from the review.
+    let stale;
+    let headLocked;
+    if (headLockText !== null) {
+        try {
+            headLocked = parseLockfile(headLockText, subject.lockfileRepoPath, head);
+        }
+        catch (error) {
+            if (!(error instanceof LockfileError))
+                throw error;
+            if (inputs.compile && inputs.lockfileCheck !== 'off')
+                stale = { message: error.message, command: fix };
+        }
+    }
+    if (inputs.compile && inputs.lockfileCheck !== 'off' && stale === undefined) {
+        if (headLockText === null)
+            stale = { message: `There is no lockfile at ${subject.lockfileRepoPath}.`, command: fix };
+        else if (headLocked && hasChanges(compareContracts(headLocked, head))) {
+            const changes = compareContracts(headLocked, head);
+            const count = report_ENTRY_KINDS.reduce((n, k) => n + changes[k].added.length + changes[k].removed.length + changes[k].changed.length, 0);
+            stale = { message: `${subject.lockfileRepoPath} does not match the ${headSource === 'server' ? 'server' : 'contracts'} at this commit (${plural(count, 'entry', 'entries')} differ${count === 1 ? 's' : ''}).`, command: fix };
+        }
+    }
+    if (stale)
+        log.info(`Stale lockfile: ${stale.message} Fix: ${stale.command}`);
+    const base = await baselineOf(subject, run, head.server.name, headLocked, notes);
+    if (typeof base === 'string')
+        return fail(base);
+    const report = await diffContracts(base, head, { severityOverrides: run.rules ?? {} });
+    const name = subject.name ?? (head.server.name !== 'unknown' ? head.server.name : subject.id);
+    log.info(`${name}: ${report.summary.maxSeverity === null ? 'no contract changes' : `worst change ${report.summary.maxSeverity}`}.`);
+    const draft = { subject, name, report, headLockText, headSource, notes, versions: versionsOf(base, head) };
+    if (stale)
+        draft.stale = stale;
+    return draft;
+}
+/**
+ * The head is captured declaring the client capabilities its lockfile was captured with (as
+ * `check` does), unless the config or the inputs say otherwise: then the comment says so.
+ */
+function declaringAsLocked(source, headLockText, subject, notes) {
+    const { source: declaring, mismatch } = declaringAsRecorded(source, headLockText === null ? undefined : recordedClientCapabilities(headLockText));
+    if (mismatch) {
+        const list = (names) => (names.length === 0 ? 'none' : names.join(', '));
+        notes.push(`${subject.lockfileRepoPath} was captured declaring the client capabilities ${list(mismatch.recorded)}; this run declares ${list(mismatch.declared)}, so tools the server shows only to some clients may appear as added or removed.`);
+    }
+    return declaring;
+}
+function versionsOf(base, head) {
+    const versions = {};
+    if (base.server.version !== undefined)
+        versions.previous = base.server.version;
+    if (head?.server.version !== undefined)
+        versions.current = head.server.version;
+    return versions;
+}
+/** Lint findings go to the log, and a line saying so to the comment. */
+function reportWarnings(compiled, notes) {
+    for (const warning of compiled.warnings)
+        log.info(`lint: ${warning}`);
+    if (compiled.warnings.length > 0)
+        notes.push(`The server has ${plural(compiled.warnings.length, 'lint warning')} (see the log of this step).`);
+    return compiled;
+}
+/**
+ * The baseline: the lockfile the base's config names, as committed at the base, whatever the
+ * pull request did to it since. A string is why it could not be read.
+ */
+async function baselineOf(subject, run, serverName, headLocked, notes) {
+    const { plan } = run;
+    const empty = () => emptyContracts({ name: serverName });
+    if (!plan.baseline || !run.base) {
+        notes.push(`No base to compare with (${plan.noBaselineReason}): compared with ${subject.lockfileRepoPath} as checked out.`);
+        return headLocked ?? empty();
+    }
+    // A server the base's config does not list: the plan's note says it is new.
+    if (subject.baseLockfile === undefined)
+        return empty();
+    const shown = repoPath(run.runner.repoRoot, subject.baseLockfile);
+    let text;
+    try {
+        text = await run.base.read(subject.baseLockfile, 'the base lockfile');
+    }
+    catch (error) {
+        const why = isPermissionError(error) ? 'the token may not read this repository\'s contents' : errorMessage(error);
+        return `Could not read ${shown} at ${plan.baseline.describe}: ${why}.`;
+    }
+    if (text === null) {
+        notes.push(`There is no ${shown} at ${plan.baseline.describe}: every entry counts as new.`);
+        return empty();
+    }
+    try {
+        return parseLockfile(text, `${shown} at ${shortSha(plan.baseline.ref)}`);
+    }
+    catch (error) {
+        if (!(error instanceof LockfileError))
+            throw error;
+        notes.push(`${error.message} It is ignored: every entry counts as new.`);
+        return empty();
+    }
+}
+/** The server's name as the head lockfile records it, to name a server that did not start. */
+function serverNameIn(lockText) {
+    try {
+        const name = JSON.parse(lockText ?? 'null')?.server?.name;
+        return typeof name === 'string' && name !== '' && name !== 'unknown' ? name : undefined;
+    }
+    catch {
+        return undefined;
+    }
 }
 
 ;// CONCATENATED MODULE: ./lib/github/inputs.js
@@ -57153,28 +57926,6 @@ function parseHeaders(text) {
     return out;
 }
 
-;// CONCATENATED MODULE: ./lib/github/log.js
-/**
- * Text for the step's log. The runner reads a stdout line as a workflow command when it starts
- * with `::` after leading whitespace, or holds `##[` anywhere (the older syntax): a server name,
- * a lint finding or an error message that carried one could add a mask, stop command
- * processing, set an output or forge an annotation. Annotations and groups are safe already
- * (@actions/core percent-encodes line breaks in a command's data); plain log lines are not.
- */
-
-/** A line that could read as a command: only punctuation or spaces before `::`, or `##[` anywhere. */
-const COMMAND_LIKE = /^[^\p{L}\p{N}]*::|##\[/mu;
-/**
- * `text` unchanged when no line of it could be a workflow command; else wrapped in
- * `::stop-commands::TOKEN` … `::TOKEN::`, between which the runner ignores every command but
- * the one that resumes. The token is random, so the text cannot resume early.
- */
-function inert(text, token = (0,external_node_crypto_.randomBytes)(16).toString('hex')) {
-    if (!COMMAND_LIKE.test(text))
-        return text;
-    return `::stop-commands::${token}\n${text}\n::${token}::`;
-}
-
 ;// CONCATENATED MODULE: ./lib/github/privilege.js
 /**
  * Privileged events: those that run with this repository's secrets and a write token while
@@ -57230,122 +57981,6 @@ function list(names) {
     if (names.length > shown.length)
         shown.push(`${names.length - shown.length} more`);
     return shown.length === 1 ? shown[0] : `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}`;
-}
-
-;// CONCATENATED MODULE: ./lib/github/redact.js
-/**
- * Credentials the Action is given: header values (usually from secrets), and the user:password
- * or secret-looking query values of a server's URL (`https://user:pass@host/mcp`,
- * `?api_key=…`). Each is registered with the runner (so its log masks it) and replaced by
- * `***` in everything the Action writes: comment, summary, SARIF, review file, artifact,
- * outputs, error messages. Pure apart from the callback that registers a new secret.
- */
-
-
-const REDACTED = '***';
-/** Shorter values are not secrets worth the name, and masking them would garble the log. */
-const MIN_SECRET_LENGTH = 4;
-/**
- * Collects secrets and takes them out of text. `onSecret` is called once per new secret (the
- * Action registers it with `core.setSecret`, so the runner masks it in the log).
- */
-class Redactor {
-    onSecret;
-    secrets = new Set();
-    urls = new Map();
-    ordered = [];
-    constructor(onSecret = () => undefined) {
-        this.onSecret = onSecret;
-    }
-    /** A value that must never be shown: a header value (and the credential after its scheme). */
-    addHeaderValues(headers) {
-        for (const value of Object.values(headers ?? {})) {
-            this.add(value);
-            const scheme = /^[A-Za-z][\w-]*\s+(\S.*)$/.exec(value.trim());
-            if (scheme)
-                this.add(scheme[1]);
-        }
-    }
-    addUrl(url) {
-        if (url === undefined)
-            return;
-        const secrets = urlSecrets(url);
-        if (secrets.length === 0)
-            return;
-        this.urls.set(url, redact_redactUrl(url));
-        for (const secret of secrets)
-            this.add(secret);
-    }
-    /** `text` with every known credential replaced by `***` (as written, and as JSON writes it). */
-    redact(text) {
-        let out = text;
-        for (const [url, redacted] of this.urls)
-            out = out.split(url).join(redacted);
-        for (const secret of this.ordered)
-            out = out.split(secret).join(REDACTED);
-        return out;
-    }
-    add(secret) {
-        const value = secret.trim();
-        if (value.length < MIN_SECRET_LENGTH || this.secrets.has(value))
-            return;
-        this.secrets.add(value);
-        this.onSecret(value);
-        const forms = new Set([value, JSON.stringify(value).slice(1, -1)]);
-        // Longest first, so a secret that contains another is replaced whole.
-        this.ordered = [...new Set([...this.ordered, ...forms])].sort((a, b) => b.length - a.length);
-    }
-}
-
-;// CONCATENATED MODULE: ./lib/github/reproduce.js
-
-const CLI = 'npx mcp-contract-guard';
-/** The one command that brings a stale lockfile up to date. */
-function lockCommand(selection) {
-    const cd = selection.dir === '' ? '' : `cd ${source_shellQuote(selection.dir)} && `;
-    return `${cd}${CLI} lock ${selection.flags}${selection.lockfileFlag}`;
-}
-/**
- * Commands that redo this review on a laptop: fetch the base lockfile from git, lock the head
- * into a scratch file (or use the committed one), and diff the two with the same threshold.
- */
-function reproduceCommands(options) {
-    const { selection } = options;
-    const lines = [];
-    if (selection.dir !== '')
-        lines.push(`cd ${source_shellQuote(selection.dir)}`);
-    const base = options.baselineRef !== undefined ? '/tmp/base.lock.json' : source_shellQuote(options.lockfileLocalPath);
-    if (options.baselineRef !== undefined)
-        lines.push(`git show ${source_shellQuote(`${options.baselineRef}:${options.lockfileRepoPath}`)} > ${base}`);
-    let head = source_shellQuote(options.lockfileLocalPath);
-    if (options.compile) {
-        head = '/tmp/head.lock.json';
-        lines.push(`${CLI} lock ${selection.flags} --lockfile ${head}`);
-    }
-    const failOn = options.failOn === 'never' ? '' : ` --fail-on ${options.failOn}`;
-    lines.push(`${CLI} diff ${base} ${head}${failOn}`);
-    if (options.compile)
-        lines.push(`${CLI} check ${selection.flags}${selection.lockfileFlag}`);
-    return lines;
-}
-
-;// CONCATENATED MODULE: ./lib/github/review.js
-/** The gate's decision as the review carries it: plain data, each blocking change by its entry. */
-function reviewGate(decision) {
-    return {
-        pass: decision.pass,
-        verdict: decision.verdict,
-        blocking: decision.blocking.map((d) => ({ entry: `${d.collection}.${d.name}`, severity: d.delta.severity, kind: d.delta.kind, field: d.delta.field, fingerprint: d.delta.fingerprint })),
-        failures: decision.failures,
-    };
-}
-/** What an approval covers, as the review carries it: the recorded changes, and the blocking ones outside them. */
-function reviewCoverage(record, decision) {
-    return { label: record.label, by: record.by, approvedFingerprints: record.fingerprints, newSinceApproval: decision.newSinceApproval.map((d) => d.delta.fingerprint) };
-}
-/** True when the comment has something to say beyond "no changes". */
-function hasSomethingToSay(review) {
-    return review.report === null || review.report.summary.maxSeverity !== null || review.stale !== undefined || review.reviewError !== undefined;
 }
 
 ;// CONCATENATED MODULE: ./lib/config.js
@@ -57740,148 +58375,6 @@ function subjects_shown(place, path) {
     return repoPath(place.repoRoot, path) || path;
 }
 
-;// CONCATENATED MODULE: ./lib/github/summary.js
-
-
-
-
-
-
-/**
- * The job summary: one table over every server, the run's warnings, then each server's full
- * review (the comment may have been shortened; this is where the rest lives).
- */
-function renderSummary(reviews, warnings) {
-    const lines = ['## MCP contract review', ''];
-    if (reviews.length > 0) {
-        lines.push('| Server | Worst change | BREAKING | RISKY | SAFE | COSMETIC | Lockfile | Gate |', '| --- | --- | ---: | ---: | ---: | ---: | --- | --- |');
-        for (const review of reviews) {
-            const counts = review.report?.summary.counts;
-            const worst = review.report === null ? '⚠️ not compiled' : review.report.summary.maxSeverity === null ? 'none' : `${BADGES[review.report.summary.maxSeverity]} ${review.report.summary.maxSeverity}`;
-            const cells = report_SEVERITIES.map((s) => (counts ? String(counts[s]) : '–'));
-            const lockfile = review.stale ? '⚠️ stale' : review.headSource === 'server' && review.lockfileCheck !== 'off' && review.report ? 'fresh' : '–';
-            lines.push(`| ${mdCell(serverName(review.name))} | ${worst} | ${cells.join(' | ')} | ${lockfile} | ${gateCell(review)} |`);
-        }
-        lines.push('');
-    }
-    for (const warning of warnings)
-        lines.push(`> [!WARNING]\n> ${mdText(xml_truncate(warning, 3_000))}`, '');
-    const head = `${lines.join('\n')}\n`;
-    const share = Math.floor((SUMMARY_LIMIT - head.length) / Math.max(1, reviews.length));
-    const sections = reviews.map((r) => `### ${serverName(r.name)}\n\n${renderSummarySection(r, Math.max(2_000, share - 200))}`);
-    return [head, ...sections].join('\n');
-}
-function gateCell(review) {
-    switch (review.gate.verdict) {
-        case 'blocked':
-        case 'unknown':
-            return '❌ fails';
-        case 'approved':
-            return '✅ approved by label';
-        case 'accepted':
-            return '✅ allow-listed';
-        case 'not-gated':
-            return 'off';
-        default:
-            return review.gate.pass ? '✅ passes' : '❌ fails';
-    }
-}
-/** The step's outputs, over every server of the run. */
-function computeOutputs(reviews, paths) {
-    const counts = { BREAKING: 0, RISKY: 0, SAFE: 0, COSMETIC: 0 };
-    const severities = [];
-    for (const review of reviews) {
-        if (!review.report)
-            continue;
-        for (const s of report_SEVERITIES)
-            counts[s] += review.report.summary.counts[s];
-        if (review.report.summary.maxSeverity)
-            severities.push(review.report.summary.maxSeverity);
-    }
-    const outputs = {
-        'max-severity': maxSeverityOf(severities) ?? 'none',
-        'breaking-count': String(counts.BREAKING),
-        'risky-count': String(counts.RISKY),
-        'safe-count': String(counts.SAFE),
-        'cosmetic-count': String(counts.COSMETIC),
-        changed: String(severities.length > 0),
-        'lockfile-stale': String(reviews.some((r) => r.stale !== undefined)),
-        gate: reviews.every((r) => r.gate.pass) ? 'pass' : 'fail',
-        'semver-bump': largestBump(reviews.flatMap((r) => (r.report ? [r.report.summary.semverBump] : []))),
-        'version-check': overallVersionCheck(reviews.flatMap((r) => (r.release ? [r.release.check] : []))),
-        'artifact-path': paths.artifacts.join('\n'),
-        'report-path': paths.report,
-        'review-path': paths.review,
-    };
-    if (paths.sarif !== undefined)
-        outputs['sarif-path'] = paths.sarif;
-    return outputs;
-}
-
-;// CONCATENATED MODULE: ./lib/github/vouch.js
-/**
- * `mode: comment-only` posts a review computed by another run, from the review file that run
- * uploaded. Under pull_request, a fork runs its own copy of the workflow, so the file can say
- * anything: it is data to show (escaped), never a verdict to repeat. What it must not decide
- * is taken from GitHub instead: the approval from the live labels and the permission of who
- * added the label (with this run's own `approve-label`), what that approval covers from the
- * record in this Action's own comment, the gate and the version check recomputed from the
- * changes and versions the file lists, and shown as passing only when the run that wrote the
- * file succeeded.
- */
-
-
-
-
-function vouchReview(review, vouch) {
-    const accepted = new Set(review.accepted.map((a) => a.fingerprint.trim().toLowerCase()));
-    const record = vouch.approval ? vouch.approvalRecord : undefined;
-    const release = review.release && review.report
-        ? releaseVerdict({
-            bump: review.report.summary.semverBump,
-            ...(review.release.previousVersion !== undefined ? { previous: review.release.previousVersion } : {}),
-            ...(review.release.currentVersion !== undefined ? { current: review.release.currentVersion } : {}),
-            mode: review.release.mode,
-            removed: review.headSource === 'removed',
-        })
-        : undefined;
-    const failure = versionFailure(review.name, release);
-    const decision = decideGate({
-        server: review.name,
-        report: review.report,
-        failOn: review.failOn,
-        accepted: (fingerprint) => accepted.has(fingerprint.trim().toLowerCase()),
-        ...(vouch.approval ? { approval: vouch.approval } : {}),
-        ...(record ? { covers: coverage_covers(record) } : {}),
-        approveLabel: vouch.approveLabel,
-        ...(review.stale ? { staleMessage: review.stale.message } : {}),
-        lockfileCheck: review.lockfileCheck,
-        ...(failure !== undefined ? { versionFailure: failure } : {}),
-        ...(review.reviewError !== undefined ? { reviewError: review.reviewError } : {}),
-    });
-    const vouched = { ...review, approveLabel: vouch.approveLabel, gate: reviewGate(decision) };
-    delete vouched.approval;
-    delete vouched.approvalIgnored;
-    delete vouched.approvalCoverage;
-    delete vouched.release;
-    if (release)
-        vouched.release = release;
-    if (record && review.report)
-        vouched.approvalCoverage = reviewCoverage(record, decision);
-    if (decision.verdict === 'approved' && vouch.approval)
-        vouched.approval = vouch.approval;
-    if (vouch.approvalIgnored !== undefined && decision.verdict === 'blocked')
-        vouched.approvalIgnored = vouch.approvalIgnored;
-    if (decision.pass && vouch.runConclusion !== 'success') {
-        const how = vouch.runConclusion === undefined
-            ? 'GitHub did not say how the run that wrote this review file ended (this run was not triggered by its workflow_run event)'
-            : `The run that wrote this review file concluded "${vouch.runConclusion}", not "success"`;
-        const reviewError = `${how}, so this comment does not show the review as passing. That run's log says what failed; the changes below are as the review file lists them.`;
-        return { ...vouched, reviewError, gate: reviewGate(decideGate({ server: review.name, report: null, failOn: review.failOn, accepted: () => false, lockfileCheck: review.lockfileCheck, reviewError })) };
-    }
-    return vouched;
-}
-
 ;// CONCATENATED MODULE: ./lib/github/run.js
 /**
  * The Action's shell: read the run, review each server, then act on the results (files,
@@ -57916,27 +58409,6 @@ function vouchReview(review, vouch) {
 
 
 
-
-
-
-
-
-
-
-
-
-const FORK_HELP = 'To comment on pull requests from forks, split the job in two: this workflow (on pull_request) uploads the review file ' +
-    '("review-path" output) as an artifact, and a second workflow on workflow_run downloads it and runs this Action with ' +
-    '"mode: comment-only", which posts the comment without running any code of the pull request ' +
-    '(examples/workflows/fork-review.yml and fork-comment.yml). The report is in this job\'s summary.';
-/** Credentials the run was given: masked in the log by the runner, and replaced by *** in everything written. */
-const redactor = new Redactor((secret) => core_setSecret(secret));
-/** The log, for text a pull request or a server may have written: no credential, never a workflow command. */
-const log = {
-    info: (message) => info(inert(redactor.redact(message))),
-    debug: (message) => core_debug(redactor.redact(message)),
-    warning: (message) => warning(redactor.redact(message)),
-};
 async function runAction() {
     // The first line of the log, before any work: what ran, on what (the cold-start bench waits for it).
     info(`mcp-contract-guard: ${github_context.eventName ?? 'local'} run${process.env.GITHUB_REPOSITORY ? ` in ${process.env.GITHUB_REPOSITORY}` : ''}.`);
@@ -58063,212 +58535,6 @@ function registerCredentials(source) {
     redactor.addUrl(source.url);
     redactor.addHeaderValues(source.headers);
 }
-/**
- * Whether the pull request carries the approval label and that label counts: who added it
- * (this very event, else the issue's events) must have write, maintain or admin permission.
- * Labels are read live: a re-run keeps the old payload.
- */
-async function approvalOf(pr, label, api) {
-    let labels = pr.labels;
-    if (api) {
-        try {
-            labels = await api.labels(pr.number);
-        }
-        catch (error) {
-            log.info(`Could not read the labels of PR #${pr.number} (${errorMessage(error)}); using those of the event.`);
-        }
-    }
-    if (!labels.includes(label))
-        return {};
-    const event = await api?.labeled(pr.number, label).catch(() => undefined);
-    const by = pr.labeled?.label === label ? pr.labeled.by : event?.by;
-    const permission = by === undefined ? undefined : api ? await api.permission(by).catch((error) => ({ error: errorMessage(error) })) : { error: 'there is no github-token to ask GitHub' };
-    const judgement = judgeApproval({ label, ...(by !== undefined ? { by } : {}), ...(permission ? { permission } : {}) });
-    if (!('approval' in judgement))
-        return { ignored: judgement.ignored };
-    return { approval: judgement.approval, labeledAt: event !== undefined && by !== undefined && event.by.toLowerCase() === by.toLowerCase() ? (event.at ?? '') : '' };
-}
-/**
- * What the approval covers, per server: the record in this Action's own sticky comment, or a
- * new one when the approver caused this run (policy/coverage.ts). Undefined where no label approves.
- */
-async function coveragesOf(servers, label, where, api) {
-    const { approval } = label;
-    if (!approval?.by)
-        return servers.map(() => undefined);
-    const coverages = [];
-    for (const { id, job, present } of servers) {
-        let record;
-        try {
-            const sticky = api ? await api.findStickyComment(where.issue, commentMarker(id, job)) : undefined;
-            record = sticky?.body ? readApprovalRecord(sticky.body) : undefined;
-        }
-        catch (error) {
-            log.info(`Could not read the comment that records what the label "${approval.label}" approves (${errorMessage(error)}).`);
-        }
-        const coverage = approvalCoverage({
-            approval: { ...approval, by: approval.by },
-            labeledAt: label.labeledAt ?? '',
-            ...(where.triggeredBy !== undefined ? { triggeredBy: where.triggeredBy } : {}),
-            ...(record ? { record } : {}),
-            present,
-        });
-        if ('record' in coverage && coverage.recordedNow)
-            log.info(`${id}: the label "${approval.label}" added by @${approval.by} approves ${plural(coverage.record.fingerprints.length, 'change')} as of this run; recorded in the comment.`);
-        coverages.push(coverage);
-    }
-    return coverages;
-}
-async function draftReview(subject, run) {
-    const { target } = subject;
-    const { inputs } = run;
-    const notes = subject.planNote !== undefined ? [subject.planNote] : [];
-    const fix = lockCommand(subject.selection);
-    let headLockText = null;
-    const headSource = !target ? 'removed' : !inputs.compile ? 'lockfile' : target.source.kind === 'file' ? 'file' : 'server';
-    const fail = (reviewError) => ({ subject, name: subject.name ?? serverNameIn(headLockText) ?? subject.id, report: null, reviewError, headLockText, headSource, notes, versions: {} });
-    // A server the head's config dropped: every entry of its base lockfile is removed.
-    if (!target) {
-        const base = await baselineOf(subject, run, subject.id, undefined, notes);
-        if (typeof base === 'string')
-            return fail(base);
-        const report = await diffContracts(base, emptyContracts({ name: base.server.name }), { severityOverrides: run.rules ?? {} });
-        return { subject, name: subject.id, report, headLockText, headSource, notes, versions: versionsOf(base, undefined) };
-    }
-    // The head: compiled live (what the PR's code exposes now), or its lockfile when compile is off.
-    let head;
-    try {
-        headLockText = await run.head.read(target.lockfile, 'the lockfile');
-        if (!inputs.compile) {
-            if (headLockText === null)
-                return fail(`With "compile: false" the head lockfile is the head's contracts, but there is no ${subject.lockfileRepoPath} in ${run.head.describe}. Create it with: ${fix}`);
-            head = parseLockfile(headLockText, subject.lockfileRepoPath);
-        }
-        else if (target.source.kind === 'file') {
-            const shown = repoPath(run.runner.repoRoot, target.source.path);
-            const text = await run.head.read(target.source.path, 'the contracts file');
-            if (text === null)
-                return fail(`There is no ${shown} in ${run.head.describe}: "file" names a tools/list dump or a lockfile.`);
-            head = reportWarnings(contractsOfFile(parseContractsFile(text, shown)), notes).contracts;
-        }
-        else {
-            const compiled = await compileContracts(declaringAsLocked(target.source, headLockText, subject, notes), { onProgress: (m) => log.info(`› ${m}`) });
-            head = reportWarnings(compiled, notes).contracts;
-            if (compiled.healing?.healedSource) {
-                const fixes = compiled.healing.attempts.map((a) => a.fixApplied).filter((f) => f !== undefined);
-                notes.push(`The server was captured only after mcp-contract-guard ${fixes.join(', then ')}: configure it that way to skip the failed attempts (as CLI flags: ${sourceFlags(compiled.healing.healedSource)}).`);
-            }
-        }
-    }
-    catch (error) {
-        // A CompileError carries its diagnosis in plain words: no stack trace in a PR comment.
-        if (error instanceof LockfileError)
-            return fail(lockfileAdvice(error, fix));
-        if (error instanceof CompileError || error instanceof errors_UserError)
-            return fail(error.message);
-        throw error;
-    }
-    // Freshness: the head lockfile against the live head, kept apart from the review.
-    let stale;
-    let headLocked;
-    if (headLockText !== null) {
-        try {
-            headLocked = parseLockfile(headLockText, subject.lockfileRepoPath, head);
-        }
-        catch (error) {
-            if (!(error instanceof LockfileError))
-                throw error;
-            if (inputs.compile && inputs.lockfileCheck !== 'off')
-                stale = { message: error.message, command: fix };
-        }
-    }
-    if (inputs.compile && inputs.lockfileCheck !== 'off' && stale === undefined) {
-        if (headLockText === null)
-            stale = { message: `There is no lockfile at ${subject.lockfileRepoPath}.`, command: fix };
-        else if (headLocked && hasChanges(compareContracts(headLocked, head))) {
-            const changes = compareContracts(headLocked, head);
-            const count = report_ENTRY_KINDS.reduce((n, k) => n + changes[k].added.length + changes[k].removed.length + changes[k].changed.length, 0);
-            stale = { message: `${subject.lockfileRepoPath} does not match the ${headSource === 'server' ? 'server' : 'contracts'} at this commit (${plural(count, 'entry', 'entries')} differ${count === 1 ? 's' : ''}).`, command: fix };
-        }
-    }
-    if (stale)
-        log.info(`Stale lockfile: ${stale.message} Fix: ${stale.command}`);
-    const base = await baselineOf(subject, run, head.server.name, headLocked, notes);
-    if (typeof base === 'string')
-        return fail(base);
-    const report = await diffContracts(base, head, { severityOverrides: run.rules ?? {} });
-    const name = subject.name ?? (head.server.name !== 'unknown' ? head.server.name : subject.id);
-    log.info(`${name}: ${report.summary.maxSeverity === null ? 'no contract changes' : `worst change ${report.summary.maxSeverity}`}.`);
-    const draft = { subject, name, report, headLockText, headSource, notes, versions: versionsOf(base, head) };
-    if (stale)
-        draft.stale = stale;
-    return draft;
-}
-/**
- * The head is captured declaring the client capabilities its lockfile was captured with (as
- * `check` does), unless the config or the inputs say otherwise: then the comment says so.
- */
-function declaringAsLocked(source, headLockText, subject, notes) {
-    const { source: declaring, mismatch } = declaringAsRecorded(source, headLockText === null ? undefined : recordedClientCapabilities(headLockText));
-    if (mismatch) {
-        const list = (names) => (names.length === 0 ? 'none' : names.join(', '));
-        notes.push(`${subject.lockfileRepoPath} was captured declaring the client capabilities ${list(mismatch.recorded)}; this run declares ${list(mismatch.declared)}, so tools the server shows only to some clients may appear as added or removed.`);
-    }
-    return declaring;
-}
-function versionsOf(base, head) {
-    const versions = {};
-    if (base.server.version !== undefined)
-        versions.previous = base.server.version;
-    if (head?.server.version !== undefined)
-        versions.current = head.server.version;
-    return versions;
-}
-/** Lint findings go to the log, and a line saying so to the comment. */
-function reportWarnings(compiled, notes) {
-    for (const warning of compiled.warnings)
-        log.info(`lint: ${warning}`);
-    if (compiled.warnings.length > 0)
-        notes.push(`The server has ${plural(compiled.warnings.length, 'lint warning')} (see the log of this step).`);
-    return compiled;
-}
-/**
- * The baseline: the lockfile the base's config names, as committed at the base, whatever the
- * pull request did to it since. A string is why it could not be read.
- */
-async function baselineOf(subject, run, serverName, headLocked, notes) {
-    const { plan } = run;
-    const empty = () => emptyContracts({ name: serverName });
-    if (!plan.baseline || !run.base) {
-        notes.push(`No base to compare with (${plan.noBaselineReason}): compared with ${subject.lockfileRepoPath} as checked out.`);
-        return headLocked ?? empty();
-    }
-    // A server the base's config does not list: the plan's note says it is new.
-    if (subject.baseLockfile === undefined)
-        return empty();
-    const shown = repoPath(run.runner.repoRoot, subject.baseLockfile);
-    let text;
-    try {
-        text = await run.base.read(subject.baseLockfile, 'the base lockfile');
-    }
-    catch (error) {
-        const why = isPermissionError(error) ? 'the token may not read this repository\'s contents' : errorMessage(error);
-        return `Could not read ${shown} at ${plan.baseline.describe}: ${why}.`;
-    }
-    if (text === null) {
-        notes.push(`There is no ${shown} at ${plan.baseline.describe}: every entry counts as new.`);
-        return empty();
-    }
-    try {
-        return parseLockfile(text, `${shown} at ${shortSha(plan.baseline.ref)}`);
-    }
-    catch (error) {
-        if (!(error instanceof LockfileError))
-            throw error;
-        notes.push(`${error.message} It is ignored: every entry counts as new.`);
-        return empty();
-    }
-}
 function finishReview(draft, run, context, judged) {
     const { inputs, plan } = run;
     const { label, coverage, acceptedBy, allowNotes } = judged;
@@ -58290,7 +58556,7 @@ function finishReview(draft, run, context, judged) {
         failOn: inputs.failOn,
         accepted,
         ...(approval ? { approval } : {}),
-        ...(record ? { covers: coverage_covers(record) } : {}),
+        ...(record ? { covers: covers(record) } : {}),
         ...(plan.pr ? { approveLabel: inputs.approveLabel } : {}),
         allowFile: judged.allowFile.path,
         ...(stale ? { staleMessage: `${stale.message} Fix it with \`${stale.command}\` and commit ${draft.subject.lockfileRepoPath}.` } : {}),
@@ -58414,197 +58680,10 @@ function emitAnnotations(reviews, drafts, allowNotes) {
             notice(message, properties);
     }
 }
-/**
- * Create or update each server's sticky comment. Never fails the step: a token that may not
- * comment (a fork's, a read-only one) gets one warning explaining the two-workflow pattern,
- * and anything else a warning of its own. Returns those warnings.
- */
-async function postComments(api, issue, reviews, inputs, records) {
-    const warnings = [];
-    for (const review of reviews) {
-        const marker = commentMarker(review.id, review.job);
-        try {
-            const existing = await api.findStickyComment(issue, marker);
-            // What the approval covers rides along as the comment's second line (approval-record.ts).
-            const record = records.get(review.id);
-            const room = COMMENT_LIMIT - (record ? renderApprovalRecord(record).length + 1 : 0);
-            const body = withApprovalRecord(redactor.redact(renderComment(review, room)), record);
-            const quietBody = withApprovalRecord(redactor.redact(renderQuietComment(review)), record);
-            const plan = planComment({ mode: inputs.comment, existing, changed: hasSomethingToSay(review), body, quietBody });
-            if (plan.action === 'none') {
-                log.info(`Comment for ${review.name}: nothing to do (${plan.reason}).`);
-                continue;
-            }
-            const posted = plan.action === 'update' ? await api.updateComment(plan.id, plan.body) : await createOnce(api, issue, marker, plan.body);
-            log.info(`Comment for ${review.name}: ${plan.action === 'update' ? 'updated' : 'created'} ${posted.html_url ?? `#${posted.id}`}.`);
-        }
-        catch (error) {
-            if (isPermissionError(error)) {
-                const why = `Could not comment on PR #${issue}: GitHub answered ${String(error.status)} (${errorMessage(error).split('\n')[0]}).`;
-                warnings.push(inputs.mode === 'comment-only'
-                    ? `${why} Give this workflow "permissions: pull-requests: write" (a workflow_run workflow runs with the base repository's token, which may comment).`
-                    : `${why} The token is read-only here, as it always is for pull requests from forks, or the workflow lacks "permissions: pull-requests: write". ${FORK_HELP}`);
-                break;
-            }
-            warnings.push(`Could not post the contract comment for ${review.name} on PR #${issue}: ${errorMessage(error)}. The report is in this job summary.`);
-        }
-    }
-    return warnings;
-}
-/**
- * A review run that failed before it could review (a malformed config pushed, a base it
- * cannot read…): each sticky comment of this job on the pull request describes an older
- * commit, so it is replaced by why this one could not be reviewed. None is created: the failed
- * check already shows on the pull request. The next good run puts the review back.
- */
-async function replaceWithFailure({ api, context, inputs }, message) {
-    try {
-        const plan = planEvent(context, inputs.baselineRef);
-        if (!plan.pr)
-            return;
-        for (const comment of await api.stickyCommentsOfJob(plan.pr.number, context.job)) {
-            const marker = (comment.body ?? '').split(/\r?\n/, 1)[0];
-            const body = redactor.redact(renderFailedReview({ marker, headSha: plan.headSha, why: message, runUrl: runUrl() }));
-            const update = planComment({ mode: 'always', existing: comment, changed: true, body, quietBody: body });
-            if (update.action !== 'update')
-                continue;
-            await api.updateComment(update.id, update.body);
-            log.info(`Comment ${comment.html_url ?? `#${comment.id}`}: replaced by why this commit could not be reviewed.`);
-        }
-    }
-    catch (error) {
-        log.warning(`Could not update the contract comment to say that this run failed: ${errorMessage(error)}.`);
-    }
-}
-/** This run's page, whose summary holds the full report: `$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID`. */
-function runUrl() {
-    const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: id } = process.env;
-    return server && repository && id ? `${server.replace(/\/+$/, '')}/${repository}/actions/runs/${id}` : undefined;
-}
-/**
- * A POST that failed on a transient error may still have created the comment: look for it
- * before trying again, so a flaky network never leaves two sticky comments.
- */
-async function createOnce(api, issue, marker, body) {
-    for (let attempt = 1;; attempt++) {
-        try {
-            return await api.createComment(issue, body);
-        }
-        catch (error) {
-            if (!isTransient(error) || attempt >= DEFAULT_RETRY.attempts)
-                throw error;
-            log.info(`Creating the comment failed (${errorMessage(error)}); checking whether it landed before trying again.`);
-            await new Promise((r) => setTimeout(r, retryPolicy().baseMs * attempt));
-            const landed = await api.findStickyComment(issue, marker);
-            if (landed)
-                return landed.body === body ? landed : await api.updateComment(landed.id, body);
-        }
-    }
-}
-/**
- * `mode: comment-only`: post the comments of a review computed by another job, without
- * running any code of the PR. The review file comes from that (possibly forged) job: it is
- * validated, its PR number must belong to the commit the triggering run reviewed, and what it
- * must not decide (the gate, the approval) is taken from GitHub (vouch.ts).
- */
-async function commentOnly(inputs, context, runner, api) {
-    const path = inputs.reviewPath ?? (0,external_node_path_namespaceObject.resolve)(inputs.workingDirectory, 'mcp-contract-guard-review.json');
-    const text = await readWorkspaceFile(path, runner.roots, 'the review file');
-    if (text === null) {
-        throw new errors_UserError(`There is no review file at ${path}. In the workflow_run job, download the artifact the pull_request job uploaded (its "review-path" output) and point "review-path" at the file.`);
-    }
-    const bundle = parseBundle(text, (0,external_node_path_namespaceObject.relative)(runner.workspace, path) || path);
-    const repository = `${context.repo.owner}/${context.repo.repo}`;
-    if (bundle.repository !== repository)
-        throw new errors_UserError(`The review file is for ${bundle.repository}, but this run is in ${repository}.`);
-    const triggering = context.eventName === 'workflow_run'
-        ? context.payload.workflow_run
-        : undefined;
-    // The run that wrote the file has the full report in its summary; the file's own link is not believed.
-    const url = runLink(typeof triggering?.html_url === 'string' ? triggering.html_url : undefined) ?? runUrl();
-    const bundled = bundle.reviews.map((review) => {
-        const linked = { ...review };
-        delete linked.runUrl;
-        return url === undefined ? linked : { ...linked, runUrl: url };
-    });
-    const vouch = { approveLabel: inputs.approveLabel, ...(typeof triggering?.conclusion === 'string' ? { runConclusion: triggering.conclusion } : {}) };
-    const warnings = [];
-    let reviews = bundled.map((review) => vouchReview(review, vouch));
-    if (bundle.pullRequest === null) {
-        warnings.push('The review file is not about a pull request (its run was not triggered by one): nothing to comment on.');
-    }
-    else if (!api) {
-        throw new errors_UserError('mode: comment-only needs a token: set "github-token" (the default, github.token, works with "permissions: pull-requests: write").');
-    }
-    else {
-        if (triggering?.head_sha !== undefined && triggering.head_sha !== bundle.headSha) {
-            throw new errors_UserError(`The review file is about commit ${shortSha(bundle.headSha)}, but the workflow run that triggered this one reviewed ${shortSha(triggering.head_sha)}: refusing to post it.`);
-        }
-        const pullRequest = await api.pullRequest(bundle.pullRequest);
-        if (pullRequest.head.sha !== bundle.headSha) {
-            warnings.push(`PR #${bundle.pullRequest} has moved on to ${shortSha(pullRequest.head.sha)} since this review of ${shortSha(bundle.headSha)}: not posting it (the newer commit's run will).`);
-        }
-        else {
-            const label = await approvalOf({ number: bundle.pullRequest, labels: [] }, inputs.approveLabel, api);
-            if (label.ignored)
-                log.info(label.ignored);
-            // Who caused the reviewed run (its re-runner, for a re-run): the file cannot say it, GitHub's event does.
-            const triggeredBy = triggering?.triggering_actor?.login ?? triggering?.actor?.login;
-            const present = bundled.map((r) => ({ id: r.id, job: r.job, present: r.report ? needingApproval(r.report, r.failOn) : null }));
-            const coverages = await coveragesOf(present, label, { issue: bundle.pullRequest, triggeredBy }, api);
-            reviews = bundled.map((review, i) => {
-                const coverage = coverages[i];
-                const approved = coverage && 'record' in coverage && label.approval ? { approval: label.approval, approvalRecord: coverage.record } : {};
-                const ignored = coverage && 'ignored' in coverage ? coverage.ignored : label.ignored;
-                return vouchReview(review, { ...vouch, ...approved, ...(ignored !== undefined ? { approvalIgnored: ignored } : {}) });
-            });
-            warnings.push(...(await postComments(api, bundle.pullRequest, reviews, inputs, recordsOf(reviews, coverages))));
-        }
-    }
-    for (const [name, value] of Object.entries(computeOutputs(reviews, { artifacts: [], report: '', review: path })))
-        setOutput(name, value);
-    for (const warning of warnings)
-        log.warning(warning);
-    await writeSummary(renderSummary(reviews, warnings));
-}
-/** The records to keep in each server's comment: what its approval covers, found or made by this run. */
-function recordsOf(reviews, coverages) {
-    const records = new Map();
-    reviews.forEach((review, i) => {
-        const coverage = coverages[i];
-        if (coverage && 'record' in coverage)
-            records.set(review.id, coverage.record);
-    });
-    return records;
-}
-/** Who caused the event that started this run (a pull_request event's `sender`; a re-run keeps it). */
-function senderOf(payload) {
-    const login = payload.sender?.login;
-    return typeof login === 'string' && login !== '' ? login : undefined;
-}
 /** The release verdict as one line of the log. */
 function releaseLine(release) {
     const bump = release.bump === 'none' ? 'no release' : `a ${release.bump} release`;
     return `the contract changes call for ${bump} (semver-bump ${release.bump}); version-check ${release.check}${release.message !== undefined ? `: ${release.message}` : '.'}`;
-}
-/** The job summary; outside a runner (no GITHUB_STEP_SUMMARY) the report file is enough. */
-async function writeSummary(markdown) {
-    if (!process.env.GITHUB_STEP_SUMMARY) {
-        log.info('No GITHUB_STEP_SUMMARY: the job summary is only in the report file ("report-path").');
-        return;
-    }
-    await summary.addRaw(redactor.redact(markdown)).write();
-}
-async function runnerOf() {
-    const workspace = (0,external_node_path_namespaceObject.resolve)(process.env.GITHUB_WORKSPACE ?? process.cwd());
-    const temp = (0,external_node_path_namespaceObject.resolve)(process.env.RUNNER_TEMP ?? (0,external_node_os_namespaceObject.tmpdir)());
-    await (0,promises_namespaceObject.mkdir)(temp, { recursive: true });
-    const root = async (path) => ({ path, real: await (0,promises_namespaceObject.realpath)(path).catch(() => path) });
-    const roots = { workspace: await root(workspace), temp: await root(temp) };
-    // git names the root with its links resolved; paths are shown under the workspace as the runner names it.
-    const gitRoot = await repoRootOf(workspace);
-    const repoRoot = gitRoot === undefined || gitRoot === roots.workspace.real ? workspace : gitRoot;
-    return { workspace, temp, repoRoot, roots };
 }
 function repoOf() {
     try {
@@ -58614,24 +58693,10 @@ function repoOf() {
         throw new errors_UserError('GITHUB_REPOSITORY is not set: this Action runs in a GitHub Actions workflow (or with the variables a runner sets).');
     }
 }
-function retryPolicy() {
-    const base = Number(process.env.MCP_CONTRACT_GUARD_RETRY_BASE_MS);
-    return Number.isFinite(base) && base >= 0 ? { ...DEFAULT_RETRY, baseMs: base } : DEFAULT_RETRY;
-}
 function withSuffix(path, id) {
     const ext = (0,external_node_path_namespaceObject.extname)(path);
     const safe = id.replace(/[^\w.-]+/g, '-');
     return (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)(path), `${(0,external_node_path_namespaceObject.basename)(path, ext)}.${safe}${ext}`);
-}
-/** The server's name as the head lockfile records it, to name a server that did not start. */
-function serverNameIn(lockText) {
-    try {
-        const name = JSON.parse(lockText ?? 'null')?.server?.name;
-        return typeof name === 'string' && name !== '' && name !== 'unknown' ? name : undefined;
-    }
-    catch {
-        return undefined;
-    }
 }
 
 

@@ -3,7 +3,7 @@ import type { Contracts } from '../contract/model.js';
 import { captureServer, type CaptureOptions } from './capture.js';
 import { withHealing, type HealingReport } from './heal.js';
 import { compileFile } from './dump.js';
-import type { ContractSource, ServerSource } from './source.js';
+import type { ContractSource } from './source.js';
 
 export { splitCommand } from './argv.js';
 export { CompileError, START_BUDGET_FACTOR, captureServer, type Progress, type ServerCapture } from './capture.js';

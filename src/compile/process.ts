@@ -77,7 +77,7 @@ export class ServerProcess {
   private readonly stderr: LineSplitter;
 
   constructor(
-    private readonly options: ProcessOptions,
+    options: ProcessOptions,
     private readonly evidence: AttemptEvidence,
   ) {
     const [program, ...args] = options.command;

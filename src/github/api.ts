@@ -18,6 +18,12 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 4, baseMs: 1_000, maxWaitMs: 30_000 };
 
+/** The retry policy of a run: the default, with waits that tests shorten (MCP_CONTRACT_GUARD_RETRY_BASE_MS). */
+export function retryPolicy(): RetryPolicy {
+  const base = Number(process.env.MCP_CONTRACT_GUARD_RETRY_BASE_MS);
+  return Number.isFinite(base) && base >= 0 ? { ...DEFAULT_RETRY, baseMs: base } : DEFAULT_RETRY;
+}
+
 export interface Logger {
   info(message: string): void;
   debug(message: string): void;
@@ -54,7 +60,7 @@ export class GitHubApi {
   constructor(
     token: string,
     readonly repo: Repo,
-    private readonly log: Logger,
+    log: Logger,
     retry: RetryPolicy = DEFAULT_RETRY,
   ) {
     this.octokit = getOctokit(token, {
