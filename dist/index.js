@@ -37865,6 +37865,32 @@ function describe(value) {
  */
 
 const JSON_TYPES = ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'];
+/**
+ * The tokens of a local JSON pointer reference (`#/$defs/Item` → `["$defs", "Item"]`; `#` and
+ * `#/` → the root, `[]`), each URI-unescaped then pointer-unescaped (RFC 6901). Undefined for a
+ * reference that is not a local pointer, or whose escapes are malformed (`#/%`): a schema a
+ * server sent may say anything, and reading it must not fail.
+ */
+function pointerTokens(ref) {
+    if (ref === '#' || ref === '#/')
+        return [];
+    if (!ref.startsWith('#/'))
+        return undefined;
+    const tokens = [];
+    for (const raw of ref.slice(2).split('/')) {
+        let token = raw;
+        if (raw.includes('%')) {
+            try {
+                token = decodeURIComponent(raw);
+            }
+            catch {
+                return undefined;
+            }
+        }
+        tokens.push(token.includes('~') ? token.replace(/~1/g, '/').replace(/~0/g, '~') : token);
+    }
+    return tokens;
+}
 /** Every value of `type` is a value of `of`: the same type, or an integer where a number is expected. */
 function isSubtype(type, of) {
     return type === of || (type === 'integer' && of === 'number');
@@ -38038,7 +38064,12 @@ function values_summarize(value, max = 200) {
 }
 /** Compact JSON with sorted keys: the same value renders the same whatever its key order. */
 function compactJson(value) {
-    return value === undefined ? 'undefined' : json_canonicalJson(value);
+    // JSON has no text for undefined (nor for a function, which no delta should ever hold).
+    return json_canonicalJson(value) ?? 'undefined';
+}
+/** A value a schema holds where a name belongs (a type, a required name): a string as it is, anything else as JSON. */
+function textOf(value) {
+    return typeof value === 'string' ? value : compactJson(value);
 }
 /** A TypeScript-like type for a schema, `depth` levels deep. */
 function typeOf(schema, depth) {
@@ -38057,12 +38088,12 @@ function typeOf(schema, depth) {
         return union.map((b) => typeOf(b, depth - 1)).join(' | ');
     if (typeof schema.$ref === 'string')
         return schema.$ref === '#' ? '(recursive)' : schema.$ref.split('/').pop() ?? 'ref';
-    const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type.map(String) : [];
+    const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type.map(textOf) : [];
     const rendered = (types.length === 0 ? [isJsonObject(schema.properties) ? 'object' : 'any'] : types).map((t) => {
         if (t === 'object' && isJsonObject(schema.properties)) {
             if (depth <= 0)
                 return '{…}';
-            const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
+            const required = new Set(Array.isArray(schema.required) ? schema.required.map(textOf) : []);
             const members = Object.entries(schema.properties).map(([name, sub]) => `${/^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name)}${required.has(name) ? '' : '?'}: ${typeOf(sub, depth - 1)}`);
             return `{ ${members.join(', ')} }`;
         }
@@ -38305,7 +38336,7 @@ function model_isJsonObject(value) {
 }
 /** `value` when it is a JSON object, else an empty one. */
 function objectOr(value) {
-    return model_isJsonObject(value) ? value : {};
+    return model_isJsonObject(value) ? value : nameRecord();
 }
 /**
  * A record keyed by names a server (or a PR) chose: without a prototype, so a tool named
@@ -38901,7 +38932,7 @@ function phraseOf(d) {
             return fixed('removed');
         case 'tool-renamed':
         case 'prompt-renamed':
-            return fixed(`renamed to ${mdCode(d.renamedTo ?? String(d.current))}`);
+            return fixed(`renamed to ${mdCode(d.renamedTo ?? textOf(d.current))}`);
         case 'required-property-added':
             return output ? property('now always returns') : property('now requires');
         case 'property-became-required':
@@ -38918,7 +38949,7 @@ function phraseOf(d) {
             return property(output ? 'may no longer return' : 'no longer requires');
         case 'property-renamed': {
             const what = output ? 'result field' : 'argument';
-            return fixed(`${what} ${mdCode(String(d.previous))} renamed to ${mdCode(String(d.current))}`);
+            return fixed(`${what} ${mdCode(textOf(d.previous))} renamed to ${mdCode(textOf(d.current))}`);
         }
         case 'additional-properties-forbidden':
             return located('rejects unknown properties', 'rejects unknown {subject}');
@@ -38954,9 +38985,9 @@ function phraseOf(d) {
         case 'pattern-changed':
             return located('pattern changed');
         case 'format-added':
-            return located(`must be in format ${mdCode(String(d.current))}`, undefined, String(d.current));
+            return located(`must be in format ${mdCode(textOf(d.current))}`, undefined, textOf(d.current));
         case 'format-changed':
-            return located(`format ${mdCode(String(d.previous))} → ${mdCode(String(d.current))}`, undefined, `${String(d.previous)}>${String(d.current)}`);
+            return located(`format ${mdCode(textOf(d.previous))} → ${mdCode(textOf(d.current))}`, undefined, `${textOf(d.previous)}>${textOf(d.current)}`);
         case 'unique-items-added':
             return located('items must be unique');
         case 'schema-became-false':
@@ -38968,7 +38999,7 @@ function phraseOf(d) {
         case 'one-of-overlap':
             return located('variants may overlap');
         case 'action-removed':
-            return fixed(`action ${mdCode(d.action ?? String(d.previous))} removed`);
+            return fixed(`action ${mdCode(d.action ?? textOf(d.previous))} removed`);
         case 'all-of-branch-added':
         case 'not-added':
         case 'not-excludes-more':
@@ -51234,7 +51265,7 @@ function urlSecrets(url) {
         return [];
     }
     const secrets = [];
-    const add = (raw) => secrets.push(raw, redact_safeDecode(raw));
+    const add = (raw) => secrets.push(raw, percentDecoded(raw));
     if (parsed.password !== '')
         add(parsed.password);
     if (parsed.username !== '')
@@ -51246,9 +51277,10 @@ function urlSecrets(url) {
     return [...new Set(secrets)];
 }
 function redactParameters(text) {
-    return text.replace(/([?&#;])([^=&#;]*)=([^&#;]*)/g, (whole, separator, name) => SECRET_PARAMETER.test(redact_safeDecode(name)) ? `${separator}${name}=***` : whole);
+    return text.replace(/([?&#;])([^=&#;]*)=([^&#;]*)/g, (whole, separator, name) => SECRET_PARAMETER.test(percentDecoded(name)) ? `${separator}${name}=***` : whole);
 }
-function redact_safeDecode(text) {
+/** `text` with its percent-escapes decoded; a stray `%` (not an escape) stays as typed. */
+function percentDecoded(text) {
     try {
         return decodeURIComponent(text);
     }
@@ -51939,6 +51971,7 @@ async function commentOnly(inputs, context, runner, api) {
 
 
 
+
 const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', 'dependentSchemas']);
 const SCHEMA_KEYWORDS = new Set([
     'additionalProperties', 'items', 'contains', 'not', 'if', 'then', 'else', 'propertyNames',
@@ -52355,7 +52388,7 @@ function upgradeDraftKeywords(value) {
         typeof value.exclusiveMaximum !== 'boolean';
     if (current)
         return value;
-    const out = { ...value };
+    const out = Object.assign(nameRecord(), value);
     if (Array.isArray(out.items)) {
         out.prefixItems = out.items;
         if ('additionalItems' in out)
@@ -52425,7 +52458,7 @@ function tidySetKeywords(out) {
     if (model_isJsonObject(out.dependentRequired)) {
         for (const [name, deps] of Object.entries(out.dependentRequired)) {
             if (Array.isArray(deps))
-                out.dependentRequired[name] = [...new Set(deps)].sort();
+                out.dependentRequired[name] = sortedStrings(deps);
         }
     }
     return out;
@@ -52452,8 +52485,9 @@ function dedupeByCanonical(values) {
 }
 /** `#/definitions/X` and `#/$defs/X` name the same thing across dialects. */
 function canonicalPointer(ref) {
-    const pointer = ref === '#' || ref === '#/' ? '#' : ref;
-    return pointer.replace(/^#\/definitions\//, '#/$defs/');
+    if (ref === '#' || ref === '#/')
+        return '#';
+    return ref.startsWith('#/definitions/') ? `#/$defs/${ref.slice('#/definitions/'.length)}` : ref;
 }
 function defName(pointer) {
     const tokens = pointer.slice(2).split('/').map(unescapePointerToken);
@@ -52461,12 +52495,10 @@ function defName(pointer) {
     return tokens.slice(start).join('.');
 }
 function resolvePointer(root, pointer) {
-    if (pointer === '#')
-        return root;
-    if (!pointer.startsWith('#/'))
+    const tokens = pointerTokens(pointer);
+    if (tokens === undefined)
         return undefined;
     let node = root;
-    const tokens = pointer.slice(2).split('/').map((t) => unescapePointerToken(decodeURIComponent(t)));
     for (const [index, token] of tokens.entries()) {
         // The input may spell the container either way; try both.
         const candidates = index === 0 && token === '$defs' ? ['$defs', 'definitions'] : [token];
@@ -53576,7 +53608,7 @@ class HttpChannel {
         this.shownUrl = redact_redactUrl(options.url);
         this.evidence = evidence ?? newEvidence('http', this.shownUrl);
         const url = new URL(options.url);
-        const basic = url.username || url.password ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined;
+        const basic = url.username || url.password ? `${percentDecoded(url.username)}:${percentDecoded(url.password)}` : undefined;
         url.username = url.password = '';
         this.url = url.href;
         const given = options.headers ?? {};
@@ -55207,13 +55239,21 @@ function diff_json_jsonEqual(a, b) {
         return false;
     return json_jsonEqual(a, b);
 }
+/**
+ * A record of the members of `parts`, without a prototype: a member it lacks (`constructor`,
+ * `toString`) reads as undefined, and `__proto__` is a member like any other. Every object the
+ * diff builds from a schema is one: the names in a schema are the server's.
+ */
+function ownRecord(...parts) {
+    return Object.assign(nameRecord(), ...parts);
+}
 /** A schema as an object: `true`/absent are `{}`; `false` stays false. */
 function asSchema(value) {
     if (value === false)
         return false;
     if (model_isJsonObject(value))
         return value;
-    return {};
+    return ownRecord();
 }
 function stringsOf(value) {
     return Array.isArray(value) ? value.filter((v) => typeof v === 'string') : [];
@@ -55223,7 +55263,7 @@ function canonicalSet(values) {
     return new Map(values.map((v) => [json_canonicalJson(v), v]));
 }
 function without(object, keys) {
-    const out = {};
+    const out = ownRecord();
     for (const [key, value] of Object.entries(object))
         if (!keys.includes(key))
             out[key] = value;
@@ -55491,6 +55531,12 @@ function complement(set) {
 }
 
 ;// CONCATENATED MODULE: ./lib/diff/vocabulary.js
+/**
+ * What each JSON Schema keyword is, as far as classification cares: which ones only
+ * annotate (no validator rejects anything because of them), and which instance type an
+ * assertion keyword applies to (a `maxLength` on a number schema constrains nothing).
+ */
+
 
 
 /** Keywords that never make a validator reject a value. */
@@ -55503,7 +55549,7 @@ function isAnnotation(keyword) {
     return vocabulary_ANNOTATION_KEYWORDS.has(keyword) || keyword.startsWith('x-');
 }
 /** Assertion keywords that only constrain values of one type. */
-const KEYWORD_TYPE = {
+const KEYWORD_TYPE = Object.assign(nameRecord(), {
     minLength: 'string', maxLength: 'string', pattern: 'string', format: 'string',
     minimum: 'number', maximum: 'number', exclusiveMinimum: 'number', exclusiveMaximum: 'number', multipleOf: 'number',
     items: 'array', prefixItems: 'array', minItems: 'array', maxItems: 'array', uniqueItems: 'array',
@@ -55511,7 +55557,7 @@ const KEYWORD_TYPE = {
     properties: 'object', required: 'object', additionalProperties: 'object', patternProperties: 'object',
     minProperties: 'object', maxProperties: 'object', propertyNames: 'object', dependentRequired: 'object',
     dependentSchemas: 'object', unevaluatedProperties: 'object',
-};
+});
 /** The declared types of a schema, or null when it declares none (any type). */
 function declaredTypes(schema) {
     const type = schema.type;
@@ -55537,7 +55583,7 @@ function keywordApplies(keyword, types) {
  * `{type: string, maxLength: 5}` and `{type: null}`.
  */
 function restrictToType(schema, type) {
-    const out = {};
+    const out = nameRecord();
     for (const [key, value] of Object.entries(schema)) {
         const only = KEYWORD_TYPE[key];
         if (only !== undefined && !admits(new Set([type]), only))
@@ -55629,7 +55675,7 @@ function withoutAnnotations(value) {
 }
 const stripped = new WeakMap();
 function objectWithoutAnnotations(value) {
-    const out = {};
+    const out = nameRecord();
     for (const [key, child] of Object.entries(value)) {
         if (isAnnotation(key))
             continue;
@@ -55777,7 +55823,7 @@ function resemblance(a, b) {
     else
         return 0; // declared, disjoint types: different variants, not one variant that changed
     // What a branch is about: the members it describes or requires.
-    const members = (schema) => new Set([...Object.keys(model_isJsonObject(schema.properties) ? schema.properties : {}), ...(Array.isArray(schema.required) ? schema.required.map(String) : [])]);
+    const members = (schema) => new Set([...Object.keys(model_isJsonObject(schema.properties) ? schema.properties : {}), ...(Array.isArray(schema.required) ? schema.required.filter((name) => typeof name === 'string') : [])]);
     const pa = [...members(a)];
     const pb = members(b);
     const shared = pa.filter((k) => pb.has(k)).length;
@@ -55794,8 +55840,8 @@ function resemblance(a, b) {
  * into the branch; a multi-type branch splits into one branch per type, which is exact.
  */
 function liftToUnion(plain, other, keyword) {
-    const root = {};
-    const moved = {};
+    const root = ownRecord();
+    const moved = ownRecord();
     for (const [key, value] of Object.entries(plain)) {
         if (isAnnotation(key) || (Object.hasOwn(other, key) && diff_json_jsonEqual(other[key], value)))
             root[key] = value;
@@ -55889,7 +55935,7 @@ function asToolRoot(schema) {
         return schema === false ? false : { type: 'object' };
     if ('type' in schema)
         return schema;
-    return { ...schema, type: 'object' };
+    return ownRecord(schema, { type: 'object' });
 }
 /** Keywords handled by a dedicated family below; anything else is an "other keyword". */
 const HANDLED = new Set([
@@ -55967,8 +56013,8 @@ class Walker {
         if (current === false || previous === false)
             return this.falseSchema(previous, current, at);
         // `true` accepts everything, exactly like `{}`.
-        let prev = previous === true ? {} : previous;
-        let curr = current === true ? {} : current;
+        let prev = previous === true ? ownRecord() : previous;
+        let curr = current === true ? ownRecord() : current;
         if (diff_json_jsonEqual(prev, curr))
             return;
         if (typeof prev.$ref === 'string' || typeof curr.$ref === 'string') {
@@ -56033,9 +56079,9 @@ class Walker {
             return undefined;
         const resolved = asSchema(target);
         if (resolved === false)
-            return { not: {} };
+            return ownRecord({ not: ownRecord() });
         // The root's `$defs` belong to the root, not to a reference into it.
-        return { ...without(resolved, ['$defs']), ...without(schema, ['$ref']) };
+        return ownRecord(without(resolved, ['$defs']), without(schema, ['$ref']));
     }
     falseSchema(previous, current, at) {
         const onAdditional = at.segments[at.segments.length - 1] === 'additionalProperties';
@@ -56186,8 +56232,8 @@ class Walker {
     }
     // ── objects ────────────────────────────────────────────────────────────────────────────
     objectMembers(prev, curr, at) {
-        const pp = model_isJsonObject(prev.properties) ? prev.properties : {};
-        const cp = model_isJsonObject(curr.properties) ? curr.properties : {};
+        const pp = model_isJsonObject(prev.properties) ? prev.properties : ownRecord();
+        const cp = model_isJsonObject(curr.properties) ? curr.properties : ownRecord();
         const preq = new Set(stringsOf(prev.required));
         const creq = new Set(stringsOf(curr.required));
         const pAdditional = prev.additionalProperties;
@@ -56271,8 +56317,8 @@ class Walker {
         if (!diff_json_jsonEqual(pAdditional, cAdditional)) {
             this.walk(asSchema(pAdditional), asSchema(cAdditional), inner(at, 'additionalProperties'));
         }
-        const ppat = model_isJsonObject(prev.patternProperties) ? prev.patternProperties : {};
-        const cpat = model_isJsonObject(curr.patternProperties) ? curr.patternProperties : {};
+        const ppat = model_isJsonObject(prev.patternProperties) ? prev.patternProperties : ownRecord();
+        const cpat = model_isJsonObject(curr.patternProperties) ? curr.patternProperties : ownRecord();
         // Names matching a pattern one side does not list are governed by that side's
         // additionalProperties (dropping a pattern from a closed object rejects those names).
         for (const pattern of [...new Set([...Object.keys(ppat), ...Object.keys(cpat)])].sort()) {
@@ -56281,8 +56327,8 @@ class Walker {
             this.walk(p, c, inner(at, 'patternProperties', pattern));
         }
         this.dependentRequired(prev, curr, at);
-        const pdep = model_isJsonObject(prev.dependentSchemas) ? prev.dependentSchemas : {};
-        const cdep = model_isJsonObject(curr.dependentSchemas) ? curr.dependentSchemas : {};
+        const pdep = model_isJsonObject(prev.dependentSchemas) ? prev.dependentSchemas : ownRecord();
+        const cdep = model_isJsonObject(curr.dependentSchemas) ? curr.dependentSchemas : ownRecord();
         for (const name of [...new Set([...Object.keys(pdep), ...Object.keys(cdep)])].sort()) {
             this.walk(asSchema(pdep[name]), asSchema(cdep[name]), alongside(at, prev, curr, 'dependentSchemas', name));
         }
@@ -56305,8 +56351,8 @@ class Walker {
     dependentRequired(prev, curr, at) {
         if (diff_json_jsonEqual(prev.dependentRequired, curr.dependentRequired))
             return;
-        const p = model_isJsonObject(prev.dependentRequired) ? prev.dependentRequired : {};
-        const c = model_isJsonObject(curr.dependentRequired) ? curr.dependentRequired : {};
+        const p = model_isJsonObject(prev.dependentRequired) ? prev.dependentRequired : ownRecord();
+        const c = model_isJsonObject(curr.dependentRequired) ? curr.dependentRequired : ownRecord();
         for (const name of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
             const before = new Set(stringsOf(p[name]));
             const after = new Set(stringsOf(c[name]));
@@ -56563,7 +56609,7 @@ const OTHER_ASSERTIONS = new Set(['$dynamicRef', '$recursiveRef', 'dependencies'
 function conditional(schema) {
     if (!('if' in schema))
         return null;
-    const out = { if: schema.if };
+    const out = ownRecord({ if: schema.if });
     if ('then' in schema)
         out.then = schema.then;
     if ('else' in schema)
@@ -56654,8 +56700,8 @@ function disjoint(a, b) {
     const vb = allowedValuesOf(b);
     if (va !== null && vb !== null && ![...va.keys()].some((k) => vb.has(k)))
         return true;
-    const pa = model_isJsonObject(a.properties) ? a.properties : {};
-    const pb = model_isJsonObject(b.properties) ? b.properties : {};
+    const pa = model_isJsonObject(a.properties) ? a.properties : ownRecord();
+    const pb = model_isJsonObject(b.properties) ? b.properties : ownRecord();
     const ra = new Set(stringsOf(a.required));
     const rb = new Set(stringsOf(b.required));
     for (const name of Object.keys(pa)) {
@@ -57218,7 +57264,7 @@ const outputSchema = (previous, current, comparison) => {
 function schemaOr(value) {
     if (value === false)
         return false;
-    return model_isJsonObject(value) ? value : {};
+    return model_isJsonObject(value) ? value : nameRecord();
 }
 function dialectChanges(previous, current) {
     const out = [];

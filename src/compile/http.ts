@@ -14,7 +14,7 @@ import {
 } from './channel.js';
 import { ServerProcess, type Launch } from './process.js';
 import { answerServerRequest } from './protocol.js';
-import { redactUrl } from './redact.js';
+import { percentDecoded, redactUrl } from './redact.js';
 import type { ClientCapability } from './source.js';
 
 export interface HttpOptions {
@@ -63,7 +63,7 @@ export class HttpChannel implements RpcChannel {
     this.shownUrl = redactUrl(options.url);
     this.evidence = evidence ?? newEvidence('http', this.shownUrl);
     const url = new URL(options.url);
-    const basic = url.username || url.password ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined;
+    const basic = url.username || url.password ? `${percentDecoded(url.username)}:${percentDecoded(url.password)}` : undefined;
     url.username = url.password = '';
     this.url = url.href;
     const given = options.headers ?? {};

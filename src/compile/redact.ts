@@ -30,7 +30,7 @@ export function urlSecrets(url: string): string[] {
     return [];
   }
   const secrets: string[] = [];
-  const add = (raw: string) => secrets.push(raw, safeDecode(raw));
+  const add = (raw: string) => secrets.push(raw, percentDecoded(raw));
   if (parsed.password !== '') add(parsed.password);
   if (parsed.username !== '') add(parsed.username);
   for (const [name, value] of parsed.searchParams) {
@@ -41,11 +41,12 @@ export function urlSecrets(url: string): string[] {
 
 function redactParameters(text: string): string {
   return text.replace(/([?&#;])([^=&#;]*)=([^&#;]*)/g, (whole, separator: string, name: string) =>
-    SECRET_PARAMETER.test(safeDecode(name)) ? `${separator}${name}=***` : whole,
+    SECRET_PARAMETER.test(percentDecoded(name)) ? `${separator}${name}=***` : whole,
   );
 }
 
-function safeDecode(text: string): string {
+/** `text` with its percent-escapes decoded; a stray `%` (not an escape) stays as typed. */
+export function percentDecoded(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {

@@ -106,7 +106,7 @@ export function isJsonObject(value: unknown): value is JsonObject {
 
 /** `value` when it is a JSON object, else an empty one. */
 export function objectOr(value: unknown): JsonObject {
-  return isJsonObject(value) ? value : {};
+  return isJsonObject(value) ? value : nameRecord();
 }
 
 /**

@@ -1,4 +1,5 @@
 import { hasSortedKeys, withSortedKeys } from '../protocol/json.js';
+import { pointerTokens } from '../protocol/schema.js';
 import { canonicalJson, jsonEqual } from './canonical.js';
 import { isJsonObject, nameRecord, type JsonObject, type JsonSchema, type JsonValue } from './model.js';
 
@@ -418,7 +419,7 @@ function upgradeDraftKeywords(value: JsonObject): JsonObject {
     typeof value.exclusiveMinimum !== 'boolean' &&
     typeof value.exclusiveMaximum !== 'boolean';
   if (current) return value;
-  const out: JsonObject = { ...value };
+  const out: JsonObject = Object.assign(nameRecord(), value);
   if (Array.isArray(out.items)) {
     out.prefixItems = out.items;
     if ('additionalItems' in out) out.items = out.additionalItems as JsonValue;
@@ -474,7 +475,7 @@ function tidySetKeywords(out: JsonObject): JsonObject {
   }
   if (isJsonObject(out.dependentRequired)) {
     for (const [name, deps] of Object.entries(out.dependentRequired)) {
-      if (Array.isArray(deps)) out.dependentRequired[name] = [...new Set(deps)].sort() as JsonValue;
+      if (Array.isArray(deps)) out.dependentRequired[name] = sortedStrings(deps);
     }
   }
   return out;
@@ -503,8 +504,8 @@ function dedupeByCanonical(values: JsonValue[]): JsonValue[] {
 
 /** `#/definitions/X` and `#/$defs/X` name the same thing across dialects. */
 function canonicalPointer(ref: string): string {
-  const pointer = ref === '#' || ref === '#/' ? '#' : ref;
-  return pointer.replace(/^#\/definitions\//, '#/$defs/');
+  if (ref === '#' || ref === '#/') return '#';
+  return ref.startsWith('#/definitions/') ? `#/$defs/${ref.slice('#/definitions/'.length)}` : ref;
 }
 
 function defName(pointer: string): string {
@@ -514,10 +515,9 @@ function defName(pointer: string): string {
 }
 
 export function resolvePointer(root: JsonObject, pointer: string): unknown {
-  if (pointer === '#') return root;
-  if (!pointer.startsWith('#/')) return undefined;
+  const tokens = pointerTokens(pointer);
+  if (tokens === undefined) return undefined;
   let node: unknown = root;
-  const tokens = pointer.slice(2).split('/').map((t) => unescapePointerToken(decodeURIComponent(t)));
   for (const [index, token] of tokens.entries()) {
     // The input may spell the container either way; try both.
     const candidates = index === 0 && token === '$defs' ? ['$defs', 'definitions'] : [token];

@@ -1,6 +1,6 @@
 /** Small pure helpers over JSON values shared by the detectors. */
 import { canonicalJson, jsonEqual as deepEqual } from '../contract/canonical.js';
-import { isJsonObject, objectOr, type JsonObject, type JsonValue } from '../contract/model.js';
+import { isJsonObject, nameRecord, objectOr, type JsonObject, type JsonValue } from '../contract/model.js';
 
 export { isJsonObject, objectOr };
 
@@ -49,11 +49,20 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return deepEqual(a, b);
 }
 
+/**
+ * A record of the members of `parts`, without a prototype: a member it lacks (`constructor`,
+ * `toString`) reads as undefined, and `__proto__` is a member like any other. Every object the
+ * diff builds from a schema is one: the names in a schema are the server's.
+ */
+export function ownRecord(...parts: JsonObject[]): JsonObject {
+  return Object.assign(nameRecord<JsonValue>(), ...parts);
+}
+
 /** A schema as an object: `true`/absent are `{}`; `false` stays false. */
 export function asSchema(value: unknown): JsonObject | false {
   if (value === false) return false;
   if (isJsonObject(value)) return value;
-  return {};
+  return ownRecord();
 }
 
 export function stringsOf(value: JsonValue | undefined): string[] {
@@ -66,7 +75,7 @@ export function canonicalSet(values: readonly unknown[]): Map<string, unknown> {
 }
 
 export function without(object: JsonObject, keys: readonly string[]): JsonObject {
-  const out: JsonObject = {};
+  const out = ownRecord();
   for (const [key, value] of Object.entries(object)) if (!keys.includes(key)) out[key] = value;
   return out;
 }

@@ -9,7 +9,7 @@
  * best first, so each entry is renamed at most once.
  */
 import { digestOf } from '../contract/canonical.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../contract/model.js';
+import { isJsonObject, nameRecord, type JsonObject, type JsonValue } from '../contract/model.js';
 import { isAnnotation } from './vocabulary.js';
 
 export interface Shape {
@@ -105,7 +105,7 @@ export function withoutAnnotations(value: JsonValue): JsonValue {
 const stripped = new WeakMap<object, JsonValue>();
 
 function objectWithoutAnnotations(value: JsonObject): JsonObject {
-  const out: JsonObject = {};
+  const out: JsonObject = nameRecord();
   for (const [key, child] of Object.entries(value)) {
     if (isAnnotation(key)) continue;
     out[key] = key === 'properties' && isJsonObject(child)

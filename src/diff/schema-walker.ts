@@ -12,7 +12,7 @@
 import type { JsonObject, JsonSchema, JsonValue } from '../contract/model.js';
 import { DEFINITION_DESCRIPTION, resolvePointer } from '../contract/schema.js';
 import type { Finding } from './finding.js';
-import { asSchema, canonicalSet, jsonEqual, isJsonObject, stringsOf, without } from './json.js';
+import { asSchema, canonicalSet, jsonEqual, isJsonObject, ownRecord, stringsOf, without } from './json.js';
 import { patternContains } from './patterns.js';
 import { whereOf } from './path.js';
 import { withoutAnnotations } from './renames.js';
@@ -123,7 +123,7 @@ interface WalkBudget {
 export function asToolRoot(schema: unknown): JsonSchema {
   if (schema === true || !isJsonObject(schema)) return schema === false ? false : { type: 'object' };
   if ('type' in schema) return schema;
-  return { ...schema, type: 'object' };
+  return ownRecord(schema, { type: 'object' });
 }
 
 /** Keywords handled by a dedicated family below; anything else is an "other keyword". */
@@ -204,8 +204,8 @@ class Walker {
     if (jsonEqual(previous, current)) return;
     if (current === false || previous === false) return this.falseSchema(previous, current, at);
     // `true` accepts everything, exactly like `{}`.
-    let prev: JsonObject = previous === true ? {} : previous;
-    let curr: JsonObject = current === true ? {} : current;
+    let prev: JsonObject = previous === true ? ownRecord() : previous;
+    let curr: JsonObject = current === true ? ownRecord() : current;
     if (jsonEqual(prev, curr)) return;
 
     if (typeof prev.$ref === 'string' || typeof curr.$ref === 'string') {
@@ -265,9 +265,9 @@ class Walker {
     const target = resolvePointer(root, schema.$ref);
     if (!isJsonObject(target) && typeof target !== 'boolean') return undefined;
     const resolved = asSchema(target);
-    if (resolved === false) return { not: {} };
+    if (resolved === false) return ownRecord({ not: ownRecord() });
     // The root's `$defs` belong to the root, not to a reference into it.
-    return { ...without(resolved, ['$defs']), ...without(schema, ['$ref']) };
+    return ownRecord(without(resolved, ['$defs']), without(schema, ['$ref']));
   }
 
   private falseSchema(previous: JsonSchema, current: JsonSchema, at: Location): void {
@@ -406,8 +406,8 @@ class Walker {
   // ── objects ────────────────────────────────────────────────────────────────────────────
 
   private objectMembers(prev: JsonObject, curr: JsonObject, at: Location): void {
-    const pp = isJsonObject(prev.properties) ? prev.properties : {};
-    const cp = isJsonObject(curr.properties) ? curr.properties : {};
+    const pp = isJsonObject(prev.properties) ? prev.properties : ownRecord();
+    const cp = isJsonObject(curr.properties) ? curr.properties : ownRecord();
     const preq = new Set(stringsOf(prev.required));
     const creq = new Set(stringsOf(curr.required));
     const pAdditional = prev.additionalProperties;
@@ -486,8 +486,8 @@ class Walker {
       this.walk(asSchema(pAdditional), asSchema(cAdditional), inner(at, 'additionalProperties'));
     }
 
-    const ppat = isJsonObject(prev.patternProperties) ? prev.patternProperties : {};
-    const cpat = isJsonObject(curr.patternProperties) ? curr.patternProperties : {};
+    const ppat = isJsonObject(prev.patternProperties) ? prev.patternProperties : ownRecord();
+    const cpat = isJsonObject(curr.patternProperties) ? curr.patternProperties : ownRecord();
     // Names matching a pattern one side does not list are governed by that side's
     // additionalProperties (dropping a pattern from a closed object rejects those names).
     for (const pattern of [...new Set([...Object.keys(ppat), ...Object.keys(cpat)])].sort()) {
@@ -497,8 +497,8 @@ class Walker {
     }
 
     this.dependentRequired(prev, curr, at);
-    const pdep = isJsonObject(prev.dependentSchemas) ? prev.dependentSchemas : {};
-    const cdep = isJsonObject(curr.dependentSchemas) ? curr.dependentSchemas : {};
+    const pdep = isJsonObject(prev.dependentSchemas) ? prev.dependentSchemas : ownRecord();
+    const cdep = isJsonObject(curr.dependentSchemas) ? curr.dependentSchemas : ownRecord();
     for (const name of [...new Set([...Object.keys(pdep), ...Object.keys(cdep)])].sort()) {
       this.walk(asSchema(pdep[name]), asSchema(cdep[name]), alongside(at, prev, curr, 'dependentSchemas', name));
     }
@@ -518,8 +518,8 @@ class Walker {
 
   private dependentRequired(prev: JsonObject, curr: JsonObject, at: Location): void {
     if (jsonEqual(prev.dependentRequired, curr.dependentRequired)) return;
-    const p = isJsonObject(prev.dependentRequired) ? prev.dependentRequired : {};
-    const c = isJsonObject(curr.dependentRequired) ? curr.dependentRequired : {};
+    const p = isJsonObject(prev.dependentRequired) ? prev.dependentRequired : ownRecord();
+    const c = isJsonObject(curr.dependentRequired) ? curr.dependentRequired : ownRecord();
     for (const name of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
       const before = new Set(stringsOf(p[name]));
       const after = new Set(stringsOf(c[name]));
@@ -769,7 +769,7 @@ const OTHER_ASSERTIONS = new Set(['$dynamicRef', '$recursiveRef', 'dependencies'
 
 function conditional(schema: JsonObject): JsonObject | null {
   if (!('if' in schema)) return null;
-  const out: JsonObject = { if: schema.if as JsonValue };
+  const out = ownRecord({ if: schema.if as JsonValue });
   if ('then' in schema) out.then = schema.then as JsonValue;
   if ('else' in schema) out.else = schema.else as JsonValue;
   return out;
@@ -852,8 +852,8 @@ function disjoint(a: JsonSchema, b: JsonSchema): boolean {
   const va = allowedValuesOf(a);
   const vb = allowedValuesOf(b);
   if (va !== null && vb !== null && ![...va.keys()].some((k) => vb.has(k))) return true;
-  const pa = isJsonObject(a.properties) ? a.properties : {};
-  const pb = isJsonObject(b.properties) ? b.properties : {};
+  const pa = isJsonObject(a.properties) ? a.properties : ownRecord();
+  const pb = isJsonObject(b.properties) ? b.properties : ownRecord();
   const ra = new Set(stringsOf(a.required));
   const rb = new Set(stringsOf(b.required));
   for (const name of Object.keys(pa)) {

@@ -7,7 +7,7 @@
  */
 import { discriminatorOf, discriminatorValue, typesOverlap } from '../protocol/index.js';
 import type { JsonObject, JsonSchema, JsonValue } from '../contract/model.js';
-import { jsonEqual, isJsonObject, shapeHash } from './json.js';
+import { jsonEqual, isJsonObject, ownRecord, shapeHash } from './json.js';
 import { declaredTypes, isAnnotation, restrictToType, type JsonType } from './vocabulary.js';
 
 export type UnionKeyword = 'anyOf' | 'oneOf';
@@ -126,7 +126,7 @@ function resemblance(a: JsonSchema, b: JsonSchema): number {
   else if (typesOverlap(ta, tb)) score += 1;
   else return 0; // declared, disjoint types: different variants, not one variant that changed
   // What a branch is about: the members it describes or requires.
-  const members = (schema: Record<string, unknown>) => new Set([...Object.keys(isJsonObject(schema.properties) ? schema.properties : {}), ...(Array.isArray(schema.required) ? schema.required.map(String) : [])]);
+  const members = (schema: Record<string, unknown>) => new Set([...Object.keys(isJsonObject(schema.properties) ? schema.properties : {}), ...(Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : [])]);
   const pa = [...members(a)];
   const pb = members(b);
   const shared = pa.filter((k) => pb.has(k)).length;
@@ -143,8 +143,8 @@ function resemblance(a: JsonSchema, b: JsonSchema): number {
  * into the branch; a multi-type branch splits into one branch per type, which is exact.
  */
 export function liftToUnion(plain: JsonObject, other: JsonObject, keyword: UnionKeyword): JsonObject {
-  const root: JsonObject = {};
-  const moved: JsonObject = {};
+  const root = ownRecord();
+  const moved = ownRecord();
   for (const [key, value] of Object.entries(plain)) {
     if (isAnnotation(key) || (Object.hasOwn(other, key) && jsonEqual(other[key], value))) root[key] = value;
     else moved[key] = value;

@@ -3,7 +3,7 @@
  * annotate (no validator rejects anything because of them), and which instance type an
  * assertion keyword applies to (a `maxLength` on a number schema constrains nothing).
  */
-import type { JsonObject } from '../contract/model.js';
+import { nameRecord, type JsonObject } from '../contract/model.js';
 import { typesOverlap, type JsonType } from '../protocol/index.js';
 
 export { JSON_TYPES, type JsonType } from '../protocol/index.js';
@@ -20,7 +20,7 @@ export function isAnnotation(keyword: string): boolean {
 }
 
 /** Assertion keywords that only constrain values of one type. */
-export const KEYWORD_TYPE: Record<string, JsonType> = {
+export const KEYWORD_TYPE: Record<string, JsonType> = Object.assign(nameRecord<JsonType>(), {
   minLength: 'string', maxLength: 'string', pattern: 'string', format: 'string',
   minimum: 'number', maximum: 'number', exclusiveMinimum: 'number', exclusiveMaximum: 'number', multipleOf: 'number',
   items: 'array', prefixItems: 'array', minItems: 'array', maxItems: 'array', uniqueItems: 'array',
@@ -28,7 +28,7 @@ export const KEYWORD_TYPE: Record<string, JsonType> = {
   properties: 'object', required: 'object', additionalProperties: 'object', patternProperties: 'object',
   minProperties: 'object', maxProperties: 'object', propertyNames: 'object', dependentRequired: 'object',
   dependentSchemas: 'object', unevaluatedProperties: 'object',
-};
+});
 
 /** The declared types of a schema, or null when it declares none (any type). */
 export function declaredTypes(schema: JsonObject): Set<JsonType> | null {
@@ -56,7 +56,7 @@ export function keywordApplies(keyword: string, types: Set<JsonType> | null): bo
  * `{type: string, maxLength: 5}` and `{type: null}`.
  */
 export function restrictToType(schema: JsonObject, type: JsonType): JsonObject {
-  const out: JsonObject = {};
+  const out: JsonObject = nameRecord();
   for (const [key, value] of Object.entries(schema)) {
     const only = KEYWORD_TYPE[key];
     if (only !== undefined && !admits(new Set([type]), only)) continue;

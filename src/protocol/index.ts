@@ -43,7 +43,7 @@ export {
   truncate,
   type ContractDeltasOptions,
 } from './xml.js';
-export { compactJson, looksLikeSchema, summarize, typeOf } from './values.js';
+export { compactJson, looksLikeSchema, summarize, textOf, typeOf } from './values.js';
 export {
   JSON_TYPES,
   discriminatorOf,
@@ -54,6 +54,7 @@ export {
   isSubtype,
   jsonTypeName,
   jsonTypeOf,
+  pointerTokens,
   typesOverlap,
   type ArgumentLocation,
   type ArgumentPath,

@@ -21,6 +21,30 @@ import { isJsonObject } from './json.js';
 export const JSON_TYPES = ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'] as const;
 export type JsonType = (typeof JSON_TYPES)[number];
 
+/**
+ * The tokens of a local JSON pointer reference (`#/$defs/Item` → `["$defs", "Item"]`; `#` and
+ * `#/` → the root, `[]`), each URI-unescaped then pointer-unescaped (RFC 6901). Undefined for a
+ * reference that is not a local pointer, or whose escapes are malformed (`#/%`): a schema a
+ * server sent may say anything, and reading it must not fail.
+ */
+export function pointerTokens(ref: string): string[] | undefined {
+  if (ref === '#' || ref === '#/') return [];
+  if (!ref.startsWith('#/')) return undefined;
+  const tokens: string[] = [];
+  for (const raw of ref.slice(2).split('/')) {
+    let token = raw;
+    if (raw.includes('%')) {
+      try {
+        token = decodeURIComponent(raw);
+      } catch {
+        return undefined;
+      }
+    }
+    tokens.push(token.includes('~') ? token.replace(/~1/g, '/').replace(/~0/g, '~') : token);
+  }
+  return tokens;
+}
+
 /** Every value of `type` is a value of `of`: the same type, or an integer where a number is expected. */
 export function isSubtype(type: string, of: string): boolean {
   return type === of || (type === 'integer' && of === 'number');

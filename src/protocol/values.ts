@@ -19,7 +19,13 @@ export function summarize(value: unknown, max = 200): string {
 
 /** Compact JSON with sorted keys: the same value renders the same whatever its key order. */
 export function compactJson(value: unknown): string {
-  return value === undefined ? 'undefined' : canonicalJson(value);
+  // JSON has no text for undefined (nor for a function, which no delta should ever hold).
+  return canonicalJson(value) ?? 'undefined';
+}
+
+/** A value a schema holds where a name belongs (a type, a required name): a string as it is, anything else as JSON. */
+export function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : compactJson(value);
 }
 
 /** A TypeScript-like type for a schema, `depth` levels deep. */
@@ -32,11 +38,11 @@ export function typeOf(schema: unknown, depth: number): string {
   const union = schema.anyOf ?? schema.oneOf;
   if (Array.isArray(union)) return union.map((b) => typeOf(b, depth - 1)).join(' | ');
   if (typeof schema.$ref === 'string') return schema.$ref === '#' ? '(recursive)' : schema.$ref.split('/').pop() ?? 'ref';
-  const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type.map(String) : [];
+  const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type.map(textOf) : [];
   const rendered = (types.length === 0 ? [isJsonObject(schema.properties) ? 'object' : 'any'] : types).map((t) => {
     if (t === 'object' && isJsonObject(schema.properties)) {
       if (depth <= 0) return '{…}';
-      const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
+      const required = new Set(Array.isArray(schema.required) ? schema.required.map(textOf) : []);
       const members = Object.entries(schema.properties).map(
         ([name, sub]) => `${/^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name)}${required.has(name) ? '' : '?'}: ${typeOf(sub, depth - 1)}`,
       );

@@ -6,7 +6,7 @@
  * thing at several places merge into one phrase that lists the places.
  */
 import { segmentsOf, whereOf } from '../diff/path.js';
-import { compactJson, jsonEqual, type Delta } from '../protocol/index.js';
+import { compactJson, jsonEqual, textOf, type Delta } from '../protocol/index.js';
 import { mdCode } from './escape.js';
 
 /** A phrase before its places are filled in; deltas whose phrases share a key merge. */
@@ -73,7 +73,7 @@ function phraseOf(d: Delta): Phrase {
       return fixed('removed');
     case 'tool-renamed':
     case 'prompt-renamed':
-      return fixed(`renamed to ${mdCode(d.renamedTo ?? String(d.current))}`);
+      return fixed(`renamed to ${mdCode(d.renamedTo ?? textOf(d.current))}`);
     case 'required-property-added':
       return output ? property('now always returns') : property('now requires');
     case 'property-became-required':
@@ -90,7 +90,7 @@ function phraseOf(d: Delta): Phrase {
       return property(output ? 'may no longer return' : 'no longer requires');
     case 'property-renamed': {
       const what = output ? 'result field' : 'argument';
-      return fixed(`${what} ${mdCode(String(d.previous))} renamed to ${mdCode(String(d.current))}`);
+      return fixed(`${what} ${mdCode(textOf(d.previous))} renamed to ${mdCode(textOf(d.current))}`);
     }
     case 'additional-properties-forbidden':
       return located('rejects unknown properties', 'rejects unknown {subject}');
@@ -127,9 +127,9 @@ function phraseOf(d: Delta): Phrase {
     case 'pattern-changed':
       return located('pattern changed');
     case 'format-added':
-      return located(`must be in format ${mdCode(String(d.current))}`, undefined, String(d.current));
+      return located(`must be in format ${mdCode(textOf(d.current))}`, undefined, textOf(d.current));
     case 'format-changed':
-      return located(`format ${mdCode(String(d.previous))} → ${mdCode(String(d.current))}`, undefined, `${String(d.previous)}>${String(d.current)}`);
+      return located(`format ${mdCode(textOf(d.previous))} → ${mdCode(textOf(d.current))}`, undefined, `${textOf(d.previous)}>${textOf(d.current)}`);
     case 'unique-items-added':
       return located('items must be unique');
     case 'schema-became-false':
@@ -141,7 +141,7 @@ function phraseOf(d: Delta): Phrase {
     case 'one-of-overlap':
       return located('variants may overlap');
     case 'action-removed':
-      return fixed(`action ${mdCode(d.action ?? String(d.previous))} removed`);
+      return fixed(`action ${mdCode(d.action ?? textOf(d.previous))} removed`);
     case 'all-of-branch-added':
     case 'not-added':
     case 'not-excludes-more':

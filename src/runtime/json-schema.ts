@@ -3,7 +3,7 @@
  * argument path, say what it expects, and build a minimal value it accepts. Local `$ref`s are
  * followed with a hop limit, so a recursive schema cannot hang an error path.
  */
-import { discriminatorOf as discriminatorOfBranches, displayJson, isSubtype, jsonTypeOf, listValues } from '../protocol/index.js';
+import { discriminatorOf as discriminatorOfBranches, displayJson, isSubtype, jsonTypeOf, listValues, pointerTokens } from '../protocol/index.js';
 
 export type JsonSchema = Readonly<Record<string, unknown>>;
 export type ArgPath = readonly (string | number)[];
@@ -28,13 +28,12 @@ function resolveRef(root: JsonSchema, schema: unknown): JsonSchema | undefined {
 }
 
 function lookupPointer(root: JsonSchema, ref: string): unknown {
-  if (!ref.startsWith('#')) return undefined;
-  const pointer = ref.slice(1);
-  if (pointer === '' || pointer === '/') return root;
+  const tokens = pointerTokens(ref);
+  if (tokens === undefined) return undefined;
   let node: unknown = root;
-  for (const raw of pointer.split('/').slice(1)) {
-    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    if (!isSchema(node) && !Array.isArray(node)) return undefined;
+  for (const key of tokens) {
+    // Own members only: `#/__proto__` names nothing in a schema.
+    if ((!isSchema(node) && !Array.isArray(node)) || !Object.hasOwn(node, key)) return undefined;
     node = (node as Record<string, unknown>)[key];
   }
   return node;

@@ -38,3 +38,15 @@ describe('a deeply nested union schema', () => {
     expect([...kinds].every((k) => k === 'length-range-narrowed' || k === 'constraint-changed')).toBe(true);
   });
 });
+
+describe('references a server may send', () => {
+  it('a $ref with a malformed escape, into a prototype member or to an anchor: compiled with a warning naming it, never a crash', async () => {
+    const refs = ['#/%', '#/%E0%A4%A', '#/__proto__', '#/properties/constructor', '#anchor'];
+    const path = dump('refs.json', { type: 'object', properties: Object.fromEntries(refs.map((ref, i) => [`p${i}`, { $ref: ref }])) });
+    const result = await cli(['compile', path, '--format', 'json'], {});
+    expect(result.code, result.stderr).toBe(0);
+    for (const ref of refs) expect(result.stderr).toContain(`$ref "${ref}" does not resolve inside the schema; kept as is`);
+    const schema = JSON.parse(result.stdout).tools.deep.contract.inputSchema;
+    expect(Object.values(schema.properties)).toEqual(refs.map(($ref) => ({ $ref })));
+  });
+});

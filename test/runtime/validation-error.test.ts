@@ -224,6 +224,14 @@ describe('sent values, escaping, example', () => {
     expect(missing).toContain('<example>{"root":{"size":1}}</example>');
   });
 
+  it('takes a $ref it cannot follow (a malformed escape, a prototype member, an anchor) as no schema, never a crash', () => {
+    for (const ref of ['#/%', '#/%E0%A4%A', '#/__proto__', '#/constructor/name', '#anchor']) {
+      const schema = { type: 'object', properties: { size: { $ref: ref } }, required: ['size'] };
+      const out = formatValidationError([{ keyword: 'required', instancePath: '', params: { missingProperty: 'size' } }], { args: {}, schema, example: true });
+      expect(field(out, 'size'), ref).toBe('Missing.');
+    }
+  });
+
   it('is deterministic and handles an empty issue list', () => {
     const issues = zodUser.safeParse(badArgs).error!.issues;
     const once = formatValidationError(issues, { args: badArgs, schema: userSchema, example: true });
