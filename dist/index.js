@@ -37441,8 +37441,8 @@ function markCanonical(value) {
 }
 /**
  * `value` with every object's keys in canonical order (what `canonicalJson` writes), so that
- * `JSON.stringify` of the result is its canonical JSON. Parts already in order are reused, not
- * copied.
+ * `JSON.stringify` of the result is its canonical JSON, and every object a record without a
+ * prototype. Parts already so are reused, not copied.
  */
 function withSortedKeys(value) {
     if (typeof value !== 'object' || value === null)
@@ -37459,7 +37459,9 @@ function withSortedKeys(value) {
         return copy ?? value;
     }
     const record = value;
-    if (!hasSortedKeys(record)) {
+    // A record with a prototype (JSON.parse makes them) is copied too: reading a member it lacks
+    // (`constructor`, `toString`) would find the prototype's, and the names are a server's.
+    if (!isBare(record) || !hasSortedKeys(record)) {
         // Null prototype: a key named "__proto__" stays a key.
         const sorted = nullPrototypeRecord();
         for (const key of Object.keys(record).sort())
@@ -37480,6 +37482,11 @@ function withSortedKeys(value) {
             (copy ??= copyOf(record))[key] = ordered;
     }
     return copy ?? value;
+}
+/** A record without inherited members (see `nullPrototypeRecord`). */
+function isBare(record) {
+    const prototype = Object.getPrototypeOf(record);
+    return prototype === null || prototype === NullPrototypeRecord.prototype;
 }
 function copyOf(record) {
     return Object.assign(nullPrototypeRecord(), record);
@@ -38270,6 +38277,21 @@ class errors_UserError extends Error {
 }
 function errorMessage(error) {
     return error instanceof Error ? error.message : String(error);
+}
+/**
+ * What an error means for the person running the tool: a `UserError` as it is; a stack overflow
+ * as one that says why it almost always happens (JSON nested tens of thousands of levels deep,
+ * which JSON allows and no contract needs: a server or a file may send it on purpose); anything
+ * else undefined, a bug.
+ */
+function asUserError(error) {
+    if (error instanceof errors_UserError)
+        return error;
+    if (error instanceof RangeError && /call stack/i.test(error.message)) {
+        return new errors_UserError('Stopped: the input nests too deeply to process (a schema or value nested thousands of levels deep, which no real contract is). ' +
+            'Check what the server or the file sends; if it is nothing like that, this is a bug: run again with --debug and report it.', 2, { cause: error });
+    }
+    return undefined;
 }
 
 ;// CONCATENATED MODULE: ./lib/report/artifact.js
@@ -39507,6 +39529,7 @@ function rememberDigest(contract, digest) {
 ;// CONCATENATED MODULE: ./lib/contract/lockfile.js
 
 
+
 /** The default lockfile name (fixed: users commit it and workflows refer to it). */
 const LOCKFILE_NAME = 'mcp-contracts.lock.json';
 /**
@@ -39615,13 +39638,14 @@ function verifyLockfile(data, label, reference) {
             if (!model_isJsonObject(stored) || !model_isJsonObject(stored.contract)) {
                 throw new LockfileError('malformed', `${label}: entry ${kind}.${key} has no "contract" object.`);
             }
-            const entry = { contract: stored.contract };
-            if (model_isJsonObject(stored.dialects))
-                entry.dialects = stored.dialects;
             const twin = reference !== undefined && Object.hasOwn(reference[kind], key) ? reference[kind][key] : undefined;
-            if (!verifiedByReference(entry, stored.digest, twin) && stored.digest !== canonical_entryDigest(entry)) {
+            const contract = verifiedContract(stored.contract, stored.digest, twin);
+            if (contract === undefined) {
                 throw new LockfileError('tampered', `${label} was edited by hand: the digest of ${kind}.${key} does not match its contract.`);
             }
+            const entry = { contract };
+            if (model_isJsonObject(stored.dialects))
+                entry.dialects = stored.dialects;
             contracts[kind][key] = entry;
         }
     }
@@ -39640,11 +39664,21 @@ function serverOf(value, label) {
         throw new LockfileError('malformed', `${label}: "server.version" is not a string.`);
     return { name, version: value.version };
 }
-function verifiedByReference(entry, digest, twin) {
-    if (twin === undefined || typeof digest !== 'string' || canonical_entryDigest(twin) !== digest || !json_jsonEqual(entry.contract, twin.contract))
-        return false;
-    rememberDigest(entry.contract, digest);
-    return true;
+/**
+ * The stored contract when `digest` is its digest, in canonical form (records without a
+ * prototype, as normalization builds them); undefined when the digest does not match. An entry
+ * equal to its live twin, whose digest is the stored one, is the twin: verified without hashing.
+ */
+function verifiedContract(stored, digest, twin) {
+    if (twin !== undefined && typeof digest === 'string' && canonical_entryDigest(twin) === digest && json_jsonEqual(stored, twin.contract))
+        return twin.contract;
+    const canonical = withSortedKeys(stored);
+    const computed = sha256(JSON.stringify(canonical));
+    if (computed !== digest)
+        return undefined;
+    markCanonical(canonical);
+    rememberDigest(canonical, computed);
+    return canonical;
 }
 /**
  * The client capabilities a lockfile says its capture declared, read without parsing the whole
@@ -52698,7 +52732,7 @@ function normalizeCapabilities(capabilities, depth = 0) {
         const value = capabilities[key];
         if (value === false || value === null)
             continue;
-        out[key] = model_isJsonObject(value) && depth < 4 ? normalizeCapabilities(value, depth + 1) : value;
+        out[key] = model_isJsonObject(value) && depth < 4 ? normalizeCapabilities(value, depth + 1) : withSortedKeys(value);
     }
     return out;
 }
@@ -57214,7 +57248,7 @@ const annotations = (previous, current) => {
     const out = [];
     for (const key of changedKeys(p, c)) {
         const segments = ['annotations', key];
-        const hint = HINT_RULES[key];
+        const hint = Object.hasOwn(HINT_RULES, key) ? HINT_RULES[key] : undefined;
         if (hint !== undefined && typeof p[key] === 'boolean' && typeof c[key] === 'boolean') {
             out.push(finding(c[key] ? hint.toTrue : hint.toFalse, segments, { subject: key, previous: p[key], current: c[key] }));
         }
@@ -57239,7 +57273,8 @@ const execution = (previous, current) => {
 };
 function taskSupportKind(previous, current) {
     const known = ['forbidden', 'optional', 'required'];
-    if (!known.includes(String(previous)) || !known.includes(String(current)))
+    const isKnown = (value) => typeof value === 'string' && known.includes(value);
+    if (!isKnown(previous) || !isKnown(current))
         return 'execution-changed';
     if (current === 'required')
         return 'task-support-required';
@@ -58482,7 +58517,8 @@ async function runAction() {
             await review(inputs, context, runner, api);
     }
     catch (error) {
-        const message = redactor.redact(error instanceof errors_UserError ? error.message : `Unexpected failure: ${errorMessage(error)}. This is a bug in mcp-contract-guard; please report it with the log of this step.`);
+        const user = asUserError(error);
+        const message = redactor.redact(user !== undefined ? user.message : `Unexpected failure: ${errorMessage(error)}. This is a bug in mcp-contract-guard; please report it with the log of this step.`);
         setFailed(message);
         if (commenting)
             await replaceWithFailure(commenting, message);

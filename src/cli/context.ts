@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import { UserError } from '../errors.js';
+import { asUserError } from '../errors.js';
 import type { CliArgs } from './args.js';
 
 /** Where the CLI reads and writes: the process's, or a test's. */
@@ -44,7 +44,8 @@ export class CommandContext {
 /** One paragraph for the user; the stack only with --debug, or for what can only be a bug. */
 export function formatError(error: unknown, debug: boolean): string {
   if (debug && error instanceof Error && error.stack) return `error: ${error.stack}`;
-  if (error instanceof UserError) return `error: ${error.message}`;
+  const user = asUserError(error);
+  if (user !== undefined) return `error: ${user.message}`;
   const message = error instanceof Error ? error.message : String(error);
   return `error: unexpected failure: ${message}\n(this is a bug in mcp-contract-guard; run again with --debug for the stack trace and report it)`;
 }

@@ -1,3 +1,4 @@
+import { markCanonical, withSortedKeys } from '../protocol/json.js';
 import { canonicalJson, entryDigest, jsonEqual, rememberDigest, sha256 } from './canonical.js';
 import {
   ENTRY_KINDS,
@@ -126,12 +127,13 @@ export function verifyLockfile(data: unknown, label: string, reference?: Contrac
       if (!isJsonObject(stored) || !isJsonObject(stored.contract)) {
         throw new LockfileError('malformed', `${label}: entry ${kind}.${key} has no "contract" object.`);
       }
-      const entry: ContractEntry = { contract: stored.contract };
-      if (isJsonObject(stored.dialects)) entry.dialects = stored.dialects as ContractEntry['dialects'];
       const twin = reference !== undefined && Object.hasOwn(reference[kind], key) ? reference[kind][key] : undefined;
-      if (!verifiedByReference(entry, stored.digest, twin) && stored.digest !== entryDigest(entry)) {
+      const contract = verifiedContract(stored.contract, stored.digest, twin);
+      if (contract === undefined) {
         throw new LockfileError('tampered', `${label} was edited by hand: the digest of ${kind}.${key} does not match its contract.`);
       }
+      const entry: ContractEntry = { contract };
+      if (isJsonObject(stored.dialects)) entry.dialects = stored.dialects as ContractEntry['dialects'];
       contracts[kind][key] = entry;
     }
   }
@@ -149,10 +151,19 @@ function serverOf(value: unknown, label: string): ServerInfo {
   return { name, version: value.version };
 }
 
-function verifiedByReference(entry: ContractEntry, digest: unknown, twin: ContractEntry | undefined): boolean {
-  if (twin === undefined || typeof digest !== 'string' || entryDigest(twin) !== digest || !jsonEqual(entry.contract, twin.contract)) return false;
-  rememberDigest(entry.contract, digest);
-  return true;
+/**
+ * The stored contract when `digest` is its digest, in canonical form (records without a
+ * prototype, as normalization builds them); undefined when the digest does not match. An entry
+ * equal to its live twin, whose digest is the stored one, is the twin: verified without hashing.
+ */
+function verifiedContract(stored: JsonObject, digest: unknown, twin: ContractEntry | undefined): JsonObject | undefined {
+  if (twin !== undefined && typeof digest === 'string' && entryDigest(twin) === digest && jsonEqual(stored, twin.contract)) return twin.contract;
+  const canonical = withSortedKeys(stored) as JsonObject;
+  const computed = sha256(JSON.stringify(canonical));
+  if (computed !== digest) return undefined;
+  markCanonical(canonical);
+  rememberDigest(canonical, computed);
+  return canonical;
 }
 
 /**

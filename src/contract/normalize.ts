@@ -195,7 +195,7 @@ export function normalizeCapabilities(capabilities: JsonObject, depth = 0): Json
   for (const key of Object.keys(capabilities).sort()) {
     const value = capabilities[key] as JsonValue;
     if (value === false || value === null) continue;
-    out[key] = isJsonObject(value) && depth < 4 ? normalizeCapabilities(value, depth + 1) : value;
+    out[key] = isJsonObject(value) && depth < 4 ? normalizeCapabilities(value, depth + 1) : (withSortedKeys(value) as JsonValue);
   }
   return out;
 }

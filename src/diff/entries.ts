@@ -82,7 +82,7 @@ const annotations: FieldDetector = (previous, current) => {
   const out: Finding[] = [];
   for (const key of changedKeys(p, c)) {
     const segments = ['annotations', key];
-    const hint = HINT_RULES[key];
+    const hint = Object.hasOwn(HINT_RULES, key) ? HINT_RULES[key] : undefined;
     if (hint !== undefined && typeof p[key] === 'boolean' && typeof c[key] === 'boolean') {
       out.push(finding(c[key] ? hint.toTrue : hint.toFalse, segments, { subject: key, previous: p[key], current: c[key] }));
     } else if (key === 'title') {
@@ -107,7 +107,8 @@ const execution: FieldDetector = (previous, current) => {
 
 function taskSupportKind(previous: JsonValue | undefined, current: JsonValue | undefined): RuleKind {
   const known = ['forbidden', 'optional', 'required'];
-  if (!known.includes(String(previous)) || !known.includes(String(current))) return 'execution-changed';
+  const isKnown = (value: JsonValue | undefined) => typeof value === 'string' && known.includes(value);
+  if (!isKnown(previous) || !isKnown(current)) return 'execution-changed';
   if (current === 'required') return 'task-support-required';
   if (current === 'forbidden') return 'task-support-withdrawn';
   return 'task-support-relaxed';

@@ -9,7 +9,7 @@ import { basename, dirname, extname, join, relative } from 'node:path';
 import type { ContractSource } from '../compile/index.js';
 import type { AllowEntry } from '../config.js';
 import { emptyReport } from '../protocol/index.js';
-import { UserError, errorMessage } from '../errors.js';
+import { UserError, asUserError, errorMessage } from '../errors.js';
 import { renderArtifact, renderSarif } from '../report/index.js';
 import { allowListNotes, evaluateAllowList, offeredExpiry, todayUtc } from '../policy/allow.js';
 import { covers, needingApproval, type Coverage } from '../policy/coverage.js';
@@ -57,8 +57,9 @@ export async function runAction(): Promise<void> {
     if (inputs.mode === 'comment-only') await commentOnly(inputs, context, runner, api);
     else await review(inputs, context, runner, api);
   } catch (error) {
+    const user = asUserError(error);
     const message = redactor.redact(
-      error instanceof UserError ? error.message : `Unexpected failure: ${errorMessage(error)}. This is a bug in mcp-contract-guard; please report it with the log of this step.`,
+      user !== undefined ? user.message : `Unexpected failure: ${errorMessage(error)}. This is a bug in mcp-contract-guard; please report it with the log of this step.`,
     );
     core.setFailed(message);
     if (commenting) await replaceWithFailure(commenting, message);

@@ -44,8 +44,8 @@ export function markCanonical(value: object): void {
 
 /**
  * `value` with every object's keys in canonical order (what `canonicalJson` writes), so that
- * `JSON.stringify` of the result is its canonical JSON. Parts already in order are reused, not
- * copied.
+ * `JSON.stringify` of the result is its canonical JSON, and every object a record without a
+ * prototype. Parts already so are reused, not copied.
  */
 export function withSortedKeys(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return typeof value === 'bigint' ? value.toString() : value;
@@ -59,7 +59,9 @@ export function withSortedKeys(value: unknown): unknown {
     return copy ?? value;
   }
   const record = value as Record<string, unknown>;
-  if (!hasSortedKeys(record)) {
+  // A record with a prototype (JSON.parse makes them) is copied too: reading a member it lacks
+  // (`constructor`, `toString`) would find the prototype's, and the names are a server's.
+  if (!isBare(record) || !hasSortedKeys(record)) {
     // Null prototype: a key named "__proto__" stays a key.
     const sorted = nullPrototypeRecord<unknown>();
     for (const key of Object.keys(record).sort()) if (record[key] !== undefined) sorted[key] = withSortedKeys(record[key]);
@@ -77,6 +79,12 @@ export function withSortedKeys(value: unknown): unknown {
     if (ordered !== child) (copy ??= copyOf(record))[key] = ordered;
   }
   return copy ?? value;
+}
+
+/** A record without inherited members (see `nullPrototypeRecord`). */
+function isBare(record: object): boolean {
+  const prototype = Object.getPrototypeOf(record) as object | null;
+  return prototype === null || prototype === NullPrototypeRecord.prototype;
 }
 
 function copyOf(record: Record<string, unknown>): Record<string, unknown> {

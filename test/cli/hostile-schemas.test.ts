@@ -50,3 +50,15 @@ describe('references a server may send', () => {
     expect(Object.values(schema.properties)).toEqual(refs.map(($ref) => ({ $ref })));
   });
 });
+
+describe('nesting a server may send', () => {
+  it('a value nested 100,000 levels deep: exit 2 with what is wrong, never a bug report', async () => {
+    const depth = 100_000;
+    const path = join(dir, 'deep-value.json');
+    writeFileSync(path, `{"tools":[{"name":"deep","inputSchema":{"type":"object","default":${'['.repeat(depth)}${']'.repeat(depth)}}}]}`);
+    const result = await cli(['compile', path], {});
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('the input nests too deeply to process');
+    expect(result.stderr).not.toContain('this is a bug in mcp-contract-guard; run again');
+  });
+});

@@ -7,11 +7,16 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { JsonValue } from '../../src/contract/model.js';
+import { parseLockfile, renderLockfile } from '../../src/contract/lockfile.js';
+import type { JsonValue, RawCapture } from '../../src/contract/model.js';
+import { normalizeCapture } from '../../src/contract/normalize.js';
 import { diffContracts, type DiffReport } from '../../src/diff/index.js';
+import { renderComment } from '../../src/github/comment.js';
+import { renderSummary } from '../../src/github/summary.js';
 import { entryReports } from '../../src/protocol/index.js';
-import { renderJson, renderMarkdown, renderSarif, renderText, renderXml } from '../../src/report/index.js';
-import { formatValidationError } from '../../src/runtime/index.js';
+import { renderArtifact, renderJson, renderMarkdown, renderSarif, renderText, renderXml } from '../../src/report/index.js';
+import { enrichValidationError, formatValidationError, loadDeltaMap } from '../../src/runtime/index.js';
+import { reviewOf } from '../report/comment-fixtures.js';
 import { contractsOf } from './helpers.js';
 
 /** Both directions at once: `a` → `b` as arguments, `b` → `a` as results. */
@@ -85,6 +90,51 @@ describe('values a server chose', () => {
         formatValidationError([{ keyword: 'required', instancePath: '', params: { missingProperty: 'a' } }], { args: {}, schema: a as never, example: true });
       }),
       { numRuns: 1_500, seed: 20261122 },
+    );
+  }, 60_000);
+
+  it('any two captures (names and values anywhere: tools, prompts, resources, capabilities): the lockfile round trip, the diff, the comment and the runtime map agree and finish (fast-check, 600 pairs)', async () => {
+    const NAMES = ['a', 'b', '__proto__', 'constructor', 'toString', 'x y', '<b>', '`c`', '|d|', 'e\n::error::f'];
+    const FIELDS = ['title', 'description', 'inputSchema', 'outputSchema', 'annotations', 'execution', 'arguments', 'required', 'mimeType', 'type',
+      'properties', 'readOnlyHint', 'taskSupport', 'icons', '_meta', '__proto__', 'constructor'];
+    const leaf = fc.oneof(fc.constantFrom(...NAMES), fc.integer(), fc.boolean(), fc.constant(null), fc.string({ maxLength: 6 }), fc.constantFrom('string', 'object'));
+    const value = fc.letrec<{ node: JsonValue }>((tie) => ({
+      node: fc.oneof({ depthSize: 'small' }, leaf, fc.dictionary(fc.constantFrom(...FIELDS, ...NAMES), tie('node'), { maxKeys: 5 }), fc.array(tie('node'), { maxLength: 3 })),
+    })).node;
+    const entries = (key: string, most: number) =>
+      fc.array(fc.tuple(fc.constantFrom(...NAMES), fc.dictionary(fc.constantFrom(...FIELDS), value, { maxKeys: 4 })).map(([name, rest]) => ({ ...rest, [key]: name })), { maxLength: most });
+    const capture = fc
+      .record({
+        tools: entries('name', 4),
+        prompts: entries('name', 2),
+        resources: entries('uri', 2),
+        resourceTemplates: entries('uriTemplate', 2),
+        capabilities: fc.dictionary(fc.constantFrom('tools', 'prompts', 'resources', 'completions', 'experimental', '__proto__'), value, { maxKeys: 3 }),
+      })
+      // Through JSON text, as a server's answer arrives.
+      .map((c) => ({ server: { name: 's', version: '1.0.0' }, ...(JSON.parse(JSON.stringify(c)) as Omit<RawCapture, 'server'>) }) as RawCapture);
+    await fc.assert(
+      fc.asyncProperty(capture, capture, async (a, b) => {
+        const [previous, current] = [normalizeCapture(a).contracts, normalizeCapture(b).contracts];
+        const locked = [previous, current].map((contracts) => {
+          const text = renderLockfile(contracts);
+          const back = parseLockfile(text, 'mcp-contracts.lock.json');
+          expect(renderLockfile(back)).toBe(text);
+          return back;
+        });
+        const report = await diffContracts(previous, current, { semantic: false });
+        // Read back from lockfiles, the contracts diff exactly as they did when just normalized.
+        expect(renderJson(await diffContracts(locked[0]!, locked[1]!, { semantic: false }))).toBe(renderJson(report));
+        expectJsonValues(report);
+        renderAll(report);
+        const review = reviewOf('s', report);
+        renderComment(review);
+        renderComment(review, 4_000);
+        renderSummary([review], []);
+        const deltas = loadDeltaMap(renderArtifact(report));
+        for (const name of NAMES) enrichValidationError('<validation_error tool="t">\n<field name="a">Missing.</field>\n</validation_error>', name, null, { activeDeltas: deltas });
+      }),
+      { numRuns: 600, seed: 20261123 },
     );
   }, 60_000);
 });
