@@ -315,8 +315,11 @@ export function sampleString(schema: JsonSchema): string | undefined {
   return undefined;
 }
 
+/** Longest example string worth showing; past it the example is left out (and no pattern runs on it). */
+const MAX_EXAMPLE_LENGTH = 200;
+
 function fitLength(candidate: string, min: number, max: number): string | undefined {
-  if (max < min) return undefined;
+  if (max < min || min > MAX_EXAMPLE_LENGTH) return undefined;
   let text = candidate;
   if (text.length < min) text = text.padEnd(min, text.at(-1) ?? 'x');
   if (text.length > max) text = text.slice(0, max);

@@ -258,4 +258,12 @@ describe('example edge cases', () => {
     expect(out).not.toContain('<example>');
     expect(field(out, 'status')).toBe('Not an allowed value. You sent: "cancelled". Expected: string, one of "open", "shipped".');
   });
+
+  it('builds no example string longer than is worth showing, so a pattern never runs on a huge one', () => {
+    // A backtracking pattern on ten million characters would not finish; the example is simply left out.
+    const schema = { type: 'object', properties: { code: { type: 'string', minLength: 10_000_000, pattern: '^(\\w+)+!$' } }, required: ['code'] };
+    const out = formatValidationError([{ keyword: 'required', instancePath: '', params: { missingProperty: 'code' } }], { args: {}, schema, example: true });
+    expect(out).not.toContain('<example>');
+    expect(field(out, 'code')).toContain('Missing.');
+  });
 });
