@@ -37541,6 +37541,15 @@ function json_jsonEqual(a, b) {
 function isJsonObject(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+/** The value a JSON text holds; undefined when it is not JSON (a peer's answer may be anything). */
+function parseJson(text) {
+    try {
+        return JSON.parse(text);
+    }
+    catch {
+        return undefined;
+    }
+}
 
 ;// CONCATENATED MODULE: ./lib/protocol/read.js
 /**
@@ -38805,35 +38814,6 @@ function fieldOf(segments) {
     }
     return out;
 }
-/** The segments of a dotted field path (the inverse of `fieldOf`); a malformed bracket ends the path. */
-function segmentsOf(field) {
-    const out = [];
-    let i = 0;
-    while (i < field.length) {
-        if (field[i] === '.')
-            i++;
-        if (field[i] === '[') {
-            // A JSON string in brackets: it ends at the first unescaped quote.
-            let end = i + 2;
-            while (end < field.length && field[end] !== '"')
-                end += field[end] === '\\' ? 2 : 1;
-            try {
-                out.push(JSON.parse(field.slice(i + 1, end + 1)));
-            }
-            catch {
-                return out;
-            }
-            i = end + 2;
-        }
-        else {
-            const next = field.slice(i).search(/[.[]/);
-            const end = next < 0 ? field.length : i + next;
-            out.push(field.slice(i, end));
-            i = end;
-        }
-    }
-    return out;
-}
 /** Segments that wrap a member name or index and how each reads in a label. */
 const LABELS = {
     properties: (name) => `.${name}`,
@@ -39108,6 +39088,10 @@ function listed(items) {
     if (items.length <= MAX_LISTED)
         return items.join(', ');
     return `${items.slice(0, MAX_LISTED - 1).join(', ')} and ${items.length - (MAX_LISTED - 1)} more`;
+}
+/** A delta's field as segments (the protocol's reading; none for a field the diff would not write). */
+function segmentsOf(field) {
+    return fieldSegments(field) ?? [];
 }
 
 ;// CONCATENATED MODULE: ./lib/report/markdown.js
@@ -39731,12 +39715,8 @@ function lockfileLines(text) {
     return { kind: (kind) => kinds.get(kind), entry: (kind, name) => entries.get(`${kind}\u0000${name}`) };
 }
 function parseKey(quoted) {
-    try {
-        return JSON.parse(quoted);
-    }
-    catch {
-        return undefined;
-    }
+    const key = parseJson(quoted);
+    return typeof key === 'string' ? key : undefined;
 }
 
 ;// CONCATENATED MODULE: ./lib/diff/rules.js
@@ -53606,6 +53586,7 @@ function serverInfoOf(result) {
 
 
 
+
 /**
  * Redirects followed for one request: an http→https hop and a path that moved, with room to
  * spare. More is a loop.
@@ -53970,14 +53951,6 @@ function accepts(host, port) {
         });
         socket.once('error', () => resolve(false));
     });
-}
-function parseJson(text) {
-    try {
-        return JSON.parse(text);
-    }
-    catch {
-        return undefined;
-    }
 }
 function mebibytes(bytes) {
     return `${bytes / 1024 / 1024} MiB`;

@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import { createParser, type ParseError } from 'eventsource-parser';
 import type { JsonObject } from '../contract/model.js';
 import { isJsonObject } from '../contract/model.js';
+import { parseJson } from '../protocol/json.js';
 import {
   ChannelError,
   MAX_MESSAGE_BYTES,
@@ -385,14 +386,6 @@ function accepts(host: string, port: number): Promise<boolean> {
     });
     socket.once('error', () => resolve(false));
   });
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 function mebibytes(bytes: number): string {

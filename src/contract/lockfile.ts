@@ -1,4 +1,4 @@
-import { markCanonical, withSortedKeys } from '../protocol/json.js';
+import { markCanonical, parseJson, withSortedKeys } from '../protocol/json.js';
 import { canonicalJson, entryDigest, jsonEqual, rememberDigest, sha256 } from './canonical.js';
 import {
   ENTRY_KINDS,
@@ -216,9 +216,6 @@ export function lockfileLines(text: string): { kind: (kind: EntryKind) => number
 }
 
 function parseKey(quoted: string): string | undefined {
-  try {
-    return JSON.parse(quoted) as string;
-  } catch {
-    return undefined;
-  }
+  const key = parseJson(quoted);
+  return typeof key === 'string' ? key : undefined;
 }

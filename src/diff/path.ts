@@ -23,32 +23,6 @@ export function fieldOf(segments: Segments): string {
   return out;
 }
 
-/** The segments of a dotted field path (the inverse of `fieldOf`); a malformed bracket ends the path. */
-export function segmentsOf(field: string): string[] {
-  const out: string[] = [];
-  let i = 0;
-  while (i < field.length) {
-    if (field[i] === '.') i++;
-    if (field[i] === '[') {
-      // A JSON string in brackets: it ends at the first unescaped quote.
-      let end = i + 2;
-      while (end < field.length && field[end] !== '"') end += field[end] === '\\' ? 2 : 1;
-      try {
-        out.push(JSON.parse(field.slice(i + 1, end + 1)) as string);
-      } catch {
-        return out;
-      }
-      i = end + 2;
-    } else {
-      const next = field.slice(i).search(/[.[]/);
-      const end = next < 0 ? field.length : i + next;
-      out.push(field.slice(i, end));
-      i = end;
-    }
-  }
-  return out;
-}
-
 /** Segments that wrap a member name or index and how each reads in a label. */
 const LABELS: Record<string, (next: string) => string> = {
   properties: (name) => `.${name}`,

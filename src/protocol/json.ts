@@ -132,3 +132,12 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 export function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/** The value a JSON text holds; undefined when it is not JSON (a peer's answer may be anything). */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -17,6 +17,7 @@
 import { PassThrough, Writable } from 'node:stream';
 import { createParser } from 'eventsource-parser';
 import { isJsonObject, type JsonObject } from '../contract/model.js';
+import { parseJson } from '../protocol/json.js';
 import { LineReader } from './lines.js';
 import { MAX_LINE_BYTES, type Upstream } from './server-link.js';
 
@@ -211,14 +212,6 @@ class HttpUpstream implements Upstream {
       ...(this.protocolVersion !== undefined ? { 'mcp-protocol-version': this.protocolVersion } : {}),
       ...extra,
     };
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }
 

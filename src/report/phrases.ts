@@ -5,8 +5,8 @@
  * the server returns, input deltas as what it accepts. Deltas of one entry that say the same
  * thing at several places merge into one phrase that lists the places.
  */
-import { segmentsOf, whereOf } from '../diff/path.js';
-import { compactJson, jsonEqual, textOf, type Delta } from '../protocol/index.js';
+import { whereOf } from '../diff/path.js';
+import { compactJson, fieldSegments, jsonEqual, textOf, type Delta } from '../protocol/index.js';
 import { mdCode } from './escape.js';
 
 /** A phrase before its places are filled in; deltas whose phrases share a key merge. */
@@ -227,4 +227,9 @@ function removedValues(previous: unknown, current: unknown): unknown[] | null {
 function listed(items: readonly string[]): string {
   if (items.length <= MAX_LISTED) return items.join(', ');
   return `${items.slice(0, MAX_LISTED - 1).join(', ')} and ${items.length - (MAX_LISTED - 1)} more`;
+}
+
+/** A delta's field as segments (the protocol's reading; none for a field the diff would not write). */
+function segmentsOf(field: string): string[] {
+  return fieldSegments(field) ?? [];
 }
