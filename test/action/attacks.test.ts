@@ -14,9 +14,9 @@ import { commentMarker } from '../../src/github/sticky.js';
 import { renderLockfile } from '../../src/contract/lockfile.js';
 import { ENTRY_KINDS } from '../../src/contract/model.js';
 import { normalizeCapture } from '../../src/contract/normalize.js';
-import { compileInventory, type Inventory } from './fixtures.js';
-import { GitHubMock } from './github-mock.js';
-import { EXAMPLE, GitRepo, pullRequestPayload, removeScratch, runAction, workflowCommands, type ActionRun, type RunOptions } from './harness.js';
+import { setUpActionSuite, type Inventory } from './fixtures.js';
+import type { GitHubMock } from './github-mock.js';
+import { EXAMPLE, GitRepo, pullRequestPayload, runAction, workflowCommands, type ActionRun, type RunOptions } from './harness.js';
 
 const PR = 7;
 const LOCK = 'mcp-contracts.lock.json';
@@ -31,25 +31,25 @@ let reached = 0;
 let listenerUrl = '';
 const outside = mkdtempSync(join(tmpdir(), 'mcg-outside-'));
 
+setUpActionSuite((i, m) => {
+  [inventory, mock] = [i, m];
+});
+
 beforeAll(async () => {
-  [inventory, mock] = await Promise.all([compileInventory(), new GitHubMock().start()]);
   listener = createServer((_req, res) => {
     reached++;
     res.writeHead(500).end();
   });
   await new Promise<void>((done) => listener.listen(0, '127.0.0.1', done));
   listenerUrl = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/mcp`;
-}, 120_000);
+});
 
 afterAll(async () => {
-  await mock?.stop();
   await new Promise((done) => listener?.close(done));
-  removeScratch();
   rmSync(outside, { recursive: true, force: true });
 });
 
 beforeEach(() => {
-  mock.reset();
   reached = 0;
 });
 

@@ -4,11 +4,11 @@
  * cannot be reviewed replaces it with why (instead of leaving an older commit's verdict
  * standing), and the next good push puts the review back.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { commentMarker } from '../../src/github/sticky.js';
-import { compileInventory, type Inventory } from './fixtures.js';
-import { GitHubMock } from './github-mock.js';
-import { EXAMPLE, GitRepo, pullRequestPayload, removeScratch, runAction } from './harness.js';
+import { setUpActionSuite, type Inventory } from './fixtures.js';
+import type { GitHubMock } from './github-mock.js';
+import { EXAMPLE, GitRepo, pullRequestPayload, runAction } from './harness.js';
 
 const PR = 7;
 const LOCK = 'mcp-contracts.lock.json';
@@ -19,16 +19,9 @@ const RUN = 'https://github.com/acme/tools/actions/runs/1';
 let inventory: Inventory;
 let mock: GitHubMock;
 
-beforeAll(async () => {
-  [inventory, mock] = await Promise.all([compileInventory(), new GitHubMock().start()]);
-}, 120_000);
-
-afterAll(async () => {
-  await mock?.stop();
-  removeScratch();
+setUpActionSuite((i, m) => {
+  [inventory, mock] = [i, m];
 });
-
-beforeEach(() => mock.reset());
 
 /** A pull request whose head moves on with each `push`; `run` reviews the current head. */
 function pullRequest(base: Record<string, string>) {

@@ -4,12 +4,12 @@
  * speaking the GitHub REST endpoints it uses.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { renderArtifact } from '../../src/report/index.js';
 import { commentMarker } from '../../src/github/sticky.js';
-import { compileInventory, type Inventory } from './fixtures.js';
-import { GitHubMock } from './github-mock.js';
-import { EXAMPLE, GitRepo, pullRequestPayload, removeScratch, runAction, type RunOptions } from './harness.js';
+import { setUpActionSuite, type Inventory } from './fixtures.js';
+import type { GitHubMock } from './github-mock.js';
+import { EXAMPLE, GitRepo, pullRequestPayload, runAction, type RunOptions } from './harness.js';
 
 const PR = 7;
 const LOCK = 'mcp-contracts.lock.json';
@@ -19,17 +19,10 @@ const V2 = `node ${EXAMPLE('v2')}`;
 let inventory: Inventory;
 let mock: GitHubMock;
 
-beforeAll(async () => {
-  // dist/ was rebuilt from the current sources by the global setup.
-  [inventory, mock] = await Promise.all([compileInventory(), new GitHubMock().start()]);
-}, 120_000);
-
-afterAll(async () => {
-  await mock?.stop();
-  removeScratch();
+// dist/ was rebuilt from the current sources by the global setup.
+setUpActionSuite((i, m) => {
+  [inventory, mock] = [i, m];
 });
-
-beforeEach(() => mock.reset());
 
 /** A repository whose base commit has `base` and whose checked-out head has `head`. */
 function pullRequest(base: Record<string, string>, head: Record<string, string>, extra: Partial<Parameters<typeof pullRequestPayload>[0]> = {}) {

@@ -4,7 +4,9 @@ import { renderLockfile } from '../../src/contract/lockfile.js';
 import type { Contracts } from '../../src/contract/model.js';
 import { diffContracts } from '../../src/diff/index.js';
 import type { DiffReport } from '../../src/protocol/index.js';
-import { EXAMPLE } from './harness.js';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { GitHubMock } from './github-mock.js';
+import { EXAMPLE, removeScratch } from './harness.js';
 
 export interface Inventory {
   v1: Contracts;
@@ -29,4 +31,23 @@ export async function compileInventory(): Promise<Inventory> {
     lockSafe: renderLockfile(safe),
     report: await diffContracts(a.contracts, b.contracts),
   };
+}
+
+/**
+ * The setup every end-to-end file shares: the inventory's lockfiles and the GitHub API stand-in,
+ * made once (handed to `ready`), the stand-in reset before each test, and both it and the
+ * scratch repositories gone at the end.
+ */
+export function setUpActionSuite(ready: (inventory: Inventory, mock: GitHubMock) => void): void {
+  let mock: GitHubMock | undefined;
+  beforeAll(async () => {
+    const [inventory, started] = await Promise.all([compileInventory(), new GitHubMock().start()]);
+    mock = started;
+    ready(inventory, started);
+  }, 120_000);
+  afterAll(async () => {
+    await mock?.stop();
+    removeScratch();
+  });
+  beforeEach(() => mock?.reset());
 }

@@ -5,14 +5,14 @@
  * version-check).
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { readApprovalRecord, renderApprovalRecord } from '../../src/github/approval-record.js';
 import { commentMarker } from '../../src/github/sticky.js';
 import { renderLockfile } from '../../src/contract/lockfile.js';
 import type { Contracts } from '../../src/contract/model.js';
-import { compileInventory, type Inventory } from './fixtures.js';
-import { GitHubMock } from './github-mock.js';
-import { EXAMPLE, GitRepo, pullRequestPayload, removeScratch, runAction, type ActionRun } from './harness.js';
+import { setUpActionSuite, type Inventory } from './fixtures.js';
+import type { GitHubMock } from './github-mock.js';
+import { EXAMPLE, GitRepo, pullRequestPayload, runAction, type ActionRun } from './harness.js';
 
 const PR = 11;
 const LOCK = 'mcp-contracts.lock.json';
@@ -24,16 +24,9 @@ const TODAY = { MCP_CONTRACT_GUARD_TODAY: '2030-01-01' };
 let inventory: Inventory;
 let mock: GitHubMock;
 
-beforeAll(async () => {
-  [inventory, mock] = await Promise.all([compileInventory(), new GitHubMock().start()]);
-}, 120_000);
-
-afterAll(async () => {
-  await mock?.stop();
-  removeScratch();
+setUpActionSuite((i, m) => {
+  [inventory, mock] = [i, m];
 });
-
-beforeEach(() => mock.reset());
 
 /** A lockfile of `contracts` changed by `edit` (a version, a tool less), digests and all. */
 function lockOf(contracts: Contracts, edit: (c: Contracts) => void): string {
