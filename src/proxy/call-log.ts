@@ -1,9 +1,11 @@
 /**
  * `--log FILE`: one JSON line per `tools/call` the proxy saw through, appended as it is decided.
+ * The append is synchronous, before the answer it describes is sent: whoever reads the log after
+ * seeing an answer finds its line (a line is a few hundred bytes; one `write` per call).
  * Argument values stay out unless `--log-values`: they are the users' data. A log that cannot
  * be written is reported once and dropped; it never stops the session.
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 
 export type CallOutcome =
   /** Forwarded; the server answered without an error. */
@@ -29,28 +31,46 @@ export interface CallRecord {
 }
 
 export class CallLog {
-  private readonly stream: WriteStream;
-  private broken = false;
+  private fd: number | undefined;
 
   constructor(
-    path: string,
+    private readonly path: string,
     private readonly withValues: boolean,
-    warn: (message: string) => void,
+    private readonly warn: (message: string) => void,
   ) {
-    this.stream = createWriteStream(path, { flags: 'a' });
-    this.stream.on('error', (error) => {
-      if (!this.broken) warn(`cannot write the call log ${path} (${error.message}); calls are no longer logged.`);
-      this.broken = true;
-    });
+    try {
+      this.fd = openSync(path, 'a');
+    } catch (error) {
+      this.drop(error);
+    }
   }
 
   write(record: CallRecord, args: unknown): void {
-    if (this.broken) return;
+    if (this.fd === undefined) return;
     const line = { time: new Date().toISOString(), ...record, ...(this.withValues ? { arguments: args ?? {} } : {}) };
-    this.stream.write(`${JSON.stringify(line)}\n`);
+    try {
+      writeSync(this.fd, `${JSON.stringify(line)}\n`);
+    } catch (error) {
+      this.drop(error);
+    }
   }
 
-  close(): Promise<void> {
-    return new Promise((resolve) => this.stream.end(resolve));
+  close(): void {
+    if (this.fd === undefined) return;
+    closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  private drop(error: unknown): void {
+    this.warn(`cannot write the call log ${this.path} (${(error as Error).message}); calls are no longer logged.`);
+    const fd = this.fd;
+    this.fd = undefined;
+    if (fd !== undefined) {
+      try {
+        closeSync(fd);
+      } catch {
+        // Already failing: the warning above is what the user needs.
+      }
+    }
   }
 }

@@ -46,7 +46,7 @@ export async function runProxy(options: ProxyOptions, streams: ProxyStreams = pr
     return await runStdio(upstream(), relay, streams.input, streams.output, signal.received);
   } finally {
     signal.dispose();
-    await log?.close();
+    log?.close();
   }
 }
 

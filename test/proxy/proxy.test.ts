@@ -251,6 +251,23 @@ describe('proxy process handling', () => {
     expect(answers[2]?.result.content[0]?.text).toBe('P: 12');
   });
 
+  it('a --log it cannot write is reported once, and the session goes on', async () => {
+    const files = scratch();
+    try {
+      const proxy = new RawProxy(proxyArgs(['--log', files.dir], RAW_SERVER));
+      proxy.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } });
+      proxy.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      proxy.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'check_stock', arguments: { sku: 'P' } } });
+      proxy.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'check_stock', arguments: { sku: 'Q' } } });
+      expect(await proxy.close()).toBe(0);
+      const answers = proxy.lines.map((line) => JSON.parse(line) as { id: number; result: { content: Array<{ text: string }> } });
+      expect(answers.map((answer) => answer.result.content?.[0]?.text)).toEqual([undefined, 'P: 12', 'Q: 12']);
+      expect(proxy.stderr.match(/cannot write the call log .*EISDIR/g)).toHaveLength(1);
+    } finally {
+      files.remove();
+    }
+  });
+
   it('with --url, answers requests an unreachable server cannot with an error naming the address', async () => {
     const address = `http://127.0.0.1:${await freePort()}/mcp`;
     const proxy = new RawProxy(proxyArgs(['--url', address], []));
