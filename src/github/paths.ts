@@ -10,6 +10,7 @@ import { constants } from 'node:fs';
 import { lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UserError } from '../errors.js';
+import { decodedText } from '../files.js';
 
 /** A root the Action may use, as given (GITHUB_WORKSPACE) and with its symbolic links resolved. */
 export interface Root {
@@ -72,7 +73,7 @@ export async function readWorkspaceFile(path: string, roots: FileRoots, what: st
     if (!stats.isFile()) throw refuse('it is not a regular file');
     if (stats.nlink > 1) throw refuse('it has other hard links, so it may be a file outside the workspace under another name');
     if (stats.size > MAX_READ_BYTES) throw refuse(`it is ${stats.size} bytes, over the ${MAX_READ_BYTES}-byte limit`);
-    return await handle.readFile('utf8');
+    return decodedText(await handle.readFile());
   } finally {
     await handle.close();
   }
