@@ -38,7 +38,7 @@ describe('healing that succeeds without help', () => {
   it('slow start: waited for on the same process, within twice the timeout; the report gives the timeout to use', async () => {
     const result = await compileContracts(command([node, fixture('slow-start.mjs'), TAG], { env: { SLOW_START_MS: '1500' } }, 1200));
     expect(categories(result)).toEqual(['timeout', 'captured']);
-    expect(result.healing!.attempts[0]!.fixApplied).toMatch(/^kept waiting on the same process past the 1\.2 s timeout \(a slow start\): it answered after (1\.\d|2\.[0-3]) s$/);
+    expect(result.healing!.attempts[0]!.fixApplied).toMatch(/^kept waiting on the same process past the 1\.2 s timeout \(a slow start\): it answered after (1\.\d|2\.[0-4]) s$/);
     const healed = result.healing!.healedSource!;
     expect(healed.timeoutMs % 1000).toBe(0);
     expect(healed.timeoutMs).toBeGreaterThanOrEqual(3000);
@@ -146,7 +146,8 @@ describe('healing that stops with guidance', () => {
     const error = await healingFailure(command([node, fixture('never-answers.mjs'), TAG], {}, 300));
     expect(categories(error)).toEqual(['timeout']);
     expect(error.report.totalMs).toBeLessThan(2.5 * 300 + 2000);
-    expect(error.message).toContain('did not answer initialize within 0.3 s, nor in the 0.3 s more it was waited for as a slow start');
+    // About 0.3 s more: a timer may fire a little late on a busy machine.
+    expect(error.message).toMatch(/did not answer initialize within 0\.3 s, nor in the 0\.[3-9] s more it was waited for as a slow start/);
     expect(error.userActionNeeded).toContain('start-up gets up to 2 × --timeout, 0.6 s now');
   });
 

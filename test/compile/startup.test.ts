@@ -20,8 +20,10 @@ describe('the start-up budget', () => {
     const result = await startCli(['compile', '--command', `node ${fixture('never-answers.mjs')}`, '--timeout', '1']).done;
     expect(result.code).toBe(2);
     expect(result.ms).toBeLessThan(2.5 * 1000 + SLACK_MS);
-    // The second wait is what is left of the 2 × --timeout budget: about 1 s, less on a busy machine.
-    expect(result.stderr).toMatch(/did not answer initialize within 1 s, nor in the (0\.\d|1) s more it was waited for as a slow start/);
+    // The second wait is what is left of the 2 × --timeout budget: about 1 s (timers fire a little late on a busy machine).
+    const more = /did not answer initialize within 1 s, nor in the (\d+(?:\.\d)?) s more it was waited for as a slow start/.exec(result.stderr);
+    expect(Number(more?.[1])).toBeGreaterThan(0);
+    expect(Number(more?.[1])).toBeLessThanOrEqual(1.5);
     expect(result.stderr).toContain('start-up gets up to 2 × --timeout, 2 s now');
   });
 
@@ -30,8 +32,13 @@ describe('the start-up budget', () => {
     expect(result.code).toBe(0);
     expect(result.ms).toBeLessThan(2.5 * 2000 + SLACK_MS);
     expect(result.stderr).toContain('no answer after 2.0 s; the server looks like it is still starting');
-    expect(result.stderr).toMatch(/healed after 2 attempts: kept waiting on the same process past the 2 s timeout \(a slow start\): it answered after 2\.\d s\./);
-    expect(result.stderr).toMatch(/To make it work the first time, use: .* --timeout [45]\n/);
+    // When it answered depends on how fast node starts here (2.5 s plus that); the advice follows from it.
+    const answered = /healed after 2 attempts: kept waiting on the same process past the 2 s timeout \(a slow start\): it answered after (\d+\.\d) s\./.exec(result.stderr);
+    const advised = /To make it work the first time, use: .* --timeout (\d+)\n/.exec(result.stderr);
+    expect(Number(answered?.[1])).toBeGreaterThanOrEqual(2.5);
+    // Half again the start, rounded up to whole seconds (from the unrounded time, hence the 0.1 s).
+    expect(Number(advised?.[1])).toBeGreaterThanOrEqual(Number(answered?.[1]) * 1.5 - 0.1);
+    expect(Number(advised?.[1])).toBeLessThan(Number(answered?.[1]) * 1.5 + 1);
     expect(result.stdout).toContain('ping');
   });
 
