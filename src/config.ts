@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { splitCommand } from './compile/argv.js';
@@ -8,6 +7,7 @@ import { CLIENT_CAPABILITIES, DEFAULT_TIMEOUT_MS, clientCapabilitiesOf, shellQuo
 import { LOCKFILE_NAME } from './contract/lockfile.js';
 import type { SeverityOverrides } from './diff/rules.js';
 import { UserError } from './errors.js';
+import { readTextIfExists } from './files.js';
 import { SEVERITIES } from './protocol/report.js';
 import { isRuleKind } from './protocol/kinds.js';
 
@@ -108,12 +108,8 @@ export interface Config {
 
 /** Read and validate a config file; paths inside it are relative to the file. */
 export async function loadConfig(path: string): Promise<Config> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new UserError(`Could not read the config file ${path}: ${(error as Error).message}.`);
-  }
+  const text = await readTextIfExists(path, 'the config file');
+  if (text === undefined) throw new UserError(`The config file ${path} does not exist.`);
   return parseConfig(text, path);
 }
 

@@ -105,12 +105,14 @@ export function parseCli(argv: string[], isTty: boolean): CliArgs {
   try {
     parsed = parseArgs({ args: argv, options: PARSER_OPTIONS, allowPositionals: true, strict: true, tokens: true });
   } catch (error) {
-    throw new UserError(`${(error as Error).message.replace(/\. To specify a positional argument.*$/s, '.')} Run "mcp-contract-guard --help" for the options.`);
+    // Node's messages end without a period when they name a missing value ("… argument missing").
+    const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '.').replace(/([^.])$/, '$1.');
+    throw new UserError(`${message} Run "mcp-contract-guard --help" for the options.`);
   }
   const values = parsed.values as ParsedFlags;
   const [first, ...positionals] = parsed.positionals;
   if (first !== undefined && !Object.hasOwn(COMMANDS, first)) {
-    throw new UserError(`Unknown command "${first}". The commands are: ${Object.keys(COMMANDS).join(', ')}. Run "mcp-contract-guard --help" for details.`);
+    throw new UserError(`Unknown command "${first}". The commands are: ${[...Object.keys(COMMANDS), 'proxy'].join(', ')}. Run "mcp-contract-guard --help" for details.`);
   }
   const command = first as CommandName | undefined;
   const args: CliArgs = {
@@ -202,7 +204,7 @@ export function sourceFromFlags(args: CliArgs, cwd: string): ContractSource | un
 function parseTimeout(value: string | undefined): number {
   if (value === undefined) return DEFAULT_TIMEOUT_MS;
   const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) throw new UserError(`--timeout is in seconds, between 0 and 3600; got "${value}".`);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) throw new UserError(`--timeout is in seconds, more than 0 and at most 3600; got "${value}".`);
   return Math.round(seconds * 1000);
 }
 

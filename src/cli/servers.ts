@@ -43,7 +43,9 @@ export async function compileTarget(context: CommandContext, target: Target): Pr
 export function lockCommand(context: CommandContext, target: Target): string {
   if (target.name !== 'default') {
     const config = context.args.flags.config === undefined ? '' : ` --config ${context.args.flags.config}`;
-    return `mcp-contract-guard lock --server ${target.name}${config}`;
+    // An explicit --lockfile replaced the config's for this run: the lock that fixes it must write there too.
+    const lockfile = context.args.flags.lockfile === undefined ? '' : ` --lockfile ${context.display(target.lockfile)}`;
+    return `mcp-contract-guard lock --server ${target.name}${config}${lockfile}`;
   }
   const lockfile = context.display(target.lockfile);
   return `mcp-contract-guard lock ${sourceFlags(target.source)}${lockfile === 'mcp-contracts.lock.json' ? '' : ` --lockfile ${lockfile}`}`;

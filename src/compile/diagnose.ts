@@ -232,7 +232,9 @@ const DETECTORS: Detector[] = [
       evidence.transport === 'http' && evidence.exitCode === 0
         ? ' A command that returns while its server keeps running in the background (a daemon, docker run -d) cannot be captured this way: start the server before mcp-contract-guard and give only --url.'
         : '';
-    return { category: 'crashed', confidence: 0.6, explanation: `The server ${how} ${when}.${daemon}${stderrExcerpt(evidence)}` };
+        // Said when there is nothing to quote, so no one looks for a log that was never written.
+    const stderr = stderrExcerpt(evidence) || ' It wrote nothing on stderr.';
+    return { category: 'crashed', confidence: 0.6, explanation: `The server ${how} ${when}.${daemon}${stderr}` };
   },
 ];
 
@@ -285,8 +287,21 @@ export function looksSlowToStart(evidence: AttemptEvidence): boolean {
   return evidence.strayStdout.length === 0 && !evidence.pollutedStdout && evidence.announcedUrl === undefined;
 }
 
+/** A line of a JavaScript or Java stack trace ("    at main (server.js:3:9)"). */
+const STACK_FRAME = /^\s+at\s/;
+/** The line that names a thrown error ("TypeError: x is not a function", "java.io.IOException: …"). */
+const ERROR_LINE = /^(?:Uncaught )?[A-Za-z_$][\w$.]*(?:Error|Exception)\b/;
+
+/**
+ * The last lines the server wrote on stderr, without stack frames: an uncaught exception in
+ * Node prints its message and then a dozen frames, so the plain tail would quote frames only.
+ * The error's own line is kept even when more lines follow it.
+ */
 function stderrExcerpt(evidence: AttemptEvidence): string {
-  const tail = evidence.stderrTail.slice(-6);
+  const lines = evidence.stderrTail.filter((line) => line.trim() !== '' && !STACK_FRAME.test(line));
+  let tail = lines.slice(-6);
+  const errorLine = lines.findLast((line) => ERROR_LINE.test(line));
+  if (errorLine !== undefined && !tail.includes(errorLine)) tail = [errorLine, '…', ...lines.slice(-4)];
   if (tail.length === 0) return '';
   return ` Its last stderr lines:\n${tail.map((l) => `    ${l}`).join('\n')}`;
 }

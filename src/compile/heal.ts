@@ -100,7 +100,10 @@ const FIXERS: Record<FailureCategory, Fixer> = {
 
   'missing-build-output'(diagnosis, source) {
     const cwd = source.kind === 'command' ? (source.cwd ?? process.cwd()) : process.cwd();
-    return { userAction: `Build the server before capturing it: run \`${buildCommand(cwd)}\` (in CI, as a step before this one), so that ${diagnosis.missingPath} exists.` };
+    const command = buildCommand(cwd);
+    // Backticks only around a command to type; the generic advice is a description, not one.
+    const step = command === GENERIC_BUILD_STEP ? GENERIC_BUILD_STEP : `\`${command}\``;
+    return { userAction: `Build the server before capturing it: run ${step} (in CI, as a step before this one), so that ${diagnosis.missingPath} exists.` };
   },
 
   'missing-env'(diagnosis, source) {
@@ -153,7 +156,7 @@ const FIXERS: Record<FailureCategory, Fixer> = {
     if (source.kind === 'command' && !source.url && !source.lenientStdout && diagnosis.pollutedStdout) {
       return { fix: { description: 'read JSON-RPC messages out of stdout lines that a logger had prefixed', source: { ...source, lenientStdout: true } } };
     }
-    return { userAction: `${diagnosis.explanation} Make the server speak MCP over stdio with nothing else on stdout, or give its HTTP address with --url.` };
+    return { userAction: 'Make the server speak MCP over stdio with nothing else on stdout (logs go to stderr), or give its HTTP address with --url.' };
   },
 
   'protocol-mismatch'() {
@@ -169,7 +172,7 @@ const FIXERS: Record<FailureCategory, Fixer> = {
     if (!retried && looksTransient(diagnosis)) {
       return { fix: { description: 'retried once: the crash looks transient (a busy resource or a network hiccup)', source } };
     }
-    return { userAction: 'Run the server by hand with the same command and fix what makes it exit; its stderr is quoted above.' };
+    return { userAction: 'Run the server by hand with the same command and fix what makes it exit.' };
   },
 
   unknown() {
@@ -274,10 +277,13 @@ function findUpwards(start: string, relative: string): string | undefined {
   }
 }
 
+/** What buildCommand says when no package.json script or tsconfig names the build. */
+const GENERIC_BUILD_STEP = 'the build step of the server';
+
 /** The build command a person would run, from the nearest package.json's scripts. */
 export function buildCommand(cwd: string): string {
   const manifest = findUpwards(cwd, 'package.json');
-  if (!manifest) return 'the build step of the server';
+  if (!manifest) return GENERIC_BUILD_STEP;
   const dir = dirname(manifest);
   let scripts: Record<string, string> = {};
   try {
@@ -289,6 +295,6 @@ export function buildCommand(cwd: string): string {
   const script = ['build', 'compile', 'prepare', 'tsc'].find((name) => scripts[name] !== undefined);
   if (script) return `${runner} ${script}`;
   if (existsSync(join(dir, 'tsconfig.json'))) return 'npx tsc';
-  return 'the build step of the server';
+  return GENERIC_BUILD_STEP;
 }
 

@@ -144,7 +144,7 @@ function bool(name: string, value: string): boolean {
 function parseTimeout(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) throw new UserError(`The input "timeout" is in seconds, between 0 and 3600; got "${value}".`);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) throw new UserError(`The input "timeout" is in seconds, more than 0 and at most 3600; got "${value}".`);
   return Math.round(seconds * 1000);
 }
 

@@ -180,6 +180,43 @@ describe('usage and compile errors', () => {
     const noisy = await cli(['compile', '--command', `node ${fixture('non-json-stdout.mjs')}`, '--timeout', '0.5', '--no-heal', '--quiet']);
     expect(noisy.code).toBe(2);
     expect(noisy.stderr).toContain('never a JSON-RPC message (first line: "Welcome to the weather server v2!")');
+    // Said once: "What to do" gives the action, not the explanation again.
+    expect(noisy.stderr.match(/never a JSON-RPC message/g)).toHaveLength(1);
+    expect(noisy.stderr).toContain('What to do: Make the server speak MCP over stdio with nothing else on stdout');
+  });
+
+  it('a server that throws: the error line is quoted, not only its stack frames; one that says nothing is said to', async () => {
+    const throws = join(dir, 'throws.mjs');
+    writeFileSync(throws, "function connect() { throw new TypeError('DATABASE_URL is malformed'); }\nconnect();\n");
+    const thrown = await cli(['compile', '--command', `node ${throws}`, '--quiet']);
+    expect(thrown.code).toBe(2);
+    expect(thrown.stderr).toContain("    TypeError: DATABASE_URL is malformed\n");
+    expect(thrown.stderr).not.toMatch(/^\s+at /m);
+    const silent = join(dir, 'silent-exit.mjs');
+    writeFileSync(silent, 'process.exit(5);\n');
+    const quiet = await cli(['compile', '--command', `node ${silent}`, '--quiet']);
+    expect(quiet.code).toBe(2);
+    expect(quiet.stderr).toContain('exited with code 5 before answering initialize. It wrote nothing on stderr.');
+    expect(quiet.stderr).not.toContain('quoted above');
+  });
+
+  it('a missing entry file outside any package: the advice names no command to type', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'mcg-nobuild-'));
+    const result = await cli(['compile', '--command', 'node dist/server.js', '--quiet'], { cwd: empty });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('What to do: Build the server before capturing it: run the build step of the server (in CI');
+  });
+
+  it('usage errors read as sentences: the commands include proxy, a missing value, a zero --timeout', async () => {
+    const unknown = await cli(['frobnicate']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe('error: Unknown command "frobnicate". The commands are: compile, lock, check, diff, changelog, proxy. Run "mcp-contract-guard --help" for details.\n');
+    const missing = await cli(['compile', '--format']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe('error: Option \'--format <value>\' argument missing. Run "mcp-contract-guard --help" for the options.\n');
+    const zero = await cli(['compile', '--command', 'node x.js', '--timeout', '0']);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toBe('error: --timeout is in seconds, more than 0 and at most 3600; got "0".\n');
   });
 
   it('a healed capture says which flags to commit', async () => {
@@ -218,6 +255,20 @@ describe('config file', () => {
     const unknown = await cli(['check', '--server', 'nope'], { cwd: repo });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('There is no server "nope" in');
+  });
+
+  it('a --lockfile given with --server is kept in the lock command it advises; a missing --config is named', async () => {
+    const repo = mkdtempSync(join(tmpdir(), 'mcg-config-'));
+    writeFileSync(join(repo, 'mcp-contract-guard.config.json'), JSON.stringify({ servers: { orders: { command: v1 }, other: { command: v2, lockfile: 'other.lock.json' } } }));
+    const missing = await cli(['check', '--server', 'orders', '--lockfile', 'elsewhere.lock.json', '--quiet'], { cwd: repo });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe('error: There is no lockfile at elsewhere.lock.json yet. Create it with: mcp-contract-guard lock --server orders --lockfile elsewhere.lock.json\n');
+    // The advice works: after it, the same check passes.
+    expect((await cli(['lock', '--server', 'orders', '--lockfile', 'elsewhere.lock.json', '--quiet'], { cwd: repo })).code).toBe(0);
+    expect((await cli(['check', '--server', 'orders', '--lockfile', 'elsewhere.lock.json', '--quiet'], { cwd: repo })).code).toBe(0);
+    const noConfig = await cli(['check', '--config', 'nope.json'], { cwd: repo });
+    expect(noConfig.code).toBe(2);
+    expect(noConfig.stderr).toBe(`error: The config file ${join(repo, 'nope.json')} does not exist.\n`);
   });
 
   it('reports an invalid config with the path of each problem', async () => {
