@@ -156,6 +156,10 @@ const FIXERS: Record<FailureCategory, Fixer> = {
     if (source.kind === 'command' && !source.url && !source.lenientStdout && diagnosis.pollutedStdout) {
       return { fix: { description: 'read JSON-RPC messages out of stdout lines that a logger had prefixed', source: { ...source, lenientStdout: true } } };
     }
+    // Reached over HTTP, it was the address that held no MCP endpoint: stdout is not the problem.
+    if (source.kind === 'url' || source.url !== undefined) {
+      return { userAction: "Point --url at the server's streamable-HTTP MCP endpoint (often /mcp), or capture the server over stdio (--command without --url) or from a tools/list dump (--file)." };
+    }
     return { userAction: 'Make the server speak MCP over stdio with nothing else on stdout (logs go to stderr), or give its HTTP address with --url.' };
   },
 

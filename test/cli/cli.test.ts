@@ -1,4 +1,6 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -198,6 +200,21 @@ describe('usage and compile errors', () => {
     expect(quiet.code).toBe(2);
     expect(quiet.stderr).toContain('exited with code 5 before answering initialize. It wrote nothing on stderr.');
     expect(quiet.stderr).not.toContain('quoted above');
+  });
+
+  it('a URL with no MCP endpoint (HTTP 404): the advice is about the address, not stdout', async () => {
+    const server = createServer((_request, response) => response.writeHead(404).end('Not Found'));
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const result = await cli(['compile', '--url', `http://127.0.0.1:${port}/wrong`, '--quiet']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('answered HTTP 404: no streamable-HTTP MCP endpoint there.');
+      expect(result.stderr).toContain("What to do: Point --url at the server's streamable-HTTP MCP endpoint (often /mcp)");
+      expect(result.stderr).not.toContain('nothing else on stdout');
+    } finally {
+      server.close();
+    }
   });
 
   it('a missing entry file outside any package: the advice names no command to type', async () => {
