@@ -50,7 +50,9 @@ function deltaLines(d: Delta, paint: (code: string, text: string) => string, max
 
 /** Whole entries added or removed carry their contract: the message says enough. */
 export function showValues(d: Delta): boolean {
-  return d.field !== '' && d.kind !== 'suspicious-text';
+  // Both null: a null default removed reads "(none) → (none)", a line that says nothing true.
+  const neither = (d.previous === null || d.previous === undefined) && (d.current === null || d.current === undefined);
+  return d.field !== '' && d.kind !== 'suspicious-text' && !neither;
 }
 
 function rank(severity: Severity | null): number {

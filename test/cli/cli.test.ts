@@ -136,6 +136,20 @@ describe('diff', () => {
     expect(JSON.parse(result.stdout).tools.echo.deltas[0].kind).toBe('tool-removed');
   });
 
+  it('a null default removed is said once, without a "(none) → (none)" line', async () => {
+    const reason = (extra: object) => ({ tools: [{ name: 'cancel', inputSchema: { type: 'object', properties: { reason: { type: ['string', 'null'], ...extra } } } }] });
+    const before = join(dir, 'null-default-before.json');
+    const after = join(dir, 'null-default-after.json');
+    writeFileSync(before, JSON.stringify(reason({ default: null })));
+    writeFileSync(after, JSON.stringify(reason({})));
+    for (const format of ['text', 'markdown']) {
+      const result = await cli(['diff', before, after, '--format', format]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('reason: default null removed.');
+      expect(result.stdout).not.toMatch(/\(none\)`? → `?\(none\)/);
+    }
+  });
+
   it('rejects a malformed dump file (exit 2)', async () => {
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, '{"tools": [');
