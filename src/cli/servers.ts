@@ -5,9 +5,10 @@
  */
 import { compileFile } from '../compile/dump.js';
 import type { Compiled, HealingFailedError } from '../compile/index.js';
-import { sourceFlags } from '../compile/source.js';
+import { shellQuote, sourceFlags } from '../compile/source.js';
 import { canonicalJson } from '../contract/canonical.js';
 import type { Target } from '../config.js';
+import { FLAGS, type CliArgs, type FlagName } from './args.js';
 import { formatError, type CommandContext } from './context.js';
 
 /**
@@ -78,9 +79,23 @@ function reportFailure(context: CommandContext, target: Target, error: unknown, 
   io.stderr(`${runSize > 1 ? text.replace(/^error: /, `error: server "${target.name}": `) : text}\n`);
   // Only the server pipeline fails to heal, so it is loaded when this is one.
   if (serverPipeline === undefined || !(error instanceof serverPipeline.HealingFailedError)) return;
-  if (target.name === 'default') io.stderr(`Then run again: mcp-contract-guard ${args.command} ${error.report.attempts.at(-1)?.flags ?? ''}\n`);
+  if (target.name === 'default') io.stderr(`Then run again: mcp-contract-guard ${args.command} ${error.report.attempts.at(-1)?.flags ?? ''}${ownFlagsOf(args)}\n`);
   // Machine readers of `--format json` get the diagnosis and every attempt, too.
   if (args.format === 'json' && runSize === 1) io.stdout(canonicalJson(failureJson(error), true));
+}
+
+/**
+ * The flags the user gave the command itself (--lockfile, --format, --fail-on…), as typed: an
+ * attempt records only its source's flags, and a rerun without them would check another lockfile.
+ */
+function ownFlagsOf(args: CliArgs): string {
+  let text = '';
+  for (const name of Object.keys(FLAGS) as FlagName[]) {
+    const value = args.flags[name];
+    if (FLAGS[name].scope !== 'command' || value === undefined || value === false) continue;
+    text += value === true ? ` --${name}` : ` --${name} ${shellQuote(String(value))}`;
+  }
+  return text;
 }
 
 function failureJson(error: HealingFailedError) {

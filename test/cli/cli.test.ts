@@ -201,6 +201,12 @@ describe('usage and compile errors', () => {
     expect(noisy.stderr).toContain('What to do: Make the server speak MCP over stdio with nothing else on stdout');
   });
 
+  it("the command to run again keeps the command's own flags (--lockfile, --fail-on), not only the source's", async () => {
+    const result = await cli(['check', '--command', `node ${fixture('exits-early.mjs')}`, '--lockfile', lockV1, '--fail-on', 'risky', '--quiet']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`Then run again: mcp-contract-guard check --command 'node ${fixture('exits-early.mjs')}' --lockfile ${lockV1} --fail-on risky\n`);
+  });
+
   it('a server that throws: the error line is quoted, not only its stack frames; one that says nothing is said to', async () => {
     const throws = join(dir, 'throws.mjs');
     writeFileSync(throws, "function connect() { throw new TypeError('DATABASE_URL is malformed'); }\nconnect();\n");
