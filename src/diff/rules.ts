@@ -549,7 +549,8 @@ export const RULES: Readonly<Record<RuleKind, Rule>> = deepFreezeRules({
       input: 'Calls that omit the argument now get different behaviour.',
       output: 'An annotation on a returned value; nothing is validated against it.',
     },
-    message: (f) => `${at(f)}default changed ${fromTo(f)}.`,
+    // Both defaults exist, so a null is the value null (Python's `= None`), not "none".
+    message: (f) => `${at(f)}default changed from ${show(f.previous)} to ${show(f.current)}.`,
   },
   'default-removed': {
     scope: 'schema', effect: 'neutral', severity: { input: R, output: C },

@@ -150,6 +150,17 @@ describe('diff', () => {
     }
   });
 
+  it('a default changed from null says null, not none', async () => {
+    const limit = (value: unknown) => ({ tools: [{ name: 'find', inputSchema: { type: 'object', properties: { limit: { type: ['integer', 'null'], default: value } } } }] });
+    const before = join(dir, 'default-null-before.json');
+    const after = join(dir, 'default-null-after.json');
+    writeFileSync(before, JSON.stringify(limit(null)));
+    writeFileSync(after, JSON.stringify(limit(5)));
+    const result = await cli(['diff', before, after]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('limit: default changed from null to 5.');
+  });
+
   it('rejects a malformed dump file (exit 2)', async () => {
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, '{"tools": [');
