@@ -13,7 +13,7 @@ import { summarizeContracts } from './contracts-text.js';
 import { CommandContext } from './context.js';
 import type { Review } from './review.js';
 import { compileTarget, forEachTarget, lockCommand } from './servers.js';
-import { resolveTargets } from './targets.js';
+import { configFileOf, resolveTargets } from './targets.js';
 
 /**
  * `check`: each server against its lockfile. The report and the exit code follow the same rule
@@ -58,7 +58,7 @@ export const run: Runner = async (args, io) => {
     if (drifted || args.format !== 'text') {
       io.stdout(await renderReport(report, args.format, { color: args.color, sarifFile: { path: lockfile, text: lockText } }));
     }
-    const verdict = verdictText(judgement, args.failOn);
+    const verdict = verdictText(judgement, args.failOn, configFileOf(context, config));
     if (verdict !== '') context.tell(`\n${verdict}`);
     if (drifted) {
       const advice = `If these changes are intended, update the lockfile: ${lockCommand(context, target)}\n`;

@@ -6,7 +6,7 @@ import { assertWritable, readTextIfExists } from '../files.js';
 import type { Runner } from './commands.js';
 import { CommandContext } from './context.js';
 import { expiredEntryNotes, judge, renderReport, verdictText, writeArtifact } from './review.js';
-import { configOf } from './targets.js';
+import { configFileOf, configOf } from './targets.js';
 
 /**
  * `diff OLD NEW`: two files (lockfiles or dumps), never a server: only the file reader and the
@@ -25,7 +25,7 @@ export const run: Runner = async (args, io) => {
   // SARIF results point at the lines of the new file.
   const sarifText = args.format === 'sarif' ? await readTextIfExists(newPath, 'the file') : undefined;
   io.stdout(await renderReport(report, args.format, { color: args.color, sarifFile: { path: args.positionals[1]!, text: sarifText } }));
-  const verdict = verdictText(judgement, args.failOn);
+  const verdict = verdictText(judgement, args.failOn, configFileOf(context, config));
   if (verdict !== '') context.tell(`\n${verdict}`);
   await writeArtifact(context, report);
   for (const note of expiredEntryNotes([review], allow)) context.warn(note);

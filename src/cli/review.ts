@@ -48,7 +48,8 @@ export function expiredEntryNotes(reviews: Review[], allow: AllowEntry[]): strin
 }
 
 /** The accepted changes and the gate's verdict, as text lines ('' when there was no change). */
-export function verdictText({ gate, acceptedBy }: Judgement, failOn: FailOn): string {
+/** `configFile` is the config file the allow list goes in, as the user would type it. */
+export function verdictText({ gate, acceptedBy }: Judgement, failOn: FailOn, configFile: string): string {
   const lines: string[] = [];
   if (gate.accepted.length > 0) {
     lines.push(`Accepted by the allow list (${gate.accepted.length}):`);
@@ -69,7 +70,7 @@ export function verdictText({ gate, acceptedBy }: Judgement, failOn: FailOn): st
       for (const located of gate.blocking.slice(0, MAX_LISTED)) lines.push(`  ${deltaLine(located)}`);
       if (n > MAX_LISTED) lines.push(`  … and ${n - MAX_LISTED} more (--format json lists every fingerprint)`);
       // With a date within the horizon, so that the entry works as typed.
-      lines.push(`To accept one, add {"fingerprint": "…", "reason": "why it is safe", "expires": "${offeredExpiry(today())}"} to "allow" in mcp-contract-guard.config.json.`);
+      lines.push(`To accept one, add {"fingerprint": "…", "reason": "why it is safe", "expires": "${offeredExpiry(today())}"} to "allow" in ${configFile}.`);
       break;
     }
     case 'accepted':

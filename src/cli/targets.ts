@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
 import type { Config, Target } from '../config.js';
-import { findConfig } from '../config-location.js';
+import { CONFIG_NAME, findConfig } from '../config-location.js';
 import { LOCKFILE_NAME } from '../contract/lockfile.js';
 import { UserError } from '../errors.js';
 import { flagsOf, sourceFromFlags, type CliArgs } from './args.js';
+import type { CommandContext } from './context.js';
 
 /**
  * The servers a command runs on: the one the source flags describe, or else the config file's
@@ -37,6 +38,11 @@ export async function resolveTargets(args: CliArgs, cwd: string): Promise<{ targ
     return { targets: [{ ...(targets[0] as Target), lockfile }], config };
   }
   return { targets, config };
+}
+
+/** The config file an allow-list entry goes in: the one read (--config, or found), else the default name. */
+export function configFileOf(context: CommandContext, config: Config | undefined): string {
+  return config === undefined ? CONFIG_NAME : context.display(config.path);
 }
 
 /**

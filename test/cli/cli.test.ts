@@ -161,6 +161,15 @@ describe('diff', () => {
     expect(result.stdout).toContain('limit: default changed from null to 5.');
   });
 
+  it('a blocked gate tells to add the allow entry to the config file in use (--config), not the default name', async () => {
+    const config = join(dir, 'gate-config.json');
+    writeFileSync(config, JSON.stringify({ allow: [] }));
+    const result = await cli(['diff', lockV1, lockV2, '--config', config]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(`to "allow" in ${config}.\n`);
+    expect(result.stdout).not.toContain('mcp-contract-guard.config.json');
+  });
+
   it('rejects a malformed dump file (exit 2)', async () => {
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, '{"tools": [');
