@@ -112,6 +112,7 @@ export function parseCli(argv: string[], isTty: boolean): CliArgs {
   const values = parsed.values as ParsedFlags;
   const [first, ...positionals] = parsed.positionals;
   if (first !== undefined && !Object.hasOwn(COMMANDS, first)) {
+    // `proxy` never gets here: main.ts hands it its own argv before this parser runs.
     throw new UserError(`Unknown command "${first}". The commands are: ${[...Object.keys(COMMANDS), 'proxy'].join(', ')}. Run "mcp-contract-guard --help" for details.`);
   }
   const command = first as CommandName | undefined;

@@ -232,7 +232,7 @@ const DETECTORS: Detector[] = [
       evidence.transport === 'http' && evidence.exitCode === 0
         ? ' A command that returns while its server keeps running in the background (a daemon, docker run -d) cannot be captured this way: start the server before mcp-contract-guard and give only --url.'
         : '';
-        // Said when there is nothing to quote, so no one looks for a log that was never written.
+    // Said when there is nothing to quote, so no one looks for a log that was never written.
     const stderr = stderrExcerpt(evidence) || ' It wrote nothing on stderr.';
     return { category: 'crashed', confidence: 0.6, explanation: `The server ${how} ${when}.${daemon}${stderr}` };
   },
