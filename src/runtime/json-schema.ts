@@ -87,6 +87,28 @@ export function discriminatorOf(root: JsonSchema): string | undefined {
   return discriminatorOfBranches(branchesOf(schema), (branch) => resolveRef(root, branch)) ?? undefined;
 }
 
+/**
+ * The `oneOf`/`anyOf` list at `pointer` (a validator's schema path, `#/properties/method/oneOf`):
+ * the index of the branch whose constant properties match `value` (none when no branch is
+ * picked that way), the property that discriminates the branches, and each branch's value of it.
+ */
+export function unionAt(root: JsonSchema, pointer: string, value: unknown): { chosen: number | undefined; discriminator: string | undefined; values: unknown[] } | undefined {
+  const branches = lookupPointer(root, pointer);
+  if (!Array.isArray(branches) || branches.length === 0) return undefined;
+  const picked = pickBranch(root, { oneOf: branches }, value);
+  const chosen = picked === undefined ? -1 : branches.findIndex((branch) => resolveRef(root, branch) === picked);
+  const discriminator = discriminatorOfBranches(branches, (branch) => resolveRef(root, branch)) ?? undefined;
+  const values: unknown[] = [];
+  if (discriminator !== undefined) {
+    for (const branch of branches) {
+      const properties = resolveRef(root, branch)?.properties;
+      const constant = isSchema(properties) ? constOf(resolveRef(root, properties[discriminator])) : undefined;
+      if (constant !== undefined) values.push(constant.value);
+    }
+  }
+  return { chosen: chosen === -1 ? undefined : chosen, discriminator, values };
+}
+
 /** The subschema describing the argument at `path`, choosing union branches by `args`. */
 export function schemaAt(root: JsonSchema, path: ArgPath, args: unknown): JsonSchema | undefined {
   let schema = resolveRef(root, root);
@@ -384,8 +406,9 @@ export function exampleFor(root: JsonSchema, schema: unknown, hint: unknown, dep
   }
   const branches = branchesOf(resolved);
   if (branches.length > 0) {
+    // The branch the caller chose, or none: an example of another branch would switch its call to that one.
     const preferred = pickBranch(root, resolved, hint);
-    for (const branch of preferred !== undefined ? [preferred, ...branches] : branches) {
+    for (const branch of preferred !== undefined ? [preferred] : branches) {
       const value = exampleFor(root, branch, hint, depth + 1);
       if (value !== undefined) return value;
     }

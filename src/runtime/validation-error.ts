@@ -14,6 +14,7 @@ import {
   rangePhrase,
   sampleString,
   schemaAt,
+  unionAt,
   withoutText,
   type ArgPath,
   type JsonSchema,
@@ -208,7 +209,7 @@ export function formatValidationError(issues: readonly ValidationIssue[] | null 
   const flagged = flaggedTextOf(deltas);
   const schema = isSchema(options.schema) ? options.schema : undefined;
   const context: Context = { args: options.args, root: schema === undefined ? undefined : withoutText(schema, flagged), renames: renamesOf(deltas), flagged };
-  const normalized = (issues ?? []).map((issue) => normalizeIssue(issue, context.args));
+  const normalized = narrowUnionErrors(issues ?? [], context.root, context.args).map((issue) => withoutFlaggedValues(normalizeIssue(issue, context.args), flagged));
   if (normalized.length === 0) normalized.push({ kind: 'other', path: [], message: 'The arguments were rejected.' });
 
   let open = '<validation_error';
@@ -328,6 +329,47 @@ function valueAt(args: unknown, path: ArgPath): unknown {
 // ---------------------------------------------------------------------------------------------
 // Normalization
 
+/**
+ * ajv reports a `oneOf`/`anyOf` no branch matched with the errors of every branch, which
+ * contradict each other (`type` must be "card", `type` must be "bank"; `cvc` is missing, `iban`
+ * is missing). When a constant property tells the branches apart (a discriminated union), a
+ * value that picks a branch keeps only that branch's errors, and one that picks none is
+ * reported as that property: missing, or not one of the branches' values.
+ */
+function narrowUnionErrors(issues: readonly ValidationIssue[], root: JsonSchema | undefined, args: unknown): readonly ValidationIssue[] {
+  const unions = issues.filter(
+    (issue): issue is AjvErrorFields & { schemaPath: string } =>
+      ((issue as AjvErrorLike).keyword === 'oneOf' || (issue as AjvErrorLike).keyword === 'anyOf') && typeof (issue as AjvErrorLike).schemaPath === 'string',
+  );
+  if (root === undefined || unions.length === 0) return issues;
+  let narrowed: ValidationIssue[] = [...issues];
+  for (const union of unions) {
+    if (!narrowed.includes(union)) continue;
+    const prefix = `${union.schemaPath}/`;
+    const inBranch = (issue: ValidationIssue) => typeof (issue as AjvErrorLike).schemaPath === 'string' && ((issue as AjvErrorLike).schemaPath as string).startsWith(prefix);
+    const path = pointerPath(union.instancePath, args);
+    const value = valueAt(args, path);
+    const found = isSchema(value) ? unionAt(root, union.schemaPath, value) : undefined;
+    if (found === undefined) continue;
+    if (found.chosen !== undefined) {
+      const own = `${prefix}${found.chosen}/`;
+      const kept = narrowed.filter((issue) => issue !== union && (!inBranch(issue) || ((issue as AjvErrorLike).schemaPath as string).startsWith(own)));
+      // A value matching no branch but the one it picks has that branch's errors to fix.
+      if (kept.some(inBranch)) narrowed = kept;
+    } else if (found.discriminator !== undefined && found.values.length > 0) {
+      const discriminator: ZodIssueLike = { code: 'invalid_union_discriminator', path: [...path, found.discriminator], message: union.message ?? '', options: found.values };
+      narrowed = narrowed.flatMap((issue) => (issue === union ? [discriminator] : inBranch(issue) ? [] : [issue]));
+    }
+  }
+  return narrowed;
+}
+
+/** An issue's allowed values without the text the contract lint flagged (the validator reports the schema as it is). */
+function withoutFlaggedValues(issue: FieldIssue, flagged: ReadonlySet<string>): FieldIssue {
+  if (issue.values === undefined || flagged.size === 0) return issue;
+  return { ...issue, values: issue.values.filter((value) => !(typeof value === 'string' && flagged.has(value))) };
+}
+
 function normalizeIssue(issue: ValidationIssue, args: unknown): FieldIssue {
   if (typeof (issue as ZodIssueLike).code === 'string' && Array.isArray((issue as ZodIssueLike).path)) {
     return normalizeZodIssue(issue as ZodIssueFields, args);
@@ -384,14 +426,16 @@ function normalizeZodIssue(issue: ZodIssueFields, args: unknown): FieldIssue {
     }
     case 'unrecognized_keys':
       return { ...base, kind: 'unknown_keys', keys: Array.isArray(issue.keys) ? issue.keys.map(String) : [] };
-    case 'invalid_union_discriminator': // zod 3
-      return { ...base, kind: 'union', values: Array.isArray(issue.options) ? issue.options : [], discriminator: String(path.at(-1) ?? '') };
+    case 'invalid_union_discriminator': {
+      // zod 3
+      const values = Array.isArray(issue.options) ? issue.options : [];
+      return { ...base, kind: absent ? 'missing' : 'union', values, discriminator: String(path.at(-1) ?? '') };
+    }
     case 'invalid_union': {
       if (typeof issue.discriminator === 'string') {
         // zod 4 discriminated union with no matching branch.
         const values = Array.isArray(issue.options) ? issue.options : [];
-        if (absent) return { ...base, kind: 'missing', values };
-        return { ...base, kind: 'union', values, discriminator: issue.discriminator };
+        return { ...base, kind: absent ? 'missing' : 'union', values, discriminator: issue.discriminator };
       }
       const expected = unionExpectations(issue);
       return { ...base, kind: 'union', ...(expected.length > 0 ? { expectedType: expected.join(' | ') } : {}) };
@@ -570,8 +614,10 @@ function problemOf(issue: FieldIssue): string {
  * what the issue reports.
  */
 function expectedText(issue: FieldIssue, root: JsonSchema | undefined, schema: JsonSchema | undefined): string | undefined {
-  const described = root === undefined ? undefined : describeSchema(root, schema);
   const reported = issueExpectation(issue);
+  // The schema at a union's discriminator is one branch's constant; the issue lists every branch's.
+  if (issue.discriminator !== undefined && issue.values !== undefined && issue.values.length > 0) return reported;
+  const described = root === undefined ? undefined : describeSchema(root, schema);
   return described !== undefined && (reported === undefined || schemaStates(issue, schema)) ? described : reported;
 }
 

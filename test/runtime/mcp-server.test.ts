@@ -58,6 +58,18 @@ function createV2Server(options?: { maxToolInputElements?: number }): McpServer 
     },
     async (args) => ({ content: [{ type: 'text', text: `ok ${JSON.stringify(args)}` }] }),
   );
+  server.registerTool(
+    'pay',
+    {
+      inputSchema: {
+        method: z.discriminatedUnion('type', [
+          z.object({ type: z.literal('card'), number: z.string().regex(/^\d{16}$/) }),
+          z.object({ type: z.literal('bank'), iban: z.string() }),
+        ]),
+      },
+    },
+    async ({ method }) => ({ content: [{ type: 'text', text: `paid by ${method.type}` }] }),
+  );
   server.registerTool('get_stock', { inputSchema: { sku: z.string().min(1) } }, async ({ sku }) => ({ content: [{ type: 'text', text: `${sku}: 12` }] }));
   server.registerTool('refuse', { inputSchema: { id: z.string() } }, async () => toolError('NotFound', { message: 'No such order.' }));
   server.registerTool('crash', { inputSchema: { id: z.string() } }, async () => {
@@ -175,6 +187,17 @@ describe('withSelfHealing on a real McpServer', () => {
     expect(text).not.toContain('action="createAll"');
     // SDK 1.32 lists a union's input schema as an empty object: the line says what the SDK's message does.
     expect(text).toContain('<field name="email">Missing. Expected: string.</field>');
+  });
+
+  it("names every value of a discriminated union's discriminator, and says when it is missing", async () => {
+    const client = await healed();
+    const call = async (method: Record<string, unknown>) => textOf(await client.callTool({ name: 'pay', arguments: { method } }));
+    // The schema at method.type is one branch's constant ("card"): the line lists both branches'.
+    expect(await call({ type: 'paypal', email: 'a@b.c' })).toContain(
+      '<field name="method.type">Not an allowed value. You sent: "paypal". Expected: one of "card", "bank".</field>',
+    );
+    expect(await call({ iban: 'DE89' })).toContain('<field name="method.type">Missing. Expected: one of "card", "bank".</field>');
+    expect(await call({ type: 'bank', iban: 'DE89' })).toBe('paid by bank');
   });
 
   it('uses resolveAction when given', async () => {
