@@ -241,8 +241,13 @@ export function describeSchema(root: JsonSchema, schema: JsonSchema | undefined)
   }
   // `type: ["string", "number"]` is how converters write a union of primitives.
   const types = Array.isArray(schema.type) ? schema.type.filter((t): t is string => typeof t === 'string') : [type];
-  const head = type === 'array' && isSchema(schema.items) ? `array of ${describeSchema(root, resolveRef(root, schema.items)) ?? 'values'}` : type;
+  const item = type === 'array' && isSchema(schema.items) ? (describeSchema(root, resolveRef(root, schema.items)) ?? 'values') : undefined;
+  // An item's own constraints in parentheses, so they do not read as the array's.
+  const head = item === undefined ? type : `array of ${item.includes(' with ') ? `(${item})` : item}`;
   const parts: string[] = [[head, ...types.filter((t) => t !== type)].join(' or ')];
+  // What a missing or mistyped object must hold: its required members, by name (their own lines say the rest).
+  const required = type === 'object' && Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : [];
+  if (required.length > 0) parts.push(`with required properties ${listValues(required, 10)}`);
   if (typeof schema.format === 'string') parts.push(`in ${schema.format} format`);
   const range = rangePhrase(schema);
   if (range !== undefined) parts.push(range);

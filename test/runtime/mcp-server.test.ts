@@ -59,6 +59,16 @@ function createV2Server(options?: { maxToolInputElements?: number }): McpServer 
     async (args) => ({ content: [{ type: 'text', text: `ok ${JSON.stringify(args)}` }] }),
   );
   server.registerTool(
+    'ship',
+    {
+      inputSchema: {
+        address: z.object({ street: z.string(), city: z.string(), zip: z.string().optional() }),
+        parcels: z.array(z.object({ weight: z.number().positive() })).min(1),
+      },
+    },
+    async () => ({ content: [{ type: 'text', text: 'shipped' }] }),
+  );
+  server.registerTool(
     'pay',
     {
       inputSchema: {
@@ -198,6 +208,18 @@ describe('withSelfHealing on a real McpServer', () => {
     );
     expect(await call({ iban: 'DE89' })).toContain('<field name="method.type">Missing. Expected: one of "card", "bank".</field>');
     expect(await call({ type: 'bank', iban: 'DE89' })).toBe('paid by bank');
+  });
+
+  it('names the required members of an object that is missing or of the wrong type, and keeps an item\'s constraints apart from the array\'s', async () => {
+    const client = await healed();
+    const text = textOf(await client.callTool({ name: 'ship', arguments: { parcels: { weight: 2 } } }));
+    expect(text).toContain('<field name="address">Missing. Expected: object with required properties "street", "city".</field>');
+    expect(text).toContain(
+      '<field name="parcels">Wrong type. You sent: {"weight":2}. Expected: array of (object with required properties "weight") with at least 1 item. Wrap the value in an array: [{"weight":2}].</field>',
+    );
+    expect(textOf(await client.callTool({ name: 'ship', arguments: { address: 'Main St 1, Springfield', parcels: [{ weight: 2 }] } }))).toContain(
+      '<field name="address">Wrong type. You sent: "Main St 1, Springfield". Expected: object with required properties "street", "city".</field>',
+    );
   });
 
   it('uses resolveAction when given', async () => {
