@@ -543,6 +543,14 @@ function normalizeAjvError(error: AjvErrorFields, args: unknown): FieldIssue {
   }
 }
 
+/** Whether the argument at `path` is a declared property its object does not require. */
+function isOptional(context: Context, path: ArgPath): boolean {
+  const key = path.at(-1);
+  const parent = context.root === undefined || typeof key !== 'string' ? undefined : schemaAt(context.root, path.slice(0, -1), context.args);
+  if (parent === undefined || !isSchema(parent.properties) || !Object.hasOwn(parent.properties, key as string)) return false;
+  return !(Array.isArray(parent.required) && parent.required.includes(key));
+}
+
 function capitalize(text: string): string {
   return text.length === 0 ? text : text[0]?.toUpperCase() + text.slice(1);
 }
@@ -697,6 +705,8 @@ function fixText(issue: FieldIssue, sent: unknown, path: ArgPath, context: Conte
       }
       if (expected === 'integer' && typeof sent === 'number' && !Number.isInteger(sent)) return 'Send a whole number';
       if (expected === 'boolean' && (sent === 'true' || sent === 'false')) return `Send ${sent} as a JSON boolean, not as a string`;
+      // null for "no value": an optional argument is left out, and wrapping null fixes nothing.
+      if (sent === null) return isOptional(context, path) ? 'Leave it out: it is optional' : undefined;
       if (expected === 'array' && sent !== ABSENT && !Array.isArray(sent)) return `Wrap the value in an array: [${truncate(displayJson(sent), MAX_SENT_LENGTH)}]`;
       return undefined;
     }

@@ -222,6 +222,14 @@ describe('withSelfHealing on a real McpServer', () => {
     );
   });
 
+  it('tells a model that sent null for an optional argument to leave it out, and never to wrap null in an array', async () => {
+    const client = await healed();
+    const optional = textOf(await client.callTool({ name: 'create_order', arguments: { sku: 'A-1', quantity: 1, currency: 'EUR', note: null } }));
+    expect(optional).toContain('<field name="note">Wrong type. You sent: null. Expected: string with at most 500 characters. Leave it out: it is optional.</field>');
+    const required = textOf(await client.callTool({ name: 'ship', arguments: { address: { street: 'Main St 1', city: 'Springfield' }, parcels: null } }));
+    expect(required).toContain('<field name="parcels">Wrong type. You sent: null. Expected: array of (object with required properties "weight") with at least 1 item.</field>');
+  });
+
   it('uses resolveAction when given', async () => {
     const resolveAction = vi.fn(() => 'createAll');
     const client = await healed({ resolveAction });
