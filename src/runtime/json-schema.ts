@@ -98,15 +98,23 @@ export function unionAt(root: JsonSchema, pointer: string, value: unknown): { ch
   const picked = pickBranch(root, { oneOf: branches }, value);
   const chosen = picked === undefined ? -1 : branches.findIndex((branch) => resolveRef(root, branch) === picked);
   const discriminator = discriminatorOfBranches(branches, (branch) => resolveRef(root, branch)) ?? undefined;
-  const values: unknown[] = [];
-  if (discriminator !== undefined) {
-    for (const branch of branches) {
-      const properties = resolveRef(root, branch)?.properties;
-      const constant = isSchema(properties) ? constOf(resolveRef(root, properties[discriminator])) : undefined;
-      if (constant !== undefined) values.push(constant.value);
-    }
-  }
+  const values = discriminator === undefined ? [] : branchValues(root, branches, discriminator);
   return { chosen: chosen === -1 ? undefined : chosen, discriminator, values };
+}
+
+/** The values the property `name` has in the branches of the union `schema` (its discriminator's values). */
+export function discriminatorValues(root: JsonSchema, schema: JsonSchema | undefined, name: string): unknown[] {
+  return schema === undefined ? [] : branchValues(root, branchesOf(schema), name);
+}
+
+function branchValues(root: JsonSchema, branches: readonly unknown[], name: string): unknown[] {
+  const values: unknown[] = [];
+  for (const branch of branches) {
+    const properties = resolveRef(root, branch)?.properties;
+    const constant = isSchema(properties) ? constOf(resolveRef(root, properties[name])) : undefined;
+    if (constant !== undefined) values.push(constant.value);
+  }
+  return values;
 }
 
 /** The subschema describing the argument at `path`, choosing union branches by `args`. */

@@ -6,6 +6,7 @@
  */
 import {
   describeSchema,
+  discriminatorValues,
   exampleFor,
   isSchema,
   nearestName,
@@ -209,7 +210,9 @@ export function formatValidationError(issues: readonly ValidationIssue[] | null 
   const flagged = flaggedTextOf(deltas);
   const schema = isSchema(options.schema) ? options.schema : undefined;
   const context: Context = { args: options.args, root: schema === undefined ? undefined : withoutText(schema, flagged), renames: renamesOf(deltas), flagged };
-  const normalized = narrowUnionErrors(issues ?? [], context.root, context.args).map((issue) => withoutFlaggedValues(normalizeIssue(issue, context.args), flagged));
+  const normalized = narrowUnionErrors(issues ?? [], context.root, context.args).map((issue) =>
+    withoutFlaggedValues(withDiscriminatorValues(normalizeIssue(issue, context.args), context), flagged),
+  );
   if (normalized.length === 0) normalized.push({ kind: 'other', path: [], message: 'The arguments were rejected.' });
 
   let open = '<validation_error';
@@ -362,6 +365,13 @@ function narrowUnionErrors(issues: readonly ValidationIssue[], root: JsonSchema 
     }
   }
   return narrowed;
+}
+
+/** A discriminator issue that does not list the branches' values (pydantic's "unable to extract tag") gets them from the schema. */
+function withDiscriminatorValues(issue: FieldIssue, context: Context): FieldIssue {
+  if (issue.discriminator === undefined || (issue.values !== undefined && issue.values.length > 0) || context.root === undefined) return issue;
+  const values = discriminatorValues(context.root, schemaAt(context.root, issue.path.slice(0, -1), context.args), issue.discriminator);
+  return values.length > 0 ? { ...issue, values } : issue;
 }
 
 /** An issue's allowed values without the text the contract lint flagged (the validator reports the schema as it is). */

@@ -106,6 +106,29 @@ describe.skipIf(skip !== '')(`proxy around a FastMCP server (Python)${skip ? ` â
     }
   });
 
+  it("with --no-validate, reads pydantic's union locations as argument paths: the branch tag is not a field", async () => {
+    const unchecked = await connect(process.execPath, proxyArgs(['--artifact', artifact, '--no-validate'], SERVER));
+    try {
+      const lines = async (method: Record<string, unknown>) => {
+        const call = { name: 'pay', arguments: { method, amount: 5 } };
+        return [...textOf(await unchecked.client.callTool(call)).matchAll(/<field name="[^"]*">[^<]*<\/field>/g)].map((m) => m[0]);
+      };
+      // pydantic: "method.card.cvc  Field required", "method.card.number  String should match patternâ€¦".
+      expect(await lines({ type: 'card', number: '1234' })).toEqual([
+        '<field name="method.number">Does not match the pattern. You sent: "1234". Expected: string matching the pattern ^\\d{16}$.</field>',
+        '<field name="method.cvc">Missing. Expected: string with exactly 3 characters.</field>',
+      ]);
+      // pydantic: "method  Input tag 'paypal' found using 'type' does not match any of the expected tags: 'card', 'bank'".
+      expect(await lines({ type: 'paypal', email: 'a@b.c' })).toEqual([
+        '<field name="method.type">Not an allowed value. You sent: "paypal". Expected: one of "card", "bank".</field>',
+      ]);
+      // pydantic: "method  Unable to extract tag using discriminator 'type'".
+      expect(await lines({ iban: 'DE89' })).toEqual(['<field name="method.type">Missing. Expected: one of "card", "bank".</field>']);
+    } finally {
+      await unchecked.close();
+    }
+  });
+
   it('closing the client leaves neither the proxy nor the Python server running', async () => {
     const once = await connect(process.execPath, proxyArgs([], SERVER));
     await once.client.listTools();
