@@ -26,6 +26,10 @@ const deltas = loadDeltaMap(
       delta({ field: 'actions.create.inputSchema.properties.email', action: 'create', kind: 'required-property-added', current: { type: 'string', format: 'email' } }),
       delta({ field: 'actions.createAll.inputSchema.properties.items', action: 'createAll' }),
     ],
+    ship: [
+      delta({ field: 'inputSchema.properties.parcels.minItems', kind: 'item-count-range-narrowed', previous: null, current: 1 }),
+      delta({ field: 'inputSchema.properties.parcels.items.properties.weight.exclusiveMinimum', kind: 'number-range-narrowed', previous: null, current: 0 }),
+    ],
     late_tool: [delta({ field: 'inputSchema.properties.level', kind: 'required-property-added', current: { type: 'integer', minimum: 1 } })],
     check_stock: [delta({ field: 'name', kind: 'tool-renamed', message: 'Tool "get_stock" was renamed to "check_stock".', renamedFrom: 'get_stock', renamedTo: 'check_stock' })],
     delete_order: [delta({ field: '', kind: 'tool-removed', message: 'Tool "delete_order" was removed.' })],
@@ -228,6 +232,18 @@ describe('withSelfHealing on a real McpServer', () => {
     expect(optional).toContain('<field name="note">Wrong type. You sent: null. Expected: string with at most 500 characters. Leave it out: it is optional.</field>');
     const required = textOf(await client.callTool({ name: 'ship', arguments: { address: { street: 'Main St 1', city: 'Springfield' }, parcels: null } }));
     expect(required).toContain('<field name="parcels">Wrong type. You sent: null. Expected: array of (object with required properties "weight") with at least 1 item.</field>');
+  });
+
+  it("shows a delta about an argument's own bounds on its line only, not on the lines of what it holds", async () => {
+    const client = await healed();
+    const item = textOf(await client.callTool({ name: 'ship', arguments: { address: { street: 'Main St 1', city: 'Springfield' }, parcels: [{ weight: 0 }] } }));
+    expect(item).toContain('<field name="parcels[0].weight">Too small.');
+    expect(item).toContain('field="parcels[].weight"');
+    // parcels accepting fewer items says nothing about parcels[0].weight: counted, not shown.
+    expect(item).not.toContain('item-count-range-narrowed');
+    expect(item).toContain('<more count="1">');
+    const empty = textOf(await client.callTool({ name: 'ship', arguments: { address: { street: 'Main St 1', city: 'Springfield' }, parcels: [] } }));
+    expect(empty).toContain('<delta severity="BREAKING" kind="item-count-range-narrowed" field="parcels"/>');
   });
 
   it('uses resolveAction when given', async () => {
