@@ -150,7 +150,7 @@ const UNKNOWN_FIELD = 'Not a field of this tool.';
 const RENAMED_FIELD = 'Renamed to ';
 
 const FIELD_OPEN = '<field name="';
-const ENTITIES: Readonly<Record<string, string>> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&apos;': "'", '&amp;': '&' };
+const ENTITIES: Readonly<Record<string, string>> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&apos;': "'", '&amp;': '&', '&#9;': '\t', '&#10;': '\n', '&#13;': '\r' };
 
 /**
  * The fields a `<validation_error>` reports, read back off its `<field name="…">` lines: the
@@ -165,7 +165,7 @@ export function reportedFields(errorXml: string): Array<{ readonly name: string;
     const end = errorXml.indexOf('">', start);
     if (end === -1) break;
     const raw = errorXml.slice(start, end);
-    const name = raw.includes('&') ? raw.replace(/&(?:lt|gt|quot|apos|amp);/g, (entity) => ENTITIES[entity] ?? entity) : raw;
+    const name = raw.includes('&') ? raw.replace(/&(?:lt|gt|quot|apos|amp|#9|#10|#13);/g, (entity) => ENTITIES[entity] ?? entity) : raw;
     fields.push({ name, undeclared: errorXml.startsWith(UNKNOWN_FIELD, end + 2) || errorXml.startsWith(RENAMED_FIELD, end + 2) });
     at = end;
   }
