@@ -27,6 +27,7 @@ import {
   escapeText,
   isSubtype,
   jsonTypeName,
+  jsonTypeOf,
   listValues,
   truncate,
   type ArgumentPath,
@@ -553,6 +554,15 @@ function normalizeAjvError(error: AjvErrorFields, args: unknown): FieldIssue {
   }
 }
 
+/** Whether `value` has a type the items of the array at `path` may have (any, when the schema does not say). */
+function holdsItem(context: Context, path: ArgPath, value: unknown): boolean {
+  const items = context.root === undefined ? undefined : schemaAt(context.root, [...path, 0], context.args);
+  if (items === undefined) return true;
+  const types = Array.isArray(items.type) ? items.type : typeof items.type === 'string' ? [items.type] : [];
+  const type = jsonTypeOf(value);
+  return types.length === 0 || types.some((t) => typeof t === 'string' && isSubtype(type, t));
+}
+
 /** Whether the argument at `path` is a declared property its object does not require. */
 function isOptional(context: Context, path: ArgPath): boolean {
   const key = path.at(-1);
@@ -717,7 +727,10 @@ function fixText(issue: FieldIssue, sent: unknown, path: ArgPath, context: Conte
       if (expected === 'boolean' && (sent === 'true' || sent === 'false')) return `Send ${sent} as a JSON boolean, not as a string`;
       // null for "no value": an optional argument is left out, and wrapping null fixes nothing.
       if (sent === null) return isOptional(context, path) ? 'Leave it out: it is optional' : undefined;
-      if (expected === 'array' && sent !== ABSENT && !Array.isArray(sent)) return `Wrap the value in an array: [${truncate(displayJson(sent), MAX_SENT_LENGTH)}]`;
+      // Wrapping helps only a value that is what the array holds: a string is no item of an array of objects.
+      if (expected === 'array' && sent !== ABSENT && !Array.isArray(sent) && holdsItem(context, path, sent)) {
+        return `Wrap the value in an array: [${truncate(displayJson(sent), MAX_SENT_LENGTH)}]`;
+      }
       return undefined;
     }
     case 'enum':

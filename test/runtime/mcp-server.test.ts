@@ -226,6 +226,16 @@ describe('withSelfHealing on a real McpServer', () => {
     );
   });
 
+  it('advises wrapping a value in an array only when it is what the array holds', async () => {
+    const client = await healed();
+    const address = { street: 'Main St 1', city: 'Springfield' };
+    // ["2 boxes"] would fail again: the items are objects.
+    expect(textOf(await client.callTool({ name: 'ship', arguments: { address, parcels: '2 boxes' } }))).toContain(
+      '<field name="parcels">Wrong type. You sent: "2 boxes". Expected: array of (object with required properties "weight") with at least 1 item.</field>',
+    );
+    expect(textOf(await client.callTool({ name: 'ship', arguments: { address, parcels: { weight: 2 } } }))).toContain('Wrap the value in an array: [{"weight":2}].</field>');
+  });
+
   it('tells a model that sent null for an optional argument to leave it out, and never to wrap null in an array', async () => {
     const client = await healed();
     const optional = textOf(await client.callTool({ name: 'create_order', arguments: { sku: 'A-1', quantity: 1, currency: 'EUR', note: null } }));
