@@ -89,14 +89,24 @@ export function discriminatorOf(root: JsonSchema): string | undefined {
 
 /**
  * The `oneOf`/`anyOf` list at `pointer` (a validator's schema path, `#/properties/method/oneOf`):
- * the index of the branch whose constant properties match `value` (none when no branch is
- * picked that way), the property that discriminates the branches, and each branch's value of it.
+ * the index of the branch whose constant properties match `value`, else of the one branch of
+ * its type (none when neither picks one), the property that discriminates the branches, and each branch's value of it.
  */
 export function unionAt(root: JsonSchema, pointer: string, value: unknown): { chosen: number | undefined; discriminator: string | undefined; values: unknown[] } | undefined {
   const branches = lookupPointer(root, pointer);
   if (!Array.isArray(branches) || branches.length === 0) return undefined;
   const picked = pickBranch(root, { oneOf: branches }, value);
-  const chosen = picked === undefined ? -1 : branches.findIndex((branch) => resolveRef(root, branch) === picked);
+  let chosen = picked === undefined ? -1 : branches.findIndex((branch) => resolveRef(root, branch) === picked);
+  if (chosen === -1) {
+    // Else the one branch of the value's type (the string branch of `string | null`).
+    const type = jsonTypeOf(value);
+    const admitting = branches.flatMap((branch, index) => {
+      const resolved = resolveRef(root, branch);
+      const types = resolved === undefined ? [] : Array.isArray(resolved.type) ? resolved.type : [resolved.type];
+      return resolved !== undefined && (resolved.type === undefined || types.some((t) => typeof t === 'string' && isSubtype(type, t))) ? [index] : [];
+    });
+    if (admitting.length === 1) chosen = admitting[0] as number;
+  }
   const discriminator = discriminatorOfBranches(branches, (branch) => resolveRef(root, branch)) ?? undefined;
   const values = discriminator === undefined ? [] : branchValues(root, branches, discriminator);
   return { chosen: chosen === -1 ? undefined : chosen, discriminator, values };

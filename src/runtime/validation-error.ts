@@ -336,9 +336,10 @@ function valueAt(args: unknown, path: ArgPath): unknown {
 /**
  * ajv reports a `oneOf`/`anyOf` no branch matched with the errors of every branch, which
  * contradict each other (`type` must be "card", `type` must be "bank"; `cvc` is missing, `iban`
- * is missing). When a constant property tells the branches apart (a discriminated union), a
- * value that picks a branch keeps only that branch's errors, and one that picks none is
- * reported as that property: missing, or not one of the branches' values.
+ * is missing; a too-long string "must be null"). A value that picks a branch (by a constant
+ * property, a discriminated union, or as the one branch of its type) keeps only that branch's
+ * errors; an object that picks none by a discriminator is reported as that property: missing,
+ * or not one of the branches' values.
  */
 function narrowUnionErrors(issues: readonly ValidationIssue[], root: JsonSchema | undefined, args: unknown): readonly ValidationIssue[] {
   const unions = issues.filter(
@@ -353,14 +354,14 @@ function narrowUnionErrors(issues: readonly ValidationIssue[], root: JsonSchema 
     const inBranch = (issue: ValidationIssue) => typeof (issue as AjvErrorLike).schemaPath === 'string' && ((issue as AjvErrorLike).schemaPath as string).startsWith(prefix);
     const path = pointerPath(union.instancePath, args);
     const value = valueAt(args, path);
-    const found = isSchema(value) ? unionAt(root, union.schemaPath, value) : undefined;
+    const found = value === ABSENT ? undefined : unionAt(root, union.schemaPath, value);
     if (found === undefined) continue;
     if (found.chosen !== undefined) {
       const own = `${prefix}${found.chosen}/`;
       const kept = narrowed.filter((issue) => issue !== union && (!inBranch(issue) || ((issue as AjvErrorLike).schemaPath as string).startsWith(own)));
       // A value matching no branch but the one it picks has that branch's errors to fix.
       if (kept.some(inBranch)) narrowed = kept;
-    } else if (found.discriminator !== undefined && found.values.length > 0) {
+    } else if (isSchema(value) && found.discriminator !== undefined && found.values.length > 0) {
       const discriminator: ZodIssueLike = { code: 'invalid_union_discriminator', path: [...path, found.discriminator], message: union.message ?? '', options: found.values };
       narrowed = narrowed.flatMap((issue) => (issue === union ? [discriminator] : inBranch(issue) ? [] : [issue]));
     }

@@ -85,6 +85,11 @@ describe.skipIf(skip !== '')(`proxy around a FastMCP server (Python)${skip ? ` â
       '<field name="method.type">Not an allowed value. You sent: "paypal". Expected: one of "card", "bank".</field>',
     ]);
     expect((await fields({ number: '1234123412341234', cvc: '123' })).lines).toEqual(['<field name="method.type">Missing. Expected: one of "card", "bank".</field>']);
+    // memo is `string (at most 20) | null`: a too-long string is not also "Wrong type" (the null branch's error).
+    const memo = await proxied.client.callTool({ name: 'pay', arguments: { method: { type: 'bank', iban: 'DE89' }, amount: 5, memo: 'x'.repeat(21) } });
+    expect([...textOf(memo).matchAll(/<field name="[^"]*">[^<]*<\/field>/g)].map((m) => m[0])).toEqual([
+      `<field name="memo">Too long. You sent: "${'x'.repeat(21)}". Expected: (string with at most 20 characters) or (null).</field>`,
+    ]);
     const valid = await proxied.client.callTool({ name: 'pay', arguments: { method: { type: 'bank', iban: 'DE89' }, amount: 5 } });
     expect(textOf(valid)).toBe('paid 5.0 by bank');
   });
