@@ -15,13 +15,18 @@ import { summarize } from './values.js';
 const INVALID_XML_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 const TEXT_SPECIALS = /[&<]/g;
 const CDATA_END = /]]>/g;
-const ATTR_SPECIALS = /[&<>"']/g;
+// A parser turns a raw tab or line break in an attribute into a space (attribute-value
+// normalization): a name holding one would be read back as another name.
+const ATTR_SPECIALS = /[&<>"'\t\n\r]/g;
 const ENTITIES: Readonly<Record<string, string>> = {
   '&': '&amp;',
   '<': '&lt;',
   '>': '&gt;',
   '"': '&quot;',
   "'": '&apos;',
+  '\t': '&#9;',
+  '\n': '&#10;',
+  '\r': '&#13;',
 };
 
 function replaceEntity(char: string): string {
@@ -36,7 +41,7 @@ export function escapeText(value: string): string {
   return value.replace(INVALID_XML_CHARS, '\uFFFD').replace(TEXT_SPECIALS, replaceEntity).replace(CDATA_END, ']]&gt;');
 }
 
-/** Escapes an attribute value (all five XML specials). */
+/** Escapes an attribute value (all five XML specials, and tabs and line breaks). */
 export function escapeAttr(value: string): string {
   return value.replace(INVALID_XML_CHARS, '\uFFFD').replace(ATTR_SPECIALS, replaceEntity);
 }

@@ -87,6 +87,46 @@ export function discriminatorOf(root: JsonSchema): string | undefined {
   return discriminatorOfBranches(branchesOf(schema), (branch) => resolveRef(root, branch)) ?? undefined;
 }
 
+/**
+ * The `oneOf`/`anyOf` list at `pointer` (a validator's schema path, `#/properties/method/oneOf`):
+ * the index of the branch whose constant properties match `value`, else of the one branch of
+ * its type (none when neither picks one), the property that discriminates the branches, and each branch's value of it.
+ */
+export function unionAt(root: JsonSchema, pointer: string, value: unknown): { chosen: number | undefined; discriminator: string | undefined; values: unknown[] } | undefined {
+  const branches = lookupPointer(root, pointer);
+  if (!Array.isArray(branches) || branches.length === 0) return undefined;
+  const picked = pickBranch(root, { oneOf: branches }, value);
+  let chosen = picked === undefined ? -1 : branches.findIndex((branch) => resolveRef(root, branch) === picked);
+  if (chosen === -1) {
+    // Else the one branch of the value's type (the string branch of `string | null`).
+    const type = jsonTypeOf(value);
+    const admitting = branches.flatMap((branch, index) => {
+      const resolved = resolveRef(root, branch);
+      const types = resolved === undefined ? [] : Array.isArray(resolved.type) ? resolved.type : [resolved.type];
+      return resolved !== undefined && (resolved.type === undefined || types.some((t) => typeof t === 'string' && isSubtype(type, t))) ? [index] : [];
+    });
+    if (admitting.length === 1) chosen = admitting[0] as number;
+  }
+  const discriminator = discriminatorOfBranches(branches, (branch) => resolveRef(root, branch)) ?? undefined;
+  const values = discriminator === undefined ? [] : branchValues(root, branches, discriminator);
+  return { chosen: chosen === -1 ? undefined : chosen, discriminator, values };
+}
+
+/** The values the property `name` has in the branches of the union `schema` (its discriminator's values). */
+export function discriminatorValues(root: JsonSchema, schema: JsonSchema | undefined, name: string): unknown[] {
+  return schema === undefined ? [] : branchValues(root, branchesOf(schema), name);
+}
+
+function branchValues(root: JsonSchema, branches: readonly unknown[], name: string): unknown[] {
+  const values: unknown[] = [];
+  for (const branch of branches) {
+    const properties = resolveRef(root, branch)?.properties;
+    const constant = isSchema(properties) ? constOf(resolveRef(root, properties[name])) : undefined;
+    if (constant !== undefined) values.push(constant.value);
+  }
+  return values;
+}
+
 /** The subschema describing the argument at `path`, choosing union branches by `args`. */
 export function schemaAt(root: JsonSchema, path: ArgPath, args: unknown): JsonSchema | undefined {
   let schema = resolveRef(root, root);
@@ -219,8 +259,13 @@ export function describeSchema(root: JsonSchema, schema: JsonSchema | undefined)
   }
   // `type: ["string", "number"]` is how converters write a union of primitives.
   const types = Array.isArray(schema.type) ? schema.type.filter((t): t is string => typeof t === 'string') : [type];
-  const head = type === 'array' && isSchema(schema.items) ? `array of ${describeSchema(root, resolveRef(root, schema.items)) ?? 'values'}` : type;
+  const item = type === 'array' && isSchema(schema.items) ? (describeSchema(root, resolveRef(root, schema.items)) ?? 'values') : undefined;
+  // An item's own constraints in parentheses, so they do not read as the array's.
+  const head = item === undefined ? type : `array of ${item.includes(' with ') ? `(${item})` : item}`;
   const parts: string[] = [[head, ...types.filter((t) => t !== type)].join(' or ')];
+  // What a missing or mistyped object must hold: its required members, by name (their own lines say the rest).
+  const required = type === 'object' && Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : [];
+  if (required.length > 0) parts.push(`with required properties ${listValues(required, 10)}`);
   if (typeof schema.format === 'string') parts.push(`in ${schema.format} format`);
   const range = rangePhrase(schema);
   if (range !== undefined) parts.push(range);
@@ -384,8 +429,9 @@ export function exampleFor(root: JsonSchema, schema: unknown, hint: unknown, dep
   }
   const branches = branchesOf(resolved);
   if (branches.length > 0) {
+    // The branch the caller chose, or none: an example of another branch would switch its call to that one.
     const preferred = pickBranch(root, resolved, hint);
-    for (const branch of preferred !== undefined ? [preferred, ...branches] : branches) {
+    for (const branch of preferred !== undefined ? [preferred] : branches) {
       const value = exampleFor(root, branch, hint, depth + 1);
       if (value !== undefined) return value;
     }

@@ -63,6 +63,29 @@ const MORE = 'List the tools again to see them.';
 /** Keywords about an object's set of members rather than about the object's value. */
 const MEMBER_KEYWORDS = new Set(['additionalProperties', 'unevaluatedProperties', 'patternProperties', 'propertyNames', 'minProperties', 'maxProperties']);
 
+/**
+ * Keywords that constrain a value as a whole (its length, range, pattern, allowed values): a
+ * change to one is about that argument's own line, not about the lines of its members
+ * (`items` accepting fewer items says nothing to `items[0].qty`).
+ */
+const VALUE_KEYWORDS = new Set([
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'pattern',
+  'format',
+  'enum',
+  'const',
+  'default',
+]);
+
 /** One delta, rendered, with the arguments it is about. */
 interface CompiledDelta {
   readonly xml: string;
@@ -70,6 +93,8 @@ interface CompiledDelta {
   readonly paths: readonly string[];
   /** About the members of the objects at `paths` (an unknown member's line is about it). */
   readonly members: boolean;
+  /** About the values at `paths` themselves, not what they hold. */
+  readonly own: boolean;
 }
 
 /** The block for one scope (a tool's global deltas, or one action's), split where a call's deltas go. */
@@ -174,13 +199,14 @@ function compileTool(entry: ToolDeltas, options: EnrichOptions): CompiledTool | 
 function compileDelta(delta: Readonly<Delta>, flagged: ReadonlySet<string>): CompiledDelta {
   const xml = renderContractDelta(delta, { brief: true, maxValueLength: MAX_VALUE_LENGTH, flaggedFields: flagged });
   const location = argumentLocationOf(delta.field);
-  if (location === undefined) return { xml, paths: [], members: false };
+  if (location === undefined) return { xml, paths: [], members: false, own: false };
   if (delta.kind === 'property-renamed' && typeof delta.previous === 'string' && typeof delta.current === 'string') {
     const last = location.path.at(-1);
     const parent = last === delta.previous || last === delta.current ? location.path.slice(0, -1) : location.path;
-    return { xml, paths: [pathKey([...parent, delta.previous]), pathKey([...parent, delta.current])], members: false };
+    return { xml, paths: [pathKey([...parent, delta.previous]), pathKey([...parent, delta.current])], members: false, own: false };
   }
-  return { xml, paths: [pathKey(location.path)], members: location.keyword !== undefined && MEMBER_KEYWORDS.has(location.keyword) };
+  const keyword = location.keyword;
+  return { xml, paths: [pathKey(location.path)], members: keyword !== undefined && MEMBER_KEYWORDS.has(keyword), own: keyword !== undefined && VALUE_KEYWORDS.has(keyword) };
 }
 
 function compileScope(action: string | null, deltas: readonly Readonly<Delta>[], rendered: ReadonlyMap<Readonly<Delta>, CompiledDelta>): CompiledScope {
@@ -227,14 +253,14 @@ function parentOf(path: string): string {
 
 /**
  * Whether a delta is about a field the call got wrong: the same argument, or an object holding
- * it (its type or shape changed). A delta about an object's members (`additionalProperties`)
+ * it (its type or shape changed, not one of its own bounds or values). A delta about an object's members (`additionalProperties`)
  * is about the undeclared members sent into it. An error about the arguments as a whole (a
  * field `(root)`) may be about anything.
  */
 function isAbout(delta: CompiledDelta, field: FailingField): boolean {
   if (field.path === '') return delta.paths.length > 0;
   for (const path of delta.paths) {
-    if (delta.members ? (field.unknown && under(parentOf(field.path), path) && under(path, parentOf(field.path))) || field.path === path : under(field.path, path)) return true;
+    if (delta.own ? field.path === path : delta.members ? (field.unknown && under(parentOf(field.path), path) && under(path, parentOf(field.path))) || field.path === path : under(field.path, path)) return true;
   }
   return false;
 }

@@ -35,7 +35,7 @@ export function explainServerError(
 ): { text: string; outcome: 'moved' | 'explained' } | undefined {
   const moved = explainer.movedTool(toolName);
   if (moved !== undefined && isUnknownToolError(toolName, text)) return { text: moved, outcome: 'moved' };
-  let issues: readonly ValidationIssue[] | undefined = serverValidationIssues(toolName, text);
+  let issues: readonly ValidationIssue[] | undefined = serverValidationIssues(toolName, text, call.args);
   if (issues === undefined) return undefined;
   // What the message did not let us read, the schema tells.
   if (issues.length === 0 && call.readIssues !== undefined) issues = call.readIssues();
@@ -53,7 +53,7 @@ export function isUnknownToolError(toolName: string, text: string): boolean {
  * The issues a recognised validation error reports (possibly none it could read), or undefined
  * when `text` is not a validation error of `toolName` in a known shape.
  */
-export function serverValidationIssues(toolName: string, text: string): ZodIssueLike[] | undefined {
+export function serverValidationIssues(toolName: string, text: string, args?: unknown): ZodIssueLike[] | undefined {
   const body = text.replace(/^MCP error -?\d+: /, '');
   const sdk = `Input validation error: Invalid arguments for tool ${toolName}: `;
   if (body.startsWith(sdk)) return sdkIssues(body.slice(sdk.length));
@@ -62,7 +62,7 @@ export function serverValidationIssues(toolName: string, text: string): ZodIssue
     const issues = zodIssuesJson(body.slice(legacy.length));
     if (issues !== undefined) return issues;
   }
-  return pydanticIssues(toolName, body);
+  return pydanticIssues(toolName, body, args);
 }
 
 function zodIssuesJson(text: string): ZodIssueLike[] | undefined {
@@ -138,7 +138,7 @@ const PYDANTIC_TYPES: Readonly<Record<string, string>> = {
   model: 'object',
 };
 
-function pydanticIssues(toolName: string, text: string): ZodIssueLike[] | undefined {
+function pydanticIssues(toolName: string, text: string, args: unknown): ZodIssueLike[] | undefined {
   const header = PYDANTIC_HEADER.exec(text);
   const model = header?.[1]?.trim();
   if (header === null || (model !== `call[${toolName}]` && model !== `${toolName}Arguments` && model !== toolName)) return undefined;
@@ -148,11 +148,33 @@ function pydanticIssues(toolName: string, text: string): ZodIssueLike[] | undefi
     const location = lines[i] as string;
     const detail = PYDANTIC_MESSAGE.exec(lines[i + 1] as string);
     if (location === '' || location.startsWith(' ') || detail === null) continue;
-    const path = location.split('.').map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
+    const path = argumentPath(
+      location.split('.').map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment)),
+      args,
+    );
     issues.push(pydanticIssue(path, detail[1] as string, detail[2] ?? ''));
     i += 1;
   }
   return issues;
+}
+
+/**
+ * pydantic names the branch of a union in a location (`method.card.cvc` for the `card` branch of
+ * `method`, `amount.int` for a union of types): a segment the arguments do not have, inside a
+ * value that has other members (or none at all). The location as the arguments spell it.
+ */
+function argumentPath(location: readonly (string | number)[], args: unknown): (string | number)[] {
+  if (args === undefined) return [...location];
+  const path: (string | number)[] = [];
+  let value: unknown = args;
+  for (const [index, segment] of location.entries()) {
+    const holder = value !== null && typeof value === 'object' ? (value as Record<string | number, unknown>) : undefined;
+    const branch = typeof segment === 'string' && index > 0 && (holder !== undefined ? index < location.length - 1 && !Object.hasOwn(holder, segment) : value !== undefined);
+    if (branch) continue;
+    path.push(segment);
+    value = holder !== undefined && Object.hasOwn(holder, segment) ? holder[segment] : undefined;
+  }
+  return path;
 }
 
 function pydanticIssue(path: (string | number)[], message: string, type: string): ZodIssueLike {
@@ -182,6 +204,14 @@ function pydanticIssue(path: (string | number)[], message: string, type: string)
     case 'literal_error':
     case 'enum':
       return { code: 'invalid_value', path, message, values: [] };
+    case 'union_tag_invalid':
+    case 'union_tag_not_found': {
+      // "Input tag 'x' found using 'type' does not match any of the expected tags: 'a', 'b'" / "Unable to extract tag using discriminator 'type'"
+      const name = /using (?:discriminator )?'((?:[^'\\]|\\.)*)'/.exec(message)?.[1];
+      if (name === undefined) return { code: 'custom', path, message };
+      const options = [.../expected tags: (.*)$/.exec(message)?.[1]?.matchAll(/'((?:[^'\\]|\\.)*)'/g) ?? []].map((m) => m[1]);
+      return { code: 'invalid_union_discriminator', path: [...path, name], message, options };
+    }
     case 'string_pattern_mismatch':
       return { code: 'invalid_format', path, message, format: 'regex', pattern: /pattern '(.*)'$/.exec(message)?.[1] };
     case 'multiple_of':

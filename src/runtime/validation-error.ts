@@ -6,6 +6,7 @@
  */
 import {
   describeSchema,
+  discriminatorValues,
   exampleFor,
   isSchema,
   nearestName,
@@ -14,6 +15,7 @@ import {
   rangePhrase,
   sampleString,
   schemaAt,
+  unionAt,
   withoutText,
   type ArgPath,
   type JsonSchema,
@@ -25,6 +27,7 @@ import {
   escapeText,
   isSubtype,
   jsonTypeName,
+  jsonTypeOf,
   listValues,
   truncate,
   type ArgumentPath,
@@ -148,7 +151,7 @@ const UNKNOWN_FIELD = 'Not a field of this tool.';
 const RENAMED_FIELD = 'Renamed to ';
 
 const FIELD_OPEN = '<field name="';
-const ENTITIES: Readonly<Record<string, string>> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&apos;': "'", '&amp;': '&' };
+const ENTITIES: Readonly<Record<string, string>> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&apos;': "'", '&amp;': '&', '&#9;': '\t', '&#10;': '\n', '&#13;': '\r' };
 
 /**
  * The fields a `<validation_error>` reports, read back off its `<field name="…">` lines: the
@@ -163,7 +166,7 @@ export function reportedFields(errorXml: string): Array<{ readonly name: string;
     const end = errorXml.indexOf('">', start);
     if (end === -1) break;
     const raw = errorXml.slice(start, end);
-    const name = raw.includes('&') ? raw.replace(/&(?:lt|gt|quot|apos|amp);/g, (entity) => ENTITIES[entity] ?? entity) : raw;
+    const name = raw.includes('&') ? raw.replace(/&(?:lt|gt|quot|apos|amp|#9|#10|#13);/g, (entity) => ENTITIES[entity] ?? entity) : raw;
     fields.push({ name, undeclared: errorXml.startsWith(UNKNOWN_FIELD, end + 2) || errorXml.startsWith(RENAMED_FIELD, end + 2) });
     at = end;
   }
@@ -208,7 +211,9 @@ export function formatValidationError(issues: readonly ValidationIssue[] | null 
   const flagged = flaggedTextOf(deltas);
   const schema = isSchema(options.schema) ? options.schema : undefined;
   const context: Context = { args: options.args, root: schema === undefined ? undefined : withoutText(schema, flagged), renames: renamesOf(deltas), flagged };
-  const normalized = (issues ?? []).map((issue) => normalizeIssue(issue, context.args));
+  const normalized = narrowUnionErrors(issues ?? [], context.root, context.args).map((issue) =>
+    withoutFlaggedValues(withDiscriminatorValues(normalizeIssue(issue, context.args), context), flagged),
+  );
   if (normalized.length === 0) normalized.push({ kind: 'other', path: [], message: 'The arguments were rejected.' });
 
   let open = '<validation_error';
@@ -328,6 +333,55 @@ function valueAt(args: unknown, path: ArgPath): unknown {
 // ---------------------------------------------------------------------------------------------
 // Normalization
 
+/**
+ * ajv reports a `oneOf`/`anyOf` no branch matched with the errors of every branch, which
+ * contradict each other (`type` must be "card", `type` must be "bank"; `cvc` is missing, `iban`
+ * is missing; a too-long string "must be null"). A value that picks a branch (by a constant
+ * property, a discriminated union, or as the one branch of its type) keeps only that branch's
+ * errors; an object that picks none by a discriminator is reported as that property: missing,
+ * or not one of the branches' values.
+ */
+function narrowUnionErrors(issues: readonly ValidationIssue[], root: JsonSchema | undefined, args: unknown): readonly ValidationIssue[] {
+  const unions = issues.filter(
+    (issue): issue is AjvErrorFields & { schemaPath: string } =>
+      ((issue as AjvErrorLike).keyword === 'oneOf' || (issue as AjvErrorLike).keyword === 'anyOf') && typeof (issue as AjvErrorLike).schemaPath === 'string',
+  );
+  if (root === undefined || unions.length === 0) return issues;
+  let narrowed: ValidationIssue[] = [...issues];
+  for (const union of unions) {
+    if (!narrowed.includes(union)) continue;
+    const prefix = `${union.schemaPath}/`;
+    const inBranch = (issue: ValidationIssue) => typeof (issue as AjvErrorLike).schemaPath === 'string' && ((issue as AjvErrorLike).schemaPath as string).startsWith(prefix);
+    const path = pointerPath(union.instancePath, args);
+    const value = valueAt(args, path);
+    const found = value === ABSENT ? undefined : unionAt(root, union.schemaPath, value);
+    if (found === undefined) continue;
+    if (found.chosen !== undefined) {
+      const own = `${prefix}${found.chosen}/`;
+      const kept = narrowed.filter((issue) => issue !== union && (!inBranch(issue) || ((issue as AjvErrorLike).schemaPath as string).startsWith(own)));
+      // A value matching no branch but the one it picks has that branch's errors to fix.
+      if (kept.some(inBranch)) narrowed = kept;
+    } else if (isSchema(value) && found.discriminator !== undefined && found.values.length > 0) {
+      const discriminator: ZodIssueLike = { code: 'invalid_union_discriminator', path: [...path, found.discriminator], message: union.message ?? '', options: found.values };
+      narrowed = narrowed.flatMap((issue) => (issue === union ? [discriminator] : inBranch(issue) ? [] : [issue]));
+    }
+  }
+  return narrowed;
+}
+
+/** A discriminator issue that does not list the branches' values (pydantic's "unable to extract tag") gets them from the schema. */
+function withDiscriminatorValues(issue: FieldIssue, context: Context): FieldIssue {
+  if (issue.discriminator === undefined || (issue.values !== undefined && issue.values.length > 0) || context.root === undefined) return issue;
+  const values = discriminatorValues(context.root, schemaAt(context.root, issue.path.slice(0, -1), context.args), issue.discriminator);
+  return values.length > 0 ? { ...issue, values } : issue;
+}
+
+/** An issue's allowed values without the text the contract lint flagged (the validator reports the schema as it is). */
+function withoutFlaggedValues(issue: FieldIssue, flagged: ReadonlySet<string>): FieldIssue {
+  if (issue.values === undefined || flagged.size === 0) return issue;
+  return { ...issue, values: issue.values.filter((value) => !(typeof value === 'string' && flagged.has(value))) };
+}
+
 function normalizeIssue(issue: ValidationIssue, args: unknown): FieldIssue {
   if (typeof (issue as ZodIssueLike).code === 'string' && Array.isArray((issue as ZodIssueLike).path)) {
     return normalizeZodIssue(issue as ZodIssueFields, args);
@@ -384,14 +438,16 @@ function normalizeZodIssue(issue: ZodIssueFields, args: unknown): FieldIssue {
     }
     case 'unrecognized_keys':
       return { ...base, kind: 'unknown_keys', keys: Array.isArray(issue.keys) ? issue.keys.map(String) : [] };
-    case 'invalid_union_discriminator': // zod 3
-      return { ...base, kind: 'union', values: Array.isArray(issue.options) ? issue.options : [], discriminator: String(path.at(-1) ?? '') };
+    case 'invalid_union_discriminator': {
+      // zod 3
+      const values = Array.isArray(issue.options) ? issue.options : [];
+      return { ...base, kind: absent ? 'missing' : 'union', values, discriminator: String(path.at(-1) ?? '') };
+    }
     case 'invalid_union': {
       if (typeof issue.discriminator === 'string') {
         // zod 4 discriminated union with no matching branch.
         const values = Array.isArray(issue.options) ? issue.options : [];
-        if (absent) return { ...base, kind: 'missing', values };
-        return { ...base, kind: 'union', values, discriminator: issue.discriminator };
+        return { ...base, kind: absent ? 'missing' : 'union', values, discriminator: issue.discriminator };
       }
       const expected = unionExpectations(issue);
       return { ...base, kind: 'union', ...(expected.length > 0 ? { expectedType: expected.join(' | ') } : {}) };
@@ -499,6 +555,23 @@ function normalizeAjvError(error: AjvErrorFields, args: unknown): FieldIssue {
   }
 }
 
+/** Whether `value` has a type the items of the array at `path` may have (any, when the schema does not say). */
+function holdsItem(context: Context, path: ArgPath, value: unknown): boolean {
+  const items = context.root === undefined ? undefined : schemaAt(context.root, [...path, 0], context.args);
+  if (items === undefined) return true;
+  const types = Array.isArray(items.type) ? items.type : typeof items.type === 'string' ? [items.type] : [];
+  const type = jsonTypeOf(value);
+  return types.length === 0 || types.some((t) => typeof t === 'string' && isSubtype(type, t));
+}
+
+/** Whether the argument at `path` is a declared property its object does not require. */
+function isOptional(context: Context, path: ArgPath): boolean {
+  const key = path.at(-1);
+  const parent = context.root === undefined || typeof key !== 'string' ? undefined : schemaAt(context.root, path.slice(0, -1), context.args);
+  if (parent === undefined || !isSchema(parent.properties) || !Object.hasOwn(parent.properties, key as string)) return false;
+  return !(Array.isArray(parent.required) && parent.required.includes(key));
+}
+
 function capitalize(text: string): string {
   return text.length === 0 ? text : text[0]?.toUpperCase() + text.slice(1);
 }
@@ -570,8 +643,10 @@ function problemOf(issue: FieldIssue): string {
  * what the issue reports.
  */
 function expectedText(issue: FieldIssue, root: JsonSchema | undefined, schema: JsonSchema | undefined): string | undefined {
-  const described = root === undefined ? undefined : describeSchema(root, schema);
   const reported = issueExpectation(issue);
+  // The schema at a union's discriminator is one branch's constant; the issue lists every branch's.
+  if (issue.discriminator !== undefined && issue.values !== undefined && issue.values.length > 0) return reported;
+  const described = root === undefined ? undefined : describeSchema(root, schema);
   return described !== undefined && (reported === undefined || schemaStates(issue, schema)) ? described : reported;
 }
 
@@ -651,7 +726,12 @@ function fixText(issue: FieldIssue, sent: unknown, path: ArgPath, context: Conte
       }
       if (expected === 'integer' && typeof sent === 'number' && !Number.isInteger(sent)) return 'Send a whole number';
       if (expected === 'boolean' && (sent === 'true' || sent === 'false')) return `Send ${sent} as a JSON boolean, not as a string`;
-      if (expected === 'array' && sent !== ABSENT && !Array.isArray(sent)) return `Wrap the value in an array: [${truncate(displayJson(sent), MAX_SENT_LENGTH)}]`;
+      // null for "no value": an optional argument is left out, and wrapping null fixes nothing.
+      if (sent === null) return isOptional(context, path) ? 'Leave it out: it is optional' : undefined;
+      // Wrapping helps only a value that is what the array holds: a string is no item of an array of objects.
+      if (expected === 'array' && sent !== ABSENT && !Array.isArray(sent) && holdsItem(context, path, sent)) {
+        return `Wrap the value in an array: [${truncate(displayJson(sent), MAX_SENT_LENGTH)}]`;
+      }
       return undefined;
     }
     case 'enum':

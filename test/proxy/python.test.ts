@@ -65,6 +65,35 @@ describe.skipIf(skip !== '')(`proxy around a FastMCP server (Python)${skip ? ` â
     expect(line).toMatchObject({ outcome: 'blocked', fields: ['currency'] });
   });
 
+  it("reports a discriminated union's errors for the branch the call chose, and a wrong or missing discriminator as one line", async () => {
+    const fields = async (method: Record<string, unknown>) => {
+      const result = await proxied.client.callTool({ name: 'pay', arguments: { method, amount: 5 } });
+      expect(result.isError).toBe(true);
+      const text = textOf(result);
+      return { lines: [...text.matchAll(/<field name="[^"]*">[^<]*<\/field>/g)].map((m) => m[0]), example: /<example>(.*)<\/example>/.exec(text)?.[1] };
+    };
+    // Not: "method.iban Missing", "method.type â€¦ You sent: "card". Expected: exactly "bank"", "method Matches none of the allowed shapes".
+    expect(await fields({ type: 'card', number: '1234' })).toEqual({
+      lines: [
+        '<field name="method.cvc">Missing. Expected: string with exactly 3 characters.</field>',
+        '<field name="method.number">Does not match the pattern. You sent: "1234". Expected: string matching the pattern ^\\d{16}$.</field>',
+      ],
+      // No card number matches a sample: no example, rather than one that switches the call to the bank branch.
+      example: undefined,
+    });
+    expect((await fields({ type: 'paypal', email: 'a@b.c' })).lines).toEqual([
+      '<field name="method.type">Not an allowed value. You sent: "paypal". Expected: one of "card", "bank".</field>',
+    ]);
+    expect((await fields({ number: '1234123412341234', cvc: '123' })).lines).toEqual(['<field name="method.type">Missing. Expected: one of "card", "bank".</field>']);
+    // memo is `string (at most 20) | null`: a too-long string is not also "Wrong type" (the null branch's error).
+    const memo = await proxied.client.callTool({ name: 'pay', arguments: { method: { type: 'bank', iban: 'DE89' }, amount: 5, memo: 'x'.repeat(21) } });
+    expect([...textOf(memo).matchAll(/<field name="[^"]*">[^<]*<\/field>/g)].map((m) => m[0])).toEqual([
+      `<field name="memo">Too long. You sent: "${'x'.repeat(21)}". Expected: (string with at most 20 characters) or (null).</field>`,
+    ]);
+    const valid = await proxied.client.callTool({ name: 'pay', arguments: { method: { type: 'bank', iban: 'DE89' }, amount: 5 } });
+    expect(textOf(valid)).toBe('paid 5.0 by bank');
+  });
+
   it("with --no-validate, explains FastMCP's pydantic error field by field", async () => {
     const unchecked = await connect(process.execPath, proxyArgs(['--artifact', artifact, '--no-validate'], SERVER));
     try {
@@ -77,6 +106,29 @@ describe.skipIf(skip !== '')(`proxy around a FastMCP server (Python)${skip ? ` â
       expect(text).toContain('<field name="currency">Missing.');
       expect(text).toContain('<contract_awareness>');
       expect(text).not.toContain('errors.pydantic.dev');
+    } finally {
+      await unchecked.close();
+    }
+  });
+
+  it("with --no-validate, reads pydantic's union locations as argument paths: the branch tag is not a field", async () => {
+    const unchecked = await connect(process.execPath, proxyArgs(['--artifact', artifact, '--no-validate'], SERVER));
+    try {
+      const lines = async (method: Record<string, unknown>) => {
+        const call = { name: 'pay', arguments: { method, amount: 5 } };
+        return [...textOf(await unchecked.client.callTool(call)).matchAll(/<field name="[^"]*">[^<]*<\/field>/g)].map((m) => m[0]);
+      };
+      // pydantic: "method.card.cvc  Field required", "method.card.number  String should match patternâ€¦".
+      expect(await lines({ type: 'card', number: '1234' })).toEqual([
+        '<field name="method.number">Does not match the pattern. You sent: "1234". Expected: string matching the pattern ^\\d{16}$.</field>',
+        '<field name="method.cvc">Missing. Expected: string with exactly 3 characters.</field>',
+      ]);
+      // pydantic: "method  Input tag 'paypal' found using 'type' does not match any of the expected tags: 'card', 'bank'".
+      expect(await lines({ type: 'paypal', email: 'a@b.c' })).toEqual([
+        '<field name="method.type">Not an allowed value. You sent: "paypal". Expected: one of "card", "bank".</field>',
+      ]);
+      // pydantic: "method  Unable to extract tag using discriminator 'type'".
+      expect(await lines({ iban: 'DE89' })).toEqual(['<field name="method.type">Missing. Expected: one of "card", "bank".</field>']);
     } finally {
       await unchecked.close();
     }

@@ -8,6 +8,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SaxesParser } from 'saxes';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { renderContractDeltas } from '../../src/protocol/index.js';
@@ -157,5 +158,32 @@ describe('every XML-special sequence stays well-formed', () => {
     assertStrictXml(explainer.movedTool(hostile) ?? '<missing/>');
     // The diff's full <contract_deltas> too.
     assertStrictXml(renderContractDeltas(map.get(hostile)?.deltas ?? []));
+  });
+});
+
+describe('names with tabs and line breaks', () => {
+  it('are read back from the error exactly, not as spaces (a parser normalizes raw ones in attributes)', async () => {
+    // (A line break in an argument name cannot survive the SDK's one-issue-per-line message; a tab can.)
+    const key = 'ship\tto zone';
+    const tool = 'label\r\nprinter';
+    const map = loadDeltaMap(report({ [tool]: [delta({ field: `inputSchema.properties[${JSON.stringify(key)}]`, kind: 'type-changed', previous: 'string', current: 'number' })] }));
+    const server = new McpServer({ name: 'hostile', version: '1.0.0' });
+    server.registerTool(tool, { inputSchema: { [key]: z.number() } }, async () => ({ content: [{ type: 'text', text: 'printed' }] }));
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 'agent', version: '1' });
+    await withSelfHealing(server, { deltas: map }).connect(serverSide);
+    await client.connect(clientSide);
+    open.push(() => client.close());
+    const result = await client.callTool({ name: tool, arguments: { [key]: 'A' } });
+    const text = (result.content as Array<{ text: string }>).map((part) => part.text).join('');
+    assertStrictXml(text);
+    const attributes: Array<Record<string, string>> = [];
+    const parser = new SaxesParser();
+    parser.on('opentag', (tag) => attributes.push(tag.attributes as Record<string, string>));
+    parser.write(text).close();
+    expect(attributes.find((a) => 'tool' in a)?.tool).toBe(tool);
+    expect(attributes.filter((a) => 'name' in a).map((a) => a.name)).toEqual([key]);
+    // The block's delta is matched to the field line, and names the same argument.
+    expect(attributes.filter((a) => 'field' in a).map((a) => a.field)).toEqual([key]);
   });
 });

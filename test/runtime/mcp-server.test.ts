@@ -26,6 +26,10 @@ const deltas = loadDeltaMap(
       delta({ field: 'actions.create.inputSchema.properties.email', action: 'create', kind: 'required-property-added', current: { type: 'string', format: 'email' } }),
       delta({ field: 'actions.createAll.inputSchema.properties.items', action: 'createAll' }),
     ],
+    ship: [
+      delta({ field: 'inputSchema.properties.parcels.minItems', kind: 'item-count-range-narrowed', previous: null, current: 1 }),
+      delta({ field: 'inputSchema.properties.parcels.items.properties.weight.exclusiveMinimum', kind: 'number-range-narrowed', previous: null, current: 0 }),
+    ],
     late_tool: [delta({ field: 'inputSchema.properties.level', kind: 'required-property-added', current: { type: 'integer', minimum: 1 } })],
     check_stock: [delta({ field: 'name', kind: 'tool-renamed', message: 'Tool "get_stock" was renamed to "check_stock".', renamedFrom: 'get_stock', renamedTo: 'check_stock' })],
     delete_order: [delta({ field: '', kind: 'tool-removed', message: 'Tool "delete_order" was removed.' })],
@@ -57,6 +61,28 @@ function createV2Server(options?: { maxToolInputElements?: number }): McpServer 
       ]),
     },
     async (args) => ({ content: [{ type: 'text', text: `ok ${JSON.stringify(args)}` }] }),
+  );
+  server.registerTool(
+    'ship',
+    {
+      inputSchema: {
+        address: z.object({ street: z.string(), city: z.string(), zip: z.string().optional() }),
+        parcels: z.array(z.object({ weight: z.number().positive() })).min(1),
+      },
+    },
+    async () => ({ content: [{ type: 'text', text: 'shipped' }] }),
+  );
+  server.registerTool(
+    'pay',
+    {
+      inputSchema: {
+        method: z.discriminatedUnion('type', [
+          z.object({ type: z.literal('card'), number: z.string().regex(/^\d{16}$/) }),
+          z.object({ type: z.literal('bank'), iban: z.string() }),
+        ]),
+      },
+    },
+    async ({ method }) => ({ content: [{ type: 'text', text: `paid by ${method.type}` }] }),
   );
   server.registerTool('get_stock', { inputSchema: { sku: z.string().min(1) } }, async ({ sku }) => ({ content: [{ type: 'text', text: `${sku}: 12` }] }));
   server.registerTool('refuse', { inputSchema: { id: z.string() } }, async () => toolError('NotFound', { message: 'No such order.' }));
@@ -175,6 +201,59 @@ describe('withSelfHealing on a real McpServer', () => {
     expect(text).not.toContain('action="createAll"');
     // SDK 1.32 lists a union's input schema as an empty object: the line says what the SDK's message does.
     expect(text).toContain('<field name="email">Missing. Expected: string.</field>');
+  });
+
+  it("names every value of a discriminated union's discriminator, and says when it is missing", async () => {
+    const client = await healed();
+    const call = async (method: Record<string, unknown>) => textOf(await client.callTool({ name: 'pay', arguments: { method } }));
+    // The schema at method.type is one branch's constant ("card"): the line lists both branches'.
+    expect(await call({ type: 'paypal', email: 'a@b.c' })).toContain(
+      '<field name="method.type">Not an allowed value. You sent: "paypal". Expected: one of "card", "bank".</field>',
+    );
+    expect(await call({ iban: 'DE89' })).toContain('<field name="method.type">Missing. Expected: one of "card", "bank".</field>');
+    expect(await call({ type: 'bank', iban: 'DE89' })).toBe('paid by bank');
+  });
+
+  it('names the required members of an object that is missing or of the wrong type, and keeps an item\'s constraints apart from the array\'s', async () => {
+    const client = await healed();
+    const text = textOf(await client.callTool({ name: 'ship', arguments: { parcels: { weight: 2 } } }));
+    expect(text).toContain('<field name="address">Missing. Expected: object with required properties "street", "city".</field>');
+    expect(text).toContain(
+      '<field name="parcels">Wrong type. You sent: {"weight":2}. Expected: array of (object with required properties "weight") with at least 1 item. Wrap the value in an array: [{"weight":2}].</field>',
+    );
+    expect(textOf(await client.callTool({ name: 'ship', arguments: { address: 'Main St 1, Springfield', parcels: [{ weight: 2 }] } }))).toContain(
+      '<field name="address">Wrong type. You sent: "Main St 1, Springfield". Expected: object with required properties "street", "city".</field>',
+    );
+  });
+
+  it('advises wrapping a value in an array only when it is what the array holds', async () => {
+    const client = await healed();
+    const address = { street: 'Main St 1', city: 'Springfield' };
+    // ["2 boxes"] would fail again: the items are objects.
+    expect(textOf(await client.callTool({ name: 'ship', arguments: { address, parcels: '2 boxes' } }))).toContain(
+      '<field name="parcels">Wrong type. You sent: "2 boxes". Expected: array of (object with required properties "weight") with at least 1 item.</field>',
+    );
+    expect(textOf(await client.callTool({ name: 'ship', arguments: { address, parcels: { weight: 2 } } }))).toContain('Wrap the value in an array: [{"weight":2}].</field>');
+  });
+
+  it('tells a model that sent null for an optional argument to leave it out, and never to wrap null in an array', async () => {
+    const client = await healed();
+    const optional = textOf(await client.callTool({ name: 'create_order', arguments: { sku: 'A-1', quantity: 1, currency: 'EUR', note: null } }));
+    expect(optional).toContain('<field name="note">Wrong type. You sent: null. Expected: string with at most 500 characters. Leave it out: it is optional.</field>');
+    const required = textOf(await client.callTool({ name: 'ship', arguments: { address: { street: 'Main St 1', city: 'Springfield' }, parcels: null } }));
+    expect(required).toContain('<field name="parcels">Wrong type. You sent: null. Expected: array of (object with required properties "weight") with at least 1 item.</field>');
+  });
+
+  it("shows a delta about an argument's own bounds on its line only, not on the lines of what it holds", async () => {
+    const client = await healed();
+    const item = textOf(await client.callTool({ name: 'ship', arguments: { address: { street: 'Main St 1', city: 'Springfield' }, parcels: [{ weight: 0 }] } }));
+    expect(item).toContain('<field name="parcels[0].weight">Too small.');
+    expect(item).toContain('field="parcels[].weight"');
+    // parcels accepting fewer items says nothing about parcels[0].weight: counted, not shown.
+    expect(item).not.toContain('item-count-range-narrowed');
+    expect(item).toContain('<more count="1">');
+    const empty = textOf(await client.callTool({ name: 'ship', arguments: { address: { street: 'Main St 1', city: 'Springfield' }, parcels: [] } }));
+    expect(empty).toContain('<delta severity="BREAKING" kind="item-count-range-narrowed" field="parcels"/>');
   });
 
   it('uses resolveAction when given', async () => {
