@@ -100,7 +100,9 @@ const FIXERS: Record<FailureCategory, Fixer> = {
 
   'missing-build-output'(diagnosis, source) {
     const cwd = source.kind === 'command' ? (source.cwd ?? process.cwd()) : process.cwd();
-    return { userAction: `Build the server before capturing it: run \`${buildCommand(cwd)}\` (in CI, as a step before this one), so that ${diagnosis.missingPath} exists.` };
+    const build = buildCommand(cwd);
+    const run = build === undefined ? 'run its build step' : `run \`${build}\``;
+    return { userAction: `Build the server before capturing it: ${run} (in CI, as a step before this one), so that ${diagnosis.missingPath} exists.` };
   },
 
   'missing-env'(diagnosis, source) {
@@ -274,10 +276,10 @@ function findUpwards(start: string, relative: string): string | undefined {
   }
 }
 
-/** The build command a person would run, from the nearest package.json's scripts. */
-export function buildCommand(cwd: string): string {
+/** The build command a person would run, from the nearest package.json's scripts; undefined when none is known. */
+export function buildCommand(cwd: string): string | undefined {
   const manifest = findUpwards(cwd, 'package.json');
-  if (!manifest) return 'the build step of the server';
+  if (!manifest) return undefined;
   const dir = dirname(manifest);
   let scripts: Record<string, string> = {};
   try {
@@ -289,6 +291,6 @@ export function buildCommand(cwd: string): string {
   const script = ['build', 'compile', 'prepare', 'tsc'].find((name) => scripts[name] !== undefined);
   if (script) return `${runner} ${script}`;
   if (existsSync(join(dir, 'tsconfig.json'))) return 'npx tsc';
-  return 'the build step of the server';
+  return undefined;
 }
 

@@ -109,6 +109,14 @@ describe('healing that stops with guidance', () => {
     expect(error.userActionNeeded).toContain('run `npm run build`');
   });
 
+  it('missing build output with no build script to name: says so in words, no made-up command in backticks', async () => {
+    const project = join(work, 'no-manifest');
+    mkdirSync(project, { recursive: true });
+    const error = await healingFailure(command([node, 'dist/server.js'], { cwd: project }));
+    expect(categories(error)).toEqual(['missing-build-output']);
+    expect(error.userActionNeeded).toBe('Build the server before capturing it: run its build step (in CI, as a step before this one), so that dist/server.js exists.');
+  });
+
   it('authentication failure: never retried', async () => {
     const port = await freePort();
     const server = await startHttpServerWithEnv(fixture('http-auth.mjs'), port);
