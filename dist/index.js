@@ -54798,7 +54798,8 @@ const FIXERS = {
         if (source.kind === 'command' && !source.url && !source.lenientStdout && diagnosis.pollutedStdout) {
             return { fix: { description: 'read JSON-RPC messages out of stdout lines that a logger had prefixed', source: { ...source, lenientStdout: true } } };
         }
-        return { userAction: `${diagnosis.explanation} Make the server speak MCP over stdio with nothing else on stdout, or give its HTTP address with --url.` };
+        // The error's message already says what went wrong (the explanation): the action says only what to do.
+        return { userAction: 'Make the server speak MCP over stdio with nothing else on stdout (logs go to stderr), or give its HTTP address with --url.' };
     },
     'protocol-mismatch'() {
         return { userAction: 'Upgrade the server (or its MCP SDK) to a protocol version from 2024-11-05 on, or capture a tools/list dump with --file.' };

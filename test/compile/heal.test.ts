@@ -117,6 +117,13 @@ describe('healing that stops with guidance', () => {
     expect(error.userActionNeeded).toBe('Build the server before capturing it: run its build step (in CI, as a step before this one), so that dist/server.js exists.');
   });
 
+  it('non-JSON on stdout: the message says what went wrong once, then what to do', async () => {
+    const error = await healingFailure(command([node, fixture('non-json-stdout.mjs'), TAG], {}, 800));
+    expect(categories(error).at(-1)).toBe('transport-mismatch');
+    expect(error.userActionNeeded).toBe('Make the server speak MCP over stdio with nothing else on stdout (logs go to stderr), or give its HTTP address with --url.');
+    expect(error.message.match(/never a JSON-RPC message/g)).toHaveLength(1);
+  });
+
   it('authentication failure: never retried', async () => {
     const port = await freePort();
     const server = await startHttpServerWithEnv(fixture('http-auth.mjs'), port);
