@@ -18,7 +18,7 @@ export function renderSummary(reviews: ServerReview[], warnings: string[]): stri
       const counts = review.report?.summary.counts;
       const worst = review.report === null ? '⚠️ not compiled' : review.report.summary.maxSeverity === null ? 'none' : `${BADGES[review.report.summary.maxSeverity]} ${review.report.summary.maxSeverity}`;
       const cells = SEVERITIES.map((s) => (counts ? String(counts[s]) : '–'));
-      const lockfile = review.stale ? '⚠️ stale' : review.headSource === 'server' && review.lockfileCheck !== 'off' && review.report ? 'fresh' : '–';
+      const lockfile = review.stale ? '⚠️ stale' : checksFreshness(review) && review.report ? 'fresh' : '–';
       lines.push(`| ${mdCell(serverName(review.name))} | ${worst} | ${cells.join(' | ')} | ${lockfile} | ${gateCell(review)} |`);
     }
     lines.push('');
@@ -44,6 +44,11 @@ function gateCell(review: ServerReview): string {
     default:
       return review.gate.pass ? '✅ passes' : '❌ fails';
   }
+}
+
+/** A lockfile is checked against what was compiled: a live server's contracts or a contracts file, not the head lockfile itself. */
+function checksFreshness(review: ServerReview): boolean {
+  return (review.headSource === 'server' || review.headSource === 'file') && review.lockfileCheck !== 'off';
 }
 
 /** The step's outputs, over every server of the run. */

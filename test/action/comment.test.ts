@@ -102,6 +102,11 @@ describe('the comment', () => {
     expect(summary).toContain('| `a\\|b` | 🔴 BREAKING | 1 | 0 | 1 | 0 | fresh | ❌ fails |');
     expect(summary).toContain('> careful | this');
   });
+
+  test('a lockfile checked against a contracts file reads fresh, as one checked against a server does; one not checked reads –', () => {
+    expect(renderSummary([review({ headSource: 'file' })], [])).toContain('| 0 | fresh | ❌ fails |');
+    expect(renderSummary([review({ headSource: 'lockfile' })], [])).toContain('| 0 | – | ❌ fails |');
+  });
 });
 
 describe('truncateMarkdown', () => {
