@@ -31,16 +31,18 @@ export function renderSummary(reviews: ServerReview[], warnings: string[]): stri
 }
 
 function gateCell(review: ServerReview): string {
+  // Changes approved, allow-listed or not gated can still fail the check (a stale lockfile, a version too small).
+  const unless = (passing: string, why: string) => (review.gate.pass ? passing : `❌ fails (${why})`);
   switch (review.gate.verdict) {
     case 'blocked':
     case 'unknown':
       return '❌ fails';
     case 'approved':
-      return '✅ approved by label';
+      return unless('✅ approved by label', 'changes approved by label');
     case 'accepted':
-      return '✅ allow-listed';
+      return unless('✅ allow-listed', 'changes allow-listed');
     case 'not-gated':
-      return 'off';
+      return unless('off', 'change gate off');
     default:
       return review.gate.pass ? '✅ passes' : '❌ fails';
   }

@@ -103,6 +103,12 @@ describe('the comment', () => {
     expect(summary).toContain('> careful | this');
   });
 
+  test('changes approved by label, with the check still failing (a version too small, a stale lockfile): the Gate column says it fails', () => {
+    const approved = { verdict: 'approved' as const, blocking: review().gate.blocking };
+    expect(renderSummary([review({ gate: { ...approved, pass: true, failures: [] } })], [])).toContain('| ✅ approved by label |');
+    expect(renderSummary([review({ gate: { ...approved, pass: false, failures: ['version too small'] } })], [])).toContain('| ❌ fails (changes approved by label) |');
+  });
+
   test('a lockfile checked against a contracts file reads fresh, as one checked against a server does; one not checked reads –', () => {
     expect(renderSummary([review({ headSource: 'file' })], [])).toContain('| 0 | fresh | ❌ fails |');
     expect(renderSummary([review({ headSource: 'lockfile' })], [])).toContain('| 0 | – | ❌ fails |');
