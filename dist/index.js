@@ -51161,18 +51161,30 @@ function verdict(review) {
         }
         case 'approved': {
             const by = review.approval?.by ? ` (added by ${quietMention(review.approval.by)})` : '';
-            return alert('NOTE', `**Approved by label** ${mdCode(review.approval?.label ?? '')}${by}: the gate passes despite ${changesIn(gate.blocking)} at or above ${threshold}.${release}`);
+            const outcome = gate.pass
+                ? `the gate passes despite ${changesIn(gate.blocking)} at or above ${threshold}`
+                : `${changesIn(gate.blocking)} at or above ${threshold} ${gate.blocking.length === 1 ? 'is' : 'are'} approved, but this check still fails`;
+            return alert('NOTE', `**Approved by label** ${mdCode(review.approval?.label ?? '')}${by}: ${outcome}.${release}`);
         }
+        // Below, the contract changes pass; a stale lockfile or a version too small can still fail the check, and the verdict says so first.
         case 'accepted':
+            if (!gate.pass)
+                return alert('CAUTION', `**Contract check failed** for ${name}, though every change at or above ${threshold} is accepted by the allow-list (listed below).${release}`);
             return alert('NOTE', `**Contract gate passed**: every change at or above ${threshold} is accepted by the allow-list (listed below).${release}`);
         case 'below-threshold':
+            if (!gate.pass)
+                return alert('CAUTION', `**Contract check failed** for ${name}, though no change reaches ${threshold} (${changesIn(everyChange(review))}).${release}`);
             return `✅ **Contract gate passed**: no change reaches ${threshold} (${changesIn(everyChange(review))}).${release}`;
         case 'not-gated':
+            if (!gate.pass)
+                return alert('CAUTION', `**Contract check failed** for ${name}, though the contract gate is off (${mdCode('fail-on: never')}) for ${changesIn(everyChange(review))}.${release}`);
             return `The contract gate is off (${mdCode('fail-on: never')}): this review only reports ${changesIn(everyChange(review))}.${release}`;
         case 'unknown':
             return alert('CAUTION', `**Could not review ${name}** at ${mdCode(shortSha(review.headSha))}, so this check fails. What went wrong:`);
         case 'clean': {
             const changes = everyChange(review);
+            if (!gate.pass)
+                return alert('CAUTION', `**Contract check failed** for ${name}, though ${changes.length === 0 ? 'there are no contract changes' : `no change fails the gate (${changesIn(changes)})`}.${release}`);
             return changes.length === 0 ? '✅ **Contract gate passed**: no contract changes.' : `✅ **Contract gate passed** (${changesIn(changes)}).${release}`;
         }
     }
