@@ -277,12 +277,13 @@ function reproduce(review: ServerReview): string {
 function footer(review: ServerReview): string {
   const base = review.baseline ? `${mdText(truncate(review.baseline, 300))} → ` : '';
   const head = { server: 'the server', lockfile: 'the lockfile', file: 'the contracts file', removed: 'removed from the config' }[review.headSource];
-  return footerLinks(review.runUrl, `job ${mdCode(review.job)} · ${base}${head} at ${shortSha(review.headSha)}`);
+  return footerLinks(review.runUrl, `job ${mdCode(review.job)} · ${base}${head} at ${shortSha(review.headSha)}`, review.report !== null);
 }
 
-function footerLinks(runUrl: string | undefined, context = ''): string {
+/** The links to the run; its job summary is pointed to only when there is a report in it. */
+function footerLinks(runUrl: string | undefined, context = '', hasReport = false): string {
   const link = runLink(runUrl);
-  const run = link ? ` · [workflow run](${link}): its job summary has the full report` : '';
+  const run = link ? ` · [workflow run](${link})${hasReport ? ': its job summary has the full report' : ''}` : '';
   return `<sub>mcp-contract-guard${run}${context ? ` · ${context}` : ''}</sub>`;
 }
 

@@ -68,6 +68,7 @@ describe('the sticky comment over the life of a pull request', () => {
     expect(comment.body).toContain(`Fix what it says (the log of the [workflow run](${RUN}) has the details) and push again`);
     expect(comment.body).not.toContain('Contract gate failed');
     expect(comment.body).not.toMatch(/\n\s+at .+:\d+:\d+/);
+    expect(comment.body).not.toContain('full report');
 
     // The same failure again: nothing to send.
     const patches = mock.count('PATCH', /\/issues\/comments\/\d+$/);

@@ -249,6 +249,8 @@ describe('what the pull request and the server control', () => {
     expect(comment).toContain('\n\n> The command "nope" was not found on PATH.\n\n');
     expect(comment).toContain(`the log of the [workflow run](${RUN_URL}) has the details`);
     expect(comment).not.toContain('What breaks');
+    // No report was made: the footer links the run without promising one in its job summary.
+    expect(comment).not.toContain('full report');
     expectRendersCleanly(comment, [RUN_URL]);
   });
 });
