@@ -214,12 +214,20 @@ function andList(items: readonly string[]): string {
 }
 
 /**
- * Why a review could not be made: one paragraph reads as text (it wraps), output of several
- * lines (a server's stderr) as a code block.
+ * Why a review could not be made, paragraph by paragraph: a sentence reads as text (it wraps;
+ * a code block does not, and GitHub cuts its long lines at the edge), the indented lines under
+ * it (a server's stderr, the attempts) and any other output of several lines as a code block.
  */
 function whatWentWrong(why: string): string {
-  const text = truncate(why, 6_000);
-  return /\r|\n/.test(text) ? mdCodeBlock(text, 'text') : `> ${mdText(text)}`;
+  return truncate(why, 6_000).split(/(?:\r?\n|\r){2,}/).map(wentWrongParagraph).join('\n\n');
+}
+
+function wentWrongParagraph(text: string): string {
+  const [first = '', ...rest] = text.split(/\r?\n|\r/);
+  if (rest.length === 0) return `> ${mdText(first)}`;
+  if (/^\s/.test(first) || !rest.every((line) => /^\s/.test(line))) return mdCodeBlock(text, 'text');
+  const indent = Math.min(...rest.map((line) => /^\s*/.exec(line)![0].length));
+  return `> ${mdText(first)}\n\n${mdCodeBlock(rest.map((line) => line.slice(indent)).join('\n'), 'text')}`;
 }
 
 function problems(review: ServerReview): string[] {
