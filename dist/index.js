@@ -58505,6 +58505,7 @@ function subjects_shown(place, path) {
 
 
 
+
 async function runAction() {
     // The first line of the log, before any work: what ran, on what (the cold-start bench waits for it).
     info(`mcp-contract-guard: ${github_context.eventName ?? 'local'} run${process.env.GITHUB_REPOSITORY ? ` in ${process.env.GITHUB_REPOSITORY}` : ''}.`);
@@ -58538,7 +58539,7 @@ async function runAction() {
         if (commenting)
             await replaceWithFailure(commenting, message);
         // The summary is written on every run, this one included: the message, never a stack trace.
-        await writeSummary(`## MCP contract review\n\n> [!CAUTION]\n> The review could not run:\n\n${mdCodeBlock(message, 'text')}\n`).catch(() => undefined);
+        await writeSummary(`## MCP contract review\n\n> [!CAUTION]\n> The review could not run:\n\n${whatWentWrong(message)}\n`).catch(() => undefined);
         // For a bug, the stack goes to the log (not the summary), where a report can quote it.
         if (!(error instanceof errors_UserError) && error instanceof Error && error.stack)
             log.info(error.stack);

@@ -218,7 +218,7 @@ function andList(items: readonly string[]): string {
  * a code block does not, and GitHub cuts its long lines at the edge), the indented lines under
  * it (a server's stderr, the attempts) and any other output of several lines as a code block.
  */
-function whatWentWrong(why: string): string {
+export function whatWentWrong(why: string): string {
   return truncate(why, 6_000).split(/(?:\r?\n|\r){2,}/).map(wentWrongParagraph).join('\n\n');
 }
 
