@@ -289,6 +289,7 @@ describe('approvals', () => {
     expect(body).toContain('**Contract gate failed**');
     expect(body).not.toContain('Approved by label');
     expect(body).toContain('The label "contract-change-approved" was added by @\u2060mallory, who has triage permission on this repository');
+    expect(body).toContain('so the label is ignored. To approve, one of them removes it and adds it again.');
     expect(mock.count('GET', /\/collaborators\/mallory\/permission$/)).toBe(1);
   });
 });
