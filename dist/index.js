@@ -38138,13 +38138,18 @@ function typeOf(schema, depth) {
 const INVALID_XML_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 const TEXT_SPECIALS = /[&<]/g;
 const CDATA_END = /]]>/g;
-const ATTR_SPECIALS = /[&<>"']/g;
+// A parser turns a raw tab or line break in an attribute into a space (attribute-value
+// normalization): a name holding one would be read back as another name.
+const ATTR_SPECIALS = /[&<>"'\t\n\r]/g;
 const ENTITIES = {
     '&': '&amp;',
     '<': '&lt;',
     '>': '&gt;',
     '"': '&quot;',
     "'": '&apos;',
+    '\t': '&#9;',
+    '\n': '&#10;',
+    '\r': '&#13;',
 };
 function replaceEntity(char) {
     return ENTITIES[char] ?? char;
@@ -38156,7 +38161,7 @@ function replaceEntity(char) {
 function escapeText(value) {
     return value.replace(INVALID_XML_CHARS, '\uFFFD').replace(TEXT_SPECIALS, replaceEntity).replace(CDATA_END, ']]&gt;');
 }
-/** Escapes an attribute value (all five XML specials). */
+/** Escapes an attribute value (all five XML specials, and tabs and line breaks). */
 function xml_escapeAttr(value) {
     return value.replace(INVALID_XML_CHARS, '\uFFFD').replace(ATTR_SPECIALS, replaceEntity);
 }
@@ -38512,7 +38517,9 @@ function deltaLines(d, paint, max) {
 }
 /** Whole entries added or removed carry their contract: the message says enough. */
 function showValues(d) {
-    return d.field !== '' && d.kind !== 'suspicious-text';
+    // Both null: a null default removed reads "(none) → (none)", a line that says nothing true.
+    const neither = (d.previous === null || d.previous === undefined) && (d.current === null || d.current === undefined);
+    return d.field !== '' && d.kind !== 'suspicious-text' && !neither;
 }
 function rank(severity) {
     return severity === null ? -1 : SEVERITY_RANK[severity];
@@ -39018,9 +39025,9 @@ function phraseOf(d) {
             return located('default removed');
         case 'required-prompt-argument-added':
         case 'prompt-argument-became-required':
-            return { key: 'prompt-requires', place: lastSegment(d.field), render: (places) => `now requires argument ${places}` };
+            return { key: 'prompt-requires', place: argumentOf(d.field), render: (places) => `now requires argument ${places}` };
         case 'prompt-argument-removed':
-            return { key: d.kind, place: lastSegment(d.field), render: (places) => `no longer accepts argument ${places}` };
+            return { key: d.kind, place: argumentOf(d.field), render: (places) => `no longer accepts argument ${places}` };
         case 'capability-withdrawn':
             return { key: d.kind, place: segmentsOf(d.field).slice(1).join('.'), render: (places) => `no longer declares the capability ${places}` };
         case 'task-support-required':
@@ -39063,8 +39070,9 @@ function keywordPlace(field) {
 function placeOf(segments) {
     return whereOf(segments[0] === 'actions' ? segments.slice(2) : segments);
 }
-function lastSegment(field) {
-    return segmentsOf(field).at(-1) ?? field;
+/** The prompt argument a delta names: `arguments.NAME`, or `arguments.NAME.required` when it became required. */
+function argumentOf(field) {
+    return segmentsOf(field)[1] ?? field;
 }
 /** A JSON Schema `type` as people write it: `integer`, `string | null`. */
 function typeText(type) {
@@ -40119,7 +40127,8 @@ const RULES = deepFreezeRules({
             input: 'Calls that omit the argument now get different behaviour.',
             output: 'An annotation on a returned value; nothing is validated against it.',
         },
-        message: (f) => `${at(f)}default changed ${fromTo(f)}.`,
+        // Both defaults exist, so a null is the value null (Python's `= None`), not "none".
+        message: (f) => `${at(f)}default changed from ${show(f.previous)} to ${show(f.current)}.`,
     },
     'default-removed': {
         scope: 'schema', effect: 'neutral', severity: { input: R, output: C },
@@ -41037,7 +41046,7 @@ function decodedText(bytes) {
     return bytes.toString('utf8');
 }
 /** The text of `path`, or undefined when there is no such file. `what` names it in errors ("the lockfile"). */
-async function readTextIfExists(path, what) {
+async function files_readTextIfExists(path, what) {
     try {
         return decodedText(await (0,promises_namespaceObject.readFile)(path));
     }
@@ -51160,18 +51169,30 @@ function verdict(review) {
         }
         case 'approved': {
             const by = review.approval?.by ? ` (added by ${quietMention(review.approval.by)})` : '';
-            return alert('NOTE', `**Approved by label** ${mdCode(review.approval?.label ?? '')}${by}: the gate passes despite ${changesIn(gate.blocking)} at or above ${threshold}.${release}`);
+            const outcome = gate.pass
+                ? `the gate passes despite ${changesIn(gate.blocking)} at or above ${threshold}`
+                : `${changesIn(gate.blocking)} at or above ${threshold} ${gate.blocking.length === 1 ? 'is' : 'are'} approved, but this check still fails`;
+            return alert('NOTE', `**Approved by label** ${mdCode(review.approval?.label ?? '')}${by}: ${outcome}.${release}`);
         }
+        // Below, the contract changes pass; a stale lockfile or a version too small can still fail the check, and the verdict says so first.
         case 'accepted':
+            if (!gate.pass)
+                return alert('CAUTION', `**Contract check failed** for ${name}, though every change at or above ${threshold} is accepted by the allow-list (listed below).${release}`);
             return alert('NOTE', `**Contract gate passed**: every change at or above ${threshold} is accepted by the allow-list (listed below).${release}`);
         case 'below-threshold':
+            if (!gate.pass)
+                return alert('CAUTION', `**Contract check failed** for ${name}, though no change reaches ${threshold} (${changesIn(everyChange(review))}).${release}`);
             return `✅ **Contract gate passed**: no change reaches ${threshold} (${changesIn(everyChange(review))}).${release}`;
         case 'not-gated':
+            if (!gate.pass)
+                return alert('CAUTION', `**Contract check failed** for ${name}, though the contract gate is off (${mdCode('fail-on: never')}) for ${changesIn(everyChange(review))}.${release}`);
             return `The contract gate is off (${mdCode('fail-on: never')}): this review only reports ${changesIn(everyChange(review))}.${release}`;
         case 'unknown':
             return alert('CAUTION', `**Could not review ${name}** at ${mdCode(shortSha(review.headSha))}, so this check fails. What went wrong:`);
         case 'clean': {
             const changes = everyChange(review);
+            if (!gate.pass)
+                return alert('CAUTION', `**Contract check failed** for ${name}, though ${changes.length === 0 ? 'there are no contract changes' : `no change fails the gate (${changesIn(changes)})`}.${release}`);
             return changes.length === 0 ? '✅ **Contract gate passed**: no contract changes.' : `✅ **Contract gate passed** (${changesIn(changes)}).${release}`;
         }
     }
@@ -51231,12 +51252,21 @@ function andList(items) {
     return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }
 /**
- * Why a review could not be made: one paragraph reads as text (it wraps), output of several
- * lines (a server's stderr) as a code block.
+ * Why a review could not be made, paragraph by paragraph: a sentence reads as text (it wraps;
+ * a code block does not, and GitHub cuts its long lines at the edge), the indented lines under
+ * it (a server's stderr, the attempts) and any other output of several lines as a code block.
  */
 function whatWentWrong(why) {
-    const text = xml_truncate(why, 6_000);
-    return /\r|\n/.test(text) ? mdCodeBlock(text, 'text') : `> ${mdText(text)}`;
+    return xml_truncate(why, 6_000).split(/(?:\r?\n|\r){2,}/).map(wentWrongParagraph).join('\n\n');
+}
+function wentWrongParagraph(text) {
+    const [first = '', ...rest] = text.split(/\r?\n|\r/);
+    if (rest.length === 0)
+        return `> ${mdText(first)}`;
+    if (/^\s/.test(first) || !rest.every((line) => /^\s/.test(line)))
+        return mdCodeBlock(text, 'text');
+    const indent = Math.min(...rest.map((line) => /^\s*/.exec(line)[0].length));
+    return `> ${mdText(first)}\n\n${mdCodeBlock(rest.map((line) => line.slice(indent)).join('\n'), 'text')}`;
 }
 function problems(review) {
     const out = [];
@@ -51293,11 +51323,12 @@ function reproduce(review) {
 function footer(review) {
     const base = review.baseline ? `${mdText(xml_truncate(review.baseline, 300))} → ` : '';
     const head = { server: 'the server', lockfile: 'the lockfile', file: 'the contracts file', removed: 'removed from the config' }[review.headSource];
-    return footerLinks(review.runUrl, `job ${mdCode(review.job)} · ${base}${head} at ${shortSha(review.headSha)}`);
+    return footerLinks(review.runUrl, `job ${mdCode(review.job)} · ${base}${head} at ${shortSha(review.headSha)}`, review.report !== null);
 }
-function footerLinks(runUrl, context = '') {
+/** The links to the run; its job summary is pointed to only when there is a report in it. */
+function footerLinks(runUrl, context = '', hasReport = false) {
     const link = runLink(runUrl);
-    const run = link ? ` · [workflow run](${link}): its job summary has the full report` : '';
+    const run = link ? ` · [workflow run](${link})${hasReport ? ': its job summary has the full report' : ''}` : '';
     return `<sub>mcp-contract-guard${run}${context ? ` · ${context}` : ''}</sub>`;
 }
 /**
@@ -51553,7 +51584,7 @@ function judgeApproval(facts) {
     }
     if (!APPROVING.has(permission.permission)) {
         const role = permission.role ?? permission.permission;
-        return { ignored: `${who} was added by @${by}, who has ${role} permission on this repository: only an account with write, maintain or admin permission can approve, so the label is ignored.` };
+        return { ignored: `${who} was added by @${by}, who has ${role} permission on this repository: only an account with write, maintain or admin permission can approve, so the label is ignored. To approve, one of them removes it and adds it again.` };
     }
     return { approval: { label, by } };
 }
@@ -51896,7 +51927,7 @@ function renderSummary(reviews, warnings) {
             const counts = review.report?.summary.counts;
             const worst = review.report === null ? '⚠️ not compiled' : review.report.summary.maxSeverity === null ? 'none' : `${BADGES[review.report.summary.maxSeverity]} ${review.report.summary.maxSeverity}`;
             const cells = report_SEVERITIES.map((s) => (counts ? String(counts[s]) : '–'));
-            const lockfile = review.stale ? '⚠️ stale' : review.headSource === 'server' && review.lockfileCheck !== 'off' && review.report ? 'fresh' : '–';
+            const lockfile = review.stale ? '⚠️ stale' : checksFreshness(review) && review.report ? 'fresh' : '–';
             lines.push(`| ${mdCell(serverName(review.name))} | ${worst} | ${cells.join(' | ')} | ${lockfile} | ${gateCell(review)} |`);
         }
         lines.push('');
@@ -51909,19 +51940,25 @@ function renderSummary(reviews, warnings) {
     return [head, ...sections].join('\n');
 }
 function gateCell(review) {
+    // Changes approved, allow-listed or not gated can still fail the check (a stale lockfile, a version too small).
+    const unless = (passing, why) => (review.gate.pass ? passing : `❌ fails (${why})`);
     switch (review.gate.verdict) {
         case 'blocked':
         case 'unknown':
             return '❌ fails';
         case 'approved':
-            return '✅ approved by label';
+            return unless('✅ approved by label', 'changes approved by label');
         case 'accepted':
-            return '✅ allow-listed';
+            return unless('✅ allow-listed', 'changes allow-listed');
         case 'not-gated':
-            return 'off';
+            return unless('off', 'change gate off');
         default:
             return review.gate.pass ? '✅ passes' : '❌ fails';
     }
+}
+/** A lockfile is checked against what was compiled: a live server's contracts or a contracts file, not the head lockfile itself. */
+function checksFreshness(review) {
+    return (review.headSource === 'server' || review.headSource === 'file') && review.lockfileCheck !== 'off';
 }
 /** The step's outputs, over every server of the run. */
 function computeOutputs(reviews, paths) {
@@ -54268,7 +54305,9 @@ const DETECTORS = [
         const daemon = evidence.transport === 'http' && evidence.exitCode === 0
             ? ' A command that returns while its server keeps running in the background (a daemon, docker run -d) cannot be captured this way: start the server before mcp-contract-guard and give only --url.'
             : '';
-        return { category: 'crashed', confidence: 0.6, explanation: `The server ${how} ${when}.${daemon}${stderrExcerpt(evidence)}` };
+        // Said when there is nothing to quote, so no one looks for a log that was never written.
+        const stderr = stderrExcerpt(evidence) || ' It wrote nothing on stderr.';
+        return { category: 'crashed', confidence: 0.6, explanation: `The server ${how} ${when}.${daemon}${stderr}` };
     },
 ];
 /** The first argument that names a script file (by extension) and does not exist. */
@@ -54321,8 +54360,21 @@ function looksSlowToStart(evidence) {
         return true;
     return evidence.strayStdout.length === 0 && !evidence.pollutedStdout && evidence.announcedUrl === undefined;
 }
+/** A line of a JavaScript or Java stack trace ("    at main (server.js:3:9)"). */
+const STACK_FRAME = /^\s+at\s/;
+/** The line that names a thrown error ("TypeError: x is not a function", "java.io.IOException: …"). */
+const ERROR_LINE = /^(?:Uncaught )?[A-Za-z_$][\w$.]*(?:Error|Exception)\b/;
+/**
+ * The last lines the server wrote on stderr, without stack frames: an uncaught exception in
+ * Node prints its message and then a dozen frames, so the plain tail would quote frames only.
+ * The error's own line is kept even when more lines follow it.
+ */
 function stderrExcerpt(evidence) {
-    const tail = evidence.stderrTail.slice(-6);
+    const lines = evidence.stderrTail.filter((line) => line.trim() !== '' && !STACK_FRAME.test(line));
+    let tail = lines.slice(-6);
+    const errorLine = lines.findLast((line) => ERROR_LINE.test(line));
+    if (errorLine !== undefined && !tail.includes(errorLine))
+        tail = [errorLine, '…', ...lines.slice(-4)];
     if (tail.length === 0)
         return '';
     return ` Its last stderr lines:\n${tail.map((l) => `    ${l}`).join('\n')}`;
@@ -54747,7 +54799,9 @@ const FIXERS = {
     },
     'missing-build-output'(diagnosis, source) {
         const cwd = source.kind === 'command' ? (source.cwd ?? process.cwd()) : process.cwd();
-        return { userAction: `Build the server before capturing it: run \`${buildCommand(cwd)}\` (in CI, as a step before this one), so that ${diagnosis.missingPath} exists.` };
+        const build = buildCommand(cwd);
+        const run = build === undefined ? 'run its build step' : `run \`${build}\``;
+        return { userAction: `Build the server before capturing it: ${run} (in CI, as a step before this one), so that ${diagnosis.missingPath} exists.` };
     },
     'missing-env'(diagnosis, source) {
         const names = diagnosis.missingEnv ?? [];
@@ -54795,7 +54849,12 @@ const FIXERS = {
         if (source.kind === 'command' && !source.url && !source.lenientStdout && diagnosis.pollutedStdout) {
             return { fix: { description: 'read JSON-RPC messages out of stdout lines that a logger had prefixed', source: { ...source, lenientStdout: true } } };
         }
-        return { userAction: `${diagnosis.explanation} Make the server speak MCP over stdio with nothing else on stdout, or give its HTTP address with --url.` };
+        // The error's message already says what went wrong (the explanation): the action says only what to do.
+        // Reached over HTTP, it was the address that held no MCP endpoint: stdout is not the problem.
+        if (source.kind === 'url' || source.url !== undefined) {
+            return { userAction: "Point --url at the server's streamable-HTTP MCP endpoint (often /mcp), or capture the server over stdio (--command without --url) or from a tools/list dump (--file)." };
+        }
+        return { userAction: 'Make the server speak MCP over stdio with nothing else on stdout (logs go to stderr), or give its HTTP address with --url.' };
     },
     'protocol-mismatch'() {
         return { userAction: 'Upgrade the server (or its MCP SDK) to a protocol version from 2024-11-05 on, or capture a tools/list dump with --file.' };
@@ -54808,7 +54867,7 @@ const FIXERS = {
         if (!retried && looksTransient(diagnosis)) {
             return { fix: { description: 'retried once: the crash looks transient (a busy resource or a network hiccup)', source } };
         }
-        return { userAction: 'Run the server by hand with the same command and fix what makes it exit; its stderr is quoted above.' };
+        return { userAction: 'Run the server by hand with the same command and fix what makes it exit.' };
     },
     unknown() {
         return { userAction: 'Run the server by hand with the same command to see what goes wrong; rerun with --debug for details.' };
@@ -54904,11 +54963,11 @@ function findUpwards(start, relative) {
             return undefined;
     }
 }
-/** The build command a person would run, from the nearest package.json's scripts. */
+/** The build command a person would run, from the nearest package.json's scripts; undefined when none is known. */
 function buildCommand(cwd) {
     const manifest = findUpwards(cwd, 'package.json');
     if (!manifest)
-        return 'the build step of the server';
+        return undefined;
     const dir = (0,external_node_path_namespaceObject.dirname)(manifest);
     let scripts = {};
     try {
@@ -54923,7 +54982,7 @@ function buildCommand(cwd) {
         return `${runner} ${script}`;
     if ((0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(dir, 'tsconfig.json')))
         return 'npx tsc';
-    return 'the build step of the server';
+    return undefined;
 }
 
 ;// CONCATENATED MODULE: ./lib/compile/dump.js
@@ -54938,7 +54997,7 @@ function buildCommand(cwd) {
  * response whose `result` holds them.
  */
 async function readContractsFile(path) {
-    const text = await readTextIfExists(path, 'the file');
+    const text = await files_readTextIfExists(path, 'the file');
     if (text === undefined)
         throw new errors_UserError(`${path} does not exist.`);
     return parseContractsFile(text, path);
@@ -57965,7 +58024,7 @@ function parseTimeout(value) {
         return undefined;
     const seconds = Number(value);
     if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600)
-        throw new errors_UserError(`The input "timeout" is in seconds, between 0 and 3600; got "${value}".`);
+        throw new errors_UserError(`The input "timeout" is in seconds, more than 0 and at most 3600; got "${value}".`);
     return Math.round(seconds * 1000);
 }
 function parseDays(value) {
@@ -58125,13 +58184,9 @@ const configSchema = object({
     .strict();
 /** Read and validate a config file; paths inside it are relative to the file. */
 async function loadConfig(path) {
-    let text;
-    try {
-        text = await readFile(path, 'utf8');
-    }
-    catch (error) {
-        throw new UserError(`Could not read the config file ${path}: ${error.message}.`);
-    }
+    const text = await readTextIfExists(path, 'the config file');
+    if (text === undefined)
+        throw new UserError(`The config file ${path} does not exist.`);
     return parseConfig(text, path);
 }
 /**
@@ -58473,6 +58528,7 @@ function subjects_shown(place, path) {
 
 
 
+
 async function runAction() {
     // The first line of the log, before any work: what ran, on what (the cold-start bench waits for it).
     info(`mcp-contract-guard: ${github_context.eventName ?? 'local'} run${process.env.GITHUB_REPOSITORY ? ` in ${process.env.GITHUB_REPOSITORY}` : ''}.`);
@@ -58506,7 +58562,7 @@ async function runAction() {
         if (commenting)
             await replaceWithFailure(commenting, message);
         // The summary is written on every run, this one included: the message, never a stack trace.
-        await writeSummary(`## MCP contract review\n\n> [!CAUTION]\n> The review could not run:\n\n${mdCodeBlock(message, 'text')}\n`).catch(() => undefined);
+        await writeSummary(`## MCP contract review\n\n> [!CAUTION]\n> The review could not run:\n\n${whatWentWrong(message)}\n`).catch(() => undefined);
         // For a bug, the stack goes to the log (not the summary), where a report can quote it.
         if (!(error instanceof errors_UserError) && error instanceof Error && error.stack)
             log.info(error.stack);

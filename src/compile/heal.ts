@@ -100,10 +100,9 @@ const FIXERS: Record<FailureCategory, Fixer> = {
 
   'missing-build-output'(diagnosis, source) {
     const cwd = source.kind === 'command' ? (source.cwd ?? process.cwd()) : process.cwd();
-    const command = buildCommand(cwd);
-    // Backticks only around a command to type; the generic advice is a description, not one.
-    const step = command === GENERIC_BUILD_STEP ? GENERIC_BUILD_STEP : `\`${command}\``;
-    return { userAction: `Build the server before capturing it: run ${step} (in CI, as a step before this one), so that ${diagnosis.missingPath} exists.` };
+    const build = buildCommand(cwd);
+    const run = build === undefined ? 'run its build step' : `run \`${build}\``;
+    return { userAction: `Build the server before capturing it: ${run} (in CI, as a step before this one), so that ${diagnosis.missingPath} exists.` };
   },
 
   'missing-env'(diagnosis, source) {
@@ -156,6 +155,7 @@ const FIXERS: Record<FailureCategory, Fixer> = {
     if (source.kind === 'command' && !source.url && !source.lenientStdout && diagnosis.pollutedStdout) {
       return { fix: { description: 'read JSON-RPC messages out of stdout lines that a logger had prefixed', source: { ...source, lenientStdout: true } } };
     }
+    // The error's message already says what went wrong (the explanation): the action says only what to do.
     // Reached over HTTP, it was the address that held no MCP endpoint: stdout is not the problem.
     if (source.kind === 'url' || source.url !== undefined) {
       return { userAction: "Point --url at the server's streamable-HTTP MCP endpoint (often /mcp), or capture the server over stdio (--command without --url) or from a tools/list dump (--file)." };
@@ -281,13 +281,10 @@ function findUpwards(start: string, relative: string): string | undefined {
   }
 }
 
-/** What buildCommand says when no package.json script or tsconfig names the build. */
-const GENERIC_BUILD_STEP = 'the build step of the server';
-
-/** The build command a person would run, from the nearest package.json's scripts. */
-export function buildCommand(cwd: string): string {
+/** The build command a person would run, from the nearest package.json's scripts; undefined when none is known. */
+export function buildCommand(cwd: string): string | undefined {
   const manifest = findUpwards(cwd, 'package.json');
-  if (!manifest) return GENERIC_BUILD_STEP;
+  if (!manifest) return undefined;
   const dir = dirname(manifest);
   let scripts: Record<string, string> = {};
   try {
@@ -299,6 +296,6 @@ export function buildCommand(cwd: string): string {
   const script = ['build', 'compile', 'prepare', 'tsc'].find((name) => scripts[name] !== undefined);
   if (script) return `${runner} ${script}`;
   if (existsSync(join(dir, 'tsconfig.json'))) return 'npx tsc';
-  return GENERIC_BUILD_STEP;
+  return undefined;
 }
 

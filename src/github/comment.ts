@@ -135,18 +135,26 @@ function verdict(review: ServerReview): string {
     }
     case 'approved': {
       const by = review.approval?.by ? ` (added by ${quietMention(review.approval.by)})` : '';
-      return alert('NOTE', `**Approved by label** ${mdCode(review.approval?.label ?? '')}${by}: the gate passes despite ${changesIn(gate.blocking)} at or above ${threshold}.${release}`);
+      const outcome = gate.pass
+        ? `the gate passes despite ${changesIn(gate.blocking)} at or above ${threshold}`
+        : `${changesIn(gate.blocking)} at or above ${threshold} ${gate.blocking.length === 1 ? 'is' : 'are'} approved, but this check still fails`;
+      return alert('NOTE', `**Approved by label** ${mdCode(review.approval?.label ?? '')}${by}: ${outcome}.${release}`);
     }
+    // Below, the contract changes pass; a stale lockfile or a version too small can still fail the check, and the verdict says so first.
     case 'accepted':
+      if (!gate.pass) return alert('CAUTION', `**Contract check failed** for ${name}, though every change at or above ${threshold} is accepted by the allow-list (listed below).${release}`);
       return alert('NOTE', `**Contract gate passed**: every change at or above ${threshold} is accepted by the allow-list (listed below).${release}`);
     case 'below-threshold':
+      if (!gate.pass) return alert('CAUTION', `**Contract check failed** for ${name}, though no change reaches ${threshold} (${changesIn(everyChange(review))}).${release}`);
       return `✅ **Contract gate passed**: no change reaches ${threshold} (${changesIn(everyChange(review))}).${release}`;
     case 'not-gated':
+      if (!gate.pass) return alert('CAUTION', `**Contract check failed** for ${name}, though the contract gate is off (${mdCode('fail-on: never')}) for ${changesIn(everyChange(review))}.${release}`);
       return `The contract gate is off (${mdCode('fail-on: never')}): this review only reports ${changesIn(everyChange(review))}.${release}`;
     case 'unknown':
       return alert('CAUTION', `**Could not review ${name}** at ${mdCode(shortSha(review.headSha))}, so this check fails. What went wrong:`);
     case 'clean': {
       const changes = everyChange(review);
+      if (!gate.pass) return alert('CAUTION', `**Contract check failed** for ${name}, though ${changes.length === 0 ? 'there are no contract changes' : `no change fails the gate (${changesIn(changes)})`}.${release}`);
       return changes.length === 0 ? '✅ **Contract gate passed**: no contract changes.' : `✅ **Contract gate passed** (${changesIn(changes)}).${release}`;
     }
   }
@@ -206,12 +214,20 @@ function andList(items: readonly string[]): string {
 }
 
 /**
- * Why a review could not be made: one paragraph reads as text (it wraps), output of several
- * lines (a server's stderr) as a code block.
+ * Why a review could not be made, paragraph by paragraph: a sentence reads as text (it wraps;
+ * a code block does not, and GitHub cuts its long lines at the edge), the indented lines under
+ * it (a server's stderr, the attempts) and any other output of several lines as a code block.
  */
-function whatWentWrong(why: string): string {
-  const text = truncate(why, 6_000);
-  return /\r|\n/.test(text) ? mdCodeBlock(text, 'text') : `> ${mdText(text)}`;
+export function whatWentWrong(why: string): string {
+  return truncate(why, 6_000).split(/(?:\r?\n|\r){2,}/).map(wentWrongParagraph).join('\n\n');
+}
+
+function wentWrongParagraph(text: string): string {
+  const [first = '', ...rest] = text.split(/\r?\n|\r/);
+  if (rest.length === 0) return `> ${mdText(first)}`;
+  if (/^\s/.test(first) || !rest.every((line) => /^\s/.test(line))) return mdCodeBlock(text, 'text');
+  const indent = Math.min(...rest.map((line) => /^\s*/.exec(line)![0].length));
+  return `> ${mdText(first)}\n\n${mdCodeBlock(rest.map((line) => line.slice(indent)).join('\n'), 'text')}`;
 }
 
 function problems(review: ServerReview): string[] {
@@ -269,12 +285,13 @@ function reproduce(review: ServerReview): string {
 function footer(review: ServerReview): string {
   const base = review.baseline ? `${mdText(truncate(review.baseline, 300))} → ` : '';
   const head = { server: 'the server', lockfile: 'the lockfile', file: 'the contracts file', removed: 'removed from the config' }[review.headSource];
-  return footerLinks(review.runUrl, `job ${mdCode(review.job)} · ${base}${head} at ${shortSha(review.headSha)}`);
+  return footerLinks(review.runUrl, `job ${mdCode(review.job)} · ${base}${head} at ${shortSha(review.headSha)}`, review.report !== null);
 }
 
-function footerLinks(runUrl: string | undefined, context = ''): string {
+/** The links to the run; its job summary is pointed to only when there is a report in it. */
+function footerLinks(runUrl: string | undefined, context = '', hasReport = false): string {
   const link = runLink(runUrl);
-  const run = link ? ` · [workflow run](${link}): its job summary has the full report` : '';
+  const run = link ? ` · [workflow run](${link})${hasReport ? ': its job summary has the full report' : ''}` : '';
   return `<sub>mcp-contract-guard${run}${context ? ` · ${context}` : ''}</sub>`;
 }
 

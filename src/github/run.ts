@@ -19,12 +19,13 @@ import { entryAnnotations, selectAnnotations, type Annotation } from './annotati
 import { GitHubApi, retryPolicy } from './api.js';
 import { checkoutTree, commitTree } from './baseline.js';
 import { renderBundle, BUNDLE_VERSION, type ReviewBundle } from './bundle.js';
+import { whatWentWrong } from './comment.js';
 import { commentOnly } from './comment-only.js';
 import { draftReview, type Run, type ServerDraft } from './draft.js';
 import { planEvent, type EventPlan, type RunContext } from './event.js';
 import { readInputs, type ActionInputs } from './inputs.js';
 import { approvalOf, coveragesOf, recordsOf, senderOf, type LabelState } from './label.js';
-import { mdCodeBlock, plural, shortSha } from './markdown.js';
+import { plural, shortSha } from './markdown.js';
 import { writeOutputFile } from './paths.js';
 import { postComments, replaceWithFailure, runUrl } from './post.js';
 import { PRIVILEGED_EVENTS, privilegePolicy } from './privilege.js';
@@ -64,7 +65,7 @@ export async function runAction(): Promise<void> {
     core.setFailed(message);
     if (commenting) await replaceWithFailure(commenting, message);
     // The summary is written on every run, this one included: the message, never a stack trace.
-    await writeSummary(`## MCP contract review\n\n> [!CAUTION]\n> The review could not run:\n\n${mdCodeBlock(message, 'text')}\n`).catch(() => undefined);
+    await writeSummary(`## MCP contract review\n\n> [!CAUTION]\n> The review could not run:\n\n${whatWentWrong(message)}\n`).catch(() => undefined);
     // For a bug, the stack goes to the log (not the summary), where a report can quote it.
     if (!(error instanceof UserError) && error instanceof Error && error.stack) log.info(error.stack);
   }

@@ -18,7 +18,7 @@ export function renderSummary(reviews: ServerReview[], warnings: string[]): stri
       const counts = review.report?.summary.counts;
       const worst = review.report === null ? '⚠️ not compiled' : review.report.summary.maxSeverity === null ? 'none' : `${BADGES[review.report.summary.maxSeverity]} ${review.report.summary.maxSeverity}`;
       const cells = SEVERITIES.map((s) => (counts ? String(counts[s]) : '–'));
-      const lockfile = review.stale ? '⚠️ stale' : review.headSource === 'server' && review.lockfileCheck !== 'off' && review.report ? 'fresh' : '–';
+      const lockfile = review.stale ? '⚠️ stale' : checksFreshness(review) && review.report ? 'fresh' : '–';
       lines.push(`| ${mdCell(serverName(review.name))} | ${worst} | ${cells.join(' | ')} | ${lockfile} | ${gateCell(review)} |`);
     }
     lines.push('');
@@ -31,19 +31,26 @@ export function renderSummary(reviews: ServerReview[], warnings: string[]): stri
 }
 
 function gateCell(review: ServerReview): string {
+  // Changes approved, allow-listed or not gated can still fail the check (a stale lockfile, a version too small).
+  const unless = (passing: string, why: string) => (review.gate.pass ? passing : `❌ fails (${why})`);
   switch (review.gate.verdict) {
     case 'blocked':
     case 'unknown':
       return '❌ fails';
     case 'approved':
-      return '✅ approved by label';
+      return unless('✅ approved by label', 'changes approved by label');
     case 'accepted':
-      return '✅ allow-listed';
+      return unless('✅ allow-listed', 'changes allow-listed');
     case 'not-gated':
-      return 'off';
+      return unless('off', 'change gate off');
     default:
       return review.gate.pass ? '✅ passes' : '❌ fails';
   }
+}
+
+/** A lockfile is checked against what was compiled: a live server's contracts or a contracts file, not the head lockfile itself. */
+function checksFreshness(review: ServerReview): boolean {
+  return (review.headSource === 'server' || review.headSource === 'file') && review.lockfileCheck !== 'off';
 }
 
 /** The step's outputs, over every server of the run. */

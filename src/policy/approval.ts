@@ -31,7 +31,7 @@ export function judgeApproval(facts: LabelFacts): ApprovalJudgement {
   }
   if (!APPROVING.has(permission.permission)) {
     const role = permission.role ?? permission.permission;
-    return { ignored: `${who} was added by @${by}, who has ${role} permission on this repository: only an account with write, maintain or admin permission can approve, so the label is ignored.` };
+    return { ignored: `${who} was added by @${by}, who has ${role} permission on this repository: only an account with write, maintain or admin permission can approve, so the label is ignored. To approve, one of them removes it and adds it again.` };
   }
   return { approval: { label, by } };
 }

@@ -158,9 +158,9 @@ function phraseOf(d: Delta): Phrase {
       return located('default removed');
     case 'required-prompt-argument-added':
     case 'prompt-argument-became-required':
-      return { key: 'prompt-requires', place: lastSegment(d.field), render: (places) => `now requires argument ${places}` };
+      return { key: 'prompt-requires', place: argumentOf(d.field), render: (places) => `now requires argument ${places}` };
     case 'prompt-argument-removed':
-      return { key: d.kind, place: lastSegment(d.field), render: (places) => `no longer accepts argument ${places}` };
+      return { key: d.kind, place: argumentOf(d.field), render: (places) => `no longer accepts argument ${places}` };
     case 'capability-withdrawn':
       return { key: d.kind, place: segmentsOf(d.field).slice(1).join('.'), render: (places) => `no longer declares the capability ${places}` };
     case 'task-support-required':
@@ -203,8 +203,9 @@ function placeOf(segments: readonly string[]): string {
   return whereOf(segments[0] === 'actions' ? segments.slice(2) : segments);
 }
 
-function lastSegment(field: string): string {
-  return segmentsOf(field).at(-1) ?? field;
+/** The prompt argument a delta names: `arguments.NAME`, or `arguments.NAME.required` when it became required. */
+function argumentOf(field: string): string {
+  return segmentsOf(field)[1] ?? field;
 }
 
 /** A JSON Schema `type` as people write it: `integer`, `string | null`. */

@@ -14,6 +14,7 @@ import { commentMarker } from '../../src/github/sticky.js';
 import { renderLockfile } from '../../src/contract/lockfile.js';
 import { ENTRY_KINDS } from '../../src/contract/model.js';
 import { normalizeCapture } from '../../src/contract/normalize.js';
+import { renderGfm, shownText } from '../report/gfm.js';
 import { setUpActionSuite, type Inventory } from './fixtures.js';
 import type { GitHubMock } from './github-mock.js';
 import { EXAMPLE, GitRepo, pullRequestPayload, runAction, workflowCommands, type ActionRun, type RunOptions } from './harness.js';
@@ -263,7 +264,8 @@ describe('credentials', () => {
     expect(result.code).toBe(1);
     const body = sticky(LOCK);
     expect(body).toContain('**Could not review');
-    expect(body).toContain('http://***@127.0.0.1:9/mcp?api_key=***');
+    // As the comment shows it (escaped Markdown, with word joiners that keep it from becoming a link or a mention).
+    expect(shownText(renderGfm(body)).replace(/\u2060/g, '')).toContain('http://***@127.0.0.1:9/mcp?api_key=***');
     // Each is registered with the runner, which masks it; those lines are the only ones that carry it.
     for (const secret of secrets) expect(result.stdout).toContain(`::add-mask::${secret}`);
     const log = result.stdout.split('\n').filter((line) => !line.startsWith('::add-mask::')).join('\n');
@@ -287,6 +289,7 @@ describe('approvals', () => {
     expect(body).toContain('**Contract gate failed**');
     expect(body).not.toContain('Approved by label');
     expect(body).toContain('The label "contract-change-approved" was added by @\u2060mallory, who has triage permission on this repository');
+    expect(body).toContain('so the label is ignored. To approve, one of them removes it and adds it again.');
     expect(mock.count('GET', /\/collaborators\/mallory\/permission$/)).toBe(1);
   });
 });

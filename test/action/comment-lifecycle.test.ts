@@ -68,6 +68,10 @@ describe('the sticky comment over the life of a pull request', () => {
     expect(comment.body).toContain(`Fix what it says (the log of the [workflow run](${RUN}) has the details) and push again`);
     expect(comment.body).not.toContain('Contract gate failed');
     expect(comment.body).not.toMatch(/\n\s+at .+:\d+:\d+/);
+    expect(comment.body).not.toContain('full report');
+    // The job summary says it as text that wraps, not in a code block whose long line is cut.
+    expect(failed.summary).toContain(`> The review could not run:\n\n> The config file ${CONFIG} is not valid JSON`);
+    expect(failed.summary).not.toContain('```');
 
     // The same failure again: nothing to send.
     const patches = mock.count('PATCH', /\/issues\/comments\/\d+$/);

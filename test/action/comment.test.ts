@@ -72,6 +72,12 @@ describe('the comment', () => {
     expect(body).toContain('````text\ncrashed:\n```\n</details><script>@everyone</script>\n````');
   });
 
+  test('why a review failed: its sentences as text (which wraps), the stderr lines under one as a code block', () => {
+    const reviewError = 'Could not capture the contracts of node server.js. The server exited with code 1. Its last stderr lines:\n    Loading config\n      Error: no DSN\n\nWhat to do: Run the server by hand.';
+    const body = renderComment(review({ reviewError, report: null, gate: { pass: false, verdict: 'unknown', blocking: [], failures: ['x'] } }));
+    expect(body).toContain('What went wrong:\n\n> Could not capture the contracts of node server.js. The server exited with code 1. Its last stderr lines:\n\n```text\nLoading config\n  Error: no DSN\n```\n\n> What to do: Run the server by hand.\n\n');
+  });
+
   test('an approval names who added the label, without pinging them', () => {
     const body = renderComment(review({ approval: { label: 'contract-change-approved', by: 'carol' }, gate: { pass: true, verdict: 'approved', blocking: review().gate.blocking, failures: [] } }));
     expect(body).toContain('**Approved by label** `contract-change-approved` (added by `@carol`)');
@@ -101,6 +107,17 @@ describe('the comment', () => {
     const summary = renderSummary([review({ name: 'a|b' })], ['careful | this']);
     expect(summary).toContain('| `a\\|b` | 🔴 BREAKING | 1 | 0 | 1 | 0 | fresh | ❌ fails |');
     expect(summary).toContain('> careful | this');
+  });
+
+  test('changes approved by label, with the check still failing (a version too small, a stale lockfile): the Gate column says it fails', () => {
+    const approved = { verdict: 'approved' as const, blocking: review().gate.blocking };
+    expect(renderSummary([review({ gate: { ...approved, pass: true, failures: [] } })], [])).toContain('| ✅ approved by label |');
+    expect(renderSummary([review({ gate: { ...approved, pass: false, failures: ['version too small'] } })], [])).toContain('| ❌ fails (changes approved by label) |');
+  });
+
+  test('a lockfile checked against a contracts file reads fresh, as one checked against a server does; one not checked reads –', () => {
+    expect(renderSummary([review({ headSource: 'file' })], [])).toContain('| 0 | fresh | ❌ fails |');
+    expect(renderSummary([review({ headSource: 'lockfile' })], [])).toContain('| 0 | – | ❌ fails |');
   });
 });
 

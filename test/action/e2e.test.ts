@@ -338,6 +338,10 @@ describe('when things go wrong', () => {
     const body = sticky()[0]!.body;
     expect(body).toContain('**Could not review');
     expect(body).toContain('dist/server.js');
+    // What went wrong and what to do read as text, which wraps: a code block's long lines are cut at the comment's edge.
+    expect(body).toContain('\n\n> Could not capture the contracts of node dist/server.js. The command points at "dist/server.js", which does not exist');
+    expect(body).toContain('\n\n> What to do: Build the server before capturing it: run its build step');
+    expect(body).not.toContain('```');
     expect(body).not.toMatch(/\n\s+at .+:\d+:\d+/);
     expect(result.summary).toContain('⚠️ not compiled');
     expect(result.stdout).not.toMatch(/\n\s+at .+:\d+:\d+/);

@@ -210,8 +210,23 @@ describe('the release verdict', () => {
     expect(result.stdout).toContain('::error::The version of inventory does not say what its contract changes are. BREAKING changes need a major release: version 2.0.0 or later, but the server says 1.1.0');
     const release = reviewFile(result).reviews[0]!.release;
     expect(release).toMatchObject({ bump: 'major', previousVersion: '1.0.0', currentVersion: '1.1.0', requiredVersion: '2.0.0', check: 'too-small', mode: 'fail' });
-    // The contract review itself is approved: only the version fails.
-    expect(sticky()!.body).toContain('**Approved by label**');
+    // The contract review itself is approved: only the version fails, and the comment and the summary say the check fails.
+    expect(sticky()!.body).toContain('**Approved by label** `contract-change-approved` (added by `@carol`): 5 breaking changes in 4 tools at or above `fail-on: BREAKING` are approved, but this check still fails.');
+    expect(sticky()!.body).not.toContain('the gate passes');
+    expect(result.summary).toContain('| ❌ fails (changes approved by label) |');
+  });
+
+  test('version-check fail with only SAFE changes: the comment leads with the failed check, never a ✅', async () => {
+    const pr = pullRequest({ [LOCK]: inventory.lockV1 });
+    pr.push({ [LOCK]: inventory.lockSafe });
+    const result = await pr.run({ compile: 'false', 'version-check': 'fail' });
+    expect(result.code, result.stdout).toBe(1);
+    expect(result.outputs).toMatchObject({ gate: 'fail', 'version-check': 'too-small' });
+    const body = sticky()!.body;
+    expect(body).toContain(
+      '> [!CAUTION]\n> **Contract check failed** for `inventory`, though no change reaches `fail-on: BREAKING` (1 safe change in 1 tool). They call for a **minor** release: **version `1.1.0` or later**, but the server says `1.0.0`. The version check fails until then.',
+    );
+    expect(body).not.toContain('✅');
   });
 
   test('version-check warn (the default): reported as a warning, the gate passes', async () => {

@@ -103,7 +103,7 @@ describe('approvals', () => {
     expect(judgeApproval({ label: 'ok', by: 'carol', permission: { permission: 'write', role: 'maintain' } })).toEqual({ approval: { label: 'ok', by: 'carol' } });
     expect(judgeApproval({ label: 'ok', by: 'root', permission: { permission: 'admin' } })).toEqual({ approval: { label: 'ok', by: 'root' } });
     expect(judgeApproval({ label: 'ok', by: 'mallory', permission: { permission: 'read', role: 'triage' } })).toEqual({
-      ignored: 'The label "ok" was added by @mallory, who has triage permission on this repository: only an account with write, maintain or admin permission can approve, so the label is ignored.',
+      ignored: 'The label "ok" was added by @mallory, who has triage permission on this repository: only an account with write, maintain or admin permission can approve, so the label is ignored. To approve, one of them removes it and adds it again.',
     });
     expect(judgeApproval({ label: 'ok', by: 'eve', permission: { error: 'HTTP 404' } })).toEqual({ ignored: 'The label "ok" was added by @eve, whose permission on this repository could not be checked (HTTP 404), so it does not approve.' });
     expect(judgeApproval({ label: 'ok' })).toMatchObject({ ignored: expect.stringContaining('who added it could not be found') });

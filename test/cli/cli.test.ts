@@ -261,7 +261,7 @@ describe('usage and compile errors', () => {
     const empty = mkdtempSync(join(tmpdir(), 'mcg-nobuild-'));
     const result = await cli(['compile', '--command', 'node dist/server.js', '--quiet'], { cwd: empty });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('What to do: Build the server before capturing it: run the build step of the server (in CI');
+    expect(result.stderr).toContain('What to do: Build the server before capturing it: run its build step (in CI');
   });
 
   it('usage errors read as sentences: the commands include proxy, a missing value, a zero --timeout', async () => {

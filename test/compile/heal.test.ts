@@ -109,6 +109,21 @@ describe('healing that stops with guidance', () => {
     expect(error.userActionNeeded).toContain('run `npm run build`');
   });
 
+  it('missing build output with no build script to name: says so in words, no made-up command in backticks', async () => {
+    const project = join(work, 'no-manifest');
+    mkdirSync(project, { recursive: true });
+    const error = await healingFailure(command([node, 'dist/server.js'], { cwd: project }));
+    expect(categories(error)).toEqual(['missing-build-output']);
+    expect(error.userActionNeeded).toBe('Build the server before capturing it: run its build step (in CI, as a step before this one), so that dist/server.js exists.');
+  });
+
+  it('non-JSON on stdout: the message says what went wrong once, then what to do', async () => {
+    const error = await healingFailure(command([node, fixture('non-json-stdout.mjs'), TAG], {}, 800));
+    expect(categories(error).at(-1)).toBe('transport-mismatch');
+    expect(error.userActionNeeded).toBe('Make the server speak MCP over stdio with nothing else on stdout (logs go to stderr), or give its HTTP address with --url.');
+    expect(error.message.match(/never a JSON-RPC message/g)).toHaveLength(1);
+  });
+
   it('authentication failure: never retried', async () => {
     const port = await freePort();
     const server = await startHttpServerWithEnv(fixture('http-auth.mjs'), port);

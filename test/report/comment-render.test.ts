@@ -11,6 +11,7 @@ import { renderSummary } from '../../src/github/summary.js';
 import { entryReports, type DiffReport } from '../../src/protocol/index.js';
 import { renderDetails } from '../../src/report/markdown.js';
 import { diffContracts } from '../../src/diff/index.js';
+import { normalizeCapture } from '../../src/contract/normalize.js';
 import { RUN_URL, releaseOf, releaseReport, reviewOf } from './comment-fixtures.js';
 import { expectRendersCleanly, renderGfm, shownText } from './gfm.js';
 import { PAYLOADS, sampleReport } from './sample.js';
@@ -106,6 +107,13 @@ describe('the comment and summary of real releases', () => {
     expect(comment).toContain('| 🔴 | `get_item` | no longer returns `name`, `quantity`, `sku` |');
     expect(comment).toContain('| 🟠 | `get_item` | now always returns `result` |');
     expect(comment).toContain('  <sub>output (what the server returns) · `outputSchema.properties.name` · `property-removed-ignored`');
+  });
+
+  it('names the prompt argument that became required, not the word "required"', async () => {
+    const prompts = (required: boolean) => [{ name: 'summarize', description: 'Summarize a document.', arguments: [{ name: 'doc', required: true }, { name: 'style', required }] }];
+    const contracts = (required: boolean) => normalizeCapture({ server: { name: 'docs', version: '1.0.0' }, protocolVersion: '', era: 'legacy', tools: [], prompts: prompts(required), resources: [], resourceTemplates: [] }).contracts;
+    const comment = renderComment(reviewOf('docs', await diffContracts(contracts(false), contracts(true))));
+    expect(comment).toContain('| 🔴 | prompt `summarize` | now requires argument `style` |');
   });
 
   it('shows a reworded description as a diff block, sentence by sentence', async () => {
@@ -241,6 +249,8 @@ describe('what the pull request and the server control', () => {
     expect(comment).toContain('\n\n> The command "nope" was not found on PATH.\n\n');
     expect(comment).toContain(`the log of the [workflow run](${RUN_URL}) has the details`);
     expect(comment).not.toContain('What breaks');
+    // No report was made: the footer links the run without promising one in its job summary.
+    expect(comment).not.toContain('full report');
     expectRendersCleanly(comment, [RUN_URL]);
   });
 });
