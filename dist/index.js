@@ -54773,10 +54773,13 @@ class HealingFailedError extends CompileError {
 }
 /** One fixer per failure category: the whole healing policy, readable in one screen. */
 const FIXERS = {
-    timeout(_diagnosis, source) {
+    timeout(_diagnosis, source, _history, budgetFactor) {
         // The capture already waited on the same live process as long as the budget allows.
+        const budget = budgetFactor === 1
+            ? `with healing off, start-up gets --timeout and no more, ${source.timeoutMs / 1000} s now`
+            : `start-up gets up to ${budgetFactor} × --timeout, ${(budgetFactor * source.timeoutMs) / 1000} s now`;
         return {
-            userAction: `Check that the server starts on its own (no prompt, no missing service) and how long it takes by hand; if it is just slow, pass a longer --timeout (start-up gets up to ${START_BUDGET_FACTOR} × --timeout, ${(START_BUDGET_FACTOR * source.timeoutMs) / 1000} s now).`,
+            userAction: `Check that the server starts on its own (no prompt, no missing service) and how long it takes by hand; if it is just slow, pass a longer --timeout (${budget}).`,
         };
     },
     'command-not-found'(_diagnosis, source) {
@@ -54873,8 +54876,8 @@ const FIXERS = {
         return { userAction: 'Run the server by hand with the same command to see what goes wrong; rerun with --debug for details.' };
     },
 };
-function proposeFix(diagnosis, source, history = []) {
-    return FIXERS[diagnosis.category](diagnosis, source, history);
+function proposeFix(diagnosis, source, history = [], budgetFactor = START_BUDGET_FACTOR) {
+    return FIXERS[diagnosis.category](diagnosis, source, history, budgetFactor);
 }
 /**
  * Run `capture` on `source`; on failure, diagnose, fix and retry up to `maxAttempts` times,
@@ -54885,7 +54888,8 @@ async function withHealing(source, capture, options = {}) {
     const maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
     const progress = options.onProgress ?? (() => { });
     const started = Date.now();
-    const deadline = started + START_BUDGET_FACTOR * source.timeoutMs;
+    const budgetFactor = options.waitForSlowStart === false ? 1 : START_BUDGET_FACTOR;
+    const deadline = started + budgetFactor * source.timeoutMs;
     const attempts = [];
     let current = source;
     for (let number = 1;; number++) {
@@ -54921,7 +54925,7 @@ async function withHealing(source, capture, options = {}) {
                 throw error;
             const attempt = { number, flags: sourceFlags(current), durationMs: Date.now() - attemptStarted, outcome: 'failed', diagnosis: error.diagnosis };
             attempts.push(attempt);
-            const proposal = proposeFix(error.diagnosis, current, attempts);
+            const proposal = proposeFix(error.diagnosis, current, attempts, budgetFactor);
             const report = () => ({ attempts, totalMs: Date.now() - started });
             if ('userAction' in proposal)
                 throw new HealingFailedError(error, report(), proposal.userAction);
@@ -54932,8 +54936,8 @@ async function withHealing(source, capture, options = {}) {
                 throw new HealingFailedError(error, report(), advice);
             }
             if (Date.now() >= deadline) {
-                const budget = (START_BUDGET_FACTOR * source.timeoutMs) / 1000;
-                throw new HealingFailedError(error, report(), `Next it would have ${proposal.fix.description}, but start-up has used its budget (${START_BUDGET_FACTOR} × --timeout, ${budget} s). Run the server by hand with the same command to see what goes wrong, or pass a longer --timeout.`);
+                const budget = (budgetFactor * source.timeoutMs) / 1000;
+                throw new HealingFailedError(error, report(), `Next it would have ${proposal.fix.description}, but start-up has used its budget (${budgetFactor} × --timeout, ${budget} s). Run the server by hand with the same command to see what goes wrong, or pass a longer --timeout.`);
             }
             attempt.fixApplied = proposal.fix.description;
             progress(`attempt ${number} failed (${error.diagnosis.category}); ${proposal.fix.description}, trying again`);
@@ -55187,9 +55191,10 @@ function refuseShellFeature(line, feature) {
 async function compileContracts(source, options = {}) {
     if (source.kind === 'file')
         return compileFile(source.path);
-    // Without healing: one attempt, still diagnosed and reported the same way.
-    const maxAttempts = options.heal === false ? 1 : options.maxAttempts;
-    const { value: captured, healing } = await withHealing(source, captureServer, { ...options, maxAttempts });
+    // Without healing: one attempt within --timeout (a slow start is not waited for), still
+    // diagnosed and reported the same way.
+    const heal = options.heal !== false;
+    const { value: captured, healing } = await withHealing(source, captureServer, { ...options, maxAttempts: heal ? options.maxAttempts : 1, waitForSlowStart: heal });
     const { contracts, warnings } = normalizeCapture(captured.capture);
     const compiled = { contracts, warnings: [...captured.warnings, ...warnings.map((w) => `${w.entry} ${w.message}`)], origin: 'server' };
     compiled.healing = healing;

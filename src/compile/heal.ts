@@ -68,14 +68,19 @@ export class HealingFailedError extends CompileError {
   }
 }
 
-type Fixer = (diagnosis: Diagnosis, source: ServerSource, history: Attempt[]) => Proposal;
+/** `budgetFactor`: start-up may take this many times the timeout (1 with healing off). */
+type Fixer = (diagnosis: Diagnosis, source: ServerSource, history: Attempt[], budgetFactor: number) => Proposal;
 
 /** One fixer per failure category: the whole healing policy, readable in one screen. */
 const FIXERS: Record<FailureCategory, Fixer> = {
-  timeout(_diagnosis, source) {
+  timeout(_diagnosis, source, _history, budgetFactor) {
     // The capture already waited on the same live process as long as the budget allows.
+    const budget =
+      budgetFactor === 1
+        ? `with healing off, start-up gets --timeout and no more, ${source.timeoutMs / 1000} s now`
+        : `start-up gets up to ${budgetFactor} × --timeout, ${(budgetFactor * source.timeoutMs) / 1000} s now`;
     return {
-      userAction: `Check that the server starts on its own (no prompt, no missing service) and how long it takes by hand; if it is just slow, pass a longer --timeout (start-up gets up to ${START_BUDGET_FACTOR} × --timeout, ${(START_BUDGET_FACTOR * source.timeoutMs) / 1000} s now).`,
+      userAction: `Check that the server starts on its own (no prompt, no missing service) and how long it takes by hand; if it is just slow, pass a longer --timeout (${budget}).`,
     };
   },
 
@@ -184,12 +189,18 @@ const FIXERS: Record<FailureCategory, Fixer> = {
   },
 };
 
-export function proposeFix(diagnosis: Diagnosis, source: ServerSource, history: Attempt[] = []): Proposal {
-  return FIXERS[diagnosis.category](diagnosis, source, history);
+export function proposeFix(diagnosis: Diagnosis, source: ServerSource, history: Attempt[] = [], budgetFactor = START_BUDGET_FACTOR): Proposal {
+  return FIXERS[diagnosis.category](diagnosis, source, history, budgetFactor);
 }
 
 export interface HealingOptions extends Omit<CaptureOptions, 'deadline'> {
   maxAttempts?: number;
+  /**
+   * Wait past the timeout on a server that is still starting (same process, up to
+   * `START_BUDGET_FACTOR` × the timeout). Default on; off with healing, where --timeout is
+   * the whole start-up.
+   */
+  waitForSlowStart?: boolean;
 }
 
 /**
@@ -205,7 +216,8 @@ export async function withHealing(
   const maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
   const progress = options.onProgress ?? (() => {});
   const started = Date.now();
-  const deadline = started + START_BUDGET_FACTOR * source.timeoutMs;
+  const budgetFactor = options.waitForSlowStart === false ? 1 : START_BUDGET_FACTOR;
+  const deadline = started + budgetFactor * source.timeoutMs;
   const attempts: Attempt[] = [];
   let current = source;
   for (let number = 1; ; number++) {
@@ -237,7 +249,7 @@ export async function withHealing(
       if (!(error instanceof CompileError)) throw error;
       const attempt: Attempt = { number, flags: sourceFlags(current), durationMs: Date.now() - attemptStarted, outcome: 'failed', diagnosis: error.diagnosis };
       attempts.push(attempt);
-      const proposal = proposeFix(error.diagnosis, current, attempts);
+      const proposal = proposeFix(error.diagnosis, current, attempts, budgetFactor);
       const report = (): HealingReport => ({ attempts, totalMs: Date.now() - started });
       if ('userAction' in proposal) throw new HealingFailedError(error, report(), proposal.userAction);
       if (number >= maxAttempts) {
@@ -248,8 +260,8 @@ export async function withHealing(
         throw new HealingFailedError(error, report(), advice);
       }
       if (Date.now() >= deadline) {
-        const budget = (START_BUDGET_FACTOR * source.timeoutMs) / 1000;
-        throw new HealingFailedError(error, report(), `Next it would have ${proposal.fix.description}, but start-up has used its budget (${START_BUDGET_FACTOR} × --timeout, ${budget} s). Run the server by hand with the same command to see what goes wrong, or pass a longer --timeout.`);
+        const budget = (budgetFactor * source.timeoutMs) / 1000;
+        throw new HealingFailedError(error, report(), `Next it would have ${proposal.fix.description}, but start-up has used its budget (${budgetFactor} × --timeout, ${budget} s). Run the server by hand with the same command to see what goes wrong, or pass a longer --timeout.`);
       }
       attempt.fixApplied = proposal.fix.description;
       progress(`attempt ${number} failed (${error.diagnosis.category}); ${proposal.fix.description}, trying again`);

@@ -61,9 +61,10 @@ export interface CompileOptions extends Omit<CaptureOptions, 'deadline'> {
  */
 export async function compileContracts(source: ContractSource, options: CompileOptions = {}): Promise<Compiled> {
   if (source.kind === 'file') return compileFile(source.path);
-  // Without healing: one attempt, still diagnosed and reported the same way.
-  const maxAttempts = options.heal === false ? 1 : options.maxAttempts;
-  const { value: captured, healing } = await withHealing(source, captureServer, { ...options, maxAttempts });
+  // Without healing: one attempt within --timeout (a slow start is not waited for), still
+  // diagnosed and reported the same way.
+  const heal = options.heal !== false;
+  const { value: captured, healing } = await withHealing(source, captureServer, { ...options, maxAttempts: heal ? options.maxAttempts : 1, waitForSlowStart: heal });
   const { contracts, warnings } = normalizeCapture(captured.capture);
   const compiled: Compiled = { contracts, warnings: [...captured.warnings, ...warnings.map((w) => `${w.entry} ${w.message}`)], origin: 'server' };
   compiled.healing = healing;

@@ -42,6 +42,16 @@ describe('the start-up budget', () => {
     expect(result.stdout).toContain('ping');
   });
 
+  it('--no-heal: --timeout is the whole start-up; a slow start is not waited for, and the advice says why', async () => {
+    const result = await startCli(['compile', '--command', `node ${fixture('slow-start.mjs')}`, '--env', 'SLOW_START_MS=2500', '--timeout', '1', '--no-heal']).done;
+    expect(result.code).toBe(2);
+    expect(result.ms).toBeLessThan(1000 + SLACK_MS);
+    expect(result.stderr).toContain('The server did not answer initialize within 1 s.');
+    expect(result.stderr).not.toContain('waited for as a slow start');
+    expect(result.stderr).not.toContain('healed');
+    expect(result.stderr).toContain('pass a longer --timeout (with healing off, start-up gets --timeout and no more, 1 s now)');
+  });
+
   it('a slow start past the budget is not restarted: one attempt, then guidance', async () => {
     const result = await startCli(['compile', '--command', `node ${fixture('slow-start.mjs')}`, '--env', 'SLOW_START_MS=5000', '--timeout', '1']).done;
     expect(result.code).toBe(2);
