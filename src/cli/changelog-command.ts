@@ -32,15 +32,21 @@ interface Commit {
 export const run: Runner = async (args, io) => {
   const context = new CommandContext(args, io);
   if (args.positionals.length > 0) throw new UserError(`changelog takes no argument ("${args.positionals[0]}"): name the refs with --from and --to, the lockfile with --lockfile.`);
-  const git = gitIn(io.cwd);
-  const root = await git(['rev-parse', '--show-toplevel'], 'find the repository').catch(() => {
-    throw new UserError(`changelog reads the lockfile's history with git, but ${io.cwd} is not inside a git repository (or git is not installed).`);
-  });
+  const root = (
+    await gitIn(io.cwd)(['rev-parse', '--show-toplevel'], 'find the repository').catch(() => {
+      throw new UserError(`changelog reads the lockfile's history with git, but ${io.cwd} is not inside a git repository (or git is not installed).`);
+    })
+  ).trim();
+  // Git reads pathspecs relative to its working directory: run it at the top, where `path` is.
+  const git = gitIn(root);
   const lockfile = resolve(io.cwd, args.flags.lockfile ?? LOCKFILE_NAME);
-  const path = relative(root.trim(), lockfile).split('\\').join('/');
-  if (path.startsWith('..')) throw new UserError(`The lockfile ${context.display(lockfile)} is outside the repository at ${root.trim()}.`);
+  const path = relative(root, lockfile).split('\\').join('/');
+  if (path.startsWith('..')) throw new UserError(`The lockfile ${context.display(lockfile)} is outside the repository at ${root}.`);
   const to = await commitOf(git, args.flags.to ?? 'HEAD', '--to');
   const from = args.flags.from === undefined ? undefined : await commitOf(git, args.flags.from, '--from');
+  if (from !== undefined && !(await isAncestor(git, from, to))) {
+    throw new UserError(`--from ${args.flags.from} is not on the history of --to ${args.flags.to ?? 'HEAD'}: the range would be empty. Name an older release with --from (or swap the two).`);
+  }
   const range = [to, ...(from ? [`^${from}`] : [])];
   const notes: string[] = [];
 
@@ -125,6 +131,14 @@ async function commitOf(git: Git, ref: string, flag: string): Promise<string> {
   } catch {
     throw new UserError(`${flag} ${ref} is not a commit, tag or branch of this repository (fetch it first if it lives on a remote: git fetch --tags).`);
   }
+}
+
+/** Whether `ancestor` is `commit` or comes before it (git merge-base exits 1 when it does not). */
+async function isAncestor(git: Git, ancestor: string, commit: string): Promise<boolean> {
+  return git(['merge-base', '--is-ancestor', ancestor, commit], 'compare --from with --to').then(
+    () => true,
+    () => false,
+  );
 }
 
 function parseCommits(text: string): Commit[] {

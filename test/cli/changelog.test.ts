@@ -87,6 +87,14 @@ describe('changelog', () => {
     expect(none.stdout).toContain('No contract changes in this range.');
   });
 
+  test('from a subdirectory: --lockfile is relative to where it is run, as in every command', async () => {
+    const repo = await exampleHistory();
+    repo.write('docs/README.md', 'docs');
+    const result = await cli(['changelog', '--format', 'json', '--lockfile', '../mcp-contracts.lock.json'], { cwd: join(repo.dir, 'docs') });
+    expect(result.code, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as Json).sections.map((s) => s.tags)).toEqual([['v2.0.0'], ['v1.0.0']]);
+  });
+
   test('changes no tag holds yet: one section per commit that changed the lockfile, with its subject', async () => {
     const repo = new GitRepo();
     const py = 'servers/py/mcp-contracts.lock.json';
@@ -135,6 +143,10 @@ describe('changelog', () => {
     expect(unknownRef.stderr).toBe('error: --from v9.9.9 is not a commit, tag or branch of this repository (fetch it first if it lives on a remote: git fetch --tags).\n');
     const option = await cli(['changelog', '--to=--output=/tmp/x'], { cwd: repo.dir });
     expect(option.stderr).toContain('--to names a commit, tag or branch; got "--output=/tmp/x".');
+    // A range that runs backwards is refused, not printed as "no contract changes".
+    const backwards = await cli(['changelog', '--from', 'v2.0.0', '--to', 'v1.0.0'], { cwd: repo.dir });
+    expect(backwards).toMatchObject({ code: 2, stdout: '' });
+    expect(backwards.stderr).toContain('--from v2.0.0 is not on the history of --to v1.0.0');
     const never = await cli(['changelog', '--lockfile', 'other.lock.json'], { cwd: repo.dir });
     expect(never.code).toBe(2);
     expect(never.stderr).toContain('other.lock.json was never committed on the history of HEAD');
