@@ -53,12 +53,24 @@ export const run: Runner = async (args, io) => {
   // The mainline, oldest first, each commit's tags, and the commits that changed the lockfile.
   const mainline = parseCommits(await git(['log', '--first-parent', `--max-count=${MAX_COMMITS}`, '--format=%H%x1f%cs%x1f%s', ...range, '--'], 'list the commits')).reverse();
   if (mainline.length === MAX_COMMITS) notes.push(`Only the newest ${MAX_COMMITS} commits were read: use --from to pick an older range.`);
-  const changedShas = (await git(['log', '--first-parent', `--max-count=${MAX_VERSIONS}`, '--format=%H', ...range, '--', path], 'list the commits that changed the lockfile')).split('\n').filter(Boolean);
-  if (changedShas.length === MAX_VERSIONS) notes.push(`Only the newest ${MAX_VERSIONS} versions of the lockfile were read: use --from to pick an older range.`);
-  if (changedShas.length === 0 && from === undefined) {
+  // --follow: a lockfile that was moved (git mv) keeps its history, read at its path of the time.
+  const changes = parseChanges(await git(['log', '--first-parent', '--follow', `--max-count=${MAX_VERSIONS}`, '--name-status', '--format=%x1e%H', ...range, '--', path], 'list the commits that changed the lockfile'));
+  if (changes.length === MAX_VERSIONS) notes.push(`Only the newest ${MAX_VERSIONS} versions of the lockfile were read: use --from to pick an older range.`);
+  if (changes.length === 0 && from === undefined) {
     throw new UserError(`${path} was never committed on the history of ${args.flags.to ?? 'HEAD'}: commit the lockfile (mcp-contract-guard lock), or point --lockfile at it.`);
   }
-  const changed = new Set(changedShas);
+  const changed = new Map(changes.map((change) => [change.sha, change]));
+  // The lockfile's path at each mainline commit: before the oldest change, where that change found it.
+  const oldest = changes.at(-1);
+  const startPath = oldest?.previousPath ?? oldest?.path ?? path;
+  const pathAt = new Map<string, string>();
+  let pathThen = startPath;
+  for (const commit of mainline) {
+    const change = changed.get(commit.sha);
+    if (change !== undefined && change.path !== pathThen && change.previousPath !== undefined) notes.push(`${change.previousPath} was moved to ${change.path} in ${commit.sha.slice(0, 7)}: the versions before that commit are read at ${change.previousPath}.`);
+    pathThen = change?.path ?? pathThen;
+    pathAt.set(commit.sha, pathThen);
+  }
   const tags = await tagsOf(git, new Set(mainline.map((c) => c.sha)));
 
   // The points where a section ends: each tagged commit that follows a change, then each later change.
@@ -76,11 +88,11 @@ export const run: Runner = async (args, io) => {
   const afterTags = lastTagged === undefined ? mainline : mainline.slice(mainline.findIndex((c) => c.sha === lastTagged) + 1);
   for (const commit of afterTags) if (changed.has(commit.sha)) points.push({ commit, tags: [] });
 
-  const start = from ? await lockfileAt(git, from, path, notes) : ABSENT;
+  const start = from ? await lockfileAt(git, from, startPath, notes) : ABSENT;
   let previous = typeof start === 'symbol' ? undefined : start;
   const sections: ChangelogSection[] = [];
   for (const point of points) {
-    const read = await lockfileAt(git, point.commit.sha, path, notes);
+    const read = await lockfileAt(git, point.commit.sha, pathAt.get(point.commit.sha) ?? path, notes);
     if (read === UNREADABLE) continue;
     const current = typeof read === 'symbol' ? undefined : read;
     if (current === undefined && previous === undefined) continue;
@@ -131,6 +143,26 @@ async function commitOf(git: Git, ref: string, flag: string): Promise<string> {
   } catch {
     throw new UserError(`${flag} ${ref} is not a commit, tag or branch of this repository (fetch it first if it lives on a remote: git fetch --tags).`);
   }
+}
+
+interface LockfileChange {
+  sha: string;
+  /** The lockfile's path after the commit, and before it when the commit moved it. */
+  path: string;
+  previousPath?: string;
+}
+
+/** `git log --follow --name-status --format=%x1e%H`: each commit, then its status line (`M\tpath`, `R100\told\tnew`). */
+function parseChanges(text: string): LockfileChange[] {
+  return text
+    .split('\x1e')
+    .map((block) => block.split('\n').filter(Boolean))
+    .filter((lines) => lines.length > 0)
+    .map(([sha = '', status = '']) => {
+      const [kind = '', first = '', second] = status.split('\t');
+      // A rename or copy names the path it came from first.
+      return /^[RC]/.test(kind) && second !== undefined ? { sha, path: second, previousPath: first } : { sha, path: first };
+    });
 }
 
 /** Whether `ancestor` is `commit` or comes before it (git merge-base exits 1 when it does not). */

@@ -95,6 +95,24 @@ describe('changelog', () => {
     expect((JSON.parse(result.stdout) as Json).sections.map((s) => s.tags)).toEqual([['v2.0.0'], ['v1.0.0']]);
   });
 
+  test('a lockfile moved with git mv keeps its history: the release that moved it lists only what changed', async () => {
+    const repo = await exampleHistory();
+    repo.git('mv', 'mcp-contracts.lock.json', 'contracts.lock.json');
+    repo.commit({}, 'move the lockfile');
+    repo.git('tag', 'v2.0.1');
+    const result = await cli(['changelog', '--format', 'json', '--lockfile', 'contracts.lock.json'], { cwd: repo.dir });
+    expect(result.code, result.stderr).toBe(0);
+    const parsed = JSON.parse(result.stdout) as Json;
+    // Not a v2.0.1 that "adds" every tool: the move changed no contract.
+    expect(parsed.sections.map((s) => [s.tags, s.semverBump])).toEqual([
+      [['v2.0.0'], 'major'],
+      [['v1.0.0'], 'minor'],
+    ]);
+    expect(parsed.notes).toEqual([expect.stringMatching(/^mcp-contracts\.lock\.json was moved to contracts\.lock\.json in [0-9a-f]{7}: the versions before that commit are read at mcp-contracts\.lock\.json\.$/)]);
+    const since = JSON.parse((await cli(['changelog', '--format', 'json', '--lockfile', 'contracts.lock.json', '--from', 'v1.0.0'], { cwd: repo.dir })).stdout) as Json;
+    expect(since.sections.map((s) => s.tags)).toEqual([['v2.0.0']]);
+  });
+
   test('changes no tag holds yet: one section per commit that changed the lockfile, with its subject', async () => {
     const repo = new GitRepo();
     const py = 'servers/py/mcp-contracts.lock.json';
