@@ -88,12 +88,19 @@ export const run: Runner = async (args, io) => {
   const afterTags = lastTagged === undefined ? mainline : mainline.slice(mainline.findIndex((c) => c.sha === lastTagged) + 1);
   for (const commit of afterTags) if (changed.has(commit.sha)) points.push({ commit, tags: [] });
 
+  // A lockfile deleted and committed again later was not recorded in between: its server did not lose everything.
+  const presentAtEnd = changes[0] !== undefined && !changes[0].deleted;
   const start = from ? await lockfileAt(git, from, startPath, notes) : ABSENT;
   let previous = typeof start === 'symbol' ? undefined : start;
   const sections: ChangelogSection[] = [];
   for (const point of points) {
-    const read = await lockfileAt(git, point.commit.sha, pathAt.get(point.commit.sha) ?? path, notes);
+    const pathThere = pathAt.get(point.commit.sha) ?? path;
+    const read = await lockfileAt(git, point.commit.sha, pathThere, notes);
     if (read === UNREADABLE) continue;
+    if (read === ABSENT && previous !== undefined && presentAtEnd) {
+      notes.push(`${pathThere} is absent at ${point.tags.join(', ') || point.commit.sha.slice(0, 7)} and committed again later: that version is left out, the next one is compared with the one before it.`);
+      continue;
+    }
     const current = typeof read === 'symbol' ? undefined : read;
     if (current === undefined && previous === undefined) continue;
     const before = previous ?? emptyContracts({ name: current?.server.name ?? 'unknown' });
@@ -150,6 +157,8 @@ interface LockfileChange {
   /** The lockfile's path after the commit, and before it when the commit moved it. */
   path: string;
   previousPath?: string;
+  /** The commit deleted the lockfile. */
+  deleted: boolean;
 }
 
 /** `git log --follow --name-status --format=%x1e%H`: each commit, then its status line (`M\tpath`, `R100\told\tnew`). */
@@ -161,7 +170,7 @@ function parseChanges(text: string): LockfileChange[] {
     .map(([sha = '', status = '']) => {
       const [kind = '', first = '', second] = status.split('\t');
       // A rename or copy names the path it came from first.
-      return /^[RC]/.test(kind) && second !== undefined ? { sha, path: second, previousPath: first } : { sha, path: first };
+      return /^[RC]/.test(kind) && second !== undefined ? { sha, path: second, previousPath: first, deleted: false } : { sha, path: first, deleted: kind === 'D' };
     });
 }
 

@@ -113,6 +113,22 @@ describe('changelog', () => {
     expect(since.sections.map((s) => s.tags)).toEqual([['v2.0.0']]);
   });
 
+  test('a lockfile missing at a release and committed again later: that release is left out and said, not "everything removed" then "everything added"', async () => {
+    const repo = await exampleHistory();
+    repo.git('rm', '-q', 'mcp-contracts.lock.json');
+    repo.commit({}, 'drop the lockfile');
+    repo.git('tag', 'v2.1.0');
+    repo.git('checkout', '-q', 'v2.0.0', '--', 'mcp-contracts.lock.json');
+    repo.commit({}, 'restore the lockfile');
+    repo.git('tag', 'v2.2.0');
+    const parsed = JSON.parse((await cli(['changelog', '--format', 'json', '--from', 'v2.0.0'], { cwd: repo.dir })).stdout) as Json;
+    expect(parsed.sections).toEqual([]);
+    expect(parsed.notes).toEqual(['mcp-contracts.lock.json is absent at v2.1.0 and committed again later: that version is left out, the next one is compared with the one before it.']);
+    // Up to the release that deleted it, the lockfile is gone: everything it held is removed.
+    const until = JSON.parse((await cli(['changelog', '--format', 'json', '--from', 'v2.0.0', '--to', 'v2.1.0'], { cwd: repo.dir })).stdout) as Json;
+    expect(until.sections.map((s) => [s.tags, s.semverBump])).toEqual([[['v2.1.0'], 'major']]);
+  });
+
   test('changes no tag holds yet: one section per commit that changed the lockfile, with its subject', async () => {
     const repo = new GitRepo();
     const py = 'servers/py/mcp-contracts.lock.json';
