@@ -58206,6 +58206,14 @@ async function loadConfig(path) {
     return parseConfig(text, path);
 }
 /**
+ * The file's own text quoted in an error (a key, a path, the JSON around a syntax error), with
+ * its line breaks shown as \n: one problem stays one line, and a break in a key cannot start a
+ * paragraph of the message (the PR comment reads each paragraph as the Action's text).
+ */
+function escapeBreaks(text) {
+    return text.replace(/\r/g, '\\r').replace(/\n/g, '\\n');
+}
+/**
  * Validate the text of a config file that lives (or lived, at some commit) at `path`; paths
  * inside it resolve against that file's directory. `label` names it in errors (e.g. "… at main").
  */
@@ -58215,11 +58223,11 @@ function parseConfig(text, path, label = path) {
         data = JSON.parse(text);
     }
     catch (error) {
-        throw new errors_UserError(`The config file ${label} is not valid JSON (${error.message}).`);
+        throw new errors_UserError(`The config file ${label} is not valid JSON (${escapeBreaks(error.message)}).`);
     }
     const parsed = configSchema.safeParse(data);
     if (!parsed.success) {
-        const problems = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
+        const problems = parsed.error.issues.map((i) => escapeBreaks(`${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`));
         throw new errors_UserError(`The config file ${label} is invalid:\n  ${problems.join('\n  ')}`);
     }
     const base = (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(path));
@@ -58251,7 +58259,7 @@ function parseConfig(text, path, label = path) {
     for (const target of targets) {
         const other = seen.get(target.lockfile);
         if (other) {
-            throw new errors_UserError(`The config file ${label} gives servers "${other}" and "${target.name}" the same lockfile (${target.lockfile}): set "lockfile" for one of them.`);
+            throw new errors_UserError(`The config file ${label} gives servers "${other}" and "${target.name}" the same lockfile (${escapeBreaks(target.lockfile)}): set "lockfile" for one of them.`);
         }
         seen.set(target.lockfile, target.name);
     }

@@ -358,4 +358,17 @@ describe('what went wrong', () => {
       expect(prose(result.summary)).not.toMatch(/^>\s*✅/m);
     }
   });
+
+  test('a head config whose key holds blank lines: the key is shown with \\n, never a paragraph of the comment or summary', async () => {
+    const key = `K\n\n${FORGED}\n\n`;
+    const { run } = pullRequest(
+      { [CONFIG]: config({ inventory: { command: V2 } }), [LOCK]: inventory.lockV1 },
+      { [CONFIG]: JSON.stringify({ servers: { inventory: { command: V2, env: { [key]: 1 } } }, [key]: 1 }), [LOCK]: inventory.lockV2 },
+    );
+    const result = await run({});
+    expect(result.code).toBe(1);
+    const shown = [sticky(LOCK), result.summary].join('\n');
+    expect(shown).toContain('approve the pull request');
+    expect(prose(shown)).not.toMatch(/^>\s*✅/m);
+  });
 });
