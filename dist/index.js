@@ -54465,7 +54465,7 @@ function sourceFlags(source) {
             if (source.cwd)
                 parts.push(`--cwd ${source_shellQuote(source.cwd)}`);
             for (const key of Object.keys(source.env ?? {}).sort())
-                parts.push(`--env ${key}=…`);
+                parts.push(`--env ${withHiddenValue(key, '=')}`);
             if (source.isolateEnv)
                 parts.push('--isolate-env');
             for (const name of source.passEnv ?? [])
@@ -54473,7 +54473,7 @@ function sourceFlags(source) {
             if (source.url)
                 parts.push(`--url ${source_shellQuote(redact_redactUrl(source.url))}`);
             for (const header of Object.keys(source.headers ?? {}))
-                parts.push(`--header "${header}: …"`);
+                parts.push(`--header ${withHiddenValue(header, ': ')}`);
             if (source.lenientStdout)
                 parts.push('--lenient-stdout');
             parts.push(...capabilityFlag(source));
@@ -54482,7 +54482,7 @@ function sourceFlags(source) {
             return parts.join(' ');
         }
         case 'url': {
-            const parts = [`--url ${source_shellQuote(redact_redactUrl(source.url))}`, ...Object.keys(source.headers ?? {}).map((h) => `--header "${h}: …"`), ...capabilityFlag(source)];
+            const parts = [`--url ${source_shellQuote(redact_redactUrl(source.url))}`, ...Object.keys(source.headers ?? {}).map((h) => `--header ${withHiddenValue(h, ': ')}`), ...capabilityFlag(source)];
             if (source.timeoutMs !== DEFAULT_TIMEOUT_MS)
                 parts.push(`--timeout ${source.timeoutMs / 1000}`);
             return parts.join(' ');
@@ -54490,6 +54490,16 @@ function sourceFlags(source) {
         case 'file':
             return `--file ${source_shellQuote(source.path)}`;
     }
+}
+/**
+ * `NAME=…` or `"Name: …"`, the value left out: a name with a quote, `$` or a space (a config's
+ * env or header key) is quoted for the shell, so the line can be pasted as it is.
+ */
+function withHiddenValue(name, separator) {
+    const shown = `${name}${separator}…`;
+    if (!/^[\w.-]+$/.test(name))
+        return source_shellQuote(shown);
+    return separator === '=' ? shown : `"${shown}"`;
 }
 function capabilityFlag(source) {
     if (source.clientCapabilities === undefined)
