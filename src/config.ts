@@ -114,6 +114,15 @@ export async function loadConfig(path: string): Promise<Config> {
 }
 
 /**
+ * The file's own text quoted in an error (a key, a path, the JSON around a syntax error), with
+ * its line breaks shown as \n: one problem stays one line, and a break in a key cannot start a
+ * paragraph of the message (the PR comment reads each paragraph as the Action's text).
+ */
+function escapeBreaks(text: string): string {
+  return text.replace(/\r/g, '\\r').replace(/\n/g, '\\n');
+}
+
+/**
  * Validate the text of a config file that lives (or lived, at some commit) at `path`; paths
  * inside it resolve against that file's directory. `label` names it in errors (e.g. "… at main").
  */
@@ -122,11 +131,11 @@ export function parseConfig(text: string, path: string, label = path): Config {
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new UserError(`The config file ${label} is not valid JSON (${(error as Error).message}).`);
+    throw new UserError(`The config file ${label} is not valid JSON (${escapeBreaks((error as Error).message)}).`);
   }
   const parsed = configSchema.safeParse(data);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
+    const problems = parsed.error.issues.map((i) => escapeBreaks(`${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`));
     throw new UserError(`The config file ${label} is invalid:\n  ${problems.join('\n  ')}`);
   }
   const base = dirname(resolve(path));
@@ -153,7 +162,7 @@ export function parseConfig(text: string, path: string, label = path): Config {
   for (const target of targets) {
     const other = seen.get(target.lockfile);
     if (other) {
-      throw new UserError(`The config file ${label} gives servers "${other}" and "${target.name}" the same lockfile (${target.lockfile}): set "lockfile" for one of them.`);
+      throw new UserError(`The config file ${label} gives servers "${other}" and "${target.name}" the same lockfile (${escapeBreaks(target.lockfile)}): set "lockfile" for one of them.`);
     }
     seen.set(target.lockfile, target.name);
   }

@@ -43,13 +43,13 @@ export async function compileTarget(context: CommandContext, target: Target): Pr
 /** The command that regenerates this target's lockfile, for messages. */
 export function lockCommand(context: CommandContext, target: Target): string {
   if (target.name !== 'default') {
-    const config = context.args.flags.config === undefined ? '' : ` --config ${context.args.flags.config}`;
+    const config = context.args.flags.config === undefined ? '' : ` --config ${shellQuote(context.args.flags.config)}`;
     // An explicit --lockfile replaced the config's for this run: the lock that fixes it must write there too.
-    const lockfile = context.args.flags.lockfile === undefined ? '' : ` --lockfile ${context.display(target.lockfile)}`;
+    const lockfile = context.args.flags.lockfile === undefined ? '' : ` --lockfile ${shellQuote(context.display(target.lockfile))}`;
     return `mcp-contract-guard lock --server ${target.name}${config}${lockfile}`;
   }
   const lockfile = context.display(target.lockfile);
-  return `mcp-contract-guard lock ${sourceFlags(target.source)}${lockfile === 'mcp-contracts.lock.json' ? '' : ` --lockfile ${lockfile}`}`;
+  return `mcp-contract-guard lock ${sourceFlags(target.source)}${lockfile === 'mcp-contracts.lock.json' ? '' : ` --lockfile ${shellQuote(lockfile)}`}`;
 }
 
 /**

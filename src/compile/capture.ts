@@ -1,7 +1,7 @@
 import { ENTRY_KINDS, countOf, type JsonObject, type RawCapture } from '../contract/model.js';
 import { UserError } from '../errors.js';
 import type { AttemptEvidence, RpcChannel } from './channel.js';
-import { diagnose, looksSlowToStart, type Diagnosis } from './diagnose.js';
+import { diagnose, looksSlowToStart, oneLine, type Diagnosis } from './diagnose.js';
 import { HttpChannel, LaunchedHttpChannel } from './http.js';
 import { listAll, openSession } from './protocol.js';
 import { redactUrl } from './redact.js';
@@ -38,7 +38,7 @@ export class CompileError extends UserError {
     readonly evidence: AttemptEvidence,
     cause: unknown,
   ) {
-    super(`Could not capture the contracts of ${evidence.target}. ${diagnosis.explanation}`, 2, { cause });
+    super(`Could not capture the contracts of ${oneLine(evidence.target)}. ${diagnosis.explanation}`, 2, { cause });
   }
 }
 

@@ -67,19 +67,19 @@ const DETECTORS: Detector[] = [
   function commandNotFound({ source, evidence }) {
     if (source.kind !== 'command' || evidence.spawnErrorCode !== 'ENOENT') return undefined;
     if (source.cwd && !existsSync(source.cwd)) {
-      return { category: 'command-not-found', confidence: 0.95, explanation: `The working directory "${source.cwd}" does not exist.` };
+      return { category: 'command-not-found', confidence: 0.95, explanation: `The working directory "${oneLine(source.cwd)}" does not exist.` };
     }
     const program = source.command[0] as string;
     const local = resolve(source.cwd ?? '.', 'node_modules', '.bin', program);
     const hint = existsSync(local)
-      ? ` It is installed in this project (${local}) but not on PATH.`
+      ? ` It is installed in this project (${oneLine(local)}) but not on PATH.`
       : ` Check the spelling, or install it first (a package's own binary lives in node_modules/.bin after npm install).`;
-    return { category: 'command-not-found', confidence: 0.95, explanation: `The command "${program}" was not found on PATH.${hint}` };
+    return { category: 'command-not-found', confidence: 0.95, explanation: `The command "${oneLine(program)}" was not found on PATH.${hint}` };
   },
 
   function permissionDenied({ source, evidence }) {
     if (source.kind !== 'command' || evidence.spawnErrorCode !== 'EACCES') return undefined;
-    const program = source.command[0] as string;
+    const program = oneLine(source.command[0] as string);
     return {
       category: 'permission-denied',
       confidence: 0.95,
@@ -95,7 +95,7 @@ const DETECTORS: Detector[] = [
       category: 'missing-build-output',
       confidence: 0.9,
       missingPath: missing,
-      explanation: `The command points at "${missing}", which does not exist: the server has probably not been built yet.`,
+      explanation: `The command points at "${oneLine(missing)}", which does not exist: the server has probably not been built yet.`,
     };
   },
 
@@ -298,7 +298,8 @@ const ERROR_LINE = /^(?:Uncaught )?[A-Za-z_$][\w$.]*(?:Error|Exception)\b/;
  * The error's own line is kept even when more lines follow it.
  */
 function stderrExcerpt(evidence: AttemptEvidence): string {
-  const lines = evidence.stderrTail.filter((line) => line.trim() !== '' && !STACK_FRAME.test(line));
+  // An entry can hold line breaks (a lone \r on stderr, an HTTP error body): each of its lines is quoted as one.
+  const lines = evidence.stderrTail.flatMap((entry) => entry.split(LINE_BREAK)).filter((line) => line.trim() !== '' && !STACK_FRAME.test(line));
   let tail = lines.slice(-6);
   const errorLine = lines.findLast((line) => ERROR_LINE.test(line));
   if (errorLine !== undefined && !tail.includes(errorLine)) tail = [errorLine, '…', ...lines.slice(-4)];
@@ -307,5 +308,16 @@ function stderrExcerpt(evidence: AttemptEvidence): string {
 }
 
 export function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return oneLine(error instanceof Error ? error.message : String(error));
+}
+
+const LINE_BREAK = /\r\n|\r|\n/;
+
+/**
+ * What a server or a config says, set within a sentence: on one line. Only the indented lines
+ * of a stderr excerpt may follow an explanation; a blank line in a server's error message or in
+ * a command would start a paragraph that reads as ours (the PR comment quotes each on its own).
+ */
+export function oneLine(text: string): string {
+  return text.replace(/\r\n|\r|\n/g, ' ');
 }

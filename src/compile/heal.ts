@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { CaptureOptions, ServerCapture } from './capture.js';
 import { CompileError, START_BUDGET_FACTOR } from './capture.js';
-import type { Diagnosis, FailureCategory } from './diagnose.js';
+import { oneLine, type Diagnosis, type FailureCategory } from './diagnose.js';
 import { withheldFrom } from './env.js';
 import { portOf } from './http.js';
 import { redactUrl } from './redact.js';
@@ -64,7 +64,7 @@ export class HealingFailedError extends CompileError {
   ) {
     super(cause.diagnosis, cause.evidence, cause);
     const tried = report.attempts.length > 1 ? `\n\nTried ${report.attempts.length} times in ${(report.totalMs / 1000).toFixed(1)} s:\n${describeAttempts(report.attempts)}` : '';
-    this.message = `${cause.message}\n\nWhat to do: ${userActionNeeded}${tried}`;
+    this.message = `${cause.message}\n\nWhat to do: ${oneLine(userActionNeeded)}${tried}`;
   }
 }
 

@@ -109,24 +109,34 @@ export function sourceFlags(source: ContractSource): string {
     case 'command': {
       const parts = [`--command ${shellQuote(source.command.map(shellQuote).join(' '))}`];
       if (source.cwd) parts.push(`--cwd ${shellQuote(source.cwd)}`);
-      for (const key of Object.keys(source.env ?? {}).sort()) parts.push(`--env ${key}=…`);
+      for (const key of Object.keys(source.env ?? {}).sort()) parts.push(`--env ${withHiddenValue(key, '=')}`);
       if (source.isolateEnv) parts.push('--isolate-env');
       for (const name of source.passEnv ?? []) parts.push(`--pass-env ${name}`);
       if (source.url) parts.push(`--url ${shellQuote(redactUrl(source.url))}`);
-      for (const header of Object.keys(source.headers ?? {})) parts.push(`--header "${header}: …"`);
+      for (const header of Object.keys(source.headers ?? {})) parts.push(`--header ${withHiddenValue(header, ': ')}`);
       if (source.lenientStdout) parts.push('--lenient-stdout');
       parts.push(...capabilityFlag(source));
       if (source.timeoutMs !== DEFAULT_TIMEOUT_MS) parts.push(`--timeout ${source.timeoutMs / 1000}`);
       return parts.join(' ');
     }
     case 'url': {
-      const parts = [`--url ${shellQuote(redactUrl(source.url))}`, ...Object.keys(source.headers ?? {}).map((h) => `--header "${h}: …"`), ...capabilityFlag(source)];
+      const parts = [`--url ${shellQuote(redactUrl(source.url))}`, ...Object.keys(source.headers ?? {}).map((h) => `--header ${withHiddenValue(h, ': ')}`), ...capabilityFlag(source)];
       if (source.timeoutMs !== DEFAULT_TIMEOUT_MS) parts.push(`--timeout ${source.timeoutMs / 1000}`);
       return parts.join(' ');
     }
     case 'file':
       return `--file ${shellQuote(source.path)}`;
   }
+}
+
+/**
+ * `NAME=…` or `"Name: …"`, the value left out: a name with a quote, `$` or a space (a config's
+ * env or header key) is quoted for the shell, so the line can be pasted as it is.
+ */
+function withHiddenValue(name: string, separator: string): string {
+  const shown = `${name}${separator}…`;
+  if (!/^[\w.-]+$/.test(name)) return shellQuote(shown);
+  return separator === '=' ? shown : `"${shown}"`;
 }
 
 function capabilityFlag(source: CommandSource | UrlSource): string[] {

@@ -123,7 +123,9 @@ function dotPath(text: string): (string | number)[] {
 }
 
 const PYDANTIC_HEADER = /^(?:Error executing tool [^\n]*?: )?\d+ validation errors? for ([^\n]+)\n/;
-const PYDANTIC_MESSAGE = /^ {2}(\S.*?)(?: \[type=(\w+)(?:,.*)?\])?$/;
+const TYPE_OPEN = ' [type=';
+/** The error type after `TYPE_OPEN`, where the line's `]` or a `,` (then input_value…) follows it. */
+const TYPE_NAME = /\w+(?=,|\]$)/y;
 /** pydantic's type-error prefixes and the JSON type each one expects. */
 const PYDANTIC_TYPES: Readonly<Record<string, string>> = {
   string: 'string',
@@ -146,16 +148,34 @@ function pydanticIssues(toolName: string, text: string, args: unknown): ZodIssue
   const lines = text.slice(header[0].length).split('\n');
   for (let i = 0; i + 1 < lines.length; i += 1) {
     const location = lines[i] as string;
-    const detail = PYDANTIC_MESSAGE.exec(lines[i + 1] as string);
-    if (location === '' || location.startsWith(' ') || detail === null) continue;
+    const detail = pydanticMessage(lines[i + 1] as string);
+    if (location === '' || location.startsWith(' ') || detail === undefined) continue;
     const path = argumentPath(
       location.split('.').map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment)),
       args,
     );
-    issues.push(pydanticIssue(path, detail[1] as string, detail[2] ?? ''));
+    issues.push(pydanticIssue(path, detail.message, detail.type));
     i += 1;
   }
   return issues;
+}
+
+/**
+ * The message line under a location, `  Field required [type=missing, input_value={}, …]`: the
+ * message up to the first ` [type=NAME` that ends the line's bracket. Read by scanning, not by
+ * one regex: a lazy message before an optional tail backtracks over a server's long line with
+ * many ` [type=` in it (quadratic: seconds for a few hundred kilobytes).
+ */
+function pydanticMessage(line: string): { message: string; type: string } | undefined {
+  if (!line.startsWith('  ') || line.length === 2 || /\s/.test(line[2] as string) || /[\r\u2028\u2029]/.test(line)) return undefined;
+  if (line.endsWith(']')) {
+    for (let at = line.indexOf(TYPE_OPEN, 3); at !== -1; at = line.indexOf(TYPE_OPEN, at + 1)) {
+      TYPE_NAME.lastIndex = at + TYPE_OPEN.length;
+      const type = TYPE_NAME.exec(line)?.[0];
+      if (type !== undefined) return { message: line.slice(2, at), type };
+    }
+  }
+  return { message: line.slice(2), type: '' };
 }
 
 /**

@@ -333,6 +333,9 @@ function valueAt(args: unknown, path: ArgPath): unknown {
 // ---------------------------------------------------------------------------------------------
 // Normalization
 
+/** Union errors × errors that `narrowUnionErrors` may compare (a few milliseconds' work). */
+const NARROWING_BUDGET = 250_000;
+
 /**
  * ajv reports a `oneOf`/`anyOf` no branch matched with the errors of every branch, which
  * contradict each other (`type` must be "card", `type` must be "bank"; `cvc` is missing, `iban`
@@ -346,12 +349,20 @@ function narrowUnionErrors(issues: readonly ValidationIssue[], root: JsonSchema 
     (issue): issue is AjvErrorFields & { schemaPath: string } =>
       ((issue as AjvErrorLike).keyword === 'oneOf' || (issue as AjvErrorLike).keyword === 'anyOf') && typeof (issue as AjvErrorLike).schemaPath === 'string',
   );
-  if (root === undefined || unions.length === 0) return issues;
+  // Each union filters every issue: an array of thousands of failing union items would take
+  // seconds of the event loop. Past the budget, the errors are reported as ajv gave them.
+  if (root === undefined || unions.length === 0 || unions.length * issues.length > NARROWING_BUDGET) return issues;
   let narrowed: ValidationIssue[] = [...issues];
   for (const union of unions) {
     if (!narrowed.includes(union)) continue;
     const prefix = `${union.schemaPath}/`;
-    const inBranch = (issue: ValidationIssue) => typeof (issue as AjvErrorLike).schemaPath === 'string' && ((issue as AjvErrorLike).schemaPath as string).startsWith(prefix);
+    // The items of an array share a schema path: a branch's errors are those of this union's own value.
+    const at = typeof union.instancePath === 'string' ? union.instancePath : '';
+    const inBranch = (issue: ValidationIssue) => {
+      const { schemaPath, instancePath } = issue as AjvErrorLike;
+      const path = typeof instancePath === 'string' ? instancePath : '';
+      return typeof schemaPath === 'string' && schemaPath.startsWith(prefix) && (path === at || path.startsWith(`${at}/`));
+    };
     const path = pointerPath(union.instancePath, args);
     const value = valueAt(args, path);
     const found = value === ABSENT ? undefined : unionAt(root, union.schemaPath, value);

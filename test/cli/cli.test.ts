@@ -227,6 +227,18 @@ describe('usage and compile errors', () => {
     expect(result.stderr).toContain(`Then run again: mcp-contract-guard check --command 'node ${fixture('exits-early.mjs')}' --lockfile ${lockV1} --fail-on risky\n`);
   });
 
+  it('the commands it advises are quoted for the shell: a lockfile path, an env or header name with $( ) or a quote runs nothing when pasted', async () => {
+    const odd = join(dir, 'a b$(touch pwned).lock.json');
+    const missing = await cli(['check', '--command', v1, '--lockfile', odd, '--quiet']);
+    expect(missing.stderr).toContain(`Create it with: mcp-contract-guard lock --command '${v1}' --lockfile '${odd}'\n`);
+    writeFileSync(odd, readFileSync(lockV1));
+    const args = ['--command', `node ${fixture('exits-early.mjs')}`, '--env', 'A$(touch pwned)=secret-value', '--header', 'X"$(id)": secret-header', '--url', 'http://127.0.0.1:9/mcp', '--timeout', '1'];
+    const failed = await cli(['check', ...args, '--lockfile', odd, '--quiet']);
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toContain(`--env 'A$(touch pwned)=…' --url http://127.0.0.1:9/mcp --header 'X"$(id)": …' --timeout 1 --lockfile '${odd}'\n`);
+    expect(failed.stderr).not.toContain('secret');
+  });
+
   it('a server that throws: the error line is quoted, not only its stack frames; one that says nothing is said to', async () => {
     const throws = join(dir, 'throws.mjs');
     writeFileSync(throws, "function connect() { throw new TypeError('DATABASE_URL is malformed'); }\nconnect();\n");

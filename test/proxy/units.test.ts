@@ -61,6 +61,18 @@ describe('serverValidationIssues', () => {
     expect(text).toContain('<field name="b">Missing. Expected: integer.</field>');
   });
 
+  it('reads a server\'s long hostile message line in bounded time, and the type from the bracket that ends it', () => {
+    // A lazy message before an optional [type=…] tail backtracked over every ' [type=' of the line: seconds for this one.
+    const line = `  x${' [type=a,]x'.repeat(40_000)}`;
+    const started = performance.now();
+    expect(serverValidationIssues('add', `1 validation error for addArguments\nb\n${line}\n`)).toEqual([{ code: 'custom', path: ['b'], message: line.slice(2) }]);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    const tail = ' [type=int_parsing, input_value=\'x [type=missing]\', input_type=str]';
+    expect(serverValidationIssues('add', `1 validation error for addArguments\nb\n  Input should be a valid integer${tail}\n`)).toEqual([
+      { code: 'invalid_type', path: ['b'], message: 'Input should be a valid integer', expected: 'integer' },
+    ]);
+  });
+
   it('leaves every other error alone: other tools, other models, limits, business errors', () => {
     expect(serverValidationIssues('other', PYTHON_SDK)).toBeUndefined();
     expect(serverValidationIssues('add', PYTHON_SDK.replace('addArguments', 'User'))).toBeUndefined();
