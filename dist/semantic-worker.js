@@ -1,14 +1,14 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 3091:
+/***/ 4217:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const $Ref = __nccwpck_require__(7514);
-const Pointer = __nccwpck_require__(7846);
-const url = __nccwpck_require__(8249);
+const $Ref = __nccwpck_require__(7516);
+const Pointer = __nccwpck_require__(6004);
+const url = __nccwpck_require__(7423);
 
 module.exports = bundle;
 
@@ -269,15 +269,15 @@ function removeFromInventory (inventory, entry) {
 
 /***/ }),
 
-/***/ 5736:
+/***/ 9625:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const $Ref = __nccwpck_require__(7514);
-const Pointer = __nccwpck_require__(7846);
-const { ono } = __nccwpck_require__(171);
-const url = __nccwpck_require__(8249);
+const $Ref = __nccwpck_require__(7516);
+const Pointer = __nccwpck_require__(6004);
+const { ono } = __nccwpck_require__(4457);
+const url = __nccwpck_require__(7423);
 
 module.exports = dereference;
 
@@ -474,22 +474,22 @@ function foundCircularReference (keyPath, $refs, options) {
 
 /***/ }),
 
-/***/ 2815:
+/***/ 5565:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 /* eslint-disable no-unused-vars */
 
 
-const $Refs = __nccwpck_require__(3673);
-const _parse = __nccwpck_require__(3240);
-const normalizeArgs = __nccwpck_require__(8164);
-const resolveExternal = __nccwpck_require__(3803);
-const _bundle = __nccwpck_require__(3091);
-const _dereference = __nccwpck_require__(5736);
-const url = __nccwpck_require__(8249);
-const { JSONParserError, InvalidPointerError, MissingPointerError, ResolverError, ParserError, UnmatchedParserError, UnmatchedResolverError, isHandledError, JSONParserErrorGroup } = __nccwpck_require__(3097);
-const maybe = __nccwpck_require__(3455);
-const { ono } = __nccwpck_require__(171);
+const $Refs = __nccwpck_require__(3811);
+const _parse = __nccwpck_require__(4594);
+const normalizeArgs = __nccwpck_require__(2534);
+const resolveExternal = __nccwpck_require__(4177);
+const _bundle = __nccwpck_require__(4217);
+const _dereference = __nccwpck_require__(9625);
+const url = __nccwpck_require__(7423);
+const { JSONParserError, InvalidPointerError, MissingPointerError, ResolverError, ParserError, UnmatchedParserError, UnmatchedResolverError, isHandledError, JSONParserErrorGroup } = __nccwpck_require__(891);
+const maybe = __nccwpck_require__(5213);
+const { ono } = __nccwpck_require__(4457);
 
 module.exports = $RefParser;
 module.exports["default"] = $RefParser;
@@ -764,12 +764,12 @@ function finalize (parser) {
 
 /***/ }),
 
-/***/ 8164:
+/***/ 2534:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const Options = __nccwpck_require__(9029);
+const Options = __nccwpck_require__(8431);
 
 module.exports = normalizeArgs;
 
@@ -824,18 +824,18 @@ function normalizeArgs (args) {
 
 /***/ }),
 
-/***/ 9029:
+/***/ 8431:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 /* eslint lines-around-comment: [2, {beforeBlockComment: false}] */
 
 
-const jsonParser = __nccwpck_require__(6912);
-const yamlParser = __nccwpck_require__(3793);
-const textParser = __nccwpck_require__(2665);
-const binaryParser = __nccwpck_require__(7747);
-const fileResolver = __nccwpck_require__(6409);
-const httpResolver = __nccwpck_require__(4303);
+const jsonParser = __nccwpck_require__(8066);
+const yamlParser = __nccwpck_require__(7139);
+const textParser = __nccwpck_require__(6443);
+const binaryParser = __nccwpck_require__(9577);
+const fileResolver = __nccwpck_require__(2567);
+const httpResolver = __nccwpck_require__(5353);
 
 module.exports = $RefParserOptions;
 
@@ -952,15 +952,15 @@ function isMergeable (val) {
 
 /***/ }),
 
-/***/ 3240:
+/***/ 4594:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { ono } = __nccwpck_require__(171);
-const url = __nccwpck_require__(8249);
-const plugins = __nccwpck_require__(4208);
-const { ResolverError, ParserError, UnmatchedParserError, UnmatchedResolverError, isHandledError } = __nccwpck_require__(3097);
+const { ono } = __nccwpck_require__(4457);
+const url = __nccwpck_require__(7423);
+const plugins = __nccwpck_require__(9566);
+const { ResolverError, ParserError, UnmatchedParserError, UnmatchedResolverError, isHandledError } = __nccwpck_require__(891);
 
 module.exports = parse;
 
@@ -1123,7 +1123,7 @@ function isEmpty (value) {
 
 /***/ }),
 
-/***/ 7747:
+/***/ 9577:
 /***/ ((module) => {
 
 
@@ -1185,12 +1185,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6912:
+/***/ 8066:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { ParserError } = __nccwpck_require__(3097);
+const { ParserError } = __nccwpck_require__(891);
 
 module.exports = {
   /**
@@ -1255,12 +1255,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2665:
+/***/ 6443:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { ParserError } = __nccwpck_require__(3097);
+const { ParserError } = __nccwpck_require__(891);
 
 let TEXT_REGEXP = /\.(txt|htm|html|md|xml|js|min|map|css|scss|less|svg)$/i;
 
@@ -1328,13 +1328,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3793:
+/***/ 7139:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { ParserError } = __nccwpck_require__(3097);
-const yaml = __nccwpck_require__(6635);
+const { ParserError } = __nccwpck_require__(891);
+const yaml = __nccwpck_require__(4281);
 
 module.exports = {
   /**
@@ -1394,16 +1394,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7846:
+/***/ 6004:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 module.exports = Pointer;
 
-const $Ref = __nccwpck_require__(7514);
-const url = __nccwpck_require__(8249);
-const { JSONParserError, InvalidPointerError, MissingPointerError, isHandledError } = __nccwpck_require__(3097);
+const $Ref = __nccwpck_require__(7516);
+const url = __nccwpck_require__(7423);
+const { JSONParserError, InvalidPointerError, MissingPointerError, isHandledError } = __nccwpck_require__(891);
 const slashes = /\//g;
 const tildes = /~/g;
 const escapedSlash = /~1/g;
@@ -1696,16 +1696,16 @@ function unwrapOrThrow (value) {
 
 /***/ }),
 
-/***/ 7514:
+/***/ 7516:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 module.exports = $Ref;
 
-const Pointer = __nccwpck_require__(7846);
-const { InvalidPointerError, isHandledError, normalizeError } = __nccwpck_require__(3097);
-const { safePointerToPath, stripHash, getHash } = __nccwpck_require__(8249);
+const Pointer = __nccwpck_require__(6004);
+const { InvalidPointerError, isHandledError, normalizeError } = __nccwpck_require__(891);
+const { safePointerToPath, stripHash, getHash } = __nccwpck_require__(7423);
 
 /**
  * This class represents a single JSON reference and its resolved value.
@@ -1997,14 +1997,14 @@ $Ref.dereference = function ($ref, resolvedValue) {
 
 /***/ }),
 
-/***/ 3673:
+/***/ 3811:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { ono } = __nccwpck_require__(171);
-const $Ref = __nccwpck_require__(7514);
-const url = __nccwpck_require__(8249);
+const { ono } = __nccwpck_require__(4457);
+const $Ref = __nccwpck_require__(7516);
+const url = __nccwpck_require__(7423);
 
 module.exports = $Refs;
 
@@ -2201,16 +2201,16 @@ function getPaths ($refs, types) {
 
 /***/ }),
 
-/***/ 3803:
+/***/ 4177:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const $Ref = __nccwpck_require__(7514);
-const Pointer = __nccwpck_require__(7846);
-const parse = __nccwpck_require__(3240);
-const url = __nccwpck_require__(8249);
-const { isHandledError } = __nccwpck_require__(3097);
+const $Ref = __nccwpck_require__(7516);
+const Pointer = __nccwpck_require__(6004);
+const parse = __nccwpck_require__(4594);
+const url = __nccwpck_require__(7423);
+const { isHandledError } = __nccwpck_require__(891);
 
 module.exports = resolveExternal;
 
@@ -2337,14 +2337,14 @@ async function resolve$Ref ($ref, path, $refs, options) {
 
 /***/ }),
 
-/***/ 6409:
+/***/ 2567:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 const fs = __nccwpck_require__(9896);
-const { ono } = __nccwpck_require__(171);
-const url = __nccwpck_require__(8249);
-const { ResolverError } = __nccwpck_require__(3097);
+const { ono } = __nccwpck_require__(4457);
+const url = __nccwpck_require__(7423);
+const { ResolverError } = __nccwpck_require__(891);
 
 module.exports = {
   /**
@@ -2408,16 +2408,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4303:
+/***/ 5353:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const http = __nccwpck_require__(8611);
 const https = __nccwpck_require__(5692);
-const { ono } = __nccwpck_require__(171);
-const url = __nccwpck_require__(8249);
-const { ResolverError } = __nccwpck_require__(3097);
+const { ono } = __nccwpck_require__(4457);
+const url = __nccwpck_require__(7423);
+const { ResolverError } = __nccwpck_require__(891);
 
 module.exports = {
   /**
@@ -2595,14 +2595,14 @@ function get (u, httpOptions) {
 
 /***/ }),
 
-/***/ 3097:
+/***/ 891:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-const { Ono } = __nccwpck_require__(171);
+const { Ono } = __nccwpck_require__(4457);
 
-const { stripHash, toFileSystemPath } = __nccwpck_require__(8249);
+const { stripHash, toFileSystemPath } = __nccwpck_require__(7423);
 
 const JSONParserError = exports.JSONParserError = class JSONParserError extends Error {
   constructor (message, source) {
@@ -2738,7 +2738,7 @@ exports.normalizeError = function (err) {
 
 /***/ }),
 
-/***/ 4208:
+/***/ 9566:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -2904,7 +2904,7 @@ function getResult (obj, prop, file, callback, $refs) {
 
 /***/ }),
 
-/***/ 8249:
+/***/ 7423:
 /***/ ((module, exports, __nccwpck_require__) => {
 
 
@@ -3182,15 +3182,15 @@ exports.safePointerToPath = function safePointerToPath (pointer) {
 
 /***/ }),
 
-/***/ 5387:
+/***/ 7741:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.Ono = void 0;
-const extend_error_1 = __nccwpck_require__(3516);
-const normalize_1 = __nccwpck_require__(8536);
-const to_json_1 = __nccwpck_require__(2705);
+const extend_error_1 = __nccwpck_require__(1830);
+const normalize_1 = __nccwpck_require__(3258);
+const to_json_1 = __nccwpck_require__(1567);
 const constructor = Ono;
 exports.Ono = constructor;
 /**
@@ -3235,15 +3235,15 @@ Ono.extend = function extend(error, originalError, props) {
 
 /***/ }),
 
-/***/ 3516:
+/***/ 1830:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.extendError = void 0;
-const isomorphic_node_1 = __nccwpck_require__(450);
-const stack_1 = __nccwpck_require__(367);
-const to_json_1 = __nccwpck_require__(2705);
+const isomorphic_node_1 = __nccwpck_require__(4612);
+const stack_1 = __nccwpck_require__(7213);
+const to_json_1 = __nccwpck_require__(1567);
 const protectedProps = ["name", "message", "stack"];
 /**
  * Extends the new error with the properties of the original error and the `props` object.
@@ -3318,7 +3318,7 @@ function mergeErrors(newError, originalError) {
 
 /***/ }),
 
-/***/ 171:
+/***/ 4457:
 /***/ (function(module, exports, __nccwpck_require__) {
 
 
@@ -3335,11 +3335,11 @@ var __exportStar = (this && this.__exportStar) || function(m, exports) {
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.ono = void 0;
 /* eslint-env commonjs */
-const singleton_1 = __nccwpck_require__(354);
+const singleton_1 = __nccwpck_require__(2912);
 Object.defineProperty(exports, "ono", ({ enumerable: true, get: function () { return singleton_1.ono; } }));
-var constructor_1 = __nccwpck_require__(5387);
+var constructor_1 = __nccwpck_require__(7741);
 Object.defineProperty(exports, "Ono", ({ enumerable: true, get: function () { return constructor_1.Ono; } }));
-__exportStar(__nccwpck_require__(3050), exports);
+__exportStar(__nccwpck_require__(4072), exports);
 exports["default"] = singleton_1.ono;
 // CommonJS default export hack
 if ( true && typeof module.exports === "object") {
@@ -3349,14 +3349,14 @@ if ( true && typeof module.exports === "object") {
 
 /***/ }),
 
-/***/ 450:
+/***/ 4612:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.addInspectMethod = exports.format = void 0;
 const util = __nccwpck_require__(9023);
-const to_json_1 = __nccwpck_require__(2705);
+const to_json_1 = __nccwpck_require__(1567);
 // The `inspect()` method is actually a Symbol, not a string key.
 // https://nodejs.org/api/util.html#util_util_inspect_custom
 const inspectMethod = util.inspect.custom || Symbol.for("nodejs.util.inspect.custom");
@@ -3400,13 +3400,13 @@ function inspect() {
 
 /***/ }),
 
-/***/ 8536:
+/***/ 3258:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.normalizeArgs = exports.normalizeOptions = void 0;
-const isomorphic_node_1 = __nccwpck_require__(450);
+const isomorphic_node_1 = __nccwpck_require__(4612);
 /**
  * Normalizes Ono options, accounting for defaults and optional options.
  */
@@ -3465,13 +3465,13 @@ exports.normalizeArgs = normalizeArgs;
 
 /***/ }),
 
-/***/ 354:
+/***/ 2912:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.ono = void 0;
-const constructor_1 = __nccwpck_require__(5387);
+const constructor_1 = __nccwpck_require__(7741);
 const singleton = ono;
 exports.ono = singleton;
 ono.error = new constructor_1.Ono(Error);
@@ -3508,7 +3508,7 @@ function ono(...args) {
 
 /***/ }),
 
-/***/ 367:
+/***/ 7213:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -3616,7 +3616,7 @@ function lazyPopStack(error, lazyStack) {
 
 /***/ }),
 
-/***/ 2705:
+/***/ 1567:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -3670,7 +3670,7 @@ exports.getDeepKeys = getDeepKeys;
 
 /***/ }),
 
-/***/ 3050:
+/***/ 4072:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -3680,16 +3680,16 @@ const util_1 = __nccwpck_require__(9023);
 
 /***/ }),
 
-/***/ 9153:
+/***/ 2463:
 /***/ ((module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.MissingRefError = exports.ValidationError = exports.CodeGen = exports.Name = exports.nil = exports.stringify = exports.str = exports._ = exports.KeywordCxt = exports.Ajv = void 0;
-const core_1 = __nccwpck_require__(2439);
-const draft7_1 = __nccwpck_require__(3967);
-const discriminator_1 = __nccwpck_require__(2936);
-const draft7MetaSchema = __nccwpck_require__(372);
+const core_1 = __nccwpck_require__(3893);
+const draft7_1 = __nccwpck_require__(9941);
+const discriminator_1 = __nccwpck_require__(8886);
+const draft7MetaSchema = __nccwpck_require__(2079);
 const META_SUPPORT_DATA = ["/properties"];
 const META_SCHEMA_ID = "http://json-schema.org/draft-07/schema";
 class Ajv extends core_1.default {
@@ -3719,24 +3719,24 @@ module.exports = exports = Ajv;
 module.exports.Ajv = Ajv;
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports["default"] = Ajv;
-var validate_1 = __nccwpck_require__(7391);
+var validate_1 = __nccwpck_require__(7881);
 Object.defineProperty(exports, "KeywordCxt", ({ enumerable: true, get: function () { return validate_1.KeywordCxt; } }));
-var codegen_1 = __nccwpck_require__(8762);
+var codegen_1 = __nccwpck_require__(1436);
 Object.defineProperty(exports, "_", ({ enumerable: true, get: function () { return codegen_1._; } }));
 Object.defineProperty(exports, "str", ({ enumerable: true, get: function () { return codegen_1.str; } }));
 Object.defineProperty(exports, "stringify", ({ enumerable: true, get: function () { return codegen_1.stringify; } }));
 Object.defineProperty(exports, "nil", ({ enumerable: true, get: function () { return codegen_1.nil; } }));
 Object.defineProperty(exports, "Name", ({ enumerable: true, get: function () { return codegen_1.Name; } }));
 Object.defineProperty(exports, "CodeGen", ({ enumerable: true, get: function () { return codegen_1.CodeGen; } }));
-var validation_error_1 = __nccwpck_require__(535);
+var validation_error_1 = __nccwpck_require__(3021);
 Object.defineProperty(exports, "ValidationError", ({ enumerable: true, get: function () { return validation_error_1.default; } }));
-var ref_error_1 = __nccwpck_require__(5268);
+var ref_error_1 = __nccwpck_require__(3162);
 Object.defineProperty(exports, "MissingRefError", ({ enumerable: true, get: function () { return ref_error_1.default; } }));
 //# sourceMappingURL=ajv.js.map
 
 /***/ }),
 
-/***/ 7565:
+/***/ 567:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -3898,15 +3898,15 @@ exports.regexpCode = regexpCode;
 
 /***/ }),
 
-/***/ 8762:
+/***/ 1436:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.or = exports.and = exports.not = exports.CodeGen = exports.operators = exports.varKinds = exports.ValueScopeName = exports.ValueScope = exports.Scope = exports.Name = exports.regexpCode = exports.stringify = exports.getProperty = exports.nil = exports.strConcat = exports.str = exports._ = void 0;
-const code_1 = __nccwpck_require__(7565);
-const scope_1 = __nccwpck_require__(4146);
-var code_2 = __nccwpck_require__(7565);
+const code_1 = __nccwpck_require__(567);
+const scope_1 = __nccwpck_require__(7788);
+var code_2 = __nccwpck_require__(567);
 Object.defineProperty(exports, "_", ({ enumerable: true, get: function () { return code_2._; } }));
 Object.defineProperty(exports, "str", ({ enumerable: true, get: function () { return code_2.str; } }));
 Object.defineProperty(exports, "strConcat", ({ enumerable: true, get: function () { return code_2.strConcat; } }));
@@ -3915,7 +3915,7 @@ Object.defineProperty(exports, "getProperty", ({ enumerable: true, get: function
 Object.defineProperty(exports, "stringify", ({ enumerable: true, get: function () { return code_2.stringify; } }));
 Object.defineProperty(exports, "regexpCode", ({ enumerable: true, get: function () { return code_2.regexpCode; } }));
 Object.defineProperty(exports, "Name", ({ enumerable: true, get: function () { return code_2.Name; } }));
-var scope_2 = __nccwpck_require__(4146);
+var scope_2 = __nccwpck_require__(7788);
 Object.defineProperty(exports, "Scope", ({ enumerable: true, get: function () { return scope_2.Scope; } }));
 Object.defineProperty(exports, "ValueScope", ({ enumerable: true, get: function () { return scope_2.ValueScope; } }));
 Object.defineProperty(exports, "ValueScopeName", ({ enumerable: true, get: function () { return scope_2.ValueScopeName; } }));
@@ -4601,13 +4601,13 @@ function par(x) {
 
 /***/ }),
 
-/***/ 4146:
+/***/ 7788:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.ValueScope = exports.ValueScopeName = exports.Scope = exports.varKinds = exports.UsedValueState = void 0;
-const code_1 = __nccwpck_require__(7565);
+const code_1 = __nccwpck_require__(567);
 class ValueError extends Error {
     constructor(name) {
         super(`CodeGen: "code" for ${name} not defined`);
@@ -4750,15 +4750,15 @@ exports.ValueScope = ValueScope;
 
 /***/ }),
 
-/***/ 9905:
+/***/ 1283:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.extendErrors = exports.resetErrorsCount = exports.reportExtraError = exports.reportError = exports.keyword$DataError = exports.keywordError = void 0;
-const codegen_1 = __nccwpck_require__(8762);
-const util_1 = __nccwpck_require__(7802);
-const names_1 = __nccwpck_require__(8636);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
+const names_1 = __nccwpck_require__(630);
 exports.keywordError = {
     message: ({ keyword }) => (0, codegen_1.str) `must pass "${keyword}" keyword validation`,
 };
@@ -4879,18 +4879,18 @@ function extraErrorProps(cxt, { params, message }, keyValues) {
 
 /***/ }),
 
-/***/ 4992:
+/***/ 2718:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.resolveSchema = exports.getCompilingSchema = exports.resolveRef = exports.compileSchema = exports.SchemaEnv = void 0;
-const codegen_1 = __nccwpck_require__(8762);
-const validation_error_1 = __nccwpck_require__(535);
-const names_1 = __nccwpck_require__(8636);
-const resolve_1 = __nccwpck_require__(1128);
-const util_1 = __nccwpck_require__(7802);
-const validate_1 = __nccwpck_require__(7391);
+const codegen_1 = __nccwpck_require__(1436);
+const validation_error_1 = __nccwpck_require__(3021);
+const names_1 = __nccwpck_require__(630);
+const resolve_1 = __nccwpck_require__(4090);
+const util_1 = __nccwpck_require__(4464);
+const validate_1 = __nccwpck_require__(7881);
 class SchemaEnv {
     constructor(env) {
         var _a;
@@ -5127,12 +5127,12 @@ function getJsonPointer(parsedRef, { baseId, schema, root }) {
 
 /***/ }),
 
-/***/ 8636:
+/***/ 630:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(8762);
+const codegen_1 = __nccwpck_require__(1436);
 const names = {
     // validation function arguments
     data: new codegen_1.Name("data"), // data passed to validation function
@@ -5161,12 +5161,12 @@ exports["default"] = names;
 
 /***/ }),
 
-/***/ 5268:
+/***/ 3162:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const resolve_1 = __nccwpck_require__(1128);
+const resolve_1 = __nccwpck_require__(4090);
 class MissingRefError extends Error {
     constructor(resolver, baseId, ref, msg) {
         super(msg || `can't resolve reference ${ref} from id ${baseId}`);
@@ -5179,15 +5179,15 @@ exports["default"] = MissingRefError;
 
 /***/ }),
 
-/***/ 1128:
+/***/ 4090:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.getSchemaRefs = exports.resolveUrl = exports.normalizeId = exports._getFullPath = exports.getFullPath = exports.inlineRef = void 0;
-const util_1 = __nccwpck_require__(7802);
-const equal = __nccwpck_require__(6136);
-const traverse = __nccwpck_require__(1165);
+const util_1 = __nccwpck_require__(4464);
+const equal = __nccwpck_require__(3430);
+const traverse = __nccwpck_require__(1167);
 // TODO refactor to use keyword definitions
 const SIMPLE_INLINED = new Set([
     "type",
@@ -5340,7 +5340,7 @@ exports.getSchemaRefs = getSchemaRefs;
 
 /***/ }),
 
-/***/ 2335:
+/***/ 7353:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -5372,14 +5372,14 @@ exports.getRules = getRules;
 
 /***/ }),
 
-/***/ 7802:
+/***/ 4464:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.checkStrictMode = exports.getErrorPath = exports.Type = exports.useFunc = exports.setEvaluated = exports.evaluatedPropsToName = exports.mergeEvaluated = exports.eachItem = exports.unescapeJsonPointer = exports.escapeJsonPointer = exports.escapeFragment = exports.unescapeFragment = exports.schemaRefOrVal = exports.schemaHasRulesButRef = exports.schemaHasRules = exports.checkUnknownRules = exports.alwaysValidSchema = exports.toHash = void 0;
-const codegen_1 = __nccwpck_require__(8762);
-const code_1 = __nccwpck_require__(7565);
+const codegen_1 = __nccwpck_require__(1436);
+const code_1 = __nccwpck_require__(567);
 // TODO refactor to use Set
 function toHash(arr) {
     const hash = {};
@@ -5556,7 +5556,7 @@ exports.checkStrictMode = checkStrictMode;
 
 /***/ }),
 
-/***/ 454:
+/***/ 7692:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -5581,15 +5581,15 @@ exports.shouldUseRule = shouldUseRule;
 
 /***/ }),
 
-/***/ 8284:
+/***/ 5346:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.boolOrEmptySchema = exports.topBoolOrEmptySchema = void 0;
-const errors_1 = __nccwpck_require__(9905);
-const codegen_1 = __nccwpck_require__(8762);
-const names_1 = __nccwpck_require__(8636);
+const errors_1 = __nccwpck_require__(1283);
+const codegen_1 = __nccwpck_require__(1436);
+const names_1 = __nccwpck_require__(630);
 const boolError = {
     message: "boolean schema is false",
 };
@@ -5637,17 +5637,17 @@ function falseSchemaError(it, overrideAllErrors) {
 
 /***/ }),
 
-/***/ 5931:
+/***/ 6685:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.reportTypeError = exports.checkDataTypes = exports.checkDataType = exports.coerceAndCheckDataType = exports.getJSONTypes = exports.getSchemaTypes = exports.DataType = void 0;
-const rules_1 = __nccwpck_require__(2335);
-const applicability_1 = __nccwpck_require__(454);
-const errors_1 = __nccwpck_require__(9905);
-const codegen_1 = __nccwpck_require__(8762);
-const util_1 = __nccwpck_require__(7802);
+const rules_1 = __nccwpck_require__(7353);
+const applicability_1 = __nccwpck_require__(7692);
+const errors_1 = __nccwpck_require__(1283);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
 var DataType;
 (function (DataType) {
     DataType[DataType["Correct"] = 0] = "Correct";
@@ -5846,14 +5846,14 @@ function getTypeErrorContext(it) {
 
 /***/ }),
 
-/***/ 3769:
+/***/ 1699:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.assignDefaults = void 0;
-const codegen_1 = __nccwpck_require__(8762);
-const util_1 = __nccwpck_require__(7802);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
 function assignDefaults(it, ty) {
     const { properties, items } = it.schema;
     if (ty === "object" && properties) {
@@ -5887,24 +5887,24 @@ function assignDefault(it, prop, defaultValue) {
 
 /***/ }),
 
-/***/ 7391:
+/***/ 7881:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.getData = exports.KeywordCxt = exports.validateFunctionCode = void 0;
-const boolSchema_1 = __nccwpck_require__(8284);
-const dataType_1 = __nccwpck_require__(5931);
-const applicability_1 = __nccwpck_require__(454);
-const dataType_2 = __nccwpck_require__(5931);
-const defaults_1 = __nccwpck_require__(3769);
-const keyword_1 = __nccwpck_require__(4852);
-const subschema_1 = __nccwpck_require__(7914);
-const codegen_1 = __nccwpck_require__(8762);
-const names_1 = __nccwpck_require__(8636);
-const resolve_1 = __nccwpck_require__(1128);
-const util_1 = __nccwpck_require__(7802);
-const errors_1 = __nccwpck_require__(9905);
+const boolSchema_1 = __nccwpck_require__(5346);
+const dataType_1 = __nccwpck_require__(6685);
+const applicability_1 = __nccwpck_require__(7692);
+const dataType_2 = __nccwpck_require__(6685);
+const defaults_1 = __nccwpck_require__(1699);
+const keyword_1 = __nccwpck_require__(5202);
+const subschema_1 = __nccwpck_require__(6200);
+const codegen_1 = __nccwpck_require__(1436);
+const names_1 = __nccwpck_require__(630);
+const resolve_1 = __nccwpck_require__(4090);
+const util_1 = __nccwpck_require__(4464);
+const errors_1 = __nccwpck_require__(1283);
 // schema compilation - generates validation function, subschemaCode (below) is used for subschemas
 function validateFunctionCode(it) {
     if (isSchemaObj(it)) {
@@ -6413,16 +6413,16 @@ exports.getData = getData;
 
 /***/ }),
 
-/***/ 4852:
+/***/ 5202:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.validateKeywordUsage = exports.validSchemaType = exports.funcKeywordCode = exports.macroKeywordCode = void 0;
-const codegen_1 = __nccwpck_require__(8762);
-const names_1 = __nccwpck_require__(8636);
-const code_1 = __nccwpck_require__(322);
-const errors_1 = __nccwpck_require__(9905);
+const codegen_1 = __nccwpck_require__(1436);
+const names_1 = __nccwpck_require__(630);
+const code_1 = __nccwpck_require__(8484);
+const errors_1 = __nccwpck_require__(1283);
 function macroKeywordCode(cxt, def) {
     const { gen, keyword, schema, parentSchema, it } = cxt;
     const macroSchema = def.macro.call(it.self, schema, parentSchema, it);
@@ -6543,14 +6543,14 @@ exports.validateKeywordUsage = validateKeywordUsage;
 
 /***/ }),
 
-/***/ 7914:
+/***/ 6200:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.extendSubschemaMode = exports.extendSubschemaData = exports.getSubschema = void 0;
-const codegen_1 = __nccwpck_require__(8762);
-const util_1 = __nccwpck_require__(7802);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
 function getSubschema(it, { keyword, schemaProp, schema, schemaPath, errSchemaPath, topSchemaRef }) {
     if (keyword !== undefined && schema !== undefined) {
         throw new Error('both "keyword" and "schema" passed, only one allowed');
@@ -6630,31 +6630,31 @@ exports.extendSubschemaMode = extendSubschemaMode;
 
 /***/ }),
 
-/***/ 2439:
+/***/ 3893:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.CodeGen = exports.Name = exports.nil = exports.stringify = exports.str = exports._ = exports.KeywordCxt = void 0;
-var validate_1 = __nccwpck_require__(7391);
+var validate_1 = __nccwpck_require__(7881);
 Object.defineProperty(exports, "KeywordCxt", ({ enumerable: true, get: function () { return validate_1.KeywordCxt; } }));
-var codegen_1 = __nccwpck_require__(8762);
+var codegen_1 = __nccwpck_require__(1436);
 Object.defineProperty(exports, "_", ({ enumerable: true, get: function () { return codegen_1._; } }));
 Object.defineProperty(exports, "str", ({ enumerable: true, get: function () { return codegen_1.str; } }));
 Object.defineProperty(exports, "stringify", ({ enumerable: true, get: function () { return codegen_1.stringify; } }));
 Object.defineProperty(exports, "nil", ({ enumerable: true, get: function () { return codegen_1.nil; } }));
 Object.defineProperty(exports, "Name", ({ enumerable: true, get: function () { return codegen_1.Name; } }));
 Object.defineProperty(exports, "CodeGen", ({ enumerable: true, get: function () { return codegen_1.CodeGen; } }));
-const validation_error_1 = __nccwpck_require__(535);
-const ref_error_1 = __nccwpck_require__(5268);
-const rules_1 = __nccwpck_require__(2335);
-const compile_1 = __nccwpck_require__(4992);
-const codegen_2 = __nccwpck_require__(8762);
-const resolve_1 = __nccwpck_require__(1128);
-const dataType_1 = __nccwpck_require__(5931);
-const util_1 = __nccwpck_require__(7802);
-const $dataRefSchema = __nccwpck_require__(9422);
-const uri_1 = __nccwpck_require__(975);
+const validation_error_1 = __nccwpck_require__(3021);
+const ref_error_1 = __nccwpck_require__(3162);
+const rules_1 = __nccwpck_require__(7353);
+const compile_1 = __nccwpck_require__(2718);
+const codegen_2 = __nccwpck_require__(1436);
+const resolve_1 = __nccwpck_require__(4090);
+const dataType_1 = __nccwpck_require__(6685);
+const util_1 = __nccwpck_require__(4464);
+const $dataRefSchema = __nccwpck_require__(3837);
+const uri_1 = __nccwpck_require__(6285);
 const defaultRegExp = (str, flags) => new RegExp(str, flags);
 defaultRegExp.code = "new RegExp";
 const META_IGNORE_OPTIONS = ["removeAdditional", "useDefaults", "coerceTypes"];
@@ -7254,20 +7254,20 @@ function schemaOrData(schema) {
 
 /***/ }),
 
-/***/ 8325:
+/***/ 4951:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 // https://github.com/ajv-validator/ajv/issues/889
-const equal = __nccwpck_require__(6136);
+const equal = __nccwpck_require__(3430);
 equal.code = 'require("ajv/dist/runtime/equal").default';
 exports["default"] = equal;
 //# sourceMappingURL=equal.js.map
 
 /***/ }),
 
-/***/ 3908:
+/***/ 6214:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -7297,19 +7297,19 @@ ucs2length.code = 'require("ajv/dist/runtime/ucs2length").default';
 
 /***/ }),
 
-/***/ 975:
+/***/ 6285:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const uri = __nccwpck_require__(7041);
+const uri = __nccwpck_require__(4352);
 uri.code = 'require("ajv/dist/runtime/uri").default';
 exports["default"] = uri;
 //# sourceMappingURL=uri.js.map
 
 /***/ }),
 
-/***/ 535:
+/***/ 3021:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -7326,14 +7326,14 @@ exports["default"] = ValidationError;
 
 /***/ }),
 
-/***/ 9810:
+/***/ 3448:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.validateAdditionalItems = void 0;
-const codegen_1 = __nccwpck_require__(8762);
-const util_1 = __nccwpck_require__(7802);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
 const error = {
     message: ({ params: { len } }) => (0, codegen_1.str) `must NOT have more than ${len} items`,
     params: ({ params: { len } }) => (0, codegen_1._) `{limit: ${len}}`,
@@ -7381,15 +7381,15 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 2089:
+/***/ 2431:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const code_1 = __nccwpck_require__(322);
-const codegen_1 = __nccwpck_require__(8762);
-const names_1 = __nccwpck_require__(8636);
-const util_1 = __nccwpck_require__(7802);
+const code_1 = __nccwpck_require__(8484);
+const codegen_1 = __nccwpck_require__(1436);
+const names_1 = __nccwpck_require__(630);
+const util_1 = __nccwpck_require__(4464);
 const error = {
     message: "must NOT have additional properties",
     params: ({ params }) => (0, codegen_1._) `{additionalProperty: ${params.additionalProperty}}`,
@@ -7493,12 +7493,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 4971:
+/***/ 9205:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const util_1 = __nccwpck_require__(7802);
+const util_1 = __nccwpck_require__(4464);
 const def = {
     keyword: "allOf",
     schemaType: "array",
@@ -7522,12 +7522,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 5046:
+/***/ 9380:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const code_1 = __nccwpck_require__(322);
+const code_1 = __nccwpck_require__(8484);
 const def = {
     keyword: "anyOf",
     schemaType: "array",
@@ -7540,13 +7540,13 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 6988:
+/***/ 6182:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(8762);
-const util_1 = __nccwpck_require__(7802);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
 const error = {
     message: ({ params: { min, max } }) => max === undefined
         ? (0, codegen_1.str) `must contain at least ${min} valid item(s)`
@@ -7641,15 +7641,15 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 684:
+/***/ 5826:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.validateSchemaDeps = exports.validatePropertyDeps = exports.error = void 0;
-const codegen_1 = __nccwpck_require__(8762);
-const util_1 = __nccwpck_require__(7802);
-const code_1 = __nccwpck_require__(322);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
+const code_1 = __nccwpck_require__(8484);
 exports.error = {
     message: ({ params: { property, depsCount, deps } }) => {
         const property_ies = depsCount === 1 ? "property" : "properties";
@@ -7732,13 +7732,13 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 5102:
+/***/ 8584:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(8762);
-const util_1 = __nccwpck_require__(7802);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
 const error = {
     message: ({ params }) => (0, codegen_1.str) `must match "${params.ifClause}" schema`,
     params: ({ params }) => (0, codegen_1._) `{failingKeyword: ${params.ifClause}}`,
@@ -7804,27 +7804,27 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 3841:
+/***/ 8775:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const additionalItems_1 = __nccwpck_require__(9810);
-const prefixItems_1 = __nccwpck_require__(4357);
-const items_1 = __nccwpck_require__(9769);
-const items2020_1 = __nccwpck_require__(8745);
-const contains_1 = __nccwpck_require__(6988);
-const dependencies_1 = __nccwpck_require__(684);
-const propertyNames_1 = __nccwpck_require__(8094);
-const additionalProperties_1 = __nccwpck_require__(2089);
-const properties_1 = __nccwpck_require__(8252);
-const patternProperties_1 = __nccwpck_require__(6662);
-const not_1 = __nccwpck_require__(7868);
-const anyOf_1 = __nccwpck_require__(5046);
-const oneOf_1 = __nccwpck_require__(4384);
-const allOf_1 = __nccwpck_require__(4971);
-const if_1 = __nccwpck_require__(5102);
-const thenElse_1 = __nccwpck_require__(167);
+const additionalItems_1 = __nccwpck_require__(3448);
+const prefixItems_1 = __nccwpck_require__(6467);
+const items_1 = __nccwpck_require__(5791);
+const items2020_1 = __nccwpck_require__(2959);
+const contains_1 = __nccwpck_require__(6182);
+const dependencies_1 = __nccwpck_require__(5826);
+const propertyNames_1 = __nccwpck_require__(1372);
+const additionalProperties_1 = __nccwpck_require__(2431);
+const properties_1 = __nccwpck_require__(8778);
+const patternProperties_1 = __nccwpck_require__(664);
+const not_1 = __nccwpck_require__(8350);
+const anyOf_1 = __nccwpck_require__(9380);
+const oneOf_1 = __nccwpck_require__(2490);
+const allOf_1 = __nccwpck_require__(9205);
+const if_1 = __nccwpck_require__(8584);
+const thenElse_1 = __nccwpck_require__(6829);
 function getApplicator(draft2020 = false) {
     const applicator = [
         // any
@@ -7854,15 +7854,15 @@ exports["default"] = getApplicator;
 
 /***/ }),
 
-/***/ 9769:
+/***/ 5791:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.validateTuple = void 0;
-const codegen_1 = __nccwpck_require__(8762);
-const util_1 = __nccwpck_require__(7802);
-const code_1 = __nccwpck_require__(322);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
+const code_1 = __nccwpck_require__(8484);
 const def = {
     keyword: "items",
     type: "array",
@@ -7912,15 +7912,15 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 8745:
+/***/ 2959:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(8762);
-const util_1 = __nccwpck_require__(7802);
-const code_1 = __nccwpck_require__(322);
-const additionalItems_1 = __nccwpck_require__(9810);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
+const code_1 = __nccwpck_require__(8484);
+const additionalItems_1 = __nccwpck_require__(3448);
 const error = {
     message: ({ params: { len } }) => (0, codegen_1.str) `must NOT have more than ${len} items`,
     params: ({ params: { len } }) => (0, codegen_1._) `{limit: ${len}}`,
@@ -7948,12 +7948,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 7868:
+/***/ 8350:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const util_1 = __nccwpck_require__(7802);
+const util_1 = __nccwpck_require__(4464);
 const def = {
     keyword: "not",
     schemaType: ["object", "boolean"],
@@ -7980,13 +7980,13 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 4384:
+/***/ 2490:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(8762);
-const util_1 = __nccwpck_require__(7802);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
 const error = {
     message: "must match exactly one schema in oneOf",
     params: ({ params }) => (0, codegen_1._) `{passingSchemas: ${params.passing}}`,
@@ -8046,15 +8046,15 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 6662:
+/***/ 664:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const code_1 = __nccwpck_require__(322);
-const codegen_1 = __nccwpck_require__(8762);
-const util_1 = __nccwpck_require__(7802);
-const util_2 = __nccwpck_require__(7802);
+const code_1 = __nccwpck_require__(8484);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
+const util_2 = __nccwpck_require__(4464);
 const def = {
     keyword: "patternProperties",
     type: "object",
@@ -8127,12 +8127,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 4357:
+/***/ 6467:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const items_1 = __nccwpck_require__(9769);
+const items_1 = __nccwpck_require__(5791);
 const def = {
     keyword: "prefixItems",
     type: "array",
@@ -8145,15 +8145,15 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 8252:
+/***/ 8778:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const validate_1 = __nccwpck_require__(7391);
-const code_1 = __nccwpck_require__(322);
-const util_1 = __nccwpck_require__(7802);
-const additionalProperties_1 = __nccwpck_require__(2089);
+const validate_1 = __nccwpck_require__(7881);
+const code_1 = __nccwpck_require__(8484);
+const util_1 = __nccwpck_require__(4464);
+const additionalProperties_1 = __nccwpck_require__(2431);
 const def = {
     keyword: "properties",
     type: "object",
@@ -8205,13 +8205,13 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 8094:
+/***/ 1372:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(8762);
-const util_1 = __nccwpck_require__(7802);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
 const error = {
     message: "property name must be valid",
     params: ({ params }) => (0, codegen_1._) `{propertyName: ${params.propertyName}}`,
@@ -8249,12 +8249,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 167:
+/***/ 6829:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const util_1 = __nccwpck_require__(7802);
+const util_1 = __nccwpck_require__(4464);
 const def = {
     keyword: ["then", "else"],
     schemaType: ["object", "boolean"],
@@ -8268,16 +8268,16 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 322:
+/***/ 8484:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.validateUnion = exports.validateArray = exports.usePattern = exports.callValidateCode = exports.schemaProperties = exports.allSchemaProperties = exports.noPropertyInData = exports.propertyInData = exports.isOwnProperty = exports.hasPropFunc = exports.reportMissingProp = exports.checkMissingProp = exports.checkReportMissingProp = void 0;
-const codegen_1 = __nccwpck_require__(8762);
-const util_1 = __nccwpck_require__(7802);
-const names_1 = __nccwpck_require__(8636);
-const util_2 = __nccwpck_require__(7802);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
+const names_1 = __nccwpck_require__(630);
+const util_2 = __nccwpck_require__(4464);
 function checkReportMissingProp(cxt, prop) {
     const { gen, data, it } = cxt;
     gen.if(noPropertyInData(gen, data, prop, it.opts.ownProperties), () => {
@@ -8405,7 +8405,7 @@ exports.validateUnion = validateUnion;
 
 /***/ }),
 
-/***/ 4586:
+/***/ 9872:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -8421,13 +8421,13 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 3119:
+/***/ 7397:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const id_1 = __nccwpck_require__(4586);
-const ref_1 = __nccwpck_require__(7002);
+const id_1 = __nccwpck_require__(9872);
+const ref_1 = __nccwpck_require__(2996);
 const core = [
     "$schema",
     "$id",
@@ -8443,18 +8443,18 @@ exports["default"] = core;
 
 /***/ }),
 
-/***/ 7002:
+/***/ 2996:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.callRef = exports.getValidate = void 0;
-const ref_error_1 = __nccwpck_require__(5268);
-const code_1 = __nccwpck_require__(322);
-const codegen_1 = __nccwpck_require__(8762);
-const names_1 = __nccwpck_require__(8636);
-const compile_1 = __nccwpck_require__(4992);
-const util_1 = __nccwpck_require__(7802);
+const ref_error_1 = __nccwpck_require__(3162);
+const code_1 = __nccwpck_require__(8484);
+const codegen_1 = __nccwpck_require__(1436);
+const names_1 = __nccwpck_require__(630);
+const compile_1 = __nccwpck_require__(2718);
+const util_1 = __nccwpck_require__(4464);
 const def = {
     keyword: "$ref",
     schemaType: "string",
@@ -8571,16 +8571,16 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 2936:
+/***/ 8886:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(8762);
-const types_1 = __nccwpck_require__(3837);
-const compile_1 = __nccwpck_require__(4992);
-const ref_error_1 = __nccwpck_require__(5268);
-const util_1 = __nccwpck_require__(7802);
+const codegen_1 = __nccwpck_require__(1436);
+const types_1 = __nccwpck_require__(7115);
+const compile_1 = __nccwpck_require__(2718);
+const ref_error_1 = __nccwpck_require__(3162);
+const util_1 = __nccwpck_require__(4464);
 const error = {
     message: ({ params: { discrError, tagName } }) => discrError === types_1.DiscrError.Tag
         ? `tag "${tagName}" must be string`
@@ -8681,7 +8681,7 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 3837:
+/***/ 7115:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -8696,16 +8696,16 @@ var DiscrError;
 
 /***/ }),
 
-/***/ 3967:
+/***/ 9941:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const core_1 = __nccwpck_require__(3119);
-const validation_1 = __nccwpck_require__(3467);
-const applicator_1 = __nccwpck_require__(3841);
-const format_1 = __nccwpck_require__(3627);
-const metadata_1 = __nccwpck_require__(2098);
+const core_1 = __nccwpck_require__(7397);
+const validation_1 = __nccwpck_require__(7862);
+const applicator_1 = __nccwpck_require__(8775);
+const format_1 = __nccwpck_require__(4982);
+const metadata_1 = __nccwpck_require__(6620);
 const draft7Vocabularies = [
     core_1.default,
     validation_1.default,
@@ -8719,12 +8719,12 @@ exports["default"] = draft7Vocabularies;
 
 /***/ }),
 
-/***/ 1664:
+/***/ 6402:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(8762);
+const codegen_1 = __nccwpck_require__(1436);
 const error = {
     message: ({ schemaCode }) => (0, codegen_1.str) `must match format "${schemaCode}"`,
     params: ({ schemaCode }) => (0, codegen_1._) `{format: ${schemaCode}}`,
@@ -8817,19 +8817,19 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 3627:
+/***/ 4982:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const format_1 = __nccwpck_require__(1664);
+const format_1 = __nccwpck_require__(6402);
 const format = [format_1.default];
 exports["default"] = format;
 //# sourceMappingURL=index.js.map
 
 /***/ }),
 
-/***/ 2098:
+/***/ 6620:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -8853,14 +8853,14 @@ exports.contentVocabulary = [
 
 /***/ }),
 
-/***/ 1488:
+/***/ 8026:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(8762);
-const util_1 = __nccwpck_require__(7802);
-const equal_1 = __nccwpck_require__(8325);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
+const equal_1 = __nccwpck_require__(4951);
 const error = {
     message: "must be equal to constant",
     params: ({ schemaCode }) => (0, codegen_1._) `{allowedValue: ${schemaCode}}`,
@@ -8884,14 +8884,14 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 7350:
+/***/ 3200:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(8762);
-const util_1 = __nccwpck_require__(7802);
-const equal_1 = __nccwpck_require__(8325);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
+const equal_1 = __nccwpck_require__(4951);
 const error = {
     message: "must be equal to one of the allowed values",
     params: ({ schemaCode }) => (0, codegen_1._) `{allowedValues: ${schemaCode}}`,
@@ -8938,21 +8938,21 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 3467:
+/***/ 7862:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const limitNumber_1 = __nccwpck_require__(5341);
-const multipleOf_1 = __nccwpck_require__(9822);
-const limitLength_1 = __nccwpck_require__(6944);
-const pattern_1 = __nccwpck_require__(7805);
-const limitProperties_1 = __nccwpck_require__(7973);
-const required_1 = __nccwpck_require__(858);
-const limitItems_1 = __nccwpck_require__(7150);
-const uniqueItems_1 = __nccwpck_require__(7066);
-const const_1 = __nccwpck_require__(1488);
-const enum_1 = __nccwpck_require__(7350);
+const limitNumber_1 = __nccwpck_require__(3723);
+const multipleOf_1 = __nccwpck_require__(8132);
+const limitLength_1 = __nccwpck_require__(6962);
+const pattern_1 = __nccwpck_require__(6023);
+const limitProperties_1 = __nccwpck_require__(895);
+const required_1 = __nccwpck_require__(4504);
+const limitItems_1 = __nccwpck_require__(6296);
+const uniqueItems_1 = __nccwpck_require__(5132);
+const const_1 = __nccwpck_require__(8026);
+const enum_1 = __nccwpck_require__(3200);
 const validation = [
     // number
     limitNumber_1.default,
@@ -8977,12 +8977,12 @@ exports["default"] = validation;
 
 /***/ }),
 
-/***/ 7150:
+/***/ 6296:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(8762);
+const codegen_1 = __nccwpck_require__(1436);
 const error = {
     message({ keyword, schemaCode }) {
         const comp = keyword === "maxItems" ? "more" : "fewer";
@@ -9007,14 +9007,14 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 6944:
+/***/ 6962:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(8762);
-const util_1 = __nccwpck_require__(7802);
-const ucs2length_1 = __nccwpck_require__(3908);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
+const ucs2length_1 = __nccwpck_require__(6214);
 const error = {
     message({ keyword, schemaCode }) {
         const comp = keyword === "maxLength" ? "more" : "fewer";
@@ -9040,12 +9040,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 5341:
+/***/ 3723:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(8762);
+const codegen_1 = __nccwpck_require__(1436);
 const ops = codegen_1.operators;
 const KWDs = {
     maximum: { okStr: "<=", ok: ops.LTE, fail: ops.GT },
@@ -9073,12 +9073,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 7973:
+/***/ 895:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(8762);
+const codegen_1 = __nccwpck_require__(1436);
 const error = {
     message({ keyword, schemaCode }) {
         const comp = keyword === "maxProperties" ? "more" : "fewer";
@@ -9103,12 +9103,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 9822:
+/***/ 8132:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(8762);
+const codegen_1 = __nccwpck_require__(1436);
 const error = {
     message: ({ schemaCode }) => (0, codegen_1.str) `must be multiple of ${schemaCode}`,
     params: ({ schemaCode }) => (0, codegen_1._) `{multipleOf: ${schemaCode}}`,
@@ -9135,14 +9135,14 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 7805:
+/***/ 6023:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const code_1 = __nccwpck_require__(322);
-const util_1 = __nccwpck_require__(7802);
-const codegen_1 = __nccwpck_require__(8762);
+const code_1 = __nccwpck_require__(8484);
+const util_1 = __nccwpck_require__(4464);
+const codegen_1 = __nccwpck_require__(1436);
 const error = {
     message: ({ schemaCode }) => (0, codegen_1.str) `must match pattern "${schemaCode}"`,
     params: ({ schemaCode }) => (0, codegen_1._) `{pattern: ${schemaCode}}`,
@@ -9174,14 +9174,14 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 858:
+/***/ 4504:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const code_1 = __nccwpck_require__(322);
-const codegen_1 = __nccwpck_require__(8762);
-const util_1 = __nccwpck_require__(7802);
+const code_1 = __nccwpck_require__(8484);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
 const error = {
     message: ({ params: { missingProperty } }) => (0, codegen_1.str) `must have required property '${missingProperty}'`,
     params: ({ params: { missingProperty } }) => (0, codegen_1._) `{missingProperty: ${missingProperty}}`,
@@ -9259,15 +9259,15 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 7066:
+/***/ 5132:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const dataType_1 = __nccwpck_require__(5931);
-const codegen_1 = __nccwpck_require__(8762);
-const util_1 = __nccwpck_require__(7802);
-const equal_1 = __nccwpck_require__(8325);
+const dataType_1 = __nccwpck_require__(6685);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
+const equal_1 = __nccwpck_require__(4951);
 const error = {
     message: ({ params: { i, j } }) => (0, codegen_1.str) `must NOT have duplicate items (items ## ${j} and ${i} are identical)`,
     params: ({ params: { i, j } }) => (0, codegen_1._) `{i: ${i}, j: ${j}}`,
@@ -9329,7 +9329,7 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 7965:
+/***/ 3759:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Copyright (c) 2012, Mark Cavage. All rights reserved.
@@ -9547,12 +9547,12 @@ module.exports = _setExports(process.env.NODE_NDEBUG);
 
 /***/ }),
 
-/***/ 3455:
+/***/ 5213:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-var next = __nccwpck_require__(6766)
+var next = __nccwpck_require__(9120)
 
 module.exports = function maybe (cb, promise) {
   if (cb) {
@@ -9572,7 +9572,7 @@ module.exports = function maybe (cb, promise) {
 
 /***/ }),
 
-/***/ 6766:
+/***/ 9120:
 /***/ ((module) => {
 
 
@@ -9594,7 +9594,7 @@ module.exports = makeNext()
 
 /***/ }),
 
-/***/ 2256:
+/***/ 2934:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 /**
@@ -9605,8 +9605,8 @@ module.exports = makeNext()
 
 
 const fs = __nccwpck_require__(9896)
-const parseArgs = __nccwpck_require__(5350)
-const cloneDeep = __nccwpck_require__(3890)
+const parseArgs = __nccwpck_require__(6140)
+const cloneDeep = __nccwpck_require__(5364)
 
 // Forbidden key paths, for protection against prototype pollution
 const ALLOWED_OPTION_STRICT = 'strict'
@@ -10382,7 +10382,7 @@ module.exports = convict
 
 /***/ }),
 
-/***/ 9583:
+/***/ 5481:
 /***/ ((__unused_webpack_module, exports) => {
 
 var __webpack_unused_export__;
@@ -10497,7 +10497,7 @@ function objectToString(o) {
 
 /***/ }),
 
-/***/ 742:
+/***/ 7960:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 /*
@@ -10729,7 +10729,7 @@ function dumpException(ex)
 
 /***/ }),
 
-/***/ 6136:
+/***/ 3430:
 /***/ ((module) => {
 
 
@@ -10782,13 +10782,13 @@ module.exports = function equal(a, b) {
 
 /***/ }),
 
-/***/ 6635:
+/***/ 4281:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const loader = __nccwpck_require__(4264)
-const dumper = __nccwpck_require__(8034)
+const loader = __nccwpck_require__(1950)
+const dumper = __nccwpck_require__(9980)
 
 function renamed (from, to) {
   return function () {
@@ -10797,32 +10797,32 @@ function renamed (from, to) {
   }
 }
 
-module.exports.Type = __nccwpck_require__(5935)
-module.exports.Schema = __nccwpck_require__(9752)
-module.exports.FAILSAFE_SCHEMA = __nccwpck_require__(7190)
-module.exports.JSON_SCHEMA = __nccwpck_require__(1841)
-module.exports.CORE_SCHEMA = __nccwpck_require__(7640)
-module.exports.DEFAULT_SCHEMA = __nccwpck_require__(1546)
+module.exports.Type = __nccwpck_require__(9557)
+module.exports.Schema = __nccwpck_require__(2046)
+module.exports.FAILSAFE_SCHEMA = __nccwpck_require__(9832)
+module.exports.JSON_SCHEMA = __nccwpck_require__(8927)
+module.exports.CORE_SCHEMA = __nccwpck_require__(5746)
+module.exports.DEFAULT_SCHEMA = __nccwpck_require__(7336)
 module.exports.load = loader.load
 module.exports.loadAll = loader.loadAll
 module.exports.dump = dumper.dump
-module.exports.YAMLException = __nccwpck_require__(8882)
+module.exports.YAMLException = __nccwpck_require__(1248)
 
 // Re-export all types in case user wants to create custom schema
 module.exports.types = {
-  binary: __nccwpck_require__(4275),
-  float: __nccwpck_require__(5318),
-  map: __nccwpck_require__(82),
-  null: __nccwpck_require__(3763),
-  pairs: __nccwpck_require__(4593),
-  set: __nccwpck_require__(792),
-  timestamp: __nccwpck_require__(7376),
-  bool: __nccwpck_require__(1630),
-  int: __nccwpck_require__(8553),
-  merge: __nccwpck_require__(1332),
-  omap: __nccwpck_require__(6383),
-  seq: __nccwpck_require__(2939),
-  str: __nccwpck_require__(9895)
+  binary: __nccwpck_require__(8149),
+  float: __nccwpck_require__(7584),
+  map: __nccwpck_require__(7316),
+  null: __nccwpck_require__(4333),
+  pairs: __nccwpck_require__(6267),
+  set: __nccwpck_require__(8758),
+  timestamp: __nccwpck_require__(8966),
+  bool: __nccwpck_require__(7296),
+  int: __nccwpck_require__(2271),
+  merge: __nccwpck_require__(6854),
+  omap: __nccwpck_require__(8649),
+  seq: __nccwpck_require__(7161),
+  str: __nccwpck_require__(3929)
 }
 
 // Removed functions from JS-YAML 3.0.x
@@ -10833,7 +10833,7 @@ module.exports.safeDump = renamed('safeDump', 'dump')
 
 /***/ }),
 
-/***/ 9106:
+/***/ 9816:
 /***/ ((module) => {
 
 
@@ -10890,14 +10890,14 @@ module.exports.extend = extend
 
 /***/ }),
 
-/***/ 8034:
+/***/ 9980:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const common = __nccwpck_require__(9106)
-const YAMLException = __nccwpck_require__(8882)
-const DEFAULT_SCHEMA = __nccwpck_require__(1546)
+const common = __nccwpck_require__(9816)
+const YAMLException = __nccwpck_require__(1248)
+const DEFAULT_SCHEMA = __nccwpck_require__(7336)
 
 const _toString = Object.prototype.toString
 const _hasOwnProperty = Object.prototype.hasOwnProperty
@@ -11834,7 +11834,7 @@ module.exports.dump = dump
 
 /***/ }),
 
-/***/ 8882:
+/***/ 1248:
 /***/ ((module) => {
 
 // YAML error class. http://stackoverflow.com/questions/8458984
@@ -11892,15 +11892,15 @@ module.exports = YAMLException
 
 /***/ }),
 
-/***/ 4264:
+/***/ 1950:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const common = __nccwpck_require__(9106)
-const YAMLException = __nccwpck_require__(8882)
-const makeSnippet = __nccwpck_require__(4030)
-const DEFAULT_SCHEMA = __nccwpck_require__(1546)
+const common = __nccwpck_require__(9816)
+const YAMLException = __nccwpck_require__(1248)
+const makeSnippet = __nccwpck_require__(9440)
+const DEFAULT_SCHEMA = __nccwpck_require__(7336)
 
 const _hasOwnProperty = Object.prototype.hasOwnProperty
 
@@ -13702,13 +13702,13 @@ module.exports.load = load
 
 /***/ }),
 
-/***/ 9752:
+/***/ 2046:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const YAMLException = __nccwpck_require__(8882)
-const Type = __nccwpck_require__(5935)
+const YAMLException = __nccwpck_require__(1248)
+const Type = __nccwpck_require__(9557)
 
 function compileList (schema, name) {
   const result = []
@@ -13818,7 +13818,7 @@ module.exports = Schema
 
 /***/ }),
 
-/***/ 7640:
+/***/ 5746:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Standard YAML's Core schema.
@@ -13829,12 +13829,12 @@ module.exports = Schema
 
 
 
-module.exports = __nccwpck_require__(1841)
+module.exports = __nccwpck_require__(8927)
 
 
 /***/ }),
 
-/***/ 1546:
+/***/ 7336:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // JS-YAML's default schema for `safeLoad` function.
@@ -13845,23 +13845,23 @@ module.exports = __nccwpck_require__(1841)
 
 
 
-module.exports = (__nccwpck_require__(7640).extend)({
+module.exports = (__nccwpck_require__(5746).extend)({
   implicit: [
-    __nccwpck_require__(7376),
-    __nccwpck_require__(1332)
+    __nccwpck_require__(8966),
+    __nccwpck_require__(6854)
   ],
   explicit: [
-    __nccwpck_require__(4275),
-    __nccwpck_require__(6383),
-    __nccwpck_require__(4593),
-    __nccwpck_require__(792)
+    __nccwpck_require__(8149),
+    __nccwpck_require__(8649),
+    __nccwpck_require__(6267),
+    __nccwpck_require__(8758)
   ]
 })
 
 
 /***/ }),
 
-/***/ 7190:
+/***/ 9832:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Standard YAML's Failsafe schema.
@@ -13869,20 +13869,20 @@ module.exports = (__nccwpck_require__(7640).extend)({
 
 
 
-const Schema = __nccwpck_require__(9752)
+const Schema = __nccwpck_require__(2046)
 
 module.exports = new Schema({
   explicit: [
-    __nccwpck_require__(9895),
-    __nccwpck_require__(2939),
-    __nccwpck_require__(82)
+    __nccwpck_require__(3929),
+    __nccwpck_require__(7161),
+    __nccwpck_require__(7316)
   ]
 })
 
 
 /***/ }),
 
-/***/ 1841:
+/***/ 8927:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Standard YAML's JSON schema.
@@ -13894,24 +13894,24 @@ module.exports = new Schema({
 
 
 
-module.exports = (__nccwpck_require__(7190).extend)({
+module.exports = (__nccwpck_require__(9832).extend)({
   implicit: [
-    __nccwpck_require__(3763),
-    __nccwpck_require__(1630),
-    __nccwpck_require__(8553),
-    __nccwpck_require__(5318)
+    __nccwpck_require__(4333),
+    __nccwpck_require__(7296),
+    __nccwpck_require__(2271),
+    __nccwpck_require__(7584)
   ]
 })
 
 
 /***/ }),
 
-/***/ 4030:
+/***/ 9440:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const common = __nccwpck_require__(9106)
+const common = __nccwpck_require__(9816)
 
 // get snippet for a single line, respecting maxLength
 function getLine (buffer, lineStart, lineEnd, position, maxLineLength) {
@@ -14009,12 +14009,12 @@ module.exports = makeSnippet
 
 /***/ }),
 
-/***/ 5935:
+/***/ 9557:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const YAMLException = __nccwpck_require__(8882)
+const YAMLException = __nccwpck_require__(1248)
 
 const TYPE_CONSTRUCTOR_OPTIONS = [
   'kind',
@@ -14082,12 +14082,12 @@ module.exports = Type
 
 /***/ }),
 
-/***/ 4275:
+/***/ 8149:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const Type = __nccwpck_require__(5935)
+const Type = __nccwpck_require__(9557)
 
 // [ 64, 65, 66 ] -> [ padding, CR, LF ]
 const BASE64_MAP = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=\n\r'
@@ -14211,12 +14211,12 @@ module.exports = new Type('tag:yaml.org,2002:binary', {
 
 /***/ }),
 
-/***/ 1630:
+/***/ 7296:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const Type = __nccwpck_require__(5935)
+const Type = __nccwpck_require__(9557)
 
 function resolveYamlBoolean (data) {
   if (data === null) return false
@@ -14253,13 +14253,13 @@ module.exports = new Type('tag:yaml.org,2002:bool', {
 
 /***/ }),
 
-/***/ 5318:
+/***/ 7584:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const common = __nccwpck_require__(9106)
-const Type = __nccwpck_require__(5935)
+const common = __nccwpck_require__(9816)
+const Type = __nccwpck_require__(9557)
 
 const YAML_FLOAT_PATTERN = new RegExp(
   // 2.5e4, 2.5 and integers
@@ -14359,13 +14359,13 @@ module.exports = new Type('tag:yaml.org,2002:float', {
 
 /***/ }),
 
-/***/ 8553:
+/***/ 2271:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const common = __nccwpck_require__(9106)
-const Type = __nccwpck_require__(5935)
+const common = __nccwpck_require__(9816)
+const Type = __nccwpck_require__(9557)
 
 function isHexCode (c) {
   return ((c >= 0x30/* 0 */) && (c <= 0x39/* 9 */)) ||
@@ -14508,12 +14508,12 @@ module.exports = new Type('tag:yaml.org,2002:int', {
 
 /***/ }),
 
-/***/ 82:
+/***/ 7316:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const Type = __nccwpck_require__(5935)
+const Type = __nccwpck_require__(9557)
 
 module.exports = new Type('tag:yaml.org,2002:map', {
   kind: 'mapping',
@@ -14523,12 +14523,12 @@ module.exports = new Type('tag:yaml.org,2002:map', {
 
 /***/ }),
 
-/***/ 1332:
+/***/ 6854:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const Type = __nccwpck_require__(5935)
+const Type = __nccwpck_require__(9557)
 
 function resolveYamlMerge (data) {
   return data === '<<' || data === null
@@ -14542,12 +14542,12 @@ module.exports = new Type('tag:yaml.org,2002:merge', {
 
 /***/ }),
 
-/***/ 3763:
+/***/ 4333:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const Type = __nccwpck_require__(5935)
+const Type = __nccwpck_require__(9557)
 
 function resolveYamlNull (data) {
   if (data === null) return true
@@ -14584,12 +14584,12 @@ module.exports = new Type('tag:yaml.org,2002:null', {
 
 /***/ }),
 
-/***/ 6383:
+/***/ 8649:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const Type = __nccwpck_require__(5935)
+const Type = __nccwpck_require__(9557)
 
 const _hasOwnProperty = Object.prototype.hasOwnProperty
 const _toString = Object.prototype.toString
@@ -14636,12 +14636,12 @@ module.exports = new Type('tag:yaml.org,2002:omap', {
 
 /***/ }),
 
-/***/ 4593:
+/***/ 6267:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const Type = __nccwpck_require__(5935)
+const Type = __nccwpck_require__(9557)
 
 const _toString = Object.prototype.toString
 
@@ -14693,12 +14693,12 @@ module.exports = new Type('tag:yaml.org,2002:pairs', {
 
 /***/ }),
 
-/***/ 2939:
+/***/ 7161:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const Type = __nccwpck_require__(5935)
+const Type = __nccwpck_require__(9557)
 
 module.exports = new Type('tag:yaml.org,2002:seq', {
   kind: 'sequence',
@@ -14708,12 +14708,12 @@ module.exports = new Type('tag:yaml.org,2002:seq', {
 
 /***/ }),
 
-/***/ 792:
+/***/ 8758:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const Type = __nccwpck_require__(5935)
+const Type = __nccwpck_require__(9557)
 
 const _hasOwnProperty = Object.prototype.hasOwnProperty
 
@@ -14744,12 +14744,12 @@ module.exports = new Type('tag:yaml.org,2002:set', {
 
 /***/ }),
 
-/***/ 9895:
+/***/ 3929:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const Type = __nccwpck_require__(5935)
+const Type = __nccwpck_require__(9557)
 
 module.exports = new Type('tag:yaml.org,2002:str', {
   kind: 'scalar',
@@ -14759,12 +14759,12 @@ module.exports = new Type('tag:yaml.org,2002:str', {
 
 /***/ }),
 
-/***/ 7376:
+/***/ 8966:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const Type = __nccwpck_require__(5935)
+const Type = __nccwpck_require__(9557)
 
 const YAML_DATE_REGEXP = new RegExp(
   '^([0-9][0-9][0-9][0-9])' + // [1] year
@@ -14854,11 +14854,11 @@ module.exports = new Type('tag:yaml.org,2002:timestamp', {
 
 /***/ }),
 
-/***/ 8861:
+/***/ 5767:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
-const json_schema_diff_factory_1 = __nccwpck_require__(4860);
+const json_schema_diff_factory_1 = __nccwpck_require__(8954);
 const jsonSchemaDiff = {
     diffSchemas: options => json_schema_diff_factory_1.JsonSchemaDiffFactory.create().diffSchemas(options),
 };
@@ -14867,18 +14867,18 @@ module.exports = jsonSchemaDiff;
 
 /***/ }),
 
-/***/ 4860:
+/***/ 8954:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.JsonSchemaDiffFactory = void 0;
-const json_schema_diff_1 = __nccwpck_require__(2323);
-const file_reader_1 = __nccwpck_require__(4562);
-const file_system_1 = __nccwpck_require__(7829);
-const reporter_1 = __nccwpck_require__(2243);
-const wrapped_log_1 = __nccwpck_require__(7346);
-const config_1 = __nccwpck_require__(3600);
+const json_schema_diff_1 = __nccwpck_require__(9705);
+const file_reader_1 = __nccwpck_require__(7768);
+const file_system_1 = __nccwpck_require__(4955);
+const reporter_1 = __nccwpck_require__(7897);
+const wrapped_log_1 = __nccwpck_require__(1796);
+const config_1 = __nccwpck_require__(3306);
 class JsonSchemaDiffFactory {
     static create() {
         const fileSystem = new file_system_1.FileSystem();
@@ -14894,7 +14894,7 @@ exports.JsonSchemaDiffFactory = JsonSchemaDiffFactory;
 
 /***/ }),
 
-/***/ 2323:
+/***/ 9705:
 /***/ (function(__unused_webpack_module, exports, __nccwpck_require__) {
 
 
@@ -14909,8 +14909,8 @@ var __awaiter = (this && this.__awaiter) || function (thisArg, _arguments, P, ge
 };
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.JsonSchemaDiff = void 0;
-const verror_1 = __nccwpck_require__(9408);
-const diff_schemas_1 = __nccwpck_require__(6520);
+const verror_1 = __nccwpck_require__(4218);
+const diff_schemas_1 = __nccwpck_require__(6714);
 class JsonSchemaDiff {
     static parseSchema(schemaContent, schemaFilePath) {
         try {
@@ -14988,7 +14988,7 @@ exports.JsonSchemaDiff = JsonSchemaDiff;
 
 /***/ }),
 
-/***/ 6846:
+/***/ 436:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -15005,13 +15005,13 @@ exports.logSetDebug = logSetDebug;
 
 /***/ }),
 
-/***/ 3600:
+/***/ 3306:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.loadConfig = void 0;
-const convict = __nccwpck_require__(2256);
+const convict = __nccwpck_require__(2934);
 const createConvictInstance = (env) => convict({
     parseContext: {
         heuristics: {
@@ -15033,7 +15033,7 @@ exports.loadConfig = loadConfig;
 
 /***/ }),
 
-/***/ 6520:
+/***/ 6714:
 /***/ (function(__unused_webpack_module, exports, __nccwpck_require__) {
 
 
@@ -15048,10 +15048,10 @@ var __awaiter = (this && this.__awaiter) || function (thisArg, _arguments, P, ge
 };
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.diffSchemas = void 0;
-const logger_1 = __nccwpck_require__(6846);
-const dereference_schema_1 = __nccwpck_require__(4611);
-const parse_as_json_set_1 = __nccwpck_require__(8817);
-const validate_schemas_1 = __nccwpck_require__(7732);
+const logger_1 = __nccwpck_require__(436);
+const dereference_schema_1 = __nccwpck_require__(8241);
+const parse_as_json_set_1 = __nccwpck_require__(9071);
+const validate_schemas_1 = __nccwpck_require__(686);
 const diffSchemas = (sourceSchema, sourceSchemaFile, destinationSchema, destinationSchemaFile, context) => __awaiter(void 0, void 0, void 0, function* () {
     const [dereferencedSourceSchema, dereferencedDestinationSchema] = yield Promise.all([
         (0, dereference_schema_1.dereferenceSchema)(sourceSchema, sourceSchemaFile),
@@ -15082,7 +15082,7 @@ exports.diffSchemas = diffSchemas;
 
 /***/ }),
 
-/***/ 4611:
+/***/ 8241:
 /***/ (function(__unused_webpack_module, exports, __nccwpck_require__) {
 
 
@@ -15097,7 +15097,7 @@ var __awaiter = (this && this.__awaiter) || function (thisArg, _arguments, P, ge
 };
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.dereferenceSchema = void 0;
-const RefParser = __nccwpck_require__(4944);
+const RefParser = __nccwpck_require__(7606);
 const dereferenceSchema = (schema, filepath) => __awaiter(void 0, void 0, void 0, function* () {
     if (typeof schema === 'boolean') {
         return schema;
@@ -15112,14 +15112,14 @@ exports.dereferenceSchema = dereferenceSchema;
 
 /***/ }),
 
-/***/ 8817:
+/***/ 9071:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.parseAsJsonSet = void 0;
-const create_json_set_1 = __nccwpck_require__(6451);
-const keyword_defaults_1 = __nccwpck_require__(7874);
+const create_json_set_1 = __nccwpck_require__(6865);
+const keyword_defaults_1 = __nccwpck_require__(3836);
 class JsonToSetParser {
     constructor(context) {
         this.context = context;
@@ -15231,16 +15231,16 @@ exports.parseAsJsonSet = parseAsJsonSet;
 
 /***/ }),
 
-/***/ 990:
+/***/ 4376:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.createArraySet = void 0;
-const keyword_defaults_1 = __nccwpck_require__(7874);
-const array_subset_1 = __nccwpck_require__(7813);
-const type_set_1 = __nccwpck_require__(3827);
-const is_type_supported_1 = __nccwpck_require__(5075);
+const keyword_defaults_1 = __nccwpck_require__(3836);
+const array_subset_1 = __nccwpck_require__(3807);
+const type_set_1 = __nccwpck_require__(6273);
+const is_type_supported_1 = __nccwpck_require__(1149);
 const supportsAllArrays = (arraySetParsedKeywords) => arraySetParsedKeywords.items.type === 'all' &&
     arraySetParsedKeywords.minItems === keyword_defaults_1.defaultMinItems &&
     arraySetParsedKeywords.maxItems === keyword_defaults_1.defaultMaxItems;
@@ -15262,18 +15262,18 @@ exports.createArraySet = createArraySet;
 
 /***/ }),
 
-/***/ 6451:
+/***/ 6865:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.createEmptyJsonSet = exports.createAllJsonSet = exports.createJsonSetFromParsedSchemaKeywords = void 0;
-const json_set_1 = __nccwpck_require__(4513);
-const create_array_set_1 = __nccwpck_require__(990);
-const create_number_set_1 = __nccwpck_require__(272);
-const create_object_set_1 = __nccwpck_require__(6398);
-const create_string_set_1 = __nccwpck_require__(1980);
-const create_type_set_1 = __nccwpck_require__(5349);
+const json_set_1 = __nccwpck_require__(9343);
+const create_array_set_1 = __nccwpck_require__(4376);
+const create_number_set_1 = __nccwpck_require__(2210);
+const create_object_set_1 = __nccwpck_require__(4572);
+const create_string_set_1 = __nccwpck_require__(5850);
+const create_type_set_1 = __nccwpck_require__(2307);
 const createJsonSetFromParsedSchemaKeywords = (parsedSchemaKeywords, context) => (0, json_set_1.createJsonSetFromConfig)({
     array: (0, create_array_set_1.createArraySet)(parsedSchemaKeywords, context),
     boolean: (0, create_type_set_1.createTypeSet)('boolean', parsedSchemaKeywords.type, context),
@@ -15291,16 +15291,16 @@ exports.createEmptyJsonSet = createEmptyJsonSet;
 
 /***/ }),
 
-/***/ 272:
+/***/ 2210:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.createNumberSet = void 0;
-const keyword_defaults_1 = __nccwpck_require__(7874);
-const number_subset_1 = __nccwpck_require__(705);
-const type_set_1 = __nccwpck_require__(3827);
-const is_type_supported_1 = __nccwpck_require__(5075);
+const keyword_defaults_1 = __nccwpck_require__(3836);
+const number_subset_1 = __nccwpck_require__(6947);
+const type_set_1 = __nccwpck_require__(6273);
+const is_type_supported_1 = __nccwpck_require__(1149);
 // eslint-disable-next-line complexity
 const supportsAllNumbers = (numberSetParsedKeywords) => (0, is_type_supported_1.isTypeSupported)(numberSetParsedKeywords.type, 'number') &&
     numberSetParsedKeywords.maximum === keyword_defaults_1.defaultMaximum &&
@@ -15335,17 +15335,17 @@ exports.createNumberSet = createNumberSet;
 
 /***/ }),
 
-/***/ 6398:
+/***/ 4572:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.createObjectSet = void 0;
-const _ = __nccwpck_require__(2370);
-const keyword_defaults_1 = __nccwpck_require__(7874);
-const object_subset_1 = __nccwpck_require__(3355);
-const type_set_1 = __nccwpck_require__(3827);
-const is_type_supported_1 = __nccwpck_require__(5075);
+const _ = __nccwpck_require__(2356);
+const keyword_defaults_1 = __nccwpck_require__(3836);
+const object_subset_1 = __nccwpck_require__(3049);
+const type_set_1 = __nccwpck_require__(6273);
+const is_type_supported_1 = __nccwpck_require__(1149);
 /* eslint-disable-next-line complexity */
 const supportsAllObjects = (objectSetParsedKeywords) => {
     const everyPropertyIsAll = Object.values(objectSetParsedKeywords.properties).every(propertySet => propertySet.type === 'all');
@@ -15373,16 +15373,16 @@ exports.createObjectSet = createObjectSet;
 
 /***/ }),
 
-/***/ 1980:
+/***/ 5850:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.createStringSet = void 0;
-const keyword_defaults_1 = __nccwpck_require__(7874);
-const string_subset_1 = __nccwpck_require__(913);
-const type_set_1 = __nccwpck_require__(3827);
-const is_type_supported_1 = __nccwpck_require__(5075);
+const keyword_defaults_1 = __nccwpck_require__(3836);
+const string_subset_1 = __nccwpck_require__(2727);
+const type_set_1 = __nccwpck_require__(6273);
+const is_type_supported_1 = __nccwpck_require__(1149);
 const supportsAllStrings = (stringSetParsedKeywords) => stringSetParsedKeywords.maxLength === keyword_defaults_1.defaultMaxLength &&
     stringSetParsedKeywords.minLength === keyword_defaults_1.defaultMinLength;
 const createStringSubset = (stringSetParsedKeywords) => {
@@ -15403,15 +15403,15 @@ exports.createStringSet = createStringSet;
 
 /***/ }),
 
-/***/ 5349:
+/***/ 2307:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.createTypeSet = void 0;
-const subset_1 = __nccwpck_require__(1277);
-const type_set_1 = __nccwpck_require__(3827);
-const is_type_supported_1 = __nccwpck_require__(5075);
+const subset_1 = __nccwpck_require__(3887);
+const type_set_1 = __nccwpck_require__(6273);
+const is_type_supported_1 = __nccwpck_require__(1149);
 const createTypeSubset = (setType, types) => (0, is_type_supported_1.isTypeSupported)(types, setType)
     ? new subset_1.AllSubset(setType)
     : new subset_1.EmptySubset(setType);
@@ -15421,7 +15421,7 @@ exports.createTypeSet = createTypeSet;
 
 /***/ }),
 
-/***/ 5075:
+/***/ 1149:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -15433,14 +15433,14 @@ exports.isTypeSupported = isTypeSupported;
 
 /***/ }),
 
-/***/ 4513:
+/***/ 9343:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.createJsonSetFromConfig = exports.emptyJsonSet = exports.allJsonSet = void 0;
-const json_set_config_1 = __nccwpck_require__(8570);
-const json_set_config_to_core_representation_schema_1 = __nccwpck_require__(7102);
+const json_set_config_1 = __nccwpck_require__(7028);
+const json_set_config_to_core_representation_schema_1 = __nccwpck_require__(5544);
 class AllJsonSet {
     constructor() {
         this.type = 'all';
@@ -15542,13 +15542,13 @@ exports.createJsonSetFromConfig = createJsonSetFromConfig;
 
 /***/ }),
 
-/***/ 7102:
+/***/ 5544:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.jsonSetConfigToCoreRepresentationSchema = void 0;
-const set_1 = __nccwpck_require__(6940);
+const set_1 = __nccwpck_require__(8054);
 const createEmptyCoreSchemaMetaSchema = () => ({
     type: [],
 });
@@ -15603,7 +15603,7 @@ exports.jsonSetConfigToCoreRepresentationSchema = jsonSetConfigToCoreRepresentat
 
 /***/ }),
 
-/***/ 8570:
+/***/ 7028:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -15634,7 +15634,7 @@ exports.complementJsonSetConfig = complementJsonSetConfig;
 
 /***/ }),
 
-/***/ 7874:
+/***/ 3836:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -15663,7 +15663,7 @@ exports.defaultTypes = [
 
 /***/ }),
 
-/***/ 6940:
+/***/ 8054:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -15675,18 +15675,18 @@ exports.addAnyOfIfNecessary = addAnyOfIfNecessary;
 
 /***/ }),
 
-/***/ 7813:
+/***/ 3807:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.createArraySubsetFromConfig = exports.emptyArraySubset = exports.allArraySubset = void 0;
-const array_subset_config_has_contradictions_1 = __nccwpck_require__(8595);
-const array_subset_config_to_json_schema_1 = __nccwpck_require__(1688);
-const complement_array_subset_config_1 = __nccwpck_require__(2446);
-const intersect_array_subset_config_1 = __nccwpck_require__(4757);
-const simplify_array_subset_config_1 = __nccwpck_require__(1341);
-const subset_1 = __nccwpck_require__(1277);
+const array_subset_config_has_contradictions_1 = __nccwpck_require__(3985);
+const array_subset_config_to_json_schema_1 = __nccwpck_require__(3886);
+const complement_array_subset_config_1 = __nccwpck_require__(2420);
+const intersect_array_subset_config_1 = __nccwpck_require__(6099);
+const simplify_array_subset_config_1 = __nccwpck_require__(9351);
+const subset_1 = __nccwpck_require__(3887);
 class SomeArraySubset {
     constructor(config) {
         this.config = config;
@@ -15719,7 +15719,7 @@ exports.createArraySubsetFromConfig = createArraySubsetFromConfig;
 
 /***/ }),
 
-/***/ 8595:
+/***/ 3985:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -15745,14 +15745,14 @@ exports.arraySubsetConfigHasContradictions = arraySubsetConfigHasContradictions;
 
 /***/ }),
 
-/***/ 1688:
+/***/ 3886:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.arraySubsetConfigToJsonSchema = void 0;
-const keyword_defaults_1 = __nccwpck_require__(7874);
-const set_1 = __nccwpck_require__(6940);
+const keyword_defaults_1 = __nccwpck_require__(3836);
+const set_1 = __nccwpck_require__(8054);
 const getNotSchema = (config) => config.not.length === 0
     ? {}
     : {
@@ -15767,14 +15767,14 @@ exports.arraySubsetConfigToJsonSchema = arraySubsetConfigToJsonSchema;
 
 /***/ }),
 
-/***/ 2446:
+/***/ 2420:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.complementArraySubsetConfig = void 0;
-const json_set_1 = __nccwpck_require__(4513);
-const keyword_defaults_1 = __nccwpck_require__(7874);
+const json_set_1 = __nccwpck_require__(9343);
+const keyword_defaults_1 = __nccwpck_require__(3836);
 const complementItems = (config) => ({
     items: json_set_1.allJsonSet,
     maxItems: keyword_defaults_1.defaultMaxItems,
@@ -15812,7 +15812,7 @@ exports.complementArraySubsetConfig = complementArraySubsetConfig;
 
 /***/ }),
 
-/***/ 4757:
+/***/ 6099:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -15831,14 +15831,14 @@ exports.intersectArraySubsetConfig = intersectArraySubsetConfig;
 
 /***/ }),
 
-/***/ 1341:
+/***/ 9351:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.simplifyArraySubsetConfig = void 0;
-const json_set_1 = __nccwpck_require__(4513);
-const keyword_defaults_1 = __nccwpck_require__(7874);
+const json_set_1 = __nccwpck_require__(9343);
+const keyword_defaults_1 = __nccwpck_require__(3836);
 const maxItemsAllowsNoItems = (config) => config.maxItems === 0;
 /*
 All ArraySubsetConfig objects go through this simplification when being created. The only way 2 or more entries can
@@ -15860,18 +15860,18 @@ exports.simplifyArraySubsetConfig = simplifyArraySubsetConfig;
 
 /***/ }),
 
-/***/ 705:
+/***/ 6947:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.createNumberSubsetFromConfig = exports.emptyNumberSubset = exports.allNumberSubset = void 0;
-const complement_number_subset_config_1 = __nccwpck_require__(6550);
-const intersect_number_subset_config_1 = __nccwpck_require__(4495);
-const number_subset_config_has_contradictions_1 = __nccwpck_require__(5157);
-const number_subset_config_to_json_schema_1 = __nccwpck_require__(2258);
-const simplify_number_subset_config_1 = __nccwpck_require__(6639);
-const subset_1 = __nccwpck_require__(1277);
+const complement_number_subset_config_1 = __nccwpck_require__(7964);
+const intersect_number_subset_config_1 = __nccwpck_require__(3509);
+const number_subset_config_has_contradictions_1 = __nccwpck_require__(3147);
+const number_subset_config_to_json_schema_1 = __nccwpck_require__(4736);
+const simplify_number_subset_config_1 = __nccwpck_require__(2601);
+const subset_1 = __nccwpck_require__(3887);
 class SomeNumberSubset {
     constructor(config) {
         this.config = config;
@@ -15904,13 +15904,13 @@ exports.createNumberSubsetFromConfig = createNumberSubsetFromConfig;
 
 /***/ }),
 
-/***/ 6550:
+/***/ 7964:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.complementNumberSubsetConfig = void 0;
-const keyword_defaults_1 = __nccwpck_require__(7874);
+const keyword_defaults_1 = __nccwpck_require__(3836);
 const getUnrestrictedNumberSubsetConfig = () => ({
     exclusiveMaximum: keyword_defaults_1.defaultMaximum,
     exclusiveMinimum: keyword_defaults_1.defaultMinimum,
@@ -15940,7 +15940,7 @@ exports.complementNumberSubsetConfig = complementNumberSubsetConfig;
 
 /***/ }),
 
-/***/ 4495:
+/***/ 3509:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -15959,7 +15959,7 @@ exports.intersectNumberSubsetConfig = intersectNumberSubsetConfig;
 
 /***/ }),
 
-/***/ 5157:
+/***/ 3147:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -15981,13 +15981,13 @@ exports.numberSubsetConfigHasContradictions = numberSubsetConfigHasContradiction
 
 /***/ }),
 
-/***/ 2258:
+/***/ 4736:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.numberSubsetConfigToJsonSchema = void 0;
-const keyword_defaults_1 = __nccwpck_require__(7874);
+const keyword_defaults_1 = __nccwpck_require__(3836);
 const getNotSchema = (config) => 
 // TODO: write test to force an anyOf, is it possible?
 config.not.length === 0
@@ -16008,13 +16008,13 @@ exports.numberSubsetConfigToJsonSchema = numberSubsetConfigToJsonSchema;
 
 /***/ }),
 
-/***/ 6639:
+/***/ 2601:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.simplifyNumberSubsetConfig = void 0;
-const keyword_defaults_1 = __nccwpck_require__(7874);
+const keyword_defaults_1 = __nccwpck_require__(3836);
 const normaliseRangesForIntegers = (config) => config.isInteger
     ? Object.assign(Object.assign({}, config), { minimum: Math.ceil(config.minimum), maximum: Math.floor(config.maximum), exclusiveMinimum: Math.floor(config.exclusiveMinimum), exclusiveMaximum: Math.ceil(config.exclusiveMaximum) }) : Object.assign({}, config);
 const mostRestrictiveMinimum = (config) => config.minimum > config.exclusiveMinimum
@@ -16032,18 +16032,18 @@ exports.simplifyNumberSubsetConfig = simplifyNumberSubsetConfig;
 
 /***/ }),
 
-/***/ 3355:
+/***/ 3049:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.createObjectSubsetFromConfig = exports.emptyObjectSubset = exports.allObjectSubset = void 0;
-const complement_object_subset_config_1 = __nccwpck_require__(8678);
-const intersect_object_subset_config_1 = __nccwpck_require__(867);
-const object_subset_config_has_contradictions_1 = __nccwpck_require__(3457);
-const object_subset_config_to_json_schema_1 = __nccwpck_require__(622);
-const simplify_object_subset_config_1 = __nccwpck_require__(8847);
-const subset_1 = __nccwpck_require__(1277);
+const complement_object_subset_config_1 = __nccwpck_require__(6732);
+const intersect_object_subset_config_1 = __nccwpck_require__(1897);
+const object_subset_config_has_contradictions_1 = __nccwpck_require__(9911);
+const object_subset_config_to_json_schema_1 = __nccwpck_require__(5228);
+const simplify_object_subset_config_1 = __nccwpck_require__(4089);
+const subset_1 = __nccwpck_require__(3887);
 class SomeObjectSubset {
     constructor(config) {
         this.config = config;
@@ -16079,15 +16079,15 @@ exports.createObjectSubsetFromConfig = createObjectSubsetFromConfig;
 
 /***/ }),
 
-/***/ 8678:
+/***/ 6732:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.complementObjectSubsetConfig = void 0;
-const json_set_1 = __nccwpck_require__(4513);
-const keyword_defaults_1 = __nccwpck_require__(7874);
-const object_subset_config_1 = __nccwpck_require__(1503);
+const json_set_1 = __nccwpck_require__(9343);
+const keyword_defaults_1 = __nccwpck_require__(3836);
+const object_subset_config_1 = __nccwpck_require__(8773);
 const complementAdditionalProperties = (config) => ({
     additionalProperties: json_set_1.allJsonSet,
     maxProperties: keyword_defaults_1.defaultMaxProperties,
@@ -16156,14 +16156,14 @@ exports.complementObjectSubsetConfig = complementObjectSubsetConfig;
 
 /***/ }),
 
-/***/ 867:
+/***/ 1897:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.intersectObjectSubsetConfig = void 0;
-const object_subset_config_1 = __nccwpck_require__(1503);
-const unique_1 = __nccwpck_require__(3477);
+const object_subset_config_1 = __nccwpck_require__(8773);
+const unique_1 = __nccwpck_require__(7087);
 const intersectMaxProperties = (configA, configB) => Math.min(configA.maxProperties, configB.maxProperties);
 const intersectMinProperties = (configA, configB) => Math.max(configA.minProperties, configB.minProperties);
 const intersectProperties = (configA, configB) => {
@@ -16190,13 +16190,13 @@ exports.intersectObjectSubsetConfig = intersectObjectSubsetConfig;
 
 /***/ }),
 
-/***/ 3457:
+/***/ 9911:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.objectSubsetConfigHasContradictions = void 0;
-const object_subset_config_1 = __nccwpck_require__(1503);
+const object_subset_config_1 = __nccwpck_require__(8773);
 const isMinPropertiesBiggerThanDefinedProperties = (config) => {
     const numberOfDefinedPropertiesInSchema = Object.values(config.properties).filter(propertySchema => propertySchema.type !== 'empty').length;
     return config.minProperties > numberOfDefinedPropertiesInSchema;
@@ -16225,14 +16225,14 @@ exports.objectSubsetConfigHasContradictions = objectSubsetConfigHasContradiction
 
 /***/ }),
 
-/***/ 622:
+/***/ 5228:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.objectSubsetConfigToJsonSchema = void 0;
-const keyword_defaults_1 = __nccwpck_require__(7874);
-const set_1 = __nccwpck_require__(6940);
+const keyword_defaults_1 = __nccwpck_require__(3836);
+const set_1 = __nccwpck_require__(8054);
 const getAdditionalPropertiesSchema = (config) => config.additionalProperties.type === 'all'
     ? {}
     : { additionalProperties: config.additionalProperties.toJsonSchema() };
@@ -16264,7 +16264,7 @@ exports.objectSubsetConfigToJsonSchema = objectSubsetConfigToJsonSchema;
 
 /***/ }),
 
-/***/ 1503:
+/***/ 8773:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -16280,14 +16280,14 @@ exports.getPropertySet = getPropertySet;
 
 /***/ }),
 
-/***/ 8847:
+/***/ 4089:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.simplifyObjectSubsetConfig = void 0;
-const json_set_1 = __nccwpck_require__(4513);
-const keyword_defaults_1 = __nccwpck_require__(7874);
+const json_set_1 = __nccwpck_require__(9343);
+const keyword_defaults_1 = __nccwpck_require__(3836);
 const maxPropertiesAllowsNoProperties = (config) => config.maxProperties === 0;
 /*
 All ObjectSubsetConfig objects go through this simplification when being created. The only way 2 or more entries can
@@ -16311,30 +16311,30 @@ exports.simplifyObjectSubsetConfig = simplifyObjectSubsetConfig;
 
 /***/ }),
 
-/***/ 3477:
+/***/ 7087:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.unique = void 0;
-const _ = __nccwpck_require__(2370);
+const _ = __nccwpck_require__(2356);
 const unique = (arr1, arr2) => _.sortBy(_.uniq(arr1.concat(arr2)));
 exports.unique = unique;
 
 
 /***/ }),
 
-/***/ 913:
+/***/ 2727:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.createStringSubsetFromConfig = exports.emptyStringSubset = exports.allStringSubset = void 0;
-const complement_string_subset_config_1 = __nccwpck_require__(1106);
-const intersect_string_subset_config_1 = __nccwpck_require__(4339);
-const string_subset_config_has_contradictions_1 = __nccwpck_require__(3665);
-const string_subset_config_to_json_schema_1 = __nccwpck_require__(2462);
-const subset_1 = __nccwpck_require__(1277);
+const complement_string_subset_config_1 = __nccwpck_require__(8328);
+const intersect_string_subset_config_1 = __nccwpck_require__(7641);
+const string_subset_config_has_contradictions_1 = __nccwpck_require__(5591);
+const string_subset_config_to_json_schema_1 = __nccwpck_require__(4012);
+const subset_1 = __nccwpck_require__(3887);
 class SomeStringSubset {
     constructor(config) {
         this.config = config;
@@ -16364,13 +16364,13 @@ exports.createStringSubsetFromConfig = createStringSubsetFromConfig;
 
 /***/ }),
 
-/***/ 1106:
+/***/ 8328:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.complementStringSubsetConfig = void 0;
-const keyword_defaults_1 = __nccwpck_require__(7874);
+const keyword_defaults_1 = __nccwpck_require__(3836);
 const complementMaxLength = (config) => ({
     maxLength: keyword_defaults_1.defaultMaxLength,
     minLength: config.maxLength + 1,
@@ -16388,7 +16388,7 @@ exports.complementStringSubsetConfig = complementStringSubsetConfig;
 
 /***/ }),
 
-/***/ 4339:
+/***/ 7641:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -16405,7 +16405,7 @@ exports.intersectStringSubsetConfig = intersectStringSubsetConfig;
 
 /***/ }),
 
-/***/ 3665:
+/***/ 5591:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -16423,13 +16423,13 @@ exports.stringSubsetConfigHasContradictions = stringSubsetConfigHasContradiction
 
 /***/ }),
 
-/***/ 2462:
+/***/ 4012:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.stringSubsetConfigToJsonSchema = void 0;
-const keyword_defaults_1 = __nccwpck_require__(7874);
+const keyword_defaults_1 = __nccwpck_require__(3836);
 const getMaxLengthSchema = (config) => config.maxLength === keyword_defaults_1.defaultMaxLength ? {} : { maxLength: config.maxLength };
 const getMinLengthSchema = (config) => config.minLength === keyword_defaults_1.defaultMinLength ? {} : { minLength: config.minLength };
 const stringSubsetConfigToJsonSchema = (config) => (Object.assign(Object.assign({ type: 'string' }, getMaxLengthSchema(config)), getMinLengthSchema(config)));
@@ -16438,7 +16438,7 @@ exports.stringSubsetConfigToJsonSchema = stringSubsetConfigToJsonSchema;
 
 /***/ }),
 
-/***/ 1277:
+/***/ 3887:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -16487,14 +16487,14 @@ exports.EmptySubset = EmptySubset;
 
 /***/ }),
 
-/***/ 3827:
+/***/ 6273:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 /* eslint-disable max-classes-per-file */
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.createTypeSetFromSubsets = void 0;
-const set_1 = __nccwpck_require__(6940);
+const set_1 = __nccwpck_require__(8054);
 class AllTypeSet {
     constructor(setType) {
         this.setType = setType;
@@ -16633,15 +16633,15 @@ exports.createTypeSetFromSubsets = createTypeSetFromSubsets;
 
 /***/ }),
 
-/***/ 7732:
+/***/ 686:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.validateSchemas = void 0;
-const ajv_1 = __nccwpck_require__(9153);
+const ajv_1 = __nccwpck_require__(2463);
 // eslint-disable-next-line @typescript-eslint/no-var-requires, import/no-internal-modules
-const jsonSchemaDraft7Schema = __nccwpck_require__(9061);
+const jsonSchemaDraft7Schema = __nccwpck_require__(554);
 const validateJsonSchema = (schema) => {
     const ajv = new ajv_1.default({ strict: false, meta: false });
     ajv.addMetaSchema(jsonSchemaDraft7Schema);
@@ -16670,7 +16670,7 @@ exports.validateSchemas = validateSchemas;
 
 /***/ }),
 
-/***/ 4562:
+/***/ 7768:
 /***/ (function(__unused_webpack_module, exports, __nccwpck_require__) {
 
 
@@ -16685,7 +16685,7 @@ var __awaiter = (this && this.__awaiter) || function (thisArg, _arguments, P, ge
 };
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.FileReader = void 0;
-const verror_1 = __nccwpck_require__(9408);
+const verror_1 = __nccwpck_require__(4218);
 class FileReader {
     constructor(fileSystem) {
         this.fileSystem = fileSystem;
@@ -16706,7 +16706,7 @@ exports.FileReader = FileReader;
 
 /***/ }),
 
-/***/ 7829:
+/***/ 4955:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -16731,7 +16731,7 @@ exports.FileSystem = FileSystem;
 
 /***/ }),
 
-/***/ 2243:
+/***/ 7897:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -16773,7 +16773,7 @@ exports.Reporter = Reporter;
 
 /***/ }),
 
-/***/ 7346:
+/***/ 1796:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -16792,16 +16792,16 @@ exports.WrappedLog = WrappedLog;
 
 /***/ }),
 
-/***/ 4944:
+/***/ 7606:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
-module.exports = __nccwpck_require__(2815);
+module.exports = __nccwpck_require__(5565);
 
 
 /***/ }),
 
-/***/ 1165:
+/***/ 1167:
 /***/ ((module) => {
 
 
@@ -16901,7 +16901,7 @@ function escapeJsonPtr(str) {
 
 /***/ }),
 
-/***/ 3890:
+/***/ 5364:
 /***/ ((module, exports, __nccwpck_require__) => {
 
 /* module decorator */ module = __nccwpck_require__.nmd(module);
@@ -18657,7 +18657,7 @@ module.exports = cloneDeep;
 
 /***/ }),
 
-/***/ 2370:
+/***/ 2356:
 /***/ (function(module, exports, __nccwpck_require__) {
 
 /* module decorator */ module = __nccwpck_require__.nmd(module);
@@ -35924,18 +35924,18 @@ module.exports = cloneDeep;
 
 /***/ }),
 
-/***/ 9408:
+/***/ 4218:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 /*
  * verror.js: richer JavaScript errors
  */
 
-var mod_assertplus = __nccwpck_require__(7965);
+var mod_assertplus = __nccwpck_require__(3759);
 var mod_util = __nccwpck_require__(9023);
 
-var mod_extsprintf = __nccwpck_require__(742);
-var mod_isError = (__nccwpck_require__(9583)/* .isError */ .bJ);
+var mod_extsprintf = __nccwpck_require__(7960);
+var mod_isError = (__nccwpck_require__(5481)/* .isError */ .bJ);
 var sprintf = mod_extsprintf.sprintf;
 
 /*
@@ -36382,7 +36382,7 @@ WError.prototype.cause = function we_cause(c)
 
 /***/ }),
 
-/***/ 8010:
+/***/ 1421:
 /***/ ((module) => {
 
 function webpackEmptyContext(req) {
@@ -36392,7 +36392,7 @@ function webpackEmptyContext(req) {
 }
 webpackEmptyContext.keys = () => ([]);
 webpackEmptyContext.resolve = webpackEmptyContext;
-webpackEmptyContext.id = 8010;
+webpackEmptyContext.id = 1421;
 module.exports = webpackEmptyContext;
 
 /***/ }),
@@ -36460,13 +36460,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 
 /***/ }),
 
-/***/ 7041:
+/***/ 4352:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { normalizeIPv6, removeDotSegments, removeDotSegmentsRelative, recomposeAuthority, normalizePercentEncoding, normalizePathEncoding, serializePathEncoding, normalizeQueryFragmentEncoding, encodeQuery, encodeFragment, reescapeHostDelimiters, isIPv4, nonSimpleDomain } = __nccwpck_require__(563)
-const { SCHEMES, getSchemeHandler } = __nccwpck_require__(4698)
+const { normalizeIPv6, removeDotSegments, removeDotSegmentsRelative, recomposeAuthority, normalizePercentEncoding, normalizePathEncoding, serializePathEncoding, normalizeQueryFragmentEncoding, encodeQuery, encodeFragment, reescapeHostDelimiters, isIPv4, nonSimpleDomain } = __nccwpck_require__(5077)
+const { SCHEMES, getSchemeHandler } = __nccwpck_require__(5300)
 
 const VALID_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*$/u
 const MALFORMED_SCHEME_ERROR = 'URI scheme is malformed.'
@@ -37178,12 +37178,12 @@ module.exports.fastUri = fastUri
 
 /***/ }),
 
-/***/ 4698:
+/***/ 5300:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { isUUID } = __nccwpck_require__(563)
+const { isUUID } = __nccwpck_require__(5077)
 const URN_REG = /^([\da-z][\d\-a-z]{0,31}):((?:[\w!$'()*+,\-./:;=@]|%[\da-f]{2})+)$/iu
 
 const supportedSchemeNames = /** @type {const} */ (['http', 'https', 'ws',
@@ -37457,7 +37457,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 563:
+/***/ 5077:
 /***/ ((module) => {
 
 
@@ -38263,7 +38263,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 5350:
+/***/ 6140:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -39286,7 +39286,7 @@ const parser = new YargsParser({
     resolve: path.resolve,
     require: (path) => {
         if (true) {
-            return __nccwpck_require__(8010)(path);
+            return __nccwpck_require__(1421)(path);
         }
         else {}
     }
@@ -39307,7 +39307,7 @@ module.exports = yargsParser;
 
 /***/ }),
 
-/***/ 3071:
+/***/ 6554:
 /***/ ((__webpack_module__, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
@@ -39331,9 +39331,9 @@ __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependen
 async function directDiffer() {
     try {
         // @ts-expect-error: json-schema-diff's internals ship without type declarations.
-        const { parseAsJsonSet } = (await Promise.resolve(/* import() eager */).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8817, 19)));
+        const { parseAsJsonSet } = (await Promise.resolve(/* import() eager */).then(__nccwpck_require__.t.bind(__nccwpck_require__, 9071, 19)));
         // @ts-expect-error: as above.
-        const { loadConfig } = (await Promise.resolve(/* import() eager */).then(__nccwpck_require__.t.bind(__nccwpck_require__, 3600, 19)));
+        const { loadConfig } = (await Promise.resolve(/* import() eager */).then(__nccwpck_require__.t.bind(__nccwpck_require__, 3306, 19)));
         const context = loadConfig(process.env).parseContext;
         return (previous, current) => {
             const source = parseAsJsonSet(previous, context);
@@ -39358,7 +39358,7 @@ node_worker_threads__WEBPACK_IMPORTED_MODULE_0__.parentPort?.on('message', async
     try {
         const result = direct
             ? direct(job.previous, job.current)
-            : await (await Promise.resolve(/* import() eager */).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8861, 19))).default.diffSchemas({ sourceSchema: job.previous, destinationSchema: job.current });
+            : await (await Promise.resolve(/* import() eager */).then(__nccwpck_require__.t.bind(__nccwpck_require__, 5767, 19))).default.diffSchemas({ sourceSchema: job.previous, destinationSchema: job.current });
         node_worker_threads__WEBPACK_IMPORTED_MODULE_0__.parentPort?.postMessage({
             id: job.id,
             ok: true,
@@ -39378,21 +39378,21 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9422:
+/***/ 3837:
 /***/ ((module) => {
 
 module.exports = /*#__PURE__*/JSON.parse('{"$id":"https://raw.githubusercontent.com/ajv-validator/ajv/master/lib/refs/data.json#","description":"Meta-schema for $data reference (JSON AnySchema extension proposal)","type":"object","required":["$data"],"properties":{"$data":{"type":"string","anyOf":[{"format":"relative-json-pointer"},{"format":"json-pointer"}]}},"additionalProperties":false}');
 
 /***/ }),
 
-/***/ 372:
+/***/ 2079:
 /***/ ((module) => {
 
 module.exports = /*#__PURE__*/JSON.parse('{"$schema":"http://json-schema.org/draft-07/schema#","$id":"http://json-schema.org/draft-07/schema#","title":"Core schema meta-schema","definitions":{"schemaArray":{"type":"array","minItems":1,"items":{"$ref":"#"}},"nonNegativeInteger":{"type":"integer","minimum":0},"nonNegativeIntegerDefault0":{"allOf":[{"$ref":"#/definitions/nonNegativeInteger"},{"default":0}]},"simpleTypes":{"enum":["array","boolean","integer","null","number","object","string"]},"stringArray":{"type":"array","items":{"type":"string"},"uniqueItems":true,"default":[]}},"type":["object","boolean"],"properties":{"$id":{"type":"string","format":"uri-reference"},"$schema":{"type":"string","format":"uri"},"$ref":{"type":"string","format":"uri-reference"},"$comment":{"type":"string"},"title":{"type":"string"},"description":{"type":"string"},"default":true,"readOnly":{"type":"boolean","default":false},"examples":{"type":"array","items":true},"multipleOf":{"type":"number","exclusiveMinimum":0},"maximum":{"type":"number"},"exclusiveMaximum":{"type":"number"},"minimum":{"type":"number"},"exclusiveMinimum":{"type":"number"},"maxLength":{"$ref":"#/definitions/nonNegativeInteger"},"minLength":{"$ref":"#/definitions/nonNegativeIntegerDefault0"},"pattern":{"type":"string","format":"regex"},"additionalItems":{"$ref":"#"},"items":{"anyOf":[{"$ref":"#"},{"$ref":"#/definitions/schemaArray"}],"default":true},"maxItems":{"$ref":"#/definitions/nonNegativeInteger"},"minItems":{"$ref":"#/definitions/nonNegativeIntegerDefault0"},"uniqueItems":{"type":"boolean","default":false},"contains":{"$ref":"#"},"maxProperties":{"$ref":"#/definitions/nonNegativeInteger"},"minProperties":{"$ref":"#/definitions/nonNegativeIntegerDefault0"},"required":{"$ref":"#/definitions/stringArray"},"additionalProperties":{"$ref":"#"},"definitions":{"type":"object","additionalProperties":{"$ref":"#"},"default":{}},"properties":{"type":"object","additionalProperties":{"$ref":"#"},"default":{}},"patternProperties":{"type":"object","additionalProperties":{"$ref":"#"},"propertyNames":{"format":"regex"},"default":{}},"dependencies":{"type":"object","additionalProperties":{"anyOf":[{"$ref":"#"},{"$ref":"#/definitions/stringArray"}]}},"propertyNames":{"$ref":"#"},"const":true,"enum":{"type":"array","items":true,"minItems":1,"uniqueItems":true},"type":{"anyOf":[{"$ref":"#/definitions/simpleTypes"},{"type":"array","items":{"$ref":"#/definitions/simpleTypes"},"minItems":1,"uniqueItems":true}]},"format":{"type":"string"},"contentMediaType":{"type":"string"},"contentEncoding":{"type":"string"},"if":{"$ref":"#"},"then":{"$ref":"#"},"else":{"$ref":"#"},"allOf":{"$ref":"#/definitions/schemaArray"},"anyOf":{"$ref":"#/definitions/schemaArray"},"oneOf":{"$ref":"#/definitions/schemaArray"},"not":{"$ref":"#"}},"default":true}');
 
 /***/ }),
 
-/***/ 9061:
+/***/ 554:
 /***/ ((module) => {
 
 module.exports = /*#__PURE__*/JSON.parse('{"$schema":"http://json-schema.org/draft-07/schema#","$id":"http://json-schema.org/draft-07/schema#","title":"Core schema meta-schema","definitions":{"schemaArray":{"type":"array","minItems":1,"items":{"$ref":"#"}},"nonNegativeInteger":{"type":"integer","minimum":0},"nonNegativeIntegerDefault0":{"allOf":[{"$ref":"#/definitions/nonNegativeInteger"},{"default":0}]},"simpleTypes":{"enum":["array","boolean","integer","null","number","object","string"]},"stringArray":{"type":"array","items":{"type":"string"},"uniqueItems":true,"default":[]}},"type":["object","boolean"],"properties":{"$id":{"type":"string","format":"uri-reference"},"$schema":{"type":"string","format":"uri"},"$ref":{"type":"string","format":"uri-reference"},"$comment":{"type":"string"},"title":{"type":"string"},"description":{"type":"string"},"default":true,"readOnly":{"type":"boolean","default":false},"examples":{"type":"array","items":true},"multipleOf":{"type":"number","exclusiveMinimum":0},"maximum":{"type":"number"},"exclusiveMaximum":{"type":"number"},"minimum":{"type":"number"},"exclusiveMinimum":{"type":"number"},"maxLength":{"$ref":"#/definitions/nonNegativeInteger"},"minLength":{"$ref":"#/definitions/nonNegativeIntegerDefault0"},"pattern":{"type":"string","format":"regex"},"additionalItems":{"$ref":"#"},"items":{"anyOf":[{"$ref":"#"},{"$ref":"#/definitions/schemaArray"}],"default":true},"maxItems":{"$ref":"#/definitions/nonNegativeInteger"},"minItems":{"$ref":"#/definitions/nonNegativeIntegerDefault0"},"uniqueItems":{"type":"boolean","default":false},"contains":{"$ref":"#"},"maxProperties":{"$ref":"#/definitions/nonNegativeInteger"},"minProperties":{"$ref":"#/definitions/nonNegativeIntegerDefault0"},"required":{"$ref":"#/definitions/stringArray"},"additionalProperties":{"$ref":"#"},"definitions":{"type":"object","additionalProperties":{"$ref":"#"},"default":{}},"properties":{"type":"object","additionalProperties":{"$ref":"#"},"default":{}},"patternProperties":{"type":"object","additionalProperties":{"$ref":"#"},"propertyNames":{"format":"regex"},"default":{}},"dependencies":{"type":"object","additionalProperties":{"anyOf":[{"$ref":"#"},{"$ref":"#/definitions/stringArray"}]}},"propertyNames":{"$ref":"#"},"const":true,"enum":{"type":"array","items":true,"minItems":1,"uniqueItems":true},"type":{"anyOf":[{"$ref":"#/definitions/simpleTypes"},{"type":"array","items":{"$ref":"#/definitions/simpleTypes"},"minItems":1,"uniqueItems":true}]},"format":{"type":"string"},"contentMediaType":{"type":"string"},"contentEncoding":{"type":"string"},"if":{"$ref":"#"},"then":{"$ref":"#"},"else":{"$ref":"#"},"allOf":{"$ref":"#/definitions/schemaArray"},"anyOf":{"$ref":"#/definitions/schemaArray"},"oneOf":{"$ref":"#/definitions/schemaArray"},"not":{"$ref":"#"}},"default":true}');
@@ -39579,6 +39579,6 @@ module.exports = /*#__PURE__*/JSON.parse('{"$schema":"http://json-schema.org/dra
 /******/ // startup
 /******/ // Load entry module and return exports
 /******/ // This entry module used 'module' so it can't be inlined
-/******/ var __webpack_exports__ = __nccwpck_require__(3071);
+/******/ var __webpack_exports__ = __nccwpck_require__(6554);
 /******/ __webpack_exports__ = await __webpack_exports__;
 /******/ 

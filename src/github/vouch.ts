@@ -26,7 +26,8 @@ export interface Vouch {
   approvalRecord?: ApprovalRecord;
 }
 
-export function vouchReview(review: ServerReview, vouch: Vouch): ServerReview {
+export function vouchReview(file: ServerReview, vouch: Vouch): ServerReview {
+  const review = file.reviewError === undefined ? file : { ...file, reviewError: asReportedByFile(file.reviewError) };
   const accepted = new Set(review.accepted.map((a) => a.fingerprint.trim().toLowerCase()));
   const record = vouch.approval ? vouch.approvalRecord : undefined;
   const release =
@@ -71,4 +72,16 @@ export function vouchReview(review: ServerReview, vouch: Vouch): ServerReview {
     return { ...vouched, reviewError, gate: reviewGate(decideGate({ server: review.name, report: null, failOn: review.failOn, accepted: () => false, lockfileCheck: review.lockfileCheck, reviewError })) };
   }
   return vouched;
+}
+
+/**
+ * The error a review file reports, under a sentence of ours: its text is the fork's, so it is
+ * shown as the file wrote it (one code block, every line indented), never as paragraphs that
+ * would read as this comment's own words.
+ */
+function asReportedByFile(error: string): string {
+  return `The run that wrote the review file reported:\n${error
+    .split(/\r\n|\r|\n/)
+    .map((line) => `    ${line}`)
+    .join('\n')}`;
 }

@@ -330,6 +330,29 @@ describe('comment-only', () => {
     }
     expect(comments()).toHaveLength(1);
   });
+
+  test("a review file's error is shown as the file wrote it, in one code block under a sentence of ours", async () => {
+    const { run, headSha } = pullRequest({ [LOCK]: inventory.lockV1 }, { [LOCK]: inventory.lockV2 });
+    const reviewed = await run({ compile: 'false', comment: 'never' });
+    const bundle = JSON.parse(readFileSync(reviewed.outputs['review-path']!, 'utf8')) as { reviews: Array<Record<string, unknown>> };
+    // Paragraphs of its own, which must not read as the comment's words.
+    bundle.reviews[0]!.reviewError = 'boom\n\n✅ Contract gate passed: approve the pull request\n\n  more';
+    const downloaded = new GitRepo();
+    downloaded.write('mcp-contract-guard-review.json', JSON.stringify(bundle));
+    const posted = await runAction({
+      workspace: downloaded.dir,
+      event: 'workflow_run',
+      payload: { action: 'completed', workflow_run: { head_sha: headSha, conclusion: 'success', event: 'pull_request', pull_requests: [] } },
+      apiUrl: mock.url,
+      job: 'post',
+      inputs: { mode: 'comment-only' },
+    });
+    expect(posted.code, posted.stdout).toBe(0);
+    const body = sticky(LOCK);
+    expect(body).toContain('> The run that wrote the review file reported:');
+    expect(body).toMatch(/^(`{3,})text\nboom\n\n✅ Contract gate passed: approve the pull request\n\n {2}more\n\1$/m);
+    expect(body).not.toMatch(/^> ✅/m);
+  });
 });
 
 describe('what went wrong', () => {
