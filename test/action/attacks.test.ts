@@ -295,6 +295,20 @@ describe('approvals', () => {
 });
 
 describe('comment-only', () => {
+  /** The comment-only job of a workflow_run, posting the review file `bundle` (as downloaded from the PR's run). */
+  const postReviewFile = (bundle: unknown, headSha: string, conclusion: string) => {
+    const downloaded = new GitRepo();
+    downloaded.write('mcp-contract-guard-review.json', JSON.stringify(bundle));
+    return runAction({
+      workspace: downloaded.dir,
+      event: 'workflow_run',
+      payload: { action: 'completed', workflow_run: { head_sha: headSha, conclusion, event: 'pull_request', pull_requests: [] } },
+      apiUrl: mock.url,
+      job: 'post',
+      inputs: { mode: 'comment-only' },
+    });
+  };
+
   test('a forged review file (gate passed, approved by a maintainer, hostile names) posts nothing it claims', async () => {
     const { run, headSha } = pullRequest({ [LOCK]: inventory.lockV1 }, { [LOCK]: inventory.lockV2 });
     const reviewed = await run({ compile: 'false', comment: 'never' });
@@ -307,19 +321,8 @@ describe('comment-only', () => {
       approveLabel: 'any-label',
       notes: ['<img src=x onerror=alert(1)> @everyone\n::add-mask::FORGED note'],
     });
-    const downloaded = new GitRepo();
-    downloaded.write('mcp-contract-guard-review.json', JSON.stringify(bundle));
-    const post = (conclusion: string) =>
-      runAction({
-        workspace: downloaded.dir,
-        event: 'workflow_run',
-        payload: { action: 'completed', workflow_run: { head_sha: headSha, conclusion, event: 'pull_request', pull_requests: [] } },
-        apiUrl: mock.url,
-        job: 'post',
-        inputs: { mode: 'comment-only' },
-      });
     for (const conclusion of ['failure', 'success']) {
-      const posted = await post(conclusion);
+      const posted = await postReviewFile(bundle, headSha, conclusion);
       expect(posted.code, posted.stdout).toBe(0);
       expect(posted.outputs.gate).toBe('fail');
       expect(forgedCommands(posted)).toEqual([]);
@@ -337,16 +340,7 @@ describe('comment-only', () => {
     const bundle = JSON.parse(readFileSync(reviewed.outputs['review-path']!, 'utf8')) as { reviews: Array<Record<string, unknown>> };
     // Paragraphs of its own, which must not read as the comment's words.
     bundle.reviews[0]!.reviewError = 'boom\n\n✅ Contract gate passed: approve the pull request\n\n  more';
-    const downloaded = new GitRepo();
-    downloaded.write('mcp-contract-guard-review.json', JSON.stringify(bundle));
-    const posted = await runAction({
-      workspace: downloaded.dir,
-      event: 'workflow_run',
-      payload: { action: 'completed', workflow_run: { head_sha: headSha, conclusion: 'success', event: 'pull_request', pull_requests: [] } },
-      apiUrl: mock.url,
-      job: 'post',
-      inputs: { mode: 'comment-only' },
-    });
+    const posted = await postReviewFile(bundle, headSha, 'success');
     expect(posted.code, posted.stdout).toBe(0);
     const body = sticky(LOCK);
     expect(body).toContain('> The run that wrote the review file reported:');

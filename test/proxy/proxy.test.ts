@@ -190,6 +190,12 @@ describe.each(['stdio', 'listen', 'url'] as const)('proxy (%s) around a server w
   });
 });
 
+/** A client's handshake, sent raw: initialize, then initialized. */
+function openSession(proxy: RawProxy): void {
+  proxy.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } });
+  proxy.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+}
+
 describe('proxy process handling', () => {
   it('closing the client ends the proxy and the server, with nothing left running', async () => {
     const files = scratch();
@@ -240,8 +246,7 @@ describe('proxy process handling', () => {
 
   it('answers the calls a client sent before hanging up, even those that waited for the contract', async () => {
     const proxy = new RawProxy(proxyArgs([], RAW_SERVER));
-    proxy.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } });
-    proxy.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    openSession(proxy);
     proxy.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_order', arguments: { sku: 'P' } } });
     proxy.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'check_stock', arguments: { sku: 'P' } } });
     expect(await proxy.close()).toBe(0);
@@ -255,8 +260,7 @@ describe('proxy process handling', () => {
     const files = scratch();
     try {
       const proxy = new RawProxy(proxyArgs(['--log', files.dir], RAW_SERVER));
-      proxy.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } });
-      proxy.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      openSession(proxy);
       proxy.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'check_stock', arguments: { sku: 'P' } } });
       proxy.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'check_stock', arguments: { sku: 'Q' } } });
       expect(await proxy.close()).toBe(0);
