@@ -8,35 +8,23 @@ import { commentMarker } from '../../src/github/sticky.js';
 import { renderSummary } from '../../src/github/summary.js';
 import { parseConfig } from '../../src/config.js';
 import { evaluateAllowList, offeredExpiry } from '../../src/policy/allow.js';
-import { delta, reportOf } from './reports.js';
+import { delta, reportOf, serverReview } from './reports.js';
 
 const TODAY = '2030-01-01';
 
 function blockedReview(count: number, allowList: ServerReview['allowList']): ServerReview {
   const fingerprints = Array.from({ length: count }, (_, i) => (0xa000 + i).toString(16).padStart(16, '0'));
   const report = reportOf(Object.fromEntries(fingerprints.map((f, i) => [`tool_${i}`, [delta('BREAKING', f)]])));
-  return {
-    id: 'inventory',
-    name: 'inventory',
-    job: 'contracts',
-    lockfile: 'mcp-contracts.lock.json',
-    headSha: 'b'.repeat(40),
-    headSource: 'server',
+  return serverReview({
     report,
-    lockfileCheck: 'fail',
-    failOn: 'BREAKING',
     gate: {
       pass: false,
       verdict: 'blocked',
       blocking: fingerprints.map((fingerprint, i) => ({ entry: `tools.tool_${i}`, severity: 'BREAKING' as const, kind: 'required-property-added', field: 'inputSchema.properties.currency', fingerprint })),
       failures: ['x'],
     },
-    accepted: [],
-    allowNotes: [],
-    reproduce: [],
-    notes: [],
     ...(allowList ? { allowList } : {}),
-  };
+  });
 }
 
 describe('the allow-list snippet', () => {

@@ -6,7 +6,7 @@ import { truncateMarkdown } from '../../src/github/markdown.js';
 import type { ServerReview } from '../../src/github/review.js';
 import { commentMarker } from '../../src/github/sticky.js';
 import { renderSummary } from '../../src/github/summary.js';
-import { delta, reportOf } from './reports.js';
+import { delta, reportOf, serverReview } from './reports.js';
 
 /** The Markdown outside code spans and fences: where HTML and mentions would be live. */
 function outsideCode(markdown: string): string {
@@ -14,27 +14,15 @@ function outsideCode(markdown: string): string {
 }
 
 function review(overrides: Partial<ServerReview> = {}): ServerReview {
-  const report = reportOf({ create_order: [delta('BREAKING', 'aaaa1111aaaa1111', { hint: 'Make it optional.' })], list_orders: [delta('SAFE', 'bbbb2222bbbb2222')] });
-  return {
-    id: 'inventory',
-    name: 'inventory',
-    job: 'contracts',
-    lockfile: 'mcp-contracts.lock.json',
+  return serverReview({
     baseline: 'the base of PR #7 (main @ abc1234)',
     baselineRef: 'a'.repeat(40),
-    headSha: 'b'.repeat(40),
-    headSource: 'server',
-    report,
-    lockfileCheck: 'fail',
-    failOn: 'BREAKING',
+    report: reportOf({ create_order: [delta('BREAKING', 'aaaa1111aaaa1111', { hint: 'Make it optional.' })], list_orders: [delta('SAFE', 'bbbb2222bbbb2222')] }),
     gate: { pass: false, verdict: 'blocked', blocking: [{ entry: 'tools.create_order', severity: 'BREAKING', kind: 'breaking-kind', field: 'inputSchema', fingerprint: 'aaaa1111aaaa1111' }], failures: ['x'] },
     approveLabel: 'contract-change-approved',
-    accepted: [],
-    allowNotes: [],
     reproduce: ['npx mcp-contract-guard check'],
-    notes: [],
     ...overrides,
-  };
+  });
 }
 
 describe('the comment', () => {

@@ -1,4 +1,5 @@
 /** Hand-made reports for the unit tests of the Action's decisions and comment. */
+import type { ServerReview } from '../../src/github/review.js';
 import { compareDeltas, maxSeverityOf, semverBumpOf, zeroCounts, type Delta, type DiffReport, type RuleKind, type Severity } from '../../src/protocol/index.js';
 
 /** A real rule kind of each severity (for inputs), so hand-made reports read like real ones. */
@@ -31,4 +32,28 @@ export function reportOf(tools: Record<string, Delta[]>): DiffReport {
   }
   const maxSeverity = maxSeverityOf(Object.values(entries).map((e) => e.maxSeverity).filter((s): s is Severity => s !== null));
   return { version: 1, summary: { maxSeverity, counts, semverBump: semverBumpOf(maxSeverity) }, tools: entries, prompts: {}, resources: {}, resourceTemplates: {} };
+}
+
+/**
+ * A server review of `inventory` at head `bbbb…` as the Action builds one: a clean, empty
+ * report unless `overrides` give the report, the gate and whatever the test is about.
+ */
+export function serverReview(overrides: Partial<ServerReview> = {}): ServerReview {
+  return {
+    id: 'inventory',
+    name: 'inventory',
+    job: 'contracts',
+    lockfile: 'mcp-contracts.lock.json',
+    headSha: 'b'.repeat(40),
+    headSource: 'server',
+    report: reportOf({}),
+    lockfileCheck: 'fail',
+    failOn: 'BREAKING',
+    gate: { pass: true, verdict: 'clean', blocking: [], failures: [] },
+    accepted: [],
+    allowNotes: [],
+    reproduce: [],
+    notes: [],
+    ...overrides,
+  };
 }

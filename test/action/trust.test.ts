@@ -13,7 +13,7 @@ import { vouchReview } from '../../src/github/vouch.js';
 import { allowListNotes, evaluateAllowList } from '../../src/policy/allow.js';
 import { judgeApproval } from '../../src/policy/approval.js';
 import { planServers } from '../../src/policy/servers.js';
-import { delta, reportOf } from './reports.js';
+import { delta, reportOf, serverReview } from './reports.js';
 
 describe('privileged events', () => {
   const live = [{ name: 'inventory', kind: 'command' as const }, { name: 'billing', kind: 'url' as const }];
@@ -141,26 +141,15 @@ describe('the allow-list horizon', () => {
 });
 
 describe('a review file is data, not a verdict', () => {
-  const forged = (overrides: Partial<ServerReview> = {}): ServerReview => ({
-    id: 'inventory',
-    name: 'inventory',
-    job: 'contracts',
-    lockfile: 'mcp-contracts.lock.json',
-    headSha: 'b'.repeat(40),
-    headSource: 'server',
-    report: reportOf({ create_order: [delta('BREAKING', 'aaaa1111aaaa1111')] }),
-    lockfileCheck: 'fail',
-    failOn: 'BREAKING',
-    // What the forger claims: passing, approved by a maintainer.
-    gate: { pass: true, verdict: 'approved', blocking: [], failures: [] },
-    approval: { label: 'contract-change-approved', by: 'maintainer' },
-    approveLabel: 'anything-goes',
-    accepted: [],
-    allowNotes: [],
-    reproduce: [],
-    notes: [],
-    ...overrides,
-  });
+  const forged = (overrides: Partial<ServerReview> = {}): ServerReview =>
+    serverReview({
+      report: reportOf({ create_order: [delta('BREAKING', 'aaaa1111aaaa1111')] }),
+      // What the forger claims: passing, approved by a maintainer.
+      gate: { pass: true, verdict: 'approved', blocking: [], failures: [] },
+      approval: { label: 'contract-change-approved', by: 'maintainer' },
+      approveLabel: 'anything-goes',
+      ...overrides,
+    });
 
   test('the gate is recomputed, the approval comes from GitHub, the label name from this run', () => {
     const vouched = vouchReview(forged(), { runConclusion: 'success', approveLabel: 'contract-change-approved' });
