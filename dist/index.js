@@ -38507,7 +38507,7 @@ function deltaLines(d, paint, max) {
     const relevelled = d.defaultSeverity === undefined ? '' : ` (rules: ${d.defaultSeverity} → ${d.severity})`;
     const out = [`  ${paint(COLORS[d.severity], `${MARKS[d.severity]} ${d.severity.padEnd(8)}`)} ${d.kind}${where}${relevelled}`];
     out.push(`      ${terminalText(truncate(d.message, 400))}`);
-    if (showValues(d))
+    if (showValues(d) && !quotesBothValues(d))
         out.push(`      ${terminalText(summarize(d.previous, max))} → ${terminalText(summarize(d.current, max))}`);
     if (d.hint !== undefined)
         out.push(`      ${paint('36', 'fix:')} ${d.hint}`);
@@ -38520,6 +38520,13 @@ function showValues(d) {
     // Both null: a null default removed reads "(none) → (none)", a line that says nothing true.
     const neither = (d.previous === null || d.previous === undefined) && (d.current === null || d.current === undefined);
     return d.field !== '' && d.kind !== 'suspicious-text' && !neither;
+}
+/**
+ * The message already quotes both values ("from \"application/json\" to \"text/csv\"",
+ * "destructiveHint false → true"): a values line under it would only say them again.
+ */
+function quotesBothValues(d) {
+    return d.message.includes(summarize(d.previous)) && d.message.includes(summarize(d.current));
 }
 function rank(severity) {
     return severity === null ? -1 : SEVERITY_RANK[severity];

@@ -42,7 +42,7 @@ function deltaLines(d: Delta, paint: (code: string, text: string) => string, max
   const relevelled = d.defaultSeverity === undefined ? '' : ` (rules: ${d.defaultSeverity} → ${d.severity})`;
   const out = [`  ${paint(COLORS[d.severity], `${MARKS[d.severity]} ${d.severity.padEnd(8)}`)} ${d.kind}${where}${relevelled}`];
   out.push(`      ${terminalText(truncate(d.message, 400))}`);
-  if (showValues(d)) out.push(`      ${terminalText(summarize(d.previous, max))} → ${terminalText(summarize(d.current, max))}`);
+  if (showValues(d) && !quotesBothValues(d)) out.push(`      ${terminalText(summarize(d.previous, max))} → ${terminalText(summarize(d.current, max))}`);
   if (d.hint !== undefined) out.push(`      ${paint('36', 'fix:')} ${d.hint}`);
   if (d.note !== undefined) out.push(`      ${paint('2', `note: ${d.note}`)}`);
   return out;
@@ -53,6 +53,14 @@ export function showValues(d: Delta): boolean {
   // Both null: a null default removed reads "(none) → (none)", a line that says nothing true.
   const neither = (d.previous === null || d.previous === undefined) && (d.current === null || d.current === undefined);
   return d.field !== '' && d.kind !== 'suspicious-text' && !neither;
+}
+
+/**
+ * The message already quotes both values ("from \"application/json\" to \"text/csv\"",
+ * "destructiveHint false → true"): a values line under it would only say them again.
+ */
+function quotesBothValues(d: Delta): boolean {
+  return d.message.includes(summarize(d.previous)) && d.message.includes(summarize(d.current));
 }
 
 function rank(severity: Severity | null): number {

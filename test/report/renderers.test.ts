@@ -58,6 +58,22 @@ describe('text', () => {
     expect(renderText(report, { color: true })).toContain('\u001b[31;1m');
   });
 
+  it('gives the values a line of their own only when the message does not already quote both', async () => {
+    const changed = await diffTools(
+      [tool({ type: 'object', properties: { limit: { type: 'integer', maximum: 100 } } }, { annotations: { destructiveHint: false } })],
+      [tool({ type: 'object', properties: { limit: { type: 'integer', maximum: 50 }, mode: { enum: ['a', 'b'] } }, required: ['mode'] }, { annotations: { destructiveHint: true } })],
+    );
+    const lines = renderText(changed, { color: false }).split('\n');
+    const after = (line: string) => lines[lines.findIndex((l) => l.includes(line)) + 1]?.trim();
+    // Quoted in the message: no line repeating "100 → 50" or "false → true".
+    expect(after('number-range-narrowed')).toBe('limit: maximum tightened from 100 to 50.');
+    expect(after('tool-became-destructive')).toBe('The tool now declares that it may be destructive (destructiveHint false → true).');
+    expect(lines.filter((l) => /^\s+(100 → 50|false → true)$/.test(l))).toEqual([]);
+    expect(after('from 100 to 50')).toMatch(/^fix: /);
+    // Not quoted: the new required property's accepted values are shown.
+    expect(after('new required property "mode"')).toBe('(none) → "a" | "b"');
+  });
+
   it('says so when nothing changed', () => {
     const empty = emptyReport();
     expect(renderText(empty, { color: true })).toBe('No contract changes.\n');
