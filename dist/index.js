@@ -38506,8 +38506,9 @@ function deltaLines(d, paint, max) {
     // A severity the configuration re-levelled says so: the policy stays visible where it applies.
     const relevelled = d.defaultSeverity === undefined ? '' : ` (rules: ${d.defaultSeverity} → ${d.severity})`;
     const out = [`  ${paint(COLORS[d.severity], `${MARKS[d.severity]} ${d.severity.padEnd(8)}`)} ${d.kind}${where}${relevelled}`];
-    out.push(`      ${terminalText(truncate(d.message, 400))}`);
-    if (showValues(d) && !quotesBothValues(d))
+    const message = truncate(d.message, 400);
+    out.push(`      ${terminalText(message)}`);
+    if (showValues(d) && !quotesBoth(message, d))
         out.push(`      ${terminalText(summarize(d.previous, max))} → ${terminalText(summarize(d.current, max))}`);
     if (d.hint !== undefined)
         out.push(`      ${paint('36', 'fix:')} ${d.hint}`);
@@ -38525,8 +38526,18 @@ function showValues(d) {
  * The message already quotes both values ("from \"application/json\" to \"text/csv\"",
  * "destructiveHint false → true"): a values line under it would only say them again.
  */
-function quotesBothValues(d) {
-    return d.message.includes(summarize(d.previous)) && d.message.includes(summarize(d.current));
+function quotesBoth(message, d) {
+    return quotes(message, summarize(d.previous)) && quotes(message, summarize(d.current));
+}
+/** `value` stands in `message` as a whole, not inside a longer word or number ("1" is not quoted by "raised to 10"). */
+function quotes(message, value) {
+    for (let at = message.indexOf(value); at >= 0; at = message.indexOf(value, at + 1)) {
+        const before = message.slice(Math.max(0, at - 2), at);
+        const after = message.slice(at + value.length, at + value.length + 2);
+        if (!/(\w|\d\.)$/.test(before) && !/^(\w|\.\d)/.test(after))
+            return true;
+    }
+    return false;
 }
 function rank(severity) {
     return severity === null ? -1 : SEVERITY_RANK[severity];

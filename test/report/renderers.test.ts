@@ -72,6 +72,12 @@ describe('text', () => {
     expect(after('from 100 to 50')).toMatch(/^fix: /);
     // Not quoted: the new required property's accepted values are shown.
     expect(after('new required property "mode"')).toBe('(none) → "a" | "b"');
+    // A value inside a longer number is not quoted: "100" in "1000".
+    const narrowed = changed.tools.t?.deltas.find((d) => d.kind === 'number-range-narrowed');
+    if (narrowed === undefined) throw new Error('no number-range-narrowed delta');
+    narrowed.message = 'limit: maximum 50 now (it was 1000 in an older release).';
+    const relines = renderText(changed, { color: false }).split('\n');
+    expect(relines[relines.findIndex((l) => l.includes('it was 1000')) + 1]?.trim()).toBe('100 → 50');
   });
 
   it('says so when nothing changed', () => {
