@@ -37591,6 +37591,9 @@ const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
  */
 function readReportText(text, mode, limits = {}) {
     const { maxLength, maxDepth } = { ...DEFAULT_READ_LIMITS, ...limits };
+    // A byte order mark (an artifact saved by a Windows editor) is not part of the JSON.
+    if (text.charCodeAt(0) === 0xfeff)
+        text = text.slice(1);
     if (text.length > maxLength)
         throw new ReportFormatError([`is ${text.length.toLocaleString('en-US')} characters long; the limit is ${maxLength.toLocaleString('en-US')}`]);
     const depth = nestingDepth(text);
@@ -41058,11 +41061,14 @@ function shortSha(ref) {
  * The UTF-8 text of a file's bytes, decoded in one piece. `readFile(path, 'utf8')` decodes each
  * chunk as it arrives and joins the pieces into a rope, which every later read of the text
  * (a regex, a comparison, JSON.parse) must first copy flat: on a 5 MB lockfile, twice the time
- * of reading it.
+ * of reading it. A byte order mark is not part of the text: Windows tools write one (Windows
+ * PowerShell's `Out-File`, Notepad), and `JSON.parse` refuses it.
  */
 function decodedText(bytes) {
-    return bytes.toString('utf8');
+    const text = bytes.toString('utf8');
+    return text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text;
 }
+const BYTE_ORDER_MARK = 0xfeff;
 /** The text of `path`, or undefined when there is no such file. `what` names it in errors ("the lockfile"). */
 async function files_readTextIfExists(path, what) {
     try {

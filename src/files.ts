@@ -12,11 +12,15 @@ import { UserError } from './errors.js';
  * The UTF-8 text of a file's bytes, decoded in one piece. `readFile(path, 'utf8')` decodes each
  * chunk as it arrives and joins the pieces into a rope, which every later read of the text
  * (a regex, a comparison, JSON.parse) must first copy flat: on a 5 MB lockfile, twice the time
- * of reading it.
+ * of reading it. A byte order mark is not part of the text: Windows tools write one (Windows
+ * PowerShell's `Out-File`, Notepad), and `JSON.parse` refuses it.
  */
 export function decodedText(bytes: Buffer): string {
-  return bytes.toString('utf8');
+  const text = bytes.toString('utf8');
+  return text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text;
 }
+
+const BYTE_ORDER_MARK = 0xfeff;
 
 /** The text of `path`, or undefined when there is no such file. `what` names it in errors ("the lockfile"). */
 export async function readTextIfExists(path: string, what: string): Promise<string | undefined> {

@@ -98,6 +98,23 @@ describe('file-system errors', () => {
     expect(result.stderr).toBe(`error: Cannot read the file ${dir}: it is a directory, not a file.\n`);
   });
 
+  it('a byte order mark (as Windows tools write) is read past, in a dump, a config and a lockfile', async () => {
+    const repo = mkdtempSync(join(tmpdir(), 'mcg-bom-'));
+    const withMark = (name: string, text: string) => writeFileSync(join(repo, name), `\uFEFF${text}`);
+    withMark('old.json', tools(2, ['a']));
+    withMark('new.json', tools(2, ['a', 'b']));
+    const diff = await cli(['diff', 'old.json', 'new.json'], { cwd: repo });
+    expect(diff.stderr).not.toContain('not valid JSON');
+    expect(diff.stdout).toContain('property "b" is now required');
+    expect(diff.code).toBe(1);
+    withMark('mcp-contract-guard.config.json', JSON.stringify({ servers: { demo: { file: 'old.json' } } }));
+    expect((await cli(['lock', '--quiet'], { cwd: repo })).code).toBe(0);
+    withMark('mcp-contracts.lock.json', readFileSync(join(repo, 'mcp-contracts.lock.json'), 'utf8'));
+    const check = await cli(['check'], { cwd: repo });
+    expect(check.stdout).toContain('✓ unknown matches mcp-contracts.lock.json (2 tools)');
+    expect(check.code).toBe(0);
+  });
+
   it('lock replaces the lockfile atomically, keeping its permissions and leaving no temporary file', async () => {
     const repo = mkdtempSync(join(tmpdir(), 'mcg-atomic-'));
     const lockfile = join(repo, 'mcp-contracts.lock.json');

@@ -30,6 +30,11 @@ describe('loadDeltaMap', () => {
     }
   });
 
+  it('reads past a byte order mark (an artifact saved by a Windows editor), in a file and in text', () => {
+    const text = `\uFEFF${JSON.stringify(sample)}`;
+    for (const input of [write('bom.json', text), text]) expect([...loadDeltaMap(input).keys()]).toEqual(['create_order', 'list_orders']);
+  });
+
   it('returns a deeply frozen map', () => {
     const map = loadDeltaMap(JSON.stringify(sample));
     const entry = map.get('create_order')!;
