@@ -38081,6 +38081,24 @@ function values_summarize(value, max = 200) {
     const text = value === null || value === undefined ? '(none)' : looksLikeSchema(value) ? typeOf(value, 3) : compactJson(value);
     return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
+/**
+ * A delta's previous or current value, at most `max` characters. The format writes `null` both
+ * for a value that is absent and for the value null; the delta's message knows which ("default
+ * changed from null to 5"), so a null its message quotes reads "null", any other "(none)".
+ */
+function values_deltaValue(delta, value, max = 200) {
+    return value === null && values_quotes(delta.message, 'null') ? 'null' : values_summarize(value, max);
+}
+/** `text` quotes `value` as a whole, not inside a longer word or number ("1" is not quoted by "raised to 10"). */
+function values_quotes(text, value) {
+    for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1)) {
+        const before = text.slice(Math.max(0, at - 2), at);
+        const after = text.slice(at + value.length, at + value.length + 2);
+        if (!/(\w|\d\.)$/.test(before) && !/^(\w|\.\d)/.test(after))
+            return true;
+    }
+    return false;
+}
 /** Compact JSON with sorted keys: the same value renders the same whatever its key order. */
 function compactJson(value) {
     // JSON has no text for undefined (nor for a function, which no delta should ever hold).
@@ -38251,8 +38269,8 @@ function renderContractDelta(d, options = {}) {
     }
     else {
         out.push(`${pad}  <message>${escapeText(xml_truncate(d.message, max))}</message>`);
-        out.push(`${pad}  <previous>${escapeText(summarize(d.previous, max))}</previous>`);
-        out.push(`${pad}  <current>${escapeText(summarize(d.current, max))}</current>`);
+        out.push(`${pad}  <previous>${escapeText(deltaValue(d, d.previous, max))}</previous>`);
+        out.push(`${pad}  <current>${escapeText(deltaValue(d, d.current, max))}</current>`);
     }
     if (d.hint !== undefined)
         out.push(`${pad}  <fix>${escapeText(d.hint)}</fix>`);
@@ -38512,7 +38530,7 @@ function deltaLines(d, paint, max) {
     const message = truncate(d.message, 400);
     out.push(`      ${terminalText(message)}`);
     if (showValues(d) && !quotesBoth(message, d))
-        out.push(`      ${terminalText(summarize(d.previous, max))} → ${terminalText(summarize(d.current, max))}`);
+        out.push(`      ${terminalText(deltaValue(d, d.previous, max))} → ${terminalText(deltaValue(d, d.current, max))}`);
     if (d.hint !== undefined)
         out.push(`      ${paint('36', 'fix:')} ${d.hint}`);
     if (d.note !== undefined)
@@ -38530,17 +38548,7 @@ function showValues(d) {
  * "destructiveHint false → true"): a values line under it would only say them again.
  */
 function quotesBoth(message, d) {
-    return quotes(message, summarize(d.previous)) && quotes(message, summarize(d.current));
-}
-/** `value` stands in `message` as a whole, not inside a longer word or number ("1" is not quoted by "raised to 10"). */
-function quotes(message, value) {
-    for (let at = message.indexOf(value); at >= 0; at = message.indexOf(value, at + 1)) {
-        const before = message.slice(Math.max(0, at - 2), at);
-        const after = message.slice(at + value.length, at + value.length + 2);
-        if (!/(\w|\d\.)$/.test(before) && !/^(\w|\.\d)/.test(after))
-            return true;
-    }
-    return false;
+    return quotes(message, deltaValue(d, d.previous)) && quotes(message, deltaValue(d, d.current));
 }
 function rank(severity) {
     return severity === null ? -1 : SEVERITY_RANK[severity];
@@ -39387,7 +39395,7 @@ function changeItem(change, maxValue) {
         facts.push(`${d.severity} by configuration (the rule says ${d.defaultSeverity})`);
     const rewording = rewordingOf(d);
     if (rewording === null && showValues(d) && !isRename(d))
-        facts.push(`${mdCode(values_summarize(d.previous, maxValue))} → ${mdCode(values_summarize(d.current, maxValue))}`);
+        facts.push(`${mdCode(values_deltaValue(d, d.previous, maxValue))} → ${mdCode(values_deltaValue(d, d.current, maxValue))}`);
     if (d.match !== undefined)
         facts.push(`matched ${mdCode(xml_truncate(d.match, 200))}`);
     if (d.note !== undefined)
@@ -40305,7 +40313,7 @@ function renderSarif(report, options) {
                 `${noun} ${JSON.stringify(xml_truncate(name, 200))}: ${xml_truncate(d.message, 1_000)}`,
                 // Why, in the direction the delta was read: an output change is explained as an output change.
                 reasonOf(d.kind, d.direction),
-                d.field === '' ? '' : `Previous: ${values_summarize(d.previous, 300)}. Current: ${values_summarize(d.current, 300)}.`,
+                d.field === '' ? '' : `Previous: ${values_deltaValue(d, d.previous, 300)}. Current: ${values_deltaValue(d, d.current, 300)}.`,
                 d.hint === undefined ? '' : `Fix: ${d.hint}`,
                 d.note ?? '',
             ].filter((s) => s !== '').join('\n');

@@ -43,7 +43,7 @@ export {
   truncate,
   type ContractDeltasOptions,
 } from './xml.js';
-export { compactJson, looksLikeSchema, summarize, textOf, typeOf } from './values.js';
+export { compactJson, deltaValue, looksLikeSchema, quotes, summarize, textOf, typeOf } from './values.js';
 export {
   JSON_TYPES,
   discriminatorOf,

@@ -17,6 +17,25 @@ export function summarize(value: unknown, max = 200): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/**
+ * A delta's previous or current value, at most `max` characters. The format writes `null` both
+ * for a value that is absent and for the value null; the delta's message knows which ("default
+ * changed from null to 5"), so a null its message quotes reads "null", any other "(none)".
+ */
+export function deltaValue(delta: { readonly message: string }, value: unknown, max = 200): string {
+  return value === null && quotes(delta.message, 'null') ? 'null' : summarize(value, max);
+}
+
+/** `text` quotes `value` as a whole, not inside a longer word or number ("1" is not quoted by "raised to 10"). */
+export function quotes(text: string, value: string): boolean {
+  for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1)) {
+    const before = text.slice(Math.max(0, at - 2), at);
+    const after = text.slice(at + value.length, at + value.length + 2);
+    if (!/(\w|\d\.)$/.test(before) && !/^(\w|\.\d)/.test(after)) return true;
+  }
+  return false;
+}
+
 /** Compact JSON with sorted keys: the same value renders the same whatever its key order. */
 export function compactJson(value: unknown): string {
   // JSON has no text for undefined (nor for a function, which no delta should ever hold).

@@ -8,7 +8,7 @@
 import { canonicalJson } from './json.js';
 import type { Delta } from './report.js';
 import { argumentLabel, argumentLocationOf } from './schema.js';
-import { summarize } from './values.js';
+import { deltaValue, summarize } from './values.js';
 
 // XML 1.0 forbids most C0 controls, lone surrogates and U+FFFE/U+FFFF; a parser would reject the
 // whole document, so they become U+FFFD instead.
@@ -143,8 +143,8 @@ export function renderContractDelta(d: Readonly<Delta>, options: ContractDeltasO
     out.push(`${pad}  <message>${escapeText(FLAGGED_TEXT)}</message>`);
   } else {
     out.push(`${pad}  <message>${escapeText(truncate(d.message, max))}</message>`);
-    out.push(`${pad}  <previous>${escapeText(summarize(d.previous, max))}</previous>`);
-    out.push(`${pad}  <current>${escapeText(summarize(d.current, max))}</current>`);
+    out.push(`${pad}  <previous>${escapeText(deltaValue(d, d.previous, max))}</previous>`);
+    out.push(`${pad}  <current>${escapeText(deltaValue(d, d.current, max))}</current>`);
   }
   if (d.hint !== undefined) out.push(`${pad}  <fix>${escapeText(d.hint)}</fix>`);
   if (d.note !== undefined) out.push(`${pad}  <note>${escapeText(d.note)}</note>`);

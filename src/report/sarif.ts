@@ -6,7 +6,7 @@
 import { lockfileLines } from '../contract/lockfile.js';
 import { ENTRY_NOUN } from '../contract/model.js';
 import { RULES, reasonOf } from '../diff/rules.js';
-import { entryReports, summarize, truncate, type DiffReport, type RuleKind, type Severity } from '../protocol/index.js';
+import { deltaValue, entryReports, truncate, type DiffReport, type RuleKind, type Severity } from '../protocol/index.js';
 
 export interface SarifOptions {
   /** Path of the lockfile, relative to the repository root (results point at it). */
@@ -54,7 +54,7 @@ export function renderSarif(report: DiffReport, options: SarifOptions): string {
         `${noun} ${JSON.stringify(truncate(name, 200))}: ${truncate(d.message, 1_000)}`,
         // Why, in the direction the delta was read: an output change is explained as an output change.
         reasonOf(d.kind, d.direction),
-        d.field === '' ? '' : `Previous: ${summarize(d.previous, 300)}. Current: ${summarize(d.current, 300)}.`,
+        d.field === '' ? '' : `Previous: ${deltaValue(d, d.previous, 300)}. Current: ${deltaValue(d, d.current, 300)}.`,
         d.hint === undefined ? '' : `Fix: ${d.hint}`,
         d.note ?? '',
       ].filter((s) => s !== '').join('\n');

@@ -4,7 +4,7 @@
  * a description cannot recolour, move the cursor or clear the screen.
  */
 import { ENTRY_KINDS, ENTRY_NOUN } from '../contract/model.js';
-import { SEVERITIES, SEVERITY_RANK, entryReports, summarize, type Delta, type DiffReport, type Severity } from '../protocol/index.js';
+import { SEVERITIES, SEVERITY_RANK, deltaValue, entryReports, quotes, type Delta, type DiffReport, type Severity } from '../protocol/index.js';
 import { terminalText, truncate } from './escape.js';
 
 export interface TextOptions {
@@ -43,7 +43,7 @@ function deltaLines(d: Delta, paint: (code: string, text: string) => string, max
   const out = [`  ${paint(COLORS[d.severity], `${MARKS[d.severity]} ${d.severity.padEnd(8)}`)} ${d.kind}${where}${relevelled}`];
   const message = truncate(d.message, 400);
   out.push(`      ${terminalText(message)}`);
-  if (showValues(d) && !quotesBoth(message, d)) out.push(`      ${terminalText(summarize(d.previous, max))} → ${terminalText(summarize(d.current, max))}`);
+  if (showValues(d) && !quotesBoth(message, d)) out.push(`      ${terminalText(deltaValue(d, d.previous, max))} → ${terminalText(deltaValue(d, d.current, max))}`);
   if (d.hint !== undefined) out.push(`      ${paint('36', 'fix:')} ${d.hint}`);
   if (d.note !== undefined) out.push(`      ${paint('2', `note: ${d.note}`)}`);
   return out;
@@ -61,17 +61,7 @@ export function showValues(d: Delta): boolean {
  * "destructiveHint false → true"): a values line under it would only say them again.
  */
 function quotesBoth(message: string, d: Delta): boolean {
-  return quotes(message, summarize(d.previous)) && quotes(message, summarize(d.current));
-}
-
-/** `value` stands in `message` as a whole, not inside a longer word or number ("1" is not quoted by "raised to 10"). */
-function quotes(message: string, value: string): boolean {
-  for (let at = message.indexOf(value); at >= 0; at = message.indexOf(value, at + 1)) {
-    const before = message.slice(Math.max(0, at - 2), at);
-    const after = message.slice(at + value.length, at + value.length + 2);
-    if (!/(\w|\d\.)$/.test(before) && !/^(\w|\.\d)/.test(after)) return true;
-  }
-  return false;
+  return quotes(message, deltaValue(d, d.previous)) && quotes(message, deltaValue(d, d.current));
 }
 
 function rank(severity: Severity | null): number {

@@ -80,6 +80,21 @@ describe('text', () => {
     expect(relines[relines.findIndex((l) => l.includes('it was 1000')) + 1]?.trim()).toBe('100 → 50');
   });
 
+  it('a default that was the value null reads null, never "(none)" (absent), in text, markdown, XML and SARIF', async () => {
+    const changed = await diffTools(
+      [tool({ type: 'object', properties: { limit: { type: 'integer', default: null }, q: { type: 'string', default: 'a' } } })],
+      [tool({ type: 'object', properties: { limit: { type: 'integer', default: 5 }, q: { type: 'string' } } })],
+    );
+    const text = renderText(changed, { color: false });
+    expect(text).toContain('limit: default changed from null to 5.\n  ! RISKY ');
+    expect(text).toContain('q: default "a" removed.\n      "a" → (none)\n');
+    const md = renderMarkdown(changed);
+    expect(md).toContain('`default-changed` · `null` → `5`');
+    expect(md).toContain('`default-removed` · `"a"` → `(none)`');
+    expect(renderXml(changed)).toMatch(/<previous>null<\/previous>\s*<current>5<\/current>/);
+    expect(renderSarif(changed, { lockfilePath: 'x.lock.json' })).toContain('Previous: null. Current: 5.');
+  });
+
   it('says so when nothing changed', () => {
     const empty = emptyReport();
     expect(renderText(empty, { color: true })).toBe('No contract changes.\n');
