@@ -38537,12 +38537,23 @@ function deltaLines(d, paint, max) {
         out.push(`      ${paint('2', `note: ${d.note}`)}`);
     return out;
 }
-/** Whole entries added or removed carry their contract: the message says enough. */
+/**
+ * Whether a change's values are worth showing. Not for whole entries added or removed (they
+ * carry their contract), nor for a required flag that flipped: the message says which way
+ * ("is now required"), and a bare `false → true` would only repeat it.
+ */
 function showValues(d) {
     // Both null: a null default removed reads "(none) → (none)", a line that says nothing true.
     const neither = (d.previous === null || d.previous === undefined) && (d.current === null || d.current === undefined);
-    return d.field !== '' && d.kind !== 'suspicious-text' && !neither;
+    return d.field !== '' && d.kind !== 'suspicious-text' && !neither && !REQUIRED_FLAG_KINDS.has(d.kind);
 }
+const REQUIRED_FLAG_KINDS = new Set([
+    'property-became-required',
+    'defaulted-property-became-required',
+    'property-became-optional',
+    'prompt-argument-became-required',
+    'prompt-argument-became-optional',
+]);
 /**
  * The message already quotes both values ("from \"application/json\" to \"text/csv\"",
  * "destructiveHint false → true"): a values line under it would only say them again.

@@ -4,7 +4,7 @@
  * a description cannot recolour, move the cursor or clear the screen.
  */
 import { ENTRY_KINDS, ENTRY_NOUN } from '../contract/model.js';
-import { SEVERITIES, SEVERITY_RANK, deltaValue, entryReports, quotes, type Delta, type DiffReport, type Severity } from '../protocol/index.js';
+import { SEVERITIES, SEVERITY_RANK, deltaValue, entryReports, quotes, type Delta, type DiffReport, type RuleKind, type Severity } from '../protocol/index.js';
 import { terminalText, truncate } from './escape.js';
 
 export interface TextOptions {
@@ -49,12 +49,24 @@ function deltaLines(d: Delta, paint: (code: string, text: string) => string, max
   return out;
 }
 
-/** Whole entries added or removed carry their contract: the message says enough. */
+/**
+ * Whether a change's values are worth showing. Not for whole entries added or removed (they
+ * carry their contract), nor for a required flag that flipped: the message says which way
+ * ("is now required"), and a bare `false → true` would only repeat it.
+ */
 export function showValues(d: Delta): boolean {
   // Both null: a null default removed reads "(none) → (none)", a line that says nothing true.
   const neither = (d.previous === null || d.previous === undefined) && (d.current === null || d.current === undefined);
-  return d.field !== '' && d.kind !== 'suspicious-text' && !neither;
+  return d.field !== '' && d.kind !== 'suspicious-text' && !neither && !REQUIRED_FLAG_KINDS.has(d.kind);
 }
+
+const REQUIRED_FLAG_KINDS: ReadonlySet<RuleKind> = new Set<RuleKind>([
+  'property-became-required',
+  'defaulted-property-became-required',
+  'property-became-optional',
+  'prompt-argument-became-required',
+  'prompt-argument-became-optional',
+]);
 
 /**
  * The message already quotes both values ("from \"application/json\" to \"text/csv\"",

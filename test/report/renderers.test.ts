@@ -95,6 +95,16 @@ describe('text', () => {
     expect(renderSarif(changed, { lockfilePath: 'x.lock.json' })).toContain('Previous: null. Current: 5.');
   });
 
+  it('a required flag that flipped is said by the message alone, without a bare "false → true"', async () => {
+    const schema = (required: string[]) => ({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, required });
+    const changed = await diffTools([tool(schema(['a']))], [tool(schema(['b']))]);
+    const text = renderText(changed, { color: false });
+    expect(text).toContain('arguments: property "b" is now required.\n      fix: ');
+    expect(text).toContain('arguments: property "a" is no longer required.\n');
+    expect(text).not.toMatch(/^\s+(false → true|true → false)$/m);
+    expect(renderMarkdown(changed)).not.toMatch(/`(false|true)` → `(true|false)`/);
+  });
+
   it('says so when nothing changed', () => {
     const empty = emptyReport();
     expect(renderText(empty, { color: true })).toBe('No contract changes.\n');
