@@ -38540,12 +38540,20 @@ function deltaLines(d, paint, max) {
 /**
  * Whether a change's values are worth showing. Not for whole entries added or removed (they
  * carry their contract), nor for a required flag that flipped: the message says which way
- * ("is now required"), and a bare `false → true` would only repeat it.
+ * ("is now required"), and a bare `false → true` would only repeat it. Likewise a prompt
+ * argument added or removed that is only its name and its required flag, both in the message.
  */
 function showValues(d) {
     // Both null: a null default removed reads "(none) → (none)", a line that says nothing true.
     const neither = (d.previous === null || d.previous === undefined) && (d.current === null || d.current === undefined);
-    return d.field !== '' && d.kind !== 'suspicious-text' && !neither && !REQUIRED_FLAG_KINDS.has(d.kind);
+    if (d.field === '' || d.kind === 'suspicious-text' || neither || REQUIRED_FLAG_KINDS.has(d.kind))
+        return false;
+    return !(PROMPT_ARGUMENT_KINDS.has(d.kind) && [d.previous, d.current].every(isBareArgument));
+}
+const PROMPT_ARGUMENT_KINDS = new Set(['required-prompt-argument-added', 'prompt-argument-added', 'prompt-argument-removed']);
+/** Absent, or a prompt argument that says nothing but its name and whether it is required. */
+function isBareArgument(value) {
+    return value === null || value === undefined || (isJsonObject(value) && Object.keys(value).every((key) => key === 'name' || key === 'required'));
 }
 const REQUIRED_FLAG_KINDS = new Set([
     'property-became-required',

@@ -5,7 +5,9 @@ import { UserError } from '../../src/errors.js';
 import { emptyReport, renderContractDeltas } from '../../src/protocol/index.js';
 import { renderArtifact, renderJson, renderMarkdown, renderSarif, renderText, renderXml, validateArtifact } from '../../src/report/index.js';
 import { reasonOf } from '../../src/diff/index.js';
-import { diffTools, tool } from '../diff/helpers.js';
+import { contractsOf, diffTools, tool } from '../diff/helpers.js';
+import { diffContracts } from '../../src/diff/index.js';
+import type { JsonObject } from '../../src/contract/model.js';
 import { sampleReport } from './sample.js';
 import { assertWellFormedXml } from './xml-check.js';
 
@@ -103,6 +105,21 @@ describe('text', () => {
     expect(text).toContain('arguments: property "a" is no longer required.\n');
     expect(text).not.toMatch(/^\s+(false → true|true → false)$/m);
     expect(renderMarkdown(changed)).not.toMatch(/`(false|true)` → `(true|false)`/);
+  });
+
+  it('a prompt argument added shows its description, not the name and flag its message already gives', async () => {
+    const prompt = (args: JsonObject[]) => ({ prompts: [{ name: 'summary', arguments: args }] });
+    const changed = await diffContracts(
+      contractsOf(prompt([{ name: 'order', required: true }])),
+      contractsOf(prompt([{ name: 'order', required: true }, { name: 'tone', required: false }, { name: 'lang', description: 'ISO 639-1 code' }])),
+    );
+    const text = renderText(changed, { color: false });
+    expect(text).toContain('New optional argument "tone".\n');
+    expect(text).not.toContain('{"name":"tone"');
+    expect(text).toContain('New optional argument "lang".\n      (none) → {"description":"ISO 639-1 code","name":"lang","required":false}');
+    const md = renderMarkdown(changed);
+    expect(md).not.toContain('"name":"tone"');
+    expect(md).toContain('"ISO 639-1 code"');
   });
 
   it('says so when nothing changed', () => {
