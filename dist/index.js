@@ -38084,10 +38084,13 @@ function values_summarize(value, max = 200) {
 /**
  * A delta's previous or current value, at most `max` characters. The format writes `null` both
  * for a value that is absent and for the value null; the delta's message knows which ("default
- * changed from null to 5"), so a null its message quotes reads "null", any other "(none)".
+ * changed from null to 5"): a null facing a value, that the message quotes, reads "null", any
+ * other "(none)". (When both sides are null, the message cannot say which is which.)
  */
-function values_deltaValue(delta, value, max = 200) {
-    return value === null && values_quotes(delta.message, 'null') ? 'null' : values_summarize(value, max);
+function values_deltaValue(delta, side, max = 200) {
+    const value = delta[side];
+    const other = side === 'previous' ? delta.current : delta.previous;
+    return value === null && other !== null && other !== undefined && values_quotes(delta.message, 'null') ? 'null' : values_summarize(value, max);
 }
 /** `text` quotes `value` as a whole, not inside a longer word or number ("1" is not quoted by "raised to 10"). */
 function values_quotes(text, value) {
@@ -38269,8 +38272,8 @@ function renderContractDelta(d, options = {}) {
     }
     else {
         out.push(`${pad}  <message>${escapeText(xml_truncate(d.message, max))}</message>`);
-        out.push(`${pad}  <previous>${escapeText(deltaValue(d, d.previous, max))}</previous>`);
-        out.push(`${pad}  <current>${escapeText(deltaValue(d, d.current, max))}</current>`);
+        out.push(`${pad}  <previous>${escapeText(deltaValue(d, 'previous', max))}</previous>`);
+        out.push(`${pad}  <current>${escapeText(deltaValue(d, 'current', max))}</current>`);
     }
     if (d.hint !== undefined)
         out.push(`${pad}  <fix>${escapeText(d.hint)}</fix>`);
@@ -38530,7 +38533,7 @@ function deltaLines(d, paint, max) {
     const message = truncate(d.message, 400);
     out.push(`      ${terminalText(message)}`);
     if (showValues(d) && !quotesBoth(message, d))
-        out.push(`      ${terminalText(deltaValue(d, d.previous, max))} → ${terminalText(deltaValue(d, d.current, max))}`);
+        out.push(`      ${terminalText(deltaValue(d, 'previous', max))} → ${terminalText(deltaValue(d, 'current', max))}`);
     if (d.hint !== undefined)
         out.push(`      ${paint('36', 'fix:')} ${d.hint}`);
     if (d.note !== undefined)
@@ -38567,7 +38570,7 @@ const REQUIRED_FLAG_KINDS = new Set([
  * "destructiveHint false → true"): a values line under it would only say them again.
  */
 function quotesBoth(message, d) {
-    return quotes(message, deltaValue(d, d.previous)) && quotes(message, deltaValue(d, d.current));
+    return quotes(message, deltaValue(d, 'previous')) && quotes(message, deltaValue(d, 'current'));
 }
 function rank(severity) {
     return severity === null ? -1 : SEVERITY_RANK[severity];
@@ -39414,7 +39417,7 @@ function changeItem(change, maxValue) {
         facts.push(`${d.severity} by configuration (the rule says ${d.defaultSeverity})`);
     const rewording = rewordingOf(d);
     if (rewording === null && showValues(d) && !isRename(d))
-        facts.push(`${mdCode(values_deltaValue(d, d.previous, maxValue))} → ${mdCode(values_deltaValue(d, d.current, maxValue))}`);
+        facts.push(`${mdCode(values_deltaValue(d, 'previous', maxValue))} → ${mdCode(values_deltaValue(d, 'current', maxValue))}`);
     if (d.match !== undefined)
         facts.push(`matched ${mdCode(xml_truncate(d.match, 200))}`);
     if (d.note !== undefined)
@@ -40332,7 +40335,7 @@ function renderSarif(report, options) {
                 `${noun} ${JSON.stringify(xml_truncate(name, 200))}: ${xml_truncate(d.message, 1_000)}`,
                 // Why, in the direction the delta was read: an output change is explained as an output change.
                 reasonOf(d.kind, d.direction),
-                d.field === '' ? '' : `Previous: ${values_deltaValue(d, d.previous, 300)}. Current: ${values_deltaValue(d, d.current, 300)}.`,
+                d.field === '' ? '' : `Previous: ${values_deltaValue(d, 'previous', 300)}. Current: ${values_deltaValue(d, 'current', 300)}.`,
                 d.hint === undefined ? '' : `Fix: ${d.hint}`,
                 d.note ?? '',
             ].filter((s) => s !== '').join('\n');

@@ -20,10 +20,19 @@ export function summarize(value: unknown, max = 200): string {
 /**
  * A delta's previous or current value, at most `max` characters. The format writes `null` both
  * for a value that is absent and for the value null; the delta's message knows which ("default
- * changed from null to 5"), so a null its message quotes reads "null", any other "(none)".
+ * changed from null to 5"): a null facing a value, that the message quotes, reads "null", any
+ * other "(none)". (When both sides are null, the message cannot say which is which.)
  */
-export function deltaValue(delta: { readonly message: string }, value: unknown, max = 200): string {
-  return value === null && quotes(delta.message, 'null') ? 'null' : summarize(value, max);
+export function deltaValue(delta: DeltaValues, side: 'previous' | 'current', max = 200): string {
+  const value = delta[side];
+  const other = side === 'previous' ? delta.current : delta.previous;
+  return value === null && other !== null && other !== undefined && quotes(delta.message, 'null') ? 'null' : summarize(value, max);
+}
+
+interface DeltaValues {
+  readonly message: string;
+  readonly previous: unknown;
+  readonly current: unknown;
 }
 
 /** `text` quotes `value` as a whole, not inside a longer word or number ("1" is not quoted by "raised to 10"). */

@@ -143,8 +143,8 @@ export function renderContractDelta(d: Readonly<Delta>, options: ContractDeltasO
     out.push(`${pad}  <message>${escapeText(FLAGGED_TEXT)}</message>`);
   } else {
     out.push(`${pad}  <message>${escapeText(truncate(d.message, max))}</message>`);
-    out.push(`${pad}  <previous>${escapeText(deltaValue(d, d.previous, max))}</previous>`);
-    out.push(`${pad}  <current>${escapeText(deltaValue(d, d.current, max))}</current>`);
+    out.push(`${pad}  <previous>${escapeText(deltaValue(d, 'previous', max))}</previous>`);
+    out.push(`${pad}  <current>${escapeText(deltaValue(d, 'current', max))}</current>`);
   }
   if (d.hint !== undefined) out.push(`${pad}  <fix>${escapeText(d.hint)}</fix>`);
   if (d.note !== undefined) out.push(`${pad}  <note>${escapeText(d.note)}</note>`);

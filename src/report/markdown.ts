@@ -292,7 +292,7 @@ function changeItem(change: Change, maxValue: number): string {
   facts.push(mdCode(d.kind));
   if (d.defaultSeverity !== undefined) facts.push(`${d.severity} by configuration (the rule says ${d.defaultSeverity})`);
   const rewording = rewordingOf(d);
-  if (rewording === null && showValues(d) && !isRename(d)) facts.push(`${mdCode(deltaValue(d, d.previous, maxValue))} → ${mdCode(deltaValue(d, d.current, maxValue))}`);
+  if (rewording === null && showValues(d) && !isRename(d)) facts.push(`${mdCode(deltaValue(d, 'previous', maxValue))} → ${mdCode(deltaValue(d, 'current', maxValue))}`);
   if (d.match !== undefined) facts.push(`matched ${mdCode(truncate(d.match, 200))}`);
   if (d.note !== undefined) facts.push(`note: ${mdText(truncate(d.note, 500))}`);
   // Two trailing spaces: a line break inside the list item without starting a new paragraph.

@@ -54,7 +54,7 @@ export function renderSarif(report: DiffReport, options: SarifOptions): string {
         `${noun} ${JSON.stringify(truncate(name, 200))}: ${truncate(d.message, 1_000)}`,
         // Why, in the direction the delta was read: an output change is explained as an output change.
         reasonOf(d.kind, d.direction),
-        d.field === '' ? '' : `Previous: ${deltaValue(d, d.previous, 300)}. Current: ${deltaValue(d, d.current, 300)}.`,
+        d.field === '' ? '' : `Previous: ${deltaValue(d, 'previous', 300)}. Current: ${deltaValue(d, 'current', 300)}.`,
         d.hint === undefined ? '' : `Fix: ${d.hint}`,
         d.note ?? '',
       ].filter((s) => s !== '').join('\n');

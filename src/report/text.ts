@@ -43,7 +43,7 @@ function deltaLines(d: Delta, paint: (code: string, text: string) => string, max
   const out = [`  ${paint(COLORS[d.severity], `${MARKS[d.severity]} ${d.severity.padEnd(8)}`)} ${d.kind}${where}${relevelled}`];
   const message = truncate(d.message, 400);
   out.push(`      ${terminalText(message)}`);
-  if (showValues(d) && !quotesBoth(message, d)) out.push(`      ${terminalText(deltaValue(d, d.previous, max))} → ${terminalText(deltaValue(d, d.current, max))}`);
+  if (showValues(d) && !quotesBoth(message, d)) out.push(`      ${terminalText(deltaValue(d, 'previous', max))} → ${terminalText(deltaValue(d, 'current', max))}`);
   if (d.hint !== undefined) out.push(`      ${paint('36', 'fix:')} ${d.hint}`);
   if (d.note !== undefined) out.push(`      ${paint('2', `note: ${d.note}`)}`);
   return out;
@@ -82,7 +82,7 @@ const REQUIRED_FLAG_KINDS: ReadonlySet<RuleKind> = new Set<RuleKind>([
  * "destructiveHint false → true"): a values line under it would only say them again.
  */
 function quotesBoth(message: string, d: Delta): boolean {
-  return quotes(message, deltaValue(d, d.previous)) && quotes(message, deltaValue(d, d.current));
+  return quotes(message, deltaValue(d, 'previous')) && quotes(message, deltaValue(d, 'current'));
 }
 
 function rank(severity: Severity | null): number {

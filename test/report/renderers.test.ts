@@ -95,6 +95,9 @@ describe('text', () => {
     expect(md).toContain('`default-removed` · `"a"` → `(none)`');
     expect(renderXml(changed)).toMatch(/<previous>null<\/previous>\s*<current>5<\/current>/);
     expect(renderSarif(changed, { lockfilePath: 'x.lock.json' })).toContain('Previous: null. Current: 5.');
+    // A null default removed: both sides are null in the format, so neither is claimed to be the value null.
+    const removed = await diffTools([tool({ type: 'object', properties: { z: { type: 'string', default: null } } })], [tool({ type: 'object', properties: { z: { type: 'string' } } })]);
+    expect(renderXml(removed)).toMatch(/<message>z: default null removed\.<\/message>\s*<previous>\(none\)<\/previous>\s*<current>\(none\)<\/current>/);
   });
 
   it('a required flag that flipped is said by the message alone, without a bare "false → true"', async () => {
