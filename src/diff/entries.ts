@@ -3,7 +3,7 @@
  * outside (and around) its schemas. Each field of a contract has one detector; a field no
  * detector knows is metadata (COSMETIC), so a new MCP field never crashes the diff.
  */
-import { isJsonObject, nameRecord, type ContractEntry, type EntryKind, type JsonObject, type JsonValue } from '../contract/model.js';
+import { isJsonObject, type ContractEntry, type EntryKind, type JsonObject, type JsonValue } from '../contract/model.js';
 import type { RuleKind } from '../protocol/index.js';
 import { finding, type Finding } from './finding.js';
 import { changedKeys, jsonEqual, objectOr } from './json.js';
@@ -129,8 +129,7 @@ const outputSchema: FieldDetector = (previous, current, comparison) => {
 };
 
 function schemaOr(value: JsonValue | undefined): JsonObject | boolean {
-  if (value === false) return false;
-  return isJsonObject(value) ? value : nameRecord();
+  return value === false ? false : objectOr(value);
 }
 
 function dialectChanges(previous: ContractEntry, current: ContractEntry): Finding[] {

@@ -12,7 +12,7 @@
 import type { JsonObject, JsonSchema, JsonValue } from '../contract/model.js';
 import { DEFINITION_DESCRIPTION, resolvePointer } from '../contract/schema.js';
 import type { Finding } from './finding.js';
-import { asSchema, canonicalSet, jsonEqual, isJsonObject, ownRecord, stringsOf, without } from './json.js';
+import { asSchema, canonicalSet, jsonEqual, isJsonObject, objectOr, ownRecord, stringsOf, without } from './json.js';
 import { patternContains } from './patterns.js';
 import { whereOf } from './path.js';
 import { withoutAnnotations } from './renames.js';
@@ -406,8 +406,8 @@ class Walker {
   // ── objects ────────────────────────────────────────────────────────────────────────────
 
   private objectMembers(prev: JsonObject, curr: JsonObject, at: Location): void {
-    const pp = isJsonObject(prev.properties) ? prev.properties : ownRecord();
-    const cp = isJsonObject(curr.properties) ? curr.properties : ownRecord();
+    const pp = objectOr(prev.properties);
+    const cp = objectOr(curr.properties);
     const preq = new Set(stringsOf(prev.required));
     const creq = new Set(stringsOf(curr.required));
     const pAdditional = prev.additionalProperties;
@@ -486,8 +486,8 @@ class Walker {
       this.walk(asSchema(pAdditional), asSchema(cAdditional), inner(at, 'additionalProperties'));
     }
 
-    const ppat = isJsonObject(prev.patternProperties) ? prev.patternProperties : ownRecord();
-    const cpat = isJsonObject(curr.patternProperties) ? curr.patternProperties : ownRecord();
+    const ppat = objectOr(prev.patternProperties);
+    const cpat = objectOr(curr.patternProperties);
     // Names matching a pattern one side does not list are governed by that side's
     // additionalProperties (dropping a pattern from a closed object rejects those names).
     for (const pattern of [...new Set([...Object.keys(ppat), ...Object.keys(cpat)])].sort()) {
@@ -497,8 +497,8 @@ class Walker {
     }
 
     this.dependentRequired(prev, curr, at);
-    const pdep = isJsonObject(prev.dependentSchemas) ? prev.dependentSchemas : ownRecord();
-    const cdep = isJsonObject(curr.dependentSchemas) ? curr.dependentSchemas : ownRecord();
+    const pdep = objectOr(prev.dependentSchemas);
+    const cdep = objectOr(curr.dependentSchemas);
     for (const name of [...new Set([...Object.keys(pdep), ...Object.keys(cdep)])].sort()) {
       this.walk(asSchema(pdep[name]), asSchema(cdep[name]), alongside(at, prev, curr, 'dependentSchemas', name));
     }
@@ -518,8 +518,8 @@ class Walker {
 
   private dependentRequired(prev: JsonObject, curr: JsonObject, at: Location): void {
     if (jsonEqual(prev.dependentRequired, curr.dependentRequired)) return;
-    const p = isJsonObject(prev.dependentRequired) ? prev.dependentRequired : ownRecord();
-    const c = isJsonObject(curr.dependentRequired) ? curr.dependentRequired : ownRecord();
+    const p = objectOr(prev.dependentRequired);
+    const c = objectOr(curr.dependentRequired);
     for (const name of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
       const before = new Set(stringsOf(p[name]));
       const after = new Set(stringsOf(c[name]));
@@ -852,8 +852,8 @@ function disjoint(a: JsonSchema, b: JsonSchema): boolean {
   const va = allowedValuesOf(a);
   const vb = allowedValuesOf(b);
   if (va !== null && vb !== null && ![...va.keys()].some((k) => vb.has(k))) return true;
-  const pa = isJsonObject(a.properties) ? a.properties : ownRecord();
-  const pb = isJsonObject(b.properties) ? b.properties : ownRecord();
+  const pa = objectOr(a.properties);
+  const pb = objectOr(b.properties);
   const ra = new Set(stringsOf(a.required));
   const rb = new Set(stringsOf(b.required));
   for (const name of Object.keys(pa)) {
