@@ -120,6 +120,8 @@ function verdict(review: ServerReview): string {
   const threshold = mdCode(`fail-on: ${review.failOn}`);
   const release = releaseSentence(review);
   const alert = (kind: 'CAUTION' | 'NOTE', text: string) => `> [!${gate.pass ? kind : 'CAUTION'}]\n> ${text}`;
+  // The contract changes pass, but a stale lockfile or a version too small fails the check: said first.
+  const failedThough = (why: string) => alert('CAUTION', `**Contract check failed** for ${name}, though ${why}.${release}`);
   switch (gate.verdict) {
     case 'blocked': {
       const fresh = new Set(review.approvalCoverage?.newSinceApproval ?? []);
@@ -140,21 +142,20 @@ function verdict(review: ServerReview): string {
         : `${changesIn(gate.blocking)} at or above ${threshold} ${gate.blocking.length === 1 ? 'is' : 'are'} approved, but this check still fails`;
       return alert('NOTE', `**Approved by label** ${mdCode(review.approval?.label ?? '')}${by}: ${outcome}.${release}`);
     }
-    // Below, the contract changes pass; a stale lockfile or a version too small can still fail the check, and the verdict says so first.
     case 'accepted':
-      if (!gate.pass) return alert('CAUTION', `**Contract check failed** for ${name}, though every change at or above ${threshold} is accepted by the allow-list (listed below).${release}`);
+      if (!gate.pass) return failedThough(`every change at or above ${threshold} is accepted by the allow-list (listed below)`);
       return alert('NOTE', `**Contract gate passed**: every change at or above ${threshold} is accepted by the allow-list (listed below).${release}`);
     case 'below-threshold':
-      if (!gate.pass) return alert('CAUTION', `**Contract check failed** for ${name}, though no change reaches ${threshold} (${changesIn(everyChange(review))}).${release}`);
+      if (!gate.pass) return failedThough(`no change reaches ${threshold} (${changesIn(everyChange(review))})`);
       return `✅ **Contract gate passed**: no change reaches ${threshold} (${changesIn(everyChange(review))}).${release}`;
     case 'not-gated':
-      if (!gate.pass) return alert('CAUTION', `**Contract check failed** for ${name}, though the contract gate is off (${mdCode('fail-on: never')}) for ${changesIn(everyChange(review))}.${release}`);
+      if (!gate.pass) return failedThough(`the contract gate is off (${mdCode('fail-on: never')}) for ${changesIn(everyChange(review))}`);
       return `The contract gate is off (${mdCode('fail-on: never')}): this review only reports ${changesIn(everyChange(review))}.${release}`;
     case 'unknown':
       return alert('CAUTION', `**Could not review ${name}** at ${mdCode(shortSha(review.headSha))}, so this check fails. What went wrong:`);
     case 'clean': {
       const changes = everyChange(review);
-      if (!gate.pass) return alert('CAUTION', `**Contract check failed** for ${name}, though ${changes.length === 0 ? 'there are no contract changes' : `no change fails the gate (${changesIn(changes)})`}.${release}`);
+      if (!gate.pass) return failedThough(changes.length === 0 ? 'there are no contract changes' : `no change fails the gate (${changesIn(changes)})`);
       return changes.length === 0 ? '✅ **Contract gate passed**: no contract changes.' : `✅ **Contract gate passed** (${changesIn(changes)}).${release}`;
     }
   }
