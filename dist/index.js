@@ -51208,6 +51208,8 @@ function verdict(review) {
     const threshold = mdCode(`fail-on: ${review.failOn}`);
     const release = releaseSentence(review);
     const alert = (kind, text) => `> [!${gate.pass ? kind : 'CAUTION'}]\n> ${text}`;
+    // The contract changes pass, but a stale lockfile or a version too small fails the check: said first.
+    const failedThough = (why) => alert('CAUTION', `**Contract check failed** for ${name}, though ${why}.${release}`);
     switch (gate.verdict) {
         case 'blocked': {
             const fresh = new Set(review.approvalCoverage?.newSinceApproval ?? []);
@@ -51228,25 +51230,24 @@ function verdict(review) {
                 : `${changesIn(gate.blocking)} at or above ${threshold} ${gate.blocking.length === 1 ? 'is' : 'are'} approved, but this check still fails`;
             return alert('NOTE', `**Approved by label** ${mdCode(review.approval?.label ?? '')}${by}: ${outcome}.${release}`);
         }
-        // Below, the contract changes pass; a stale lockfile or a version too small can still fail the check, and the verdict says so first.
         case 'accepted':
             if (!gate.pass)
-                return alert('CAUTION', `**Contract check failed** for ${name}, though every change at or above ${threshold} is accepted by the allow-list (listed below).${release}`);
+                return failedThough(`every change at or above ${threshold} is accepted by the allow-list (listed below)`);
             return alert('NOTE', `**Contract gate passed**: every change at or above ${threshold} is accepted by the allow-list (listed below).${release}`);
         case 'below-threshold':
             if (!gate.pass)
-                return alert('CAUTION', `**Contract check failed** for ${name}, though no change reaches ${threshold} (${changesIn(everyChange(review))}).${release}`);
+                return failedThough(`no change reaches ${threshold} (${changesIn(everyChange(review))})`);
             return `✅ **Contract gate passed**: no change reaches ${threshold} (${changesIn(everyChange(review))}).${release}`;
         case 'not-gated':
             if (!gate.pass)
-                return alert('CAUTION', `**Contract check failed** for ${name}, though the contract gate is off (${mdCode('fail-on: never')}) for ${changesIn(everyChange(review))}.${release}`);
+                return failedThough(`the contract gate is off (${mdCode('fail-on: never')}) for ${changesIn(everyChange(review))}`);
             return `The contract gate is off (${mdCode('fail-on: never')}): this review only reports ${changesIn(everyChange(review))}.${release}`;
         case 'unknown':
             return alert('CAUTION', `**Could not review ${name}** at ${mdCode(shortSha(review.headSha))}, so this check fails. What went wrong:`);
         case 'clean': {
             const changes = everyChange(review);
             if (!gate.pass)
-                return alert('CAUTION', `**Contract check failed** for ${name}, though ${changes.length === 0 ? 'there are no contract changes' : `no change fails the gate (${changesIn(changes)})`}.${release}`);
+                return failedThough(changes.length === 0 ? 'there are no contract changes' : `no change fails the gate (${changesIn(changes)})`);
             return changes.length === 0 ? '✅ **Contract gate passed**: no contract changes.' : `✅ **Contract gate passed** (${changesIn(changes)}).${release}`;
         }
     }
@@ -56400,8 +56401,8 @@ class Walker {
     }
     // ── objects ────────────────────────────────────────────────────────────────────────────
     objectMembers(prev, curr, at) {
-        const pp = model_isJsonObject(prev.properties) ? prev.properties : ownRecord();
-        const cp = model_isJsonObject(curr.properties) ? curr.properties : ownRecord();
+        const pp = objectOr(prev.properties);
+        const cp = objectOr(curr.properties);
         const preq = new Set(stringsOf(prev.required));
         const creq = new Set(stringsOf(curr.required));
         const pAdditional = prev.additionalProperties;
@@ -56485,8 +56486,8 @@ class Walker {
         if (!diff_json_jsonEqual(pAdditional, cAdditional)) {
             this.walk(asSchema(pAdditional), asSchema(cAdditional), inner(at, 'additionalProperties'));
         }
-        const ppat = model_isJsonObject(prev.patternProperties) ? prev.patternProperties : ownRecord();
-        const cpat = model_isJsonObject(curr.patternProperties) ? curr.patternProperties : ownRecord();
+        const ppat = objectOr(prev.patternProperties);
+        const cpat = objectOr(curr.patternProperties);
         // Names matching a pattern one side does not list are governed by that side's
         // additionalProperties (dropping a pattern from a closed object rejects those names).
         for (const pattern of [...new Set([...Object.keys(ppat), ...Object.keys(cpat)])].sort()) {
@@ -56495,8 +56496,8 @@ class Walker {
             this.walk(p, c, inner(at, 'patternProperties', pattern));
         }
         this.dependentRequired(prev, curr, at);
-        const pdep = model_isJsonObject(prev.dependentSchemas) ? prev.dependentSchemas : ownRecord();
-        const cdep = model_isJsonObject(curr.dependentSchemas) ? curr.dependentSchemas : ownRecord();
+        const pdep = objectOr(prev.dependentSchemas);
+        const cdep = objectOr(curr.dependentSchemas);
         for (const name of [...new Set([...Object.keys(pdep), ...Object.keys(cdep)])].sort()) {
             this.walk(asSchema(pdep[name]), asSchema(cdep[name]), alongside(at, prev, curr, 'dependentSchemas', name));
         }
@@ -56519,8 +56520,8 @@ class Walker {
     dependentRequired(prev, curr, at) {
         if (diff_json_jsonEqual(prev.dependentRequired, curr.dependentRequired))
             return;
-        const p = model_isJsonObject(prev.dependentRequired) ? prev.dependentRequired : ownRecord();
-        const c = model_isJsonObject(curr.dependentRequired) ? curr.dependentRequired : ownRecord();
+        const p = objectOr(prev.dependentRequired);
+        const c = objectOr(curr.dependentRequired);
         for (const name of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
             const before = new Set(stringsOf(p[name]));
             const after = new Set(stringsOf(c[name]));
@@ -56868,8 +56869,8 @@ function disjoint(a, b) {
     const vb = allowedValuesOf(b);
     if (va !== null && vb !== null && ![...va.keys()].some((k) => vb.has(k)))
         return true;
-    const pa = model_isJsonObject(a.properties) ? a.properties : ownRecord();
-    const pb = model_isJsonObject(b.properties) ? b.properties : ownRecord();
+    const pa = objectOr(a.properties);
+    const pb = objectOr(b.properties);
     const ra = new Set(stringsOf(a.required));
     const rb = new Set(stringsOf(b.required));
     for (const name of Object.keys(pa)) {
@@ -57431,9 +57432,7 @@ const outputSchema = (previous, current, comparison) => {
     return walked('outputSchema', previous, current, comparison);
 };
 function schemaOr(value) {
-    if (value === false)
-        return false;
-    return model_isJsonObject(value) ? value : nameRecord();
+    return value === false ? false : objectOr(value);
 }
 function dialectChanges(previous, current) {
     const out = [];

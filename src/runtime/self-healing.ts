@@ -91,10 +91,12 @@ interface CompiledDelta {
   readonly xml: string;
   /** The argument paths it is about, as `pathKey`s (two for a renamed argument); none for the tool as a whole. */
   readonly paths: readonly string[];
-  /** About the members of the objects at `paths` (an unknown member's line is about it). */
-  readonly members: boolean;
-  /** About the values at `paths` themselves, not what they hold. */
-  readonly own: boolean;
+  /**
+   * Which failing fields it is about: `holding` the arguments at `paths` and anything inside
+   * them; `members` the undeclared members sent into the objects at `paths` (and those objects);
+   * `value` the values at `paths` themselves (a bound, an allowed value), not what they hold.
+   */
+  readonly reach: 'holding' | 'members' | 'value';
 }
 
 /** The block for one scope (a tool's global deltas, or one action's), split where a call's deltas go. */
@@ -199,14 +201,14 @@ function compileTool(entry: ToolDeltas, options: EnrichOptions): CompiledTool | 
 function compileDelta(delta: Readonly<Delta>, flagged: ReadonlySet<string>): CompiledDelta {
   const xml = renderContractDelta(delta, { brief: true, maxValueLength: MAX_VALUE_LENGTH, flaggedFields: flagged });
   const location = argumentLocationOf(delta.field);
-  if (location === undefined) return { xml, paths: [], members: false, own: false };
+  if (location === undefined) return { xml, paths: [], reach: 'holding' };
   if (delta.kind === 'property-renamed' && typeof delta.previous === 'string' && typeof delta.current === 'string') {
     const last = location.path.at(-1);
     const parent = last === delta.previous || last === delta.current ? location.path.slice(0, -1) : location.path;
-    return { xml, paths: [pathKey([...parent, delta.previous]), pathKey([...parent, delta.current])], members: false, own: false };
+    return { xml, paths: [pathKey([...parent, delta.previous]), pathKey([...parent, delta.current])], reach: 'holding' };
   }
-  const keyword = location.keyword;
-  return { xml, paths: [pathKey(location.path)], members: keyword !== undefined && MEMBER_KEYWORDS.has(keyword), own: keyword !== undefined && VALUE_KEYWORDS.has(keyword) };
+  const keyword = location.keyword ?? '';
+  return { xml, paths: [pathKey(location.path)], reach: MEMBER_KEYWORDS.has(keyword) ? 'members' : VALUE_KEYWORDS.has(keyword) ? 'value' : 'holding' };
 }
 
 function compileScope(action: string | null, deltas: readonly Readonly<Delta>[], rendered: ReadonlyMap<Readonly<Delta>, CompiledDelta>): CompiledScope {
@@ -253,16 +255,24 @@ function parentOf(path: string): string {
 
 /**
  * Whether a delta is about a field the call got wrong: the same argument, or an object holding
- * it (its type or shape changed, not one of its own bounds or values). A delta about an object's members (`additionalProperties`)
- * is about the undeclared members sent into it. An error about the arguments as a whole (a
- * field `(root)`) may be about anything.
+ * it (its type or shape changed, not one of its own bounds or values). A delta about an
+ * object's members (`additionalProperties`) is about the undeclared members sent into it. An
+ * error about the arguments as a whole (a field `(root)`) may be about anything.
  */
 function isAbout(delta: CompiledDelta, field: FailingField): boolean {
   if (field.path === '') return delta.paths.length > 0;
-  for (const path of delta.paths) {
-    if (delta.own ? field.path === path : delta.members ? (field.unknown && under(parentOf(field.path), path) && under(path, parentOf(field.path))) || field.path === path : under(field.path, path)) return true;
+  return delta.paths.some((path) => reaches(delta.reach, path, field));
+}
+
+function reaches(reach: CompiledDelta['reach'], path: string, field: FailingField): boolean {
+  switch (reach) {
+    case 'value':
+      return field.path === path;
+    case 'members':
+      return field.path === path || (field.unknown && under(parentOf(field.path), path) && under(path, parentOf(field.path)));
+    case 'holding':
+      return under(field.path, path);
   }
-  return false;
 }
 
 /** The block for one call: the deltas about its failing fields (at most `max`), the others counted. */
