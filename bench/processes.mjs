@@ -113,6 +113,7 @@ const cases = [
   { id: 'json-schema-diff', argv: node(references, 'json-schema-diff', thousand.before, thousand.after), exits: [0], reports: true },
   { id: 'floor', argv: node(references, 'lockfile-floor', lockfile), exits: [0] },
   { id: 'dumps-floor', argv: node(references, 'dumps-floor', thousand.before, thousand.after), exits: [0] },
+  { id: 'engine-floor', argv: node(references, 'engine-floor', thousand.before, thousand.after), exits: [0] },
   ...commands(ROOT, ''),
   ...(BASELINE ? commands(BASELINE, 'baseline ') : []),
   ...(peer ? [{ id: 'peer-1k', argv: [peer, '--format', 'json', 'diff', ...thousand.peer], exits: [0, 1] }] : []),
@@ -160,6 +161,9 @@ rows.push(['read and parse the two 1,000-tool dumps (the floor of diff)', `${sec
 pair('diff --format json, 1,000 tools, 100 changed', 'diff-1k', '(see the next three rows)', '');
 rows.push(['  / the floor of diff', `${(ms('diff-1k') / ms('dumps-floor')).toFixed(2)}×`, '(reference)', '']);
 rows.push(['  / json-schema-diff on the changed pairs', `${diffRatio.toFixed(3)}×`, '≤ 0.15×', diffRatio <= 0.15]);
+// What the target leaves for the work itself: a diff must load its code and read both dumps.
+rows.push(['  of which: load diff\'s code, read and parse the dumps, no work', `${seconds(ms('engine-floor'))}${mib('engine-floor')}`, '(reference)', '']);
+rows.push(['    / json-schema-diff on the changed pairs', `${(ms('engine-floor') / jsdMs).toFixed(3)}×`, '(reference)', '']);
 if (TIME) rows.push(['  peak memory', `${peak('diff-1k').toFixed(0)} MiB`, '≤ 150 MiB', peak('diff-1k') <= 150]);
 if (peer) {
   rows.push([`mcpdiff (mcp-contracts), same dumps`, `${seconds(ms('peer-1k'))}${mib('peer-1k')}`, '(reference)', '']);

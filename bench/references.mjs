@@ -7,6 +7,9 @@
 //        serialize the lockfile's bytes, nothing else
 //   node bench/references.mjs dumps-floor OLD NEW         the floor of `diff`: read and parse the two
 //        dumps, nothing else
+//   node bench/references.mjs engine-floor OLD NEW        the same, after loading the code `diff`
+//        loads (its command module and all it imports): the least any run of this engine can
+//        take, before it normalizes, compares or reports anything
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -35,10 +38,11 @@ if (mode === 'json-schema-diff') {
   const digest = createHash('sha256').update(text).digest('hex');
   const written = `${JSON.stringify(data, null, 2)}\n`;
   if (digest.length === 0 || written.length === 0) process.exitCode = 1;
-} else if (mode === 'dumps-floor') {
+} else if (mode === 'dumps-floor' || mode === 'engine-floor') {
+  if (mode === 'engine-floor') await import(new URL('../lib/cli/diff-command.js', import.meta.url).href);
   const dumps = paths.map((path) => JSON.parse(readFileSync(path, 'utf8')));
   if (!dumps.every((dump) => Array.isArray(dump.tools))) process.exitCode = 1;
 } else {
-  console.error('usage: node bench/references.mjs json-schema-diff OLD NEW | lockfile-floor LOCKFILE | dumps-floor OLD NEW');
+  console.error('usage: node bench/references.mjs json-schema-diff OLD NEW | lockfile-floor LOCKFILE | dumps-floor OLD NEW | engine-floor OLD NEW');
   process.exitCode = 2;
 }
