@@ -99,11 +99,9 @@ export function unionAt(root: JsonSchema, pointer: string, value: unknown): { ch
   let chosen = picked === undefined ? -1 : branches.findIndex((branch) => resolveRef(root, branch) === picked);
   if (chosen === -1) {
     // Else the one branch of the value's type (the string branch of `string | null`).
-    const type = jsonTypeOf(value);
     const admitting = branches.flatMap((branch, index) => {
       const resolved = resolveRef(root, branch);
-      const types = resolved === undefined ? [] : Array.isArray(resolved.type) ? resolved.type : [resolved.type];
-      return resolved !== undefined && (resolved.type === undefined || types.some((t) => typeof t === 'string' && isSubtype(type, t))) ? [index] : [];
+      return resolved !== undefined && admitsTypeOf(resolved, value) ? [index] : [];
     });
     if (admitting.length === 1) chosen = admitting[0] as number;
   }
@@ -178,12 +176,27 @@ export function propertyNames(root: JsonSchema, schema: JsonSchema | undefined, 
   return [...names].sort();
 }
 
+/** The type names a schema's `type` lists (a member that is not a string names none). */
+function typesOf(schema: JsonSchema): string[] {
+  if (typeof schema.type === 'string') return [schema.type];
+  return Array.isArray(schema.type) ? schema.type.filter((type): type is string => typeof type === 'string') : [];
+}
+
+/**
+ * Whether `value` has a type the schema admits: any, without `type`; else one it names. A
+ * `type` that names none (`[]`, `5`) admits nothing, as the validators that accept it read it
+ * (Python's jsonschema fails every value against `type: []`).
+ */
+export function admitsTypeOf(schema: JsonSchema, value: unknown): boolean {
+  if (schema.type === undefined) return true;
+  const type = jsonTypeOf(value);
+  return typesOf(schema).some((t) => isSubtype(type, t));
+}
+
+/** The type a schema is read as: the first it names besides null, else an object's when it has properties. */
 function typeOf(schema: JsonSchema): string | undefined {
-  if (typeof schema.type === 'string') return schema.type;
-  if (Array.isArray(schema.type)) {
-    const types = schema.type.filter((type): type is string => typeof type === 'string');
-    return types.find((type) => type !== 'null') ?? types[0];
-  }
+  const types = typesOf(schema);
+  if (types.length > 0) return types.find((type) => type !== 'null') ?? types[0];
   if (isSchema(schema.properties)) return 'object';
   return undefined;
 }
@@ -258,7 +271,7 @@ export function describeSchema(root: JsonSchema, schema: JsonSchema | undefined)
     return distinct.length === 1 ? distinct[0] : distinct.map((text) => `(${text})`).join(' or ');
   }
   // `type: ["string", "number"]` is how converters write a union of primitives.
-  const types = Array.isArray(schema.type) ? schema.type.filter((t): t is string => typeof t === 'string') : [type];
+  const types = typesOf(schema);
   const item = type === 'array' && isSchema(schema.items) ? (describeSchema(root, resolveRef(root, schema.items)) ?? 'values') : undefined;
   // An item's own constraints in parentheses, so they do not read as the array's.
   const head = item === undefined ? type : `array of ${item.includes(' with ') ? `(${item})` : item}`;

@@ -5,6 +5,7 @@
  * without asking anyone, and nothing twice: agents pay for every token on every retry.
  */
 import {
+  admitsTypeOf,
   describeSchema,
   discriminatorValues,
   exampleFor,
@@ -27,7 +28,6 @@ import {
   escapeText,
   isSubtype,
   jsonTypeName,
-  jsonTypeOf,
   listValues,
   truncate,
   type ArgumentPath,
@@ -569,10 +569,7 @@ function normalizeAjvError(error: AjvErrorFields, args: unknown): FieldIssue {
 /** Whether `value` has a type the items of the array at `path` may have (any, when the schema does not say). */
 function holdsItem(context: Context, path: ArgPath, value: unknown): boolean {
   const items = context.root === undefined ? undefined : schemaAt(context.root, [...path, 0], context.args);
-  if (items === undefined) return true;
-  const types = Array.isArray(items.type) ? items.type : typeof items.type === 'string' ? [items.type] : [];
-  const type = jsonTypeOf(value);
-  return types.length === 0 || types.some((t) => typeof t === 'string' && isSubtype(type, t));
+  return items === undefined || admitsTypeOf(items, value);
 }
 
 /** Whether the argument at `path` is a declared property its object does not require. */

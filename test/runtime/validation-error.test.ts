@@ -156,6 +156,31 @@ describe('formatValidationError with ajv errors', () => {
   });
 });
 
+describe('reading a schema\'s type', () => {
+  // A string where an array of `items` is expected: wrapping it helps only if the items may be strings.
+  const wrapHint = (items: Record<string, unknown>) =>
+    field(
+      formatValidationError([{ code: 'invalid_type', expected: 'array', path: ['tags'], message: 'Expected array, received string' }], {
+        args: { tags: 'one' },
+        schema: { type: 'object', properties: { tags: { type: 'array', items } } },
+      }),
+      'tags',
+    );
+
+  it('offers to wrap a value only in an array whose items may have its type', () => {
+    expect(wrapHint({ type: 'string' })).toContain('Wrap the value in an array: ["one"].');
+    expect(wrapHint({ type: ['integer', 'string'] })).toContain('Wrap the value in an array');
+    expect(wrapHint({ minLength: 1 })).toContain('Wrap the value in an array');
+    expect(wrapHint({ type: 'object' })).not.toContain('Wrap');
+  });
+
+  it('reads a type that names no type ([], 5) as admitting nothing, as the validators that accept it do', () => {
+    expect(wrapHint({ type: [] })).not.toContain('Wrap');
+    expect(wrapHint({ type: 5 })).not.toContain('Wrap');
+    expect(wrapHint({ type: [5, 'string'] })).toContain('Wrap the value in an array');
+  });
+});
+
 describe('sent values, escaping, example', () => {
   it('truncates long sent values', () => {
     const args = { username: 'x'.repeat(500), email: 'a@b.co', age: 20, role: 'user' };
