@@ -9,13 +9,25 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { UserError } from './errors.js';
 
 /**
- * The UTF-8 text of a file's bytes, decoded in one piece. `readFile(path, 'utf8')` decodes each
+ * The text of a JSON file's bytes, decoded in one piece. `readFile(path, 'utf8')` decodes each
  * chunk as it arrives and joins the pieces into a rope, which every later read of the text
  * (a regex, a comparison, JSON.parse) must first copy flat: on a 5 MB lockfile, twice the time
- * of reading it. A byte order mark is not part of the text: Windows tools write one (Windows
- * PowerShell's `Out-File`, Notepad), and `JSON.parse` refuses it.
+ * of reading it.
+ *
+ * Windows writes JSON other ways than UTF-8: Notepad adds a byte order mark, and Windows
+ * PowerShell's `>` and `Out-File` (the usual way to save a `tools/list` dump there) write
+ * UTF-16 with one. The mark says the encoding and is not part of the text (`JSON.parse`
+ * refuses it). Without a mark, UTF-16 shows in the first two bytes: JSON text starts with an
+ * ASCII character, so one of them is zero (RFC 4627, section 3).
  */
 export function decodedText(bytes: Buffer): string {
+  const [first, second] = bytes;
+  if ((first === 0xff && second === 0xfe) || (first !== 0 && second === 0)) return bytes.toString('utf16le', first === 0xff ? 2 : 0);
+  if ((first === 0xfe && second === 0xff) || (first === 0 && second !== 0 && second !== undefined)) {
+    // Node decodes UTF-16 only little-endian: swap each pair (a last odd byte is no character).
+    const from = first === 0xfe ? 2 : 0;
+    return Buffer.from(bytes.subarray(from, from + ((bytes.length - from) & ~1))).swap16().toString('utf16le');
+  }
   const text = bytes.toString('utf8');
   return text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text;
 }

@@ -115,6 +115,28 @@ describe('file-system errors', () => {
     expect(check.code).toBe(0);
   });
 
+  it('UTF-16 (as Windows PowerShell\'s `>` writes a dump) is decoded, with or without a byte order mark, in either byte order', async () => {
+    const repo = mkdtempSync(join(tmpdir(), 'mcg-utf16-'));
+    const littleEndian = (text: string) => Buffer.from(text, 'utf16le');
+    const encodings: Record<string, (text: string) => Buffer> = {
+      'UTF-16LE with a mark': (text) => Buffer.concat([Buffer.from([0xff, 0xfe]), littleEndian(text)]),
+      'UTF-16LE': littleEndian,
+      'UTF-16BE with a mark': (text) => Buffer.concat([Buffer.from([0xfe, 0xff]), littleEndian(text).swap16()]),
+      'UTF-16BE': (text) => littleEndian(text).swap16(),
+    };
+    const dump = (required: string[]) =>
+      JSON.stringify({ tools: [{ name: 'café', description: 'Réserve ✓', inputSchema: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, required } }] });
+    for (const [encoding, encode] of Object.entries(encodings)) {
+      writeFileSync(join(repo, 'old.json'), encode(dump(['a'])));
+      writeFileSync(join(repo, 'new.json'), encode(dump(['a', 'b'])));
+      const diff = await cli(['diff', 'old.json', 'new.json'], { cwd: repo });
+      expect(diff.stdout, encoding).toContain('tool café');
+      expect(diff.stdout, encoding).toContain('property "b" is now required');
+      const compiled = await cli(['compile', 'old.json', '--format', 'json'], { cwd: repo });
+      expect(JSON.parse(compiled.stdout).tools['café'].contract.description, encoding).toBe('Réserve ✓');
+    }
+  });
+
   it('lock replaces the lockfile atomically, keeping its permissions and leaving no temporary file', async () => {
     const repo = mkdtempSync(join(tmpdir(), 'mcg-atomic-'));
     const lockfile = join(repo, 'mcp-contracts.lock.json');
