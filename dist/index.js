@@ -29595,7 +29595,7 @@ function qstring(str) {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _compile_interrupt_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9514);
-/* harmony import */ var _github_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9053);
+/* harmony import */ var _github_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4871);
 /**
  * Entry point of the GitHub Action (bundled into dist/index.js by `npm run build:action`).
  * Thin on purpose: everything lives in src/github, where the decisions are pure and tested.
@@ -29633,7 +29633,7 @@ function exitOnInterrupt() {
 
 /***/ }),
 
-/***/ 9053:
+/***/ 4871:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -53233,6 +53233,192 @@ function isEventPrefix(chunk, i, firstCharCode) {
 
 //# sourceMappingURL=index.js.map
 
+;// CONCATENATED MODULE: ./lib/compile/legacy-sse.js
+
+
+
+
+/** Answers to the server's own requests (ping, roots/list…) sent in one session: past it, the server is flooding. */
+const MAX_REPLIES = 1_000;
+/** How long a notification or an answer of ours may take to be accepted (a request's own timeout bounds its POST). */
+const COURTESY_TIMEOUT_MS = 10_000;
+/**
+ * MCP's HTTP+SSE transport (protocol 2024-11-05), which many deployed servers still speak
+ * (FastMCP's `transport="sse"`, the SDKs' SSE server transports): a GET opens an event stream
+ * whose first event, `endpoint`, says where to POST messages, and every answer comes back on
+ * that stream. The stream stays open for the whole session and is read by one loop that hands
+ * each answer to the request waiting for it and answers the server's own requests. Every
+ * event is bounded by `MAX_MESSAGE_BYTES`, every request by its timeout, the endpoint must be
+ * on the URL's own origin (the user's headers go there), and `close` ends the stream.
+ */
+class LegacySseSession {
+    send;
+    endpoint;
+    stream;
+    shownUrl;
+    evidence;
+    answerServer;
+    waiting = new Map();
+    failure;
+    replies = 0;
+    constructor(send, endpoint, stream, shownUrl, evidence, answerServer) {
+        this.send = send;
+        this.endpoint = endpoint;
+        this.stream = stream;
+        this.shownUrl = shownUrl;
+        this.evidence = evidence;
+        this.answerServer = answerServer;
+    }
+    /**
+     * Open the stream at `url` and wait (up to `timeoutMs`) for its `endpoint` event. Undefined
+     * when `url` does not serve this transport: no event stream, or none that names an endpoint.
+     */
+    static async open(send, url, shownUrl, timeoutMs, evidence, answerServer) {
+        const stream = new AbortController();
+        const deadline = setTimeout(() => stream.abort(), timeoutMs);
+        let session;
+        let endpoint;
+        let overflowed = false;
+        try {
+            const response = await send('GET', url, undefined, stream.signal);
+            if (!response.ok || !(response.headers.get('content-type') ?? '').includes('text/event-stream') || !response.body) {
+                await response.body?.cancel();
+                return undefined;
+            }
+            // An event stream: this transport is spoken here, and its failures are what to report.
+            evidence.httpStatus = response.status;
+            const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+            const parser = createParser({
+                maxBufferSize: MAX_MESSAGE_BYTES,
+                onError: (error) => {
+                    if (error.type !== 'max-buffer-size-exceeded')
+                        return;
+                    overflowed = true;
+                    session?.fail(new ChannelError('protocol', `${shownUrl} sent an event of more than ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB; capture stopped`));
+                },
+                onEvent: (event) => {
+                    if (session !== undefined) {
+                        if (event.event === undefined || event.event === 'message')
+                            session.receive(event.data);
+                    }
+                    else if (event.event === 'endpoint' && endpoint === undefined) {
+                        endpoint = event.data.trim();
+                    }
+                },
+            });
+            while (endpoint === undefined) {
+                const { value, done } = await reader.read();
+                if (done || overflowed) {
+                    await reader.cancel().catch(() => { });
+                    return undefined;
+                }
+                parser.feed(value);
+            }
+            let target;
+            try {
+                target = new URL(endpoint, response.url || url);
+            }
+            catch {
+                throw new ChannelError('protocol', `${shownUrl} named a message endpoint that is not a URL (${JSON.stringify(endpoint.slice(0, 200))})`, 'initialize');
+            }
+            if (target.origin !== new URL(url).origin) {
+                throw new ChannelError('protocol', `${shownUrl} named a message endpoint on another origin (${target.origin}); its messages are not sent there`, 'initialize');
+            }
+            clearTimeout(deadline);
+            session = new LegacySseSession(send, target.href, stream, shownUrl, evidence, answerServer);
+            void session.read(reader, parser);
+            return session;
+        }
+        catch (error) {
+            stream.abort();
+            if (error instanceof ChannelError)
+                throw error;
+            return undefined;
+        }
+        finally {
+            clearTimeout(deadline);
+        }
+    }
+    /** Send a request and wait for its answer on the stream. */
+    async request(message, method, timeoutMs) {
+        if (this.failure)
+            throw this.failure;
+        const id = message.id;
+        let timer;
+        const answer = new Promise((resolve, reject) => {
+            this.waiting.set(id, { resolve, reject });
+            timer = setTimeout(() => {
+                this.evidence.timedOutOn = method;
+                reject(new ChannelError('timeout', `${this.shownUrl} did not answer ${method} within ${timeoutMs / 1000} s`, method));
+            }, timeoutMs);
+        });
+        // Rejected while the POST is still under way, it is awaited only after: not an unhandled rejection.
+        answer.catch(() => { });
+        try {
+            await this.post(message, method, timeoutMs);
+            return await answer;
+        }
+        finally {
+            clearTimeout(timer);
+            this.waiting.delete(id);
+        }
+    }
+    async notify(message, method) {
+        if (this.failure)
+            throw this.failure;
+        await this.post(message, method, COURTESY_TIMEOUT_MS);
+    }
+    close() {
+        this.fail(new ChannelError('protocol', 'the session was closed'));
+        this.stream.abort();
+    }
+    async post(message, method, timeoutMs) {
+        const response = await this.send('POST', this.endpoint, JSON.stringify(message), AbortSignal.timeout(timeoutMs)).catch((error) => {
+            throw new ChannelError('network', `could not send ${method} to ${this.shownUrl} (${error instanceof Error ? error.message : String(error)})`, method);
+        });
+        await response.body?.cancel();
+        if (!response.ok)
+            throw new ChannelError('http', `${this.shownUrl} answered ${method} with HTTP ${response.status} ${response.statusText}`.trim(), method);
+    }
+    /** The loop that reads the stream for the whole session. */
+    async read(reader, parser) {
+        try {
+            for (;;) {
+                const { value, done } = await reader.read();
+                if (done || this.failure)
+                    break;
+                parser.feed(value);
+            }
+            this.fail(new ChannelError('protocol', `${this.shownUrl} closed its event stream before the capture ended`));
+        }
+        catch {
+            this.fail(new ChannelError('network', `${this.shownUrl} broke off its event stream`));
+        }
+        finally {
+            await reader.cancel().catch(() => { });
+        }
+    }
+    receive(data) {
+        const message = parseJson(data);
+        if (!model_isJsonObject(message))
+            return;
+        if ('result' in message || 'error' in message) {
+            this.evidence.spokeJsonRpc = true;
+            this.waiting.get(message.id)?.resolve(message);
+        }
+        else if (typeof message.method === 'string' && message.id !== undefined && this.replies < MAX_REPLIES) {
+            // The server may be waiting for this answer before it answers us.
+            this.replies += 1;
+            this.post({ jsonrpc: '2.0', id: message.id, ...this.answerServer(message.method) }, message.method, COURTESY_TIMEOUT_MS).catch(() => { });
+        }
+    }
+    fail(error) {
+        this.failure ??= error;
+        for (const waiter of this.waiting.values())
+            waiter.reject(this.failure);
+    }
+}
+
 ;// CONCATENATED MODULE: ./lib/compile/env.js
 /**
  * The environment a server we start gets. The server is the code under review: under the
@@ -53828,6 +54014,7 @@ function serverInfoOf(result) {
 
 
 
+
 /**
  * Redirects followed for one request: an http→https hop and a path that moved, with room to
  * spare. More is a loop.
@@ -53840,7 +54027,7 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
  */
 const ERROR_BODY_BYTES = 64 * 1024;
 /** How long ending a session (a courtesy) or answering a server's request may take. */
-const COURTESY_TIMEOUT_MS = 2000;
+const http_COURTESY_TIMEOUT_MS = 2000;
 /**
  * JSON-RPC over MCP's streamable HTTP transport: each message is a POST; the answer is either
  * a JSON body or an SSE stream carrying it. The session id the server hands out is sent back,
@@ -53854,6 +54041,8 @@ class HttpChannel {
     nextId = 1;
     sessionId;
     protocolVersion;
+    /** Set when the server speaks the older HTTP+SSE transport (see openLegacy). */
+    legacy;
     shownUrl;
     /** The URL requests go to: fetch refuses one with a user and password in it. */
     url;
@@ -53873,30 +54062,51 @@ class HttpChannel {
     }
     async request(method, params, options) {
         const id = this.nextId++;
-        const signal = AbortSignal.timeout(options.timeoutMs);
-        const response = await this.post({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }, method, options, signal);
-        const message = await this.readAnswer(response, id, method, options.timeoutMs);
-        if (model_isJsonObject(message.error)) {
-            const { code, message: text, data } = message.error;
-            throw new RpcError(method, typeof code === 'number' ? code : 0, String(text ?? 'unknown error'), data);
+        const request = { jsonrpc: '2.0', id, method, ...(params ? { params } : {}) };
+        if (this.legacy)
+            return resultOf(await this.legacy.request(request, method, options.timeoutMs), method);
+        let response;
+        try {
+            response = await this.post(request, method, options, AbortSignal.timeout(options.timeoutMs));
         }
-        if (!model_isJsonObject(message.result))
-            throw new ChannelError('protocol', `the answer to ${method} has no result object`, method);
-        return message.result;
+        catch (error) {
+            this.legacy = id === 1 && refusesStreamable(error, this.evidence.httpStatus) ? await this.openLegacy(options.timeoutMs) : undefined;
+            if (!this.legacy)
+                throw error;
+            return resultOf(await this.legacy.request(request, method, options.timeoutMs), method);
+        }
+        return resultOf(await this.readAnswer(response, id, method, options.timeoutMs), method);
+    }
+    /**
+     * A URL that refuses the first POST with a 4xx may serve the older HTTP+SSE transport: the
+     * specification's backwards-compatibility rule is to GET it, expecting an event stream whose
+     * first event names the endpoint for messages. When it does not, the POST's refusal stands.
+     */
+    async openLegacy(timeoutMs) {
+        const refusal = this.evidence.httpStatus;
+        const send = (method, url, body, signal) => this.send(method, body, {}, signal, url);
+        const session = await LegacySseSession.open(send, this.url, this.shownUrl, timeoutMs, this.evidence, (method) => answerServerRequest(method, this.options.clientCapabilities));
+        if (session === undefined)
+            this.evidence.httpStatus = refusal;
+        return session;
     }
     setProtocolVersion(version) {
         this.protocolVersion = version;
     }
     async notify(method, params) {
+        const message = { jsonrpc: '2.0', method, ...(params ? { params } : {}) };
+        if (this.legacy)
+            return this.legacy.notify(message, method);
         const timeoutMs = 10_000;
-        const response = await this.post({ jsonrpc: '2.0', method, ...(params ? { params } : {}) }, method, { timeoutMs }, AbortSignal.timeout(timeoutMs));
+        const response = await this.post(message, method, { timeoutMs }, AbortSignal.timeout(timeoutMs));
         await response.body?.cancel();
     }
     async close() {
+        this.legacy?.close();
         if (this.sessionId === undefined)
             return;
         // Ending the session is a courtesy; a server that does not support DELETE answers 405.
-        await this.send('DELETE', undefined, {}, AbortSignal.timeout(COURTESY_TIMEOUT_MS))
+        await this.send('DELETE', undefined, {}, AbortSignal.timeout(http_COURTESY_TIMEOUT_MS))
             .then((r) => r.body?.cancel())
             .catch(() => { });
         this.sessionId = undefined;
@@ -53918,9 +54128,9 @@ class HttpChannel {
      * endpoint that moved still takes POSTs); once a hop leaves the URL's origin, the user's
      * headers and the session id stay behind for the rest of the chain.
      */
-    async send(method, body, extra, signal) {
+    async send(method, body, extra, signal, to = this.url) {
         const origin = new URL(this.url).origin;
-        let url = this.url;
+        let url = to;
         let sameOrigin = true;
         for (let hop = 0;; hop++) {
             const response = await fetch(url, { method, headers: this.headers(extra, sameOrigin), body, redirect: 'manual', signal });
@@ -54052,9 +54262,27 @@ class HttpChannel {
     }
     async reply(id, method) {
         const message = { jsonrpc: '2.0', id, ...answerServerRequest(method, this.options.clientCapabilities) };
-        const response = await this.send('POST', JSON.stringify(message), {}, AbortSignal.timeout(COURTESY_TIMEOUT_MS)).catch(() => undefined);
+        const response = await this.send('POST', JSON.stringify(message), {}, AbortSignal.timeout(http_COURTESY_TIMEOUT_MS)).catch(() => undefined);
         await response?.body?.cancel();
     }
+}
+/** The result of a JSON-RPC answer; its error, thrown. */
+function resultOf(message, method) {
+    if (model_isJsonObject(message.error)) {
+        const { code, message: text, data } = message.error;
+        throw new RpcError(method, typeof code === 'number' ? code : 0, String(text ?? 'unknown error'), data);
+    }
+    if (!model_isJsonObject(message.result))
+        throw new ChannelError('protocol', `the answer to ${method} has no result object`, method);
+    return message.result;
+}
+/**
+ * The first POST refused as a server of the older transport refuses it: 404 or 405 (no such
+ * route, or GET only), 400 (a GET-only handler reading a body it does not expect). Never an
+ * authentication failure: that is the user's to fix, under any transport.
+ */
+function refusesStreamable(error, status) {
+    return error instanceof ChannelError && error.failure === 'http' && (status === 400 || status === 404 || status === 405);
 }
 /** A body, read up to `limit` bytes; undefined when it is longer (the rest is not read). */
 async function readBody(response, limit) {
@@ -54344,7 +54572,7 @@ const DETECTORS = [
             return {
                 category: 'transport-mismatch',
                 confidence: 0.6,
-                explanation: `${evidence.target} answered HTTP ${evidence.httpStatus}: no streamable-HTTP MCP endpoint there. Check the path (often /mcp), or whether the server only offers the older SSE transport.`,
+                explanation: `${evidence.target} answered HTTP ${evidence.httpStatus}: no MCP endpoint there, of the streamable HTTP transport or of the older HTTP+SSE one.`,
             };
         }
         return undefined;
@@ -54946,7 +55174,7 @@ const FIXERS = {
         url.port = String(port);
         return { fix: { description: `used port ${port}, where the server said it listens`, source: { ...source, url: url.href } } };
     },
-    'transport-mismatch'(diagnosis, source) {
+    'transport-mismatch'(diagnosis, source, history) {
         if (source.kind === 'command' && !source.url && diagnosis.announcedUrl) {
             return { fix: { description: `switched to streamable HTTP at ${diagnosis.announcedUrl}, where the server said it listens`, source: { ...source, url: diagnosis.announcedUrl } } };
         }
@@ -54956,7 +55184,10 @@ const FIXERS = {
         // The error's message already says what went wrong (the explanation): the action says only what to do.
         // Reached over HTTP, it was the address that held no MCP endpoint: stdout is not the problem.
         if (source.kind === 'url' || source.url !== undefined) {
-            return { userAction: "Point --url at the server's streamable-HTTP MCP endpoint (often /mcp), or capture the server over stdio (--command without --url) or from a tools/list dump (--file)." };
+            const usual = usualPathAfter(source.url, history);
+            if (usual)
+                return { fix: { description: USUAL_PATHS[usual.pathname], source: { ...source, url: usual.href } } };
+            return { userAction: "Point --url at the server's MCP endpoint (often /mcp, or /sse for a server of the older HTTP+SSE transport), or capture the server over stdio (--command without --url) or from a tools/list dump (--file)." };
         }
         return { userAction: 'Make the server speak MCP over stdio with nothing else on stdout (logs go to stderr), or give its HTTP address with --url.' };
     },
@@ -54977,6 +55208,26 @@ const FIXERS = {
         return { userAction: 'Run the server by hand with the same command to see what goes wrong; rerun with --debug for details.' };
     },
 };
+/**
+ * Given a bare origin (`http://localhost:8000`), the paths MCP servers usually serve, in turn:
+ * /mcp (the streamable transport's, in every SDK), then /sse (the older transport's). A path
+ * the user gave is theirs: it is not second-guessed.
+ */
+const USUAL_PATHS = {
+    '/mcp': 'tried /mcp, where MCP servers usually serve',
+    '/sse': 'tried /sse, where servers of the older HTTP+SSE transport usually serve',
+};
+function usualPathAfter(url, history) {
+    const next = new URL(url);
+    const tried = (path) => history.some((a) => a.fixApplied?.startsWith(`tried ${path},`));
+    if (next.pathname === '/' && next.search === '')
+        next.pathname = '/mcp';
+    else if (next.pathname === '/mcp' && tried('/mcp') && !tried('/sse'))
+        next.pathname = '/sse';
+    else
+        return undefined;
+    return next;
+}
 function proposeFix(diagnosis, source, history = [], budgetFactor = START_BUDGET_FACTOR) {
     return FIXERS[diagnosis.category](diagnosis, source, history, budgetFactor);
 }

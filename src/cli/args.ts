@@ -33,7 +33,7 @@ export interface FlagSpec {
  */
 export const FLAGS = {
   command: { type: 'string', value: '"CMD ARGS"', scope: 'source', help: 'start the server and speak MCP over stdio (split like a shell, run without one)' },
-  url: { type: 'string', value: 'URL', scope: 'source', help: 'reach the server over streamable HTTP (with --command: where the started server serves it)' },
+  url: { type: 'string', value: 'URL', scope: 'source', help: 'reach the server over streamable HTTP, or the older HTTP+SSE (with --command: where the started server serves it)' },
   file: { type: 'string', value: 'PATH', scope: 'source', help: 'read a tools/list dump or a lockfile (PATH may also be given as the argument)' },
   cwd: { type: 'string', value: 'DIR', scope: 'source-option', help: 'the working directory of --command' },
   env: { type: 'string', multiple: true, value: 'KEY=VALUE', scope: 'source-option', help: 'an environment variable for --command (repeatable)' },

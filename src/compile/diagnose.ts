@@ -191,7 +191,7 @@ const DETECTORS: Detector[] = [
       return {
         category: 'transport-mismatch',
         confidence: 0.6,
-        explanation: `${evidence.target} answered HTTP ${evidence.httpStatus}: no streamable-HTTP MCP endpoint there. Check the path (often /mcp), or whether the server only offers the older SSE transport.`,
+        explanation: `${evidence.target} answered HTTP ${evidence.httpStatus}: no MCP endpoint there, of the streamable HTTP transport or of the older HTTP+SSE one.`,
       };
     }
     return undefined;

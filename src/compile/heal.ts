@@ -153,7 +153,7 @@ const FIXERS: Record<FailureCategory, Fixer> = {
     return { fix: { description: `used port ${port}, where the server said it listens`, source: { ...source, url: url.href } } };
   },
 
-  'transport-mismatch'(diagnosis, source) {
+  'transport-mismatch'(diagnosis, source, history) {
     if (source.kind === 'command' && !source.url && diagnosis.announcedUrl) {
       return { fix: { description: `switched to streamable HTTP at ${diagnosis.announcedUrl}, where the server said it listens`, source: { ...source, url: diagnosis.announcedUrl } } };
     }
@@ -163,7 +163,9 @@ const FIXERS: Record<FailureCategory, Fixer> = {
     // The error's message already says what went wrong (the explanation): the action says only what to do.
     // Reached over HTTP, it was the address that held no MCP endpoint: stdout is not the problem.
     if (source.kind === 'url' || source.url !== undefined) {
-      return { userAction: "Point --url at the server's streamable-HTTP MCP endpoint (often /mcp), or capture the server over stdio (--command without --url) or from a tools/list dump (--file)." };
+      const usual = usualPathAfter(source.url as string, history);
+      if (usual) return { fix: { description: USUAL_PATHS[usual.pathname as keyof typeof USUAL_PATHS], source: { ...source, url: usual.href } } };
+      return { userAction: "Point --url at the server's MCP endpoint (often /mcp, or /sse for a server of the older HTTP+SSE transport), or capture the server over stdio (--command without --url) or from a tools/list dump (--file)." };
     }
     return { userAction: 'Make the server speak MCP over stdio with nothing else on stdout (logs go to stderr), or give its HTTP address with --url.' };
   },
@@ -188,6 +190,25 @@ const FIXERS: Record<FailureCategory, Fixer> = {
     return { userAction: 'Run the server by hand with the same command to see what goes wrong; rerun with --debug for details.' };
   },
 };
+
+/**
+ * Given a bare origin (`http://localhost:8000`), the paths MCP servers usually serve, in turn:
+ * /mcp (the streamable transport's, in every SDK), then /sse (the older transport's). A path
+ * the user gave is theirs: it is not second-guessed.
+ */
+const USUAL_PATHS = {
+  '/mcp': 'tried /mcp, where MCP servers usually serve',
+  '/sse': 'tried /sse, where servers of the older HTTP+SSE transport usually serve',
+};
+
+function usualPathAfter(url: string, history: Attempt[]): URL | undefined {
+  const next = new URL(url);
+  const tried = (path: string) => history.some((a) => a.fixApplied?.startsWith(`tried ${path},`));
+  if (next.pathname === '/' && next.search === '') next.pathname = '/mcp';
+  else if (next.pathname === '/mcp' && tried('/mcp') && !tried('/sse')) next.pathname = '/sse';
+  else return undefined;
+  return next;
+}
 
 export function proposeFix(diagnosis: Diagnosis, source: ServerSource, history: Attempt[] = [], budgetFactor = START_BUDGET_FACTOR): Proposal {
   return FIXERS[diagnosis.category](diagnosis, source, history, budgetFactor);

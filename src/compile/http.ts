@@ -13,6 +13,7 @@ import {
   type RequestOptions,
   type RpcChannel,
 } from './channel.js';
+import { LegacySseSession, type Send } from './legacy-sse.js';
 import { ServerProcess, type Launch } from './process.js';
 import { answerServerRequest } from './protocol.js';
 import { percentDecoded, redactUrl } from './redact.js';
@@ -51,6 +52,8 @@ export class HttpChannel implements RpcChannel {
   private nextId = 1;
   private sessionId: string | undefined;
   private protocolVersion: string | undefined;
+  /** Set when the server speaks the older HTTP+SSE transport (see openLegacy). */
+  private legacy: LegacySseSession | undefined;
   private readonly shownUrl: string;
   /** The URL requests go to: fetch refuses one with a user and password in it. */
   private readonly url: string;
@@ -74,15 +77,30 @@ export class HttpChannel implements RpcChannel {
 
   async request(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<JsonObject> {
     const id = this.nextId++;
-    const signal = AbortSignal.timeout(options.timeoutMs);
-    const response = await this.post({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }, method, options, signal);
-    const message = await this.readAnswer(response, id, method, options.timeoutMs);
-    if (isJsonObject(message.error)) {
-      const { code, message: text, data } = message.error;
-      throw new RpcError(method, typeof code === 'number' ? code : 0, String(text ?? 'unknown error'), data);
+    const request = { jsonrpc: '2.0', id, method, ...(params ? { params } : {}) };
+    if (this.legacy) return resultOf(await this.legacy.request(request, method, options.timeoutMs), method);
+    let response: Response;
+    try {
+      response = await this.post(request, method, options, AbortSignal.timeout(options.timeoutMs));
+    } catch (error) {
+      this.legacy = id === 1 && refusesStreamable(error, this.evidence.httpStatus) ? await this.openLegacy(options.timeoutMs) : undefined;
+      if (!this.legacy) throw error;
+      return resultOf(await this.legacy.request(request, method, options.timeoutMs), method);
     }
-    if (!isJsonObject(message.result)) throw new ChannelError('protocol', `the answer to ${method} has no result object`, method);
-    return message.result;
+    return resultOf(await this.readAnswer(response, id, method, options.timeoutMs), method);
+  }
+
+  /**
+   * A URL that refuses the first POST with a 4xx may serve the older HTTP+SSE transport: the
+   * specification's backwards-compatibility rule is to GET it, expecting an event stream whose
+   * first event names the endpoint for messages. When it does not, the POST's refusal stands.
+   */
+  private async openLegacy(timeoutMs: number): Promise<LegacySseSession | undefined> {
+    const refusal = this.evidence.httpStatus;
+    const send: Send = (method, url, body, signal) => this.send(method, body, {}, signal, url);
+    const session = await LegacySseSession.open(send, this.url, this.shownUrl, timeoutMs, this.evidence, (method) => answerServerRequest(method, this.options.clientCapabilities));
+    if (session === undefined) this.evidence.httpStatus = refusal;
+    return session;
   }
 
   setProtocolVersion(version: string): void {
@@ -90,12 +108,15 @@ export class HttpChannel implements RpcChannel {
   }
 
   async notify(method: string, params?: JsonObject): Promise<void> {
+    const message = { jsonrpc: '2.0', method, ...(params ? { params } : {}) };
+    if (this.legacy) return this.legacy.notify(message, method);
     const timeoutMs = 10_000;
-    const response = await this.post({ jsonrpc: '2.0', method, ...(params ? { params } : {}) }, method, { timeoutMs }, AbortSignal.timeout(timeoutMs));
+    const response = await this.post(message, method, { timeoutMs }, AbortSignal.timeout(timeoutMs));
     await response.body?.cancel();
   }
 
   async close(): Promise<void> {
+    this.legacy?.close();
     if (this.sessionId === undefined) return;
     // Ending the session is a courtesy; a server that does not support DELETE answers 405.
     await this.send('DELETE', undefined, {}, AbortSignal.timeout(COURTESY_TIMEOUT_MS))
@@ -122,9 +143,9 @@ export class HttpChannel implements RpcChannel {
    * endpoint that moved still takes POSTs); once a hop leaves the URL's origin, the user's
    * headers and the session id stay behind for the rest of the chain.
    */
-  private async send(method: 'POST' | 'DELETE', body: string | undefined, extra: Record<string, string>, signal: AbortSignal): Promise<Response> {
+  private async send(method: 'GET' | 'POST' | 'DELETE', body: string | undefined, extra: Record<string, string>, signal: AbortSignal, to = this.url): Promise<Response> {
     const origin = new URL(this.url).origin;
-    let url: string = this.url;
+    let url: string = to;
     let sameOrigin = true;
     for (let hop = 0; ; hop++) {
       const response: Response = await fetch(url, { method, headers: this.headers(extra, sameOrigin), body, redirect: 'manual', signal });
@@ -243,6 +264,25 @@ export class HttpChannel implements RpcChannel {
     const response = await this.send('POST', JSON.stringify(message), {}, AbortSignal.timeout(COURTESY_TIMEOUT_MS)).catch(() => undefined);
     await response?.body?.cancel();
   }
+}
+
+/** The result of a JSON-RPC answer; its error, thrown. */
+function resultOf(message: JsonObject, method: string): JsonObject {
+  if (isJsonObject(message.error)) {
+    const { code, message: text, data } = message.error;
+    throw new RpcError(method, typeof code === 'number' ? code : 0, String(text ?? 'unknown error'), data);
+  }
+  if (!isJsonObject(message.result)) throw new ChannelError('protocol', `the answer to ${method} has no result object`, method);
+  return message.result;
+}
+
+/**
+ * The first POST refused as a server of the older transport refuses it: 404 or 405 (no such
+ * route, or GET only), 400 (a GET-only handler reading a body it does not expect). Never an
+ * authentication failure: that is the user's to fix, under any transport.
+ */
+function refusesStreamable(error: unknown, status: number | undefined): boolean {
+  return error instanceof ChannelError && error.failure === 'http' && (status === 400 || status === 404 || status === 405);
 }
 
 /** A body, read up to `limit` bytes; undefined when it is longer (the rest is not read). */

@@ -261,8 +261,8 @@ describe('usage and compile errors', () => {
       const { port } = server.address() as AddressInfo;
       const result = await cli(['compile', '--url', `http://127.0.0.1:${port}/wrong`, '--quiet']);
       expect(result.code).toBe(2);
-      expect(result.stderr).toContain('answered HTTP 404: no streamable-HTTP MCP endpoint there.');
-      expect(result.stderr).toContain("What to do: Point --url at the server's streamable-HTTP MCP endpoint (often /mcp)");
+      expect(result.stderr).toContain('answered HTTP 404: no MCP endpoint there, of the streamable HTTP transport or of the older HTTP+SSE one.');
+      expect(result.stderr).toContain("What to do: Point --url at the server's MCP endpoint (often /mcp, or /sse for a server of the older HTTP+SSE transport)");
       expect(result.stderr).not.toContain('nothing else on stdout');
     } finally {
       server.close();

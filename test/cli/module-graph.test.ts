@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moduleLog, type ModuleLog } from '../helpers/module-log.js';
 import { ROOT } from '../helpers/processes.js';
 
-const SERVER_PIPELINE = /\/lib\/compile\/(capture|stdio|http|heal|process|channel|diagnose|protocol|index)\.js$/;
+const SERVER_PIPELINE = /\/lib\/compile\/(capture|stdio|http|legacy-sse|heal|process|channel|diagnose|protocol|index)\.js$/;
 const NEVER_FOR_DIFF = [/\/lib\/github\//, SERVER_PIPELINE, /\/node_modules\/@actions\//, /octokit/i, /\/node_modules\/zod\//, /json-schema-diff/];
 
 let work: string;

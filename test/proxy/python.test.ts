@@ -3,19 +3,11 @@
  * Python with `fastmcp` installed: MCG_PYTHON names it, else `python3` is tried. Without one,
  * the tests are skipped and their title says why.
  */
-import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture } from '../helpers/processes.js';
+import { findPython } from '../helpers/python.js';
 import { delta } from '../runtime/helpers.js';
 import { connect, expectCloseLeavesNothing, jsonLines, proxyArgs, scratch, textOf, writeArtifact, type Connected } from './helpers.js';
-
-function findPython(): { python: string; skip: string } {
-  const python = process.env.MCG_PYTHON ?? 'python3';
-  const probe = spawnSync(python, ['-c', 'import fastmcp'], { encoding: 'utf8', timeout: 60_000 });
-  if (probe.error !== undefined) return { python, skip: `skipped: ${python} cannot be run (${probe.error.message}); set MCG_PYTHON to a Python with fastmcp` };
-  if (probe.status !== 0) return { python, skip: `skipped: ${python} has no fastmcp (pip install fastmcp, or set MCG_PYTHON to a Python that has it)` };
-  return { python, skip: '' };
-}
 
 const { python, skip } = findPython();
 const SERVER = [python, fixture('fastmcp_inventory.py')];
