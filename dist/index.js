@@ -55349,8 +55349,8 @@ function buildCommand(cwd) {
 
 /**
  * Read a file that holds contracts: a lockfile, or a tools/list dump, i.e. an object with a
- * `tools` array (plus optional `prompts`, `resources`, `resourceTemplates`), or a JSON-RPC
- * response whose `result` holds them.
+ * `tools` array (plus optional `prompts`, `resources`, `resourceTemplates`), a JSON-RPC
+ * response whose `result` holds them, or the array of tools alone.
  */
 async function readContractsFile(path) {
     const text = await files_readTextIfExists(path, 'the file');
@@ -55405,10 +55405,11 @@ function parseContractsFile(text, label) {
             throw error;
         }
     }
-    const body = model_isJsonObject(data) && model_isJsonObject(data.result) && 'jsonrpc' in data ? data.result : data;
+    // The result of tools/list as written, inside its JSON-RPC response, or just its tools (`jq .tools`).
+    const body = Array.isArray(data) ? { tools: data } : model_isJsonObject(data) && model_isJsonObject(data.result) && !('tools' in data) ? data.result : data;
     if (!model_isJsonObject(body) || !Array.isArray(body.tools)) {
         throw new errors_UserError(`${label} is not a tools/list dump: expected a JSON object with a "tools" array (the result of tools/list), ` +
-            'or a JSON-RPC response whose "result" holds one.');
+            'a JSON-RPC response whose "result" holds one, or the array of tools itself.');
     }
     // A capture written by a tool like ours also says who the server is (`server` or, as in an
     // initialize result, `serverInfo`) and may hold its capabilities and instructions.

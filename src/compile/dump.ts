@@ -8,8 +8,8 @@ export type FileContents = { kind: 'lockfile'; contracts: Contracts } | { kind: 
 
 /**
  * Read a file that holds contracts: a lockfile, or a tools/list dump, i.e. an object with a
- * `tools` array (plus optional `prompts`, `resources`, `resourceTemplates`), or a JSON-RPC
- * response whose `result` holds them.
+ * `tools` array (plus optional `prompts`, `resources`, `resourceTemplates`), a JSON-RPC
+ * response whose `result` holds them, or the array of tools alone.
  */
 export async function readContractsFile(path: string): Promise<FileContents> {
   const text = await readTextIfExists(path, 'the file');
@@ -70,11 +70,12 @@ export function parseContractsFile(text: string, label: string): FileContents {
       throw error;
     }
   }
-  const body = isJsonObject(data) && isJsonObject(data.result) && 'jsonrpc' in data ? data.result : data;
+  // The result of tools/list as written, inside its JSON-RPC response, or just its tools (`jq .tools`).
+  const body = Array.isArray(data) ? { tools: data } : isJsonObject(data) && isJsonObject(data.result) && !('tools' in data) ? data.result : data;
   if (!isJsonObject(body) || !Array.isArray(body.tools)) {
     throw new UserError(
       `${label} is not a tools/list dump: expected a JSON object with a "tools" array (the result of tools/list), ` +
-        'or a JSON-RPC response whose "result" holds one.',
+        'a JSON-RPC response whose "result" holds one, or the array of tools itself.',
     );
   }
   // A capture written by a tool like ours also says who the server is (`server` or, as in an

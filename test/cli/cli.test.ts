@@ -182,6 +182,26 @@ describe('diff', () => {
     expect(b.code).toBe(2);
     expect(b.stderr).toContain('is not a tools/list dump: expected a JSON object with a "tools" array');
   });
+
+  it('reads a dump as tools/list returns it, inside its JSON-RPC response, or as the array of tools alone', async () => {
+    const tools = [{ name: 'search', inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }];
+    const shapes = { returned: { tools }, response: { jsonrpc: '2.0', id: 2, result: { tools } }, 'response without jsonrpc': { result: { tools } }, array: tools };
+    const compiled: string[] = [];
+    for (const [name, shape] of Object.entries(shapes)) {
+      const file = join(dir, `shape-${name}.json`);
+      writeFileSync(file, JSON.stringify(shape));
+      const result = await cli(['compile', file, '--format', 'json']);
+      expect(result.stderr, name).toBe('');
+      compiled.push(result.stdout);
+    }
+    expect(JSON.parse(compiled[0]!).tools.search.contract.inputSchema.required).toEqual(['q']);
+    expect(new Set(compiled).size).toBe(1);
+    const notTools = join(dir, 'not-tools.json');
+    writeFileSync(notTools, JSON.stringify([1, 2]));
+    const refused = await cli(['compile', notTools]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`${notTools}: tools[0] is not an object.`);
+  });
 });
 
 describe('usage and compile errors', () => {
