@@ -54443,6 +54443,18 @@ function diagnose(attempt) {
         explanation: `${describeError(attempt.error)}.${stderrExcerpt(attempt.evidence)}`,
     };
 }
+/** Why Node refused a server's certificate, by the error code it gives (OpenSSL's names). */
+const CERTIFICATE_PROBLEMS = {
+    DEPTH_ZERO_SELF_SIGNED_CERT: 'it is self-signed',
+    SELF_SIGNED_CERT_IN_CHAIN: 'it is signed by a certificate authority Node does not know (a private or self-signed one)',
+    UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'it is signed by a certificate authority Node does not know (a private one, or a corporate proxy)',
+    UNABLE_TO_GET_ISSUER_CERT: 'its issuer is not known',
+    UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'it is signed by a certificate authority Node does not know (a private one), or the server does not send its intermediate certificates',
+    CERT_HAS_EXPIRED: 'it has expired',
+    CERT_NOT_YET_VALID: 'it is not valid yet (or this machine\'s clock is wrong)',
+    ERR_TLS_CERT_ALTNAME_INVALID: 'it was not issued for this host name',
+    CERT_REVOKED: 'it was revoked',
+};
 const DETECTORS = [
     function commandNotFound({ source, evidence }) {
         if (source.kind !== 'command' || evidence.spawnErrorCode !== 'ENOENT')
@@ -54529,6 +54541,18 @@ const DETECTORS = [
             confidence: byStatus ? 0.9 : 0.7,
             explanation: `The server refused the credentials${status ? ` (HTTP ${status})` : ''}: the token or key it was given is missing, wrong or lacks permission.`,
         };
+    },
+    function tlsFailed({ evidence }) {
+        const code = evidence.networkErrorCode;
+        if (code === undefined)
+            return undefined;
+        if (code === 'ERR_SSL_WRONG_VERSION_NUMBER') {
+            return { category: 'tls-failed', confidence: 0.9, tls: 'plain-http', explanation: `${evidence.target} does not speak TLS (HTTPS) on that port: the server there answers in plain HTTP.` };
+        }
+        const why = CERTIFICATE_PROBLEMS[code];
+        if (why === undefined)
+            return undefined;
+        return { category: 'tls-failed', confidence: 0.95, tls: 'untrusted-certificate', explanation: `The TLS certificate of ${evidence.target} is not trusted: ${why} (${code}).` };
     },
     function connectionRefused({ evidence }) {
         const code = evidence.networkErrorCode;
@@ -55156,6 +55180,17 @@ const FIXERS = {
     'connection-refused'(_diagnosis, source) {
         const url = source.kind === 'url' ? redact_redactUrl(source.url) : '';
         return { userAction: `Start the server before capturing it, or let mcp-contract-guard start it: --command "<start command>" --url ${url}.` };
+    },
+    'tls-failed'(diagnosis, source) {
+        const url = source.kind === 'url' || source.url !== undefined ? new URL(source.url) : undefined;
+        if (diagnosis.tls === 'plain-http' && url) {
+            url.protocol = 'http:';
+            return { userAction: `Reach it over plain HTTP: --url ${redact_redactUrl(url.href)} (only on a network you trust: headers such as Authorization then travel unencrypted).` };
+        }
+        // Verification is never turned off for the user: a capture that trusts anyone captures anyone's contracts.
+        return {
+            userAction: 'Make Node trust the certificate: set NODE_EXTRA_CA_CERTS to the PEM file of the certificate authority that signed it (in CI, in the step\'s env), or fix the certificate itself (expired, wrong host name, missing intermediates).',
+        };
     },
     'port-taken'(_diagnosis, source) {
         const port = source.kind === 'command' && source.url ? portOf(source.url) : '';

@@ -18,6 +18,7 @@ export type FailureCategory =
   | 'missing-env'
   | 'auth-failed'
   | 'connection-refused'
+  | 'tls-failed'
   | 'port-taken'
   | 'port-mismatch'
   | 'timeout'
@@ -41,6 +42,8 @@ export interface Diagnosis {
   announcedUrl?: string;
   /** JSON-RPC messages arrived prefixed by log text on the same stdout line. */
   pollutedStdout?: boolean;
+  /** The TLS handshake failed: the certificate is not trusted, or the port speaks plain HTTP. */
+  tls?: 'untrusted-certificate' | 'plain-http';
 }
 
 export interface FailedAttempt {
@@ -62,6 +65,19 @@ export function diagnose(attempt: FailedAttempt): Diagnosis {
     explanation: `${describeError(attempt.error)}.${stderrExcerpt(attempt.evidence)}`,
   };
 }
+
+/** Why Node refused a server's certificate, by the error code it gives (OpenSSL's names). */
+const CERTIFICATE_PROBLEMS: Record<string, string> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'it is self-signed',
+  SELF_SIGNED_CERT_IN_CHAIN: 'it is signed by a certificate authority Node does not know (a private or self-signed one)',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'it is signed by a certificate authority Node does not know (a private one, or a corporate proxy)',
+  UNABLE_TO_GET_ISSUER_CERT: 'its issuer is not known',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'it is signed by a certificate authority Node does not know (a private one), or the server does not send its intermediate certificates',
+  CERT_HAS_EXPIRED: 'it has expired',
+  CERT_NOT_YET_VALID: 'it is not valid yet (or this machine\'s clock is wrong)',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'it was not issued for this host name',
+  CERT_REVOKED: 'it was revoked',
+};
 
 const DETECTORS: Detector[] = [
   function commandNotFound({ source, evidence }) {
@@ -147,6 +163,17 @@ const DETECTORS: Detector[] = [
       confidence: byStatus ? 0.9 : 0.7,
       explanation: `The server refused the credentials${status ? ` (HTTP ${status})` : ''}: the token or key it was given is missing, wrong or lacks permission.`,
     };
+  },
+
+  function tlsFailed({ evidence }) {
+    const code = evidence.networkErrorCode;
+    if (code === undefined) return undefined;
+    if (code === 'ERR_SSL_WRONG_VERSION_NUMBER') {
+      return { category: 'tls-failed', confidence: 0.9, tls: 'plain-http', explanation: `${evidence.target} does not speak TLS (HTTPS) on that port: the server there answers in plain HTTP.` };
+    }
+    const why = CERTIFICATE_PROBLEMS[code];
+    if (why === undefined) return undefined;
+    return { category: 'tls-failed', confidence: 0.95, tls: 'untrusted-certificate', explanation: `The TLS certificate of ${evidence.target} is not trusted: ${why} (${code}).` };
   },
 
   function connectionRefused({ evidence }) {

@@ -135,6 +135,19 @@ const FIXERS: Record<FailureCategory, Fixer> = {
     return { userAction: `Start the server before capturing it, or let mcp-contract-guard start it: --command "<start command>" --url ${url}.` };
   },
 
+  'tls-failed'(diagnosis, source) {
+    const url = source.kind === 'url' || source.url !== undefined ? new URL(source.url as string) : undefined;
+    if (diagnosis.tls === 'plain-http' && url) {
+      url.protocol = 'http:';
+      return { userAction: `Reach it over plain HTTP: --url ${redactUrl(url.href)} (only on a network you trust: headers such as Authorization then travel unencrypted).` };
+    }
+    // Verification is never turned off for the user: a capture that trusts anyone captures anyone's contracts.
+    return {
+      userAction:
+        'Make Node trust the certificate: set NODE_EXTRA_CA_CERTS to the PEM file of the certificate authority that signed it (in CI, in the step\'s env), or fix the certificate itself (expired, wrong host name, missing intermediates).',
+    };
+  },
+
   'port-taken'(_diagnosis, source) {
     const port = source.kind === 'command' && source.url ? portOf(source.url) : '';
     return {

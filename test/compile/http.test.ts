@@ -1,12 +1,13 @@
 /**
  * Streamable HTTP, as an attacker might point it: redirects to another origin never carry the
- * user's headers, redirect loops end, and a URL's credentials never reach a message.
+ * user's headers, redirect loops end, and a URL's credentials never reach a message. Over TLS,
+ * a certificate Node does not trust is said as such, with what makes it trusted.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactUrl } from '../../src/compile/redact.js';
 import { cli } from '../helpers/cli.js';
-import { fixture, freePort } from '../helpers/processes.js';
+import { ROOT, fixture, freePort } from '../helpers/processes.js';
 
 describe('redirects', () => {
   let server: ChildProcess;
@@ -84,5 +85,55 @@ describe('a URL with credentials', () => {
     expect(redactUrl('https://host.example/mcp?key=abc&region=eu#access_token=xyz')).toBe('https://host.example/mcp?key=***&region=eu#access_token=***');
     expect(redactUrl('http://host.example:8080/sse?apiKey=1&x-auth-token=2&page=3')).toBe('http://host.example:8080/sse?apiKey=***&x-auth-token=***&page=3');
     expect(redactUrl('https://host.example/mcp')).toBe('https://host.example/mcp');
+  });
+});
+
+describe('over TLS', () => {
+  let server: ChildProcess;
+  let port: number;
+  beforeAll(async () => {
+    port = await freePort();
+    server = spawn(process.execPath, [fixture('http-only.mjs')], { env: { ...process.env, PORT: String(port), TLS: '1' }, stdio: ['ignore', 'pipe', 'ignore'] });
+    await new Promise<void>((resolve) => server.stdout!.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('listening') && resolve()));
+  });
+  afterAll(() => server.kill());
+
+  it('a certificate of an unknown authority: said as untrusted, with NODE_EXTRA_CA_CERTS; trusted with it', async () => {
+    const untrusted = await cli(['compile', '--url', `https://127.0.0.1:${port}/mcp`]);
+    expect(untrusted.code).toBe(2);
+    expect(untrusted.stderr).toContain(`The TLS certificate of https://127.0.0.1:${port}/mcp is not trusted: it is signed by a certificate authority Node does not know`);
+    expect(untrusted.stderr).toContain('What to do: Make Node trust the certificate: set NODE_EXTRA_CA_CERTS');
+    expect(untrusted.stderr).not.toContain('Start the server');
+    const trusted = await cli(['compile', '--url', `https://127.0.0.1:${port}/mcp`, '--format', 'json', '--quiet'], { env: { NODE_EXTRA_CA_CERTS: `${ROOT}/test/fixtures/tls/ca.pem` } });
+    expect(trusted.stderr).toBe('');
+    expect(JSON.parse(trusted.stdout).server.name).toBe('http-only');
+  });
+
+  it('a certificate for another host name: said as such', async () => {
+    // The certificate names localhost and 127.0.0.1; on Linux, 127.0.0.2 is this machine too.
+    const otherPort = await freePort();
+    const other = spawn(process.execPath, [fixture('http-only.mjs')], { env: { ...process.env, PORT: String(otherPort), HOST: '127.0.0.2', TLS: '1' }, stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      await new Promise<void>((resolve) => other.stdout!.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('listening') && resolve()));
+      const result = await cli(['compile', '--url', `https://127.0.0.2:${otherPort}/mcp`], { env: { NODE_EXTRA_CA_CERTS: `${ROOT}/test/fixtures/tls/ca.pem` } });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`The TLS certificate of https://127.0.0.2:${otherPort}/mcp is not trusted: it was not issued for this host name (ERR_TLS_CERT_ALTNAME_INVALID).`);
+    } finally {
+      other.kill();
+    }
+  });
+
+  it('https:// to a port that speaks plain HTTP: the http:// URL to use', async () => {
+    const plainPort = await freePort();
+    const plain = spawn(process.execPath, [fixture('http-only.mjs')], { env: { ...process.env, PORT: String(plainPort) }, stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      await new Promise<void>((resolve) => plain.stdout!.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('listening') && resolve()));
+      const result = await cli(['compile', '--url', `https://127.0.0.1:${plainPort}/mcp`]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`https://127.0.0.1:${plainPort}/mcp does not speak TLS (HTTPS) on that port`);
+      expect(result.stderr).toContain(`What to do: Reach it over plain HTTP: --url http://127.0.0.1:${plainPort}/mcp`);
+    } finally {
+      plain.kill();
+    }
   });
 });
