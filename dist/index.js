@@ -54558,11 +54558,13 @@ const DETECTORS = [
         const code = evidence.networkErrorCode;
         if (!code)
             return undefined;
-        const what = code === 'ECONNREFUSED' ? 'nothing is listening there' : code === 'ENOTFOUND' ? 'the host name does not resolve' : code;
+        const unresolved = code === 'ENOTFOUND' || code === 'EAI_AGAIN';
+        const what = code === 'ECONNREFUSED' ? 'nothing is listening there' : unresolved ? `the host name does not resolve (${code})` : code;
         return {
             category: 'connection-refused',
             confidence: 0.9,
-            explanation: `Could not connect to ${evidence.target}: ${what}. Start the server first, or check the host and port.`,
+            ...(unresolved ? { unresolvedHost: true } : {}),
+            explanation: `Could not connect to ${evidence.target}: ${what}.${unresolved ? '' : ' Start the server first, or check the host and port.'}`,
         };
     },
     function transportMismatch({ evidence }) {
@@ -55177,7 +55179,10 @@ const FIXERS = {
     'auth-failed'() {
         return { userAction: 'Provide valid credentials: --header "Authorization: Bearer …" for an HTTP server, --env NAME=… for a stdio one (in CI, from a secret). Authentication failures are never retried.' };
     },
-    'connection-refused'(_diagnosis, source) {
+    'connection-refused'(diagnosis, source) {
+        if (diagnosis.unresolvedHost) {
+            return { userAction: 'Check the host name in --url: it does not resolve from this machine (in a GitHub workflow, a service container is reached as localhost on its mapped port; a job container reaches it by its service name).' };
+        }
         const url = source.kind === 'url' ? redact_redactUrl(source.url) : '';
         return { userAction: `Start the server before capturing it, or let mcp-contract-guard start it: --command "<start command>" --url ${url}.` };
     },

@@ -42,6 +42,8 @@ export interface Diagnosis {
   announcedUrl?: string;
   /** JSON-RPC messages arrived prefixed by log text on the same stdout line. */
   pollutedStdout?: boolean;
+  /** The URL's host name does not resolve: no server to start, a name to fix. */
+  unresolvedHost?: boolean;
   /** The TLS handshake failed: the certificate is not trusted, or the port speaks plain HTTP. */
   tls?: 'untrusted-certificate' | 'plain-http';
 }
@@ -179,11 +181,13 @@ const DETECTORS: Detector[] = [
   function connectionRefused({ evidence }) {
     const code = evidence.networkErrorCode;
     if (!code) return undefined;
-    const what = code === 'ECONNREFUSED' ? 'nothing is listening there' : code === 'ENOTFOUND' ? 'the host name does not resolve' : code;
+    const unresolved = code === 'ENOTFOUND' || code === 'EAI_AGAIN';
+    const what = code === 'ECONNREFUSED' ? 'nothing is listening there' : unresolved ? `the host name does not resolve (${code})` : code;
     return {
       category: 'connection-refused',
       confidence: 0.9,
-      explanation: `Could not connect to ${evidence.target}: ${what}. Start the server first, or check the host and port.`,
+      ...(unresolved ? { unresolvedHost: true } : {}),
+      explanation: `Could not connect to ${evidence.target}: ${what}.${unresolved ? '' : ' Start the server first, or check the host and port.'}`,
     };
   },
 

@@ -130,7 +130,10 @@ const FIXERS: Record<FailureCategory, Fixer> = {
     return { userAction: 'Provide valid credentials: --header "Authorization: Bearer …" for an HTTP server, --env NAME=… for a stdio one (in CI, from a secret). Authentication failures are never retried.' };
   },
 
-  'connection-refused'(_diagnosis, source) {
+  'connection-refused'(diagnosis, source) {
+    if (diagnosis.unresolvedHost) {
+      return { userAction: 'Check the host name in --url: it does not resolve from this machine (in a GitHub workflow, a service container is reached as localhost on its mapped port; a job container reaches it by its service name).' };
+    }
     const url = source.kind === 'url' ? redactUrl(source.url) : '';
     return { userAction: `Start the server before capturing it, or let mcp-contract-guard start it: --command "<start command>" --url ${url}.` };
   },

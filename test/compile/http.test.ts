@@ -137,3 +137,14 @@ describe('over TLS', () => {
     }
   });
 });
+
+describe('a host name that does not resolve', () => {
+  it('is said as such, with the name to check rather than a server to start', async () => {
+    // .invalid never resolves (RFC 2606).
+    const result = await cli(['compile', '--url', 'http://mcp.invalid/mcp', '--timeout', '10']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/Could not connect to http:\/\/mcp\.invalid\/mcp: the host name does not resolve \((ENOTFOUND|EAI_AGAIN)\)\./);
+    expect(result.stderr).toContain('What to do: Check the host name in --url');
+    expect(result.stderr).not.toContain('Start the server');
+  });
+});
