@@ -55226,7 +55226,7 @@ const FIXERS = {
         if (source.kind === 'url' || source.url !== undefined) {
             const usual = usualPathAfter(source.url, history);
             if (usual)
-                return { fix: { description: USUAL_PATHS[usual.pathname], source: { ...source, url: usual.href } } };
+                return { fix: { description: usual.description, source: { ...source, url: usual.url } } };
             return { userAction: "Point --url at the server's MCP endpoint (often /mcp, or /sse for a server of the older HTTP+SSE transport), or capture the server over stdio (--command without --url) or from a tools/list dump (--file)." };
         }
         return { userAction: 'Make the server speak MCP over stdio with nothing else on stdout (logs go to stderr), or give its HTTP address with --url.' };
@@ -55253,20 +55253,18 @@ const FIXERS = {
  * /mcp (the streamable transport's, in every SDK), then /sse (the older transport's). A path
  * the user gave is theirs: it is not second-guessed.
  */
-const USUAL_PATHS = {
-    '/mcp': 'tried /mcp, where MCP servers usually serve',
-    '/sse': 'tried /sse, where servers of the older HTTP+SSE transport usually serve',
-};
 function usualPathAfter(url, history) {
     const next = new URL(url);
     const tried = (path) => history.some((a) => a.fixApplied?.startsWith(`tried ${path},`));
-    if (next.pathname === '/' && next.search === '')
+    if (next.pathname === '/' && next.search === '') {
         next.pathname = '/mcp';
-    else if (next.pathname === '/mcp' && tried('/mcp') && !tried('/sse'))
+        return { url: next.href, description: 'tried /mcp, where MCP servers usually serve' };
+    }
+    if (next.pathname === '/mcp' && tried('/mcp') && !tried('/sse')) {
         next.pathname = '/sse';
-    else
-        return undefined;
-    return next;
+        return { url: next.href, description: 'tried /sse, where servers of the older HTTP+SSE transport usually serve' };
+    }
+    return undefined;
 }
 function proposeFix(diagnosis, source, history = [], budgetFactor = START_BUDGET_FACTOR) {
     return FIXERS[diagnosis.category](diagnosis, source, history, budgetFactor);

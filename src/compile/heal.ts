@@ -180,7 +180,7 @@ const FIXERS: Record<FailureCategory, Fixer> = {
     // Reached over HTTP, it was the address that held no MCP endpoint: stdout is not the problem.
     if (source.kind === 'url' || source.url !== undefined) {
       const usual = usualPathAfter(source.url as string, history);
-      if (usual) return { fix: { description: USUAL_PATHS[usual.pathname as keyof typeof USUAL_PATHS], source: { ...source, url: usual.href } } };
+      if (usual) return { fix: { description: usual.description, source: { ...source, url: usual.url } } };
       return { userAction: "Point --url at the server's MCP endpoint (often /mcp, or /sse for a server of the older HTTP+SSE transport), or capture the server over stdio (--command without --url) or from a tools/list dump (--file)." };
     }
     return { userAction: 'Make the server speak MCP over stdio with nothing else on stdout (logs go to stderr), or give its HTTP address with --url.' };
@@ -212,18 +212,18 @@ const FIXERS: Record<FailureCategory, Fixer> = {
  * /mcp (the streamable transport's, in every SDK), then /sse (the older transport's). A path
  * the user gave is theirs: it is not second-guessed.
  */
-const USUAL_PATHS = {
-  '/mcp': 'tried /mcp, where MCP servers usually serve',
-  '/sse': 'tried /sse, where servers of the older HTTP+SSE transport usually serve',
-};
-
-function usualPathAfter(url: string, history: Attempt[]): URL | undefined {
+function usualPathAfter(url: string, history: Attempt[]): { url: string; description: string } | undefined {
   const next = new URL(url);
   const tried = (path: string) => history.some((a) => a.fixApplied?.startsWith(`tried ${path},`));
-  if (next.pathname === '/' && next.search === '') next.pathname = '/mcp';
-  else if (next.pathname === '/mcp' && tried('/mcp') && !tried('/sse')) next.pathname = '/sse';
-  else return undefined;
-  return next;
+  if (next.pathname === '/' && next.search === '') {
+    next.pathname = '/mcp';
+    return { url: next.href, description: 'tried /mcp, where MCP servers usually serve' };
+  }
+  if (next.pathname === '/mcp' && tried('/mcp') && !tried('/sse')) {
+    next.pathname = '/sse';
+    return { url: next.href, description: 'tried /sse, where servers of the older HTTP+SSE transport usually serve' };
+  }
+  return undefined;
 }
 
 export function proposeFix(diagnosis: Diagnosis, source: ServerSource, history: Attempt[] = [], budgetFactor = START_BUDGET_FACTOR): Proposal {
