@@ -29595,7 +29595,7 @@ function qstring(str) {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _compile_interrupt_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9514);
-/* harmony import */ var _github_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4871);
+/* harmony import */ var _github_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1030);
 /**
  * Entry point of the GitHub Action (bundled into dist/index.js by `npm run build:action`).
  * Thin on purpose: everything lives in src/github, where the decisions are pure and tested.
@@ -29633,7 +29633,7 @@ function exitOnInterrupt() {
 
 /***/ }),
 
-/***/ 4871:
+/***/ 1030:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -53419,6 +53419,69 @@ class LegacySseSession {
     }
 }
 
+;// CONCATENATED MODULE: ./lib/http-client.js
+/**
+ * The two rules of every HTTP exchange with a server (compile's channel, the proxy's upstream).
+ *
+ * Redirects are followed by hand. fetch's own `redirect: 'follow'` forwards every header
+ * to wherever a redirect points: it drops `Authorization` on a cross-origin hop, but not an
+ * `X-Api-Key` or any other header that holds a secret. Here the method and body are kept (an
+ * MCP endpoint that moved, such as /mcp to /mcp/, still takes POSTs), and once a hop leaves the
+ * first URL's origin, the headers for another origin are sent for the rest of the chain.
+ *
+ * Bodies are read up to a limit, never whole (`readBody`): what a server sends must not grow
+ * our memory without bound.
+ */
+/** Redirects followed for one request: an http→https hop and a path that moved, with room to spare. More is a loop. */
+const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** A redirect that is not followed: a loop, or to an address that is not HTTP. The message reads after the URL. */
+class RedirectError extends Error {
+    name = 'RedirectError';
+}
+async function fetchFollowingRedirects(url, { method, body, signal, headers }) {
+    let at = new URL(url);
+    const origin = at.origin;
+    let sameOrigin = true;
+    for (let hop = 0;; hop++) {
+        const response = await fetch(at, { method, headers: headers(sameOrigin), body, redirect: 'manual', signal });
+        const location = response.headers.get('location');
+        if (!REDIRECT_STATUSES.has(response.status) || location === null)
+            return response;
+        await response.body?.cancel();
+        if (hop >= MAX_REDIRECTS)
+            throw new RedirectError(`redirected more than ${MAX_REDIRECTS} times (a redirect loop?)`);
+        const next = new URL(location, at);
+        if (next.protocol !== 'http:' && next.protocol !== 'https:')
+            throw new RedirectError(`redirected to a ${next.protocol} address, which is not HTTP`);
+        sameOrigin &&= next.origin === origin;
+        at = next;
+    }
+}
+/** A body's text, read up to `limit` bytes; undefined when it is longer (the rest is not read). */
+async function readBody(response, limit) {
+    const reader = response.body?.getReader();
+    if (!reader)
+        return '';
+    const chunks = [];
+    let size = 0;
+    try {
+        for (;;) {
+            const { value, done } = await reader.read();
+            if (done)
+                break;
+            size += value.length;
+            if (size > limit)
+                return undefined;
+            chunks.push(value);
+        }
+    }
+    finally {
+        await reader.cancel().catch(() => { });
+    }
+    return Buffer.concat(chunks).toString('utf8');
+}
+
 ;// CONCATENATED MODULE: ./lib/compile/env.js
 /**
  * The environment a server we start gets. The server is the code under review: under the
@@ -54015,12 +54078,7 @@ function serverInfoOf(result) {
 
 
 
-/**
- * Redirects followed for one request: an http→https hop and a path that moved, with room to
- * spare. More is a loop.
- */
-const MAX_REDIRECTS = 5;
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
 /**
  * Of an error body, evidence quotes 500 characters; a JSON-RPC error explaining a refusal is
  * a few hundred bytes. A longer body is not read (and not quoted).
@@ -54032,7 +54090,7 @@ const http_COURTESY_TIMEOUT_MS = 2000;
  * JSON-RPC over MCP's streamable HTTP transport: each message is a POST; the answer is either
  * a JSON body or an SSE stream carrying it. The session id the server hands out is sent back,
  * and the negotiated protocol version goes in `MCP-Protocol-Version`. Redirects are followed
- * here, not by fetch, so the user's headers never reach another origin; bodies and streams are
+ * by hand, not by fetch, so the user's headers never reach another origin; bodies and streams are
  * read up to `MAX_MESSAGE_BYTES`; the URL is printed only redacted.
  */
 class HttpChannel {
@@ -54123,28 +54181,17 @@ class HttpChannel {
         };
     }
     /**
-     * One HTTP exchange, following redirects ourselves: fetch would forward every header to
-     * wherever a redirect points, Authorization included. The method and body are kept (an MCP
-     * endpoint that moved still takes POSTs); once a hop leaves the URL's origin, the user's
-     * headers and the session id stay behind for the rest of the chain.
+     * One HTTP exchange, its redirects followed by hand (fetchFollowingRedirects): the user's
+     * headers and the session id stay on the URL's own origin.
      */
     async send(method, body, extra, signal, to = this.url) {
-        const origin = new URL(this.url).origin;
-        let url = to;
-        let sameOrigin = true;
-        for (let hop = 0;; hop++) {
-            const response = await fetch(url, { method, headers: this.headers(extra, sameOrigin), body, redirect: 'manual', signal });
-            const location = response.headers.get('location');
-            if (!REDIRECT_STATUSES.has(response.status) || location === null)
-                return response;
-            await response.body?.cancel();
-            if (hop >= MAX_REDIRECTS)
-                throw new ChannelError('http', `${this.shownUrl} redirected more than ${MAX_REDIRECTS} times (a redirect loop?)`);
-            const next = new URL(location, url);
-            if (next.protocol !== 'http:' && next.protocol !== 'https:')
-                throw new ChannelError('http', `${this.shownUrl} redirected to a ${next.protocol} address, which is not HTTP`);
-            sameOrigin &&= next.origin === origin;
-            url = next.href;
+        try {
+            return await fetchFollowingRedirects(to, { method, body, signal, headers: (sameOrigin) => this.headers(extra, sameOrigin) });
+        }
+        catch (error) {
+            if (error instanceof RedirectError)
+                throw new ChannelError('http', `${this.shownUrl} ${error.message}`);
+            throw error;
         }
     }
     async post(body, method, options, signal) {
@@ -54283,29 +54330,6 @@ function resultOf(message, method) {
  */
 function refusesStreamable(error, status) {
     return error instanceof ChannelError && error.failure === 'http' && (status === 400 || status === 404 || status === 405);
-}
-/** A body, read up to `limit` bytes; undefined when it is longer (the rest is not read). */
-async function readBody(response, limit) {
-    const reader = response.body?.getReader();
-    if (!reader)
-        return '';
-    const chunks = [];
-    let size = 0;
-    try {
-        for (;;) {
-            const { value, done } = await reader.read();
-            if (done)
-                break;
-            size += value.length;
-            if (size > limit)
-                return undefined;
-            chunks.push(value);
-        }
-    }
-    finally {
-        await reader.cancel().catch(() => { });
-    }
-    return Buffer.concat(chunks).toString('utf8');
 }
 /** How often we look whether a launched server listens yet. */
 const LISTEN_POLL_MS = 100;

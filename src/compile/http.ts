@@ -14,6 +14,7 @@ import {
   type RpcChannel,
 } from './channel.js';
 import { LegacySseSession, type Send } from './legacy-sse.js';
+import { RedirectError, fetchFollowingRedirects, readBody } from '../http-client.js';
 import { ServerProcess, type Launch } from './process.js';
 import { answerServerRequest } from './protocol.js';
 import { percentDecoded, redactUrl } from './redact.js';
@@ -27,12 +28,6 @@ export interface HttpOptions {
 }
 
 /**
- * Redirects followed for one request: an http→https hop and a path that moved, with room to
- * spare. More is a loop.
- */
-const MAX_REDIRECTS = 5;
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-/**
  * Of an error body, evidence quotes 500 characters; a JSON-RPC error explaining a refusal is
  * a few hundred bytes. A longer body is not read (and not quoted).
  */
@@ -44,7 +39,7 @@ const COURTESY_TIMEOUT_MS = 2000;
  * JSON-RPC over MCP's streamable HTTP transport: each message is a POST; the answer is either
  * a JSON body or an SSE stream carrying it. The session id the server hands out is sent back,
  * and the negotiated protocol version goes in `MCP-Protocol-Version`. Redirects are followed
- * here, not by fetch, so the user's headers never reach another origin; bodies and streams are
+ * by hand, not by fetch, so the user's headers never reach another origin; bodies and streams are
  * read up to `MAX_MESSAGE_BYTES`; the URL is printed only redacted.
  */
 export class HttpChannel implements RpcChannel {
@@ -138,25 +133,15 @@ export class HttpChannel implements RpcChannel {
   }
 
   /**
-   * One HTTP exchange, following redirects ourselves: fetch would forward every header to
-   * wherever a redirect points, Authorization included. The method and body are kept (an MCP
-   * endpoint that moved still takes POSTs); once a hop leaves the URL's origin, the user's
-   * headers and the session id stay behind for the rest of the chain.
+   * One HTTP exchange, its redirects followed by hand (fetchFollowingRedirects): the user's
+   * headers and the session id stay on the URL's own origin.
    */
   private async send(method: 'GET' | 'POST' | 'DELETE', body: string | undefined, extra: Record<string, string>, signal: AbortSignal, to = this.url): Promise<Response> {
-    const origin = new URL(this.url).origin;
-    let url: string = to;
-    let sameOrigin = true;
-    for (let hop = 0; ; hop++) {
-      const response: Response = await fetch(url, { method, headers: this.headers(extra, sameOrigin), body, redirect: 'manual', signal });
-      const location = response.headers.get('location');
-      if (!REDIRECT_STATUSES.has(response.status) || location === null) return response;
-      await response.body?.cancel();
-      if (hop >= MAX_REDIRECTS) throw new ChannelError('http', `${this.shownUrl} redirected more than ${MAX_REDIRECTS} times (a redirect loop?)`);
-      const next = new URL(location, url);
-      if (next.protocol !== 'http:' && next.protocol !== 'https:') throw new ChannelError('http', `${this.shownUrl} redirected to a ${next.protocol} address, which is not HTTP`);
-      sameOrigin &&= next.origin === origin;
-      url = next.href;
+    try {
+      return await fetchFollowingRedirects(to, { method, body, signal, headers: (sameOrigin) => this.headers(extra, sameOrigin) });
+    } catch (error) {
+      if (error instanceof RedirectError) throw new ChannelError('http', `${this.shownUrl} ${error.message}`);
+      throw error;
     }
   }
 
@@ -283,26 +268,6 @@ function resultOf(message: JsonObject, method: string): JsonObject {
  */
 function refusesStreamable(error: unknown, status: number | undefined): boolean {
   return error instanceof ChannelError && error.failure === 'http' && (status === 400 || status === 404 || status === 405);
-}
-
-/** A body, read up to `limit` bytes; undefined when it is longer (the rest is not read). */
-async function readBody(response: Response, limit: number): Promise<string | undefined> {
-  const reader = response.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      size += value.length;
-      if (size > limit) return undefined;
-      chunks.push(value);
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 export interface LaunchOptions extends HttpOptions, Launch {}

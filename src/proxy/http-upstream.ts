@@ -18,6 +18,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { createParser } from 'eventsource-parser';
 import { isJsonObject, type JsonObject } from '../contract/model.js';
 import { parseJson } from '../protocol/json.js';
+import { fetchFollowingRedirects, readBody } from '../http-client.js';
 import { LineReader } from './lines.js';
 import { MAX_LINE_BYTES, type Upstream } from './server-link.js';
 
@@ -77,7 +78,7 @@ class HttpUpstream implements Upstream {
     this.abort.abort();
     if (this.sessionId !== undefined) {
       // Ending the session is a courtesy; a server without DELETE answers 405.
-      await fetch(this.url, { method: 'DELETE', headers: this.requestHeaders({}), signal: AbortSignal.timeout(2000) })
+      await fetchFollowingRedirects(this.url, { method: 'DELETE', headers: (sameOrigin) => this.requestHeaders({}, sameOrigin), signal: AbortSignal.timeout(2000) })
         .then((response) => response.body?.cancel())
         .catch(() => {});
     }
@@ -114,7 +115,7 @@ class HttpUpstream implements Upstream {
     }
     let response: Response;
     try {
-      response = await fetch(this.url, { method: 'POST', headers: this.requestHeaders(extra), body: text, signal: this.abort.signal });
+      response = await fetchFollowingRedirects(this.url, { method: 'POST', headers: (sameOrigin) => this.requestHeaders(extra, sameOrigin), body: text, signal: this.abort.signal });
     } catch (error) {
       if (!this.stopped) this.fail(requests, `could not reach ${this.url.href} (${networkReason(error)})`);
       return;
@@ -134,7 +135,11 @@ class HttpUpstream implements Upstream {
       await this.readEvents(response);
       return;
     }
-    const body = await response.text().catch(() => '');
+    const body = await readBody(response, MAX_LINE_BYTES).catch(() => '');
+    if (body === undefined) {
+      this.fail(requests, `${this.url.href} answered with a body over ${MAX_LINE_BYTES} bytes; it was dropped`);
+      return;
+    }
     if (response.ok && body.trim() !== '') {
       this.deliverJson(body);
       return;
@@ -149,18 +154,27 @@ class HttpUpstream implements Upstream {
     this.fail(requests, `${this.url.href} answered HTTP ${response.status} ${response.statusText}`.trim());
   }
 
+  /** An event stream's messages, each bounded by MAX_LINE_BYTES: past it, the stream is dropped, not buffered. */
   private async readEvents(response: Response): Promise<void> {
-    const parser = createParser({ onEvent: (event) => this.deliverJson(event.data) });
+    let overflow = false;
+    const parser = createParser({
+      maxBufferSize: MAX_LINE_BYTES,
+      onError: (error) => void (overflow ||= error.type === 'max-buffer-size-exceeded'),
+      onEvent: (event) => this.deliverJson(event.data),
+    });
     const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
     if (reader === undefined) return;
     try {
-      for (;;) {
+      while (!overflow) {
         const { value, done } = await reader.read();
         if (done) return;
         parser.feed(value);
       }
+      this.warn(`${this.url.href} sent an event over ${MAX_LINE_BYTES} characters; its stream was dropped.`);
     } catch {
       // Aborted by stop(), or the server dropped the stream: what arrived was delivered.
+    } finally {
+      await reader.cancel().catch(() => {});
     }
   }
 
@@ -168,7 +182,7 @@ class HttpUpstream implements Upstream {
     if (this.getOpen || this.stopped || this.sessionId === undefined) return;
     this.getOpen = true;
     try {
-      const response = await fetch(this.url, { method: 'GET', headers: this.requestHeaders({ accept: 'text/event-stream' }), signal: this.abort.signal });
+      const response = await fetchFollowingRedirects(this.url, { method: 'GET', headers: (sameOrigin) => this.requestHeaders({ accept: 'text/event-stream' }, sameOrigin), signal: this.abort.signal });
       if (!response.ok) {
         await response.body?.cancel();
         return; // 405: this server sends nothing on its own
@@ -203,12 +217,13 @@ class HttpUpstream implements Upstream {
     for (const request of requests) this.deliver({ jsonrpc: '2.0', id: request.id ?? null, error: { code: -32000, message: reason } });
   }
 
-  private requestHeaders(extra: Record<string, string>): Record<string, string> {
+  /** The user's headers and the session id go only to the URL's own origin (a redirect may leave it). */
+  private requestHeaders(extra: Record<string, string>, sameOrigin: boolean): Record<string, string> {
     return {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
-      ...this.headers,
-      ...(this.sessionId !== undefined ? { 'mcp-session-id': this.sessionId } : {}),
+      ...(sameOrigin ? this.headers : {}),
+      ...(sameOrigin && this.sessionId !== undefined ? { 'mcp-session-id': this.sessionId } : {}),
       ...(this.protocolVersion !== undefined ? { 'mcp-protocol-version': this.protocolVersion } : {}),
       ...extra,
     };

@@ -4,6 +4,8 @@
  * every message it receives) or a published one from npm.
  */
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -281,6 +283,59 @@ describe('proxy process handling', () => {
       expect(await proxy.close()).toBe(0);
     } finally {
       proxy.child.kill();
+    }
+  });
+
+  it('with --url, follows a redirect to another origin without the user\'s headers', async () => {
+    const seen: Array<Record<string, string | string[] | undefined>> = [];
+    const other = createServer((req, res) => {
+      seen.push(req.headers);
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((listening) => other.listen(0, '127.0.0.1', listening));
+    // Another origin: localhost is not 127.0.0.1, though it is the same machine.
+    const elsewhere = `http://localhost:${(other.address() as AddressInfo).port}/stolen`;
+    const moved = createServer((_req, res) => res.writeHead(307, { location: elsewhere }).end());
+    await new Promise<void>((listening) => moved.listen(0, '127.0.0.1', listening));
+    const proxy = new RawProxy(proxyArgs(['--url', `http://127.0.0.1:${(moved.address() as AddressInfo).port}/mcp`, '--header', 'Authorization: Bearer s3cret', '--header', 'X-Api-Key: k3y'], []));
+    try {
+      proxy.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
+      expect((await proxy.answer(1)).error).toMatchObject({ code: -32000 });
+      expect(seen).toHaveLength(1);
+      expect(seen[0]?.authorization).toBeUndefined();
+      expect(seen[0]?.['x-api-key']).toBeUndefined();
+      expect(await proxy.close()).toBe(0);
+    } finally {
+      proxy.child.kill();
+      other.close();
+      moved.close();
+    }
+  });
+
+  it('with --url, an event over the message limit is dropped, not buffered, and the session goes on', async () => {
+    const huge = `data: ${'x'.repeat(17 * 1024 * 1024)}\n\n`;
+    const upstream = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      req.on('end', () => {
+        const { id, method } = JSON.parse(body) as { id: number; method: string };
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        if (method === 'tools/list') return void res.end(huge);
+        res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result: { pong: id } })}\n\n`);
+      });
+    });
+    await new Promise<void>((listening) => upstream.listen(0, '127.0.0.1', listening));
+    const proxy = new RawProxy(proxyArgs(['--url', `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`], []));
+    try {
+      proxy.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      proxy.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
+      expect((await proxy.answer(2)).result).toEqual({ pong: 2 });
+      await proxy.waitFor(() => proxy.stderr.includes('sent an event over'));
+      expect(proxy.stderr).toContain('its stream was dropped');
+      expect(await proxy.close()).toBe(0);
+    } finally {
+      proxy.child.kill();
+      upstream.close();
     }
   });
 

@@ -1,0 +1,66 @@
+/**
+ * The two rules of every HTTP exchange with a server (compile's channel, the proxy's upstream).
+ *
+ * Redirects are followed by hand. fetch's own `redirect: 'follow'` forwards every header
+ * to wherever a redirect points: it drops `Authorization` on a cross-origin hop, but not an
+ * `X-Api-Key` or any other header that holds a secret. Here the method and body are kept (an
+ * MCP endpoint that moved, such as /mcp to /mcp/, still takes POSTs), and once a hop leaves the
+ * first URL's origin, the headers for another origin are sent for the rest of the chain.
+ *
+ * Bodies are read up to a limit, never whole (`readBody`): what a server sends must not grow
+ * our memory without bound.
+ */
+
+/** Redirects followed for one request: an http→https hop and a path that moved, with room to spare. More is a loop. */
+export const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** A redirect that is not followed: a loop, or to an address that is not HTTP. The message reads after the URL. */
+export class RedirectError extends Error {
+  override readonly name = 'RedirectError';
+}
+
+export interface FetchRequest {
+  method: 'GET' | 'POST' | 'DELETE';
+  body?: string | undefined;
+  signal: AbortSignal;
+  /** The headers of each hop: `sameOrigin` is false from the first hop that leaves the URL's origin on. */
+  headers: (sameOrigin: boolean) => Record<string, string>;
+}
+
+export async function fetchFollowingRedirects(url: string | URL, { method, body, signal, headers }: FetchRequest): Promise<Response> {
+  let at = new URL(url);
+  const origin = at.origin;
+  let sameOrigin = true;
+  for (let hop = 0; ; hop++) {
+    const response = await fetch(at, { method, headers: headers(sameOrigin), body, redirect: 'manual', signal });
+    const location = response.headers.get('location');
+    if (!REDIRECT_STATUSES.has(response.status) || location === null) return response;
+    await response.body?.cancel();
+    if (hop >= MAX_REDIRECTS) throw new RedirectError(`redirected more than ${MAX_REDIRECTS} times (a redirect loop?)`);
+    const next = new URL(location, at);
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') throw new RedirectError(`redirected to a ${next.protocol} address, which is not HTTP`);
+    sameOrigin &&= next.origin === origin;
+    at = next;
+  }
+}
+
+/** A body's text, read up to `limit` bytes; undefined when it is longer (the rest is not read). */
+export async function readBody(response: Response, limit: number): Promise<string | undefined> {
+  const reader = response.body?.getReader();
+  if (!reader) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      size += value.length;
+      if (size > limit) return undefined;
+      chunks.push(value);
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
