@@ -53,7 +53,7 @@ Options:
   --log-values      also log the arguments' values
   --listen HOST:PORT  serve streamable HTTP at http://HOST:PORT/mcp instead of stdio, one server
                     process per MCP session (PORT 0: any free port, printed on stderr)
-  --url URL         relay to this streamable HTTP server instead of starting one
+  --url URL         relay to this HTTP server (streamable, or the older HTTP+SSE) instead of starting one
   --header "Name: value"  an HTTP header for --url (repeatable), e.g. "Authorization: Bearer …"
   --help, -h        this text
 

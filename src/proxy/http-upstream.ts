@@ -1,5 +1,6 @@
 /**
- * `--url URL`: a streamable HTTP server behind the proxy, presented to the relay as the byte
+ * `--url URL`: a streamable HTTP server (or one of the older HTTP+SSE transport, see
+ * openLegacyStream) behind the proxy, presented to the relay as the byte
  * streams of a stdio server (`Upstream`). Each line written is POSTed as one message; the
  * answer (202, a JSON body, or an SSE stream) comes back as lines. POSTs go out in the order
  * they were written: the next starts once the previous one's response headers have arrived,
@@ -15,13 +16,17 @@
  * and so does the end of our input once the answers still on their way have arrived.
  */
 import { PassThrough, Writable } from 'node:stream';
-import { createParser } from 'eventsource-parser';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { isJsonObject, type JsonObject } from '../contract/model.js';
 import { parseJson } from '../protocol/json.js';
 import { fetchFollowingRedirects, readBody } from '../http-client.js';
 import { LineReader } from './lines.js';
 import { MAX_LINE_BYTES, type Upstream } from './server-link.js';
 
+/** What a server of the older HTTP+SSE transport answers a POST to its stream's URL (no such route, GET only). */
+const REFUSED_BY_OLDER_SERVERS = new Set([400, 404, 405]);
+/** How long the older transport's stream may take to name its endpoint. */
+const LEGACY_ENDPOINT_MS = 10_000;
 const MAX_GET_RETRIES = 3;
 const GET_RETRY_MS = 1000;
 const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
@@ -43,6 +48,9 @@ class HttpUpstream implements Upstream {
   private getRetries = 0;
   private getOpen = false;
   private stopped = false;
+  /** Where messages go when the server speaks the older HTTP+SSE transport (see openLegacyStream). */
+  private legacyEndpoint: URL | undefined;
+  private triedLegacy = false;
 
   constructor(
     private readonly url: URL,
@@ -115,10 +123,18 @@ class HttpUpstream implements Upstream {
     }
     let response: Response;
     try {
-      response = await fetchFollowingRedirects(this.url, { method: 'POST', headers: (sameOrigin) => this.requestHeaders(extra, sameOrigin), body: text, signal: this.abort.signal });
+      response = await fetchFollowingRedirects(this.legacyEndpoint ?? this.url, { method: 'POST', headers: (sameOrigin) => this.requestHeaders(extra, sameOrigin), body: text, signal: this.abort.signal });
     } catch (error) {
       if (!this.stopped) this.fail(requests, `could not reach ${this.url.href} (${networkReason(error)})`);
       return;
+    }
+    // The first POST refused as servers of the older transport refuse it: try that transport, once.
+    if (!this.triedLegacy && this.sessionId === undefined && REFUSED_BY_OLDER_SERVERS.has(response.status)) {
+      this.triedLegacy = true;
+      if (await this.openLegacyStream()) {
+        await response.body?.cancel();
+        return this.post(text);
+      }
     }
     const session = response.headers.get('mcp-session-id');
     if (session !== null) this.sessionId = session;
@@ -154,13 +170,59 @@ class HttpUpstream implements Upstream {
     this.fail(requests, `${this.url.href} answered HTTP ${response.status} ${response.statusText}`.trim());
   }
 
+  /**
+   * The older HTTP+SSE transport (protocol 2024-11-05), as the specification's backwards-
+   * compatibility rule finds it: a GET of the URL opens an event stream whose first event,
+   * `endpoint`, names where to POST messages (on the URL's own origin only: the user's headers
+   * go there); every message of the server then comes on that stream, read until stop(). False
+   * when the URL serves no such stream within `LEGACY_ENDPOINT_MS`.
+   */
+  private async openLegacyStream(): Promise<boolean> {
+    const gaveUp = new AbortController();
+    const timer = setTimeout(() => gaveUp.abort(), LEGACY_ENDPOINT_MS);
+    const signal = AbortSignal.any([this.abort.signal, gaveUp.signal]);
+    try {
+      const response = await fetchFollowingRedirects(this.url, { method: 'GET', headers: (sameOrigin) => this.requestHeaders({ accept: 'text/event-stream' }, sameOrigin), signal });
+      if (!response.ok || !(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+        await response.body?.cancel();
+        return false;
+      }
+      let name: (endpoint: string | undefined) => void = () => {};
+      const endpoint = new Promise<string | undefined>((resolve) => (name = resolve));
+      const reading = this.readEvents(response, (event) => {
+        if (event.event === 'endpoint') name(event.data.trim());
+        else if (this.legacyEndpoint !== undefined) this.deliverJson(event.data);
+      });
+      void reading.then(() => {
+        name(undefined);
+        if (this.legacyEndpoint !== undefined && !this.stopped) this.warn(`${this.url.href} closed its event stream: the session is over.`);
+      });
+      const named = await endpoint;
+      const base = response.url || this.url.href;
+      if (named === undefined || !URL.canParse(named, base)) return false;
+      const target = new URL(named, base);
+      if (target.origin !== this.url.origin) {
+        this.warn(`${this.url.href} named a message endpoint on another origin (${target.origin}); nothing is sent there.`);
+        return false;
+      }
+      this.legacyEndpoint = target;
+      return true;
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+      // Not this transport after all: its stream is not read on.
+      if (this.legacyEndpoint === undefined) gaveUp.abort();
+    }
+  }
+
   /** An event stream's messages, each bounded by MAX_LINE_BYTES: past it, the stream is dropped, not buffered. */
-  private async readEvents(response: Response): Promise<void> {
+  private async readEvents(response: Response, onEvent: (event: EventSourceMessage) => void = (event) => this.deliverJson(event.data)): Promise<void> {
     let overflow = false;
     const parser = createParser({
       maxBufferSize: MAX_LINE_BYTES,
       onError: (error) => void (overflow ||= error.type === 'max-buffer-size-exceeded'),
-      onEvent: (event) => this.deliverJson(event.data),
+      onEvent,
     });
     const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
     if (reader === undefined) return;
