@@ -53421,7 +53421,8 @@ class LegacySseSession {
 
 ;// CONCATENATED MODULE: ./lib/http-client.js
 /**
- * The two rules of every HTTP exchange with a server (compile's channel, the proxy's upstream).
+ * What every HTTP exchange with a server shares (compile's channel, the proxy's upstream): how
+ * redirects are followed, how much of a body is read, and how the older transport shows.
  *
  * Redirects are followed by hand. fetch's own `redirect: 'follow'` forwards every header
  * to wherever a redirect points: it drops `Authorization` on a cross-origin hop, but not an
@@ -53432,6 +53433,14 @@ class LegacySseSession {
  * Bodies are read up to a limit, never whole (`readBody`): what a server sends must not grow
  * our memory without bound.
  */
+/**
+ * How a server of the older HTTP+SSE transport (protocol 2024-11-05) answers a POST to its
+ * stream's URL: no such route (404), GET only (405), or a GET handler reading a body it does
+ * not expect (400). Per the specification's backwards-compatibility rule, a client then GETs
+ * the URL, expecting an event stream whose first event names the endpoint for messages.
+ * Never 401 or 403: an authentication failure is the user's to fix under any transport.
+ */
+const REFUSED_BY_OLDER_SERVERS = new Set([400, 404, 405]);
 /** Redirects followed for one request: an http→https hop and a path that moved, with room to spare. More is a loop. */
 const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -54323,13 +54332,9 @@ function resultOf(message, method) {
         throw new ChannelError('protocol', `the answer to ${method} has no result object`, method);
     return message.result;
 }
-/**
- * The first POST refused as a server of the older transport refuses it: 404 or 405 (no such
- * route, or GET only), 400 (a GET-only handler reading a body it does not expect). Never an
- * authentication failure: that is the user's to fix, under any transport.
- */
+/** The first POST refused as a server of the older transport refuses it (REFUSED_BY_OLDER_SERVERS). */
 function refusesStreamable(error, status) {
-    return error instanceof ChannelError && error.failure === 'http' && (status === 400 || status === 404 || status === 405);
+    return error instanceof ChannelError && error.failure === 'http' && status !== undefined && REFUSED_BY_OLDER_SERVERS.has(status);
 }
 /** How often we look whether a launched server listens yet. */
 const LISTEN_POLL_MS = 100;

@@ -1,5 +1,6 @@
 /**
- * The two rules of every HTTP exchange with a server (compile's channel, the proxy's upstream).
+ * What every HTTP exchange with a server shares (compile's channel, the proxy's upstream): how
+ * redirects are followed, how much of a body is read, and how the older transport shows.
  *
  * Redirects are followed by hand. fetch's own `redirect: 'follow'` forwards every header
  * to wherever a redirect points: it drops `Authorization` on a cross-origin hop, but not an
@@ -10,6 +11,15 @@
  * Bodies are read up to a limit, never whole (`readBody`): what a server sends must not grow
  * our memory without bound.
  */
+
+/**
+ * How a server of the older HTTP+SSE transport (protocol 2024-11-05) answers a POST to its
+ * stream's URL: no such route (404), GET only (405), or a GET handler reading a body it does
+ * not expect (400). Per the specification's backwards-compatibility rule, a client then GETs
+ * the URL, expecting an event stream whose first event names the endpoint for messages.
+ * Never 401 or 403: an authentication failure is the user's to fix under any transport.
+ */
+export const REFUSED_BY_OLDER_SERVERS: ReadonlySet<number> = new Set([400, 404, 405]);
 
 /** Redirects followed for one request: an http→https hop and a path that moved, with room to spare. More is a loop. */
 export const MAX_REDIRECTS = 5;

@@ -14,7 +14,7 @@ import {
   type RpcChannel,
 } from './channel.js';
 import { LegacySseSession, type Send } from './legacy-sse.js';
-import { RedirectError, fetchFollowingRedirects, readBody } from '../http-client.js';
+import { REFUSED_BY_OLDER_SERVERS, RedirectError, fetchFollowingRedirects, readBody } from '../http-client.js';
 import { ServerProcess, type Launch } from './process.js';
 import { answerServerRequest } from './protocol.js';
 import { percentDecoded, redactUrl } from './redact.js';
@@ -261,13 +261,9 @@ function resultOf(message: JsonObject, method: string): JsonObject {
   return message.result;
 }
 
-/**
- * The first POST refused as a server of the older transport refuses it: 404 or 405 (no such
- * route, or GET only), 400 (a GET-only handler reading a body it does not expect). Never an
- * authentication failure: that is the user's to fix, under any transport.
- */
+/** The first POST refused as a server of the older transport refuses it (REFUSED_BY_OLDER_SERVERS). */
 function refusesStreamable(error: unknown, status: number | undefined): boolean {
-  return error instanceof ChannelError && error.failure === 'http' && (status === 400 || status === 404 || status === 405);
+  return error instanceof ChannelError && error.failure === 'http' && status !== undefined && REFUSED_BY_OLDER_SERVERS.has(status);
 }
 
 export interface LaunchOptions extends HttpOptions, Launch {}

@@ -19,12 +19,10 @@ import { PassThrough, Writable } from 'node:stream';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { isJsonObject, type JsonObject } from '../contract/model.js';
 import { parseJson } from '../protocol/json.js';
-import { fetchFollowingRedirects, readBody } from '../http-client.js';
+import { REFUSED_BY_OLDER_SERVERS, fetchFollowingRedirects, readBody } from '../http-client.js';
 import { LineReader } from './lines.js';
 import { MAX_LINE_BYTES, type Upstream } from './server-link.js';
 
-/** What a server of the older HTTP+SSE transport answers a POST to its stream's URL (no such route, GET only). */
-const REFUSED_BY_OLDER_SERVERS = new Set([400, 404, 405]);
 /** How long the older transport's stream may take to name its endpoint. */
 const LEGACY_ENDPOINT_MS = 10_000;
 const MAX_GET_RETRIES = 3;
