@@ -54521,6 +54521,19 @@ const DETECTORS = [
             explanation: `The command points at "${oneLine(missing)}", which does not exist: the server has probably not been built yet.`,
         };
     },
+    function missingDependency({ source, evidence }) {
+        if (source.kind !== 'command')
+            return undefined;
+        const name = missingPackageIn(evidence.stderrTail.join('\n'));
+        if (name === undefined)
+            return undefined;
+        return {
+            category: 'missing-dependency',
+            confidence: 0.85,
+            missingPackage: name,
+            explanation: `The server stopped because it imports "${oneLine(name)}", which is not installed where it runs.${stderrExcerpt(evidence)}`,
+        };
+    },
     function portTaken({ error, source, evidence }) {
         if (!(error instanceof ChannelError) || error.failure !== 'port-taken' || source.kind !== 'command' || !source.url)
             return undefined;
@@ -54693,6 +54706,18 @@ function missingModuleInStderr(evidence) {
     const path = match[1];
     // A missing dependency (a bare package name) is not build output.
     return path.startsWith('/') || path.startsWith('.') || /^[A-Za-z]:\\/.test(path) ? path : undefined;
+}
+/**
+ * The package an import could not find: Python's "No module named 'pydantic.fields'" (its top
+ * package), Node's "Cannot find package 'zod'" (ESM) and "Cannot find module 'zod'" (require of
+ * a bare name; a path is missing build output instead).
+ */
+function missingPackageIn(text) {
+    const python = /ModuleNotFoundError: No module named '([^']+)'/.exec(text);
+    if (python)
+        return python[1].split('.')[0];
+    const node = /Cannot find package '([^']+)'/.exec(text) ?? /Cannot find module '([^'./][^']*)'/.exec(text);
+    return node && !/^[A-Za-z]:\\/.test(node[1]) ? node[1] : undefined;
 }
 const ENV_PATTERNS = [
     /(?:environment variable|env(?:ironment)? var(?:iable)?|env)\s*[:=]?\s*[`'"]?([A-Z][A-Z0-9_]{2,})\b/g,
@@ -55180,6 +55205,26 @@ const FIXERS = {
         }
         return { userAction: `Install "${program}" (or fix its name) so that it is on PATH, or point --command at the server's entry file.` };
     },
+    'missing-dependency'(diagnosis, source, history) {
+        const name = diagnosis.missingPackage ?? 'a package';
+        if (source.kind === 'command' && isPython(source.command[0])) {
+            const [, ...args] = source.command;
+            // The dependencies of a Python project usually live in its virtual environment, which a
+            // bare `python` does not use.
+            const cwd = source.cwd ?? process.cwd();
+            const venv = VENV_PYTHONS.map((path) => findUpwards(cwd, path)).find((found) => found !== undefined);
+            const triedIt = (0,external_node_path_namespaceObject.resolve)(cwd, source.command[0]) === venv || history.some((a) => a.fixApplied?.startsWith('ran the Python of'));
+            if (venv !== undefined && !triedIt) {
+                // Relative to the working directory, so the command to commit works on any checkout.
+                const python = (0,external_node_path_namespaceObject.relative)(cwd, venv) || venv;
+                return { fix: { description: `ran the Python of the project's virtual environment (${python}), where its dependencies are installed`, source: { ...source, command: [python, ...args] } } };
+            }
+            return {
+                userAction: `Install the server's dependencies before capturing it, "${name}" among them (in CI, a step before this one: pip install -r requirements.txt, pip install -e . or uv sync), or run it with the Python that has them (--command ".venv/bin/python …", or uv run).`,
+            };
+        }
+        return { userAction: `Install the server's dependencies before capturing it, "${name}" among them (in CI, a step before this one: npm ci, or the package manager the project uses).` };
+    },
     'permission-denied'(_diagnosis, source) {
         const program = source.kind === 'command' ? source.command[0] : '';
         return { userAction: `Make ${program} executable (chmod +x ${program}, and commit the mode with git update-index --chmod=+x), or run it through its interpreter.` };
@@ -55372,6 +55417,12 @@ function describeAttempts(attempts) {
         return `  ${a.number}. ${result} in ${(a.durationMs / 1000).toFixed(1)} s${fix}`;
     })
         .join('\n');
+}
+/** Where a Python project keeps its virtual environment's interpreter (uv, venv, poetry in-project; Windows). */
+const VENV_PYTHONS = [(0,external_node_path_namespaceObject.join)('.venv', 'bin', 'python'), (0,external_node_path_namespaceObject.join)('venv', 'bin', 'python'), (0,external_node_path_namespaceObject.join)('.venv', 'Scripts', 'python.exe'), (0,external_node_path_namespaceObject.join)('venv', 'Scripts', 'python.exe')];
+/** `python`, `python3`, `python3.12`, a path to one. */
+function isPython(program) {
+    return /^python(\d+(\.\d+)?)?(\.exe)?$/i.test((0,external_node_path_namespaceObject.basename)(program));
 }
 /** A crash worth one more try: resources that were busy or a network that hiccuped. */
 function looksTransient(diagnosis) {

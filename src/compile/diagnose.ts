@@ -16,6 +16,7 @@ export type FailureCategory =
   | 'permission-denied'
   | 'missing-build-output'
   | 'missing-env'
+  | 'missing-dependency'
   | 'auth-failed'
   | 'connection-refused'
   | 'tls-failed'
@@ -38,6 +39,8 @@ export interface Diagnosis {
   missingEnv?: string[];
   /** The file the command points at that does not exist. */
   missingPath?: string;
+  /** The package the server imports that is not installed where it runs. */
+  missingPackage?: string;
   /** The HTTP address the server's log said it listens on (not the one we were told). */
   announcedUrl?: string;
   /** JSON-RPC messages arrived prefixed by log text on the same stdout line. */
@@ -114,6 +117,18 @@ const DETECTORS: Detector[] = [
       confidence: 0.9,
       missingPath: missing,
       explanation: `The command points at "${oneLine(missing)}", which does not exist: the server has probably not been built yet.`,
+    };
+  },
+
+  function missingDependency({ source, evidence }) {
+    if (source.kind !== 'command') return undefined;
+    const name = missingPackageIn(evidence.stderrTail.join('\n'));
+    if (name === undefined) return undefined;
+    return {
+      category: 'missing-dependency',
+      confidence: 0.85,
+      missingPackage: name,
+      explanation: `The server stopped because it imports "${oneLine(name)}", which is not installed where it runs.${stderrExcerpt(evidence)}`,
     };
   },
 
@@ -287,6 +302,18 @@ function missingModuleInStderr(evidence: AttemptEvidence): string | undefined {
   const path = match[1] as string;
   // A missing dependency (a bare package name) is not build output.
   return path.startsWith('/') || path.startsWith('.') || /^[A-Za-z]:\\/.test(path) ? path : undefined;
+}
+
+/**
+ * The package an import could not find: Python's "No module named 'pydantic.fields'" (its top
+ * package), Node's "Cannot find package 'zod'" (ESM) and "Cannot find module 'zod'" (require of
+ * a bare name; a path is missing build output instead).
+ */
+function missingPackageIn(text: string): string | undefined {
+  const python = /ModuleNotFoundError: No module named '([^']+)'/.exec(text);
+  if (python) return (python[1] as string).split('.')[0];
+  const node = /Cannot find package '([^']+)'/.exec(text) ?? /Cannot find module '([^'./][^']*)'/.exec(text);
+  return node && !/^[A-Za-z]:\\/.test(node[1] as string) ? (node[1] as string) : undefined;
 }
 
 const ENV_PATTERNS = [

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { CaptureOptions, ServerCapture } from './capture.js';
 import { CompileError, START_BUDGET_FACTOR } from './capture.js';
 import { oneLine, type Diagnosis, type FailureCategory } from './diagnose.js';
@@ -96,6 +96,27 @@ const FIXERS: Record<FailureCategory, Fixer> = {
       return { fix: { description: `ran the installed package "${program}" through npx --no-install`, source: { ...source, command: ['npx', '--no-install', program, ...args] } } };
     }
     return { userAction: `Install "${program}" (or fix its name) so that it is on PATH, or point --command at the server's entry file.` };
+  },
+
+  'missing-dependency'(diagnosis, source, history) {
+    const name = diagnosis.missingPackage ?? 'a package';
+    if (source.kind === 'command' && isPython(source.command[0] as string)) {
+      const [, ...args] = source.command;
+      // The dependencies of a Python project usually live in its virtual environment, which a
+      // bare `python` does not use.
+      const cwd = source.cwd ?? process.cwd();
+      const venv = VENV_PYTHONS.map((path) => findUpwards(cwd, path)).find((found) => found !== undefined);
+      const triedIt = resolve(cwd, source.command[0] as string) === venv || history.some((a) => a.fixApplied?.startsWith('ran the Python of'));
+      if (venv !== undefined && !triedIt) {
+        // Relative to the working directory, so the command to commit works on any checkout.
+        const python = relative(cwd, venv) || venv;
+        return { fix: { description: `ran the Python of the project's virtual environment (${python}), where its dependencies are installed`, source: { ...source, command: [python, ...args] } } };
+      }
+      return {
+        userAction: `Install the server's dependencies before capturing it, "${name}" among them (in CI, a step before this one: pip install -r requirements.txt, pip install -e . or uv sync), or run it with the Python that has them (--command ".venv/bin/python …", or uv run).`,
+      };
+    }
+    return { userAction: `Install the server's dependencies before capturing it, "${name}" among them (in CI, a step before this one: npm ci, or the package manager the project uses).` };
   },
 
   'permission-denied'(_diagnosis, source) {
@@ -315,6 +336,14 @@ export function describeAttempts(attempts: Attempt[]): string {
       return `  ${a.number}. ${result} in ${(a.durationMs / 1000).toFixed(1)} s${fix}`;
     })
     .join('\n');
+}
+
+/** Where a Python project keeps its virtual environment's interpreter (uv, venv, poetry in-project; Windows). */
+const VENV_PYTHONS = [join('.venv', 'bin', 'python'), join('venv', 'bin', 'python'), join('.venv', 'Scripts', 'python.exe'), join('venv', 'Scripts', 'python.exe')];
+
+/** `python`, `python3`, `python3.12`, a path to one. */
+function isPython(program: string): boolean {
+  return /^python(\d+(\.\d+)?)?(\.exe)?$/i.test(basename(program));
 }
 
 /** A crash worth one more try: resources that were busy or a network that hiccuped. */

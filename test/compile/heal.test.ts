@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +30,44 @@ function categories(result: Compiled | HealingFailedError): Array<string | undef
   return attempts.map((a) => (a.outcome === 'captured' ? 'captured' : a.diagnosis?.category));
 }
 
+/** A minimal MCP server over stdio in Python (one tool), for the virtual-environment cases. */
+const PYTHON_SERVE = `import json, sys
+
+def serve():
+    for line in sys.stdin:
+        message = json.loads(line)
+        if "id" not in message:
+            continue
+        if message.get("method") == "initialize":
+            result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "venv-server", "version": "1.0.0"}}
+        elif message.get("method") == "tools/list":
+            result = {"tools": [{"name": "hello", "inputSchema": {"type": "object"}}]}
+        else:
+            print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "Method not found"}}), flush=True)
+            continue
+        print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+`;
+
+/**
+ * A Python project whose server imports a module installed only in its `.venv` (a stand-in
+ * interpreter there puts it on the path); the server itself is run with `python3`.
+ */
+function pythonProject(name: string, withVenv: boolean): { dir: string } {
+  const dir = join(work, name);
+  const venvPython = join(dir, '.venv', 'bin', 'python');
+  mkdirSync(join(dir, '.venv', 'site'), { recursive: true });
+  mkdirSync(join(dir, '.venv', 'bin'), { recursive: true });
+  writeFileSync(join(dir, '.venv', 'site', 'mcg_venv_helper.py'), PYTHON_SERVE);
+  if (withVenv) {
+    writeFileSync(venvPython, `#!/bin/sh\nPYTHONPATH="$(dirname "$0")/../site" exec python3 "$@"\n`);
+    chmodSync(venvPython, 0o755);
+  }
+  writeFileSync(join(dir, 'server.py'), 'import mcg_venv_helper\nmcg_venv_helper.serve()\n');
+  return { dir };
+}
+
+const hasPython = spawnSync('python3', ['--version']).status === 0;
+
 afterAll(async () => {
   // No attempt may leave a server behind.
   expect(await processesMentioning(TAG)).toEqual([]);
@@ -44,6 +83,17 @@ describe('healing that succeeds without help', () => {
     expect(healed.timeoutMs).toBeGreaterThanOrEqual(3000);
     expect(result.healing!.totalMs).toBeLessThan(2 * 1200 + 1000);
     expect(Object.keys(result.contracts.tools)).toEqual(['ping']);
+  });
+
+  it.skipIf(!hasPython)('a Python server run with a bare python3, whose dependencies are in the project\'s virtual environment', async () => {
+    const { dir } = pythonProject('venv-project', true);
+    const result = await compileContracts(command(['python3', 'server.py', TAG], { cwd: dir }));
+    expect(categories(result)).toEqual(['missing-dependency', 'captured']);
+    expect(result.healing!.attempts[0]!.diagnosis!.missingPackage).toBe('mcg_venv_helper');
+    // Relative to the working directory: the command to commit works on any checkout.
+    expect(result.healing!.attempts[0]!.fixApplied).toBe("ran the Python of the project's virtual environment (.venv/bin/python), where its dependencies are installed");
+    expect(result.healing!.healedSource).toMatchObject({ command: ['.venv/bin/python', 'server.py', TAG] });
+    expect(Object.keys(result.contracts.tools)).toEqual(['hello']);
   });
 
   it('a command installed under node_modules/.bin', async () => {
@@ -91,6 +141,15 @@ describe('healing that succeeds without help', () => {
 });
 
 describe('healing that stops with guidance', () => {
+  it.skipIf(!hasPython)('a Python dependency that is installed nowhere: the package named, and how to install it', async () => {
+    const { dir } = pythonProject('no-venv-project', false);
+    const error = await healingFailure(command(['python3', 'server.py', TAG], { cwd: dir }));
+    expect(categories(error)).toEqual(['missing-dependency']);
+    expect(error.message).toContain('The server stopped because it imports "mcg_venv_helper", which is not installed where it runs.');
+    expect(error.userActionNeeded).toContain('Install the server\'s dependencies before capturing it, "mcg_venv_helper" among them');
+  });
+
+
   it('missing environment variable: names it, guesses nothing', async () => {
     const error = await healingFailure(command([node, fixture('needs-env.mjs'), TAG]));
     expect(categories(error)).toEqual(['missing-env']);
