@@ -141,6 +141,16 @@ describe('healing that succeeds without help', () => {
 });
 
 describe('healing that stops with guidance', () => {
+  it('a Node server whose dependencies are not installed: the package named, and npm ci', async () => {
+    const dir = join(work, 'no-node-modules');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'server.mjs'), "import { z } from 'mcg-never-installed';\n");
+    const error = await healingFailure(command([node, 'server.mjs', TAG], { cwd: dir }));
+    expect(categories(error)).toEqual(['missing-dependency']);
+    expect(error.message).toContain('The server stopped because it imports "mcg-never-installed", which is not installed where it runs.');
+    expect(error.userActionNeeded).toContain('"mcg-never-installed" among them (in CI, a step before this one: npm ci');
+  });
+
   it.skipIf(!hasPython)('a Python dependency that is installed nowhere: the package named, and how to install it', async () => {
     const { dir } = pythonProject('no-venv-project', false);
     const error = await healingFailure(command(['python3', 'server.py', TAG], { cwd: dir }));
