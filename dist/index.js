@@ -53233,192 +53233,6 @@ function isEventPrefix(chunk, i, firstCharCode) {
 
 //# sourceMappingURL=index.js.map
 
-;// CONCATENATED MODULE: ./lib/compile/legacy-sse.js
-
-
-
-
-/** Answers to the server's own requests (ping, roots/list…) sent in one session: past it, the server is flooding. */
-const MAX_REPLIES = 1_000;
-/** How long a notification or an answer of ours may take to be accepted (a request's own timeout bounds its POST). */
-const COURTESY_TIMEOUT_MS = 10_000;
-/**
- * MCP's HTTP+SSE transport (protocol 2024-11-05), which many deployed servers still speak
- * (FastMCP's `transport="sse"`, the SDKs' SSE server transports): a GET opens an event stream
- * whose first event, `endpoint`, says where to POST messages, and every answer comes back on
- * that stream. The stream stays open for the whole session and is read by one loop that hands
- * each answer to the request waiting for it and answers the server's own requests. Every
- * event is bounded by `MAX_MESSAGE_BYTES`, every request by its timeout, the endpoint must be
- * on the URL's own origin (the user's headers go there), and `close` ends the stream.
- */
-class LegacySseSession {
-    send;
-    endpoint;
-    stream;
-    shownUrl;
-    evidence;
-    answerServer;
-    waiting = new Map();
-    failure;
-    replies = 0;
-    constructor(send, endpoint, stream, shownUrl, evidence, answerServer) {
-        this.send = send;
-        this.endpoint = endpoint;
-        this.stream = stream;
-        this.shownUrl = shownUrl;
-        this.evidence = evidence;
-        this.answerServer = answerServer;
-    }
-    /**
-     * Open the stream at `url` and wait (up to `timeoutMs`) for its `endpoint` event. Undefined
-     * when `url` does not serve this transport: no event stream, or none that names an endpoint.
-     */
-    static async open(send, url, shownUrl, timeoutMs, evidence, answerServer) {
-        const stream = new AbortController();
-        const deadline = setTimeout(() => stream.abort(), timeoutMs);
-        let session;
-        let endpoint;
-        let overflowed = false;
-        try {
-            const response = await send('GET', url, undefined, stream.signal);
-            if (!response.ok || !(response.headers.get('content-type') ?? '').includes('text/event-stream') || !response.body) {
-                await response.body?.cancel();
-                return undefined;
-            }
-            // An event stream: this transport is spoken here, and its failures are what to report.
-            evidence.httpStatus = response.status;
-            const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-            const parser = createParser({
-                maxBufferSize: MAX_MESSAGE_BYTES,
-                onError: (error) => {
-                    if (error.type !== 'max-buffer-size-exceeded')
-                        return;
-                    overflowed = true;
-                    session?.fail(new ChannelError('protocol', `${shownUrl} sent an event of more than ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB; capture stopped`));
-                },
-                onEvent: (event) => {
-                    if (session !== undefined) {
-                        if (event.event === undefined || event.event === 'message')
-                            session.receive(event.data);
-                    }
-                    else if (event.event === 'endpoint' && endpoint === undefined) {
-                        endpoint = event.data.trim();
-                    }
-                },
-            });
-            while (endpoint === undefined) {
-                const { value, done } = await reader.read();
-                if (done || overflowed) {
-                    await reader.cancel().catch(() => { });
-                    return undefined;
-                }
-                parser.feed(value);
-            }
-            let target;
-            try {
-                target = new URL(endpoint, response.url || url);
-            }
-            catch {
-                throw new ChannelError('protocol', `${shownUrl} named a message endpoint that is not a URL (${JSON.stringify(endpoint.slice(0, 200))})`, 'initialize');
-            }
-            if (target.origin !== new URL(url).origin) {
-                throw new ChannelError('protocol', `${shownUrl} named a message endpoint on another origin (${target.origin}); its messages are not sent there`, 'initialize');
-            }
-            clearTimeout(deadline);
-            session = new LegacySseSession(send, target.href, stream, shownUrl, evidence, answerServer);
-            void session.read(reader, parser);
-            return session;
-        }
-        catch (error) {
-            stream.abort();
-            if (error instanceof ChannelError)
-                throw error;
-            return undefined;
-        }
-        finally {
-            clearTimeout(deadline);
-        }
-    }
-    /** Send a request and wait for its answer on the stream. */
-    async request(message, method, timeoutMs) {
-        if (this.failure)
-            throw this.failure;
-        const id = message.id;
-        let timer;
-        const answer = new Promise((resolve, reject) => {
-            this.waiting.set(id, { resolve, reject });
-            timer = setTimeout(() => {
-                this.evidence.timedOutOn = method;
-                reject(new ChannelError('timeout', `${this.shownUrl} did not answer ${method} within ${timeoutMs / 1000} s`, method));
-            }, timeoutMs);
-        });
-        // Rejected while the POST is still under way, it is awaited only after: not an unhandled rejection.
-        answer.catch(() => { });
-        try {
-            await this.post(message, method, timeoutMs);
-            return await answer;
-        }
-        finally {
-            clearTimeout(timer);
-            this.waiting.delete(id);
-        }
-    }
-    async notify(message, method) {
-        if (this.failure)
-            throw this.failure;
-        await this.post(message, method, COURTESY_TIMEOUT_MS);
-    }
-    close() {
-        this.fail(new ChannelError('protocol', 'the session was closed'));
-        this.stream.abort();
-    }
-    async post(message, method, timeoutMs) {
-        const response = await this.send('POST', this.endpoint, JSON.stringify(message), AbortSignal.timeout(timeoutMs)).catch((error) => {
-            throw new ChannelError('network', `could not send ${method} to ${this.shownUrl} (${error instanceof Error ? error.message : String(error)})`, method);
-        });
-        await response.body?.cancel();
-        if (!response.ok)
-            throw new ChannelError('http', `${this.shownUrl} answered ${method} with HTTP ${response.status} ${response.statusText}`.trim(), method);
-    }
-    /** The loop that reads the stream for the whole session. */
-    async read(reader, parser) {
-        try {
-            for (;;) {
-                const { value, done } = await reader.read();
-                if (done || this.failure)
-                    break;
-                parser.feed(value);
-            }
-            this.fail(new ChannelError('protocol', `${this.shownUrl} closed its event stream before the capture ended`));
-        }
-        catch {
-            this.fail(new ChannelError('network', `${this.shownUrl} broke off its event stream`));
-        }
-        finally {
-            await reader.cancel().catch(() => { });
-        }
-    }
-    receive(data) {
-        const message = parseJson(data);
-        if (!model_isJsonObject(message))
-            return;
-        if ('result' in message || 'error' in message) {
-            this.evidence.spokeJsonRpc = true;
-            this.waiting.get(message.id)?.resolve(message);
-        }
-        else if (typeof message.method === 'string' && message.id !== undefined && this.replies < MAX_REPLIES) {
-            // The server may be waiting for this answer before it answers us.
-            this.replies += 1;
-            this.post({ jsonrpc: '2.0', id: message.id, ...this.answerServer(message.method) }, message.method, COURTESY_TIMEOUT_MS).catch(() => { });
-        }
-    }
-    fail(error) {
-        this.failure ??= error;
-        for (const waiter of this.waiting.values())
-            waiter.reject(this.failure);
-    }
-}
-
 ;// CONCATENATED MODULE: ./lib/http-client.js
 /**
  * What every HTTP exchange with a server shares (compile's channel, the proxy's upstream): how
@@ -53433,6 +53247,7 @@ class LegacySseSession {
  * Bodies are read up to a limit, never whole (`readBody`): what a server sends must not grow
  * our memory without bound.
  */
+
 /**
  * How a server of the older HTTP+SSE transport (protocol 2024-11-05) answers a POST to its
  * stream's URL: no such route (404), GET only (405), or a GET handler reading a body it does
@@ -53489,6 +53304,215 @@ async function readBody(response, limit) {
         await reader.cancel().catch(() => { });
     }
     return Buffer.concat(chunks).toString('utf8');
+}
+/**
+ * Open the event stream of a server of the older HTTP+SSE transport (protocol 2024-11-05), as
+ * the specification's backwards-compatibility rule finds it: a GET of the URL whose first
+ * event, `endpoint`, names where to POST messages. The endpoint must be on the URL's own
+ * origin, since the user's headers go there. Once it is named, the stream is read on, into
+ * `onEvent`, until it ends or `signal` aborts; otherwise it is not read on.
+ */
+async function openOlderTransportStream({ get, url, timeoutMs, signal, maxEventChars, onEvent, onEnd }) {
+    const gaveUp = new AbortController();
+    const timer = setTimeout(() => gaveUp.abort(), timeoutMs);
+    let named = false;
+    try {
+        const response = await get(AbortSignal.any([signal, gaveUp.signal]));
+        if (!response.ok || !(response.headers.get('content-type') ?? '').includes('text/event-stream') || !response.body) {
+            await response.body?.cancel();
+            return { found: 'nothing' };
+        }
+        let endpointEvent = () => { };
+        const endpoint = new Promise((resolve) => (endpointEvent = resolve));
+        let overflow = false;
+        const parser = createParser({
+            maxBufferSize: maxEventChars,
+            onError: (error) => void (overflow ||= error.type === 'max-buffer-size-exceeded'),
+            onEvent: (event) => {
+                if (named)
+                    onEvent(event);
+                else if (event.event === 'endpoint')
+                    endpointEvent(event.data.trim());
+            },
+        });
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        void (async () => {
+            try {
+                for (;;) {
+                    const { value, done } = await reader.read();
+                    if (done)
+                        return 'closed';
+                    parser.feed(value);
+                    if (overflow)
+                        return 'overflow';
+                }
+            }
+            catch {
+                return 'broken';
+            }
+            finally {
+                await reader.cancel().catch(() => { });
+            }
+        })().then((how) => {
+            endpointEvent(undefined);
+            onEnd(how);
+        });
+        const text = await endpoint;
+        if (text === undefined)
+            return { found: 'nothing' };
+        const base = response.url || url.href;
+        if (!URL.canParse(text, base))
+            return { found: 'unusable endpoint', status: response.status, text };
+        const target = new URL(text, base);
+        if (target.origin !== url.origin)
+            return { found: 'unusable endpoint', status: response.status, text, origin: target.origin };
+        named = true;
+        return { found: 'endpoint', endpoint: target, status: response.status };
+    }
+    catch {
+        return { found: 'nothing' };
+    }
+    finally {
+        clearTimeout(timer);
+        // Not this transport after all: its stream is not read on.
+        if (!named)
+            gaveUp.abort();
+    }
+}
+
+;// CONCATENATED MODULE: ./lib/compile/legacy-sse.js
+
+
+
+
+/** Answers to the server's own requests (ping, roots/list…) sent in one session: past it, the server is flooding. */
+const MAX_REPLIES = 1_000;
+/** How long a notification or an answer of ours may take to be accepted (a request's own timeout bounds its POST). */
+const COURTESY_TIMEOUT_MS = 10_000;
+/** How the session ends when its stream does. */
+const ENDINGS = {
+    closed: (url) => new ChannelError('protocol', `${url} closed its event stream before the capture ended`),
+    broken: (url) => new ChannelError('network', `${url} broke off its event stream`),
+    overflow: (url) => new ChannelError('protocol', `${url} sent an event of more than ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB; capture stopped`),
+};
+/**
+ * MCP's HTTP+SSE transport (protocol 2024-11-05), which many deployed servers still speak
+ * (FastMCP's `transport="sse"`, the SDKs' SSE server transports): a GET opens an event stream
+ * whose first event, `endpoint`, says where to POST messages, and every answer comes back on
+ * that stream (openOlderTransportStream). The stream stays open for the whole session: each
+ * answer goes to the request waiting for it, and the server's own requests are answered. Every
+ * event is bounded by `MAX_MESSAGE_BYTES`, every request by its timeout, the endpoint must be
+ * on the URL's own origin (the user's headers go there), and `close` ends the stream.
+ */
+class LegacySseSession {
+    send;
+    endpoint;
+    stream;
+    shownUrl;
+    evidence;
+    answerServer;
+    waiting = new Map();
+    failure;
+    replies = 0;
+    constructor(send, endpoint, stream, shownUrl, evidence, answerServer) {
+        this.send = send;
+        this.endpoint = endpoint;
+        this.stream = stream;
+        this.shownUrl = shownUrl;
+        this.evidence = evidence;
+        this.answerServer = answerServer;
+    }
+    /**
+     * Open the stream at `url` and wait (up to `timeoutMs`) for its `endpoint` event. Undefined
+     * when `url` does not serve this transport: no event stream, or none that names an endpoint.
+     */
+    static async open(send, url, shownUrl, timeoutMs, evidence, answerServer) {
+        const stream = new AbortController();
+        let session;
+        const opened = await openOlderTransportStream({
+            get: (signal) => send('GET', url, undefined, signal),
+            url: new URL(url),
+            timeoutMs,
+            signal: stream.signal,
+            maxEventChars: MAX_MESSAGE_BYTES,
+            onEvent: (event) => {
+                if (event.event === undefined || event.event === 'message')
+                    session?.receive(event.data);
+            },
+            onEnd: (how) => session?.fail(ENDINGS[how](shownUrl)),
+        });
+        if (opened.found === 'nothing')
+            return undefined;
+        // An event stream: this transport is spoken here, and its failures are what to report.
+        evidence.httpStatus = opened.status;
+        if (opened.found === 'unusable endpoint') {
+            throw new ChannelError('protocol', opened.origin === undefined
+                ? `${shownUrl} named a message endpoint that is not a URL (${JSON.stringify(opened.text.slice(0, 200))})`
+                : `${shownUrl} named a message endpoint on another origin (${opened.origin}); its messages are not sent there`, 'initialize');
+        }
+        session = new LegacySseSession(send, opened.endpoint.href, stream, shownUrl, evidence, answerServer);
+        return session;
+    }
+    /** Send a request and wait for its answer on the stream. */
+    async request(message, method, timeoutMs) {
+        if (this.failure)
+            throw this.failure;
+        const id = message.id;
+        let timer;
+        const answer = new Promise((resolve, reject) => {
+            this.waiting.set(id, { resolve, reject });
+            timer = setTimeout(() => {
+                this.evidence.timedOutOn = method;
+                reject(new ChannelError('timeout', `${this.shownUrl} did not answer ${method} within ${timeoutMs / 1000} s`, method));
+            }, timeoutMs);
+        });
+        // Rejected while the POST is still under way, it is awaited only after: not an unhandled rejection.
+        answer.catch(() => { });
+        try {
+            await this.post(message, method, timeoutMs);
+            return await answer;
+        }
+        finally {
+            clearTimeout(timer);
+            this.waiting.delete(id);
+        }
+    }
+    async notify(message, method) {
+        if (this.failure)
+            throw this.failure;
+        await this.post(message, method, COURTESY_TIMEOUT_MS);
+    }
+    close() {
+        this.fail(new ChannelError('protocol', 'the session was closed'));
+        this.stream.abort();
+    }
+    async post(message, method, timeoutMs) {
+        const response = await this.send('POST', this.endpoint, JSON.stringify(message), AbortSignal.timeout(timeoutMs)).catch((error) => {
+            throw new ChannelError('network', `could not send ${method} to ${this.shownUrl} (${error instanceof Error ? error.message : String(error)})`, method);
+        });
+        await response.body?.cancel();
+        if (!response.ok)
+            throw new ChannelError('http', `${this.shownUrl} answered ${method} with HTTP ${response.status} ${response.statusText}`.trim(), method);
+    }
+    receive(data) {
+        const message = parseJson(data);
+        if (!model_isJsonObject(message))
+            return;
+        if ('result' in message || 'error' in message) {
+            this.evidence.spokeJsonRpc = true;
+            this.waiting.get(message.id)?.resolve(message);
+        }
+        else if (typeof message.method === 'string' && message.id !== undefined && this.replies < MAX_REPLIES) {
+            // The server may be waiting for this answer before it answers us.
+            this.replies += 1;
+            this.post({ jsonrpc: '2.0', id: message.id, ...this.answerServer(message.method) }, message.method, COURTESY_TIMEOUT_MS).catch(() => { });
+        }
+    }
+    fail(error) {
+        this.failure ??= error;
+        for (const waiter of this.waiting.values())
+            waiter.reject(this.failure);
+    }
 }
 
 ;// CONCATENATED MODULE: ./lib/compile/env.js

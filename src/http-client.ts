@@ -11,6 +11,7 @@
  * Bodies are read up to a limit, never whole (`readBody`): what a server sends must not grow
  * our memory without bound.
  */
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 
 /**
  * How a server of the older HTTP+SSE transport (protocol 2024-11-05) answers a POST to its
@@ -73,4 +74,92 @@ export async function readBody(response: Response, limit: number): Promise<strin
     await reader.cancel().catch(() => {});
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** What GETting a URL of the older HTTP+SSE transport found. */
+export type OlderTransportStream =
+  /** The stream named this endpoint, on the URL's origin, and is read on into `onEvent`. */
+  | { found: 'endpoint'; endpoint: URL; status: number }
+  /** An event stream whose endpoint is not to be used: not a URL, or on another origin. */
+  | { found: 'unusable endpoint'; status: number; text: string; origin?: string }
+  /** No such stream here (no event stream, none that named an endpoint in time, a network error). */
+  | { found: 'nothing' };
+
+export interface OlderTransportOptions {
+  /** GETs the URL under the caller's header and redirect rules. */
+  get: (signal: AbortSignal) => Promise<Response>;
+  url: URL;
+  /** How long the stream may take to name its endpoint. */
+  timeoutMs: number;
+  /** Ends the stream (the session's stop or close). */
+  signal: AbortSignal;
+  /** The largest event read, in characters: past it the stream ends (`onEnd('overflow')`). */
+  maxEventChars: number;
+  /** Every event after the endpoint's. */
+  onEvent: (event: EventSourceMessage) => void;
+  /** The stream ended: closed by the server, broken off, or an event over the limit (even before the endpoint). */
+  onEnd: (how: 'closed' | 'broken' | 'overflow') => void;
+}
+
+/**
+ * Open the event stream of a server of the older HTTP+SSE transport (protocol 2024-11-05), as
+ * the specification's backwards-compatibility rule finds it: a GET of the URL whose first
+ * event, `endpoint`, names where to POST messages. The endpoint must be on the URL's own
+ * origin, since the user's headers go there. Once it is named, the stream is read on, into
+ * `onEvent`, until it ends or `signal` aborts; otherwise it is not read on.
+ */
+export async function openOlderTransportStream({ get, url, timeoutMs, signal, maxEventChars, onEvent, onEnd }: OlderTransportOptions): Promise<OlderTransportStream> {
+  const gaveUp = new AbortController();
+  const timer = setTimeout(() => gaveUp.abort(), timeoutMs);
+  let named = false;
+  try {
+    const response = await get(AbortSignal.any([signal, gaveUp.signal]));
+    if (!response.ok || !(response.headers.get('content-type') ?? '').includes('text/event-stream') || !response.body) {
+      await response.body?.cancel();
+      return { found: 'nothing' };
+    }
+    let endpointEvent: (text: string | undefined) => void = () => {};
+    const endpoint = new Promise<string | undefined>((resolve) => (endpointEvent = resolve));
+    let overflow = false;
+    const parser = createParser({
+      maxBufferSize: maxEventChars,
+      onError: (error) => void (overflow ||= error.type === 'max-buffer-size-exceeded'),
+      onEvent: (event) => {
+        if (named) onEvent(event);
+        else if (event.event === 'endpoint') endpointEvent(event.data.trim());
+      },
+    });
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    void (async (): Promise<'closed' | 'broken' | 'overflow'> => {
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return 'closed';
+          parser.feed(value);
+          if (overflow) return 'overflow';
+        }
+      } catch {
+        return 'broken';
+      } finally {
+        await reader.cancel().catch(() => {});
+      }
+    })().then((how) => {
+      endpointEvent(undefined);
+      onEnd(how);
+    });
+    const text = await endpoint;
+    if (text === undefined) return { found: 'nothing' };
+    const base = response.url || url.href;
+    if (!URL.canParse(text, base)) return { found: 'unusable endpoint', status: response.status, text };
+    const target = new URL(text, base);
+    if (target.origin !== url.origin) return { found: 'unusable endpoint', status: response.status, text, origin: target.origin };
+    named = true;
+    return { found: 'endpoint', endpoint: target, status: response.status };
+  } catch {
+    return { found: 'nothing' };
+  } finally {
+    clearTimeout(timer);
+    // Not this transport after all: its stream is not read on.
+    if (!named) gaveUp.abort();
+  }
 }

@@ -1,6 +1,6 @@
-import { createParser } from 'eventsource-parser';
 import { isJsonObject, type JsonObject } from '../contract/model.js';
 import { parseJson } from '../protocol/json.js';
+import { openOlderTransportStream } from '../http-client.js';
 import { ChannelError, MAX_MESSAGE_BYTES, type AttemptEvidence } from './channel.js';
 
 /**
@@ -14,6 +14,13 @@ const MAX_REPLIES = 1_000;
 /** How long a notification or an answer of ours may take to be accepted (a request's own timeout bounds its POST). */
 const COURTESY_TIMEOUT_MS = 10_000;
 
+/** How the session ends when its stream does. */
+const ENDINGS = {
+  closed: (url: string) => new ChannelError('protocol', `${url} closed its event stream before the capture ended`),
+  broken: (url: string) => new ChannelError('network', `${url} broke off its event stream`),
+  overflow: (url: string) => new ChannelError('protocol', `${url} sent an event of more than ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB; capture stopped`),
+};
+
 /** The answer (without `jsonrpc` and `id`) to a request the server sent us. */
 type AnswerServer = (method: string) => object;
 
@@ -26,8 +33,8 @@ interface Waiter {
  * MCP's HTTP+SSE transport (protocol 2024-11-05), which many deployed servers still speak
  * (FastMCP's `transport="sse"`, the SDKs' SSE server transports): a GET opens an event stream
  * whose first event, `endpoint`, says where to POST messages, and every answer comes back on
- * that stream. The stream stays open for the whole session and is read by one loop that hands
- * each answer to the request waiting for it and answers the server's own requests. Every
+ * that stream (openOlderTransportStream). The stream stays open for the whole session: each
+ * answer goes to the request waiting for it, and the server's own requests are answered. Every
  * event is bounded by `MAX_MESSAGE_BYTES`, every request by its timeout, the endpoint must be
  * on the URL's own origin (the user's headers go there), and `close` ends the stream.
  */
@@ -58,62 +65,32 @@ export class LegacySseSession {
     answerServer: AnswerServer,
   ): Promise<LegacySseSession | undefined> {
     const stream = new AbortController();
-    const deadline = setTimeout(() => stream.abort(), timeoutMs);
     let session: LegacySseSession | undefined;
-    let endpoint: string | undefined;
-    let overflowed = false;
-    try {
-      const response = await send('GET', url, undefined, stream.signal);
-      if (!response.ok || !(response.headers.get('content-type') ?? '').includes('text/event-stream') || !response.body) {
-        await response.body?.cancel();
-        return undefined;
-      }
-      // An event stream: this transport is spoken here, and its failures are what to report.
-      evidence.httpStatus = response.status;
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      const parser = createParser({
-        maxBufferSize: MAX_MESSAGE_BYTES,
-        onError: (error) => {
-          if (error.type !== 'max-buffer-size-exceeded') return;
-          overflowed = true;
-          session?.fail(new ChannelError('protocol', `${shownUrl} sent an event of more than ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB; capture stopped`));
-        },
-        onEvent: (event) => {
-          if (session !== undefined) {
-            if (event.event === undefined || event.event === 'message') session.receive(event.data);
-          } else if (event.event === 'endpoint' && endpoint === undefined) {
-            endpoint = event.data.trim();
-          }
-        },
-      });
-      while (endpoint === undefined) {
-        const { value, done } = await reader.read();
-        if (done || overflowed) {
-          await reader.cancel().catch(() => {});
-          return undefined;
-        }
-        parser.feed(value);
-      }
-      let target: URL;
-      try {
-        target = new URL(endpoint, response.url || url);
-      } catch {
-        throw new ChannelError('protocol', `${shownUrl} named a message endpoint that is not a URL (${JSON.stringify(endpoint.slice(0, 200))})`, 'initialize');
-      }
-      if (target.origin !== new URL(url).origin) {
-        throw new ChannelError('protocol', `${shownUrl} named a message endpoint on another origin (${target.origin}); its messages are not sent there`, 'initialize');
-      }
-      clearTimeout(deadline);
-      session = new LegacySseSession(send, target.href, stream, shownUrl, evidence, answerServer);
-      void session.read(reader, parser);
-      return session;
-    } catch (error) {
-      stream.abort();
-      if (error instanceof ChannelError) throw error;
-      return undefined;
-    } finally {
-      clearTimeout(deadline);
+    const opened = await openOlderTransportStream({
+      get: (signal) => send('GET', url, undefined, signal),
+      url: new URL(url),
+      timeoutMs,
+      signal: stream.signal,
+      maxEventChars: MAX_MESSAGE_BYTES,
+      onEvent: (event) => {
+        if (event.event === undefined || event.event === 'message') session?.receive(event.data);
+      },
+      onEnd: (how) => session?.fail(ENDINGS[how](shownUrl)),
+    });
+    if (opened.found === 'nothing') return undefined;
+    // An event stream: this transport is spoken here, and its failures are what to report.
+    evidence.httpStatus = opened.status;
+    if (opened.found === 'unusable endpoint') {
+      throw new ChannelError(
+        'protocol',
+        opened.origin === undefined
+          ? `${shownUrl} named a message endpoint that is not a URL (${JSON.stringify(opened.text.slice(0, 200))})`
+          : `${shownUrl} named a message endpoint on another origin (${opened.origin}); its messages are not sent there`,
+        'initialize',
+      );
     }
+    session = new LegacySseSession(send, opened.endpoint.href, stream, shownUrl, evidence, answerServer);
+    return session;
   }
 
   /** Send a request and wait for its answer on the stream. */
@@ -155,22 +132,6 @@ export class LegacySseSession {
     });
     await response.body?.cancel();
     if (!response.ok) throw new ChannelError('http', `${this.shownUrl} answered ${method} with HTTP ${response.status} ${response.statusText}`.trim(), method);
-  }
-
-  /** The loop that reads the stream for the whole session. */
-  private async read(reader: ReadableStreamDefaultReader<string>, parser: { feed(chunk: string): void }): Promise<void> {
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done || this.failure) break;
-        parser.feed(value);
-      }
-      this.fail(new ChannelError('protocol', `${this.shownUrl} closed its event stream before the capture ended`));
-    } catch {
-      this.fail(new ChannelError('network', `${this.shownUrl} broke off its event stream`));
-    } finally {
-      await reader.cancel().catch(() => {});
-    }
   }
 
   private receive(data: string): void {

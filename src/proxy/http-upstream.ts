@@ -16,10 +16,10 @@
  * and so does the end of our input once the answers still on their way have arrived.
  */
 import { PassThrough, Writable } from 'node:stream';
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { createParser } from 'eventsource-parser';
 import { isJsonObject, type JsonObject } from '../contract/model.js';
 import { parseJson } from '../protocol/json.js';
-import { REFUSED_BY_OLDER_SERVERS, fetchFollowingRedirects, readBody } from '../http-client.js';
+import { REFUSED_BY_OLDER_SERVERS, fetchFollowingRedirects, openOlderTransportStream, readBody } from '../http-client.js';
 import { LineReader } from './lines.js';
 import { MAX_LINE_BYTES, type Upstream } from './server-link.js';
 
@@ -176,51 +176,33 @@ class HttpUpstream implements Upstream {
    * when the URL serves no such stream within `LEGACY_ENDPOINT_MS`.
    */
   private async openLegacyStream(): Promise<boolean> {
-    const gaveUp = new AbortController();
-    const timer = setTimeout(() => gaveUp.abort(), LEGACY_ENDPOINT_MS);
-    const signal = AbortSignal.any([this.abort.signal, gaveUp.signal]);
-    try {
-      const response = await fetchFollowingRedirects(this.url, { method: 'GET', headers: (sameOrigin) => this.requestHeaders({ accept: 'text/event-stream' }, sameOrigin), signal });
-      if (!response.ok || !(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
-        await response.body?.cancel();
-        return false;
-      }
-      let name: (endpoint: string | undefined) => void = () => {};
-      const endpoint = new Promise<string | undefined>((resolve) => (name = resolve));
-      const reading = this.readEvents(response, (event) => {
-        if (event.event === 'endpoint') name(event.data.trim());
-        else if (this.legacyEndpoint !== undefined) this.deliverJson(event.data);
-      });
-      void reading.then(() => {
-        name(undefined);
+    const opened = await openOlderTransportStream({
+      get: (signal) => fetchFollowingRedirects(this.url, { method: 'GET', headers: (sameOrigin) => this.requestHeaders({ accept: 'text/event-stream' }, sameOrigin), signal }),
+      url: this.url,
+      timeoutMs: LEGACY_ENDPOINT_MS,
+      signal: this.abort.signal,
+      maxEventChars: MAX_LINE_BYTES,
+      onEvent: (event) => this.deliverJson(event.data),
+      onEnd: (how) => {
+        if (how === 'overflow') this.warn(`${this.url.href} sent an event over ${MAX_LINE_BYTES} characters; its stream was dropped.`);
         if (this.legacyEndpoint !== undefined && !this.stopped) this.warn(`${this.url.href} closed its event stream: the session is over.`);
-      });
-      const named = await endpoint;
-      const base = response.url || this.url.href;
-      if (named === undefined || !URL.canParse(named, base)) return false;
-      const target = new URL(named, base);
-      if (target.origin !== this.url.origin) {
-        this.warn(`${this.url.href} named a message endpoint on another origin (${target.origin}); nothing is sent there.`);
-        return false;
-      }
-      this.legacyEndpoint = target;
-      return true;
-    } catch {
-      return false;
-    } finally {
-      clearTimeout(timer);
-      // Not this transport after all: its stream is not read on.
-      if (this.legacyEndpoint === undefined) gaveUp.abort();
+      },
+    });
+    if (opened.found === 'unusable endpoint' && opened.origin !== undefined) {
+      this.warn(`${this.url.href} named a message endpoint on another origin (${opened.origin}); nothing is sent there.`);
     }
+    if (opened.found !== 'endpoint') return false;
+    this.legacyEndpoint = opened.endpoint;
+    return true;
   }
 
   /** An event stream's messages, each bounded by MAX_LINE_BYTES: past it, the stream is dropped, not buffered. */
-  private async readEvents(response: Response, onEvent: (event: EventSourceMessage) => void = (event) => this.deliverJson(event.data)): Promise<void> {
+  private async readEvents(response: Response): Promise<void> {
     let overflow = false;
     const parser = createParser({
       maxBufferSize: MAX_LINE_BYTES,
       onError: (error) => void (overflow ||= error.type === 'max-buffer-size-exceeded'),
-      onEvent,
+      onEvent: (event) => this.deliverJson(event.data),
     });
     const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
     if (reader === undefined) return;
