@@ -54802,7 +54802,7 @@ const LINE_BREAK = /\r\n|\r|\n/;
  * a command would start a paragraph that reads as ours (the PR comment quotes each on its own).
  */
 function oneLine(text) {
-    return text.replace(/\r\n|\r|\n/g, ' ');
+    return text.split(LINE_BREAK).join(' ');
 }
 
 ;// CONCATENATED MODULE: ./lib/compile/source.js
@@ -55285,8 +55285,8 @@ const FIXERS = {
         return { userAction: `Start the server before capturing it, or let mcp-contract-guard start it: --command "<start command>" --url ${url}.` };
     },
     'tls-failed'(diagnosis, source) {
-        const url = source.kind === 'url' || source.url !== undefined ? new URL(source.url) : undefined;
-        if (diagnosis.tls === 'plain-http' && url) {
+        if (diagnosis.tls === 'plain-http' && source.url !== undefined) {
+            const url = new URL(source.url);
             url.protocol = 'http:';
             return { userAction: `Reach it over plain HTTP: --url ${redact_redactUrl(url.href)} (only on a network you trust: headers such as Authorization then travel unencrypted).` };
         }
@@ -55321,7 +55321,7 @@ const FIXERS = {
         }
         // The error's message already says what went wrong (the explanation): the action says only what to do.
         // Reached over HTTP, it was the address that held no MCP endpoint: stdout is not the problem.
-        if (source.kind === 'url' || source.url !== undefined) {
+        if (source.url !== undefined) {
             const usual = usualPathAfter(source.url, history);
             if (usual)
                 return { fix: { description: usual.description, source: { ...source, url: usual.url } } };

@@ -377,5 +377,5 @@ const LINE_BREAK = /\r\n|\r|\n/;
  * a command would start a paragraph that reads as ours (the PR comment quotes each on its own).
  */
 export function oneLine(text: string): string {
-  return text.replace(/\r\n|\r|\n/g, ' ');
+  return text.split(LINE_BREAK).join(' ');
 }

@@ -160,8 +160,8 @@ const FIXERS: Record<FailureCategory, Fixer> = {
   },
 
   'tls-failed'(diagnosis, source) {
-    const url = source.kind === 'url' || source.url !== undefined ? new URL(source.url as string) : undefined;
-    if (diagnosis.tls === 'plain-http' && url) {
+    if (diagnosis.tls === 'plain-http' && source.url !== undefined) {
+      const url = new URL(source.url);
       url.protocol = 'http:';
       return { userAction: `Reach it over plain HTTP: --url ${redactUrl(url.href)} (only on a network you trust: headers such as Authorization then travel unencrypted).` };
     }
@@ -199,8 +199,8 @@ const FIXERS: Record<FailureCategory, Fixer> = {
     }
     // The error's message already says what went wrong (the explanation): the action says only what to do.
     // Reached over HTTP, it was the address that held no MCP endpoint: stdout is not the problem.
-    if (source.kind === 'url' || source.url !== undefined) {
-      const usual = usualPathAfter(source.url as string, history);
+    if (source.url !== undefined) {
+      const usual = usualPathAfter(source.url, history);
       if (usual) return { fix: { description: usual.description, source: { ...source, url: usual.url } } };
       return { userAction: "Point --url at the server's MCP endpoint (often /mcp, or /sse for a server of the older HTTP+SSE transport), or capture the server over stdio (--command without --url) or from a tools/list dump (--file)." };
     }
