@@ -37541,6 +37541,13 @@ function json_jsonEqual(a, b) {
 function isJsonObject(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+/**
+ * The text without its byte order mark: Windows editors and PowerShell write one, it is not
+ * part of the JSON, and `JSON.parse` refuses it.
+ */
+function json_withoutByteOrderMark(text) {
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
 /** The value a JSON text holds; undefined when it is not JSON (a peer's answer may be anything). */
 function parseJson(text) {
     try {
@@ -37591,9 +37598,8 @@ const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
  */
 function readReportText(text, mode, limits = {}) {
     const { maxLength, maxDepth } = { ...DEFAULT_READ_LIMITS, ...limits };
-    // A byte order mark (an artifact saved by a Windows editor) is not part of the JSON.
-    if (text.charCodeAt(0) === 0xfeff)
-        text = text.slice(1);
+    // An artifact saved by a Windows editor starts with a byte order mark.
+    text = withoutByteOrderMark(text);
     if (text.length > maxLength)
         throw new ReportFormatError([`is ${text.length.toLocaleString('en-US')} characters long; the limit is ${maxLength.toLocaleString('en-US')}`]);
     const depth = nestingDepth(text);
@@ -41087,6 +41093,7 @@ function shortSha(ref) {
 
 
 
+
 /**
  * The text of a JSON file's bytes, decoded in one piece. `readFile(path, 'utf8')` decodes each
  * chunk as it arrives and joins the pieces into a rope, which every later read of the text
@@ -41108,10 +41115,8 @@ function decodedText(bytes) {
         const from = first === 0xfe ? 2 : 0;
         return Buffer.from(bytes.subarray(from, from + ((bytes.length - from) & ~1))).swap16().toString('utf16le');
     }
-    const text = bytes.toString('utf8');
-    return text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text;
+    return json_withoutByteOrderMark(bytes.toString('utf8'));
 }
-const BYTE_ORDER_MARK = 0xfeff;
 /** The text of `path`, or undefined when there is no such file. `what` names it in errors ("the lockfile"). */
 async function files_readTextIfExists(path, what) {
     try {

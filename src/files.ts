@@ -7,6 +7,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { access, constants, readFile, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UserError } from './errors.js';
+import { withoutByteOrderMark } from './protocol/json.js';
 
 /**
  * The text of a JSON file's bytes, decoded in one piece. `readFile(path, 'utf8')` decodes each
@@ -28,11 +29,8 @@ export function decodedText(bytes: Buffer): string {
     const from = first === 0xfe ? 2 : 0;
     return Buffer.from(bytes.subarray(from, from + ((bytes.length - from) & ~1))).swap16().toString('utf16le');
   }
-  const text = bytes.toString('utf8');
-  return text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text;
+  return withoutByteOrderMark(bytes.toString('utf8'));
 }
-
-const BYTE_ORDER_MARK = 0xfeff;
 
 /** The text of `path`, or undefined when there is no such file. `what` names it in errors ("the lockfile"). */
 export async function readTextIfExists(path: string, what: string): Promise<string | undefined> {

@@ -133,6 +133,14 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * The text without its byte order mark: Windows editors and PowerShell write one, it is not
+ * part of the JSON, and `JSON.parse` refuses it.
+ */
+export function withoutByteOrderMark(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
 /** The value a JSON text holds; undefined when it is not JSON (a peer's answer may be anything). */
 export function parseJson(text: string): unknown {
   try {

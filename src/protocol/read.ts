@@ -30,7 +30,7 @@ import {
   type ServerReport,
   type Severity,
 } from './report.js';
-import { isJsonObject } from './json.js';
+import { isJsonObject, withoutByteOrderMark } from './json.js';
 
 export type ReadMode = 'strict' | 'lenient';
 
@@ -63,8 +63,8 @@ const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
  */
 export function readReportText(text: string, mode: ReadMode, limits: ReadLimits = {}): DiffReport {
   const { maxLength, maxDepth } = { ...DEFAULT_READ_LIMITS, ...limits };
-  // A byte order mark (an artifact saved by a Windows editor) is not part of the JSON.
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  // An artifact saved by a Windows editor starts with a byte order mark.
+  text = withoutByteOrderMark(text);
   if (text.length > maxLength) throw new ReportFormatError([`is ${text.length.toLocaleString('en-US')} characters long; the limit is ${maxLength.toLocaleString('en-US')}`]);
   const depth = nestingDepth(text);
   if (depth > maxDepth) throw new ReportFormatError([`nests ${depth > 10_000 ? 'over 10,000' : depth} levels deep; the limit is ${maxDepth}`]);
