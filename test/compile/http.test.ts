@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactUrl } from '../../src/compile/redact.js';
 import { cli } from '../helpers/cli.js';
-import { ROOT, fixture, freePort } from '../helpers/processes.js';
+import { ROOT, fixture, freePort, listeningFixture } from '../helpers/processes.js';
 
 describe('redirects', () => {
   let server: ChildProcess;
@@ -93,8 +93,7 @@ describe('over TLS', () => {
   let port: number;
   beforeAll(async () => {
     port = await freePort();
-    server = spawn(process.execPath, [fixture('http-only.mjs')], { env: { ...process.env, PORT: String(port), TLS: '1' }, stdio: ['ignore', 'pipe', 'ignore'] });
-    await new Promise<void>((resolve) => server.stdout!.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('listening') && resolve()));
+    server = await listeningFixture('http-only.mjs', { PORT: String(port), TLS: '1' });
   });
   afterAll(() => server.kill());
 
@@ -112,9 +111,8 @@ describe('over TLS', () => {
   it('a certificate for another host name: said as such', async () => {
     // The certificate names localhost and 127.0.0.1; on Linux, 127.0.0.2 is this machine too.
     const otherPort = await freePort();
-    const other = spawn(process.execPath, [fixture('http-only.mjs')], { env: { ...process.env, PORT: String(otherPort), HOST: '127.0.0.2', TLS: '1' }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const other = await listeningFixture('http-only.mjs', { PORT: String(otherPort), HOST: '127.0.0.2', TLS: '1' });
     try {
-      await new Promise<void>((resolve) => other.stdout!.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('listening') && resolve()));
       const result = await cli(['compile', '--url', `https://127.0.0.2:${otherPort}/mcp`], { env: { NODE_EXTRA_CA_CERTS: `${ROOT}/test/fixtures/tls/ca.pem` } });
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(`The TLS certificate of https://127.0.0.2:${otherPort}/mcp is not trusted: it was not issued for this host name (ERR_TLS_CERT_ALTNAME_INVALID).`);
@@ -125,9 +123,8 @@ describe('over TLS', () => {
 
   it('https:// to a port that speaks plain HTTP: the http:// URL to use', async () => {
     const plainPort = await freePort();
-    const plain = spawn(process.execPath, [fixture('http-only.mjs')], { env: { ...process.env, PORT: String(plainPort) }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const plain = await listeningFixture('http-only.mjs', { PORT: String(plainPort) });
     try {
-      await new Promise<void>((resolve) => plain.stdout!.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('listening') && resolve()));
       const result = await cli(['compile', '--url', `https://127.0.0.1:${plainPort}/mcp`]);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(`https://127.0.0.1:${plainPort}/mcp does not speak TLS (HTTPS) on that port`);

@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.js';
-import { fixture, freePort } from '../helpers/processes.js';
+import { fixture, freePort, listeningFixture } from '../helpers/processes.js';
 import { findPython } from '../helpers/python.js';
 
 describe('a server of the older HTTP+SSE transport', () => {
@@ -26,8 +26,7 @@ describe('a server of the older HTTP+SSE transport', () => {
       res.writeHead(202).end();
     });
     await new Promise<void>((resolve) => other.listen(otherPort, '127.0.0.1', resolve));
-    server = spawn(process.execPath, [fixture('sse-only.mjs')], { env: { ...process.env, PORT: String(port), OTHER_PORT: String(otherPort) }, stdio: ['ignore', 'ignore', 'pipe'] });
-    await new Promise<void>((resolve) => server.stderr!.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('listening') && resolve()));
+    server = await listeningFixture('sse-only.mjs', { PORT: String(port), OTHER_PORT: String(otherPort) });
     base = `http://127.0.0.1:${port}`;
   });
   afterAll(() => {
@@ -87,9 +86,8 @@ describe('a server of the older HTTP+SSE transport', () => {
 describe('a bare origin of a streamable HTTP server that serves /mcp only', () => {
   it('is healed to /mcp, and a path the user gave is not second-guessed', async () => {
     const port = await freePort();
-    const server = spawn(process.execPath, [fixture('http-only.mjs')], { env: { ...process.env, PORT: String(port), MCP_PATH: '/mcp' }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const server = await listeningFixture('http-only.mjs', { PORT: String(port), MCP_PATH: '/mcp' });
     try {
-      await new Promise<void>((resolve) => server.stdout!.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('listening') && resolve()));
       const origin = `http://127.0.0.1:${port}`;
       const healed = await cli(['compile', '--url', origin]);
       expect(healed.code).toBe(0);

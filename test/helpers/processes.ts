@@ -37,6 +37,21 @@ export async function startHttpServer(script: string, extraArgs: string[] = []):
   return { url, child, stop };
 }
 
+/**
+ * A fixture server (test/fixtures/servers) started with `env` added, once its log (stdout or
+ * stderr) says it listens; rejected if it exits first.
+ */
+export async function listeningFixture(name: string, env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [fixture(name)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  await new Promise<void>((resolve, reject) => {
+    const listens = (chunk: string) => chunk.includes('listening') && resolve();
+    child.stdout!.setEncoding('utf8').on('data', listens);
+    child.stderr!.setEncoding('utf8').on('data', listens);
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before it listened`)));
+  });
+  return child;
+}
+
 /** A port nothing listens on (taken from the OS, then released). */
 export function freePort(): Promise<number> {
   return new Promise((done, reject) => {

@@ -3,7 +3,6 @@
  * proxy, which launches a server written without any SDK (raw-inventory.mjs, which records
  * every message it receives) or a published one from npm.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListRootsRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, fixture, freePort, groupAlive } from '../helpers/processes.js';
+import { ROOT, fixture, freePort, groupAlive, listeningFixture } from '../helpers/processes.js';
 import { delta } from '../runtime/helpers.js';
 import {
   RawProxy,
@@ -290,9 +289,8 @@ describe('proxy process handling', () => {
 
   it('with --url, reaches a server of the older HTTP+SSE transport; its requests to the client go both ways', async () => {
     const port = await freePort();
-    const server = spawn(process.execPath, [fixture('sse-only.mjs')], { env: { ...process.env, PORT: String(port), OTHER_PORT: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const server = await listeningFixture('sse-only.mjs', { PORT: String(port), OTHER_PORT: '1' });
     try {
-      await new Promise<void>((resolve) => server.stderr!.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('listening') && resolve()));
       const transport = new StdioClientTransport({ command: process.execPath, args: proxyArgs(['--url', `http://127.0.0.1:${port}/sse`, '--header', 'Authorization: Bearer t'], []), cwd: ROOT, stderr: 'pipe' });
       const client = new Client({ name: 'proxy-test', version: '1.0.0' }, { capabilities: { roots: {} } });
       // The server's tools/list asks for the client's roots first: through the proxy, and back.
