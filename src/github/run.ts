@@ -18,6 +18,7 @@ import { releaseVerdict, versionFailure } from '../policy/semver.js';
 import { entryAnnotations, selectAnnotations, type Annotation } from './annotations.js';
 import { GitHubApi, retryPolicy } from './api.js';
 import { checkoutTree, commitTree } from './baseline.js';
+import { guardCommandFiles, tamperingMessage, type CommandFileGuard } from './command-files.js';
 import { renderBundle, BUNDLE_VERSION, type ReviewBundle } from './bundle.js';
 import { whatWentWrong } from './comment.js';
 import { commentOnly } from './comment-only.js';
@@ -40,11 +41,19 @@ export async function runAction(): Promise<void> {
   core.info(`mcp-contract-guard: ${githubContext.eventName ?? 'local'} run${process.env.GITHUB_REPOSITORY ? ` in ${process.env.GITHUB_REPOSITORY}` : ''}.`);
   /** Set once a review run could comment: its sticky comments then say when it fails. */
   let commenting: { api: GitHubApi; context: RunContext; inputs: ActionInputs } | undefined;
+  // Before anything else, and so before any code of the pull request runs: the credentials of
+  // the step's environment (a server can read them from this process), and a copy of the
+  // runner's command files (a server can write to them).
+  redactor.addEnvironment(process.env);
+  let commandFiles: CommandFileGuard | undefined;
   try {
+    commandFiles = await guardCommandFiles();
     const runner = await runnerOf();
     const inputs = readInputs((name) => core.getInput(name), runner.workspace);
+    redactor.addSecret(inputs.token);
     redactor.addHeaderValues(inputs.headers);
     redactor.addUrl(inputs.url);
+    redactor.addEnvironment(process.env, inputs.passEnv);
     const context: RunContext = {
       eventName: githubContext.eventName ?? 'unknown',
       payload: (githubContext.payload ?? {}) as Record<string, unknown>,
@@ -56,11 +65,16 @@ export async function runAction(): Promise<void> {
     // Under a privileged event a run that fails writes nothing: it may be failing on a refusal.
     if (api && inputs.mode !== 'comment-only' && inputs.comment !== 'never' && !PRIVILEGED_EVENTS.includes(context.eventName)) commenting = { api, context, inputs };
     if (inputs.mode === 'comment-only') await commentOnly(inputs, context, runner, api);
-    else await review(inputs, context, runner, api);
+    else await review(inputs, context, runner, api, commandFiles);
   } catch (error) {
     const user = asUserError(error);
+    // Whatever failed, a server may have run: the runner's files are put back before anything of ours is written.
+    const tampered = (await commandFiles?.restore().catch(() => [])) ?? [];
     const message = redactor.redact(
-      user !== undefined ? user.message : `Unexpected failure: ${errorMessage(error)}. This is a bug in mcp-contract-guard; please report it with the log of this step.`,
+      [
+        ...(tampered.length > 0 ? [tamperingMessage(tampered)] : []),
+        user !== undefined ? user.message : `Unexpected failure: ${errorMessage(error)}. This is a bug in mcp-contract-guard; please report it with the log of this step.`,
+      ].join('\n\n'),
     );
     core.setFailed(message);
     if (commenting) await replaceWithFailure(commenting, message);
@@ -71,7 +85,7 @@ export async function runAction(): Promise<void> {
   }
 }
 
-async function review(inputs: ActionInputs, context: RunContext, runner: Runner, api: GitHubApi | undefined): Promise<void> {
+async function review(inputs: ActionInputs, context: RunContext, runner: Runner, api: GitHubApi | undefined, commandFiles: CommandFileGuard): Promise<void> {
   const plan = await planOf(context, inputs, api);
   const policy = privilegePolicy(plan.eventName, inputs.unsafeAllowPrivilegedEvents);
   if (policy.warning) core.warning(policy.warning);
@@ -104,6 +118,10 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
       core.endGroup();
     }
   }
+  // Every server is stopped (its whole process tree): what it wrote to the runner's files is undone.
+  const tampered = await commandFiles.restore();
+  const tampering = tampered.length > 0 ? tamperingMessage(tampered) : undefined;
+  if (tampering) for (const draft of drafts) draft.notes.unshift(tampering);
 
   const today = todayUtc(process.env.MCP_CONTRACT_GUARD_TODAY);
   const allowEvaluation = evaluateAllowList(
@@ -128,9 +146,11 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
   }
   for (const warning of warnings) log.warning(warning);
   await writeSummary(renderSummary(reviews, warnings));
-  for (const [name, value] of Object.entries(computeOutputs(reviews, paths))) core.setOutput(name, redactor.redact(value));
+  const outputs = computeOutputs(reviews, paths);
+  if (tampering) outputs.gate = 'fail';
+  for (const [name, value] of Object.entries(outputs)) core.setOutput(name, redactor.redact(value));
 
-  const failures = reviews.flatMap((r) => r.gate.failures);
+  const failures = [...(tampering ? [tampering] : []), ...reviews.flatMap((r) => r.gate.failures)];
   if (failures.length > 0) core.setFailed(redactor.redact(failures.join('\n\n')));
   else log.info(reviews.some((r) => r.stale) ? 'The contract gate passes (the stale lockfile is only reported: lockfile-check is warn).' : 'The contract gate passes.');
 }
@@ -144,11 +164,12 @@ async function planOf(context: RunContext, inputs: ActionInputs, api: GitHubApi 
   return planEvent({ ...context, payload: { ...context.payload, pull_request: pullRequest } }, inputs.baselineRef);
 }
 
-/** A server's URL and header values are credentials until shown otherwise. */
+/** A server's URL, header values and the variables passed to it by name are credentials until shown otherwise. */
 function registerCredentials(source: ContractSource | undefined): void {
   if (!source || source.kind === 'file') return;
   redactor.addUrl(source.url);
   redactor.addHeaderValues(source.headers);
+  if (source.kind === 'command') redactor.addEnvironment(process.env, source.passEnv ?? []);
 }
 
 /** What the run decided over every server, and what the approval covers of this one. */
