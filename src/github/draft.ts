@@ -48,7 +48,34 @@ export interface ServerDraft {
   versions: { previous?: string; current?: string };
 }
 
-export async function draftReview(subject: Subject, run: Run): Promise<ServerDraft> {
+/**
+ * What the base commit holds for one server. It is read, with the base's config, before any
+ * code of the pull request starts (a server could otherwise rewrite the clone it is read from
+ * while it starts), and through a reader that checks every object against its name.
+ */
+export type BaseLockfile =
+  | { kind: 'no-base' }
+  /** A server the base's config does not list. */
+  | { kind: 'new-server' }
+  | { kind: 'absent'; shown: string }
+  | { kind: 'text'; text: string; shown: string }
+  | { kind: 'unreadable'; message: string };
+
+export async function readBaseLockfile(subject: Subject, run: Run): Promise<BaseLockfile> {
+  const { plan } = run;
+  if (!plan.baseline || !run.base) return { kind: 'no-base' };
+  if (subject.baseLockfile === undefined) return { kind: 'new-server' };
+  const shown = repoPath(run.runner.repoRoot, subject.baseLockfile);
+  try {
+    const text = await run.base.read(subject.baseLockfile, 'the base lockfile');
+    return text === null ? { kind: 'absent', shown } : { kind: 'text', text, shown };
+  } catch (error) {
+    const why = isPermissionError(error) ? 'the token may not read this repository\'s contents' : errorMessage(error).replace(/\.$/, '');
+    return { kind: 'unreadable', message: `Could not read ${shown} at ${plan.baseline.describe}: ${why}.` };
+  }
+}
+
+export async function draftReview(subject: Subject, run: Run, baseLockfile: BaseLockfile): Promise<ServerDraft> {
   const { target } = subject;
   const { inputs } = run;
   const notes = subject.planNote !== undefined ? [subject.planNote] : [];
@@ -59,7 +86,7 @@ export async function draftReview(subject: Subject, run: Run): Promise<ServerDra
 
   // A server the head's config dropped: every entry of its base lockfile is removed.
   if (!target) {
-    const base = await baselineOf(subject, run, subject.id, undefined, notes);
+    const base = baselineOf(subject, run, baseLockfile, subject.id, undefined, notes);
     if (typeof base === 'string') return fail(base);
     const report = await diffContracts(base, emptyContracts({ name: base.server.name }), { severityOverrides: run.rules ?? {} });
     return { subject, name: subject.id, report, headLockText, headSource, notes, versions: versionsOf(base, undefined) };
@@ -115,7 +142,7 @@ export async function draftReview(subject: Subject, run: Run): Promise<ServerDra
   }
   if (stale) log.info(`Stale lockfile: ${stale.message} Fix: ${stale.command}`);
 
-  const base = await baselineOf(subject, run, head.server.name, headLocked, notes);
+  const base = baselineOf(subject, run, baseLockfile, head.server.name, headLocked, notes);
   if (typeof base === 'string') return fail(base);
   const report = await diffContracts(base, head, { severityOverrides: run.rules ?? {} });
   const name = subject.name ?? (head.server.name !== 'unknown' ? head.server.name : subject.id);
@@ -156,33 +183,29 @@ function reportWarnings<T extends { warnings: string[] }>(compiled: T, notes: st
  * The baseline: the lockfile the base's config names, as committed at the base, whatever the
  * pull request did to it since. A string is why it could not be read.
  */
-async function baselineOf(subject: Subject, run: Run, serverName: string, headLocked: Contracts | undefined, notes: string[]): Promise<Contracts | string> {
+function baselineOf(subject: Subject, run: Run, base: BaseLockfile, serverName: string, headLocked: Contracts | undefined, notes: string[]): Contracts | string {
   const { plan } = run;
   const empty = () => emptyContracts({ name: serverName });
-  if (!plan.baseline || !run.base) {
-    notes.push(`No base to compare with (${plan.noBaselineReason}): compared with ${subject.lockfileRepoPath} as checked out.`);
-    return headLocked ?? empty();
-  }
-  // A server the base's config does not list: the plan's note says it is new.
-  if (subject.baseLockfile === undefined) return empty();
-  const shown = repoPath(run.runner.repoRoot, subject.baseLockfile);
-  let text: string | null;
-  try {
-    text = await run.base.read(subject.baseLockfile, 'the base lockfile');
-  } catch (error) {
-    const why = isPermissionError(error) ? 'the token may not read this repository\'s contents' : errorMessage(error);
-    return `Could not read ${shown} at ${plan.baseline.describe}: ${why}.`;
-  }
-  if (text === null) {
-    notes.push(`There is no ${shown} at ${plan.baseline.describe}: every entry counts as new.`);
-    return empty();
-  }
-  try {
-    return parseLockfile(text, `${shown} at ${shortSha(plan.baseline.ref)}`);
-  } catch (error) {
-    if (!(error instanceof LockfileError)) throw error;
-    notes.push(`${error.message} It is ignored: every entry counts as new.`);
-    return empty();
+  switch (base.kind) {
+    case 'no-base':
+      notes.push(`No base to compare with (${plan.noBaselineReason}): compared with ${subject.lockfileRepoPath} as checked out.`);
+      return headLocked ?? empty();
+    // The plan's note says it is new.
+    case 'new-server':
+      return empty();
+    case 'unreadable':
+      return base.message;
+    case 'absent':
+      notes.push(`There is no ${base.shown} at ${plan.baseline?.describe}: every entry counts as new.`);
+      return empty();
+    case 'text':
+      try {
+        return parseLockfile(base.text, `${base.shown} at ${shortSha(plan.baseline?.ref ?? '')}`);
+      } catch (error) {
+        if (!(error instanceof LockfileError)) throw error;
+        notes.push(`${error.message} It is ignored: every entry counts as new.`);
+        return empty();
+      }
   }
 }
 

@@ -22,10 +22,10 @@ import { guardCommandFiles, tamperingMessage, type CommandFileGuard } from './co
 import { renderBundle, BUNDLE_VERSION, type ReviewBundle } from './bundle.js';
 import { whatWentWrong } from './comment.js';
 import { commentOnly } from './comment-only.js';
-import { draftReview, type Run, type ServerDraft } from './draft.js';
+import { draftReview, readBaseLockfile, type BaseLockfile, type Run, type ServerDraft } from './draft.js';
 import { planEvent, type EventPlan, type RunContext } from './event.js';
 import { readInputs, type ActionInputs } from './inputs.js';
-import { approvalOf, coveragesOf, recordsOf, senderOf, type LabelState } from './label.js';
+import { approvalOf, approvalRecordsOf, coveragesOf, recordsOf, senderOf, type LabelState } from './label.js';
 import { plural, shortSha } from './markdown.js';
 import { writeOutputFile } from './paths.js';
 import { postComments, replaceWithFailure, runUrl } from './post.js';
@@ -92,7 +92,7 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
   if (policy.headFromCommit && !/^[0-9a-f]{40}$/.test(plan.headSha)) {
     throw new UserError(`Under ${plan.eventName} the head's files are read at the head commit, but this event names none: run the review on pull_request instead.`);
   }
-  const commit = (ref: string) => commitTree(ref, { workspace: runner.repoRoot, ...(api ? { api } : {}), log: log.info });
+  const commit = (ref: string) => commitTree(ref, { workspace: runner.repoRoot, ...(api ? { api } : {}), log: log.info, warn: log.warning });
   const run: Run = { inputs, plan, runner, api, head: policy.headFromCommit ? commit(plan.headSha) : checkoutTree(runner.roots) };
   if (plan.baseline) run.base = commit(plan.baseline.ref);
   const { subjects, allow, allowFile, rules, notes } = await subjectsOf(inputs, runner, run.head, run.base);
@@ -105,13 +105,18 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
   if (plan.baseline) log.info(`Reviewing ${plural(subjects.length, 'server')} against ${plan.baseline.describe}.`);
   else log.info(`No base to compare with: ${plan.noBaselineReason}. The review compares with the lockfile in the checkout.`);
 
+  // Everything the base and GitHub say is read before any code of the pull request starts: the
+  // baselines, the approval label and what its record in our comment covers.
+  const baseLockfiles: BaseLockfile[] = [];
+  for (const subject of subjects) baseLockfiles.push(await readBaseLockfile(subject, run));
   const label = plan.pr ? await approvalOf(plan.pr, inputs.approveLabel, api) : {};
   if (label.ignored) log.info(label.ignored);
+  const records = plan.pr ? await approvalRecordsOf(subjects.map((s) => ({ id: s.id, job: context.job })), label, plan.pr.number, api) : [];
   const drafts: ServerDraft[] = [];
-  for (const subject of subjects) {
+  for (const [i, subject] of subjects.entries()) {
     core.startGroup(`Reviewing ${subject.name ?? subject.id}`);
     try {
-      const draft = await draftReview(subject, run);
+      const draft = await draftReview(subject, run, baseLockfiles[i]!);
       draft.notes.push(...notes);
       drafts.push(draft);
     } finally {
@@ -131,8 +136,8 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
     inputs.allowMaxDays,
   );
   const allowNotes = allowListNotes(allowEvaluation);
-  const present = drafts.map((d) => ({ id: d.subject.id, job: context.job, present: d.report ? needingApproval(d.report, inputs.failOn) : null }));
-  const coverages = plan.pr ? await coveragesOf(present, label, { issue: plan.pr.number, triggeredBy: senderOf(context.payload) }, api) : [];
+  const present = drafts.map((d) => ({ id: d.subject.id, present: d.report ? needingApproval(d.report, inputs.failOn) : null }));
+  const coverages = plan.pr ? coveragesOf(present, label, senderOf(context.payload), records) : [];
   const judged = { label, acceptedBy: allowEvaluation.acceptedBy, allowNotes, allowFile, today };
   const reviews = drafts.map((draft, i) => finishReview(draft, run, context, { ...judged, coverage: coverages[i] }));
   for (const review of reviews) if (review.release) log.info(`${review.name}: ${releaseLine(review.release)}`);

@@ -6,9 +6,13 @@
  * and leaves a daemon behind. Each test is one attack and what the Action does instead.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
+import { renderApprovalRecord } from '../../src/github/approval-record.js';
 import { commentMarker } from '../../src/github/sticky.js';
+import { needingApproval } from '../../src/policy/coverage.js';
 import { renderGfm, shownText } from '../report/gfm.js';
 import { fixture } from '../helpers/processes.js';
 import { setUpActionSuite, type Inventory } from './fixtures.js';
@@ -70,6 +74,72 @@ function everythingPosted(run: ActionRun): Array<[string, string]> {
     ...files,
   ];
 }
+
+describe('a server that forges the baseline while it starts', () => {
+  test.each([
+    ['a full clone: it replaces the base commit (refs/replace)', false],
+    ['a shallow clone: it writes a loose object at the base SHA', true],
+  ])('%s; the review still compares with the lockfile committed at the base', async (_, shallow) => {
+    const { run, workspace, baseSha } = pullRequest({ shallow });
+    const result = await run({ command: attacker('forge'), 'sarif-path': 'contracts.sarif' });
+    // The forgery did happen: the clone now answers the head's lockfile for the base.
+    const forged = git(workspace, 'show', `${baseSha}:${LOCK}`);
+    expect(forged).toBe(inventory.lockV2.trim());
+    expect(result.outputs, result.stdout).toMatchObject({ 'breaking-count': '5', gate: 'fail', 'max-severity': 'BREAKING' });
+    expect(result.code).toBe(1);
+    expect(sticky()?.body).toContain('**Contract gate failed**');
+    // Read before the server started: through git in the full clone, from GitHub in the shallow one.
+    expect(mock.count('GET', new RegExp(`/contents/${LOCK}$`))).toBe(shallow ? 1 : 0);
+  });
+
+  test.each([
+    ['a full clone', false],
+    ['a shallow clone', true],
+  ])('compile: false in %s, after an earlier step of the job (npm ci, a build) forged the base commit: the base is read as committed', async (_, shallow) => {
+    const { run, workspace, baseSha, headSha } = pullRequest({ shallow });
+    // What the server above does, done before the step: a replace ref, and in a shallow clone a loose object at the base's name.
+    git(workspace, 'update-ref', `refs/replace/${baseSha}`, headSha);
+    if (shallow) {
+      const content = execFileSync('git', ['cat-file', 'commit', headSha], { cwd: workspace });
+      const loose = join(workspace, '.git/objects', baseSha.slice(0, 2), baseSha.slice(2));
+      mkdirSync(dirname(loose), { recursive: true });
+      writeFileSync(loose, deflateSync(Buffer.concat([Buffer.from(`commit ${content.length}\0`), content])));
+    }
+    expect(git(workspace, 'show', `${baseSha}:${LOCK}`)).toBe(inventory.lockV2.trim());
+    const result = await run({ compile: 'false' });
+    expect(result.outputs, result.stdout).toMatchObject({ 'breaking-count': '5', gate: 'fail' });
+    if (shallow) {
+      // The loose object is the base's only copy in the clone: it does not hash to its name.
+      expect(result.annotations.some((a) => a.level === 'warning' && a.message.includes(`does not hold ${LOCK} at ${baseSha.slice(0, 7)} as committed`))).toBe(true);
+      expect(mock.requests.some((r) => r.path.endsWith(`/contents/${LOCK}`) && r.status === 200)).toBe(true);
+    } else {
+      // Replacements are off: the clone's own base commit is read, and checked.
+      expect(result.stdout).toContain(`Read ${LOCK} at ${baseSha.slice(0, 7)} through git.`);
+      expect(mock.count('GET', /\/contents\//)).toBe(0);
+    }
+  });
+});
+
+describe('a server that rewrites the approval record with the token it found', () => {
+  test('the record is read before the server starts: the change the approver did not see still fails the gate', async () => {
+    const { run } = pullRequest();
+    const label = 'contract-change-approved';
+    const at = '2026-01-05T10:00:00Z';
+    const breaking = needingApproval(inventory.report, 'BREAKING');
+    mock.labels.set(PR, [label]);
+    mock.events.set(PR, [{ event: 'labeled', label: { name: label }, actor: { login: 'carol' }, created_at: at }]);
+    mock.permissions.set('carol', { permission: 'write' });
+    // carol approved four of the five breaking changes; the fifth came with a later push.
+    const record = renderApprovalRecord({ label, by: 'carol', at, fingerprints: breaking.slice(0, 4) });
+    mock.addComment(PR, `${commentMarker(LOCK, 'contracts')}\n${record}\nThe review of an earlier commit.`);
+    const result = await run({ command: attacker(`approve=${breaking.join('+')}`), 'lockfile-check': 'off' });
+    // The forgery did happen: the comment's record lists all five while the server started.
+    expect(mock.count('PATCH', /\/issues\/comments\//)).toBeGreaterThanOrEqual(2);
+    expect(result.outputs, result.stdout).toMatchObject({ gate: 'fail' });
+    expect(result.code).toBe(1);
+    expect(sticky()?.body).toContain(breaking[4]);
+  });
+});
 
 describe('what a server reads is never posted, and the command files stay the Action\'s', () => {
   test('tokens from the environments and .git/config, published in a tool description; lines appended to every command file', async () => {
