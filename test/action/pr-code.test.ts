@@ -14,7 +14,7 @@ import { renderApprovalRecord } from '../../src/github/approval-record.js';
 import { commentMarker } from '../../src/github/sticky.js';
 import { needingApproval } from '../../src/policy/coverage.js';
 import { renderGfm, shownText } from '../report/gfm.js';
-import { fixture } from '../helpers/processes.js';
+import { fixture, processesMentioning } from '../helpers/processes.js';
 import { setUpActionSuite, type Inventory } from './fixtures.js';
 import type { GitHubMock } from './github-mock.js';
 import { GitRepo, RUNNER_SECRETS, pullRequestPayload, runAction, type ActionRun, type RunOptions } from './harness.js';
@@ -54,8 +54,10 @@ function pullRequest(options: { shallow?: boolean; head?: Record<string, string>
   const basic = Buffer.from(`x-access-token:${TOKEN}`).toString('base64');
   git(workspace, 'config', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${basic}`);
   mock.pulls.set(PR, { head: { sha: headSha, repo: { full_name: 'acme/tools' } }, base: { sha: baseSha, ref: 'main', repo: { full_name: 'acme/tools' } } });
+  // As on GitHub's ubuntu-24.04 runners, which refuse unprivileged user namespaces: the server
+  // runs under the subreaper, in the runner's PID namespace, and can read what the runner's user can.
   const run = (inputs: Record<string, string>, more: Partial<RunOptions> = {}) =>
-    runAction({ workspace, event: 'pull_request', payload: pullRequestPayload({ number: PR, baseSha, headSha }), apiUrl: mock.url, inputs, sha: headSha, ...more });
+    runAction({ workspace, event: 'pull_request', payload: pullRequestPayload({ number: PR, baseSha, headSha }), apiUrl: mock.url, inputs, sha: headSha, ...more, env: { MCP_CONTRACT_GUARD_CONTAINMENT: 'subreaper', ...more.env } });
   return { repo, workspace, baseSha, headSha, run };
 }
 
@@ -142,9 +144,10 @@ describe('a server that rewrites the approval record with the token it found', (
 });
 
 describe('what a server reads is never posted, and the command files stay the Action\'s', () => {
-  test('tokens from the environments and .git/config, published in a tool description; lines appended to every command file', async () => {
+  test.each(['subreaper', 'pid-namespace'])('%s: tokens from the environments and .git/config, published in a tool description; lines appended to every command file', async (containment) => {
     const { run } = pullRequest();
-    const result = await run({ command: attacker('loot,command-files'), 'fail-on': 'never', 'lockfile-check': 'off', comment: 'always', 'sarif-path': 'contracts.sarif' });
+    const inputs = { command: attacker('loot,command-files'), 'fail-on': 'never', 'lockfile-check': 'off', comment: 'always', 'sarif-path': 'contracts.sarif' };
+    const result = await run(inputs, { env: { MCP_CONTRACT_GUARD_CONTAINMENT: containment } });
     // The server did publish what it found (its tool is in the comment), with every secret taken out.
     expect(sticky()?.body).toContain('What this server found');
     const basic = Buffer.from(`x-access-token:${TOKEN}`).toString('base64');
@@ -164,6 +167,19 @@ describe('what a server reads is never posted, and the command files stay the Ac
     const failure = result.annotations.find((a) => a.level === 'error' && a.message.includes("wrote to the runner's command files"))?.message ?? '';
     for (const name of ['GITHUB_OUTPUT', 'GITHUB_ENV', 'GITHUB_PATH', 'GITHUB_STATE', 'GITHUB_STEP_SUMMARY']) expect(failure).toContain(name);
     expect(shownText(renderGfm(sticky()?.body ?? ''))).toContain("wrote to the runner's command files GITHUB_OUTPUT, GITHUB_ENV, GITHUB_PATH, GITHUB_STATE, GITHUB_STEP_SUMMARY");
+  });
+});
+
+describe('a daemon that clears its environment and starts its own session', () => {
+  test.each(['subreaper', 'pid-namespace'])('%s: it does not outlive the step', async (containment) => {
+    const { run, workspace } = pullRequest();
+    const pidFile = `${workspace}-${containment}-daemon.pid`;
+    const result = await run({ command: attacker(`daemon=${pidFile}`), 'fail-on': 'never', 'lockfile-check': 'off' }, { env: { MCP_CONTRACT_GUARD_CONTAINMENT: containment } });
+    expect(result.code, result.stdout).toBe(0);
+    expect(readFileSync(pidFile, 'utf8')).toMatch(/^\d+$/);
+    // Its command line names the pid file (the pid it wrote is its namespace's).
+    for (const deadline = Date.now() + 3000; Date.now() < deadline && (await processesMentioning(pidFile)).length > 0; ) await new Promise((done) => setTimeout(done, 50));
+    expect(await processesMentioning(pidFile)).toEqual([]);
   });
 });
 
