@@ -3,7 +3,7 @@
  * the head's contracts (captured live, or its lockfile), the freshness of its lockfile, the
  * baseline the base commit's config names, and the diff between them.
  */
-import { CompileError, compileContracts, contractsOfFile, declaringAsRecorded, lockfileAdvice, parseContractsFile, sourceFlags, type ContractSource } from '../compile/index.js';
+import { CompileError, compileContracts, contractsOfFile, declaringAsRecorded, lockfileAdvice, parseContractsFile, sourceFlags, type Compiled, type ContractSource } from '../compile/index.js';
 import { compareContracts, hasChanges } from '../contract/compare.js';
 import { LockfileError, parseLockfile, recordedClientCapabilities } from '../contract/lockfile.js';
 import { ENTRY_KINDS, emptyContracts, type Contracts } from '../contract/model.js';
@@ -13,6 +13,7 @@ import { UserError, errorMessage } from '../errors.js';
 import type { DiffReport } from '../protocol/index.js';
 import { isPermissionError, type GitHubApi } from './api.js';
 import { repoPath, type Tree } from './baseline.js';
+import { capturedContracts, type CaptureFile } from './capture-file.js';
 import type { EventPlan } from './event.js';
 import type { ActionInputs } from './inputs.js';
 import { plural, shortSha } from './markdown.js';
@@ -32,6 +33,8 @@ export interface Run {
   base?: Tree;
   /** The base config's severity overrides (subjects.ts says why not the head's). */
   rules?: SeverityOverrides;
+  /** The servers' contracts as another job captured them (`capture-file`): no server is started. */
+  captured?: { file: CaptureFile; label: string };
 }
 
 /** Review one server, before the allow-list and the gate (they look at every server at once). */
@@ -104,15 +107,15 @@ export async function draftReview(subject: Subject, run: Run, baseLockfile: Base
       const text = await run.head.read(target.source.path, 'the contracts file');
       if (text === null) return fail(`There is no ${shown} in ${run.head.describe}: "file" names a tools/list dump or a lockfile.`);
       head = reportWarnings(contractsOfFile(parseContractsFile(text, shown)), notes).contracts;
+    } else if (run.captured) {
+      const captured = capturedContracts(run.captured.file, subject.id, run.captured.label);
+      if (typeof captured === 'string') return fail(captured);
+      notes.push(...captured.notes);
+      head = reportWarnings({ ...captured, warnings: captured.warnings }, notes).contracts;
     } else {
-      const compiled = await compileContracts(declaringAsLocked(target.source, headLockText, subject, notes), { onProgress: (m) => log.info(`› ${m}`) });
-      head = reportWarnings(compiled, notes).contracts;
-      if (compiled.healing?.healedSource) {
-        const fixes = compiled.healing.attempts.map((a) => a.fixApplied).filter((f): f is string => f !== undefined);
-        notes.push(
-          `The server was captured only after mcp-contract-guard ${fixes.join(', then ')}: configure it that way to skip the failed attempts (as CLI flags: ${sourceFlags(compiled.healing.healedSource)}).`,
-        );
-      }
+      const live = await captureLive(target.source, headLockText, subject);
+      notes.push(...live.notes);
+      head = reportWarnings(live.compiled, notes).contracts;
     }
   } catch (error) {
     // A CompileError carries its diagnosis in plain words: no stack trace in a PR comment.
@@ -150,6 +153,21 @@ export async function draftReview(subject: Subject, run: Run, baseLockfile: Base
   const draft: ServerDraft = { subject, name, report, headLockText, headSource, notes, versions: versionsOf(base, head) };
   if (stale) draft.stale = stale;
   return draft;
+}
+
+/**
+ * Start a server and capture its contracts, as the review does and as `mode: capture` does for
+ * a review in another job: the notes say how (a healed start, capabilities other than its
+ * lockfile's).
+ */
+export async function captureLive(source: ContractSource, headLockText: string | null, subject: Subject): Promise<{ compiled: Compiled; notes: string[] }> {
+  const notes: string[] = [];
+  const compiled = await compileContracts(declaringAsLocked(source, headLockText, subject, notes), { onProgress: (m) => log.info(`› ${m}`) });
+  if (compiled.healing?.healedSource) {
+    const fixes = compiled.healing.attempts.map((a) => a.fixApplied).filter((f): f is string => f !== undefined);
+    notes.push(`The server was captured only after mcp-contract-guard ${fixes.join(', then ')}: configure it that way to skip the failed attempts (as CLI flags: ${sourceFlags(compiled.healing.healedSource)}).`);
+  }
+  return { compiled, notes };
 }
 
 /**

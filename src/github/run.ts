@@ -6,7 +6,6 @@
 import * as core from '@actions/core';
 import { context as githubContext } from '@actions/github';
 import { basename, dirname, extname, join, relative } from 'node:path';
-import type { ContractSource } from '../compile/index.js';
 import type { AllowEntry } from '../config.js';
 import { emptyReport } from '../protocol/index.js';
 import { UserError, asUserError, errorMessage } from '../errors.js';
@@ -21,18 +20,20 @@ import { checkoutTree, commitTree } from './baseline.js';
 import { guardCommandFiles, tamperingMessage, type CommandFileGuard } from './command-files.js';
 import { renderBundle, BUNDLE_VERSION, type ReviewBundle } from './bundle.js';
 import { whatWentWrong } from './comment.js';
+import { captureOnly } from './capture-only.js';
+import { parseCaptureFile } from './capture-file.js';
 import { commentOnly } from './comment-only.js';
 import { draftReview, readBaseLockfile, type BaseLockfile, type Run, type ServerDraft } from './draft.js';
 import { planEvent, type EventPlan, type RunContext } from './event.js';
 import { readInputs, type ActionInputs } from './inputs.js';
 import { approvalOf, approvalRecordsOf, coveragesOf, recordsOf, senderOf, type LabelState } from './label.js';
 import { plural, shortSha } from './markdown.js';
-import { writeOutputFile } from './paths.js';
+import { readWorkspaceFile, writeOutputFile } from './paths.js';
 import { postComments, replaceWithFailure, runUrl } from './post.js';
 import { PRIVILEGED_EVENTS, privilegePolicy } from './privilege.js';
 import { reproduceCommands } from './reproduce.js';
 import { reviewCoverage, reviewGate, type ServerReview } from './review.js';
-import { log, redactor, runnerOf, writeSummary, type Runner } from './step.js';
+import { log, redactor, registerCredentials, runnerOf, writeSummary, type Runner } from './step.js';
 import { subjectsOf, type RunSubjects } from './subjects.js';
 import { computeOutputs, renderSummary } from './summary.js';
 
@@ -63,8 +64,9 @@ export async function runAction(): Promise<void> {
     };
     const api = inputs.token === '' ? undefined : new GitHubApi(inputs.token, context.repo, log, retryPolicy());
     // Under a privileged event a run that fails writes nothing: it may be failing on a refusal.
-    if (api && inputs.mode !== 'comment-only' && inputs.comment !== 'never' && !PRIVILEGED_EVENTS.includes(context.eventName)) commenting = { api, context, inputs };
+    if (api && inputs.mode === 'review' && inputs.comment !== 'never' && !PRIVILEGED_EVENTS.includes(context.eventName)) commenting = { api, context, inputs };
     if (inputs.mode === 'comment-only') await commentOnly(inputs, context, runner, api);
+    else if (inputs.mode === 'capture') await captureOnly(inputs, context, runner, commandFiles);
     else await review(inputs, context, runner, api, commandFiles);
   } catch (error) {
     const user = asUserError(error);
@@ -95,10 +97,11 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
   const commit = (ref: string) => commitTree(ref, { workspace: runner.repoRoot, ...(api ? { api } : {}), log: log.info, warn: log.warning });
   const run: Run = { inputs, plan, runner, api, head: policy.headFromCommit ? commit(plan.headSha) : checkoutTree(runner.roots) };
   if (plan.baseline) run.base = commit(plan.baseline.ref);
+  if (inputs.captureFile !== undefined) run.captured = await readCaptureFile(inputs.captureFile, runner, context, plan);
   const { subjects, allow, allowFile, rules, notes } = await subjectsOf(inputs, runner, run.head, run.base);
   run.rules = rules;
   for (const subject of subjects) registerCredentials(subject.target?.source);
-  const live = subjects.flatMap((s) => (inputs.compile && s.target && s.target.source.kind !== 'file' ? [{ name: s.name ?? s.id, kind: s.target.source.kind }] : []));
+  const live = subjects.flatMap((s) => (inputs.compile && !run.captured && s.target && s.target.source.kind !== 'file' ? [{ name: s.name ?? s.id, kind: s.target.source.kind }] : []));
   const refusal = policy.refusal(live);
   if (refusal) throw new UserError(refusal);
   if (policy.headFromCommit) log.info(`${plan.eventName} runs with this repository's secrets: the head's files are read at ${shortSha(plan.headSha)}, not from the checkout, and no server is started.`);
@@ -124,7 +127,8 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
     }
   }
   // Every server is stopped (its whole process tree): what it wrote to the runner's files is undone.
-  const tampered = await commandFiles.restore();
+  // Servers captured in another job report what they wrote there.
+  const tampered = [...new Set([...(run.captured?.file.tampered ?? []), ...(await commandFiles.restore())])];
   const tampering = tampered.length > 0 ? tamperingMessage(tampered) : undefined;
   if (tampering) for (const draft of drafts) draft.notes.unshift(tampering);
 
@@ -160,6 +164,19 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
   else log.info(reviews.some((r) => r.stale) ? 'The contract gate passes (the stale lockfile is only reported: lockfile-check is warn).' : 'The contract gate passes.');
 }
 
+/** The capture file of `capture-file`, checked as hostile data, and that it is of this repository and this commit. */
+async function readCaptureFile(path: string, runner: Runner, context: RunContext, plan: EventPlan): Promise<NonNullable<Run['captured']>> {
+  const label = relative(runner.workspace, path) || path;
+  const text = await readWorkspaceFile(path, runner.roots, 'the capture file');
+  if (text === null) throw new UserError(`There is no capture file at ${label}: download the artifact the capture job uploaded (its "capture-path") into the workspace and point "capture-file" at it.`);
+  const file = parseCaptureFile(text, label);
+  const repository = `${context.repo.owner}/${context.repo.repo}`;
+  if (file.repository !== repository) throw new UserError(`The capture file ${label} is of ${file.repository}, but this run is in ${repository}.`);
+  if (file.headSha !== plan.headSha) throw new UserError(`The capture file ${label} is of commit ${shortSha(file.headSha)}, but this run reviews ${shortSha(plan.headSha)}: the capture job must run on the same commit (the same workflow run).`);
+  log.info(`The servers' contracts come from ${label}, captured in another job at ${shortSha(file.headSha)}: no server is started here.`);
+  return { file, label };
+}
+
 /** The event plan; for a comment on a pull request, completed from the API (the event does not carry the pull request). */
 async function planOf(context: RunContext, inputs: ActionInputs, api: GitHubApi | undefined): Promise<EventPlan> {
   const plan = planEvent(context, inputs.baselineRef);
@@ -167,14 +184,6 @@ async function planOf(context: RunContext, inputs: ActionInputs, api: GitHubApi 
   if (!api) throw new UserError(`This ${plan.eventName} event is about PR #${plan.lookUpPullRequest}, whose commits only the API can tell: set "github-token".`);
   const pullRequest = await api.pullRequest(plan.lookUpPullRequest);
   return planEvent({ ...context, payload: { ...context.payload, pull_request: pullRequest } }, inputs.baselineRef);
-}
-
-/** A server's URL, header values and the variables passed to it by name are credentials until shown otherwise. */
-function registerCredentials(source: ContractSource | undefined): void {
-  if (!source || source.kind === 'file') return;
-  redactor.addUrl(source.url);
-  redactor.addHeaderValues(source.headers);
-  if (source.kind === 'command') redactor.addEnvironment(process.env, source.passEnv ?? []);
 }
 
 /** What the run decided over every server, and what the approval covers of this one. */
