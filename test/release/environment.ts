@@ -5,10 +5,10 @@
  * `npx` installs the tarball of this run, never a copy an earlier run left).
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import { WORK } from './paths.js';
 
 export { ROOT, WORK } from './paths.js';
 
@@ -67,10 +67,22 @@ export function shell(script: string, cwd: string, env: Record<string, string> =
   });
 }
 
-/** A fresh scratch directory under WORK. */
+const scratchDirs: string[] = [];
+
+/**
+ * A fresh scratch directory, outside the checkout: npm takes the nearest folder with a
+ * package.json for the project, and inside this one (named mcp-contract-guard) `npx
+ * mcp-contract-guard@…` would look for the package there instead of installing it.
+ */
 export function scratch(prefix: string): string {
-  mkdirSync(WORK, { recursive: true });
-  return mkdtempSync(join(WORK, prefix));
+  const dir = mkdtempSync(join(tmpdir(), `mcg-release-${prefix}`));
+  scratchDirs.push(dir);
+  return dir;
+}
+
+/** Removes every scratch directory this test file made. */
+export function removeScratch(): void {
+  for (const dir of scratchDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 /** A git repository with one commit of what is in `dir` (the user and no signing set locally). */
@@ -85,10 +97,4 @@ export function commitAll(dir: string, message: string): string {
   git('add', '-A');
   git('commit', '-q', '--allow-empty', '-m', message);
   return git('rev-parse', 'HEAD');
-}
-
-/** Removes the scratch directories this file's tests made (their names start with `prefix`). */
-export function removeScratch(prefix: string): void {
-  if (!existsSync(WORK)) return;
-  for (const entry of readdirSync(WORK)) if (entry.startsWith(prefix)) rmSync(join(WORK, entry), { recursive: true, force: true });
 }

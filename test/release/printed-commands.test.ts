@@ -23,7 +23,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await mock.stop();
   removeActionScratch();
-  removeScratch('printed-');
+  removeScratch();
 });
 
 /**
