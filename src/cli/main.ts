@@ -1,5 +1,4 @@
 import { UserError } from '../errors.js';
-import { VERSION } from '../version.js';
 import { parseCli, type CliArgs } from './args.js';
 import { COMMANDS } from './commands.js';
 import { formatError, type Io } from './context.js';
@@ -19,7 +18,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   try {
     args = parseCli(argv, io.isTty);
     if (args.version) {
-      io.stdout(`${VERSION}\n`);
+      io.stdout(`${(await import('../version.js')).VERSION}\n`);
       return 0;
     }
     if (args.help) {
