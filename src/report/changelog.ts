@@ -7,23 +7,20 @@
  */
 import { ENTRY_NOUN, type EntryKind } from '../contract/model.js';
 import { releaseVerdict } from '../policy/semver.js';
-import { entryReports, type DiffReport, type RuleKind, type SemverBump, type Severity } from '../protocol/index.js';
+import { entryReports, type DiffReport, type SemverBump, type Severity } from '../protocol/index.js';
+import { changeGroupOf, type ChangeGroup } from '../rules/index.js';
 import { mdCode, mdText } from './escape.js';
 
-export const CHANGE_GROUPS = ['breaking', 'changed', 'added', 'deprecated', 'removed'] as const;
-export type ChangeGroup = (typeof CHANGE_GROUPS)[number];
+export const CHANGE_GROUPS: readonly ChangeGroup[] = ['breaking', 'changed', 'added', 'deprecated', 'removed'];
+export type { ChangeGroup } from '../rules/index.js';
 
 const GROUP_TITLE: Readonly<Record<ChangeGroup, string>> = { breaking: 'Breaking', changed: 'Changed', added: 'Added', deprecated: 'Deprecated', removed: 'Removed' };
-
-/** Entries and capabilities that appeared or went away: Added and Removed, whatever their severity. */
-const ADDED: ReadonlySet<RuleKind> = new Set<RuleKind>(['tool-added', 'prompt-added', 'resource-added', 'resource-template-added', 'capability-added']);
-const REMOVED: ReadonlySet<RuleKind> = new Set<RuleKind>(['tool-removed', 'prompt-removed', 'resource-removed', 'resource-template-removed', 'capability-withdrawn']);
 
 export interface ChangelogItem {
   kind: EntryKind | 'server';
   name: string;
   severity: Severity;
-  rule: RuleKind;
+  rule: string;
   field: string;
   message: string;
   fingerprint: string;
@@ -61,19 +58,12 @@ export interface Changelog {
   notes: string[];
 }
 
-function groupOf(rule: RuleKind, severity: Severity): ChangeGroup {
-  if (ADDED.has(rule)) return 'added';
-  if (REMOVED.has(rule)) return 'removed';
-  if (rule === 'deprecation-added') return 'deprecated';
-  return severity === 'BREAKING' ? 'breaking' : 'changed';
-}
-
 /** One section: the changes of `report` grouped, its semver bump, and whether the recorded version says it. */
 export function changelogSection(facts: SectionFacts, report: DiffReport): ChangelogSection {
   const changes = Object.fromEntries(CHANGE_GROUPS.map((g) => [g, [] as ChangelogItem[]])) as Record<ChangeGroup, ChangelogItem[]>;
   for (const { kind, name, entry } of entryReports(report)) {
     for (const d of entry.deltas) {
-      changes[groupOf(d.kind, d.severity)].push({ kind, name, severity: d.severity, rule: d.kind, field: d.field, message: d.message, fingerprint: d.fingerprint });
+      changes[changeGroupOf(d)].push({ kind, name, severity: d.severity, rule: d.kind, field: d.field, message: d.message, fingerprint: d.fingerprint });
     }
   }
   const bump = report.summary.semverBump;

@@ -15,8 +15,8 @@ import { diffArrays } from 'diff';
 import { ENTRY_NOUN, countOf, type EntryKind } from '../contract/model.js';
 import { SEVERITIES, canonicalJson, deltaValue, entryReports, type Delta, type DiffReport, type Severity } from '../protocol/index.js';
 import { mdCell, mdCode, mdCodeBlock, mdText, truncate } from './escape.js';
-import { describeChanges, kindWords } from './phrases.js';
-import { showValues } from './text.js';
+import { isRewording, showsValues, titleOf } from '../rules/index.js';
+import { describeChanges } from './phrases.js';
 
 export interface MarkdownOptions {
   /** Heading text (trusted; default "MCP contract changes"). */
@@ -76,7 +76,6 @@ const MAX_NAMES_PER_CHANGE = 100;
 const REWORDING_LIMIT = 5_000;
 const REWORDING_WIDTH = 100;
 const REWORDING_MAX_LINES = 40;
-const REWORDED_KINDS: ReadonlySet<string> = new Set(['description-changed', 'title-changed', 'instructions-changed']);
 
 /** The report alone, as `diff --format markdown` prints it. */
 export function renderMarkdown(report: DiffReport, options: MarkdownOptions = {}): string {
@@ -188,7 +187,7 @@ function fixList(located: readonly Located[]): string {
   for (const { delta } of located) {
     if (delta.severity !== 'BREAKING' || delta.hint === undefined) continue;
     const fix = fixes.get(delta.hint) ?? { kinds: new Set<string>(), count: 0 };
-    fix.kinds.add(kindWords(delta.kind));
+    fix.kinds.add(titleOf(delta.kind));
     fix.count++;
     fixes.set(delta.hint, fix);
   }
@@ -267,7 +266,7 @@ function sentenceOf(change: Change): string {
   const { delta: d, entries } = change;
   const mark = markSuffix(change.mark);
   if (isRename(d)) return `${mdText(truncate(d.message, 1_000))}${mark}`;
-  if (d.field === '') return `${capitalize(kindWords(d.kind))}: ${entriesOf(entries, false)}${mark}`;
+  if (d.field === '') return `${capitalize(titleOf(d.kind))}: ${entriesOf(entries, false)}${mark}`;
   return `${mdText(truncate(d.message, 1_000))} — ${entriesOf(entries, true)}${mark}`;
 }
 
@@ -292,7 +291,7 @@ function changeItem(change: Change, maxValue: number): string {
   facts.push(mdCode(d.kind));
   if (d.defaultSeverity !== undefined) facts.push(`${d.severity} by configuration (the rule says ${d.defaultSeverity})`);
   const rewording = rewordingOf(d);
-  if (rewording === null && showValues(d) && !isRename(d)) facts.push(`${mdCode(deltaValue(d, 'previous', maxValue))} → ${mdCode(deltaValue(d, 'current', maxValue))}`);
+  if (rewording === null && showsValues(d) && !isRename(d)) facts.push(`${mdCode(deltaValue(d, 'previous', maxValue))} → ${mdCode(deltaValue(d, 'current', maxValue))}`);
   if (d.match !== undefined) facts.push(`matched ${mdCode(truncate(d.match, 200))}`);
   if (d.note !== undefined) facts.push(`note: ${mdText(truncate(d.note, 500))}`);
   // Two trailing spaces: a line break inside the list item without starting a new paragraph.
@@ -306,7 +305,7 @@ function changeItem(change: Change, maxValue: number): string {
  * fold to "…".
  */
 function rewordingOf(d: Delta): string | null {
-  if (!REWORDED_KINDS.has(d.kind) || typeof d.previous !== 'string' || typeof d.current !== 'string') return null;
+  if (!isRewording(d) || typeof d.previous !== 'string' || typeof d.current !== 'string') return null;
   if (d.previous.length > REWORDING_LIMIT || d.current.length > REWORDING_LIMIT) return null;
   const lines: string[] = [];
   const parts = diffArrays(linesOf(d.previous), linesOf(d.current));

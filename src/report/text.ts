@@ -4,7 +4,8 @@
  * a description cannot recolour, move the cursor or clear the screen.
  */
 import { ENTRY_KINDS, ENTRY_NOUN } from '../contract/model.js';
-import { SEVERITIES, SEVERITY_RANK, deltaValue, entryReports, isJsonObject, quotes, type Delta, type DiffReport, type RuleKind, type Severity } from '../protocol/index.js';
+import { SEVERITIES, SEVERITY_RANK, deltaValue, entryReports, quotes, type Delta, type DiffReport, type Severity } from '../protocol/index.js';
+import { showsValues } from '../rules/index.js';
 import { terminalText, truncate } from './escape.js';
 
 export interface TextOptions {
@@ -43,39 +44,11 @@ function deltaLines(d: Delta, paint: (code: string, text: string) => string, max
   const out = [`  ${paint(COLORS[d.severity], `${MARKS[d.severity]} ${d.severity.padEnd(8)}`)} ${d.kind}${where}${relevelled}`];
   const message = truncate(d.message, 400);
   out.push(`      ${terminalText(message)}`);
-  if (showValues(d) && !quotesBoth(message, d)) out.push(`      ${terminalText(deltaValue(d, 'previous', max))} → ${terminalText(deltaValue(d, 'current', max))}`);
+  if (showsValues(d) && !quotesBoth(message, d)) out.push(`      ${terminalText(deltaValue(d, 'previous', max))} → ${terminalText(deltaValue(d, 'current', max))}`);
   if (d.hint !== undefined) out.push(`      ${paint('36', 'fix:')} ${d.hint}`);
   if (d.note !== undefined) out.push(`      ${paint('2', `note: ${d.note}`)}`);
   return out;
 }
-
-/**
- * Whether a change's values are worth showing. Not for whole entries added or removed (they
- * carry their contract), nor for a required flag that flipped: the message says which way
- * ("is now required"), and a bare `false → true` would only repeat it. Likewise a prompt
- * argument added or removed that is only its name and its required flag, both in the message.
- */
-export function showValues(d: Delta): boolean {
-  // Both null: a null default removed reads "(none) → (none)", a line that says nothing true.
-  const neither = (d.previous === null || d.previous === undefined) && (d.current === null || d.current === undefined);
-  if (d.field === '' || d.kind === 'suspicious-text' || neither || REQUIRED_FLAG_KINDS.has(d.kind)) return false;
-  return !(PROMPT_ARGUMENT_KINDS.has(d.kind) && [d.previous, d.current].every(isBareArgument));
-}
-
-const PROMPT_ARGUMENT_KINDS: ReadonlySet<RuleKind> = new Set<RuleKind>(['required-prompt-argument-added', 'prompt-argument-added', 'prompt-argument-removed']);
-
-/** Absent, or a prompt argument that says nothing but its name and whether it is required. */
-function isBareArgument(value: unknown): boolean {
-  return value === null || value === undefined || (isJsonObject(value) && Object.keys(value).every((key) => key === 'name' || key === 'required'));
-}
-
-const REQUIRED_FLAG_KINDS: ReadonlySet<RuleKind> = new Set<RuleKind>([
-  'property-became-required',
-  'defaulted-property-became-required',
-  'property-became-optional',
-  'prompt-argument-became-required',
-  'prompt-argument-became-optional',
-]);
 
 /**
  * The message already quotes both values ("from \"application/json\" to \"text/csv\"",

@@ -1,8 +1,8 @@
 /**
  * Field paths: how a delta says where it is. A path is a list of segments (schema keywords
- * and member names, raw); `fieldOf` turns it into the dotted string of the report
- * (`inputSchema.properties.items.items.properties.sku`) and `whereOf` into the short label
- * messages use (`items[].sku`).
+ * and member names, raw). The one codec of the report's `field`: `fieldOf` encodes segments as
+ * the dotted string (`inputSchema.properties.items.items.properties.sku`), `fieldSegments`
+ * decodes it; `whereOf` makes the short label people read (`items[].sku`).
  */
 
 export type Segments = readonly string[];
@@ -21,6 +21,34 @@ export function fieldOf(segments: Segments): string {
     else out += `[${JSON.stringify(segment)}]`;
   }
   return out;
+}
+
+/** The segments of a dotted field path; undefined when it is not one the diff writes. */
+export function fieldSegments(field: string): string[] | undefined {
+  const segments: string[] = [];
+  let i = 0;
+  while (i < field.length) {
+    if (field[i] === '[') {
+      // A JSON string: find its closing quote, skipping escaped characters.
+      let end = i + 2;
+      while (end < field.length && field[end] !== '"') end += field[end] === '\\' ? 2 : 1;
+      if (field[i + 1] !== '"' || field[end + 1] !== ']') return undefined;
+      try {
+        segments.push(JSON.parse(field.slice(i + 1, end + 1)) as string);
+      } catch {
+        return undefined;
+      }
+      i = end + 2;
+    } else {
+      let end = i;
+      while (end < field.length && field[end] !== '.' && field[end] !== '[') end++;
+      if (end === i) return undefined;
+      segments.push(field.slice(i, end));
+      i = end;
+    }
+    if (field[i] === '.') i++;
+  }
+  return segments;
 }
 
 /** Segments that wrap a member name or index and how each reads in a label. */
