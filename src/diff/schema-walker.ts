@@ -387,7 +387,10 @@ class Walker {
     const had = keyword in prev;
     const has = keyword in curr;
     let kind: RuleKind = !had ? `${keyword}-added` : !has ? `${keyword}-removed` : `${keyword}-changed`;
-    if (kind === 'pattern-changed' && typeof prev.pattern === 'string' && typeof curr.pattern === 'string' && patternContains(curr.pattern, prev.pattern)) kind = 'pattern-widened';
+    if (kind === 'pattern-changed' && typeof prev.pattern === 'string' && typeof curr.pattern === 'string') {
+      if (patternContains(curr.pattern, prev.pattern)) kind = 'pattern-widened';
+      else if (patternContains(prev.pattern, curr.pattern)) kind = 'pattern-narrowed';
+    }
     this.emit(kind, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
   }
 

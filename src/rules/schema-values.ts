@@ -215,6 +215,17 @@ export const SCHEMA_VALUE_RULES = family({
       current: object({ slug: { type: 'string', pattern: '^[a-z0-9]+$' } }),
     }),
   },
+  'pattern-narrowed': {
+    ...narrowing('Strings the old pattern matched and the new one does not are rejected.',
+      'Keep the old pattern, or accept the strings it matched and normalize them server-side.',
+      (f) => `${at(f)}pattern narrowed ${fromTo(f)}: every string the new one matches was matched before.`),
+    phrase: (_, say) => say.located('pattern narrowed'),
+    example: both({
+      shows: 'a pattern stops admitting digits, so it matches a subset of what it matched',
+      previous: object({ slug: { type: 'string', pattern: '^[a-z0-9]+$' } }),
+      current: object({ slug: { type: 'string', pattern: '^[a-z]+$' } }),
+    }),
+  },
   'pattern-changed': {
     ...reshaping('Strings that matched the old pattern may not match the new one.',
       'The server may return strings that did not match the old pattern.',
