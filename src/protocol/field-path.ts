@@ -51,37 +51,42 @@ export function fieldSegments(field: string): string[] | undefined {
   return segments;
 }
 
-/** Segments that wrap a member name or index and how each reads in a label. */
-const LABELS: Record<string, (next: string) => string> = {
-  properties: (name) => `.${name}`,
-  patternProperties: (pattern) => `./${pattern}/`,
-  dependentSchemas: (name) => `(with ${name})`,
-  prefixItems: (index) => `[${index}]`,
-  anyOf: (branch) => `<${branch}>`,
-  oneOf: (branch) => `<${branch}>`,
-  allOf: (branch) => `<all ${branch}>`,
-  $defs: (name) => `#${name}`,
+/**
+ * How the keywords of a location read in a label. A member name joins the dotted path; a union
+ * variant, an `allOf` member or an array's items add nothing on the way to a member (`items.sku`:
+ * the reader knows `items` is a list); at the end of the label, a keyword that is not a member
+ * says in words what the place is (`tags (each item)`). Never `[]`, `<0>` or `.*`: labels are
+ * for people.
+ */
+const MEMBER_LABELS: Record<string, (next: string) => { name?: string; words: string }> = {
+  properties: (name) => ({ name, words: '' }),
+  patternProperties: (pattern) => ({ words: `properties matching /${pattern}/` }),
+  dependentSchemas: (name) => ({ words: `with ${name}` }),
+  prefixItems: (index) => ({ words: `item ${Number(index) + 1}` }),
+  anyOf: () => ({ words: 'a variant' }),
+  oneOf: () => ({ words: 'a variant' }),
+  allOf: () => ({ words: 'a constraint' }),
+  $defs: (name) => ({ name: `#${name}`, words: '' }),
 };
-const SINGLE_LABELS: Record<string, string> = {
-  items: '[]',
-  additionalProperties: '.*',
-  unevaluatedProperties: '.*',
-  propertyNames: '(key)',
-  contains: '[contains]',
-  not: '(not)',
+const KEYWORD_LABELS: Record<string, string> = {
+  items: 'each item',
+  additionalProperties: 'any other property',
+  unevaluatedProperties: 'any other property',
+  propertyNames: 'property names',
+  contains: 'the item it must contain',
+  not: 'the exclusion',
 };
 
 /**
  * A short human label of a schema location. The root reads `arguments` (input) or `result`
- * (output); inside a discriminated action, `arguments of "create"`.
+ * (output); inside a discriminated action, `… (action "create")`.
  */
 export function whereOf(segments: Segments): string {
-  let root = '';
-  let rest: string[] = [];
   const parts = [...segments];
+  let rest: string[];
+  let root: string;
   if (parts[0] === 'actions' && parts.length >= 3) {
-    const schema = parts[2] === 'outputSchema' ? 'result' : 'arguments';
-    root = `${schema} of action ${JSON.stringify(parts[1])}`;
+    root = `${parts[2] === 'outputSchema' ? 'result' : 'arguments'} of action ${JSON.stringify(parts[1])}`;
     rest = parts.slice(3);
   } else if (parts[0] === 'inputSchema' || parts[0] === 'outputSchema') {
     root = parts[0] === 'inputSchema' ? 'arguments' : 'result';
@@ -89,18 +94,18 @@ export function whereOf(segments: Segments): string {
   } else {
     return fieldOf(parts);
   }
-  let label = '';
+  const names: string[] = [];
+  let words = '';
   for (let i = 0; i < rest.length; i++) {
     const segment = rest[i] as string;
-    const wrap = LABELS[segment];
-    if (wrap !== undefined && i + 1 < rest.length) {
-      label += wrap(rest[i + 1] as string);
-      i++;
-    } else {
-      label += SINGLE_LABELS[segment] ?? `(${segment})`;
-    }
+    const member = MEMBER_LABELS[segment];
+    if (member !== undefined && i + 1 < rest.length) {
+      const label = member(rest[++i] as string);
+      if (label.name !== undefined) names.push(label.name);
+      words = label.words;
+    } else words = KEYWORD_LABELS[segment] ?? segment;
   }
-  if (label === '') return root;
-  const path = label.startsWith('.') ? label.slice(1) : label;
-  return parts[0] === 'actions' ? `${path} (action ${JSON.stringify(parts[1])})` : path;
+  const path = names.join('.');
+  const label = path === '' ? (words === '' ? root : `${root} (${words})`) : words === '' ? path : `${path} (${words})`;
+  return parts[0] === 'actions' && path !== '' ? `${label} (action ${JSON.stringify(parts[1])})` : label;
 }

@@ -9,6 +9,7 @@ import { ENTRY_NOUN, type EntryKind } from '../contract/model.js';
 import { releaseVerdict } from '../policy/semver.js';
 import { entryReports, type DiffReport, type SemverBump, type Severity } from '../protocol/index.js';
 import { changeGroupOf, type ChangeGroup } from '../rules/index.js';
+import { entryName } from './entry-name.js';
 import { mdCode, mdText } from './escape.js';
 
 export const CHANGE_GROUPS: readonly ChangeGroup[] = ['breaking', 'changed', 'added', 'deprecated', 'removed'];
@@ -19,6 +20,8 @@ const GROUP_TITLE: Readonly<Record<ChangeGroup, string>> = { breaking: 'Breaking
 export interface ChangelogItem {
   kind: EntryKind | 'server';
   name: string;
+  /** How people read the entry's name: a renamed one as `old → new`. */
+  label?: string;
   severity: Severity;
   rule: string;
   field: string;
@@ -63,7 +66,8 @@ export function changelogSection(facts: SectionFacts, report: DiffReport): Chang
   const changes = Object.fromEntries(CHANGE_GROUPS.map((g) => [g, [] as ChangelogItem[]])) as Record<ChangeGroup, ChangelogItem[]>;
   for (const { kind, name, entry } of entryReports(report)) {
     for (const d of entry.deltas) {
-      changes[changeGroupOf(d)].push({ kind, name, severity: d.severity, rule: d.kind, field: d.field, message: d.message, fingerprint: d.fingerprint });
+      const label = entryName(name, entry);
+      changes[changeGroupOf(d)].push({ kind, name, ...(label !== name ? { label } : {}), severity: d.severity, rule: d.kind, field: d.field, message: d.message, fingerprint: d.fingerprint });
     }
   }
   const bump = report.summary.semverBump;
@@ -106,7 +110,7 @@ function sectionLines(section: ChangelogSection): string[] {
 
 function itemLine(item: ChangelogItem, group: ChangeGroup): string {
   const noun = item.kind === 'server' ? 'server' : ENTRY_NOUN[item.kind];
-  const subject = `${noun} ${mdCode(item.name)}`;
+  const subject = `${noun} ${mdCode(item.label ?? item.name)}`;
   // Added and Removed say it all with the entry's name; the others need the change.
   if ((group === 'added' || group === 'removed') && item.field === '') return `- ${subject}`;
   const severity = group === 'changed' ? ` (${item.severity})` : '';

@@ -16,6 +16,7 @@ import { ENTRY_NOUN, countOf, type EntryKind } from '../contract/model.js';
 import { SEVERITIES, canonicalJson, deltaValue, entryReports, type Delta, type DiffReport, type Severity } from '../protocol/index.js';
 import { mdCell, mdCode, mdCodeBlock, mdText, truncate } from './escape.js';
 import { isRewording, showsValues, titleOf } from '../rules/index.js';
+import { entryName } from './entry-name.js';
 import { describeChanges } from './phrases.js';
 
 export interface MarkdownOptions {
@@ -129,8 +130,8 @@ function callerTable(report: DiffReport, markOf: MarkdownOptions['markOf']): str
     for (const { kind: where, name, entry } of entryReports(report)) {
       const deltas = entry.deltas.filter((d) => d.severity === severity);
       if (deltas.length === 0) continue;
-      // Callers know the entry by its old name: a renamed one is listed under it.
-      const called = deltas.find((d) => d.renamedFrom !== undefined)?.renamedFrom ?? name;
+      // Callers know the entry by its old name: a renamed one is listed under both.
+      const called = entryName(name, entry);
       const phrases = describeChanges(deltas);
       const shown = phrases.length > MAX_PHRASES_PER_ROW ? [...phrases.slice(0, MAX_PHRASES_PER_ROW - 1), `${phrases.length - MAX_PHRASES_PER_ROW + 1} more changes`] : phrases;
       const what = `${shown.join('; ')}${markSuffix(rowMark(deltas, markOf))}`;
@@ -181,20 +182,31 @@ function markSuffix(mark: string | undefined): string {
   return mark === undefined ? '' : ` · ${mark}`;
 }
 
-/** Each distinct fix of the BREAKING changes, once, with the kinds it fixes and how often. */
+/**
+ * How to fix the BREAKING changes: one line per rule, with how often it occurs and its fix (for
+ * arguments and for results, when they differ); rules with the very same fix share a line.
+ */
 function fixList(located: readonly Located[]): string {
-  const fixes = new Map<string, { kinds: Set<string>; count: number }>();
+  const rules = new Map<string, { count: number; hints: Map<string, string> }>();
   for (const { delta } of located) {
     if (delta.severity !== 'BREAKING' || delta.hint === undefined) continue;
-    const fix = fixes.get(delta.hint) ?? { kinds: new Set<string>(), count: 0 };
-    fix.kinds.add(titleOf(delta.kind));
-    fix.count++;
-    fixes.set(delta.hint, fix);
+    const rule = rules.get(delta.kind) ?? { count: 0, hints: new Map<string, string>() };
+    rule.count++;
+    if (!rule.hints.has(delta.hint)) rule.hints.set(delta.hint, delta.direction === 'output' ? 'In results: ' : delta.direction === 'input' ? 'In arguments: ' : '');
+    rules.set(delta.kind, rule);
+  }
+  const fixes = new Map<string, { titles: string[]; count: number }>();
+  for (const [kind, { count, hints }] of rules) {
+    const text = hints.size === 1 ? [...hints.keys()][0]! : [...hints].map(([hint, direction]) => `${direction}${hint}`).join(' ');
+    const fix = fixes.get(text) ?? { titles: [], count: 0 };
+    fix.titles.push(titleOf(kind));
+    fix.count += count;
+    fixes.set(text, fix);
   }
   if (fixes.size === 0) return '';
   const items = [...fixes.entries()]
     .sort((a, b) => b[1].count - a[1].count)
-    .map(([hint, { kinds, count }]) => `- **${mdText([...kinds].join(', '))}** (${count}): ${mdText(truncate(hint, 500))}`);
+    .map(([hint, { titles, count }]) => `- **${mdText(titles.join(', '))}** (${count}): ${mdText(truncate(hint, 500))}`);
   return `**How to fix**\n${items.join('\n')}`;
 }
 
@@ -232,7 +244,7 @@ function capitalize(text: string): string {
 
 function locatedDeltas(report: DiffReport): Located[] {
   const out: Located[] = [];
-  for (const { kind, name, entry } of entryReports(report)) for (const delta of entry.deltas) out.push({ where: kind, name, delta });
+  for (const { kind, name, entry } of entryReports(report)) for (const delta of entry.deltas) out.push({ where: kind, name: entryName(name, entry), delta });
   return out;
 }
 

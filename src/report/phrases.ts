@@ -51,7 +51,12 @@ function kitFor(d: Readonly<Delta>): PhraseKit {
     located: (words, rootWords = words, extra = '') => {
       const place = keywordPlace(d.field);
       const subject = output ? 'result' : 'arguments';
-      if (place === null) return { key: `${d.kind}|${d.direction}|${extra}|${d.action}|root`, place: null, render: () => `${rootWords.replace('{subject}', subject)}${inAction}` };
+      if (place === null) {
+        const words = rootWords.replace('{subject}', subject);
+        // Said of the result, whatever the words: an output change reads as one.
+        const inResults = output && !/\bresult|\breturn/.test(words) ? ' (in results)' : '';
+        return { key: `${d.kind}|${d.direction}|${extra}|${d.action}|root`, place: null, render: () => `${words}${inResults}${inAction}` };
+      }
       return { key: `${d.kind}|${d.direction}|${extra}|${d.action}`, place, render: (places) => `${places}${output ? ' (in results)' : ''}${inAction}: ${words}` };
     },
     argument: (words, key) => ({ key, place: argumentOf(d.field), render: (places) => `${words} ${places}` }),

@@ -7,6 +7,7 @@ import { lockfileLines } from '../contract/lockfile.js';
 import { ENTRY_NOUN } from '../contract/model.js';
 import { deltaValue, entryReports, truncate, type DiffReport, type Severity } from '../protocol/index.js';
 import { deltaReason, ruleOf, titleOf } from '../rules/index.js';
+import { entryName } from './entry-name.js';
 
 export interface SarifOptions {
   /** Path of the lockfile, relative to the repository root (results point at it). */
@@ -51,7 +52,7 @@ export function renderSarif(report: DiffReport, options: SarifOptions): string {
     const noun = kind === 'server' ? 'Server' : ENTRY_NOUN[kind].replace(/^./, (c) => c.toUpperCase());
     for (const d of entry.deltas) {
       const text = [
-        `${noun} ${JSON.stringify(truncate(name, 200))}: ${truncate(d.message, 1_000)}`,
+        `${noun} ${JSON.stringify(truncate(entryName(name, entry), 200))}: ${truncate(d.message, 1_000)}`,
         // Why, in the direction the delta was read: an output change is explained as an output change.
         deltaReason(d) ?? '',
         d.field === '' ? '' : `Previous: ${deltaValue(d, 'previous', 300)}. Current: ${deltaValue(d, 'current', 300)}.`,

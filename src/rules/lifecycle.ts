@@ -1,6 +1,5 @@
 /** Entries appearing, disappearing, being renamed: tools, prompts, resources, resource templates. */
 import { object, forecast, review, readme, fileTemplate } from './examples.js';
-import { textOf } from '../protocol/index.js';
 import { family, type MessageFacts, show, quoted, B, S } from './rule.js';
 
 export const LIFECYCLE_RULES = family({
@@ -34,7 +33,8 @@ export const LIFECYCLE_RULES = family({
     reason: 'Agents calling the old name get "unknown tool", even though the tool still exists.',
     hint: 'Keep the old name registered as an alias of the renamed tool for a release.',
     message: (f) => `Tool ${show(f.previous)} was renamed to ${show(f.current)} (${sameShape(f)}).`,
-    phrase: (d, say) => say.fixed(`renamed to ${say.code(d.renamedTo ?? textOf(d.current))}`),
+    // Every format names a renamed entry `old → new`: the phrase need not repeat the new name.
+    phrase: (_, say) => say.fixed('renamed'),
     example: {
       shows: 'a tool reappears under another name with the same arguments',
       previous: { tools: [forecast()] },
@@ -70,7 +70,8 @@ export const LIFECYCLE_RULES = family({
     reason: 'Clients fetching the old name get an error, even though the prompt still exists.',
     hint: 'Keep the old name registered as an alias of the renamed prompt for a release.',
     message: (f) => `Prompt ${show(f.previous)} was renamed to ${show(f.current)} (${sameShape(f)}).`,
-    phrase: (d, say) => say.fixed(`renamed to ${say.code(d.renamedTo ?? textOf(d.current))}`),
+    // Every format names a renamed entry `old → new`: the phrase need not repeat the new name.
+    phrase: (_, say) => say.fixed('renamed'),
     example: {
       shows: 'a prompt reappears under another name with the same arguments',
       previous: { prompts: [review([{ name: 'code', required: true }, { name: 'language' }])] },

@@ -25,7 +25,7 @@ export const SCHEMA_OBJECT_RULES = family({
       input: 'The published schema lists it as required, but it has a default: the server fills it in for calls that omit it. Strict clients that validate against the schema now have to send it.',
       output: 'Every result now carries a property consumers never saw.',
     },
-    message: (f) => `${at(f)}new property ${quoted(f.subject)}, listed as required but with default ${show(show(f.facts.default))}: calls that omit it get the default.`,
+    message: (f) => `${at(f)}new property ${quoted(f.subject)}, listed as required but with default ${show(f.facts.default)}: calls that omit it get the default.`,
     phrase: (_, say) => say.property('lists as required (with a default)'),
     example: {
       input: {

@@ -137,7 +137,7 @@ describe('markdown', () => {
 
   it('leads with the counts, what changes for callers and each fix once, then the detail collapsed per severity', () => {
     expect(md).toMatch(/^### MCP contract changes: 🔴 BREAKING \(a major release\)\n\n🔴 3 breaking · 🟠 2 risky · 🟢 1 safe · ⚪ 1 cosmetic\n/);
-    expect(md).toContain('| 🔴 | `getTinyImage` | renamed to `get-tiny-image` |');
+    expect(md).toContain('| 🔴 | `getTinyImage → get-tiny-image` | renamed |');
     expect(md).toContain('| 🔴 | `invoices` | now requires `currency` (action `create`); `limit` (action `list`): tighter range |');
     expect(md).toContain('| 🟠 | `invoices` | now declares itself destructive; new text looks like tool poisoning |');
     expect(md.match(/^- \*\*.*\*\* \(1\): /gm)).toHaveLength(3);
