@@ -2,8 +2,8 @@
  * THE rule table: every kind of change the engine can report, one record each (see rule.ts),
  * filed by family. The whole classification policy is readable here; detectors only decide
  * *which* rule a change falls under and give its facts, and every renderer, the changelog and
- * the Action read the rule's fields. The rules reference (the severity table) is generated from
- * it (`renderSeverityTable`), and a test keeps the two in sync.
+ * the Action read the rule's fields. The severity table of docs/rules.md is generated from it
+ * (`renderSeverityTable`), and a test keeps the two in sync.
  *
  * Ids are stable: users cite them in allow-lists and severity overrides, SARIF uses them as rule
  * ids, a deployed runtime reads reports that carry them. No id is spelled outside this folder and
@@ -157,7 +157,7 @@ export function changeGroupOf(delta: Pick<Delta, 'kind' | 'severity'>): import('
   return ruleOf(delta.kind)?.group ?? (delta.severity === 'BREAKING' ? 'breaking' : 'changed');
 }
 
-// ── the rules reference ──────────────────────────────────────────────────────────────────
+// ── the table of docs/rules.md ──────────────────────────────────────────────────────────────────
 
 const SCOPE_TITLES: Record<RuleScope, string> = {
   server: 'The server',
@@ -169,8 +169,8 @@ const SCOPE_TITLES: Record<RuleScope, string> = {
 };
 
 /**
- * The severity table of the rules reference, generated from the rules (the page is pasted from
- * this; a test keeps them equal). Markdown, deterministic, rules in table order.
+ * The severity table of docs/rules.md, generated from the rules (the page is pasted from this;
+ * a test keeps them equal). Markdown, deterministic, rules in table order.
  */
 export function renderSeverityTable(): string {
   const cell = (text: string) => text.replace(/\|/g, '\\|');

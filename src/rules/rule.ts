@@ -19,7 +19,7 @@ import type { Delta, DeltaFacts, Direction, Severity } from '../protocol/index.j
 
 export type { Delta, DeltaFacts, Direction, Severity } from '../protocol/index.js';
 
-/** What a rule looks at; decides where it sits in the rules reference. */
+/** What a rule looks at; decides where it sits in the severity table of docs/rules.md. */
 export type RuleScope = 'server' | 'schema' | 'tool' | 'prompt' | 'resource' | 'any';
 
 /**
