@@ -130,7 +130,6 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
   // Servers captured in another job report what they wrote there.
   const tampered = [...new Set([...(run.captured?.file.tampered ?? []), ...(await commandFiles.restore())])];
   const tampering = tampered.length > 0 ? tamperingMessage(tampered) : undefined;
-  if (tampering) for (const draft of drafts) draft.notes.unshift(tampering);
 
   const today = todayUtc(process.env.MCP_CONTRACT_GUARD_TODAY);
   const allowEvaluation = evaluateAllowList(
@@ -144,6 +143,7 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
   const coverages = plan.pr ? coveragesOf(present, label, senderOf(context.payload), records) : [];
   const judged = { label, acceptedBy: allowEvaluation.acceptedBy, allowNotes, allowFile, today };
   const reviews = drafts.map((draft, i) => finishReview(draft, run, context, { ...judged, coverage: coverages[i] }));
+  if (tampering) for (const review of reviews) review.alert = redactor.redact(tampering);
   for (const review of reviews) if (review.release) log.info(`${review.name}: ${releaseLine(review.release)}`);
 
   const paths = await writeFiles(reviews, drafts, run, context);

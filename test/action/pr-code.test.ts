@@ -167,6 +167,8 @@ describe('what a server reads is never posted, and the command files stay the Ac
     const failure = result.annotations.find((a) => a.level === 'error' && a.message.includes("wrote to the runner's command files"))?.message ?? '';
     for (const name of ['GITHUB_OUTPUT', 'GITHUB_ENV', 'GITHUB_PATH', 'GITHUB_STATE', 'GITHUB_STEP_SUMMARY']) expect(failure).toContain(name);
     expect(shownText(renderGfm(sticky()?.body ?? ''))).toContain("wrote to the runner's command files GITHUB_OUTPUT, GITHUB_ENV, GITHUB_PATH, GITHUB_STATE, GITHUB_STEP_SUMMARY");
+    // First, under the marker: whatever the changes, reviewers see it before anything else.
+    expect(sticky()?.body.split('\n').slice(0, 4)).toContain('> [!CAUTION]');
   });
 });
 
