@@ -17,6 +17,7 @@ import { captureLive } from './draft.js';
 import { planEvent, type RunContext } from './event.js';
 import type { ActionInputs } from './inputs.js';
 import { plural } from './markdown.js';
+import { privilegePolicy } from './privilege.js';
 import { writeOutputFile } from './paths.js';
 import { log, redactor, registerCredentials, writeSummary, type Runner } from './step.js';
 import { subjectsOf } from './subjects.js';
@@ -27,6 +28,12 @@ export async function captureOnly(inputs: ActionInputs, context: RunContext, run
   // The base is the reviewing job's business: here only the head's config says what to start.
   const { subjects } = await subjectsOf(inputs, runner, head, undefined);
   for (const subject of subjects) registerCredentials(subject.target?.source);
+  // A capture job is the pull request's code running: never under an event that carries secrets.
+  const policy = privilegePolicy(plan.eventName, inputs.unsafeAllowPrivilegedEvents);
+  if (policy.warning) core.warning(policy.warning);
+  const live = subjects.flatMap((s) => (s.target && s.target.source.kind !== 'file' ? [{ name: s.name ?? s.id, kind: s.target.source.kind }] : []));
+  const refusal = policy.refusal(live);
+  if (refusal) throw new UserError(refusal);
   const servers = Object.create(null) as Record<string, CapturedServer>;
   for (const subject of subjects) {
     const source = subject.target?.source;

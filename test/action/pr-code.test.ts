@@ -169,6 +169,7 @@ describe('what a server reads is never posted, and the command files stay the Ac
     expect(shownText(renderGfm(sticky()?.body ?? ''))).toContain("wrote to the runner's command files GITHUB_OUTPUT, GITHUB_ENV, GITHUB_PATH, GITHUB_STATE, GITHUB_STEP_SUMMARY");
     // First, under the marker: whatever the changes, reviewers see it before anything else.
     expect(sticky()?.body.split('\n').slice(0, 4)).toContain('> [!CAUTION]');
+    expect(result.summary.startsWith('## MCP contract review\n\n> [!CAUTION]\n> A server')).toBe(true);
   });
 });
 

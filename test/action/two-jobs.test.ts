@@ -119,6 +119,17 @@ describe('examples/workflows/isolated-review.yml', () => {
     expect(mock.count('GET', new RegExp(`/contents/${LOCK}$`))).toBe(1);
   });
 
+  test('mode: capture starts nothing under an event that carries secrets', async () => {
+    const repo = new GitRepo();
+    const baseSha = repo.commit({ [LOCK]: inventory.lockV1 }, 'base');
+    repo.git('checkout', '-q', '-b', 'feature');
+    const headSha = repo.commit({ [LOCK]: inventory.lockV2, 'server.cjs': "require('fs').writeFileSync('STARTED', 'with the secrets')" }, 'head');
+    const result = await runAction({ workspace: repo.dir, event: 'pull_request_target', payload: pullRequestPayload({ number: PR, baseSha, headSha }), apiUrl: mock.url, sha: headSha, inputs: { mode: 'capture', command: 'node server.cjs' } });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('Refusing to start');
+    expect(repo.read('STARTED')).toBeUndefined();
+  });
+
   test('the capture file is hostile data: another commit, a digest that does not match, a server it does not hold', async () => {
     const repo = new GitRepo();
     const baseSha = repo.commit({ [LOCK]: inventory.lockV1 }, 'base');

@@ -77,6 +77,15 @@ describe('a daemon with its own session and a cleared environment', () => {
     await expectNoSurvivor(file);
   });
 
+  it('lock, as the finding reported it: nothing survives, and the lockfile is written', async () => {
+    const folder = open();
+    const file = join(folder, 'daemon.pid');
+    const result = await startCli(['lock', '--command', attacker(file), '--lockfile', join(folder, 'mcp-contracts.lock.json')], { HOME: folder }).done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(fileText(join(folder, 'mcp-contracts.lock.json'))).toContain('"lockfileVersion"');
+    await expectNoSurvivor(file);
+  });
+
   it.runIf(process.getuid?.() === 0)('an unprivileged user (nobody): a PID namespace inside a user namespace of its own', async () => {
     const file = join(open(), 'daemon.pid');
     const result = await compile(file, {}, ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups']);
