@@ -25,6 +25,7 @@ import { UserError } from '../errors.js';
 import { LineReader } from './lines.js';
 import { RelaySession, idKey, type RelayOptions } from './relay.js';
 import { MAX_LINE_BYTES, type Upstream } from './server-link.js';
+import { DEFAULT_SESSION_LIMITS, SessionTable, type SessionLimits, type TableSession } from './sessions.js';
 
 export interface ListenAddress {
   host: string;
@@ -32,9 +33,10 @@ export interface ListenAddress {
 }
 
 const PATH = '/mcp';
-const MAX_SESSIONS = 32;
-const IDLE_MS = 30 * 60_000;
+/** Server messages held for a session with no open stream; past it, new ones are dropped (and reported). */
 const MAX_WAITING_MESSAGES = 1000;
+/** How often idle sessions are looked for: often enough for short idle times, at most once a minute. */
+const MAX_SWEEP_MS = 60_000;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
 
 interface SseStream {
@@ -48,8 +50,14 @@ interface SseStream {
  * Serves until `stopped` resolves (a signal, with its exit code), then stops every session's
  * server and resolves to that code. Throws `UserError` when it cannot listen.
  */
-export async function serveHttp(upstream: () => Upstream, relay: RelayOptions, address: ListenAddress, stopped: Promise<number>): Promise<number> {
-  const sessions = new Map<string, HttpSession>();
+export async function serveHttp(
+  upstream: () => Upstream,
+  relay: RelayOptions,
+  address: ListenAddress,
+  stopped: Promise<number>,
+  limits: SessionLimits = DEFAULT_SESSION_LIMITS,
+): Promise<number> {
+  const sessions = new SessionTable<HttpSession>(limits);
   const loopback = LOOPBACK.has(address.host);
   const http = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -62,12 +70,14 @@ export async function serveHttp(upstream: () => Upstream, relay: RelayOptions, a
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (new URL(req.url ?? '/', 'http://proxy').pathname !== PATH) return rpcError(res, 404, -32000, `Not found: the MCP endpoint is ${PATH}`);
     if (loopback && !isLocalOrigin(req.headers.origin)) return rpcError(res, 403, -32000, 'Forbidden: requests from another origin are refused');
+    if (loopback && !isLocalHost(req.headers.host)) return rpcError(res, 403, -32000, 'Forbidden: requests for another host are refused');
     const sessionId = req.headers['mcp-session-id'];
     const session = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     if (typeof sessionId === 'string' && session === undefined) return rpcError(res, 404, -32001, 'Session not found');
     if (req.method === 'GET' || req.method === 'DELETE') {
       if (session === undefined) return rpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
       if (req.method === 'DELETE') {
+        sessions.remove(session);
         await session.close();
         res.writeHead(200).end();
       } else {
@@ -94,15 +104,16 @@ export async function serveHttp(upstream: () => Upstream, relay: RelayOptions, a
     if (!messages.some((message) => isJsonObject(message) && message.method === 'initialize')) {
       return rpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id; start a session with initialize');
     }
-    if (sessions.size >= MAX_SESSIONS) return rpcError(res, 503, -32000, `Too many sessions (at most ${MAX_SESSIONS}); end one with DELETE`);
-    const created = new HttpSession(upstream(), relay, (gone) => sessions.delete(gone.id));
-    sessions.set(created.id, created);
+    if (!sessions.makeRoom()) {
+      res.setHeader('retry-after', '1');
+      return rpcError(res, 503, -32000, `Too many sessions (at most ${limits.maxSessions}), each with a request in progress; retry shortly`);
+    }
+    const created = new HttpSession(upstream(), relay, (gone) => sessions.remove(gone));
+    sessions.add(created);
     created.post(messages, line, res);
   }
 
-  const sweep = setInterval(() => {
-    for (const session of sessions.values()) if (session.idleSince(Date.now() - IDLE_MS)) void session.close();
-  }, 60_000);
+  const sweep = setInterval(() => sessions.sweep(), Math.min(limits.idleMs, MAX_SWEEP_MS));
   sweep.unref();
 
   await new Promise<void>((resolve, reject) => {
@@ -117,11 +128,11 @@ export async function serveHttp(upstream: () => Upstream, relay: RelayOptions, a
   clearInterval(sweep);
   http.close();
   http.closeAllConnections();
-  await Promise.all([...sessions.values()].map((session) => session.close()));
+  await sessions.closeAll();
   return code;
 }
 
-class HttpSession {
+class HttpSession implements TableSession {
   readonly id = randomUUID();
   private readonly relay: RelaySession;
   private readonly byRequest = new Map<string, SseStream>();
@@ -129,8 +140,11 @@ class HttpSession {
   /** Open POST streams, oldest first. */
   private readonly posts = new Set<SseStream>();
   private standalone: SseStream | undefined;
+  /** Server messages that arrived while the client had no stream open, oldest first. */
   private readonly waiting: JsonObject[] = [];
-  private lastSeen = Date.now();
+  private waitingOverflowReported = false;
+  /** When the session was last active: a request, or the last answer it awaited. */
+  private lastActive = Date.now();
   private overflowReported = false;
 
   constructor(
@@ -157,7 +171,7 @@ class HttpSession {
   }
 
   post(messages: unknown[], line: Buffer, res: ServerResponse): void {
-    this.lastSeen = Date.now();
+    this.lastActive = Date.now();
     const requests = messages.filter((message): message is JsonObject => isJsonObject(message) && typeof message.method === 'string' && idKey(message.id) !== undefined);
     if (requests.length === 0) {
       res.writeHead(202, { 'mcp-session-id': this.id }).end();
@@ -174,13 +188,14 @@ class HttpSession {
     for (const token of tokens) this.byToken.set(token, stream);
     this.posts.add(stream);
     res.on('close', () => this.forget(stream));
+    this.deliverWaiting(stream);
     // Registered first: the proxy may answer a call at once, inside this very call.
     this.relay.fromClient(line);
   }
 
   /** The GET stream, for what the server sends on its own. */
   listen(res: ServerResponse): void {
-    this.lastSeen = Date.now();
+    this.lastActive = Date.now();
     if (this.standalone !== undefined) {
       rpcError(res, 409, -32000, 'Conflict: this session already has a GET stream');
       return;
@@ -191,11 +206,11 @@ class HttpSession {
     res.on('close', () => {
       if (this.standalone === stream) this.standalone = undefined;
     });
-    for (const message of this.waiting.splice(0)) send(stream, message);
+    this.deliverWaiting(stream);
   }
 
-  idleSince(time: number): boolean {
-    return this.lastSeen < time && this.posts.size === 0 && this.standalone === undefined;
+  idleSince(): number | undefined {
+    return this.byRequest.size > 0 ? undefined : this.lastActive;
   }
 
   async close(): Promise<void> {
@@ -222,6 +237,7 @@ class HttpSession {
       if (key === undefined || stream === undefined) return; // its POST is gone
       this.byRequest.delete(key);
       stream.pending.delete(key);
+      this.lastActive = Date.now();
       send(stream, message);
       if (stream.pending.size === 0) stream.res.end();
       return;
@@ -229,7 +245,21 @@ class HttpSession {
     const token = isJsonObject(message.params) ? idKey(message.params.progressToken) : undefined;
     const target = (token === undefined ? undefined : this.byToken.get(token)) ?? this.standalone ?? [...this.posts].at(-1);
     if (target !== undefined) send(target, message);
-    else if (this.waiting.length < MAX_WAITING_MESSAGES) this.waiting.push(message);
+    else this.hold(message);
+  }
+
+  /** A server message with no stream to go to: kept for the next stream the client opens. */
+  private hold(message: JsonObject): void {
+    if (this.waiting.length < MAX_WAITING_MESSAGES) {
+      this.waiting.push(message);
+    } else if (!this.waitingOverflowReported) {
+      this.waitingOverflowReported = true;
+      this.options.warn(`a session's client opened no stream for over ${MAX_WAITING_MESSAGES} messages of its server; later ones were dropped.`);
+    }
+  }
+
+  private deliverWaiting(stream: SseStream): void {
+    for (const message of this.waiting.splice(0)) send(stream, message);
   }
 
   private forget(stream: SseStream): void {
@@ -270,6 +300,12 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
     if (size <= MAX_LINE_BYTES) chunks.push(chunk as Buffer);
   }
   return size > MAX_LINE_BYTES ? undefined : Buffer.concat(chunks).toString('utf8');
+}
+
+/** The Host header names a loopback host (a request without one is not from a browser). */
+function isLocalHost(host: string | undefined): boolean {
+  if (host === undefined) return true;
+  return URL.canParse(`http://${host}`) && LOOPBACK.has(new URL(`http://${host}`).hostname);
 }
 
 function isLocalOrigin(origin: string | undefined): boolean {
