@@ -51,9 +51,9 @@ export async function listeningProxy(flags: string[], server: string[], env: Rec
   return { url: await announcedUrl(proxy), proxy };
 }
 
-/** A node script serving streamable HTTP on a free port (`--http 0`), and where it listens. */
-export async function httpServer(script: string, env: Record<string, string> = {}): Promise<{ url: URL; server: RawProxy }> {
-  const server = new RawProxy([script, '--http', '0'], env);
+/** A node script serving streamable HTTP on a free port (`--http 0`, then `args`), and where it listens. */
+export async function httpServer(script: string, env: Record<string, string> = {}, args: string[] = []): Promise<{ url: URL; server: RawProxy }> {
+  const server = new RawProxy([script, '--http', '0', ...args], env);
   return { url: await announcedUrl(server), server };
 }
 

@@ -1,0 +1,63 @@
+/**
+ * What the proxy must not lose between a client and a streamable HTTP server (`--url`, on
+ * stdio and as a gateway with `--listen`): the server's own requests during a call, sent on the
+ * GET stream (callbacks-http.mjs holds each GET a while, so a request forwarded before that
+ * stream is open loses them), and the answer of a POST stream the server cuts before
+ * answering (resumable only with Last-Event-ID). Through real processes: an SDK client, the
+ * built proxy, and a server on the SDK.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, fixture } from '../helpers/processes.js';
+import { RawProxy, httpServer, jsonLines, listeningProxy, proxyArgs, scratch, textOf } from './helpers.js';
+
+describe.each(['url', 'listen --url'] as const)('proxy (%s) in front of a server that calls back and cuts its streams', (mode) => {
+  const files = scratch();
+  const record = files.file('record.jsonl');
+  let server: RawProxy;
+  let proxy: RawProxy | undefined;
+  let client: Client;
+
+  beforeAll(async () => {
+    // Each GET is held 300 ms before it opens; each POST stream asks for a 20 ms retry.
+    const served = await httpServer(fixture('callbacks-http.mjs'), { RECORD_FILE: record }, ['--slow-get', '300', '--retry', '20']);
+    server = served.server;
+    const url = served.url.href;
+    client = new Client({ name: 'streams-test', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: {}, roots: {} } });
+    client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', model: 'scripted', content: { type: 'text', text: 'hi there' } }));
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Ana' } }));
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }));
+    if (mode === 'url') {
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: proxyArgs(['--url', url], []), cwd: ROOT, stderr: 'pipe' }));
+    } else {
+      const listening = await listeningProxy(['--url', url], []);
+      proxy = listening.proxy;
+      await client.connect(new StreamableHTTPClientTransport(listening.url));
+    }
+  });
+  afterAll(async () => {
+    await client?.close();
+    proxy?.child.kill('SIGTERM');
+    await proxy?.exited;
+    server?.child.kill();
+    files.remove();
+  });
+
+  it("delivers every request the server makes during a call (sampling, elicitation, roots, ping), none lost", async () => {
+    const result = await client.callTool({ name: 'ask_client', arguments: {} });
+    expect(textOf(result)).toBe('sampled: hi there; elicited: Ana; roots: file:///work; pinged');
+  });
+
+  it('resumes a stream the server cut before its answer, from the last event id, after the retry the server asked for', async () => {
+    const result = await client.callTool({ name: 'cut', arguments: {} });
+    expect(textOf(result)).toBe('answered after the stream was cut');
+    const resumptions = jsonLines(record).filter((line) => typeof line.get === 'string');
+    expect(resumptions.length).toBeGreaterThan(0);
+    expect(resumptions.every((line) => /::\d+$/.test(line.get as string))).toBe(true);
+    // The session goes on.
+    expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'still here' } }))).toBe('still here');
+  });
+});
