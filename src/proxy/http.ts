@@ -239,7 +239,11 @@ class HttpSession implements TableSession {
       stream.pending.delete(key);
       this.lastActive = Date.now();
       send(stream, message);
-      if (stream.pending.size === 0) stream.res.end();
+      if (stream.pending.size === 0) {
+        // Forgotten now, not on 'close': what the server sends next must not go to an ended stream.
+        this.forget(stream);
+        stream.res.end();
+      }
       return;
     }
     const token = isJsonObject(message.params) ? idKey(message.params.progressToken) : undefined;
