@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ROOT, fixture } from '../helpers/processes.js';
 import { RawProxy, httpServer, jsonLines, listeningProxy, proxyArgs, scratch, textOf } from './helpers.js';
 
@@ -59,5 +59,39 @@ describe.each(['url', 'listen --url'] as const)('proxy (%s) in front of a server
     expect(resumptions.every((line) => /::\d+$/.test(line.get as string))).toBe(true);
     // The session goes on.
     expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'still here' } }))).toBe('still here');
+  });
+});
+
+describe('proxy --listen: what the server sends while its client has no stream open', () => {
+  it('is held, and delivered on the next stream the client opens, a POST as much as a GET', async () => {
+    const files = scratch();
+    const record = files.file('record.jsonl');
+    const { url, proxy } = await listeningProxy([], [process.execPath, fixture('after-answer.mjs')], { RECORD_FILE: record });
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const post = async (message: unknown, session?: string) => {
+      const response = await fetch(url, { method: 'POST', headers: { ...headers, ...(session !== undefined ? { 'mcp-session-id': session } : {}) }, body: JSON.stringify(message) });
+      return { status: response.status, session: response.headers.get('mcp-session-id'), body: await response.text() };
+    };
+    try {
+      const session = (await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'no-get', version: '1' } } })).session as string;
+      expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).status).toBe(202);
+      // The server answers, then logs and asks for a ping: the call's stream has ended by then.
+      const call = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'finish', arguments: {} } }, session);
+      expect(call.body).toContain('finished');
+      expect(call.body).not.toContain('after the answer');
+      const next = await post({ jsonrpc: '2.0', id: 3, method: 'ping' }, session);
+      const events = [...next.body.matchAll(/^data: (.*)$/gm)].map((match) => JSON.parse(match[1] as string) as Record<string, unknown>);
+      expect(events).toEqual([
+        { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'after the answer' } },
+        { jsonrpc: '2.0', id: 'after-1', method: 'ping' },
+        { jsonrpc: '2.0', id: 3, result: {} },
+      ]);
+      expect((await post({ jsonrpc: '2.0', id: 'after-1', result: {} }, session)).status).toBe(202);
+      await vi.waitFor(() => expect(jsonLines(record).some((line) => line.id === 'after-1' && line.result !== undefined)).toBe(true));
+    } finally {
+      proxy.child.kill('SIGTERM');
+      await proxy.exited;
+      files.remove();
+    }
   });
 });
