@@ -70,7 +70,7 @@ const rulesSchema = z
   .record(z.string(), z.union([severity, z.object({ input: severity.optional(), output: severity.optional() }).strict()]))
   .superRefine((rules, context) => {
     for (const kind of Object.keys(rules)) {
-      if (!isRuleKind(kind)) context.addIssue({ code: 'custom', path: [kind], message: `"${kind}" is not a rule kind (the README's severity table lists them)` });
+      if (!isRuleKind(kind)) context.addIssue({ code: 'custom', path: [kind], message: `"${kind}" is not a rule kind (docs/rules.md lists them)` });
     }
   });
 

@@ -1,8 +1,8 @@
 /**
  * THE rule table: every kind of delta the engine can report, its severity, why, and what to
  * do about it. The whole classification policy is readable on this one page; detectors only
- * decide *which* kind a change is, and look everything else up here. The README's severity
- * table is rendered from it (`renderSeverityTable`), and a test keeps the two in sync.
+ * decide *which* kind a change is, and look everything else up here. The severity table of
+ * docs/rules.md is rendered from it (`renderSeverityTable`), and a test keeps the two in sync.
  *
  * Two families of rules:
  * - schema rules (`severity: { input, output }`): the same keyword change means opposite
@@ -16,7 +16,7 @@ import type { Direction, RuleKind, Severity } from '../protocol/index.js';
 
 export type { Direction, RuleKind } from '../protocol/index.js';
 
-/** What a rule looks at; decides where it sits in the README table. */
+/** What a rule looks at; decides where it sits in the severity table of docs/rules.md. */
 export type RuleScope = 'server' | 'schema' | 'tool' | 'prompt' | 'resource' | 'any';
 
 /** The facts a message is built from; `where` is a human label such as `items[].sku`. */
@@ -649,7 +649,7 @@ export function classify(kind: RuleKind, direction: Direction | null, overrides?
   return out;
 }
 
-// ── README table ─────────────────────────────────────────────────────────────────────────
+// ── The table of docs/rules.md ───────────────────────────────────────────────────────────
 
 const SCOPE_TITLES: Record<RuleScope, string> = {
   server: 'The server',
@@ -661,7 +661,7 @@ const SCOPE_TITLES: Record<RuleScope, string> = {
 };
 
 /**
- * The README's severity table, generated from the rules (the README is pasted from this; a
+ * The severity table of docs/rules.md, generated from the rules (the page is pasted from this; a
  * test keeps them equal). Markdown, deterministic, rules in table order.
  */
 export function renderSeverityTable(): string {

@@ -1,8 +1,8 @@
-// Renders the README's example PR comment from two committed real-world captures
+// Renders the example PR comment of docs/action.md from two committed real-world captures
 // (tavily-mcp 0.2.12 → 0.2.16: four tools renamed, two enums narrowed) with the Action's own
-// comment renderer, so the README shows exactly what a pull request gets. Run after
+// comment renderer, so the docs show exactly what a pull request gets. Run after
 // `npm run build`:
-//   node scripts/readme-example.mjs > /tmp/comment.md
+//   node scripts/example-comment.mjs > /tmp/comment.md
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { normalizeCapture } from '../lib/contract/normalize.js';
