@@ -20,11 +20,12 @@
  *   open (or refused), so a server request sent while handling one of them is never sent to a
  *   stream that does not exist yet. It is reopened whenever it ends (with `Last-Event-ID` once
  *   the server has given its events ids), after the server's `retry` delay, backing off while
- *   it keeps failing; a 405 says the server has none.
+ *   it keeps failing; a 405 (or a 404: a route for POSTs only) says the server has none.
  * - A POST's event stream that ends before answering its requests is resumed by a GET with
  *   `Last-Event-ID` after the server's `retry` delay, as often as each resumed stream brings
- *   something; a stream that cannot be resumed (no event id, a refusal, no progress) answers
- *   the requests it still owes with a JSON-RPC error, so the client is never left waiting.
+ *   something, until the answers have come (on that stream or any other); a stream that cannot
+ *   be resumed (no event id, a refusal, no progress) answers the requests it still owes with a
+ *   JSON-RPC error, so the client is never left waiting.
  * An HTTP or network failure answers the request it carried with a JSON-RPC error too.
  */
 import { PassThrough, Writable } from 'node:stream';
@@ -42,6 +43,8 @@ const LEGACY_ENDPOINT_MS = 10_000;
 const DEFAULT_RETRY_MS = 1000;
 /** Longest wait between two reconnections, whatever the server's `retry` or the backoff says. */
 const MAX_RETRY_MS = 60_000;
+/** Requests awaiting their answer that are remembered; past it the oldest are forgotten. */
+const MAX_UNANSWERED = 10_000;
 /** How long requests wait for the GET stream to open; past it they go out all the same. */
 const GET_OPEN_WAIT_MS = 10_000;
 /** Reconnections in a row that bring nothing (refused, unreachable, or an empty stream) before giving up on a stream. */
@@ -76,6 +79,8 @@ class HttpUpstream implements Upstream {
   private protocolVersion: string | undefined;
   /** Answers still being read; the session ends only after them. */
   private readonly reading = new Set<Promise<void>>();
+  /** The requests POSTed and not answered yet (by id key), on whichever stream the answer comes. */
+  private readonly unanswered = new Map<string, JsonValue>();
   private getState: GetState = 'unopened';
   /** Resolves when the GET stream stops being 'opening'. */
   private getSettled: Promise<void> = Promise.resolve();
@@ -154,6 +159,12 @@ class HttpUpstream implements Upstream {
     const requests = (Array.isArray(message) ? message : [message]).filter(
       (each): each is JsonObject => isJsonObject(each) && typeof each.method === 'string' && each.id !== undefined && each.id !== null,
     );
+    for (const request of requests) {
+      const key = idKey(request.id);
+      if (key !== undefined) this.unanswered.set(key, request.id as JsonValue);
+    }
+    // A server that never answers some requests must not grow this: the oldest are forgotten.
+    while (this.unanswered.size > MAX_UNANSWERED) this.unanswered.delete(this.unanswered.keys().next().value as string);
     const first = isJsonObject(message) ? message : undefined;
     const meta = isJsonObject(first?.params) && isJsonObject(first.params._meta) ? first.params._meta : undefined;
     const extra: Record<string, string> = {};
@@ -252,30 +263,28 @@ class HttpUpstream implements Upstream {
    * comment); what it still owes then is answered with an error.
    */
   private async followPostStream(response: Response, requests: readonly JsonObject[]): Promise<void> {
-    const owed = new Map<string, JsonValue>();
-    for (const request of requests) {
-      const key = idKey(request.id);
-      if (key !== undefined) owed.set(key, request.id as JsonValue);
-    }
-    let end = await this.readStream(response, { owed });
+    const keys = requests.flatMap((request) => idKey(request.id) ?? []);
+    const owed = () => keys.filter((key) => this.unanswered.has(key));
+    let end = await this.readStream(response, {});
     let fruitless = 0;
-    while (owed.size > 0 && !this.stopped && end.how !== 'overflow' && end.lastEventId !== undefined && fruitless < MAX_FRUITLESS_RECONNECTS) {
+    while (owed().length > 0 && !this.stopped && end.how !== 'overflow' && end.lastEventId !== undefined && fruitless < MAX_FRUITLESS_RECONNECTS) {
       if (!(await this.pause(retryDelay(end.retryMs, fruitless)))) return;
+      if (owed().length === 0) return; // answered meanwhile, on another stream
       const resumed = await this.getEvents(end.lastEventId);
-      if (resumed === 'session ended' || this.stopped) return;
-      if (resumed === 'refused') break;
+      if (resumed === 'refused' || this.stopped) break;
       if (resumed === undefined) {
         fruitless += 1;
         continue;
       }
-      const next = await this.readStream(resumed, { owed, lastEventId: end.lastEventId, retryMs: end.retryMs });
+      const next = await this.readStream(resumed, { lastEventId: end.lastEventId, retryMs: end.retryMs });
       fruitless = next.events > 0 ? 0 : fruitless + 1;
       end = next;
     }
-    if (owed.size === 0 || this.stopped) return;
+    const still = owed();
+    if (still.length === 0 || this.stopped) return;
     const resumable = end.lastEventId !== undefined && end.how !== 'overflow';
     this.fail(
-      [...owed.values()].map((id) => ({ id })),
+      still.map((key) => ({ id: this.unanswered.get(key) })),
       `${this.url.href} ended the event stream of this request before answering it${resumable ? ', and resuming it brought no answer' : ''}`,
     );
   }
@@ -302,7 +311,7 @@ class HttpUpstream implements Upstream {
     try {
       while (!this.stopped) {
         const response = await this.getEvents(lastEventId);
-        if (response === 'session ended' || response === 'refused') return;
+        if (response === 'refused') return;
         this.getState = response === undefined ? 'reconnecting' : 'open';
         opened();
         if (response === undefined) {
@@ -329,10 +338,11 @@ class HttpUpstream implements Upstream {
 
   /**
    * A GET of the event stream, from `lastEventId` when given: the response when it is one,
-   * 'refused' for a 405 (no such stream), 'session ended' for a 404, undefined for anything
-   * else (unreachable, another refusal: worth another try).
+   * 'refused' for a 405 (no such stream) or a 404 (no such route on servers that only take
+   * POSTs, or no such stream any more: a session that ended shows on the next POST), undefined
+   * for anything else (unreachable, another refusal: worth another try).
    */
-  private async getEvents(lastEventId: string | undefined): Promise<Response | 'refused' | 'session ended' | undefined> {
+  private async getEvents(lastEventId: string | undefined): Promise<Response | 'refused' | undefined> {
     let response: Response;
     try {
       const extra: Record<string, string> = { accept: 'text/event-stream', ...(lastEventId !== undefined ? { 'last-event-id': lastEventId } : {}) };
@@ -342,19 +352,15 @@ class HttpUpstream implements Upstream {
     }
     if (response.ok && (response.headers.get('content-type') ?? '').includes('text/event-stream')) return response;
     await response.body?.cancel().catch(() => {});
-    if (response.status === 404) {
-      this.sessionEnded();
-      return 'session ended';
-    }
-    return response.status === 405 ? 'refused' : undefined;
+    return response.status === 405 || response.status === 404 ? 'refused' : undefined;
   }
 
   /**
    * Reads an event stream to its end, delivering each message (each bounded by MAX_LINE_BYTES:
-   * past it, the stream is dropped, not buffered) and crossing off `owed` the requests it
-   * answers. `lastEventId` and `retryMs` carry on from the earlier parts of the stream.
+   * past it, the stream is dropped, not buffered). `lastEventId` and `retryMs` carry on from
+   * the earlier parts of the stream.
    */
-  private async readStream(response: Response, from: { owed?: Map<string, JsonValue>; lastEventId?: string | undefined; retryMs?: number | undefined }): Promise<StreamEnd> {
+  private async readStream(response: Response, from: { lastEventId?: string | undefined; retryMs?: number | undefined }): Promise<StreamEnd> {
     let { lastEventId, retryMs } = from;
     let events = 0;
     let overflow = false;
@@ -365,7 +371,7 @@ class HttpUpstream implements Upstream {
       onEvent: (event) => {
         events += 1;
         if (event.id !== undefined && event.id !== '') lastEventId = event.id;
-        this.deliverJson(event.data, from.owed);
+        this.deliverJson(event.data);
       },
     });
     const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
@@ -403,20 +409,16 @@ class HttpUpstream implements Upstream {
     });
   }
 
-  /** Delivers the messages of an event's data, crossing off `owed` the requests they answer. */
-  private deliverJson(text: string, owed?: Map<string, JsonValue>): void {
+  private deliverJson(text: string): void {
     const parsed = parseJson(text);
-    for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
-      if (!isJsonObject(message)) continue;
-      if (owed !== undefined && message.method === undefined) {
-        const key = idKey(message.id);
-        if (key !== undefined) owed.delete(key);
-      }
-      this.deliver(message);
-    }
+    for (const message of Array.isArray(parsed) ? parsed : [parsed]) if (isJsonObject(message)) this.deliver(message);
   }
 
   private deliver(message: JsonObject): void {
+    if (message.method === undefined) {
+      const key = idKey(message.id);
+      if (key !== undefined) this.unanswered.delete(key);
+    }
     // The version the server chose in its initialize answer goes on every later request.
     if (isJsonObject(message.result) && typeof message.result.protocolVersion === 'string' && isJsonObject(message.result.serverInfo)) {
       this.protocolVersion = message.result.protocolVersion;
