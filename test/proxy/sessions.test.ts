@@ -11,7 +11,7 @@ import { parseProxyArgs } from '../../src/proxy/args.js';
 import { launchServer } from '../../src/proxy/server-link.js';
 import { SessionTable, type TableSession } from '../../src/proxy/sessions.js';
 import { fixture, groupAlive } from '../helpers/processes.js';
-import { httpServer, jsonLines, listeningProxy, scratch, textOf } from './helpers.js';
+import { httpServer, jsonLines, listeningProxy, postMessage, scratch, textOf, type RawProxy } from './helpers.js';
 
 const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'walks-away', version: '1' } } };
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -22,11 +22,7 @@ const HEADERS = { 'content-type': 'application/json', accept: 'application/json,
  */
 const THOUSAND_SESSIONS_MS = 90_000;
 
-/** POSTs one message to the proxy (in `session` when given); the status, the session id it names, and the body. */
-async function post(url: URL, message: unknown, session?: string): Promise<{ status: number; session: string | null; body: string }> {
-  const response = await fetch(url, { method: 'POST', headers: { ...HEADERS, ...(session !== undefined ? { 'mcp-session-id': session } : {}) }, body: JSON.stringify(message) });
-  return { status: response.status, session: response.headers.get('mcp-session-id'), body: await response.text() };
-}
+const post = postMessage;
 
 describe('proxy --listen sessions (real processes)', () => {
   it('serves a new client after 1,000 sessions were opened and abandoned, and tells an evicted one to start anew (404)', async () => {
@@ -78,6 +74,32 @@ describe('proxy --listen sessions (real processes)', () => {
       proxy.child.kill('SIGTERM');
       await proxy.exited;
       files.remove();
+    }
+  });
+
+  it('ends a gateway session whose upstream session ended (404 there), so its client gets 404 and starts anew', async () => {
+    const first = await httpServer(fixture('raw-inventory.mjs'));
+    const { url, proxy } = await listeningProxy(['--url', first.url.href], []);
+    let restarted: RawProxy | undefined;
+    try {
+      const session = (await post(url, INITIALIZE)).session as string;
+      expect((await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, session)).status).toBe(202);
+      // The server restarts on the same port: it knows the session no more.
+      first.server.child.kill();
+      await first.server.exited;
+      restarted = (await httpServer(fixture('raw-inventory.mjs'), {}, [], Number(first.url.port))).server;
+      const call = await post(url, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'check_stock', arguments: { sku: 'A' } } }, session);
+      expect(call.body).toContain('ended the session (HTTP 404)');
+      await vi.waitFor(async () => expect((await post(url, { jsonrpc: '2.0', id: 3, method: 'ping' }, session)).status).toBe(404));
+      // A new session is served by the restarted server.
+      const client = new Client({ name: 'anew', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(url));
+      expect(textOf(await client.callTool({ name: 'check_stock', arguments: { sku: 'B' } }))).toBe('B: 12');
+      await client.close();
+    } finally {
+      proxy.child.kill('SIGTERM');
+      await proxy.exited;
+      restarted?.child.kill();
     }
   });
 

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ROOT, fixture } from '../helpers/processes.js';
-import { RawProxy, httpServer, jsonLines, listeningProxy, proxyArgs, scratch, textOf } from './helpers.js';
+import { RawProxy, httpServer, jsonLines, listeningProxy, postMessage, proxyArgs, scratch, textOf } from './helpers.js';
 
 describe.each(['url', 'listen --url'] as const)('proxy (%s) in front of a server that calls back and cuts its streams', (mode) => {
   const files = scratch();
@@ -67,11 +67,7 @@ describe('proxy --listen: what the server sends while its client has no stream o
     const files = scratch();
     const record = files.file('record.jsonl');
     const { url, proxy } = await listeningProxy([], [process.execPath, fixture('after-answer.mjs')], { RECORD_FILE: record });
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    const post = async (message: unknown, session?: string) => {
-      const response = await fetch(url, { method: 'POST', headers: { ...headers, ...(session !== undefined ? { 'mcp-session-id': session } : {}) }, body: JSON.stringify(message) });
-      return { status: response.status, session: response.headers.get('mcp-session-id'), body: await response.text() };
-    };
+    const post = (message: unknown, session?: string) => postMessage(url, message, session);
     try {
       const session = (await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'no-get', version: '1' } } })).session as string;
       expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).status).toBe(202);
