@@ -103,7 +103,7 @@ describe('proxy --listen sessions (real processes)', () => {
     }
   });
 
-  it('refuses --max-sessions and --session-idle that make no sense, and without --listen', () => {
+  it('parses --max-sessions, --session-idle and --[no-]explain-all, and refuses what makes no sense', () => {
     expect(parseProxyArgs(['--listen', '127.0.0.1:0', '--max-sessions', '3', '--session-idle', '90s', '--', 'server']).sessions).toEqual({ maxSessions: 3, idleMs: 90_000 });
     expect(parseProxyArgs(['--listen', '127.0.0.1:0', '--session-idle', '2h', '--', 'server']).sessions?.idleMs).toBe(7_200_000);
     expect(parseProxyArgs(['--listen', '127.0.0.1:0', '--session-idle', '45', '--', 'server']).sessions?.idleMs).toBe(45_000);
@@ -111,6 +111,11 @@ describe('proxy --listen sessions (real processes)', () => {
     expect(() => parseProxyArgs(['--listen', '127.0.0.1:0', '--max-sessions', '0', '--', 'server'])).toThrow('--max-sessions takes a whole number of at least 1; got "0".');
     expect(() => parseProxyArgs(['--listen', '127.0.0.1:0', '--session-idle', 'soon', '--', 'server'])).toThrow('--session-idle takes a duration such as 90s, 30m or 2h (at most 24 days); got "soon".');
     expect(() => parseProxyArgs(['--max-sessions', '4', '--', 'server'])).toThrow('--max-sessions only applies with --listen.');
+    // And what tools without deltas get (own-answers.test.ts shows each at work).
+    expect(parseProxyArgs(['--', 'server']).explainAll).toBe(true);
+    expect(parseProxyArgs(['--explain-all', '--', 'server']).explainAll).toBe(true);
+    expect(parseProxyArgs(['--no-explain-all', '--', 'server']).explainAll).toBe(false);
+    expect(() => parseProxyArgs(['--explain-all', '--no-explain-all', '--', 'server'])).toThrow('Give --explain-all or --no-explain-all, not both.');
   });
 });
 
