@@ -76,7 +76,7 @@ describe('proxy --listen: what the server sends while its client has no stream o
       expect(call.body).toContain('finished');
       expect(call.body).not.toContain('after the answer');
       const next = await post({ jsonrpc: '2.0', id: 3, method: 'ping' }, session);
-      const events = [...next.body.matchAll(/^data: (.*)$/gm)].map((match) => JSON.parse(match[1] as string) as Record<string, unknown>);
+      const events = [...next.body.matchAll(/^data: (.+)$/gm)].map((match) => JSON.parse(match[1] as string) as Record<string, unknown>);
       expect(events).toEqual([
         { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'after the answer' } },
         { jsonrpc: '2.0', id: 'after-1', method: 'ping' },
@@ -88,6 +88,38 @@ describe('proxy --listen: what the server sends while its client has no stream o
       proxy.child.kill('SIGTERM');
       await proxy.exited;
       files.remove();
+    }
+  });
+});
+
+describe('proxy --listen: a stream whose client connection drops before the answer', () => {
+  it('is resumed with Last-Event-ID: what was sent after that event, then the answer', async () => {
+    const { url, proxy } = await listeningProxy([], [process.execPath, fixture('raw-inventory.mjs')]);
+    try {
+      const session = (await postMessage(url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'drops', version: '1' } } })).session as string;
+      expect((await postMessage(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, session)).status).toBe(202);
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session };
+      // chatty logs, then asks the client for a ping, and answers the call once it has it.
+      const dropped = new AbortController();
+      const call = await fetch(url, { method: 'POST', headers, signal: dropped.signal, body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'chatty', arguments: {} } }) });
+      const reader = call.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let seen = '';
+      while (!seen.includes('"method":"ping"')) seen += (await reader.read()).value ?? '';
+      const ids = [...seen.matchAll(/^id: (\S+)$/gm)].map((match) => match[1] as string);
+      expect(ids).toHaveLength(3); // the priming event, the log, the ping
+      dropped.abort();
+      const ping = /"id":"(srv-\d+)"/.exec(seen)?.[1];
+      expect((await postMessage(url, { jsonrpc: '2.0', id: ping, result: {} }, session)).status).toBe(202);
+      // Resumed from the log's event: the ping again, then the answer, and the stream ends.
+      const resumed = await fetch(url, { headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'last-event-id': ids[1] as string } });
+      const events = [...(await resumed.text()).matchAll(/^data: (.+)$/gm)].map((match) => JSON.parse(match[1] as string) as Record<string, unknown>);
+      expect(events).toEqual([
+        { jsonrpc: '2.0', id: ping, method: 'ping' },
+        { jsonrpc: '2.0', id: 5, result: { content: [{ type: 'text', text: 'ping answered: {}' }] } },
+      ]);
+    } finally {
+      proxy.child.kill('SIGTERM');
+      await proxy.exited;
     }
   });
 });
