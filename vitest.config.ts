@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The release tests run against the packed tarball: vitest.release.config.ts, after the suite.
+    exclude: ['test/release/**', '**/node_modules/**'],
     globalSetup: ['test/global-setup.ts'],
     // Tests spawn real servers and CLI processes; two workers match this 2-core machine.
     pool: 'forks',

@@ -29,13 +29,22 @@
  * path, and the parser of the SDK's messages, are loaded on the first failure, off the import
  * path of `mcp-contract-guard/runtime`.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { isJsonObject } from '../protocol/index.js';
 import { createExplainer, type Explainer, type ExplainerOptions } from './self-healing.js';
 import { errorResult } from './protocol.js';
 import type { HealingSession } from './session.js';
 
 export type WithSelfHealingOptions = ExplainerOptions;
+
+/**
+ * What `withSelfHealing` needs of an `McpServer` (@modelcontextprotocol/sdk 1.x), written out
+ * rather than imported: the SDK is an optional peer, and the runtime's types must check in a
+ * project that does not have it (an agent using only `callWithSelfHealing`, say).
+ */
+export interface McpServerLike {
+  /** The low-level `Server`, whose `connect` is where each transport is watched. */
+  readonly server: { connect(transport: never): Promise<void> };
+}
 
 /** The parts of the SDK's low-level `Server` (a `Protocol`) used here: public in every 1.x release. */
 interface ProtocolLike {
@@ -60,7 +69,7 @@ const attached = new WeakSet<object>();
  * at once (a `TypeError`) when `server` is not an `McpServer` it can hook, or (a `RangeError`)
  * on a bad option: never later, in a request.
  */
-export function withSelfHealing<T extends McpServer>(server: T, options: WithSelfHealingOptions): T {
+export function withSelfHealing<T extends McpServerLike>(server: T, options: WithSelfHealingOptions): T {
   const explainer = createExplainer(options);
   const protocol = (server as unknown as { server?: unknown } | null)?.server;
   if (!isProtocol(protocol)) {

@@ -1,9 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { RULE_KINDS } from '../../src/protocol/index.js';
-import { isHarmful, type Rule } from '../../src/diff/rules.js';
-import type { RuleKind } from '../../src/protocol/index.js';
-import { RULES, classify, severityOf, SEVERITY_TABLE_END, SEVERITY_TABLE_START, renderSeverityTable } from '../../src/diff/index.js';
+import { RULES, RULE_KINDS, classify, isHarmful, renderSeverityTable, severityOf, SEVERITY_TABLE_END, SEVERITY_TABLE_START, type Rule, type RuleKind } from '../../src/rules/index.js';
 
 const page = readFileSync(new URL('../../docs/rules.md', import.meta.url), 'utf8');
 const between = page.includes(SEVERITY_TABLE_START) && page.includes(SEVERITY_TABLE_END)
