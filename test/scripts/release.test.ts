@@ -124,7 +124,9 @@ describe('the version, named the same everywhere', () => {
     const root = checkout();
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
     writeFileSync(join(root, 'package.json'), JSON.stringify({ ...pkg, version: '2.1.0' }, null, 2));
-    writeFileSync(join(root, 'CHANGELOG.md'), readFileSync(join(root, 'CHANGELOG.md'), 'utf8').replace('## Unreleased\n', '## Unreleased\n\n## 2.1.0 - 2027-01-15\n\n- A change.\n'));
+    // The made-up release's notes, in place of whatever waits under Unreleased in this checkout.
+    const changelog = readFileSync(join(root, 'CHANGELOG.md'), 'utf8');
+    writeFileSync(join(root, 'CHANGELOG.md'), changelog.replace(/## Unreleased\n[\s\S]*?\n(?=## )/, '## Unreleased\n\n## 2.1.0 - 2027-01-15\n\n- A change.\n\n'));
     expect(versionScript(root).code).toBe(1);
     const written = versionScript(root, '--write');
     expect(written.code, written.stderr).toBe(0);
