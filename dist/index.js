@@ -29595,7 +29595,7 @@ function qstring(str) {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _compile_interrupt_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9514);
-/* harmony import */ var _github_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7749);
+/* harmony import */ var _github_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4574);
 /**
  * Entry point of the GitHub Action (bundled into dist/index.js by `npm run build:action`).
  * Thin on purpose: everything lives in src/github, where the decisions are pure and tested.
@@ -29633,7 +29633,7 @@ function exitOnInterrupt() {
 
 /***/ }),
 
-/***/ 7749:
+/***/ 4574:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -39636,7 +39636,7 @@ const TEXT_RULES = family({
     },
     'suspicious-text': {
         scope: 'any', severity: R,
-        reason: 'New or changed text looks like tool poisoning (hidden instructions, secrets, concealment, invisible characters): review it before agents read it.',
+        reason: 'Changed text gains a cue of tool poisoning (a URL, instructions to the model, a reference to another tool, hidden or invisible text, secrets, concealment): review it before agents read it.',
         message: (f) => `${at(f)}new or changed text looks like tool poisoning: ${f.facts.labels?.join(', ')} (${JSON.stringify(f.match)}).`,
         phrase: (_, say) => say.fixed('new text looks like tool poisoning'),
         showsValues: false,
@@ -51588,7 +51588,7 @@ function partialRecord(keyType, valueType, params) {
         type: "record",
         keyType,
         valueType: valueType,
-        ...util.normalizeParams(params),
+        ...normalizeParams(params),
         partial: true,
     });
 }
@@ -58338,49 +58338,103 @@ async function crossCheck(toolDeltas, tools, budget) {
 ;// CONCATENATED MODULE: ./lib/diff/lint.js
 /**
  * Description lint against tool poisoning: text that agents read (descriptions, titles, enum
- * values, defaults…) is an instruction channel. New or changed text that looks like hidden
- * instructions is reported as `suspicious-text` (RISKY), whatever the rest of the change is.
+ * values, defaults, the server's instructions…) is an instruction channel. A change that adds a
+ * risk cue to a text (one the text at that place did not show before, the same span) is
+ * reported as `suspicious-text` (RISKY), whatever the rest of the change is; rewording around a
+ * cue that was already there is not: hidden instructions, instructions addressed to the model, a URL (somewhere to send
+ * data to, or to fetch orders from), a reference to another tool of the server (one tool's
+ * description steering how another is used: "shadowing"), secrets, concealment, and text
+ * hidden from a human reader (invisible characters, HTML comments, text pushed out of view).
+ * The pinning proxy blocks a tool whose text gains such a cue (src/proxy/pin.ts).
  *
- * Every pattern is linear-time (no nested quantifiers), so a 100 KB description is scanned in
- * microseconds and cannot be used to stall the diff.
+ * Every pattern is linear-time (no nested quantifiers, no unbounded repeat an overlapping
+ * one could backtrack into), so a 100 KB description is scanned in microseconds and cannot be
+ * used to stall the diff or the proxy.
  */
 
+/** Spans looked at per signal and text: enough to tell an added cue from one already there. */
+const MAX_SPANS = 32;
+const byPattern = (label, pattern) => {
+    const global = new RegExp(pattern.source, `${pattern.flags}g`);
+    return {
+        label,
+        find: (text) => {
+            const spans = [];
+            global.lastIndex = 0;
+            for (let m = global.exec(text); m !== null && spans.length < MAX_SPANS; m = global.exec(text)) {
+                spans.push({ index: m.index, text: m[0] });
+                if (m[0] === '')
+                    global.lastIndex += 1;
+            }
+            return spans;
+        },
+    };
+};
 /** The signals, in the order they are reported. */
 const TEXT_SIGNALS = [
+    byPattern('a pseudo-system tag', /<\/?\s*(?:important|system|instructions?|admin|secret|hidden|critical|context|prompt)\b[^>\n]{0,40}>|\[\/?(?:system|inst|important|admin|hidden)\]|<\|[a-z_]{2,20}\|>/i),
+    byPattern('an instruction to the model', new RegExp([
+        // Addressed to the model as such.
+        String.raw `\b(?:as an?|you are an?)\s+(?:ai|assistant|language model|llm|agent)\b`,
+        // ("the model" and "agent" alone are left out: "the model must be one of…", "user agent should…").
+        String.raw `\b(?:the\s+)?(?:assistant|ai|llm|ai\s+agent|language\s+model)\s+(?:must|should|shall|needs?\s+to|has\s+to|is\s+(?:required|instructed)\s+to)\b`,
+        // An order with an adverb that makes it one ("you must always…", "you should first…").
+        String.raw `\byou\s+(?:must|should|shall|need\s+to|have\s+to|are\s+required\s+to)\s+(?:always|never|first|also|immediately|silently|secretly)\b`,
+        // Conditions on the use of tools ("before using this tool", "instead of calling any tool").
+        String.raw `\b(?:before|after|instead\s+of|when(?:ever)?)\s+(?:using|calling|invoking|running)\s+(?:this|that|any|the|other|each|every|another)\s+(?:[\w-]+\s+)?tools?\b`,
+        String.raw `\b(?:always|never)\s+(?:call|invoke|use|run)\s+(?:this|the|another|other|any)\s+tools?\b`,
+        String.raw `\b(?:before|instead\s+of)\s+(?:answering|responding\s+to|replying\s+to)\b`,
+    ].join('|'), 'i')),
+    { ...byPattern('a URL', /\b(?:https?|ftp|file|wss?):\/\/[^\s"'<>`]+|\bwww\.[a-z0-9-]+\.[a-z]{2,}/i), notInIdentifiers: true },
     {
-        label: 'a pseudo-system tag',
-        pattern: /<\/?\s*(?:important|system|instructions?|admin|secret|hidden|critical|context|prompt)\b[^>\n]{0,40}>|\[\/?(?:system|inst|important|admin|hidden)\]|<\|[a-z_]{2,20}\|>/i,
+        label: 'a reference to another tool',
+        find: toolReferences,
     },
-    {
-        label: 'a reference to secrets or credential files',
-        pattern: /~\/\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[\s"'`(/=:])\.env(?:\.[a-z]+)?\b|\bmcp\.json\b|claude_desktop_config\.json|~\/\.aws\/credentials|\.npmrc\b|\.netrc\b|\/etc\/(?:passwd|shadow)\b|\bprivate[ _-]key\b/i,
-    },
-    {
-        label: 'an instruction to hide something from the user',
-        pattern: /\b(?:do not|don't|never)\s+(?:tell|inform|mention|reveal|show|notify|alert)\s+(?:\w+\s+){0,3}?(?:the\s+)?(?:user|human|operator)\b|\bwithout\s+(?:telling|informing|notifying|alerting|asking)\s+the\s+(?:user|human)\b|\b(?:hide|conceal)\s+(?:\w+\s+){0,4}?from\s+the\s+(?:user|human)\b|\b(?:the\s+)?user\s+(?:must|should)\s+not\s+(?:know|see|be told)\b/i,
-    },
-    {
-        label: 'an attempt to override instructions',
-        pattern: /\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|other)\s+(?:instructions|rules|prompts?|directions)\b|\binstead\s+of\s+(?:the\s+)?user'?s?\s+request\b/i,
-    },
-    {
-        label: 'invisible or bidirectional Unicode',
-        pattern: /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/u,
-    },
-    {
-        label: 'terminal control characters',
-        // ESC (ANSI sequences) and other C0/C1 controls that text never needs; tab and newlines are fine.
-        pattern: /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/,
-    },
+    byPattern('a reference to secrets or credential files', /~\/\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[\s"'`(/=:])\.env(?:\.[a-z]+)?\b|\bmcp\.json\b|claude_desktop_config\.json|~\/\.aws\/credentials|\.npmrc\b|\.netrc\b|\/etc\/(?:passwd|shadow)\b|\bprivate[ _-]key\b/i),
+    byPattern('an instruction to hide something from the user', /\b(?:do not|don't|never)\s+(?:tell|inform|mention|reveal|show|notify|alert)\s+(?:\w+\s+){0,3}?(?:the\s+)?(?:user|human|operator)\b|\bwithout\s+(?:telling|informing|notifying|alerting|asking)\s+the\s+(?:user|human)\b|\b(?:hide|conceal)\s+(?:\w+\s+){0,4}?from\s+the\s+(?:user|human)\b|\b(?:the\s+)?user\s+(?:must|should)\s+not\s+(?:know|see|be told)\b/i),
+    byPattern('an attempt to override instructions', /\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|other)\s+(?:instructions|rules|prompts?|directions)\b|\binstead\s+of\s+(?:the\s+)?user'?s?\s+request\b/i),
+    byPattern('invisible or bidirectional Unicode', /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/u),
+    // Text a person reading the rendered description does not see, but the model does: an HTML
+    // comment, or text pushed past the visible part by a run of blank lines or spaces.
+    byPattern('hidden text (an HTML comment, or text pushed out of view)', /<!--|(?:\r?\n){12}|[ \t\u00A0]{60}/),
+    byPattern('terminal control characters', 
+    // ESC (ANSI sequences) and other C0/C1 controls that text never needs; tab and newlines are fine.
+    /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/),
 ];
+/** A tool name that reads as a name, not as a word: it has a `_`, `-` or `.`, or a camelCase hump. */
+const NAMELIKE = /[_.-]|[a-z][A-Z]/;
+/** Name-shaped tokens; `.` and `-` inside one (`get-sum`, `fs.read`), never at its ends. */
+const TOKEN = /[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?/g;
+const QUOTES = new Set(['`', '"', "'"]);
+/**
+ * The first mention of another tool of the server: a name-like tool name anywhere, or any tool
+ * name in quotes or backticks (`search` alone is a word; `` `search` `` names the tool).
+ */
+function toolReferences(text, context) {
+    const spans = [];
+    if (context === undefined || context.toolNames.size === 0)
+        return spans;
+    TOKEN.lastIndex = 0;
+    for (let m = TOKEN.exec(text); m !== null && spans.length < MAX_SPANS; m = TOKEN.exec(text)) {
+        const name = m[0];
+        if (!context.toolNames.has(name) || context.own?.has(name) === true)
+            continue;
+        const before = text[m.index - 1] ?? '';
+        const quoted = QUOTES.has(before) && text[m.index + name.length] === before;
+        if (quoted || NAMELIKE.test(name))
+            spans.push({ index: m.index, text: name });
+    }
+    return spans;
+}
 /**
  * Scan the strings of `current` that are new or changed relative to `previous` (same path),
  * object keys included (a property name is read by agents too).
  */
-function lintText(previous, current, base = []) {
+function lintText(previous, current, base = [], context) {
     const out = [];
     visitChangedStrings(previous, current, null, (at, old, text) => {
-        const found = scan(text);
+        const identifier = at !== null && at.parent === null && context?.identifiers?.has(at.segment) === true;
+        const found = scan(text, context, old, identifier);
         if (found !== null)
             out.push({ segments: [...base, ...lint_segmentsOf(at)], previous: old, current: text, match: found.match, labels: found.labels });
     });
@@ -58419,19 +58473,43 @@ function visitChangedStrings(previous, current, at, visit) {
         }
     }
 }
-function scan(text) {
+/**
+ * The cues `text` shows that `previous` (the text it replaces, if any) did not: the labels, and
+ * the first new span made visible. Null when it adds none.
+ */
+function scan(text, context, previous, identifier = false) {
     let match = null;
     const labels = [];
     for (const signal of TEXT_SIGNALS) {
-        const m = signal.pattern.exec(text);
-        if (m === null)
+        if (identifier && signal.notInIdentifiers === true)
+            continue;
+        const spans = signal.find(text, context);
+        if (spans.length === 0)
+            continue;
+        const had = previous === undefined || previous === null ? undefined : new Set(signal.find(previous, context).map((span) => span.text));
+        const m = had === undefined ? spans[0] : spans.find((span) => !had.has(span.text));
+        if (m === undefined)
             continue;
         labels.push(signal.label);
-        // A lone invisible character says little: show it with a few characters of context.
-        const span = m[0].length <= 2 ? text.slice(Math.max(0, m.index - 12), m.index + m[0].length + 12) : m[0].trim();
-        match ??= visible(span);
+        match ??= lint_shown(text, m);
     }
     return match === null ? null : { match, labels };
+}
+/**
+ * A matched span as a report shows it. A lone invisible character says little: it is shown with
+ * a few characters of context; a run of blank lines or spaces, as its length between them.
+ */
+function lint_shown(text, span) {
+    if (span.text.trim().length > 2)
+        return visible(span.text.trim());
+    const blank = span.text.length > 2 && span.text.trim() === '';
+    let end = span.index + span.text.length;
+    // The whole run of blanks, not just the part the pattern needed.
+    while (blank && end < text.length && /\s/.test(text[end]))
+        end += 1;
+    const before = text.slice(Math.max(0, span.index - 12), span.index);
+    const after = text.slice(end, end + 12);
+    return visible(`${before}${blank ? `[${end - span.index} blank characters]` : span.text}${after}`);
 }
 /** Make invisible and control characters visible, so the report shows what was matched. */
 function visible(text) {
@@ -58450,8 +58528,11 @@ function visible(text) {
 
 
 
-/** Compare two versions of one entry (same key, or a detected rename). */
-function compareEntry(kind, previous, current) {
+/**
+ * Compare two versions of one entry (same key, or a detected rename). `context` (the server's
+ * tool names) lets the poisoning lint see a reference to another tool.
+ */
+function compareEntry(kind, previous, current, context) {
     const detectors = entries_DETECTORS[kind];
     const comparison = { findings: [], uncertain: {} };
     const p = previous.contract;
@@ -58462,15 +58543,15 @@ function compareEntry(kind, previous, current) {
     }
     if (kind === 'tools')
         comparison.findings.push(...dialectChanges(previous, current));
-    comparison.findings.push(...suspiciousText(p, c));
+    comparison.findings.push(...suspiciousText(p, c, context));
     return comparison;
 }
 /** An entry seen only on one side: its strings are all new, so they are linted too. */
-function lintNewEntry(current) {
-    return suspiciousText(undefined, current.contract);
+function lintNewEntry(current, context) {
+    return suspiciousText(undefined, current.contract, context);
 }
-function suspiciousText(previous, current) {
-    return lintText(previous, current).map((s) => finding('suspicious-text', s.segments, {
+function suspiciousText(previous, current, context) {
+    return lintText(previous, current, [], context).map((s) => finding('suspicious-text', s.segments, {
         where: fieldOf(s.segments),
         previous: s.previous,
         current: s.current,
@@ -58619,8 +58700,8 @@ const entries_DETECTORS = {
 
 
 
-/** The server section's findings, or null when neither side says who the server is. */
-function compareServers(previous, current) {
+/** The server section's findings, or null when neither side says who the server is. `context`: see compareEntry. */
+function server_compareServers(previous, current, context) {
     const named = (c) => c.server.name !== 'unknown';
     if (!named(previous) && !named(current) && previous.serverContract === undefined && current.serverContract === undefined)
         return null;
@@ -58634,7 +58715,7 @@ function compareServers(previous, current) {
         return out;
     if ((p.instructions ?? null) !== (c.instructions ?? null)) {
         out.push(finding('instructions-changed', ['instructions'], { previous: p.instructions ?? null, current: c.instructions ?? null }));
-        for (const s of lintText(p.instructions, c.instructions ?? '', ['instructions'])) {
+        for (const s of lintText(p.instructions, c.instructions ?? '', ['instructions'], context)) {
             out.push(finding('suspicious-text', s.segments, { where: 'instructions', previous: s.previous, current: s.current, match: s.match, facts: { labels: s.labels } }));
         }
     }
@@ -58748,7 +58829,31 @@ const LIFECYCLE = {
     resources: { added: 'resource-added', removed: 'resource-removed' },
     resourceTemplates: { added: 'resource-template-added', removed: 'resource-template-removed' },
 };
+/** The fields that name an entry: a resource's URI is a URL by nature, not a poisoning cue. */
+const IDENTIFIERS = new Set(['uri', 'uriTemplate']);
 async function diffContracts(previous, current, options = {}) {
+    const { found, uncertainTools, context } = collectFindings(previous, current, options);
+    if (options.semantic !== false) {
+        await crossCheck(found.tools, uncertainTools, {
+            perPairMs: options.semanticPairTimeoutMs ?? 2_000,
+            totalMs: options.semanticBudgetMs ?? 10_000,
+            ...(options.semanticWorkers !== undefined ? { workers: options.semanticWorkers } : {}),
+        });
+    }
+    return buildReport(found, server_compareServers(previous, current, context), previous, current, options.severityOverrides);
+}
+/**
+ * `diffContracts` by the keyword rules alone, at once: without the semantic cross-check (its
+ * worker threads), which only adds a verdict where the walker says it could not judge a schema
+ * exactly. For callers that must answer within a message (the pinning proxy); the report is
+ * otherwise the same.
+ */
+function diffContractsSync(previous, current, options = {}) {
+    const { found, context } = collectFindings(previous, current, options);
+    return buildReport(found, compareServers(previous, current, context), previous, current, options.severityOverrides);
+}
+/** Every detector's findings per entry, and the changed tools whose schemas the walker could not judge exactly. */
+function collectFindings(previous, current, options) {
     const found = {};
     // Only schemas the keyword rules could not judge exactly are worth the semantic cross-check.
     const uncertainTools = [];
@@ -58756,6 +58861,11 @@ async function diffContracts(previous, current, options = {}) {
         if (Object.keys(comparison.uncertain).length > 0)
             uncertainTools.push({ key, previous: p, current: c, uncertain: comparison.uncertain });
     };
+    // The server's tools as they are now: text that names another of them is a poisoning cue
+    // (not in the server's instructions, whose job is to say how the tools work together).
+    const toolNames = new Set(Object.keys(current.tools));
+    const context = { toolNames: new Set() };
+    const own = (...names) => ({ toolNames, own: new Set(names), identifiers: IDENTIFIERS });
     for (const kind of report_ENTRY_KINDS) {
         const before = previous[kind];
         const after = current[kind];
@@ -58770,7 +58880,7 @@ async function diffContracts(previous, current, options = {}) {
             const c = after[key];
             if (p === c || (entryDigest(p) === entryDigest(c) && json_jsonEqual(p.dialects ?? {}, c.dialects ?? {})))
                 continue;
-            const comparison = compareEntry(kind, p, c);
+            const comparison = compareEntry(kind, p, c, own(key));
             add(key, comparison.findings);
             if (kind === 'tools')
                 noteUncertain(key, p, c, comparison);
@@ -58784,7 +58894,7 @@ async function diffContracts(previous, current, options = {}) {
         for (const rename of renames) {
             const p = before[rename.from];
             const c = after[rename.to];
-            const comparison = compareEntry(kind, p, c);
+            const comparison = compareEntry(kind, p, c, own(rename.from, rename.to));
             add(rename.to, [
                 finding(lifecycle.renamed, ['name'], {
                     subject: rename.to,
@@ -58804,17 +58914,10 @@ async function diffContracts(previous, current, options = {}) {
         }
         for (const key of added.filter((k) => !renamedTo.has(k))) {
             const entry = after[key];
-            add(key, [finding(lifecycle.added, [], { subject: key, current: entry.contract }), ...lintNewEntry(entry)]);
+            add(key, [finding(lifecycle.added, [], { subject: key, current: entry.contract }), ...lintNewEntry(entry, own(key))]);
         }
     }
-    if (options.semantic !== false) {
-        await crossCheck(found.tools, uncertainTools, {
-            perPairMs: options.semanticPairTimeoutMs ?? 2_000,
-            totalMs: options.semanticBudgetMs ?? 10_000,
-            ...(options.semanticWorkers !== undefined ? { workers: options.semanticWorkers } : {}),
-        });
-    }
-    return buildReport(found, compareServers(previous, current), previous, current, options.severityOverrides);
+    return { found, uncertainTools, context };
 }
 function renamesOf(kind, removed, added, previous, current) {
     const shape = kind === 'tools' ? toolShape : promptShape;
@@ -59534,7 +59637,53 @@ function list(names) {
     return shown.length === 1 ? shown[0] : `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}`;
 }
 
+;// CONCATENATED MODULE: ./lib/policy/drift.js
+/**
+ * What the pinning proxy does with each class of drift from a pin (`--on-drift`, or `onDrift` in
+ * the config file): see src/proxy/pin.ts for how an entry falls in a class.
+ */
+
+const DRIFT_CLASSES = ['breaking', 'poisoning', 'risky', 'unreviewed'];
+const DRIFT_ACTIONS = ['block', 'hide', 'warn'];
+/**
+ * `--on-drift MODE` as one word: BREAKING and poisoning get MODE, new (unreviewed) entries are
+ * hidden with `hide` and logged otherwise, other RISKY changes are logged.
+ */
+function driftPolicy(mode) {
+    return { breaking: mode, poisoning: mode, risky: 'warn', unreviewed: mode === 'hide' ? 'hide' : 'warn' };
+}
+const DEFAULT_DRIFT_POLICY = driftPolicy('block');
+/**
+ * `block`, `hide` or `warn`, or per class: `breaking=block,risky=warn,unreviewed=hide` (the
+ * classes not named keep their default: `DEFAULT_DRIFT_POLICY`). `what` names the flag or key in errors.
+ */
+function parseDriftPolicy(text, what) {
+    const value = text.trim().toLowerCase();
+    if (DRIFT_ACTIONS.includes(value))
+        return driftPolicy(value);
+    const policy = { ...DEFAULT_DRIFT_POLICY };
+    for (const part of value.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+        const [name, action, extra] = part.split('=').map((p) => p.trim());
+        if (!DRIFT_CLASSES.includes(name ?? '') || !DRIFT_ACTIONS.includes(action ?? '') || extra !== undefined) {
+            throw new UserError(`${what} takes block, hide or warn, or per class CLASS=ACTION separated by commas (classes: ${DRIFT_CLASSES.join(', ')}; actions: ${DRIFT_ACTIONS.join(', ')}); got ${JSON.stringify(text)}.`);
+        }
+        policy[name] = action;
+    }
+    if (value === '')
+        throw new UserError(`${what} is empty: give block, hide or warn (or per class, e.g. breaking=block,risky=warn).`);
+    return policy;
+}
+/** The policy in words, for the log: `breaking: block, poisoning: block, risky: warn, unreviewed: warn`. */
+function describePolicy(policy) {
+    return DRIFT_CLASSES.map((c) => `${c}: ${policy[c]}`).join(', ');
+}
+/** The config file's `onDrift`: one action, or some classes' (the others keep their default). */
+function driftPolicyOf(value) {
+    return typeof value === 'string' ? driftPolicy(value) : { ...DEFAULT_DRIFT_POLICY, ...value };
+}
+
 ;// CONCATENATED MODULE: ./lib/config.js
+
 
 
 
@@ -59608,6 +59757,8 @@ const configSchema = schemas_object({
         .optional(),
     allow: array(allowSchema).optional(),
     rules: rulesSchema.optional(),
+    // What the pinning proxy does with drift from a pin (proxy --lockfile), unless --on-drift says.
+    onDrift: union([schemas_enum(DRIFT_ACTIONS), partialRecord(schemas_enum(DRIFT_CLASSES), schemas_enum(DRIFT_ACTIONS))]).optional(),
 })
     .strict();
 /** Read and validate a config file; paths inside it are relative to the file. */
@@ -59675,7 +59826,8 @@ function parseConfig(text, path, label = path) {
         }
         seen.set(target.lockfile, target.name);
     }
-    return { path, targets, allow: parsed.data.allow ?? [], rules: (parsed.data.rules ?? {}) };
+    const onDrift = parsed.data.onDrift === undefined ? {} : { onDrift: driftPolicyOf(parsed.data.onDrift) };
+    return { path, targets, allow: parsed.data.allow ?? [], rules: (parsed.data.rules ?? {}), ...onDrift };
 }
 /** A source as the JSON of a config file's server entry (for "commit this" advice; URL credentials redacted). */
 function configEntryFor(source, base) {
