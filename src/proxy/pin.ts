@@ -85,7 +85,26 @@ export class DriftGuard {
   /** Each judged entry's JSON, so a page of a listing in progress reuses the verdict of an entry unchanged since. */
   private readonly judgedText = new Map<EntryKind, Map<string, string>>();
 
+  /** Whether the client declares every capability the pin's capture did (servers hide some tools from clients without them). */
+  private declaresAsPinned = true;
+
   constructor(private readonly pin: PinSettings) {}
+
+  /**
+   * The client's declared capabilities (`initialize`, or the stateless revision's `_meta`). A
+   * client that declares fewer than the pin's capture did is offered fewer tools by some servers:
+   * a pinned tool the server does not list to it is then not counted as gone.
+   */
+  noteClient(capabilities: unknown): void {
+    const declared = isJsonObject(capabilities) ? capabilities : {};
+    const missing = (this.pin.contracts.clientCapabilities ?? []).filter((name) => declared[name] === undefined);
+    this.declaresAsPinned = missing.length === 0;
+    if (missing.length === 0) return;
+    const line = `pin ${JSON.stringify(this.pin.server)}: the client does not declare ${missing.join(', ')}, which the pin's capture did: a pinned entry the server does not list to it is not counted as gone (calls to it go to the server).`;
+    if (this.pin.logged.has(line)) return;
+    this.pin.logged.add(line);
+    this.pin.warn(line);
+  }
 
   /** A complete listing of `kind`, as the server sent it: judged against the pin, drift logged. */
   judge(kind: EntryKind, items: Iterable<JsonObject>): void {
@@ -195,7 +214,8 @@ export class DriftGuard {
     const verdicts = new Map<string, Verdict>();
     for (const key of texts.keys()) verdicts.set(key, this.verdictOf(kind, key, report[kind][key]));
     if (complete) {
-      // Pinned entries the server no longer lists (removed, or renamed away): refused by name.
+      // Pinned entries the server no longer lists (removed, or renamed away): refused by name
+      // (unless the client declares less than the capture did: the server may hide them from it).
       const renamedTo = new Map<string, string>();
       for (const [key, entry] of Object.entries(report[kind])) {
         for (const delta of entry.deltas) {
@@ -206,6 +226,7 @@ export class DriftGuard {
       for (const key of Object.keys(all)) {
         if (texts.has(key)) continue;
         const renamed = renamedTo.get(key);
+        if (renamed === undefined && !this.declaresAsPinned) continue;
         const deltas = renamed === undefined ? (report[kind][key]?.deltas ?? []) : (report[kind][renamed]?.deltas.filter(isRename) ?? []);
         verdicts.set(key, { classes: ['breaking'], action: this.pin.policy.breaking, deltas, gone: renamed !== undefined ? { renamedTo: renamed } : {} });
       }

@@ -295,10 +295,12 @@ export class RelaySession {
   private noteProtocol(message: JsonObject): void {
     if (message.method === 'initialize') {
       this.era = 'legacy';
+      this.guard?.noteClient(isJsonObject(message.params) ? message.params.capabilities : undefined);
       return;
     }
     const meta = isJsonObject(message.params) ? message.params._meta : undefined;
     if (!isJsonObject(meta) || typeof meta[`${PROTOCOL_META_PREFIX}protocolVersion`] !== 'string') return;
+    if (this.era !== 'stateless') this.guard?.noteClient(meta[`${PROTOCOL_META_PREFIX}clientCapabilities`]);
     this.era = 'stateless';
     if (this.meta !== undefined && message.method !== 'server/discover') return;
     this.meta = Object.fromEntries(Object.entries(meta).filter(([name]) => name.startsWith(PROTOCOL_META_PREFIX)));

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.js';
 import { ROOT, fixture } from '../helpers/processes.js';
 import { publishedBin } from '../helpers/published.js';
-import { CLI, RawProxy, connect, httpServer, listAllTools, proxyArgs, scratch, textOf, type Connected } from './helpers.js';
+import { CLI, RawProxy, httpServer, listAllTools, proxyArgs, scratch, textOf, type Connected } from './helpers.js';
 
 const EVERYTHING = '@modelcontextprotocol/server-everything';
 const HELD = 'PINNED_CONTRACT_DRIFT';
@@ -27,6 +27,9 @@ const RENAMED: Array<[string, string]> = [
   ['get-structured-content', 'structuredContent'],
   ['get-tiny-image', 'getTinyImage'],
   ['trigger-long-running-operation', 'longRunningOperation'],
+  // Listed only to a client that declares roots and sampling, as the pin's capture did.
+  ['get-roots-list', 'listRoots'],
+  ['trigger-sampling-request', 'sampleLLM'],
 ];
 
 async function lock(server: string[], lockfile: string, extra: string[] = []): Promise<void> {
@@ -35,11 +38,11 @@ async function lock(server: string[], lockfile: string, extra: string[] = []): P
 }
 
 /** An SDK client of the proxy, told when the server's tool list changes. */
-async function connectNotified(args: string[]): Promise<Connected & { listChanged: () => Promise<void> }> {
+async function connectNotified(args: string[], capabilities: Record<string, object> = {}): Promise<Connected & { listChanged: () => Promise<void> }> {
   const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'pipe', cwd: ROOT, env: process.env as Record<string, string> });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const client = new Client({ name: 'pin-test', version: '1.0.0' });
+  const client = new Client({ name: 'pin-test', version: '1.0.0' }, { capabilities });
   let changed: () => void = () => {};
   let next = new Promise<void>((resolve) => (changed = resolve));
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed());
@@ -56,6 +59,9 @@ async function connectNotified(args: string[]): Promise<Connected & { listChange
   };
 }
 
+/** What a full-featured client declares (the pin's capture declared the same: servers show some tools only then). */
+const FULL_CLIENT = { roots: {}, sampling: {}, elicitation: {} };
+
 describe(`proxy --lockfile: ${EVERYTHING} 2025.9.12 pinned, 2026.1.26 launched`, () => {
   const files = scratch();
   const pin = files.file('everything.lock.json');
@@ -69,7 +75,7 @@ describe(`proxy --lockfile: ${EVERYTHING} 2025.9.12 pinned, 2026.1.26 launched`,
   afterAll(() => files.remove());
 
   it('block: the BREAKING and renamed tools are answered by the proxy with what changed and how to re-pin; every other tool reaches the server', async () => {
-    const proxied = await connect(process.execPath, proxyArgs(['--lockfile', pin, '--on-drift', 'block'], launched));
+    const proxied = await connectNotified(proxyArgs(['--lockfile', pin, '--on-drift', 'block'], launched), FULL_CLIENT);
     try {
       const listed = (await proxied.client.listTools()).tools.map((tool) => tool.name);
       // block keeps the listing whole: the model sees the tool, and learns why it cannot call it.
@@ -105,7 +111,8 @@ describe(`proxy --lockfile: ${EVERYTHING} 2025.9.12 pinned, 2026.1.26 launched`,
       const log = proxied.stderr();
       expect(log).toContain(`holding "example-servers/everything" to ${pin}`);
       expect(log).toContain('tool "get-sum" blocked (a breaking change; not in the pin): BREAKING Tool "add" was renamed to "get-sum"');
-      expect(log).toContain('tool "sampleLLM" is gone (calls to it are answered by the proxy)');
+      expect(log).toContain('tool "startElicitation" is gone (calls to it are answered by the proxy) (a breaking change): BREAKING Tool "startElicitation" was removed.');
+      expect(log).not.toContain('the client does not declare');
       expect(log).toContain('tool "toggle-simulated-logging" let through (not in the pin)');
     } finally {
       await proxied.close();
@@ -113,7 +120,7 @@ describe(`proxy --lockfile: ${EVERYTHING} 2025.9.12 pinned, 2026.1.26 launched`,
   });
 
   it('hide: such tools, and every tool, prompt and resource the pin does not have, are left out of their listings', async () => {
-    const proxied = await connect(process.execPath, proxyArgs(['--lockfile', pin, '--on-drift', 'hide'], launched));
+    const proxied = await connectNotified(proxyArgs(['--lockfile', pin, '--on-drift', 'hide'], launched), FULL_CLIENT);
     try {
       // Of 2025.9.12's tools only echo is still there unbroken (its description reworded).
       expect((await proxied.client.listTools()).tools.map((tool) => tool.name)).toEqual(['echo']);
@@ -131,7 +138,7 @@ describe(`proxy --lockfile: ${EVERYTHING} 2025.9.12 pinned, 2026.1.26 launched`,
   });
 
   it('warn: everything passes, each drift is logged once', async () => {
-    const proxied = await connect(process.execPath, proxyArgs(['--lockfile', pin, '--on-drift', 'warn'], launched));
+    const proxied = await connectNotified(proxyArgs(['--lockfile', pin, '--on-drift', 'warn'], launched), FULL_CLIENT);
     try {
       const answer = await proxied.client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } });
       expect(textOf(answer)).toContain('3');
