@@ -7,7 +7,6 @@
  * part of the runtime export: it loads ajv, which a server embedding the runtime does not need.
  */
 import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, join } from 'node:path';
 import { redactUrl } from '../compile/redact.js';
 import { shellQuote } from '../compile/source.js';
 import { findConfig } from '../config-location.js';
@@ -16,6 +15,7 @@ import { LockfileError } from '../contract/lockfile.js';
 import { ENTRY_KINDS, countOf } from '../contract/model.js';
 import { parsePinFile, pinOf, type PinFile, type PinnedServer } from '../contract/pins.js';
 import { readTextIfExists } from '../files.js';
+import { repinCommand } from '../pin/repin.js';
 import { DEFAULT_DRIFT_POLICY, describePolicy, type DriftPolicy } from '../policy/drift.js';
 import type { PinSettings } from './pin.js';
 import type { Readable, Writable } from 'node:stream';
@@ -131,7 +131,7 @@ async function loadPin(options: ProxyOptions, warn: (message: string) => void): 
   const { contracts } = chosen.pin;
   const counts = ENTRY_KINDS.filter((kind) => Object.keys(contracts[kind]).length > 0).map((kind) => countOf(kind, Object.keys(contracts[kind]).length));
   warn(`holding ${JSON.stringify(chosen.name)} to ${file} (${counts.join(', ') || 'nothing listed'}); on drift: ${describePolicy(policy)}.`);
-  return { server: chosen.name, file, contracts, policy, repin: repinCommand(pins, chosen, file, options), logged: new Set(), warn };
+  return { server: chosen.name, file, contracts, policy, repin: acceptCommand(pins, chosen, file, options), logged: new Set(), warn };
 }
 
 /** The config file's `onDrift`: the one --config names, else ./mcp-contract-guard.config.json if there is one. */
@@ -142,12 +142,10 @@ async function configuredPolicy(path: string | undefined): Promise<DriftPolicy |
 }
 
 /** How to accept a reviewed change: pin the server again, the way it was pinned. */
-function repinCommand(pins: PinFile, chosen: { name: string; pin: PinnedServer }, file: string, options: ProxyOptions): string {
+function acceptCommand(pins: PinFile, chosen: { name: string; pin: PinnedServer }, file: string, options: ProxyOptions): string {
+  const repin = repinCommand(pins.configuration, file, chosen.name);
+  if (repin !== undefined) return repin;
   const lockfile = `--lockfile ${shellQuote(file)}`;
-  if (pins.configuration !== undefined) {
-    const configuration = isAbsolute(pins.configuration) ? pins.configuration : join(dirname(file), pins.configuration);
-    return `mcp-contract-guard pin ${shellQuote(configuration)} --server ${shellQuote(chosen.name)} ${lockfile}`;
-  }
   if (options.url !== undefined) return `mcp-contract-guard lock --url ${shellQuote(redactUrl(options.url.href))} ${lockfile}`;
   return `mcp-contract-guard lock --command ${shellQuote(options.command.map(shellQuote).join(' '))} ${lockfile}`;
 }
