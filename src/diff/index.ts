@@ -105,7 +105,7 @@ export async function diffContracts(previous: Contracts, current: Contracts, opt
           current: rename.to,
           renamedFrom: rename.from,
           renamedTo: rename.to,
-          facts: { sameShape: rename.sameShape },
+          facts: { sameShape: rename.sameShape, sameName: rename.sameName, sameDescription: rename.sameDescription },
         }),
         ...comparison.findings,
       ]);
