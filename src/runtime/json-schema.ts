@@ -176,6 +176,41 @@ export function propertyNames(root: JsonSchema, schema: JsonSchema | undefined, 
   return [...names].sort();
 }
 
+/**
+ * Whether the object schema at hand takes a member called `name` (for the value `value` it
+ * holds): a declared property (across `allOf` and union branches: every branch when the value
+ * picks none), a `patternProperties` pattern it matches, or any name at all when
+ * `additionalProperties` is a schema (a map, or a passthrough object). An unknown schema
+ * (undefined) takes anything: what cannot be told is the server's business.
+ */
+export function takesMember(root: JsonSchema, schema: JsonSchema | undefined, value: unknown, name: string): boolean {
+  return schema === undefined || declaresMember(root, schema, value, name, 0);
+}
+
+function declaresMember(root: JsonSchema, schema: JsonSchema, value: unknown, name: string, depth: number): boolean {
+  if (depth > MAX_REF_HOPS) return true;
+  if (isSchema(schema.properties) && Object.hasOwn(schema.properties, name)) return true;
+  if (isSchema(schema.additionalProperties)) return true;
+  if (isSchema(schema.patternProperties)) {
+    for (const pattern of Object.keys(schema.patternProperties)) {
+      try {
+        if (new RegExp(pattern, 'u').test(name)) return true;
+      } catch {
+        return true; // a pattern JavaScript cannot read may match it
+      }
+    }
+  }
+  const parts = [...(Array.isArray(schema.allOf) ? schema.allOf : [])];
+  if (branchesOf(schema).length > 0) {
+    const branch = pickBranch(root, schema, value);
+    parts.push(...(branch !== undefined ? [branch] : branchesOf(schema)));
+  }
+  return parts.some((part) => {
+    const resolved = resolveRef(root, part);
+    return resolved !== undefined && declaresMember(root, resolved, value, name, depth + 1);
+  });
+}
+
 /** The type names a schema's `type` lists (a member that is not a string names none). */
 function typesOf(schema: JsonSchema): string[] {
   if (typeof schema.type === 'string') return [schema.type];
