@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -14,6 +15,14 @@ export function groupAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The process group of a live process `pid`: a server started under a supervisor (containment.ts)
+ * is in its supervisor's group, not the leader of one; read it while the process is alive.
+ */
+export function groupOf(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[2]);
 }
 
 /** Start an example server over HTTP on a free port; resolves once it listens. */

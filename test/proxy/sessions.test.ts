@@ -10,8 +10,8 @@ import { serveHttp } from '../../src/proxy/http.js';
 import { parseProxyArgs } from '../../src/proxy/args.js';
 import { launchServer } from '../../src/proxy/server-link.js';
 import { SessionTable, type TableSession } from '../../src/proxy/sessions.js';
-import { fixture, groupAlive } from '../helpers/processes.js';
-import { httpServer, jsonLines, listeningProxy, postMessage, scratch, textOf, type RawProxy } from './helpers.js';
+import { fixture } from '../helpers/processes.js';
+import { alive, httpServer, jsonLines, listeningProxy, postMessage, scratch, textOf, type RawProxy } from './helpers.js';
 
 const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'walks-away', version: '1' } } };
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -69,7 +69,8 @@ describe('proxy --listen sessions (real processes)', () => {
       for (let i = 0; i < 5; i += 1) expect((await post(url, INITIALIZE)).status).toBe(200);
       const pids = jsonLines(record).flatMap((line) => (typeof line.pid === 'number' ? [line.pid] : []));
       expect(pids).toHaveLength(5);
-      await vi.waitFor(() => expect(pids.filter((pid) => groupAlive(pid))).toEqual(pids.slice(3)));
+      // Each server runs under its supervisor (containment.ts), whose group it shares: the server's own pid is what tells.
+      await vi.waitFor(() => expect(pids.filter((pid) => alive(pid))).toEqual(pids.slice(3)));
     } finally {
       proxy.child.kill('SIGTERM');
       await proxy.exited;

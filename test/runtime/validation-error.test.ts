@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import * as z3 from 'zod/v3';
 import { formatValidationError, type ValidationIssue } from '../../src/runtime/index.js';
+import { sampleString } from '../../src/runtime/json-schema.js';
+import { linearPattern } from '../../src/runtime/patterns.js';
 
 /** The text of the `<field>` named `name` (the first one). */
 function field(xml: string, name: string): string {
@@ -329,5 +331,17 @@ describe('unions in arrays', () => {
     // Quadratic, this took about 20 s; it now takes well under one.
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(out).toContain('<field name="items[7999].cvc">');
+  });
+});
+
+describe('the example sampler runs a schema\'s pattern in linear time, or not at all', () => {
+  it('a catastrophic pattern is sampled at once (no candidate fits), a usual one gives its example, one RE2 refuses is never run', () => {
+    // A backtracking engine spends hours on the candidate "a" padded to forty characters.
+    expect(sampleString({ type: 'string', pattern: '^(a+)+c$', minLength: 40 })).toBeUndefined();
+    expect(sampleString({ type: 'string', pattern: '^[A-Z]{3}$' })).toBe('ABC');
+    expect(sampleString({ type: 'string', pattern: '^(?<word>[a-z]+)$' })).toBe('example');
+    // A lookahead would accept "example": it is not run, so no example is claimed.
+    expect(sampleString({ type: 'string', pattern: '^(?=e)\\w+$' })).toBeUndefined();
+    expect(linearPattern('(a)\\1')).toEqual({ refused: 'a backreference has no linear-time match' });
   });
 });
