@@ -194,11 +194,9 @@ function declaresMember(root: JsonSchema, schema: JsonSchema, value: unknown, na
   if (isSchema(schema.additionalProperties)) return true;
   if (isSchema(schema.patternProperties)) {
     for (const pattern of Object.keys(schema.patternProperties)) {
-      try {
-        if (new RegExp(pattern, 'u').test(name)) return true;
-      } catch {
-        return true; // a pattern JavaScript cannot read may match it
-      }
+      // The server's pattern, run in linear time; one that cannot be run may match it.
+      const verdict = linearPattern(pattern);
+      if (!('pattern' in verdict) || verdict.pattern.test(name)) return true;
     }
   }
   const parts = [...(Array.isArray(schema.allOf) ? schema.allOf : [])];
