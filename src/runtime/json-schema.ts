@@ -180,18 +180,23 @@ export function propertyNames(root: JsonSchema, schema: JsonSchema | undefined, 
 /**
  * Whether the object schema at hand takes a member called `name` (for the value `value` it
  * holds): a declared property (across `allOf` and union branches: every branch when the value
- * picks none), a `patternProperties` pattern it matches, or any name at all when
- * `additionalProperties` is a schema (a map, or a passthrough object). An unknown schema
- * (undefined) takes anything: what cannot be told is the server's business.
+ * picks none), a `patternProperties` pattern it matches, or any name at all when it is a map
+ * (`additionalProperties` a schema that says something of its values). A passthrough object
+ * (`additionalProperties` `{}` or `true`, zod's `looseObject`) accepts a member without taking
+ * it: what it does not declare, a handler has no reason to read. An unknown schema (undefined)
+ * takes anything: what cannot be told is the server's business.
  */
 export function takesMember(root: JsonSchema, schema: JsonSchema | undefined, value: unknown, name: string): boolean {
   return schema === undefined || declaresMember(root, schema, value, name, 0);
 }
 
+/** Keywords that describe a schema without constraining it. */
+const ANNOTATIONS = new Set(['title', 'description', 'default', 'examples', '$comment', 'deprecated', 'readOnly', 'writeOnly']);
+
 function declaresMember(root: JsonSchema, schema: JsonSchema, value: unknown, name: string, depth: number): boolean {
   if (depth > MAX_REF_HOPS) return true;
   if (isSchema(schema.properties) && Object.hasOwn(schema.properties, name)) return true;
-  if (isSchema(schema.additionalProperties)) return true;
+  if (isSchema(schema.additionalProperties) && Object.keys(schema.additionalProperties).some((keyword) => !ANNOTATIONS.has(keyword))) return true;
   if (isSchema(schema.patternProperties)) {
     for (const pattern of Object.keys(schema.patternProperties)) {
       // The server's pattern, run in linear time; one that cannot be run may match it.
