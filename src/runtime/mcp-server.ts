@@ -152,6 +152,11 @@ class Connection {
   incoming(self: unknown, message: unknown, extra: unknown): void {
     if (this.held !== undefined) {
       this.held.push([self, message, extra]);
+      // A client that floods while a listing is under way is not held without bound: decide nothing until it changes.
+      if (this.held.length > MAX_HELD) {
+        this.unlisted = true;
+        this.release();
+      }
       return;
     }
     const healing = configurations.get(this.protocol);
@@ -269,6 +274,8 @@ class CallRegister {
 }
 
 const MAX_PENDING_CALLS = 10_000;
+/** Messages held behind a call waiting for the tool listing, at most. */
+const MAX_HELD = 10_000;
 
 /** A `tools/call` as the server was given it. */
 export interface PendingCall {
