@@ -4,7 +4,6 @@ import { splitCommand } from '../compile/argv.js';
 import { DEFAULT_TIMEOUT_MS, checkPassEnv, parseClientCapabilities, type ContractSource } from '../compile/source.js';
 import { CONFIG_NAME } from '../config-location.js';
 import { SEVERITIES, isReleaseDate } from '../protocol/report.js';
-import { todayUtc } from '../policy/allow.js';
 import { UserError } from '../errors.js';
 import type { FailOn } from '../policy/gate.js';
 import { COMMANDS, type CommandName, type Format } from './commands.js';
@@ -160,7 +159,11 @@ export function parseCli(argv: string[], isTty: boolean): CliArgs {
  * clock, as for the allow list).
  */
 function releaseDay(value: string): string {
-  if (value === 'today') return todayUtc(process.env.MCP_CONTRACT_GUARD_TODAY);
+  if (value === 'today') {
+    // As the allow list's `todayUtc` reads it; not imported, so that --help loads none of the policy.
+    const override = process.env.MCP_CONTRACT_GUARD_TODAY;
+    return override !== undefined && isReleaseDate(override) ? override : new Date().toISOString().slice(0, 10);
+  }
   if (isReleaseDate(value)) return value;
   const time = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/.test(value) ? Date.parse(value) : Number.NaN;
   if (!Number.isFinite(time)) throw new UserError(`--released-at takes a day (2025-06-01), a date-time with its offset (2025-06-01T14:03:00+02:00) or "today"; got "${value}".`);
