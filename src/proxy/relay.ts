@@ -279,7 +279,7 @@ export class RelaySession {
   }
 
   /** The artifact's decision about a call (undefined: as it is); a call whose decision needs tools the proxy could not list goes as it is. */
-  private decide(name: string, args: unknown): Extract<CallDecision, { kind: 'serve' | 'refuse' }> | undefined {
+  private decide(name: string, args: unknown): CallDecision | undefined {
     if (!this.router.active) return undefined;
     const decision = this.router.decide(name, args, this.listed());
     return decision === NEEDS_LISTING ? undefined : decision;
