@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cli } from '../helpers/cli.js';
+import { cli, startCli } from '../helpers/cli.js';
 import { example, fixture } from '../helpers/processes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcg-cli-'));
@@ -309,11 +309,16 @@ describe('usage and compile errors', () => {
   });
 
   it('a healed capture says which flags to commit', async () => {
-    const result = await cli(['compile', '--command', `node ${fixture('slow-start.mjs')}`, '--env', 'SLOW_START_MS=1000', '--timeout', '1', '--format', 'json']);
+    // A slow start: the server answers once the CLI has said it waits on it past the timeout.
+    const ready = join(dir, 'slow-start-ready');
+    const run = startCli(['compile', '--command', `node ${fixture('slow-start.mjs')}`, '--env', `READY_FILE=${ready}`, '--timeout', '2', '--format', 'json']);
+    await run.saysOnStderr('still starting');
+    writeFileSync(ready, 'ready');
+    const result = await run.done;
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).tools.ping).toBeDefined();
-    expect(result.stderr).toMatch(/healed after 2 attempts: kept waiting on the same process past the 1 s timeout \(a slow start\): it answered after 1\.\d s\./);
-    expect(result.stderr).toMatch(/To make it work the first time, use: .* --env SLOW_START_MS=… --timeout [23]\n/);
+    expect(result.stderr).toMatch(/healed after 2 attempts: kept waiting on the same process past the 2 s timeout \(a slow start\): it answered after \d+\.\d s\./);
+    expect(result.stderr).toMatch(/To make it work the first time, use: .* --env READY_FILE=… --timeout \d+\n/);
   });
 
   it('refuses shell syntax in --command', async () => {

@@ -124,9 +124,8 @@ describe('capture failures', () => {
   });
 
   it('server never answers: the timeout is honoured and the process stopped', async () => {
-    const started = Date.now();
+    // How long it waits is budget.test.ts's subject (on a fake clock): here, that it ends and cleans up.
     const error = await failure(stdio([process.execPath, fixture('never-answers.mjs')], 800));
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(error.diagnosis.category).toBe('timeout');
     expect(error.message).toContain('did not answer initialize within 0.8 s');
     expect(groupAlive(error.evidence.pid!)).toBe(false);
