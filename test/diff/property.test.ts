@@ -340,7 +340,7 @@ describe('classification agrees with a validator (fast-check + ajv)', () => {
     console.log(`witnesses found: ${found.input} lost (input), ${found.output} gained (output) in the mixed draws`);
     expect(found.input).toBeGreaterThan(150);
     expect(found.output).toBeGreaterThan(150);
-  }, 60_000);
+  });
 
   it('precision: pure input widenings are never BREAKING (600 draws)', async () => {
     await fc.assert(
@@ -354,7 +354,7 @@ describe('classification agrees with a validator (fast-check + ajv)', () => {
       }),
       { numRuns: 600 },
     );
-  }, 60_000);
+  });
 
   it('precision: pure output narrowings are never RISKY or BREAKING (600 draws)', async () => {
     await fc.assert(
@@ -368,7 +368,7 @@ describe('classification agrees with a validator (fast-check + ajv)', () => {
       }),
       { numRuns: 600 },
     );
-  }, 60_000);
+  });
 
   it('the semantic cross-check adds no BREAKING to pure input widenings (60 pairs, json-schema-diff on)', async () => {
     await fc.assert(
@@ -380,7 +380,7 @@ describe('classification agrees with a validator (fast-check + ajv)', () => {
       }),
       { numRuns: 60 },
     );
-  }, 60_000);
+  });
 
   it('at least 2,000 generated pairs were compared', () => {
     console.log(`${compared} generated schema pairs compared`);
