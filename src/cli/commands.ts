@@ -48,9 +48,10 @@ const TABLE = {
     summary: 'compare a server with its lockfile',
     details:
       'Compiles a server and compares it with its lockfile: every change, classified, then the gate at --fail-on.\n' +
-      'Whatever the threshold, it says when the lockfile no longer matches the server, with the lock command that updates it.',
+      'A lockfile that no longer matches the server fails too (exit 1), whatever the threshold, as the Action\'s\n' +
+      'lockfile-check does: it says so with the lock command that updates it (--lockfile-check warn only says it).',
     source: true,
-    flags: ['lockfile', 'fail-on', 'artifact', 'no-color'],
+    flags: ['lockfile', 'fail-on', 'lockfile-check', 'artifact', 'no-color'],
     formats: FORMATS,
     load: () => import('./check-command.js'),
   },

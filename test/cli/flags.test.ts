@@ -23,7 +23,7 @@ const ALL_FLAGS = Object.keys(FLAGS) as FlagName[];
 /** A command line giving `flag` a plausible value. */
 function withFlag(command: CommandName, flag: FlagName): string[] {
   const spec: { type: string } = FLAGS[flag];
-  return spec.type === 'boolean' ? [command, `--${flag}`] : [command, `--${flag}`, flag === 'format' ? 'json' : flag === 'fail-on' ? 'RISKY' : 'x'];
+  return spec.type === 'boolean' ? [command, `--${flag}`] : [command, `--${flag}`, flag === 'format' ? 'json' : flag === 'fail-on' ? 'RISKY' : flag === 'lockfile-check' ? 'warn' : 'x'];
 }
 
 /** The long flags a help text lists at the start of its lines. */
