@@ -5,11 +5,10 @@ import { passEnvProblem } from './compile/env.js';
 import { redactUrl } from './compile/redact.js';
 import { CLIENT_CAPABILITIES, DEFAULT_TIMEOUT_MS, clientCapabilitiesOf, shellQuote, type ClientCapability, type ContractSource } from './compile/source.js';
 import { LOCKFILE_NAME } from './contract/lockfile.js';
-import type { SeverityOverrides } from './diff/rules.js';
+import { isRuleKind, type SeverityOverrides } from './rules/index.js';
 import { UserError } from './errors.js';
 import { readTextIfExists } from './files.js';
 import { SEVERITIES } from './protocol/report.js';
-import { isRuleKind } from './protocol/kinds.js';
 
 export { CONFIG_NAME, findConfig } from './config-location.js';
 
@@ -70,7 +69,7 @@ const rulesSchema = z
   .record(z.string(), z.union([severity, z.object({ input: severity.optional(), output: severity.optional() }).strict()]))
   .superRefine((rules, context) => {
     for (const kind of Object.keys(rules)) {
-      if (!isRuleKind(kind)) context.addIssue({ code: 'custom', path: [kind], message: `"${kind}" is not a rule kind (the README's severity table lists them)` });
+      if (!isRuleKind(kind)) context.addIssue({ code: 'custom', path: [kind], message: `"${kind}" is not a rule kind (docs/rules.md lists them)` });
     }
   });
 

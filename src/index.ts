@@ -32,10 +32,10 @@ export { LOCKFILE_NAME, LOCKFILE_VERSION, LockfileError, entryDigest, parseLockf
 export { compareContracts, hasChanges, type ContractChanges } from './contract/compare.js';
 export { ENTRY_KINDS, type ContractEntry, type Contracts, type EntryKind, type JsonSchema, type RawCapture } from './contract/model.js';
 export { CONFIG_NAME, findConfig, loadConfig, selectTargets, type AllowEntry, type Config, type Target } from './config.js';
-export { diffContracts, fingerprintOf, RULES, classify, renderSeverityTable, type DiffOptions, type Rule, type SeverityOverrides } from './diff/index.js';
+export { diffContracts, fingerprintOf, type DiffOptions } from './diff/index.js';
+export { RULES, RULE_KINDS, classify, renderSeverityTable, type Rule, type RuleKind, type SeverityOverrides } from './rules/index.js';
 export {
   REPORT_VERSION,
-  RULE_KINDS,
   SEVERITIES,
   SEVERITY_RANK,
   maxSeverityOf,
@@ -47,7 +47,6 @@ export {
   type DiffReport,
   type Direction,
   type EntryReport,
-  type RuleKind,
   type SemverBump,
   type Severity,
 } from './protocol/index.js';

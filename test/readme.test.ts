@@ -8,18 +8,22 @@ import { ROOT } from './helpers/processes.js';
 
 const readme = readFileSync(`${ROOT}/README.md`, 'utf8');
 
-function between(start: string, end: string): string {
-  const from = readme.indexOf(start);
-  const to = readme.indexOf(end);
-  expect(from, `README.md needs ${start}`).toBeGreaterThan(-1);
-  return readme.slice(from + start.length, to);
+function between(page: string, start: string, end: string): string {
+  const text = readFileSync(`${ROOT}/${page}`, 'utf8');
+  const from = text.indexOf(start);
+  const to = text.indexOf(end);
+  expect(from, `${page} needs ${start}`).toBeGreaterThan(-1);
+  return text.slice(from + start.length, to);
 }
 
-describe('README', () => {
+describe('docs/action.md', () => {
   it('shows the comment the Action really renders for the real-world example', () => {
-    const rendered = execFileSync(process.execPath, ['scripts/readme-example.mjs'], { cwd: ROOT, encoding: 'utf8' });
-    expect(between('<!-- example-comment:start -->', '<!-- example-comment:end -->')).toBe(`\n\`\`\`\`markdown\n${rendered}\`\`\`\`\n`);
+    const rendered = execFileSync(process.execPath, ['scripts/example-comment.mjs'], { cwd: ROOT, encoding: 'utf8' });
+    expect(between('docs/action.md', '<!-- example-comment:start -->', '<!-- example-comment:end -->')).toBe(`\n\`\`\`\`markdown\n${rendered}\`\`\`\`\n`);
   });
+});
+
+describe('README', () => {
 
   it('quick start: the demo leaves the checkout as it was (the committed example lockfile is what lock writes)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mcg-demo-'));

@@ -4,7 +4,7 @@ import { LockfileError, parseLockfile, recordedClientCapabilities, renderLockfil
 import type { Contracts } from '../contract/model.js';
 import { declaringAsRecorded } from '../compile/source.js';
 import type { Target } from '../config.js';
-import type { SeverityOverrides } from '../diff/rules.js';
+import type { SeverityOverrides } from '../rules/index.js';
 import type { DiffReport } from '../protocol/index.js';
 import { UserError } from '../errors.js';
 import { assertWritable, readTextIfExists } from '../files.js';

@@ -5,7 +5,7 @@
 import { FLAGS, flagsOf, type FlagName, type FlagSpec } from './args.js';
 import { COMMANDS, type CommandName } from './commands.js';
 
-/** The exit-code rule, stated once: the usage, every command's help and the README show it. */
+/** The exit-code rule, stated once: the usage, every command's help and docs/cli.md show it. */
 export const EXIT_CODES = `Exit codes:
   0  success; for check and diff: no change at or above --fail-on remains, and for
      check the lockfile matches the server (or --lockfile-check is warn or off)

@@ -11,7 +11,7 @@ import type { ContractEntry } from '../contract/model.js';
 import { jsonEqual } from '../protocol/index.js';
 import type { SchemaField } from './entries.js';
 import { finding, type Finding } from './finding.js';
-import { isHarmful } from './rules.js';
+import { isHarmful } from '../rules/index.js';
 import { asToolRoot } from './schema-walker.js';
 import { projectForSemanticCheck, runSemanticChecks, type SemanticBudget, type SemanticJob } from './semantic.js';
 

@@ -4,11 +4,11 @@
  * detector knows is metadata (COSMETIC), so a new MCP field never crashes the diff.
  */
 import { isJsonObject, type ContractEntry, type EntryKind, type JsonObject, type JsonValue } from '../contract/model.js';
-import type { RuleKind } from '../protocol/index.js';
+import { fieldOf } from '../protocol/index.js';
+import type { RuleKind } from '../rules/index.js';
 import { finding, type Finding } from './finding.js';
 import { changedKeys, jsonEqual, objectOr } from './json.js';
 import { lintText } from './lint.js';
-import { fieldOf } from './path.js';
 import { walkSchemas } from './schema-walker.js';
 
 type FieldDetector = (previous: JsonValue | undefined, current: JsonValue | undefined, comparison: EntryComparison) => Finding[];
@@ -49,7 +49,7 @@ function suspiciousText(previous: JsonObject | undefined, current: JsonObject): 
       previous: s.previous,
       current: s.current,
       match: s.match,
-      detail: `${s.labels.join(', ')} (${JSON.stringify(s.match)})`,
+      facts: { labels: s.labels },
     }),
   );
 }

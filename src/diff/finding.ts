@@ -1,9 +1,10 @@
-import type { Direction, RuleKind } from '../protocol/index.js';
+import type { DeltaFacts, Direction } from '../protocol/index.js';
+import type { RuleKind } from '../rules/index.js';
 
 /**
  * A change as a detector found it: its kind, where it is, and the facts. Detectors only detect
- * and describe; the engine asks the rule table for the severity, message and fix, and adds the
- * fingerprint, so no detector ever classifies anything.
+ * and give facts; the engine asks the rule for the severity, reason, sentence and fix, and adds
+ * the fingerprint, so no detector ever classifies or words anything.
  */
 export interface Finding {
   kind: RuleKind;
@@ -18,7 +19,8 @@ export interface Finding {
   subject: string;
   previous: unknown;
   current: unknown;
-  detail: string;
+  /** The typed facts beyond the values that the rule's sentence is made from (see `DeltaFacts`). */
+  facts?: DeltaFacts;
   renamedFrom?: string;
   renamedTo?: string;
   match?: string;
@@ -35,7 +37,7 @@ export function finding(kind: RuleKind, segments: string[], facts: Partial<Omit<
     subject: facts.subject ?? segments[segments.length - 1] ?? '',
     previous: facts.previous === undefined ? null : facts.previous,
     current: facts.current === undefined ? null : facts.current,
-    detail: facts.detail ?? '',
+    ...(facts.facts !== undefined ? { facts: facts.facts } : {}),
     ...(facts.renamedFrom !== undefined ? { renamedFrom: facts.renamedFrom } : {}),
     ...(facts.renamedTo !== undefined ? { renamedTo: facts.renamedTo } : {}),
     ...(facts.match !== undefined ? { match: facts.match } : {}),

@@ -4,7 +4,7 @@
  *
  *   detectors (server.ts, entries.ts, schema-walker.ts, lint.ts, renames.ts) → findings
  *   → semantic cross-check (cross-check.ts, json-schema-diff in worker threads)
- *   → rule table (rules.ts): severity, message, fix → fingerprint → report in canonical order
+ *   → the rules (src/rules): severity, reason, sentence, fix → fingerprint → report in canonical order
  *
  * Pure apart from the cross-check's worker threads; the same inputs give the same report,
  * byte for byte (the cross-check's time budget is the one thing a slow machine can change,
@@ -14,6 +14,7 @@ import { canonicalJson, entryDigest, sha256 } from '../contract/canonical.js';
 import { ENTRY_KINDS, isJsonObject, type ContractEntry, type Contracts, type EntryKind } from '../contract/model.js';
 import {
   REPORT_VERSION,
+  fieldOf,
   SEVERITIES,
   compareDeltas,
   discriminatorOf,
@@ -24,19 +25,15 @@ import {
   type Delta,
   type DiffReport,
   type EntryReport,
-  type RuleKind,
   type Severity,
 } from '../protocol/index.js';
+import { classify, messageOf, type RuleKind, type SeverityOverrides } from '../rules/index.js';
 import { crossCheck, type UncertainTool } from './cross-check.js';
 import { compareEntry, lintNewEntry, type EntryComparison } from './entries.js';
 import { finding, type Finding } from './finding.js';
-import { fieldOf } from './path.js';
 import { detectRenames, promptShape, toolShape, type Rename } from './renames.js';
-import { RULES, classify, type SeverityOverrides } from './rules.js';
 import { compareServers } from './server.js';
 
-export { RULES, classify, reasonOf, renderSeverityTable, severityOf, SEVERITY_TABLE_START, SEVERITY_TABLE_END } from './rules.js';
-export type { Classification, Rule, RuleScope, SeverityOverrides } from './rules.js';
 export { TEXT_SIGNALS } from './lint.js';
 
 export interface DiffOptions {
@@ -108,7 +105,7 @@ export async function diffContracts(previous: Contracts, current: Contracts, opt
           current: rename.to,
           renamedFrom: rename.from,
           renamedTo: rename.to,
-          detail: rename.sameShape ? 'same arguments' : 'similar arguments',
+          facts: { sameShape: rename.sameShape },
         }),
         ...comparison.findings,
       ]);
@@ -152,7 +149,8 @@ export function fingerprintOf(entry: string, delta: Pick<Delta, 'kind' | 'field'
 function toDelta(entry: string, f: Finding, overrides: SeverityOverrides | undefined): Delta {
   const verdict = classify(f.kind, f.direction, overrides);
   const field = fieldOf(f.segments);
-  const message = RULES[f.kind].message({ where: f.where, subject: f.subject, previous: f.previous, current: f.current, direction: f.direction, detail: f.detail });
+  const facts = f.facts ?? {};
+  const message = messageOf(f.kind, { where: f.where, subject: f.subject, previous: f.previous, current: f.current, direction: f.direction, facts, ...(f.match !== undefined ? { match: f.match } : {}) });
   const delta: Delta = {
     severity: verdict.severity,
     kind: f.kind,
@@ -163,7 +161,9 @@ function toDelta(entry: string, f: Finding, overrides: SeverityOverrides | undef
     previous: f.previous,
     current: f.current,
     fingerprint: fingerprintOf(entry, { kind: f.kind, field, previous: f.previous, current: f.current }),
+    reason: verdict.reason,
   };
+  if (f.facts !== undefined && Object.keys(f.facts).length > 0) delta.facts = f.facts;
   if (verdict.hint !== undefined) delta.hint = verdict.hint;
   if (verdict.defaultSeverity !== undefined) delta.defaultSeverity = verdict.defaultSeverity;
   if (f.renamedFrom !== undefined) delta.renamedFrom = f.renamedFrom;

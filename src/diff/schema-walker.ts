@@ -14,10 +14,9 @@ import { DEFINITION_DESCRIPTION, resolvePointer } from '../contract/schema.js';
 import type { Finding } from './finding.js';
 import { asSchema, canonicalSet, jsonEqual, isJsonObject, objectOr, ownRecord, stringsOf, without } from './json.js';
 import { patternContains } from './patterns.js';
-import { whereOf } from './path.js';
 import { withoutAnnotations } from './renames.js';
-import { isHarmful, show, type RuleKind, type Direction } from './rules.js';
-import { JSON_TYPES, discriminatorValue, isSubtype, typesOverlap } from '../protocol/index.js';
+import { JSON_TYPES, discriminatorValue, isSubtype, typesOverlap, whereOf, type DeltaFacts, type Direction } from '../protocol/index.js';
+import { isHarmful, type RuleKind } from '../rules/index.js';
 import { liftToUnion, matchBranches, unionKeywordOf, type BranchMatch, type PairHarm, type UnionKeyword } from './unions.js';
 import { declaredTypes, isAnnotation, keywordApplies, type JsonType } from './vocabulary.js';
 
@@ -99,7 +98,7 @@ export function walkSchemas(previous: JsonSchema, current: JsonSchema, options: 
     if (!(error instanceof WalkBudgetExceeded)) throw error;
     const note = `the schemas are too large or too deeply nested to compare keyword by keyword within ${maxSteps.toLocaleString('en-US')} steps`;
     return {
-      changes: [{ kind: 'constraint-changed', segments: [options.field], where: whereOf([options.field]), action: null, direction: options.direction, subject: options.field, previous: null, current: null, detail: '', note: `Not compared keyword by keyword: ${note}; review the whole schema.` }],
+      changes: [{ kind: 'constraint-changed', segments: [options.field], where: whereOf([options.field]), action: null, direction: options.direction, subject: options.field, previous: null, current: null, note: `Not compared keyword by keyword: ${note}; review the whole schema.` }],
       uncertain: [note],
       steps: walker.budget.steps,
     };
@@ -185,7 +184,7 @@ class Walker {
     if (this.costsUnions) this.budget.uncertain.add(reason);
   }
 
-  private emit(kind: RuleKind, at: Location, extra: string[], facts: { subject?: string; previous: unknown; current: unknown; detail?: string; where?: string }): void {
+  private emit(kind: RuleKind, at: Location, extra: string[], facts: { subject?: string; previous: unknown; current: unknown; facts?: DeltaFacts; where?: string }): void {
     this.changes.push({
       kind,
       segments: [...at.segments, ...extra],
@@ -195,7 +194,7 @@ class Walker {
       subject: facts.subject ?? extra[extra.length - 1] ?? '',
       previous: facts.previous === undefined ? null : facts.previous,
       current: facts.current === undefined ? null : facts.current,
-      detail: facts.detail ?? '',
+      ...(facts.facts !== undefined ? { facts: facts.facts } : {}),
     });
   }
 
@@ -295,7 +294,7 @@ class Walker {
   private reportInapplicable(prev: JsonObject, curr: JsonObject, at: Location, keyword: string): boolean {
     const types = this.inapplicable(prev, curr, keyword);
     if (types === null) return false;
-    this.emit('inapplicable-keyword-changed', at, [keyword], { previous: prev[keyword], current: curr[keyword], detail: types.join(' | ') });
+    this.emit('inapplicable-keyword-changed', at, [keyword], { previous: prev[keyword], current: curr[keyword], facts: { types } });
     return true;
   }
 
@@ -323,21 +322,18 @@ class Walker {
     const current = restrictionOf(curr, keyword);
     if (p === null && c === null) return;
     if (p === null && c !== null) {
-      this.emit('enum-narrowed', at, [keyword], { previous, current, detail: `now restricted to ${listOf([...c.values()])}` });
+      this.emit('enum-narrowed', at, [keyword], { previous, current, facts: { restrictedTo: [...c.values()] } });
       return;
     }
     if (c === null && p !== null) {
-      this.emit('enum-widened', at, [keyword], { previous, current, detail: `no longer restricted to ${listOf([...p.values()])}` });
+      this.emit('enum-widened', at, [keyword], { previous, current, facts: { wasRestrictedTo: [...p.values()] } });
       return;
     }
     const removed = [...(p as Map<string, unknown>).entries()].filter(([k]) => !(c as Map<string, unknown>).has(k)).map(([, v]) => v);
     const added = [...(c as Map<string, unknown>).entries()].filter(([k]) => !(p as Map<string, unknown>).has(k)).map(([, v]) => v);
     if (removed.length === 0 && added.length === 0) return;
-    const detail = [removed.length > 0 ? `removed ${listOf(removed)}` : '', added.length > 0 ? `added ${listOf(added)}` : '']
-      .filter((s) => s !== '')
-      .join('; ');
     const kind = removed.length > 0 && added.length > 0 ? 'enum-changed' : removed.length > 0 ? 'enum-narrowed' : 'enum-widened';
-    this.emit(kind, at, [keyword], { previous, current, detail });
+    this.emit(kind, at, [keyword], { previous, current, facts: { removed, added } });
   }
 
   // ── numeric bounds ─────────────────────────────────────────────────────────────────────
@@ -391,7 +387,10 @@ class Walker {
     const had = keyword in prev;
     const has = keyword in curr;
     let kind: RuleKind = !had ? `${keyword}-added` : !has ? `${keyword}-removed` : `${keyword}-changed`;
-    if (kind === 'pattern-changed' && typeof prev.pattern === 'string' && typeof curr.pattern === 'string' && patternContains(curr.pattern, prev.pattern)) kind = 'pattern-widened';
+    if (kind === 'pattern-changed' && typeof prev.pattern === 'string' && typeof curr.pattern === 'string') {
+      if (patternContains(curr.pattern, prev.pattern)) kind = 'pattern-widened';
+      else if (patternContains(prev.pattern, curr.pattern)) kind = 'pattern-narrowed';
+    }
     this.emit(kind, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
   }
 
@@ -447,7 +446,7 @@ class Walker {
       }
       if (!inPrev && inCurr) {
         if (isRequired && !wasRequired) {
-          if (defaulted(cp[name])) this.emit('defaulted-property-added', at, ['properties', name], { subject: name, previous: null, current: cp[name], detail: show((cp[name] as JsonObject).default) });
+          if (defaulted(cp[name])) this.emit('defaulted-property-added', at, ['properties', name], { subject: name, previous: null, current: cp[name], facts: { default: (cp[name] as JsonObject).default } });
           else this.emit('required-property-added', at, ['properties', name], { subject: name, previous: null, current: cp[name] });
         } else if (!wasRequired) {
           this.emit('property-added', at, ['properties', name], { subject: name, previous: null, current: cp[name] });
@@ -632,7 +631,7 @@ class Walker {
       const cover = d === null && at.direction === 'input' ? current.findIndex((_, j) => harm(i, j) === 0) : -1;
       if (cover >= 0) this.walk(branch, current[cover] as JsonSchema, locate(current[cover] as JsonSchema, cover));
       else if (isActions) this.emit('action-removed', locate(branch, i), [], { subject: label(branch, i), previous: branch, current: null });
-      else this.emit('union-branch-removed', at, [keyword, label(branch, i)], { subject: branchName(branch, d, i), previous: branch, current: null, detail: show(branch) });
+      else this.emit('union-branch-removed', at, [keyword, label(branch, i)], { subject: branchName(branch, d, i), previous: branch, current: null });
     }
     for (const j of match.added) {
       const branch = current[j] as JsonSchema;
@@ -640,7 +639,7 @@ class Walker {
       const cover = d === null && at.direction === 'output' ? previous.findIndex((_, i) => harm(i, j) === 0) : -1;
       if (cover >= 0) this.walk(previous[cover] as JsonSchema, branch, locate(branch, j));
       else if (isActions) this.emit('action-added', locate(branch, j), [], { subject: label(branch, j), previous: null, current: branch });
-      else this.emit('union-branch-added', at, [keyword, label(branch, j)], { subject: branchName(branch, d, j), previous: null, current: branch, detail: show(branch) });
+      else this.emit('union-branch-added', at, [keyword, label(branch, j)], { subject: branchName(branch, d, j), previous: null, current: branch });
     }
     // Variants joining an argument union or leaving a result union only widen what callers may
     // send, or narrow what consumers receive: nothing can hide there. On the other side, values
@@ -790,11 +789,6 @@ function allowedValuesOf(schema: JsonObject): Map<string, unknown> | null {
 function restrictionOf(schema: JsonObject, keyword: 'enum' | 'const'): unknown {
   if ('const' in schema) return keyword === 'const' ? schema.const : [schema.const];
   return schema.enum ?? null;
-}
-
-function listOf(values: unknown[]): string {
-  const shown = values.slice(0, 8).map((v) => show(v, 40));
-  return values.length > 8 ? `${shown.join(', ')} and ${values.length - 8} more` : shown.join(', ');
 }
 
 function boundOf(schema: JsonObject, inclusive: string, exclusive: string, side: 'lower' | 'upper'): Bound {

@@ -27,7 +27,7 @@ export function compareServers(previous: Contracts, current: Contracts): Finding
   if ((p.instructions ?? null) !== (c.instructions ?? null)) {
     out.push(finding('instructions-changed', ['instructions'], { previous: p.instructions ?? null, current: c.instructions ?? null }));
     for (const s of lintText(p.instructions, c.instructions ?? '', ['instructions'])) {
-      out.push(finding('suspicious-text', s.segments, { where: 'instructions', previous: s.previous, current: s.current, match: s.match, detail: `${s.labels.join(', ')} (${JSON.stringify(s.match)})` }));
+      out.push(finding('suspicious-text', s.segments, { where: 'instructions', previous: s.previous, current: s.current, match: s.match, facts: { labels: s.labels } }));
     }
   }
   out.push(...capabilityChanges(p.capabilities, c.capabilities, previous, current));

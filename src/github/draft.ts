@@ -8,7 +8,7 @@ import { compareContracts, hasChanges } from '../contract/compare.js';
 import { LockfileError, parseLockfile, recordedClientCapabilities } from '../contract/lockfile.js';
 import { ENTRY_KINDS, emptyContracts, type Contracts } from '../contract/model.js';
 import { diffContracts } from '../diff/index.js';
-import type { SeverityOverrides } from '../diff/rules.js';
+import type { SeverityOverrides } from '../rules/index.js';
 import { UserError, errorMessage } from '../errors.js';
 import type { DiffReport } from '../protocol/index.js';
 import { isPermissionError, type GitHubApi } from './api.js';

@@ -9,7 +9,7 @@ import { join, relative, resolve } from 'node:path';
 import { DEFAULT_TIMEOUT_MS, sourceFlags, splitCommand, type ContractSource } from '../compile/index.js';
 import { CONFIG_NAME, noServersError, parseConfig, type AllowEntry, type Config, type Target } from '../config.js';
 import { LOCKFILE_NAME } from '../contract/lockfile.js';
-import type { SeverityOverrides } from '../diff/rules.js';
+import type { SeverityOverrides } from '../rules/index.js';
 import { UserError, errorMessage } from '../errors.js';
 import { canonicalJson } from '../protocol/index.js';
 import { planServers, type PlannedServer } from '../policy/servers.js';

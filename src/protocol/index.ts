@@ -1,7 +1,7 @@
 /**
  * The report and artifact format: the contract between the CI side (diff, renderers, the
  * Action) and the runtime inside a deployed server, which ship separately. This module owns its
- * types, its vocabulary of rule kinds, its one reader, its canonical order and canonical JSON,
+ * types, its one reader, its canonical order and canonical JSON,
  * the XML escaping and `<contract_deltas>` block, and the definition of a discriminated union.
  * It imports nothing else of the project, so the runtime can stand on it alone.
  */
@@ -19,6 +19,7 @@ export {
   semverBumpOf,
   zeroCounts,
   type Delta,
+  type DeltaFacts,
   type DiffReport,
   type Direction,
   type EntryKind,
@@ -28,7 +29,6 @@ export {
   type ServerReport,
   type Severity,
 } from './report.js';
-export { RULE_KINDS, isRuleKind, type RuleKind } from './kinds.js';
 export { canonicalJson, isJsonObject, jsonEqual } from './json.js';
 export { DEFAULT_READ_LIMITS, ReportFormatError, nestingDepth, readReport, readReportText, type ReadLimits, type ReadMode } from './read.js';
 export {
@@ -50,7 +50,6 @@ export {
   discriminatorValue,
   argumentLabel,
   argumentLocationOf,
-  fieldSegments,
   isSubtype,
   jsonTypeName,
   jsonTypeOf,
@@ -61,3 +60,5 @@ export {
   type JsonType,
   type ResolveSchema,
 } from './schema.js';
+export { entryRenameOf, flagsText, memberRenameOf, removesEntry } from './delta-shape.js';
+export { fieldOf, fieldSegments, whereOf, type Segments } from './field-path.js';

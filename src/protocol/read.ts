@@ -2,7 +2,7 @@
  * The one reader of the report format, in two modes:
  *
  * - `strict`: what this version writes, exactly. Every field present and well formed, kinds
- *   from the rule vocabulary, deltas in canonical order, counts, maxima and the semver verdict
+ *   from the rule vocabulary (when the caller, who knows the rules, passes it), deltas in canonical order, counts, maxima and the semver verdict
  *   consistent with the deltas, a fix on every BREAKING delta. The artifact writer checks its
  *   own output with it before writing, and the Action checks a review file with it.
  * - `lenient`: what a deployed runtime may be handed: an artifact of an older (or newer)
@@ -13,7 +13,6 @@
  * names are kept in null-prototype records, and problems are collected, at most 20, into one
  * `ReportFormatError`.
  */
-import { isRuleKind } from './kinds.js';
 import {
   ENTRY_KINDS,
   REPORT_VERSION,
@@ -23,6 +22,7 @@ import {
   semverBumpOf,
   zeroCounts,
   type Delta,
+  type DeltaFacts,
   type DiffReport,
   type Direction,
   type EntryReport,
@@ -53,8 +53,8 @@ export class ReportFormatError extends Error {
 }
 
 const MAX_PROBLEMS = 20;
-const DELTA_FIELDS = new Set(['severity', 'kind', 'field', 'action', 'direction', 'message', 'previous', 'current', 'fingerprint', 'hint', 'renamedFrom', 'renamedTo', 'match', 'note', 'defaultSeverity']);
-const OPTIONAL_TEXT = ['hint', 'renamedFrom', 'renamedTo', 'match', 'note'] as const;
+const DELTA_FIELDS = new Set(['severity', 'kind', 'field', 'action', 'direction', 'message', 'previous', 'current', 'fingerprint', 'hint', 'renamedFrom', 'renamedTo', 'match', 'note', 'defaultSeverity', 'reason', 'facts']);
+const OPTIONAL_TEXT = ['hint', 'renamedFrom', 'renamedTo', 'match', 'note', 'reason'] as const;
 const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 /**
@@ -97,8 +97,8 @@ export function nestingDepth(text: string): number {
 }
 
 /** Read parsed data as a report (see the module comment). Throws `ReportFormatError`. */
-export function readReport(data: unknown, mode: ReadMode): DiffReport {
-  const reader = new Reader(mode);
+export function readReport(data: unknown, mode: ReadMode, isKnownKind?: (kind: string) => boolean): DiffReport {
+  const reader = new Reader(mode, isKnownKind);
   const report = reader.report(data);
   if (reader.problems.length > 0) throw new ReportFormatError(reader.problems);
   return report;
@@ -110,8 +110,12 @@ class Reader {
   private incomplete = false;
   private readonly strict: boolean;
 
-  constructor(mode: ReadMode) {
+  /** The rule ids of this version (the rules know them; this format does not): checked when given, in strict mode. */
+  private readonly isKnownKind: ((kind: string) => boolean) | undefined;
+
+  constructor(mode: ReadMode, isKnownKind?: (kind: string) => boolean) {
     this.strict = mode === 'strict';
+    this.isKnownKind = isKnownKind;
   }
 
   private problem(at: string, text: string): void {
@@ -246,8 +250,8 @@ class Reader {
     const before = this.problems.length;
     if (this.strict) for (const key of Object.keys(data)) if (!DELTA_FIELDS.has(key)) this.problem(`${at}.${key}`, 'is not a delta field');
     if (!isSeverity(data.severity)) this.problem(`${at}.severity`, `must be one of ${SEVERITIES.join(', ')}, got ${describe(data.severity)}`);
-    const kindOk = this.strict ? isRuleKind(data.kind) : typeof data.kind === 'string' && KEBAB.test(data.kind);
-    if (!kindOk) this.problem(`${at}.kind`, this.strict ? `${describe(data.kind)} is not a rule kind of this version` : `must be a kebab-case rule id, got ${describe(data.kind)}`);
+    if (typeof data.kind !== 'string' || !KEBAB.test(data.kind)) this.problem(`${at}.kind`, `must be a kebab-case rule id, got ${describe(data.kind)}`);
+    else if (this.strict && this.isKnownKind !== undefined && !this.isKnownKind(data.kind)) this.problem(`${at}.kind`, `${describe(data.kind)} is not a rule kind of this version`);
     for (const key of ['field', 'message'] as const) if (typeof data[key] !== 'string') this.problem(`${at}.${key}`, `must be a string, got ${describe(data[key])}`);
     if (data.message === '') this.problem(`${at}.message`, 'must not be empty');
     if (data.action !== null && typeof data.action !== 'string') this.problem(`${at}.action`, `must be a string or null, got ${describe(data.action)}`);
@@ -258,6 +262,7 @@ class Reader {
     const fingerprintOk = this.strict ? typeof data.fingerprint === 'string' && /^[0-9a-f]{16}$/.test(data.fingerprint) : typeof data.fingerprint === 'string';
     if (!fingerprintOk) this.problem(`${at}.fingerprint`, `must be ${this.strict ? '16 hex digits' : 'a string'}, got ${describe(data.fingerprint)}`);
     for (const key of OPTIONAL_TEXT) if (data[key] !== undefined && typeof data[key] !== 'string') this.problem(`${at}.${key}`, `must be a string when present, got ${describe(data[key])}`);
+    if (data.facts !== undefined && !isJsonObject(data.facts)) this.problem(`${at}.facts`, `must be an object when present, got ${kindOf(data.facts)}`);
     if (data.defaultSeverity !== undefined && !isSeverity(data.defaultSeverity)) this.problem(`${at}.defaultSeverity`, `must be one of ${SEVERITIES.join(', ')}, got ${describe(data.defaultSeverity)}`);
     if (this.strict && data.severity === 'BREAKING' && typeof data.hint !== 'string') this.problem(`${at}.hint`, 'is missing: a BREAKING delta must carry a fix hint');
     if (this.problems.length > before) return undefined;
@@ -274,6 +279,7 @@ class Reader {
     };
     for (const key of OPTIONAL_TEXT) if (typeof data[key] === 'string') delta[key] = data[key] as string;
     if (data.defaultSeverity !== undefined) delta.defaultSeverity = data.defaultSeverity as Severity;
+    if (isJsonObject(data.facts)) delta.facts = data.facts as DeltaFacts;
     return delta;
   }
 }

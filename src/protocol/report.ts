@@ -4,10 +4,6 @@
  * delta artifact share it, deployed runtimes load it, and it travels between programs that ship
  * separately. Change it only additively, or with a new `version` and a migration.
  */
-import type { RuleKind } from './kinds.js';
-
-export type { RuleKind } from './kinds.js';
-
 export const SEVERITIES = ['BREAKING', 'RISKY', 'SAFE', 'COSMETIC'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
@@ -25,10 +21,20 @@ export type Direction = 'input' | 'output';
 export const ENTRY_KINDS = ['tools', 'prompts', 'resources', 'resourceTemplates'] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 
+/**
+ * What the detector found beyond the values, typed by the rule that reads it (the enum values
+ * removed and added, a default, the types a keyword does not apply to, the lint's labels…): what
+ * the rule's sentence and phrase are made from, so no renderer works it out again. JSON only.
+ */
+export type DeltaFacts = { readonly [fact: string]: unknown };
+
 export interface Delta {
   severity: Severity;
-  /** The rule that produced it: a stable id users cite, allow-list and re-level. */
-  kind: RuleKind;
+  /**
+   * The rule that produced it: a stable kebab-case id users cite, allow-list and re-level. The
+   * rules (src/rules) own the vocabulary; a reader of this format accepts ids it does not know.
+   */
+  kind: string;
   /** Dotted path from the entry, e.g. `inputSchema.properties.currency`; '' for the entry itself. */
   field: string;
   /** Discriminator value when the delta sits in one branch of a discriminated union, else null. */
@@ -46,12 +52,16 @@ export interface Delta {
   /** For a detected rename: the name on the other side. */
   renamedFrom?: string;
   renamedTo?: string;
-  /** For `suspicious-text`: the matched span, made visible. */
+  /** For text the lint flagged (and only there): the matched span, made visible. */
   match?: string;
   /** Extra context, e.g. that the semantic check fell back to the walker. */
   note?: string;
   /** Set when configuration re-levelled the rule: the severity the rule table gives it. */
   defaultSeverity?: Severity;
+  /** Why it has its severity (the configuration's word when it re-levelled the rule). Absent in reports written before it was kept. */
+  reason?: string;
+  /** The typed facts its sentence was made from (see `DeltaFacts`); absent when there are none beyond the values. */
+  facts?: DeltaFacts;
 }
 
 export interface EntryReport {

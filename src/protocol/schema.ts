@@ -16,6 +16,7 @@
  *   value. When several properties qualify, the first in code-unit order is the discriminator, so
  *   the choice never depends on key order.
  */
+import { fieldSegments } from './field-path.js';
 import { isJsonObject } from './json.js';
 
 export const JSON_TYPES = ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'] as const;
@@ -90,34 +91,6 @@ export type ArgumentPath = readonly string[];
 export interface ArgumentLocation {
   readonly path: ArgumentPath;
   readonly keyword: string | undefined;
-}
-
-/** The segments of a dotted field path; undefined when it is not one the diff writes. */
-export function fieldSegments(field: string): string[] | undefined {
-  const segments: string[] = [];
-  let i = 0;
-  while (i < field.length) {
-    if (field[i] === '[') {
-      // A JSON string: find its closing quote, skipping escaped characters.
-      let end = i + 2;
-      while (end < field.length && field[end] !== '"') end += field[end] === '\\' ? 2 : 1;
-      if (field[i + 1] !== '"' || field[end + 1] !== ']') return undefined;
-      try {
-        segments.push(JSON.parse(field.slice(i + 1, end + 1)) as string);
-      } catch {
-        return undefined;
-      }
-      i = end + 2;
-    } else {
-      let end = i;
-      while (end < field.length && field[end] !== '.' && field[end] !== '[') end++;
-      if (end === i) return undefined;
-      segments.push(field.slice(i, end));
-      i = end;
-    }
-    if (field[i] === '.') i++;
-  }
-  return segments;
 }
 
 /** Keywords whose next segment is a member name or an index, skipped on the way to the argument. */

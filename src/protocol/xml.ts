@@ -6,6 +6,7 @@
  * close our elements nor forge new ones.
  */
 import { canonicalJson } from './json.js';
+import { flagsText } from './delta-shape.js';
 import type { Delta } from './report.js';
 import { argumentLabel, argumentLocationOf } from './schema.js';
 import { deltaValue, summarize } from './values.js';
@@ -95,13 +96,13 @@ export interface ContractDeltasOptions {
    * (the field line says both) and no fix or note (those are for the server's developers).
    */
   brief?: boolean;
-  /** Fields whose text the lint flagged (default: those of the `suspicious-text` deltas given). */
+  /** Fields whose text the lint flagged (default: those of the flagged-text deltas given). */
   flaggedFields?: ReadonlySet<string>;
 }
 
-/** The fields of the `suspicious-text` deltas: their text is never repeated to a model. */
+/** The fields of the deltas that flag text: their text is never repeated to a model. */
 export function flaggedFieldsOf(deltas: readonly Readonly<Delta>[]): Set<string> {
-  return new Set(deltas.filter((d) => d.kind === 'suspicious-text').map((d) => d.field));
+  return new Set(deltas.filter(flagsText).map((d) => d.field));
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { UserError } from '../errors.js';
 import { ReportFormatError, canonicalJson, readReport, type DiffReport } from '../protocol/index.js';
+import { isRuleKind } from '../rules/index.js';
 
 export function renderJson(report: DiffReport): string {
   return canonicalJson(report, true);
@@ -20,7 +21,7 @@ export function renderArtifact(report: DiffReport): string {
 /** Read `data` strictly as a report of this version; a `UserError` lists what is wrong. */
 export function validateArtifact(data: unknown): DiffReport {
   try {
-    return readReport(data, 'strict');
+    return readReport(data, 'strict', isRuleKind);
   } catch (error) {
     if (error instanceof ReportFormatError) throw new UserError(`The delta artifact is not valid:\n${error.problems.map((p) => `  - ${p}`).join('\n')}`);
     throw error;

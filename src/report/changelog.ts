@@ -7,23 +7,23 @@
  */
 import { ENTRY_NOUN, type EntryKind } from '../contract/model.js';
 import { releaseVerdict } from '../policy/semver.js';
-import { entryReports, type DiffReport, type RuleKind, type SemverBump, type Severity } from '../protocol/index.js';
+import { entryReports, type DiffReport, type SemverBump, type Severity } from '../protocol/index.js';
+import { changeGroupOf, type ChangeGroup } from '../rules/index.js';
+import { entryName } from './entry-name.js';
 import { mdCode, mdText } from './escape.js';
 
-export const CHANGE_GROUPS = ['breaking', 'changed', 'added', 'deprecated', 'removed'] as const;
-export type ChangeGroup = (typeof CHANGE_GROUPS)[number];
+export const CHANGE_GROUPS: readonly ChangeGroup[] = ['breaking', 'changed', 'added', 'deprecated', 'removed'];
+export type { ChangeGroup } from '../rules/index.js';
 
 const GROUP_TITLE: Readonly<Record<ChangeGroup, string>> = { breaking: 'Breaking', changed: 'Changed', added: 'Added', deprecated: 'Deprecated', removed: 'Removed' };
-
-/** Entries and capabilities that appeared or went away: Added and Removed, whatever their severity. */
-const ADDED: ReadonlySet<RuleKind> = new Set<RuleKind>(['tool-added', 'prompt-added', 'resource-added', 'resource-template-added', 'capability-added']);
-const REMOVED: ReadonlySet<RuleKind> = new Set<RuleKind>(['tool-removed', 'prompt-removed', 'resource-removed', 'resource-template-removed', 'capability-withdrawn']);
 
 export interface ChangelogItem {
   kind: EntryKind | 'server';
   name: string;
+  /** How people read the entry's name: a renamed one as `old → new`. */
+  label?: string;
   severity: Severity;
-  rule: RuleKind;
+  rule: string;
   field: string;
   message: string;
   fingerprint: string;
@@ -61,19 +61,13 @@ export interface Changelog {
   notes: string[];
 }
 
-function groupOf(rule: RuleKind, severity: Severity): ChangeGroup {
-  if (ADDED.has(rule)) return 'added';
-  if (REMOVED.has(rule)) return 'removed';
-  if (rule === 'deprecation-added') return 'deprecated';
-  return severity === 'BREAKING' ? 'breaking' : 'changed';
-}
-
 /** One section: the changes of `report` grouped, its semver bump, and whether the recorded version says it. */
 export function changelogSection(facts: SectionFacts, report: DiffReport): ChangelogSection {
   const changes = Object.fromEntries(CHANGE_GROUPS.map((g) => [g, [] as ChangelogItem[]])) as Record<ChangeGroup, ChangelogItem[]>;
   for (const { kind, name, entry } of entryReports(report)) {
     for (const d of entry.deltas) {
-      changes[groupOf(d.kind, d.severity)].push({ kind, name, severity: d.severity, rule: d.kind, field: d.field, message: d.message, fingerprint: d.fingerprint });
+      const label = entryName(name, entry);
+      changes[changeGroupOf(d)].push({ kind, name, ...(label !== name ? { label } : {}), severity: d.severity, rule: d.kind, field: d.field, message: d.message, fingerprint: d.fingerprint });
     }
   }
   const bump = report.summary.semverBump;
@@ -116,7 +110,7 @@ function sectionLines(section: ChangelogSection): string[] {
 
 function itemLine(item: ChangelogItem, group: ChangeGroup): string {
   const noun = item.kind === 'server' ? 'server' : ENTRY_NOUN[item.kind];
-  const subject = `${noun} ${mdCode(item.name)}`;
+  const subject = `${noun} ${mdCode(item.label ?? item.name)}`;
   // Added and Removed say it all with the entry's name; the others need the change.
   if ((group === 'added' || group === 'removed') && item.field === '') return `- ${subject}`;
   const severity = group === 'changed' ? ` (${item.severity})` : '';

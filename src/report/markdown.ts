@@ -15,8 +15,9 @@ import { diffArrays } from 'diff';
 import { ENTRY_NOUN, countOf, type EntryKind } from '../contract/model.js';
 import { SEVERITIES, canonicalJson, deltaValue, entryReports, type Delta, type DiffReport, type Severity } from '../protocol/index.js';
 import { mdCell, mdCode, mdCodeBlock, mdText, truncate } from './escape.js';
-import { describeChanges, kindWords } from './phrases.js';
-import { showValues } from './text.js';
+import { isRewording, showsValues, titleOf } from '../rules/index.js';
+import { entryName } from './entry-name.js';
+import { describeChanges } from './phrases.js';
 
 export interface MarkdownOptions {
   /** Heading text (trusted; default "MCP contract changes"). */
@@ -76,7 +77,6 @@ const MAX_NAMES_PER_CHANGE = 100;
 const REWORDING_LIMIT = 5_000;
 const REWORDING_WIDTH = 100;
 const REWORDING_MAX_LINES = 40;
-const REWORDED_KINDS: ReadonlySet<string> = new Set(['description-changed', 'title-changed', 'instructions-changed']);
 
 /** The report alone, as `diff --format markdown` prints it. */
 export function renderMarkdown(report: DiffReport, options: MarkdownOptions = {}): string {
@@ -130,8 +130,8 @@ function callerTable(report: DiffReport, markOf: MarkdownOptions['markOf']): str
     for (const { kind: where, name, entry } of entryReports(report)) {
       const deltas = entry.deltas.filter((d) => d.severity === severity);
       if (deltas.length === 0) continue;
-      // Callers know the entry by its old name: a renamed one is listed under it.
-      const called = deltas.find((d) => d.renamedFrom !== undefined)?.renamedFrom ?? name;
+      // Callers know the entry by its old name: a renamed one is listed under both.
+      const called = entryName(name, entry);
       const phrases = describeChanges(deltas);
       const shown = phrases.length > MAX_PHRASES_PER_ROW ? [...phrases.slice(0, MAX_PHRASES_PER_ROW - 1), `${phrases.length - MAX_PHRASES_PER_ROW + 1} more changes`] : phrases;
       const what = `${shown.join('; ')}${markSuffix(rowMark(deltas, markOf))}`;
@@ -182,20 +182,31 @@ function markSuffix(mark: string | undefined): string {
   return mark === undefined ? '' : ` · ${mark}`;
 }
 
-/** Each distinct fix of the BREAKING changes, once, with the kinds it fixes and how often. */
+/**
+ * How to fix the BREAKING changes: one line per rule, with how often it occurs and its fix (for
+ * arguments and for results, when they differ); rules with the very same fix share a line.
+ */
 function fixList(located: readonly Located[]): string {
-  const fixes = new Map<string, { kinds: Set<string>; count: number }>();
+  const rules = new Map<string, { count: number; hints: Map<string, string> }>();
   for (const { delta } of located) {
     if (delta.severity !== 'BREAKING' || delta.hint === undefined) continue;
-    const fix = fixes.get(delta.hint) ?? { kinds: new Set<string>(), count: 0 };
-    fix.kinds.add(kindWords(delta.kind));
-    fix.count++;
-    fixes.set(delta.hint, fix);
+    const rule = rules.get(delta.kind) ?? { count: 0, hints: new Map<string, string>() };
+    rule.count++;
+    if (!rule.hints.has(delta.hint)) rule.hints.set(delta.hint, delta.direction === 'output' ? 'In results: ' : delta.direction === 'input' ? 'In arguments: ' : '');
+    rules.set(delta.kind, rule);
+  }
+  const fixes = new Map<string, { titles: string[]; count: number }>();
+  for (const [kind, { count, hints }] of rules) {
+    const text = hints.size === 1 ? [...hints.keys()][0]! : [...hints].map(([hint, direction]) => `${direction}${hint}`).join(' ');
+    const fix = fixes.get(text) ?? { titles: [], count: 0 };
+    fix.titles.push(titleOf(kind));
+    fix.count += count;
+    fixes.set(text, fix);
   }
   if (fixes.size === 0) return '';
   const items = [...fixes.entries()]
     .sort((a, b) => b[1].count - a[1].count)
-    .map(([hint, { kinds, count }]) => `- **${mdText([...kinds].join(', '))}** (${count}): ${mdText(truncate(hint, 500))}`);
+    .map(([hint, { titles, count }]) => `- **${mdText(titles.join(', '))}** (${count}): ${mdText(truncate(hint, 500))}`);
   return `**How to fix**\n${items.join('\n')}`;
 }
 
@@ -233,7 +244,7 @@ function capitalize(text: string): string {
 
 function locatedDeltas(report: DiffReport): Located[] {
   const out: Located[] = [];
-  for (const { kind, name, entry } of entryReports(report)) for (const delta of entry.deltas) out.push({ where: kind, name, delta });
+  for (const { kind, name, entry } of entryReports(report)) for (const delta of entry.deltas) out.push({ where: kind, name: entryName(name, entry), delta });
   return out;
 }
 
@@ -267,7 +278,7 @@ function sentenceOf(change: Change): string {
   const { delta: d, entries } = change;
   const mark = markSuffix(change.mark);
   if (isRename(d)) return `${mdText(truncate(d.message, 1_000))}${mark}`;
-  if (d.field === '') return `${capitalize(kindWords(d.kind))}: ${entriesOf(entries, false)}${mark}`;
+  if (d.field === '') return `${capitalize(titleOf(d.kind))}: ${entriesOf(entries, false)}${mark}`;
   return `${mdText(truncate(d.message, 1_000))} — ${entriesOf(entries, true)}${mark}`;
 }
 
@@ -292,7 +303,7 @@ function changeItem(change: Change, maxValue: number): string {
   facts.push(mdCode(d.kind));
   if (d.defaultSeverity !== undefined) facts.push(`${d.severity} by configuration (the rule says ${d.defaultSeverity})`);
   const rewording = rewordingOf(d);
-  if (rewording === null && showValues(d) && !isRename(d)) facts.push(`${mdCode(deltaValue(d, 'previous', maxValue))} → ${mdCode(deltaValue(d, 'current', maxValue))}`);
+  if (rewording === null && showsValues(d) && !isRename(d)) facts.push(`${mdCode(deltaValue(d, 'previous', maxValue))} → ${mdCode(deltaValue(d, 'current', maxValue))}`);
   if (d.match !== undefined) facts.push(`matched ${mdCode(truncate(d.match, 200))}`);
   if (d.note !== undefined) facts.push(`note: ${mdText(truncate(d.note, 500))}`);
   // Two trailing spaces: a line break inside the list item without starting a new paragraph.
@@ -306,7 +317,7 @@ function changeItem(change: Change, maxValue: number): string {
  * fold to "…".
  */
 function rewordingOf(d: Delta): string | null {
-  if (!REWORDED_KINDS.has(d.kind) || typeof d.previous !== 'string' || typeof d.current !== 'string') return null;
+  if (!isRewording(d) || typeof d.previous !== 'string' || typeof d.current !== 'string') return null;
   if (d.previous.length > REWORDING_LIMIT || d.current.length > REWORDING_LIMIT) return null;
   const lines: string[] = [];
   const parts = diffArrays(linesOf(d.previous), linesOf(d.current));

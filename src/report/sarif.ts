@@ -5,8 +5,9 @@
  */
 import { lockfileLines } from '../contract/lockfile.js';
 import { ENTRY_NOUN } from '../contract/model.js';
-import { RULES, reasonOf } from '../diff/rules.js';
-import { deltaValue, entryReports, truncate, type DiffReport, type RuleKind, type Severity } from '../protocol/index.js';
+import { deltaValue, entryReports, truncate, type DiffReport, type Severity } from '../protocol/index.js';
+import { deltaReason, ruleOf, titleOf } from '../rules/index.js';
+import { entryName } from './entry-name.js';
 
 export interface SarifOptions {
   /** Path of the lockfile, relative to the repository root (results point at it). */
@@ -24,18 +25,18 @@ const LEVELS: Record<Severity, 'error' | 'warning' | 'note' | 'none'> = { BREAKI
 const SECURITY_SEVERITY: Record<Severity, string> = { BREAKING: '7.0', RISKY: '4.0', SAFE: '1.0', COSMETIC: '0.0' };
 
 export function renderSarif(report: DiffReport, options: SarifOptions): string {
-  const used = new Map<RuleKind, Severity>();
+  const used = new Map<string, Severity>();
   for (const { entry } of entryReports(report)) for (const d of entry.deltas) if (!used.has(d.kind)) used.set(d.kind, d.severity);
   const ruleIds = [...used.keys()].sort();
   const rules = ruleIds.map((id) => {
-    const rule = RULES[id];
+    const rule = ruleOf(id);
     const severity = used.get(id) as Severity;
-    const reason = typeof rule.reason === 'string' ? rule.reason : `Input: ${rule.reason.input} Output: ${rule.reason.output}`;
-    const hint = typeof rule.hint === 'string' ? rule.hint : [rule.hint?.input && `Input: ${rule.hint.input}`, rule.hint?.output && `Output: ${rule.hint.output}`].filter(Boolean).join(' ') || undefined;
+    const reason = rule === undefined ? titleOf(id) : typeof rule.reason === 'string' ? rule.reason : `Input: ${rule.reason.input} Output: ${rule.reason.output}`;
+    const hint = typeof rule?.hint === 'string' ? rule.hint : [rule?.hint?.input && `Input: ${rule.hint.input}`, rule?.hint?.output && `Output: ${rule.hint.output}`].filter(Boolean).join(' ') || undefined;
     return {
       id,
-      name: id.replace(/(^|-)([a-z0-9])/g, (_, __, c: string) => c.toUpperCase()),
-      shortDescription: { text: id.replace(/-/g, ' ') },
+      name: id.replace(/(^|-)([a-z0-9])/g, (_: string, __: string, c: string) => c.toUpperCase()),
+      shortDescription: { text: titleOf(id) },
       fullDescription: { text: reason },
       ...(hint !== undefined ? { help: { text: hint } } : {}),
       defaultConfiguration: { level: LEVELS[severity] },
@@ -51,9 +52,9 @@ export function renderSarif(report: DiffReport, options: SarifOptions): string {
     const noun = kind === 'server' ? 'Server' : ENTRY_NOUN[kind].replace(/^./, (c) => c.toUpperCase());
     for (const d of entry.deltas) {
       const text = [
-        `${noun} ${JSON.stringify(truncate(name, 200))}: ${truncate(d.message, 1_000)}`,
+        `${noun} ${JSON.stringify(truncate(entryName(name, entry), 200))}: ${truncate(d.message, 1_000)}`,
         // Why, in the direction the delta was read: an output change is explained as an output change.
-        reasonOf(d.kind, d.direction),
+        deltaReason(d) ?? '',
         d.field === '' ? '' : `Previous: ${deltaValue(d, 'previous', 300)}. Current: ${deltaValue(d, 'current', 300)}.`,
         d.hint === undefined ? '' : `Fix: ${d.hint}`,
         d.note ?? '',
@@ -78,7 +79,7 @@ export function renderSarif(report: DiffReport, options: SarifOptions): string {
           field: d.field,
           action: d.action,
           direction: d.direction,
-          reason: reasonOf(d.kind, d.direction),
+          reason: deltaReason(d),
         },
       });
     }

@@ -1,10 +1,13 @@
 /**
- * The terminal form: one block per entry, worst first, colour when asked (the CLI asks when
+ * The terminal form: one block per entry, worst first (entries whose changes are the same but
+ * for their name share a block, as the Markdown groups them), colour when asked (the CLI asks when
  * stdout is a TTY). Server strings pass through `terminalText`, so an ANSI sequence hidden in
  * a description cannot recolour, move the cursor or clear the screen.
  */
-import { ENTRY_KINDS, ENTRY_NOUN } from '../contract/model.js';
-import { SEVERITIES, SEVERITY_RANK, deltaValue, entryReports, isJsonObject, quotes, type Delta, type DiffReport, type RuleKind, type Severity } from '../protocol/index.js';
+import { ENTRY_KINDS, ENTRY_NOUN, countOf } from '../contract/model.js';
+import { SEVERITIES, SEVERITY_RANK, canonicalJson, deltaValue, entryReports, quotes, type Delta, type DiffReport, type EntryKind, type EntryReport, type Severity } from '../protocol/index.js';
+import { showsValues, titleOf } from '../rules/index.js';
+import { entryName } from './entry-name.js';
 import { terminalText, truncate } from './escape.js';
 
 export interface TextOptions {
@@ -27,55 +30,54 @@ export function renderText(report: DiffReport, options: TextOptions): string {
   const order = (kind: string) => (kind === 'server' ? -1 : ENTRY_KINDS.indexOf(kind as (typeof ENTRY_KINDS)[number]));
   const entries = [...entryReports(report)].filter(({ entry }) => entry.deltas.length > 0);
   entries.sort((a, b) => rank(b.entry.maxSeverity) - rank(a.entry.maxSeverity) || order(a.kind) - order(b.kind) || (a.name < b.name ? -1 : 1));
-  for (const { kind, name, entry } of entries) {
+  for (const { kind, names, entry } of groupEntries(entries)) {
     lines.push('');
     const severity = entry.maxSeverity ?? 'COSMETIC';
-    lines.push(`${kind === 'server' ? 'server' : ENTRY_NOUN[kind]} ${paint('1', terminalText(truncate(name, 200)))}  ${paint(COLORS[severity], severity)}`);
-    for (const d of entry.deltas) lines.push(...deltaLines(d, paint, max));
+    const shown = names.slice(0, MAX_NAMES).map((n) => paint('1', terminalText(truncate(n, 200))));
+    const more = names.length > MAX_NAMES ? ` and ${names.length - MAX_NAMES} more` : '';
+    const noun = kind === 'server' ? 'server' : names.length === 1 ? ENTRY_NOUN[kind] : `${countOf(kind, names.length)}:`;
+    lines.push(`${noun} ${shown.join(', ')}${more}  ${paint(COLORS[severity], severity)}`);
+    for (const d of entry.deltas) lines.push(...deltaLines(d, paint, max, names.length > 1));
   }
   return `${lines.join('\n')}\n`;
 }
 
-function deltaLines(d: Delta, paint: (code: string, text: string) => string, max: number): string[] {
+/** Names listed in the heading of a block that several entries share. */
+const MAX_NAMES = 100;
+
+/**
+ * Entries whose changes are the same but for their name, in one block (100 resources removed
+ * read as one block, not a hundred): same rules, places, values and severities; a change of the
+ * whole entry (removed, added) by its rule alone, as its sentence only names the entry.
+ */
+function groupEntries(entries: ReadonlyArray<{ kind: EntryKind | 'server'; name: string; entry: EntryReport }>): Array<{ kind: EntryKind | 'server'; names: string[]; entry: EntryReport }> {
+  const groups = new Map<string, { kind: EntryKind | 'server'; names: string[]; entry: EntryReport }>();
+  for (const { kind, name, entry } of entries) {
+    const same = entry.deltas
+      .map((d) => (d.field === '' ? `${d.kind}|${d.severity}|${d.defaultSeverity}` : [d.kind, d.severity, d.defaultSeverity, d.field, d.direction, d.action, d.message, canonicalJson(d.previous ?? null), canonicalJson(d.current ?? null), d.hint, d.note].join('|')))
+      .join('\n');
+    // A renamed entry, or the server, stands alone: its name is part of what changed.
+    const key = kind === 'server' || entryName(name, entry) !== name ? `${kind}|${name}|alone` : `${kind}|${same}`;
+    const group = groups.get(key);
+    if (group) group.names.push(name);
+    else groups.set(key, { kind, names: [entryName(name, entry)], entry });
+  }
+  return [...groups.values()];
+}
+
+function deltaLines(d: Delta, paint: (code: string, text: string) => string, max: number, shared: boolean): string[] {
   const where = d.field === '' ? '' : `  ${terminalText(truncate(d.field, 200))}`;
   // A severity the configuration re-levelled says so: the policy stays visible where it applies.
   const relevelled = d.defaultSeverity === undefined ? '' : ` (rules: ${d.defaultSeverity} → ${d.severity})`;
   const out = [`  ${paint(COLORS[d.severity], `${MARKS[d.severity]} ${d.severity.padEnd(8)}`)} ${d.kind}${where}${relevelled}`];
-  const message = truncate(d.message, 400);
+  // A sentence about the whole entry names it: for several entries, the rule's title says it for all.
+  const message = shared && d.field === '' ? `${titleOf(d.kind).replace(/^./, (c) => c.toUpperCase())}.` : truncate(d.message, 400);
   out.push(`      ${terminalText(message)}`);
-  if (showValues(d) && !quotesBoth(message, d)) out.push(`      ${terminalText(deltaValue(d, 'previous', max))} → ${terminalText(deltaValue(d, 'current', max))}`);
+  if (showsValues(d) && !quotesBoth(message, d)) out.push(`      ${terminalText(deltaValue(d, 'previous', max))} → ${terminalText(deltaValue(d, 'current', max))}`);
   if (d.hint !== undefined) out.push(`      ${paint('36', 'fix:')} ${d.hint}`);
   if (d.note !== undefined) out.push(`      ${paint('2', `note: ${d.note}`)}`);
   return out;
 }
-
-/**
- * Whether a change's values are worth showing. Not for whole entries added or removed (they
- * carry their contract), nor for a required flag that flipped: the message says which way
- * ("is now required"), and a bare `false → true` would only repeat it. Likewise a prompt
- * argument added or removed that is only its name and its required flag, both in the message.
- */
-export function showValues(d: Delta): boolean {
-  // Both null: a null default removed reads "(none) → (none)", a line that says nothing true.
-  const neither = (d.previous === null || d.previous === undefined) && (d.current === null || d.current === undefined);
-  if (d.field === '' || d.kind === 'suspicious-text' || neither || REQUIRED_FLAG_KINDS.has(d.kind)) return false;
-  return !(PROMPT_ARGUMENT_KINDS.has(d.kind) && [d.previous, d.current].every(isBareArgument));
-}
-
-const PROMPT_ARGUMENT_KINDS: ReadonlySet<RuleKind> = new Set<RuleKind>(['required-prompt-argument-added', 'prompt-argument-added', 'prompt-argument-removed']);
-
-/** Absent, or a prompt argument that says nothing but its name and whether it is required. */
-function isBareArgument(value: unknown): boolean {
-  return value === null || value === undefined || (isJsonObject(value) && Object.keys(value).every((key) => key === 'name' || key === 'required'));
-}
-
-const REQUIRED_FLAG_KINDS: ReadonlySet<RuleKind> = new Set<RuleKind>([
-  'property-became-required',
-  'defaulted-property-became-required',
-  'property-became-optional',
-  'prompt-argument-became-required',
-  'prompt-argument-became-optional',
-]);
 
 /**
  * The message already quotes both values ("from \"application/json\" to \"text/csv\"",

@@ -16,7 +16,7 @@
  * of the call's issues with the block for the tool and action, and the `<tool_error
  * code="UNKNOWN_TOOL">` of a call to a tool the artifact says was renamed or removed.
  */
-import { argumentLocationOf, compareDeltas, compareText, escapeText, flaggedFieldsOf, renderContractDelta, type Delta } from '../protocol/index.js';
+import { argumentLocationOf, compareDeltas, compareText, entryRenameOf, escapeText, flaggedFieldsOf, flagsText, memberRenameOf, removesEntry, renderContractDelta, type Delta } from '../protocol/index.js';
 import { isFrozenDeltaMap, type DeltaMap, type ToolDeltas } from './delta-map.js';
 import { discriminatorOf, isSchema, type JsonSchema } from './json-schema.js';
 import { toolError } from './protocol.js';
@@ -202,10 +202,11 @@ function compileDelta(delta: Readonly<Delta>, flagged: ReadonlySet<string>): Com
   const xml = renderContractDelta(delta, { brief: true, maxValueLength: MAX_VALUE_LENGTH, flaggedFields: flagged });
   const location = argumentLocationOf(delta.field);
   if (location === undefined) return { xml, paths: [], reach: 'holding' };
-  if (delta.kind === 'property-renamed' && typeof delta.previous === 'string' && typeof delta.current === 'string') {
+  const renamed = memberRenameOf(delta);
+  if (renamed !== undefined) {
     const last = location.path.at(-1);
-    const parent = last === delta.previous || last === delta.current ? location.path.slice(0, -1) : location.path;
-    return { xml, paths: [pathKey([...parent, delta.previous]), pathKey([...parent, delta.current])], reach: 'holding' };
+    const parent = last === renamed.from || last === renamed.to ? location.path.slice(0, -1) : location.path;
+    return { xml, paths: [pathKey([...parent, renamed.from]), pathKey([...parent, renamed.to])], reach: 'holding' };
   }
   const keyword = location.keyword ?? '';
   return { xml, paths: [pathKey(location.path)], reach: MEMBER_KEYWORDS.has(keyword) ? 'members' : VALUE_KEYWORDS.has(keyword) ? 'value' : 'holding' };
@@ -390,7 +391,7 @@ function prepare(options: ExplainerOptions): Prepared {
 }
 
 /**
- * Old tool name → the error for a call to it, from `tool-renamed` and `tool-removed` deltas:
+ * Old tool name → the error for a call to it, from the deltas of tools renamed and removed:
  * one `<tool_error code="UNKNOWN_TOOL">` saying where the tool went, in a sentence each for
  * what happened and what to do. A new name the contract lint flagged is not repeated.
  */
@@ -398,13 +399,14 @@ function movedToolErrors(deltas: ReadonlyMap<string, ToolDeltas>): Map<string, s
   const errors = new Map<string, string>();
   for (const [name, entry] of deltas) {
     for (const delta of entry.deltas) {
-      if (delta.kind === 'tool-renamed' && delta.renamedFrom !== undefined) {
-        const flagged = entry.deltas.some((d) => d.kind === 'suspicious-text' && d.current === name);
+      const renamed = entryRenameOf(delta);
+      if (renamed !== undefined) {
+        const flagged = entry.deltas.some((d) => flagsText(d) && d.current === name);
         const error = flagged
-          ? toolError('UNKNOWN_TOOL', { message: `The tool "${delta.renamedFrom}" was renamed.`, suggestion: 'List the tools again and call it under its new name.' })
-          : toolError('UNKNOWN_TOOL', { message: `The tool "${delta.renamedFrom}" was renamed to "${name}".`, suggestion: `Call "${name}" instead.` });
-        errors.set(delta.renamedFrom, error.content[0].text);
-      } else if (delta.kind === 'tool-removed') {
+          ? toolError('UNKNOWN_TOOL', { message: `The tool "${renamed.from}" was renamed.`, suggestion: 'List the tools again and call it under its new name.' })
+          : toolError('UNKNOWN_TOOL', { message: `The tool "${renamed.from}" was renamed to "${name}".`, suggestion: `Call "${name}" instead.` });
+        errors.set(renamed.from, error.content[0].text);
+      } else if (removesEntry(delta)) {
         const error = toolError('UNKNOWN_TOOL', { message: `The tool "${name}" was removed.`, suggestion: 'Do not call it again; list the tools and use one that exists.' });
         errors.set(name, error.content[0].text);
       }

@@ -26,8 +26,10 @@ import {
   displayJson,
   escapeAttr,
   escapeText,
+  flagsText,
   isSubtype,
   jsonTypeName,
+  memberRenameOf,
   listValues,
   truncate,
   type ArgumentPath,
@@ -98,8 +100,8 @@ export interface FormatValidationErrorOptions {
   example?: boolean;
   /**
    * The tool's deltas from the artifact (`loadDeltaMap(…).get(toolName)?.deltas`): an argument
-   * sent under a name a `property-renamed` delta retired is reported as renamed, with its new
-   * name, and text the contract lint flagged (`suspicious-text`) is never repeated.
+   * sent under a name a property rename retired is reported as renamed, with its new name, and
+   * text the contract lint flagged is never repeated.
    */
   deltas?: readonly Readonly<Delta>[];
 }
@@ -173,7 +175,7 @@ export function reportedFields(errorXml: string): Array<{ readonly name: string;
   return fields;
 }
 
-/** An argument a `property-renamed` delta retired: `from` in the object at `parent` is now `to`. */
+/** An argument a property rename retired: `from` in the object at `parent` is now `to`. */
 interface Rename {
   readonly parent: ArgumentPath;
   readonly from: string;
@@ -245,19 +247,19 @@ function containsFlagged(value: unknown, flagged: ReadonlySet<string>): boolean 
 
 /** The strings the contract lint flagged in the tool's current contract. */
 function flaggedTextOf(deltas: readonly Readonly<Delta>[]): Set<string> {
-  return new Set(deltas.filter((d) => d.kind === 'suspicious-text' && typeof d.current === 'string').map((d) => d.current as string));
+  return new Set(deltas.filter((d) => flagsText(d) && typeof d.current === 'string').map((d) => d.current as string));
 }
 
 function renamesOf(deltas: readonly Readonly<Delta>[]): Rename[] {
   const renames: Rename[] = [];
   for (const d of deltas) {
-    if (d.kind !== 'property-renamed' || typeof d.previous !== 'string' || typeof d.current !== 'string') continue;
-    const location = argumentLocationOf(d.field);
-    if (location === undefined) continue;
+    const renamed = memberRenameOf(d);
+    const location = renamed === undefined ? undefined : argumentLocationOf(d.field);
+    if (renamed === undefined || location === undefined) continue;
     // The field names the property (under either name) or the object holding it.
     const last = location.path.at(-1);
-    const parent = last === d.previous || last === d.current ? location.path.slice(0, -1) : location.path;
-    renames.push({ parent, from: d.previous, to: d.current });
+    const parent = last === renamed.from || last === renamed.to ? location.path.slice(0, -1) : location.path;
+    renames.push({ parent, ...renamed });
   }
   return renames;
 }

@@ -1,6 +1,6 @@
 /**
  * Every flag either works on a command or is refused there (exit 2, naming both), and what the
- * usage, each command's help and the README promise is exactly what the parser takes.
+ * usage, each command's help and docs/cli.md promise is exactly what the parser takes.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
@@ -142,15 +142,15 @@ describe('--help and --version', () => {
   });
 });
 
-describe('README', () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+describe('docs/cli.md', () => {
+  const page = readFileSync(join(ROOT, 'docs/cli.md'), 'utf8');
 
   it('shows the usage, the flags of each command and the exit codes exactly as --help prints them', () => {
     const paragraphs = usage().split('\n\n');
     for (const heading of ['Usage:', 'Flags of each command']) {
       const paragraph = paragraphs.find((p) => p.startsWith(heading))!;
-      expect(readme).toContain(paragraph);
+      expect(page).toContain(paragraph);
     }
-    expect(readme).toContain(EXIT_CODES);
+    expect(page).toContain(EXIT_CODES);
   });
 });

@@ -4,20 +4,10 @@ import { contractsOfFile, parseContractsFile } from '../../src/compile/dump.js';
 import { normalizeCapture } from '../../src/contract/normalize.js';
 import { diffContracts, type DiffOptions } from '../../src/diff/index.js';
 import type { Delta, DiffReport } from '../../src/protocol/index.js';
+import type { ServerSketch } from '../../src/rules/index.js';
 
-/** A server sketched for a test: its lists, and what `initialize` said about it where that matters. */
-export interface ServerSketch {
-  /** The name it reports (default `test`). */
-  name?: string;
-  /** What `initialize` declared; without it (as in a tools/list dump) capabilities and instructions are unknown, never compared. */
-  capabilities?: JsonObject;
-  /** Kept only beside `capabilities`. */
-  instructions?: string;
-  tools?: JsonObject[];
-  prompts?: JsonObject[];
-  resources?: JsonObject[];
-  resourceTemplates?: JsonObject[];
-}
+/** A server sketched for a test (the shape the rules' examples use). */
+export type { ServerSketch } from '../../src/rules/index.js';
 
 /** Contracts of a server from raw tools/list-style items. */
 export function contractsOf(raw: ServerSketch): Contracts {

@@ -5,7 +5,8 @@
  * test/fixtures/real-world/expected/; the assertions below pin the verdicts that matter.
  */
 import { describe, expect, it } from 'vitest';
-import { diffContracts, RULES, type DiffReport } from '../../src/diff/index.js';
+import { diffContracts, type DiffReport } from '../../src/diff/index.js';
+import { ruleOf } from '../../src/rules/index.js';
 import { renderMarkdown, renderXml, validateArtifact } from '../../src/report/index.js';
 import { brief, loadDump } from './helpers.js';
 
@@ -40,7 +41,7 @@ describe('real-world releases', () => {
       validateArtifact(JSON.parse(JSON.stringify(report)));
       for (const entry of Object.values(report.tools)) {
         for (const d of entry.deltas) {
-          expect(RULES[d.kind], d.kind).toBeDefined();
+          expect(ruleOf(d.kind), d.kind).toBeDefined();
           if (d.severity === 'BREAKING') expect(d.hint).toBeTruthy();
         }
       }

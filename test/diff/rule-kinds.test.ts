@@ -1,7 +1,7 @@
 /**
  * Every rule kind has an example that makes the diff report it: generated from the vocabulary
- * (RULE_KINDS), so a kind added without an example fails here, by name. Each example (in
- * test/fixtures/rule-kinds.ts) runs through `diffContracts` and must produce its kind with the
+ * (RULE_KINDS), so a kind added without an example fails here, by name. Each example (its
+ * rule's record, src/rules) runs through `diffContracts` and must produce its kind with the
  * direction and the severity the rule table gives; schema kinds once as arguments (inputSchema)
  * and once as a result (outputSchema), or with the recorded reason why a direction cannot occur.
  *
@@ -17,9 +17,13 @@ import type { JsonObject } from '../../src/contract/model.js';
 import { normalizeTool } from '../../src/contract/normalize.js';
 import { crossCheck } from '../../src/diff/cross-check.js';
 import type { Finding } from '../../src/diff/finding.js';
-import { RULES, diffContracts, severityOf, type DiffOptions } from '../../src/diff/index.js';
-import { RULE_KINDS, entryReports, isRuleKind, type Delta, type Direction } from '../../src/protocol/index.js';
-import { RULE_EXAMPLES, type EntryExample, type KindExamples, type SchemaExample, type SchemaExamples } from '../fixtures/rule-kinds.js';
+import { diffContracts, type DiffOptions } from '../../src/diff/index.js';
+import { entryReports, type Delta, type Direction } from '../../src/protocol/index.js';
+import { RULES, RULE_KINDS, isRuleKind, severityOf, type EntryExample, type SchemaExample, type SchemaExamples } from '../../src/rules/index.js';
+
+type KindExamples = EntryExample | SchemaExamples;
+/** Each rule's example, as its record gives it. */
+const RULE_EXAMPLES: Partial<Record<string, KindExamples>> = Object.fromEntries(RULE_KINDS.map((kind) => [kind, RULES[kind].example]));
 import { contractsOf, inputDeltas, outputDeltas } from './helpers.js';
 
 const DIRECTIONS = ['input', 'output'] as const;

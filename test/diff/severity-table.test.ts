@@ -1,14 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { RULE_KINDS } from '../../src/protocol/index.js';
-import { isHarmful, type Rule } from '../../src/diff/rules.js';
-import type { RuleKind } from '../../src/protocol/index.js';
-import { RULES, classify, severityOf, SEVERITY_TABLE_END, SEVERITY_TABLE_START, renderSeverityTable } from '../../src/diff/index.js';
+import { RULES, RULE_KINDS, classify, isHarmful, renderSeverityTable, severityOf, SEVERITY_TABLE_END, SEVERITY_TABLE_START, type Rule, type RuleKind } from '../../src/rules/index.js';
 
-const readmePath = new URL('../../README.md', import.meta.url);
-const readme = readFileSync(readmePath, 'utf8');
-const between = readme.includes(SEVERITY_TABLE_START) && readme.includes(SEVERITY_TABLE_END)
-  ? readme.slice(readme.indexOf(SEVERITY_TABLE_START) + SEVERITY_TABLE_START.length, readme.indexOf(SEVERITY_TABLE_END)).trim()
+const page = readFileSync(new URL('../../docs/rules.md', import.meta.url), 'utf8');
+const between = page.includes(SEVERITY_TABLE_START) && page.includes(SEVERITY_TABLE_END)
+  ? page.slice(page.indexOf(SEVERITY_TABLE_START) + SEVERITY_TABLE_START.length, page.indexOf(SEVERITY_TABLE_END)).trim()
   : null;
 const hasTable = between !== null && between !== '';
 
@@ -54,8 +50,8 @@ describe('the rule table', () => {
     for (const kind of Object.keys(RULES)) expect(table.match(new RegExp(`\\| \`${kind}\` \\|`, 'g')), kind).toHaveLength(1);
   });
 
-  it('README.md between the severity-table markers matches the rule table', () => {
-    expect(hasTable, `README.md needs the generated table between ${SEVERITY_TABLE_START} and ${SEVERITY_TABLE_END}`).toBe(true);
+  it('docs/rules.md between the severity-table markers matches the rule table', () => {
+    expect(hasTable, `docs/rules.md needs the generated table between ${SEVERITY_TABLE_START} and ${SEVERITY_TABLE_END}`).toBe(true);
     expect(between, 'regenerate with renderSeverityTable() and paste it between the markers').toBe(renderSeverityTable().trim());
   });
 });

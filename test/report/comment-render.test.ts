@@ -78,9 +78,9 @@ describe('the comment and summary of real releases', () => {
     );
     expect(comment.split('\n\n')[2]).toBe('🔴 116 breaking · 🟢 21 safe · ⚪ 24 cosmetic');
     // Renamed entries are listed by the name callers still use.
-    expect(comment).toContain('| 🔴 | tool `add` | renamed to `get-sum` |');
-    expect(comment).toContain('| 🔴 | tool `structuredContent` | renamed to `get-structured-content`; `location`: accepts only `"Chicago"`, `"Los Angeles"`, `"New York"` |');
-    expect(comment).toContain('| 🔴 | prompt `resource_prompt` | renamed to `resource-prompt`; now requires argument `resourceType` |');
+    expect(comment).toContain('`add → get-sum`, `getTinyImage → get-tiny-image`, `longRunningOperation → trigger-long-running-operation` | renamed |');
+    expect(comment).toContain('| 🔴 | tool `structuredContent → get-structured-content` | renamed; `location`: accepts only `"Chicago"`, `"Los Angeles"`, `"New York"` |');
+    expect(comment).toContain('| 🔴 | prompt `resource_prompt → resource-prompt` | renamed; now requires argument `resourceType` |');
     expect(comment).toContain('| 🔴 | tools `sampleLLM`, `zip` | removed |');
     // 100 removed resources: one row, a few named.
     expect(comment).toMatch(/\| 🔴 \| resources `test:\/\/static\/resource\/1`, .* and 94 more \| removed \|/);

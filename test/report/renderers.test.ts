@@ -4,7 +4,8 @@ import type { DiffReport } from '../../src/protocol/index.js';
 import { UserError } from '../../src/errors.js';
 import { emptyReport, renderContractDeltas } from '../../src/protocol/index.js';
 import { renderArtifact, renderJson, renderMarkdown, renderSarif, renderText, renderXml, validateArtifact } from '../../src/report/index.js';
-import { diffContracts, reasonOf } from '../../src/diff/index.js';
+import { diffContracts } from '../../src/diff/index.js';
+import { reasonOf } from '../../src/rules/index.js';
 import { contractsOf, diffTools, tool } from '../diff/helpers.js';
 import type { JsonObject } from '../../src/contract/model.js';
 import { sampleReport } from './sample.js';
@@ -136,7 +137,7 @@ describe('markdown', () => {
 
   it('leads with the counts, what changes for callers and each fix once, then the detail collapsed per severity', () => {
     expect(md).toMatch(/^### MCP contract changes: 🔴 BREAKING \(a major release\)\n\n🔴 3 breaking · 🟠 2 risky · 🟢 1 safe · ⚪ 1 cosmetic\n/);
-    expect(md).toContain('| 🔴 | `getTinyImage` | renamed to `get-tiny-image` |');
+    expect(md).toContain('| 🔴 | `getTinyImage → get-tiny-image` | renamed |');
     expect(md).toContain('| 🔴 | `invoices` | now requires `currency` (action `create`); `limit` (action `list`): tighter range |');
     expect(md).toContain('| 🟠 | `invoices` | now declares itself destructive; new text looks like tool poisoning |');
     expect(md.match(/^- \*\*.*\*\* \(1\): /gm)).toHaveLength(3);

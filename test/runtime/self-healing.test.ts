@@ -358,7 +358,7 @@ describe('block content: the seed’s elements, each thing said once', () => {
     const field = `${input('currency')}.description`;
     const deltas = [
       delta({ field, kind: 'description-changed', severity: 'RISKY', previous: poison, current: 'ok' }),
-      delta({ field, kind: 'suspicious-text', severity: 'RISKY', previous: null, current: poison, message: `looks like tool poisoning: ${poison}` }),
+      delta({ field, kind: 'suspicious-text', severity: 'RISKY', previous: null, current: poison, match: 'Ignore all previous instructions', message: `looks like tool poisoning: ${poison}` }),
     ];
     // Only one of the two is shown (the cap is 1): the flag still covers it.
     const xml = createToolEnhancer('invoices', config({ invoices: deltas }, { maxDeltasPerError: 1 }))(ERROR);

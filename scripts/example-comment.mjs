@@ -1,0 +1,46 @@
+// Renders the example PR comment of docs/action.md from two committed real-world captures
+// (tavily-mcp 0.2.12 → 0.2.16: four tools renamed, two enums narrowed) with the Action's own
+// comment renderer, so the docs show exactly what a pull request gets. Run after
+// `npm run build`:
+//   node scripts/example-comment.mjs > /tmp/comment.md
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { normalizeCapture } from '../lib/contract/normalize.js';
+import { diffContracts } from '../lib/diff/index.js';
+import { renderComment } from '../lib/github/comment.js';
+import { reproduceCommands } from '../lib/github/reproduce.js';
+import { reviewGate } from '../lib/github/review.js';
+import { decideGate } from '../lib/policy/gate.js';
+
+const fixtures = fileURLToPath(new URL('../test/fixtures/real-world/', import.meta.url));
+// The captures keep what `initialize` answered (server name, version, capabilities).
+const contractsOf = (file) => {
+  const capture = JSON.parse(readFileSync(`${fixtures}${file}`, 'utf8'));
+  return normalizeCapture({ protocolVersion: '', era: 'legacy', prompts: [], resources: [], resourceTemplates: [], ...capture }).contracts;
+};
+
+const report = await diffContracts(contractsOf('tavily@0.2.12.json'), contractsOf('tavily@0.2.16.json'));
+const selection = { flags: "--command 'node build/index.js'", lockfileFlag: '', dir: '' };
+const gate = decideGate({ server: 'tavily', report, failOn: 'BREAKING', accepted: () => false, approveLabel: 'contract-change-approved', lockfileCheck: 'fail' });
+const review = {
+  id: 'mcp-contracts.lock.json',
+  name: 'tavily',
+  job: 'contracts',
+  lockfile: 'mcp-contracts.lock.json',
+  baseline: 'main (4f2c1a9)',
+  baselineRef: '4f2c1a9',
+  headSha: '9b7e3d05c1a2',
+  headSource: 'server',
+  report,
+  lockfileCheck: 'fail',
+  failOn: 'BREAKING',
+  gate: reviewGate(gate),
+  approveLabel: 'contract-change-approved',
+  accepted: [],
+  allowNotes: [],
+  reproduce: reproduceCommands({ selection, lockfileRepoPath: 'mcp-contracts.lock.json', lockfileLocalPath: 'mcp-contracts.lock.json', baselineRef: '4f2c1a9', compile: true, failOn: 'BREAKING' }),
+  notes: [],
+  allowList: { file: 'mcp-contract-guard.config.json', fileExists: false, expires: '2026-12-31' },
+  runUrl: 'https://github.com/acme/search-tools/actions/runs/4242',
+};
+process.stdout.write(renderComment(review));
