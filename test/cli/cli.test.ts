@@ -181,6 +181,45 @@ describe('diff', () => {
     const b = await cli(['diff', notDump, lockV1]);
     expect(b.code).toBe(2);
     expect(b.stderr).toContain('is not a tools/list dump: expected a JSON object with a "tools" array');
+    expect(b.stderr).toContain('A lockfile and what compile --format json prints are read too.');
+  });
+
+  it('diff reads what compile --format json prints, as it reads the lockfiles of the same servers', async () => {
+    const [old, current] = [join(dir, 'v1.compiled.json'), join(dir, 'v2.compiled.json')];
+    for (const [path, command] of [[old, v1], [current, v2]] as const) {
+      const compiled = await cli(['compile', '--command', command, '--format', 'json', '--quiet']);
+      expect(compiled.code).toBe(0);
+      writeFileSync(path, compiled.stdout);
+    }
+    const [fromCompile, fromLockfiles] = await Promise.all([cli(['diff', old, current, '--format', 'json']), cli(['diff', lockV1, lockV2, '--format', 'json'])]);
+    expect(fromCompile.code).toBe(1);
+    expect(fromCompile.stdout).toBe(fromLockfiles.stdout);
+    // The same contracts, byte for byte: the lockfile of v1 matches what compile printed for it.
+    const check = await cli(['check', '--file', old, '--lockfile', lockV1]);
+    expect(check).toMatchObject({ code: 0, stdout: expect.stringContaining('✓ inventory matches') });
+  });
+
+  it('diff refuses what compile prints without one server\'s contracts (an error report, several servers), saying what to do', async () => {
+    const failed = await cli(['compile', '--command', `node ${fixture('exits-early.mjs')}`, '--no-heal', '--format', 'json', '--quiet']);
+    expect(failed.code).toBe(2);
+    const report = join(dir, 'failed.compiled.json');
+    writeFileSync(report, failed.stdout);
+    const refused = await cli(['diff', report, lockV1]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`error: ${report} is the error report of a compile that failed (crashed: The server exited with code 3 before answering initialize.`);
+    expect(refused.stderr).toContain('not contracts: the server was not captured, so there is nothing to compare. Fix what it says and compile again.');
+    noStackTrace(refused.stderr);
+
+    const v1Contracts = JSON.parse((await cli(['compile', '--file', lockV1, '--format', 'json'])).stdout);
+    const several = join(dir, 'several.compiled.json');
+    writeFileSync(several, JSON.stringify({ orders: v1Contracts, search: v1Contracts }));
+    const both = await cli(['diff', several, lockV1]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain(`${several} holds the contracts of 2 servers ("orders", "search"), as compile prints them for a config file: compare one server at a time (compile --server NAME --format json), or their lockfiles.`);
+
+    const broken = join(dir, 'broken.compiled.json');
+    writeFileSync(broken, JSON.stringify({ ...v1Contracts, tools: { create_order: { description: 'no contract' } } }));
+    expect((await cli(['diff', broken, lockV1])).stderr).toBe(`error: ${broken}: entry tools.create_order has no "contract" object.\n`);
   });
 
   it('reads a dump as tools/list returns it, inside its JSON-RPC response, or as the array of tools alone', async () => {
