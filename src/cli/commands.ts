@@ -57,9 +57,10 @@ const TABLE = {
   },
   diff: {
     operands: '<OLD> <NEW>',
-    summary: 'compare two lockfiles or tools/list dumps',
+    summary: 'compare two lockfiles, dumps or compile outputs',
     details:
-      'Compares two files, each a lockfile or a tools/list dump: every change, classified, then the gate at --fail-on.\n' +
+      'Compares two files, each a lockfile, a tools/list dump or what compile --format json printed: every change,\n' +
+      'classified, then the gate at --fail-on.\n' +
       'The allow list of the config file (--config, or ./mcp-contract-guard.config.json if there is one) applies.',
     source: false,
     flags: ['config', 'fail-on', 'artifact', 'no-color'],
