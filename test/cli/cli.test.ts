@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cli, startCli } from '../helpers/cli.js';
-import { example, fixture } from '../helpers/processes.js';
+import { example, fixture, timeoutForThisMachine } from '../helpers/processes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcg-cli-'));
 const v1 = `node ${example('v1')}`;
@@ -272,7 +272,9 @@ describe('usage and compile errors', () => {
     const early = await cli(['compile', '--command', `node ${fixture('exits-early.mjs')}`, '--quiet']);
     expect(early.code).toBe(2);
     expect(early.stderr).toContain('exited with code 3 before answering initialize');
-    const noisy = await cli(['compile', '--command', `node ${fixture('non-json-stdout.mjs')}`, '--timeout', '0.5', '--no-heal', '--quiet']);
+    // It must have started and printed before the timeout: a timeout as long as this machine needs now.
+    const timeout = String((await timeoutForThisMachine(500)) / 1000);
+    const noisy = await cli(['compile', '--command', `node ${fixture('non-json-stdout.mjs')}`, '--timeout', timeout, '--no-heal', '--quiet']);
     expect(noisy.code).toBe(2);
     expect(noisy.stderr).toContain('never a JSON-RPC message (first line: "Welcome to the weather server v2!")');
     // Said once: "What to do" gives the action, not the explanation again.

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/contract/canonical.js';
 import { CompileError, HealingFailedError, compileContracts, type ContractSource } from '../../src/compile/index.js';
-import { ROOT, example, fixture, freePort, groupAlive, startHttpServer } from '../helpers/processes.js';
+import { ROOT, example, fixture, freePort, groupAlive, startHttpServer, timeoutForThisMachine } from '../helpers/processes.js';
 
 const stdio = (command: string[], timeoutMs = 10_000): ContractSource => ({ kind: 'command', command, cwd: ROOT, timeoutMs });
 
@@ -117,7 +117,8 @@ describe('capture failures', () => {
   });
 
   it('server prints non-JSON on stdout', async () => {
-    const error = await failure(stdio([process.execPath, fixture('non-json-stdout.mjs')], 1000));
+    // It must have started and printed before the timeout: a timeout as long as this machine needs now.
+    const error = await failure(stdio([process.execPath, fixture('non-json-stdout.mjs')], await timeoutForThisMachine(1000)));
     expect(error.diagnosis.category).toBe('transport-mismatch');
     expect(error.message).toContain('"Welcome to the weather server v2!"');
     expect(groupAlive(error.evidence.pid!)).toBe(false);

@@ -194,7 +194,8 @@ describe('healing that stops with guidance', () => {
   });
 
   it('non-JSON on stdout: the message says what went wrong once, then what to do', async () => {
-    const error = await healingFailure(command([node, fixture('non-json-stdout.mjs'), TAG], {}, 800));
+    // It must have started and printed before the timeout: a timeout as long as this machine needs now.
+    const error = await healingFailure(command([node, fixture('non-json-stdout.mjs'), TAG], {}, await timeoutForThisMachine(800)));
     expect(categories(error).at(-1)).toBe('transport-mismatch');
     expect(error.userActionNeeded).toBe('Make the server speak MCP over stdio with nothing else on stdout (logs go to stderr), or give its HTTP address with --url.');
     expect(error.message.match(/never a JSON-RPC message/g)).toHaveLength(1);
