@@ -72,6 +72,7 @@ export function planEvent(context: RunContext, baselineRef?: string): EventPlan 
   if (eventName === 'push') {
     const before = str(payload.before);
     if (before && !NULL_SHA.test(before)) plan.baseline = { ref: before, describe: `the commit before this push (${shortSha(before)})` };
+    else if (plan.releaseTag !== undefined) plan.noBaselineReason = `this push created the tag ${plan.releaseTag}, so it has no "before" commit; set "baseline-ref" to the previous release tag to compare with it`;
     else plan.noBaselineReason = 'this push created the branch, so it has no "before" commit';
     return plan;
   }
