@@ -10,6 +10,8 @@ const HANG_GUARD_MS = 5 * 60_000;
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The release tests run against the packed tarball: vitest.release.config.ts, after the suite.
+    exclude: ['test/release/**', '**/node_modules/**'],
     globalSetup: ['test/global-setup.ts'],
     // Tests spawn real servers and CLI processes; two workers match this 2-core machine.
     pool: 'forks',

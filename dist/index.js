@@ -29595,7 +29595,7 @@ function qstring(str) {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _compile_interrupt_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9514);
-/* harmony import */ var _github_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(171);
+/* harmony import */ var _github_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7543);
 /**
  * Entry point of the GitHub Action (bundled into dist/index.js by `npm run build:action`).
  * Thin on purpose: everything lives in src/github, where the decisions are pure and tested.
@@ -29633,7 +29633,7 @@ function exitOnInterrupt() {
 
 /***/ }),
 
-/***/ 171:
+/***/ 7543:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -59104,9 +59104,20 @@ function rootDiscriminator(entry) {
     return branches === null ? null : discriminatorOf(branches);
 }
 
+;// CONCATENATED MODULE: ./lib/version.js
+/**
+ * This package's version. Written from package.json by `scripts/version.mjs --write` (npm's
+ * `version` hook runs it), and checked against it by a test and by the release workflow: a
+ * constant, so the Action's bundle carries the version it was built from and the commands it
+ * prints (`npx mcp-contract-guard@VERSION …`) run the same engine on a laptop.
+ */
+const lib_version_VERSION = '1.0.0';
+
 ;// CONCATENATED MODULE: ./lib/github/reproduce.js
 
-const CLI = 'npx mcp-contract-guard';
+
+/** The CLI at the exact version of this Action, so a command run on a laptop uses the same engine. */
+const CLI = `npx mcp-contract-guard@${lib_version_VERSION}`;
 /** The one command that brings a stale lockfile up to date. */
 function lockCommand(selection) {
     const cd = selection.dir === '' ? '' : `cd ${source_shellQuote(selection.dir)} && `;

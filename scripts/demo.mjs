@@ -23,5 +23,5 @@ run(['check', '--command', 'node examples/inventory/v2.mjs', '--lockfile', lockf
 
 console.log(`
 That is the whole loop. Next:
-  - the same report as a PR comment:  node lib/cli.js diff <old.lock.json> <new.lock.json> --format markdown
-  - in CI, on every pull request:     see "GitHub Action" in README.md`);
+  - what an agent is told when it calls v2 as it called v1:  docs/runtime.md, "Try it on the example"
+  - the same review on every pull request:                   docs/action.md`);

@@ -3,7 +3,8 @@
 // comment renderer, so the docs show exactly what a pull request gets. Run after
 // `npm run build`:
 //   node scripts/example-comment.mjs > /tmp/comment.md
-import { readFileSync } from 'node:fs';
+//   node scripts/example-comment.mjs --write     # puts it in docs/action.md, between its markers
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { normalizeCapture } from '../lib/contract/normalize.js';
 import { diffContracts } from '../lib/diff/index.js';
@@ -43,4 +44,15 @@ const review = {
   allowList: { file: 'mcp-contract-guard.config.json', fileExists: false, expires: '2026-12-31' },
   runUrl: 'https://github.com/acme/search-tools/actions/runs/4242',
 };
-process.stdout.write(renderComment(review));
+const comment = renderComment(review);
+if (process.argv.includes('--write')) {
+  const page = fileURLToPath(new URL('../docs/action.md', import.meta.url));
+  const [start, end] = ['<!-- example-comment:start -->', '<!-- example-comment:end -->'];
+  const text = readFileSync(page, 'utf8');
+  const from = text.indexOf(start);
+  const to = text.indexOf(end);
+  if (from === -1 || to < from) throw new Error(`docs/action.md has no ${start} … ${end}`);
+  writeFileSync(page, `${text.slice(0, from + start.length)}\n\`\`\`\`markdown\n${comment}\`\`\`\`\n${text.slice(to)}`);
+} else {
+  process.stdout.write(comment);
+}

@@ -34,8 +34,20 @@ export async function serve(buildServer) {
 }
 
 async function withDeltas(buildServer, path) {
-  const { loadDeltaMap, withSelfHealing } = await import('mcp-contract-guard/runtime');
-  const deltas = loadDeltaMap(path);
+  const { DeltaArtifactError, loadDeltaMap, withSelfHealing } = await import('mcp-contract-guard/runtime');
+  let deltas;
+  try {
+    // Read and checked once, here: a bad artifact stops the server before it serves anything.
+    deltas = loadDeltaMap(path);
+  } catch (error) {
+    if (!(error instanceof DeltaArtifactError)) throw error;
+    console.error(
+      `Cannot start with --deltas: ${error.message}\n` +
+        'The delta artifact is what `check` or `diff` writes with --artifact; for this example, from the repository root:\n' +
+        `  npx mcp-contract-guard check --command "node examples/inventory/v2.mjs" --lockfile examples/inventory/mcp-contracts.lock.json --artifact ${path}`,
+    );
+    process.exit(2);
+  }
   return () => withSelfHealing(buildServer(), { deltas });
 }
 

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { UserError } from '../errors.js';
 import { parseCli, type CliArgs } from './args.js';
 import { COMMANDS } from './commands.js';
@@ -19,7 +18,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   try {
     args = parseCli(argv, io.isTty);
     if (args.version) {
-      io.stdout(`${await packageVersion()}\n`);
+      io.stdout(`${(await import('../version.js')).VERSION}\n`);
       return 0;
     }
     if (args.help) {
@@ -37,10 +36,4 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.stderr(`${formatError(error, args?.debug ?? argv.includes('--debug'))}\n`);
     return error instanceof UserError ? error.exitCode : 2;
   }
-}
-
-async function packageVersion(): Promise<string> {
-  // lib/cli/main.js → the package root, in the repository and in an installed package alike.
-  const text = await readFile(new URL('../../package.json', import.meta.url), 'utf8');
-  return (JSON.parse(text) as { version: string }).version;
 }

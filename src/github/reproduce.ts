@@ -1,4 +1,5 @@
 import { shellQuote } from '../compile/index.js';
+import { VERSION } from '../version.js';
 import type { FailOn } from './inputs.js';
 
 /** How the CLI selects this server: source flags, or `--server NAME` of a config file. */
@@ -11,7 +12,8 @@ export interface CliSelection {
   dir: string;
 }
 
-const CLI = 'npx mcp-contract-guard';
+/** The CLI at the exact version of this Action, so a command run on a laptop uses the same engine. */
+const CLI = `npx mcp-contract-guard@${VERSION}`;
 
 /** The one command that brings a stale lockfile up to date. */
 export function lockCommand(selection: CliSelection): string {

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { UserError } from '../errors.js';
 import type { ListenAddress } from './http.js';
+import { DEFAULT_SESSION_LIMITS, type SessionLimits } from './sessions.js';
 
 export interface ProxyOptions {
   /** argv of the server: the program, then its arguments. Run without a shell. Empty with `url`. */
@@ -13,20 +14,31 @@ export interface ProxyOptions {
   artifact?: string | undefined;
   /** Check calls against the current schema before they reach the server (default true). */
   validate?: boolean;
+  /**
+   * Check and explain the calls of every tool (default true); false: only of the tools the
+   * artifact has deltas for, and calls to tools it says moved, the others relayed untouched.
+   */
+  explainAll?: boolean;
   /** Append one JSON line per call to this file. */
   log?: string | undefined;
   /** Put the arguments' values in the log too (default: field names only). */
   logValues?: boolean;
   /** Serve streamable HTTP here instead of stdio, one server process per MCP session. */
   listen?: ListenAddress | undefined;
+  /** With `listen`: the sessions served at once, and how long one may stay idle. */
+  sessions?: SessionLimits;
 }
 
 const OPTIONS = {
   artifact: { type: 'string' },
   'no-validate': { type: 'boolean' },
+  'explain-all': { type: 'boolean' },
+  'no-explain-all': { type: 'boolean' },
   log: { type: 'string' },
   'log-values': { type: 'boolean' },
   listen: { type: 'string' },
+  'max-sessions': { type: 'string' },
+  'session-idle': { type: 'string' },
   url: { type: 'string' },
   header: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
@@ -35,24 +47,31 @@ const OPTIONS = {
 export const PROXY_USAGE = `mcp-contract-guard proxy: an MCP stdio proxy that a client launches in place of the server.
 
 Usage:
-  mcp-contract-guard proxy [--artifact contract-deltas.json] [--no-validate] [--log FILE [--log-values]] [--listen HOST:PORT] -- <server command…>
+  mcp-contract-guard proxy [--artifact contract-deltas.json] [--no-validate] [--no-explain-all] [--log FILE [--log-values]] [--listen HOST:PORT [--max-sessions N] [--session-idle TIME]] -- <server command…>
   mcp-contract-guard proxy [same options] --url http://host:port/mcp [--header "Name: value"]…
 
 Every message is relayed unchanged, except that:
   - a tools/call whose arguments do not fit the tool's current input schema is answered with
     a <validation_error> (and the artifact's <contract_awareness> for the tool) and never
     reaches the server;
-  - a call to a tool the artifact says was renamed or removed gets <tool_error code="UNKNOWN_TOOL">
-    naming the new tool;
+  - a call to a tool the artifact says was renamed or removed, and that the server no longer
+    lists, gets <tool_error code="UNKNOWN_TOOL"> naming the new tool;
   - the server's own input-validation errors (TypeScript SDK, FastMCP, Python SDK) are explained the same way.
+A tool's own answers are never changed.
 
 Options:
   --artifact FILE   the delta artifact written by "diff --artifact" (a missing file is a warning)
   --no-validate     do not check calls: only explain the server's own validation errors
+  --no-explain-all  check and explain only the tools the artifact has deltas for; the calls of
+                    other tools, and their errors, are relayed untouched (default: every tool,
+                    --explain-all)
   --log FILE        append one JSON line per tools/call: tool, outcome, fields (never values)
   --log-values      also log the arguments' values
   --listen HOST:PORT  serve streamable HTTP at http://HOST:PORT/mcp instead of stdio, one server
                     process per MCP session (PORT 0: any free port, printed on stderr)
+  --max-sessions N  with --listen: sessions served at once (default ${DEFAULT_SESSION_LIMITS.maxSessions}); when full, the
+                    session idle the longest is ended to make room
+  --session-idle TIME  with --listen: end a session idle this long (default 30m; 90s, 2h, 500ms)
   --url URL         relay to this HTTP server (streamable, or the older HTTP+SSE) instead of starting one
   --header "Name: value"  an HTTP header for --url (repeatable), e.g. "Authorization: Bearer …"
   --help, -h        this text
@@ -78,15 +97,24 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions & { help: 
   }
   if (values.header !== undefined && values.url === undefined) throw new UserError('--header only applies to --url.');
   if (values['log-values'] && values.log === undefined) throw new UserError('--log-values only applies with --log FILE.');
+  if (values['explain-all'] && values['no-explain-all']) throw new UserError('Give --explain-all or --no-explain-all, not both.');
+  for (const flag of ['max-sessions', 'session-idle'] as const) {
+    if (values[flag] !== undefined && values.listen === undefined) throw new UserError(`--${flag} only applies with --listen.`);
+  }
   return {
     command,
     url: values.url === undefined ? undefined : parseUrl(values.url),
     headers: Object.fromEntries((values.header ?? []).map(parseHeader)),
     artifact: values.artifact,
     validate: !values['no-validate'],
+    explainAll: !values['no-explain-all'],
     log: values.log,
     logValues: values['log-values'] ?? false,
     listen: values.listen === undefined ? undefined : parseListen(values.listen),
+    sessions: {
+      maxSessions: values['max-sessions'] === undefined ? DEFAULT_SESSION_LIMITS.maxSessions : parseCount('--max-sessions', values['max-sessions']),
+      idleMs: values['session-idle'] === undefined ? DEFAULT_SESSION_LIMITS.idleMs : parseDuration('--session-idle', values['session-idle']),
+    },
     help: false,
   };
 }
@@ -108,6 +136,23 @@ function parseListen(value: string): ListenAddress {
   const port = Number(match?.[3]);
   if (match === null || port > 65535) throw new UserError(`--listen takes HOST:PORT, e.g. 127.0.0.1:8080 (port 0 picks a free one); got "${value}".`);
   return { host: (match[1] ?? match[2]) as string, port };
+}
+
+/** The largest timer Node keeps (about 24.8 days): longer waits fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+function parseCount(flag: string, value: string): number {
+  const count = /^\d{1,7}$/.test(value) ? Number(value) : 0;
+  if (count < 1) throw new UserError(`${flag} takes a whole number of at least 1; got "${value}".`);
+  return count;
+}
+
+/** `90s`, `30m`, `2h`, `500ms`, or a number of seconds. */
+function parseDuration(flag: string, value: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
+  const ms = match === null ? 0 : Number(match[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+  if (!(ms >= 1) || ms > MAX_TIMER_MS) throw new UserError(`${flag} takes a duration such as 90s, 30m or 2h (at most 24 days); got "${value}".`);
+  return Math.round(ms);
 }
 
 function parse(flags: readonly string[]) {

@@ -37,12 +37,12 @@ export async function runProxy(options: ProxyOptions, streams: ProxyStreams = pr
   const warn = (message: string) => void streams.errors.write(`mcp-contract-guard proxy: ${message}\n`);
   const deltas = readArtifact(options.artifact, warn);
   const log = options.log === undefined ? undefined : new CallLog(options.log, options.logValues === true, warn);
-  const relay = { deltas, validate: options.validate !== false, log, warn };
+  const relay = { deltas, validate: options.validate !== false, explainAll: options.explainAll !== false, log, warn };
   const { url, headers = {}, command } = options;
   const upstream = () => (url !== undefined ? httpUpstream(url, headers, warn) : launchServer(command));
   const signal = stopSignal();
   try {
-    if (options.listen !== undefined) return await serveHttp(upstream, relay, options.listen, signal.received);
+    if (options.listen !== undefined) return await serveHttp(upstream, relay, options.listen, signal.received, options.sessions);
     return await runStdio(upstream(), relay, streams.input, streams.output, signal.received);
   } finally {
     signal.dispose();

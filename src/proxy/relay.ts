@@ -33,6 +33,8 @@ export interface RelayOptions {
   deltas: DeltaMap;
   /** Check calls against the current schema before they reach the server (`--no-validate` turns it off). */
   validate: boolean;
+  /** Check and explain every tool's calls (default); false: only the tools with deltas (`--no-explain-all`). */
+  explainAll?: boolean;
   log?: CallLog | undefined;
   /** A line for the operator (stderr). */
   warn: (message: string) => void;
@@ -107,7 +109,7 @@ export class RelaySession {
     private readonly options: RelayOptions,
     private readonly peers: RelayPeers,
   ) {
-    this.explainer = createExplainer({ deltas: options.deltas });
+    this.explainer = createExplainer({ deltas: options.deltas, explainAll: options.explainAll !== false });
   }
 
   fromClient(line: Buffer): void {
@@ -232,7 +234,7 @@ export class RelaySession {
         this.record(name, 'moved', [], args);
         return errorAnswer(id, moved);
       }
-      if (tool !== undefined) {
+      if (tool !== undefined && this.explainer.explains(name)) {
         const verdict = this.validator.check(name, tool.inputSchema, args);
         if (verdict.kind === 'unchecked') this.reportUnchecked(name, verdict.reason);
         if (verdict.kind === 'invalid' && verdict.blocking) {
@@ -267,9 +269,17 @@ export class RelaySession {
     this.meta = Object.fromEntries(Object.entries(meta).filter(([name]) => name.startsWith(PROTOCOL_META_PREFIX)));
   }
 
-  /** A call that should be checked while the contract is still being listed waits for the listing. */
+  /**
+   * A call that needs the contract while it is still being listed waits for the listing: one
+   * to be checked, and one to a tool the artifact says moved (only the listing tells whether
+   * the server still has it, and so whether its "not found" is the server's or the tool's).
+   */
   private mustWait(message: JsonObject): boolean {
-    if (message.method !== 'tools/call' || !this.options.validate || this.tools !== undefined) return false;
+    if (message.method !== 'tools/call' || this.tools !== undefined) return false;
+    const name = isJsonObject(message.params) ? message.params.name : undefined;
+    if (typeof name !== 'string') return false;
+    const checked = this.options.validate && this.explainer.explains(name);
+    if (!checked && this.explainer.movedTool(name) === undefined) return false;
     return this.ownListing !== undefined || this.startListing();
   }
 
@@ -356,7 +366,11 @@ export class RelaySession {
     if (this.chains.size > MAX_CHAINS) this.chains.delete(this.chains.keys().next().value as string);
   }
 
-  /** The server's answer to a forwarded call: explained when it is a validation error the proxy recognises. */
+  /**
+   * The server's answer to a forwarded call: explained when it is a validation error the proxy
+   * recognises, or "not found" for a tool that moved and that the server no longer lists;
+   * any other answer (a tool's own error among them) is the server's, relayed as it is.
+   */
   private callAnswered(request: Extract<ClientRequest, { kind: 'call' }>, message: JsonObject, result: JsonObject | undefined): JsonObject | undefined {
     const ms = Math.round(performance.now() - request.started);
     const error = isJsonObject(message.error) ? message.error : undefined;
@@ -369,7 +383,12 @@ export class RelaySession {
     const explained =
       text === undefined
         ? undefined
-        : explainServerError(this.explainer, request.tool, text, { schema, args: request.args, readIssues: () => this.validator.errors(request.tool, schema, request.args) });
+        : explainServerError(this.explainer, request.tool, text, {
+            schema,
+            args: request.args,
+            listed: this.tools?.has(request.tool),
+            readIssues: () => this.validator.errors(request.tool, schema, request.args),
+          });
     if (explained === undefined) {
       this.record(request.tool, 'failed', [], request.args, ms);
       return undefined;

@@ -22,7 +22,7 @@ export {
   type ValidationIssue,
   type ZodIssueLike,
 } from './validation-error.js';
-export { withSelfHealing, type WithSelfHealingOptions } from './mcp-server.js';
+export { withSelfHealing, type McpServerLike, type WithSelfHealingOptions } from './mcp-server.js';
 export {
   callWithSelfHealing,
   correctedCall,

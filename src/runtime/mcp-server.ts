@@ -14,7 +14,10 @@
  * - tools registered before or after `withSelfHealing`, before or after `connect`, and the
  *   SDK's own request handlers, are all covered, and no private SDK method is touched;
  * - a successful call, a tool's own error, an output-validation failure and any other message
- *   pass through unchanged; the request path pays one `Map` entry per `tools/call`;
+ *   pass through unchanged; the request path pays one `Map` entry per `tools/call`. Only what
+ *   the SDK itself answered is rewritten: its `McpError` (a JSON-RPC InvalidParams error, or an
+ *   `isError` result whose text is that error's message), and "Tool X not found" only while
+ *   the server does not list X (a tool that says so of itself is answering its caller);
  * - the SDK versions whose answers differ (1.17 and older throw the failure as a JSON-RPC
  *   error, with the zod issues as JSON; later ones return an `isError` result with one line per
  *   issue) are both read; either way the model gets an `isError` tool result.
@@ -26,13 +29,22 @@
  * path, and the parser of the SDK's messages, are loaded on the first failure, off the import
  * path of `mcp-contract-guard/runtime`.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { isJsonObject } from '../protocol/index.js';
 import { createExplainer, type Explainer, type ExplainerOptions } from './self-healing.js';
 import { errorResult } from './protocol.js';
 import type { HealingSession } from './session.js';
 
 export type WithSelfHealingOptions = ExplainerOptions;
+
+/**
+ * What `withSelfHealing` needs of an `McpServer` (@modelcontextprotocol/sdk 1.x), written out
+ * rather than imported: the SDK is an optional peer, and the runtime's types must check in a
+ * project that does not have it (an agent using only `callWithSelfHealing`, say).
+ */
+export interface McpServerLike {
+  /** The low-level `Server`, whose `connect` is where each transport is watched. */
+  readonly server: { connect(transport: never): Promise<void> };
+}
 
 /** The parts of the SDK's low-level `Server` (a `Protocol`) used here: public in every 1.x release. */
 interface ProtocolLike {
@@ -57,7 +69,7 @@ const attached = new WeakSet<object>();
  * at once (a `TypeError`) when `server` is not an `McpServer` it can hook, or (a `RangeError`)
  * on a bad option: never later, in a request.
  */
-export function withSelfHealing<T extends McpServer>(server: T, options: WithSelfHealingOptions): T {
+export function withSelfHealing<T extends McpServerLike>(server: T, options: WithSelfHealingOptions): T {
   const explainer = createExplainer(options);
   const protocol = (server as unknown as { server?: unknown } | null)?.server;
   if (!isProtocol(protocol)) {
@@ -152,15 +164,23 @@ export interface PendingCall {
   readonly extra: unknown;
 }
 
-/** The text of a failed answer: an `isError` result's text, or a JSON-RPC InvalidParams error's message (SDK 1.17 and older). */
+/**
+ * The text of an answer the SDK itself gave a call: a JSON-RPC InvalidParams error's message
+ * (SDK 1.17 and older), or an `isError` result holding one text, the message of the SDK's
+ * `McpError` for invalid parameters (later SDKs). Any other failure is the tool's own answer.
+ */
 function failureText(message: unknown): string | undefined {
   if (!isJsonObject(message)) return undefined;
   if (isJsonObject(message.error)) return message.error.code === -32602 && typeof message.error.message === 'string' ? message.error.message : undefined;
   const result = message.result;
-  if (!isJsonObject(result) || result.isError !== true || !Array.isArray(result.content)) return undefined;
-  const texts = result.content.map((part) => (isJsonObject(part) && part.type === 'text' && typeof part.text === 'string' ? part.text : undefined));
-  return texts.length > 0 && texts.every((text) => text !== undefined) ? texts.join('\n') : undefined;
+  if (!isJsonObject(result) || result.isError !== true || !Array.isArray(result.content) || result.content.length !== 1) return undefined;
+  const part = result.content[0];
+  const text = isJsonObject(part) && part.type === 'text' && typeof part.text === 'string' ? part.text : undefined;
+  return text?.startsWith(SDK_INVALID_PARAMS) ? text : undefined;
 }
+
+/** How the SDK's `McpError` for invalid parameters begins its message. */
+const SDK_INVALID_PARAMS = 'MCP error -32602: ';
 
 /** The answer with `text` as an `isError` tool result: the model sees tool results, not protocol errors. */
 function answer(message: unknown, text: string): unknown {

@@ -319,6 +319,13 @@ export interface ExplainerOptions {
   /** Append a minimal valid `<example>` call generated from the input schema (default true). */
   example?: boolean;
   /**
+   * Explain the input-validation errors of every tool (default true), not only of the tools
+   * with deltas: the `<validation_error>` names each wrong field with what it expects, where the
+   * SDK's one line leaves the model to guess. False: only tools with a delta to show (and calls
+   * to tools the artifact says moved) are explained; every other answer stays the server's.
+   */
+  explainAll?: boolean;
+  /**
    * The failing action of a multi-action tool, used to scope action-specific deltas. Default:
    * the value of the property that discriminates the tool's union (as the artifact records it,
    * else as the input schema shows it), else of an `action` argument, else none.
@@ -327,8 +334,10 @@ export interface ExplainerOptions {
 }
 
 export interface Explainer {
-  /** False when no delta of the map passes the severity filter: there is nothing to add to any error. */
+  /** False when there is nothing to explain: `explainAll` is off and no delta passes the severity filter. */
   readonly active: boolean;
+  /** Whether the input-validation errors of `toolName` are explained (see `explainAll`). */
+  explains(toolName: string): boolean;
   /** The error text for a call whose arguments were rejected with `issues`. */
   invalidArguments(toolName: string, schema: unknown, args: unknown, issues: readonly ValidationIssue[]): string;
   /** The error text for a call to `toolName` when the artifact says it was renamed or removed; undefined for any other name. */
@@ -348,9 +357,11 @@ interface Prepared {
 export function createExplainer(options: ExplainerOptions): Explainer {
   const prepared = prepare(options);
   const example = options.example !== false;
+  const explainAll = options.explainAll !== false;
   const { deltas, resolveAction } = options;
   return {
-    active: prepared.active,
+    active: explainAll || prepared.active,
+    explains: (toolName) => explainAll || prepared.enhancers.has(toolName),
     invalidArguments(toolName, schema, args, issues) {
       const entry = deltas.get(toolName);
       const jsonSchema = isSchema(schema) ? schema : undefined;

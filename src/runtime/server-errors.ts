@@ -5,10 +5,11 @@
  * exactly as the server wrote it:
  *
  * - TypeScript SDK `McpServer` (1.18 and later), as an `isError` result or a JSON-RPC error:
- *   `[MCP error -32602: ]Input validation error: Invalid arguments for tool NAME: ` then one
+ *   `MCP error -32602: Input validation error: Invalid arguments for tool NAME: ` then one
  *   `<message> at <path>` line per zod issue;
- * - TypeScript SDK before that: `[MCP error -32602: ]Invalid arguments for tool NAME: ` then
- *   the zod issues as JSON;
+ * - TypeScript SDK before that: `MCP error -32602: Invalid arguments for tool NAME: ` then
+ *   the zod issues as JSON. The SDK's `McpError` always begins so: the same words without it
+ *   are a tool's own text (a handler's thrown `Error`), which is the tool's business;
  * - pydantic, as FastMCP and the Python SDK (FastMCP, MCPServer) report a call whose arguments
  *   do not fit the tool's signature: `[Error executing tool NAME: ]N validation error(s) for
  *   call[NAME]` (or `NAMEArguments`), then a location line and an indented message line with
@@ -24,17 +25,26 @@ import type { ValidationIssue, ZodIssueLike } from './validation-error.js';
 /**
  * A server's own error for a call, explained: a recognised input-validation error as the
  * runtime's `<validation_error>` (with `readIssues` asked when the message names no issue it
- * can read), a "tool not found" for a tool the artifact says moved as its `UNKNOWN_TOOL` error.
+ * can read) when the explainer explains the tool, and a "tool not found" for a tool the
+ * artifact says moved as its `UNKNOWN_TOOL` error, only when the server's current listing
+ * lacks the tool (`listed` false): a listed tool ran, and "not found" was its own answer.
  * Undefined for any other error: it passes through as the server wrote it.
  */
 export function explainServerError(
   explainer: Explainer,
   toolName: string,
   text: string,
-  call: { readonly schema: unknown; readonly args: unknown; readonly readIssues?: () => readonly ValidationIssue[] },
+  call: {
+    readonly schema: unknown;
+    readonly args: unknown;
+    /** Whether the server's current listing has the tool; undefined when the listing is not known. */
+    readonly listed: boolean | undefined;
+    readonly readIssues?: () => readonly ValidationIssue[];
+  },
 ): { text: string; outcome: 'moved' | 'explained' } | undefined {
   const moved = explainer.movedTool(toolName);
-  if (moved !== undefined && isUnknownToolError(toolName, text)) return { text: moved, outcome: 'moved' };
+  if (moved !== undefined && call.listed === false && isUnknownToolError(toolName, text)) return { text: moved, outcome: 'moved' };
+  if (!explainer.explains(toolName)) return undefined;
   let issues: readonly ValidationIssue[] | undefined = serverValidationIssues(toolName, text, call.args);
   if (issues === undefined) return undefined;
   // What the message did not let us read, the schema tells.
@@ -54,16 +64,18 @@ export function isUnknownToolError(toolName: string, text: string): boolean {
  * when `text` is not a validation error of `toolName` in a known shape.
  */
 export function serverValidationIssues(toolName: string, text: string, args?: unknown): ZodIssueLike[] | undefined {
-  const body = text.replace(/^MCP error -?\d+: /, '');
-  const sdk = `Input validation error: Invalid arguments for tool ${toolName}: `;
-  if (body.startsWith(sdk)) return sdkIssues(body.slice(sdk.length));
-  const legacy = `Invalid arguments for tool ${toolName}: `;
-  if (body.startsWith(legacy)) {
-    const issues = zodIssuesJson(body.slice(legacy.length));
+  const sdk = `${SDK_INVALID_PARAMS}Input validation error: Invalid arguments for tool ${toolName}: `;
+  if (text.startsWith(sdk)) return sdkIssues(text.slice(sdk.length));
+  const legacy = `${SDK_INVALID_PARAMS}Invalid arguments for tool ${toolName}: `;
+  if (text.startsWith(legacy)) {
+    const issues = zodIssuesJson(text.slice(legacy.length));
     if (issues !== undefined) return issues;
   }
-  return pydanticIssues(toolName, body, args);
+  return pydanticIssues(toolName, text.replace(/^MCP error -?\d+: /, ''), args);
 }
+
+/** How the TypeScript SDK's `McpError` for invalid parameters begins its message. */
+const SDK_INVALID_PARAMS = 'MCP error -32602: ';
 
 function zodIssuesJson(text: string): ZodIssueLike[] | undefined {
   let parsed: unknown;

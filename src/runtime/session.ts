@@ -25,17 +25,21 @@ interface Waiting {
 export class HealingSession {
   private nextId = 1;
   private readonly waiting = new Map<string, Waiting>();
-  private listing: Promise<ReadonlyMap<string, unknown>> | undefined;
+  private listing: Promise<ReadonlyMap<string, unknown> | undefined> | undefined;
 
   constructor(private readonly deliver: Deliver) {}
 
-  /** The explanation of a failed call, or undefined when its error is not one to explain. */
+  /**
+   * The explanation of a failed call, or undefined when its error is not one to explain: an
+   * input-validation failure of a tool the explainer explains, or "not found" for a tool the
+   * artifact says moved and the server no longer lists (both need the listing).
+   */
   async explain(explainer: Explainer, call: PendingCall, text: string): Promise<string | undefined> {
     const moved = explainer.movedTool(call.name) !== undefined && isUnknownToolError(call.name, text);
-    // Only an input-validation failure needs the schema; anything else is not ours.
-    if (!moved && serverValidationIssues(call.name, text) === undefined) return undefined;
-    const schema = moved ? undefined : (await this.tools(call.extra)).get(call.name);
-    return explainServerError(explainer, call.name, text, { schema, args: call.args })?.text;
+    const invalid = explainer.explains(call.name) && serverValidationIssues(call.name, text) !== undefined;
+    if (!moved && !invalid) return undefined;
+    const tools = await this.tools(call.extra);
+    return explainServerError(explainer, call.name, text, { schema: tools?.get(call.name), args: call.args, listed: tools?.has(call.name) })?.text;
   }
 
   /** An answer to one of our own requests (see `OWN_ID_PREFIX`). */
@@ -52,11 +56,11 @@ export class HealingSession {
     this.listing = undefined;
   }
 
-  /** Tool name → input schema, as the server lists them now (empty when it cannot be listed). */
-  private tools(extra: unknown): Promise<ReadonlyMap<string, unknown>> {
+  /** Tool name → input schema, as the server lists them now (undefined when it cannot be listed). */
+  private tools(extra: unknown): Promise<ReadonlyMap<string, unknown> | undefined> {
     this.listing ??= this.list(extra).catch(() => {
       this.listing = undefined;
-      return new Map<string, unknown>();
+      return undefined;
     });
     return this.listing;
   }

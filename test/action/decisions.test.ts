@@ -14,6 +14,7 @@ import { commentMarker, findSticky, planComment } from '../../src/github/sticky.
 import { delta, reportOf } from './reports.js';
 import { normalizeCapture } from '../../src/contract/normalize.js';
 import { diffContracts } from '../../src/diff/index.js';
+import { VERSION } from '../../src/version.js';
 
 describe('inputs', () => {
   const read = (values: Record<string, string>) => readInputs((name) => values[name] ?? '', '/ws');
@@ -260,14 +261,14 @@ describe('annotations', () => {
 describe('reproduce commands', () => {
   test('git show the base lockfile, lock the head aside, diff with the same threshold, then check', () => {
     const selection = { flags: "--command 'node dist/server.js'", lockfileFlag: '', dir: 'packages/inv' };
-    expect(lockCommand(selection)).toBe("cd packages/inv && npx mcp-contract-guard lock --command 'node dist/server.js'");
+    expect(lockCommand(selection)).toBe(`cd packages/inv && npx mcp-contract-guard@${VERSION} lock --command 'node dist/server.js'`);
     expect(reproduceCommands({ selection, lockfileRepoPath: 'packages/inv/mcp-contracts.lock.json', lockfileLocalPath: 'mcp-contracts.lock.json', baselineRef: 'abc', compile: true, failOn: 'RISKY' })).toEqual([
       'cd packages/inv',
       'git show abc:packages/inv/mcp-contracts.lock.json > /tmp/base.lock.json',
-      "npx mcp-contract-guard lock --command 'node dist/server.js' --lockfile /tmp/head.lock.json",
-      'npx mcp-contract-guard diff /tmp/base.lock.json /tmp/head.lock.json --fail-on RISKY',
-      "npx mcp-contract-guard check --command 'node dist/server.js'",
+      `npx mcp-contract-guard@${VERSION} lock --command 'node dist/server.js' --lockfile /tmp/head.lock.json`,
+      `npx mcp-contract-guard@${VERSION} diff /tmp/base.lock.json /tmp/head.lock.json --fail-on RISKY`,
+      `npx mcp-contract-guard@${VERSION} check --command 'node dist/server.js'`,
     ]);
-    expect(reproduceCommands({ selection: { ...selection, dir: '' }, lockfileRepoPath: 'l.json', lockfileLocalPath: 'l.json', compile: false, failOn: 'never' })).toEqual(['npx mcp-contract-guard diff l.json l.json']);
+    expect(reproduceCommands({ selection: { ...selection, dir: '' }, lockfileRepoPath: 'l.json', lockfileLocalPath: 'l.json', compile: false, failOn: 'never' })).toEqual([`npx mcp-contract-guard@${VERSION} diff l.json l.json`]);
   });
 });

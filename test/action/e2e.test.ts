@@ -10,6 +10,7 @@ import { commentMarker } from '../../src/github/sticky.js';
 import { setUpActionSuite, type Inventory } from './fixtures.js';
 import type { GitHubMock } from './github-mock.js';
 import { EXAMPLE, GitRepo, pullRequestPayload, runAction, type RunOptions } from './harness.js';
+import { VERSION } from '../../src/version.js';
 
 const PR = 7;
 const LOCK = 'mcp-contracts.lock.json';
@@ -267,7 +268,7 @@ describe('the gate', () => {
     const stale = await run({ command: V2 });
     expect(stale.code).toBe(1);
     expect(stale.outputs['lockfile-stale']).toBe('true');
-    expect(stale.stdout).toContain(`mcp-contracts.lock.json does not match the server at this commit (9 entries differ). Fix it with \`npx mcp-contract-guard lock --command 'node ${EXAMPLE('v2')}' --isolate-env\``);
+    expect(stale.stdout).toContain(`mcp-contracts.lock.json does not match the server at this commit (9 entries differ). Fix it with \`npx mcp-contract-guard@${VERSION} lock --command 'node ${EXAMPLE('v2')}' --isolate-env\``);
     expect(sticky()[0]!.body).toContain('**Stale lockfile**');
     // The review itself is approved by the label; only freshness fails.
     expect(sticky()[0]!.body).toContain('**Approved by label**');

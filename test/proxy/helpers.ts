@@ -51,9 +51,9 @@ export async function listeningProxy(flags: string[], server: string[], env: Rec
   return { url: await announcedUrl(proxy), proxy };
 }
 
-/** A node script serving streamable HTTP on a free port (`--http 0`), and where it listens. */
-export async function httpServer(script: string, env: Record<string, string> = {}): Promise<{ url: URL; server: RawProxy }> {
-  const server = new RawProxy([script, '--http', '0'], env);
+/** A node script serving streamable HTTP on `port` (`--http PORT`, 0: a free one, then `args`), and where it listens. */
+export async function httpServer(script: string, env: Record<string, string> = {}, args: string[] = [], port = 0): Promise<{ url: URL; server: RawProxy }> {
+  const server = new RawProxy([script, '--http', String(port), ...args], env);
   return { url: await announcedUrl(server), server };
 }
 
@@ -87,6 +87,13 @@ export async function connectHttp(flags: string[], server: string[], env: Record
     await proxy.exited;
   };
   return { client, transport, proxy, pid: proxy.child.pid as number, stderr: () => proxy.stderr, close };
+}
+
+/** POSTs one message to an MCP endpoint (in `session` when given): the status, the session id it names, and the body. */
+export async function postMessage(url: URL, message: unknown, session?: string): Promise<{ status: number; session: string | null; body: string }> {
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(session !== undefined ? { 'mcp-session-id': session } : {}) };
+  const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(message) });
+  return { status: response.status, session: response.headers.get('mcp-session-id'), body: await response.text() };
 }
 
 /** The proxy's argv around a server command. */

@@ -285,14 +285,30 @@ describe('withSelfHealing on a real McpServer', () => {
     expect(await client.callTool(call)).toEqual(expected);
   });
 
-  it('installs nothing on a server whose deltas have nothing to inject', async () => {
+  it('with explainAll off, installs nothing on a server whose deltas have nothing to inject', async () => {
     const server = createV2Server();
     const quiet = loadDeltaMap(report({ create_order: [delta({ field: 'description', severity: 'COSMETIC' })] }));
-    expect(withSelfHealing(server, { deltas: quiet })).toBe(server);
-    expect(withSelfHealing(server, { deltas: loadDeltaMap('/nonexistent/deltas.json', { optional: true }) })).toBe(server);
+    expect(withSelfHealing(server, { deltas: quiet, explainAll: false })).toBe(server);
+    expect(withSelfHealing(server, { deltas: loadDeltaMap('/nonexistent/deltas.json', { optional: true }), explainAll: false })).toBe(server);
     expect(Object.hasOwn(server.server, 'connect')).toBe(false);
     const client = await connect(server);
     expect(textOf(await client.callTool({ name: 'create_order', arguments: {} }))).toMatch(/^MCP error -32602: Input validation error/);
+  });
+
+  it('by default (explainAll), explains every tool even with no artifact at all', async () => {
+    const client = await connect(withSelfHealing(createV2Server(), { deltas: loadDeltaMap('/nonexistent/deltas.json', { optional: true }) }));
+    const text = textOf(await client.callTool({ name: 'get_stock', arguments: { sku: '' } }));
+    expect(text).toContain('<validation_error tool="get_stock">');
+    expect(text).not.toContain('<contract_awareness');
+  });
+
+  it('with explainAll off, leaves the SDK\'s error of a tool without deltas as it was, and explains a tool with deltas', async () => {
+    const plain = await connect(createV2Server());
+    const client = await healed({ explainAll: false });
+    const call = { name: 'get_stock', arguments: { sku: '' } };
+    expect(await client.callTool(call)).toEqual(await plain.callTool(call));
+    expect(textOf(await client.callTool(call))).toMatch(/^MCP error -32602: Input validation error: Invalid arguments for tool get_stock/);
+    expect(textOf(await client.callTool({ name: 'create_order', arguments: { sku: 'A-1', quantity: 2 } }))).toContain('<contract_awareness>');
   });
 
   it('can be applied twice (the second configuration wins, no double wrapping)', async () => {
