@@ -29595,7 +29595,7 @@ function qstring(str) {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _compile_interrupt_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9514);
-/* harmony import */ var _github_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7543);
+/* harmony import */ var _github_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7749);
 /**
  * Entry point of the GitHub Action (bundled into dist/index.js by `npm run build:action`).
  * Thin on purpose: everything lives in src/github, where the decisions are pure and tested.
@@ -29633,7 +29633,7 @@ function exitOnInterrupt() {
 
 /***/ }),
 
-/***/ 7543:
+/***/ 7749:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -40964,7 +40964,7 @@ function digestOf(value) {
 /** Contracts are immutable once built: each is hashed at most once (normalize or verify, then compare). */
 const digests = new WeakMap();
 /** Digest of one entry's contract: what `check` and the diff compare to skip unchanged entries. */
-function canonical_entryDigest(entry) {
+function entryDigest(entry) {
     let digest = digests.get(entry.contract);
     if (digest === undefined) {
         digest = digestOf(entry.contract);
@@ -41015,7 +41015,7 @@ function renderLockfile(contracts) {
     const body = { lockfileVersion: LOCKFILE_VERSION, generator: GENERATOR, server };
     if (contracts.clientCapabilities !== undefined)
         body.capture = { clientCapabilities: contracts.clientCapabilities };
-    for (const kind of ENTRY_KINDS) {
+    for (const kind of report_ENTRY_KINDS) {
         const entries = Object.create(null);
         for (const key of Object.keys(contracts[kind]).sort()) {
             const entry = contracts[kind][key];
@@ -41023,7 +41023,7 @@ function renderLockfile(contracts) {
         }
         body[kind] = entries;
     }
-    return canonicalJson({ ...body, digest: wholeFileDigest(body) }, true);
+    return json_canonicalJson({ ...body, digest: wholeFileDigest(body) }, true);
 }
 /**
  * The whole-file digest covers the header and every entry's digest and dialects (a Merkle
@@ -41124,7 +41124,7 @@ function serverOf(value, label) {
  * equal to its live twin, whose digest is the stored one, is the twin: verified without hashing.
  */
 function verifiedContract(stored, digest, twin) {
-    if (twin !== undefined && typeof digest === 'string' && canonical_entryDigest(twin) === digest && json_jsonEqual(stored, twin.contract))
+    if (twin !== undefined && typeof digest === 'string' && entryDigest(twin) === digest && json_jsonEqual(stored, twin.contract))
         return twin.contract;
     const canonical = withSortedKeys(stored);
     const computed = sha256(JSON.stringify(canonical));
@@ -41758,20 +41758,26 @@ function stickyMarkerOf(body) {
         return undefined;
     }
 }
+/** The account GITHUB_TOKEN writes as. */
+const ACTIONS_BOT = 'github-actions[bot]';
 /**
  * The comment to update: the oldest one whose first line is the marker and that this Action
- * wrote. A comment by a bot account is trusted (GITHUB_TOKEN writes as github-actions[bot]);
- * one by a person only when `ownLogin` says it is the token's own account (a PAT). Anyone else
- * who pastes the marker into a comment does not get their comment rewritten by the bot.
+ * wrote, which only its own identity can have done: `github-actions[bot]` (GITHUB_TOKEN), or
+ * the token's own account when `ownLogin` names it (a PAT). Any other account, a bot of
+ * another GitHub App included, that pastes the marker into a comment does not get it
+ * rewritten, nor its approval record read.
  */
 function findSticky(comments, marker, ownLogin) {
     for (const comment of comments) {
-        if (!isMarked(comment, marker))
-            continue;
-        if (comment.user?.type === 'Bot' || (ownLogin !== undefined && comment.user?.login === ownLogin))
+        if (isMarked(comment, marker) && isOwn(comment, ownLogin))
             return comment;
     }
     return undefined;
+}
+/** Written by this Action's identity (see findSticky). */
+function isOwn(comment, ownLogin) {
+    const login = comment.user?.login;
+    return login !== undefined && (login === ACTIONS_BOT || (ownLogin !== undefined && login === ownLogin));
 }
 function isMarked(comment, marker) {
     const body = comment.body ?? '';
@@ -41857,8 +41863,8 @@ class GitHubApi {
     }
     /**
      * The sticky comment carrying `marker`, looked up page by page (oldest first) and stopping
-     * at the first trusted one. Comments by a person carrying the marker are only trusted when
-     * the token is that person's (a PAT), which costs one more request, only in that case.
+     * at the first trusted one. Comments by another account carrying the marker are only trusted
+     * when the token is that account's (a PAT), which costs one more request, only in that case.
      */
     async findStickyComment(issue, marker) {
         const untrusted = [];
@@ -41880,7 +41886,7 @@ class GitHubApi {
         const comments = (await this.octokit.paginate(this.octokit.rest.issues.listComments, { ...this.repo, issue_number: issue, per_page: 100 }));
         const marked = comments.filter((c) => stickyMarkerOf(c.body ?? '')?.job === job);
         const markers = new Set(marked.map((c) => stickyMarkerOf(c.body ?? '').marker));
-        const login = marked.some((c) => c.user?.type !== 'Bot') ? await this.ownLogin() : undefined;
+        const login = marked.some((c) => !isOwn(c)) ? await this.ownLogin() : undefined;
         return [...markers].map((marker) => findSticky(marked, marker, login)).filter((c) => c !== undefined);
     }
     async createComment(issue, body) {
@@ -41950,12 +41956,8 @@ function retryAfterMs(error) {
     return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
 }
 
-;// CONCATENATED MODULE: external "node:child_process"
-const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 ;// CONCATENATED MODULE: external "node:fs/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
-// EXTERNAL MODULE: external "node:util"
-var external_node_util_ = __nccwpck_require__(7975);
 ;// CONCATENATED MODULE: ./lib/github/markdown.js
 /**
  * Small Markdown helpers for the text the Action writes around the report. Escaping itself is
@@ -41976,6 +41978,149 @@ function plural(count, one, many = `${one}s`) {
 /** The first seven hex digits of a commit, as GitHub shows it; other refs unchanged. */
 function shortSha(ref) {
     return /^[0-9a-f]{40}$/i.test(ref) ? ref.slice(0, 7) : ref;
+}
+
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+// EXTERNAL MODULE: external "node:util"
+var external_node_util_ = __nccwpck_require__(7975);
+;// CONCATENATED MODULE: ./lib/github/git-objects.js
+/**
+ * Reading a file as committed, from a clone that code of the pull request may have written to.
+ * A pull request's code runs as the runner's user before the review (`npm ci`, a build) and
+ * during it (the server): it can add a replace ref (`refs/replace/<base>` makes git show
+ * another commit in its place) and write objects under `.git/objects` (git does not check a
+ * loose or packed object against its name when it reads it). So git is asked with replacements
+ * off, and every object on the way (the commit, each tree, the blob) is hashed here and checked
+ * against the name that led to it: what is read is what the SHA names, or the read fails.
+ *
+ * A name that is not a full SHA (a tag or branch given as `baseline-ref`) is resolved by the
+ * clone's refs, which the same code could have moved: SECURITY.md says so.
+ */
+
+
+
+const git_objects_exec = (0,external_node_util_.promisify)(external_node_child_process_namespaceObject.execFile);
+/** The largest object read: far above any config or lockfile the review reads. */
+const MAX_OBJECT_BYTES = 256 * 1024 * 1024;
+/** Deeper paths than this are not a lockfile's. */
+const MAX_PATH_DEPTH = 64;
+/** An object of the clone does not hash to its name: something rewrote the repository. */
+class TamperedObjectError extends Error {
+}
+/**
+ * git with replacements off, without the hooks or file-system monitor a repository's config
+ * could make it run, in an environment that holds none of the step's secrets (HOME stays: its
+ * config may name the checkout a safe directory).
+ */
+async function git(root, args) {
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_NO_REPLACE_OBJECTS: '1', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
+    for (const name of ['HOME', 'XDG_CONFIG_HOME', 'SYSTEMROOT'])
+        if (process.env[name] !== undefined)
+            env[name] = process.env[name];
+    const { stdout } = await git_objects_exec('git', ['--no-replace-objects', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', ...args], {
+        cwd: root,
+        env,
+        maxBuffer: MAX_OBJECT_BYTES,
+        encoding: 'buffer',
+    });
+    return stdout;
+}
+/** The repository's hash: sha1, or sha256 for a repository made with --object-format=sha256. */
+async function formatOf(root) {
+    const name = (await git(root, ['rev-parse', '--show-object-format']).catch(() => Buffer.from('sha1'))).toString('utf8').trim();
+    return name === 'sha256' ? { name: 'sha256', bytes: 32 } : { name: 'sha1', bytes: 20 };
+}
+/** The object's content, checked against its name; undefined when the clone does not have it. */
+async function verifiedObject(root, format, id, type) {
+    const exists = await git(root, ['cat-file', '-e', id]).then(() => true, () => false);
+    if (!exists)
+        return undefined;
+    let content;
+    try {
+        content = await git(root, ['cat-file', type, id]);
+    }
+    catch (error) {
+        const stderr = String(error.stderr ?? '').trim();
+        throw new TamperedObjectError(`git cannot read ${id} as a ${type} (${stderr.split('\n')[0] || error.message})`);
+    }
+    const actual = (0,external_node_crypto_.createHash)(format.name).update(`${type} ${content.length}\0`).update(content).digest('hex');
+    if (actual !== id)
+        throw new TamperedObjectError(`the object the clone holds as ${id} hashes to ${actual}: it is not the ${type} of that name`);
+    return content;
+}
+/**
+ * The text of `path` (relative to the repository root, with `/`) as committed at `commit`,
+ * every object checked against its name. Throws TamperedObjectError when one does not match,
+ * or when the path names something other than a regular file (a link, a submodule).
+ */
+async function readCommittedFile(root, commit, path) {
+    const format = await formatOf(root);
+    const id = /^[0-9a-f]+$/.test(commit) && commit.length === format.bytes * 2 ? commit : await resolveName(root, commit);
+    if (id === undefined)
+        return { absent: `the clone has no commit named ${commit}` };
+    const commitObject = await verifiedObject(root, format, id, 'commit');
+    if (commitObject === undefined)
+        return { absent: `the clone does not have the commit ${id}` };
+    const treeLine = /^tree ([0-9a-f]+)$/m.exec(commitObject.subarray(0, Math.min(commitObject.length, 200)).toString('latin1'));
+    if (!treeLine)
+        throw new TamperedObjectError(`the commit ${id} names no tree`);
+    let tree = treeLine[1];
+    const parts = path.split('/').filter((part) => part !== '' && part !== '.');
+    if (parts.length === 0 || parts.length > MAX_PATH_DEPTH || parts.includes('..'))
+        throw new TamperedObjectError(`"${path}" is not a path inside the repository`);
+    for (const [i, part] of parts.entries()) {
+        const content = await verifiedObject(root, format, tree, 'tree');
+        if (content === undefined)
+            return { absent: `the clone does not have the tree ${tree} of ${id}` };
+        const entry = treeEntry(content, part, format);
+        if (entry === undefined)
+            return { text: null };
+        const last = i === parts.length - 1;
+        if (!last) {
+            if (entry.mode !== '40000')
+                return { text: null };
+            tree = entry.id;
+            continue;
+        }
+        if (entry.mode === '40000')
+            return { text: null };
+        if (entry.mode !== '100644' && entry.mode !== '100755') {
+            throw new TamperedObjectError(`${path} at ${id.slice(0, 7)} is ${entry.mode === '120000' ? 'a symbolic link' : entry.mode === '160000' ? 'a submodule' : `an entry of mode ${entry.mode}`}, not a file`);
+        }
+        const blob = await verifiedObject(root, format, entry.id, 'blob');
+        if (blob === undefined)
+            return { absent: `the clone does not have the file ${path} of ${id} (a partial clone?)` };
+        return { text: blob.toString('utf8') };
+    }
+    return { text: null };
+}
+/** A full SHA for a name (a tag, a branch), as the clone's refs say; undefined when they name none. */
+async function resolveName(root, name) {
+    if (name.startsWith('-'))
+        return undefined;
+    try {
+        return (await git(root, ['rev-parse', '--verify', '--end-of-options', `${name}^{commit}`])).toString('utf8').trim();
+    }
+    catch {
+        return undefined;
+    }
+}
+/** The entry `name` of a raw tree object (`<mode> <name>\0<hash>` repeated). */
+function treeEntry(tree, name, format) {
+    const wanted = Buffer.from(name, 'utf8');
+    let at = 0;
+    while (at < tree.length) {
+        const space = tree.indexOf(0x20, at);
+        const nul = space < 0 ? -1 : tree.indexOf(0, space + 1);
+        if (space < 0 || nul < 0 || nul + 1 + format.bytes > tree.length)
+            throw new TamperedObjectError('a tree object is malformed');
+        const entryName = tree.subarray(space + 1, nul);
+        if (entryName.equals(wanted))
+            return { mode: tree.subarray(at, space).toString('latin1'), id: tree.subarray(nul + 1, nul + 1 + format.bytes).toString('hex') };
+        at = nul + 1 + format.bytes;
+    }
+    return undefined;
 }
 
 ;// CONCATENATED MODULE: ./lib/files.js
@@ -42268,16 +42413,10 @@ function shown(root, parts, at) {
 
 
 
-
-const run = (0,external_node_util_.promisify)(external_node_child_process_namespaceObject.execFile);
-async function git(cwd, args) {
-    const { stdout } = await run('git', args, { cwd, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' });
-    return stdout;
-}
 /** The repository root of the checkout that holds the directory `dir`, or undefined outside git. */
 async function repoRootOf(dir) {
     try {
-        return (await git(dir, ['rev-parse', '--show-toplevel'])).trim();
+        return (await git(dir, ['rev-parse', '--show-toplevel'])).toString('utf8').trim();
     }
     catch {
         return undefined;
@@ -42288,8 +42427,11 @@ function repoPath(root, path) {
     return (0,external_node_path_namespaceObject.relative)(root, path).split(external_node_path_namespaceObject.sep).join('/');
 }
 /**
- * The text of `path` as committed at `ref`: from the local clone when it has that commit
- * (`git show`), else from the contents API (a shallow `actions/checkout` has only the head).
+ * The text of `path` as committed at `ref`: from the local clone when it has that commit,
+ * every object checked against its name (git-objects.ts), else from the contents API (a
+ * shallow `actions/checkout` has only the head). A clone whose objects do not match their
+ * names was tampered with: the API is asked instead, and the log says so; without a token the
+ * read fails.
  */
 async function readFileAtRef(options) {
     // The file's directory may not exist in the checkout (a server the head moved or dropped).
@@ -42297,26 +42439,31 @@ async function readFileAtRef(options) {
     const rel = repoPath(root ?? options.workspace, options.path);
     if (rel === '..' || rel.startsWith('../') || (0,external_node_path_namespaceObject.isAbsolute)(rel))
         throw new errors_UserError(`Refusing to read ${options.path} at ${shortSha(options.ref)}: it is outside the repository.`);
+    let tampered;
     if (root !== undefined) {
-        const hasCommit = await git(root, ['cat-file', '-e', `${options.ref}^{commit}`]).then(() => true, () => false);
-        if (hasCommit) {
-            try {
-                return { text: await git(root, ['show', `${options.ref}:${rel}`]), via: 'git' };
-            }
-            catch (error) {
-                const stderr = String(error.stderr ?? '');
-                if (/does not exist in|exists on disk, but not in/.test(stderr))
-                    return { text: null, via: 'git' };
-                options.log(`git show ${options.ref}:${rel} failed (${stderr.trim() || error.message}); asking the contents API instead.`);
-            }
+        try {
+            const read = await readCommittedFile(root, options.ref, rel);
+            if ('text' in read)
+                return { text: read.text, via: 'git' };
+            options.log(`${capitalized(read.absent)} (a shallow clone?): reading ${rel} through the contents API.`);
         }
-        else {
-            options.log(`The checkout does not have ${options.ref} (a shallow clone?): reading ${rel} through the contents API.`);
+        catch (error) {
+            if (!(error instanceof TamperedObjectError))
+                throw error;
+            tampered = `The clone does not hold ${rel} at ${shortSha(options.ref)} as committed: ${error.message}. Something rewrote the repository (code of this pull request, in an earlier step or its server)`;
         }
     }
-    if (!options.api)
+    if (!options.api) {
+        if (tampered !== undefined)
+            throw new errors_UserError(`${tampered}; without a github-token the contents API cannot be asked instead.`);
         throw new Error(`Cannot read ${rel} at ${options.ref}: the commit is not in the checkout and there is no token for the contents API (fetch it with actions/checkout's fetch-depth: 0).`);
+    }
+    if (tampered !== undefined)
+        (options.warn ?? options.log)(`${tampered}: reading it through the contents API instead.`);
     return { text: await options.api.fileAtRef(rel, options.ref), via: 'contents API' };
+}
+function capitalized(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
 }
 /** `path` itself when it exists, else its nearest ancestor that does. */
 async function existingAncestor(path) {
@@ -42333,7 +42480,7 @@ async function existingAncestor(path) {
 function checkoutTree(roots) {
     return { describe: 'the checkout', read: (path, what) => readWorkspaceFile(path, roots, what) };
 }
-/** The files as committed at `ref`, through git or the contents API; never the checkout. */
+/** The files as committed at `ref`, through git (every object checked) or the contents API; never the checkout. */
 function commitTree(ref, options) {
     return {
         describe: shortSha(ref),
@@ -42344,6 +42491,57 @@ function commitTree(ref, options) {
             return text;
         },
     };
+}
+
+;// CONCATENATED MODULE: ./lib/github/command-files.js
+/**
+ * The runner's command files belong to the Action. The runner reads them once the step ends:
+ * a line in GITHUB_OUTPUT sets an output, in GITHUB_ENV a later step's environment (NODE_OPTIONS,
+ * LD_PRELOAD…), in GITHUB_PATH its PATH, and GITHUB_STEP_SUMMARY becomes the job's summary.
+ * A server runs as the runner's user and can find them (the runner's environment, its
+ * RUNNER_TEMP/_runner_file_commands layout), so the Action keeps a copy of each before any pull
+ * request code starts, and once every server is stopped puts back any the code changed, before
+ * it writes its own outputs: nothing the server wrote reaches the runner, and the step fails
+ * naming the files.
+ */
+
+const COMMAND_FILES = ['GITHUB_OUTPUT', 'GITHUB_ENV', 'GITHUB_PATH', 'GITHUB_STATE', 'GITHUB_STEP_SUMMARY'];
+/** A copy of each command file the environment names, taken now. */
+async function guardCommandFiles(env = process.env) {
+    const kept = [];
+    for (const name of COMMAND_FILES) {
+        const path = env[name];
+        if (path === undefined || path === '')
+            continue;
+        const stat = await (0,promises_namespaceObject.lstat)(path).catch(() => undefined);
+        kept.push({ name, path, bytes: stat ? await (0,promises_namespaceObject.readFile)(path) : null, ino: stat?.ino ?? null });
+    }
+    let changed;
+    return {
+        restore: () => (changed ??= putBack(kept)),
+    };
+}
+async function putBack(kept) {
+    const changed = [];
+    for (const file of kept) {
+        const stat = await (0,promises_namespaceObject.lstat)(file.path).catch(() => undefined);
+        const same = stat === undefined ? file.bytes === null : stat.isFile() && stat.ino === file.ino && file.bytes !== null && (await (0,promises_namespaceObject.readFile)(file.path)).equals(file.bytes);
+        if (same)
+            continue;
+        changed.push(file.name);
+        // Removed first: a file turned into a link must not have its target written through.
+        await (0,promises_namespaceObject.rm)(file.path, { force: true, recursive: true });
+        if (file.bytes !== null)
+            await (0,promises_namespaceObject.writeFile)(file.path, file.bytes, { flag: 'wx' });
+    }
+    return changed;
+}
+/** What the step's failure says about the files a server wrote to. */
+function tamperingMessage(changed) {
+    const files = changed.join(', ');
+    return (`A server (code of this pull request) wrote to the runner's command ${changed.length === 1 ? 'file' : 'files'} ${files}, ` +
+        'which set step outputs, the environment and PATH of later steps, and the job summary. mcp-contract-guard put back what was there ' +
+        'before the server started, so none of it takes effect; review what this pull request runs before trusting anything it produced.');
 }
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
@@ -48044,7 +48242,7 @@ function _promise(Class, innerType) {
 }
 // @__NO_SIDE_EFFECTS__
 function _custom(Class, fn, _params) {
-    const norm = util.normalizeParams(_params);
+    const norm = normalizeParams(_params);
     norm.abort ?? (norm.abort = true); // default to abort:false
     const schema = new Class({
         type: "custom",
@@ -51816,7 +52014,7 @@ function check(fn) {
     return ch;
 }
 function custom(fn, _params) {
-    return core._custom(ZodCustom, fn ?? (() => true), _params);
+    return _custom(ZodCustom, fn ?? (() => true), _params);
 }
 function refine(fn, _params = {}) {
     return _refine(ZodCustom, fn, _params);
@@ -51927,6 +52125,7 @@ const reviewSchema = schemas_object({
     allowNotes: array(bundle_text(3_000)).max(1_000),
     reproduce: array(bundle_text(3_000)).max(20),
     notes: array(bundle_text(3_000)).max(100),
+    alert: bundle_text(3_000).optional(),
     approvalCoverage: schemas_object({ label: bundle_text(200), by: bundle_text(100), approvedFingerprints: array(bundle_text(200)).max(10_000), newSinceApproval: array(bundle_text(200)).max(10_000) })
         .strict()
         .optional(),
@@ -52029,7 +52228,8 @@ function renderComment(review, maxLength = COMMENT_LIMIT) {
     if (review.report === null) {
         return renderFailedReview({ marker, headSha: review.headSha, name: review.name, why: review.reviewError ?? review.gate.failures.join('\n'), runUrl: review.runUrl, footer: footer(review) });
     }
-    return renderReview(review, { opening: [marker], closing: [footer(review)], maxLength, fullReport: runLink(review.runUrl) ? `the [job summary](${runLink(review.runUrl)}) of this run, or its delta artifact,` : 'the job summary of this run, or its delta artifact,' });
+    const alert = review.alert === undefined ? [] : [`> [!CAUTION]\n> ${mdText(xml_truncate(review.alert, 1_000))}`];
+    return renderReview(review, { opening: [marker, ...alert], closing: [footer(review)], maxLength, fullReport: runLink(review.runUrl) ? `the [job summary](${runLink(review.runUrl)}) of this run, or its delta artifact,` : 'the job summary of this run, or its delta artifact,' });
 }
 /** The comment after a later push reverted every change: short, and still findable by its marker. */
 function renderQuietComment(review) {
@@ -52306,820 +52506,6 @@ function footerLinks(runUrl, context = '', hasReport = false) {
  */
 function runLink(url) {
     return url !== undefined && /^https?:\/\/[A-Za-z0-9.-]+(:\d+)?(\/[A-Za-z0-9_.-]+){2,3}\/actions\/runs\/\d+$/.test(url) ? url : undefined;
-}
-
-;// CONCATENATED MODULE: ./lib/github/approval-record.js
-/**
- * Where an approval's record lives: a second hidden line of the sticky comment, right under
- * its marker. Only a comment `findSticky` trusts (written by this Action: a bot, or the
- * token's own account) is ever read, so a person who pastes such a line into a comment of
- * their own approves nothing.
- */
-
-
-const PREFIX = '<!-- mcp-contract-guard:approved';
-const LINE = /^<!-- mcp-contract-guard:approved label=(\S*) by=(\S*) at=(\S*) fingerprints=([0-9a-f,]*) -->$/;
-function renderApprovalRecord(record) {
-    return `${PREFIX} label=${markerValue(record.label)} by=${markerValue(record.by)} at=${markerValue(record.at)} fingerprints=${record.fingerprints.join(',')} -->`;
-}
-/** The record on the line after the marker of a (trusted) sticky comment's body, if any. */
-function readApprovalRecord(body) {
-    const second = body.split('\n', 2)[1]?.replace(/\r$/, '');
-    const match = second === undefined ? null : LINE.exec(second);
-    if (!match)
-        return undefined;
-    try {
-        const fingerprints = match[4].split(',').filter((f) => /^[0-9a-f]{4,64}$/.test(f)).slice(0, MAX_RECORDED);
-        return { label: decodeURIComponent(match[1]), by: decodeURIComponent(match[2]), at: decodeURIComponent(match[3]), fingerprints };
-    }
-    catch {
-        // A malformed escape: not a record this Action wrote.
-        return undefined;
-    }
-}
-/** `body` (its first line the marker) with `record` as its second line, or without any record. */
-function withApprovalRecord(body, record) {
-    const at = body.indexOf('\n');
-    const [marker, rest] = at < 0 ? [body, ''] : [body.slice(0, at), body.slice(at + 1)];
-    const kept = rest.startsWith(PREFIX) ? rest.slice(rest.indexOf('\n') + 1 || rest.length) : rest;
-    return record === undefined ? `${marker}\n${kept}` : `${marker}\n${renderApprovalRecord(record)}\n${kept}`;
-}
-
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
-;// CONCATENATED MODULE: ./lib/github/log.js
-/**
- * Text for the step's log. The runner reads a stdout line as a workflow command when it starts
- * with `::` after leading whitespace, or holds `##[` anywhere (the older syntax): a server name,
- * a lint finding or an error message that carried one could add a mask, stop command
- * processing, set an output or forge an annotation. Annotations and groups are safe already
- * (@actions/core percent-encodes line breaks in a command's data); plain log lines are not.
- */
-
-/** A line that could read as a command: only punctuation or spaces before `::`, or `##[` anywhere. */
-const COMMAND_LIKE = /^[^\p{L}\p{N}]*::|##\[/mu;
-/**
- * `text` unchanged when no line of it could be a workflow command; else wrapped in
- * `::stop-commands::TOKEN` … `::TOKEN::`, between which the runner ignores every command but
- * the one that resumes. The token is random, so the text cannot resume early.
- */
-function inert(text, token = (0,external_node_crypto_.randomBytes)(16).toString('hex')) {
-    if (!COMMAND_LIKE.test(text))
-        return text;
-    return `::stop-commands::${token}\n${text}\n::${token}::`;
-}
-
-;// CONCATENATED MODULE: ./lib/compile/redact.js
-/**
- * A URL as it may be printed: its user information (`user:password@`) and the value of every
- * query or fragment parameter whose name looks like a credential (`api_key`, `token`, `key`,
- * `secret`, `password`, `auth`, `sig`…) replaced by `***`. The rest is kept as written,
- * so the printed URL still says which server was meant. Text that does not parse as a URL is
- * redacted the same way, by pattern.
- */
-function redact_redactUrl(url) {
-    const scheme = /^([a-z][a-z\d+.-]*:\/\/)([^/?#]*)(.*)$/is.exec(url);
-    if (!scheme)
-        return redactParameters(url);
-    const [, protocol, authority, rest] = scheme;
-    // The whole user information: some services take the key as the user name (`KEY:@host`).
-    const at = authority.lastIndexOf('@');
-    return `${protocol}${at >= 0 ? `***@${authority.slice(at + 1)}` : authority}${redactParameters(rest)}`;
-}
-/** Parameter names that carry credentials by convention (substrings, case-insensitive). */
-const SECRET_PARAMETER = /key|token|secret|pass|pwd|auth|cred|sig|session|jwt|bearer/i;
-/**
- * The secrets a URL holds, to mask wherever they might appear: the user name and password
- * (either may be the key: `https://TOKEN@host`, `https://KEY:@host`) and the values of
- * secret-looking query parameters, each as written in the URL and decoded.
- */
-function urlSecrets(url) {
-    let parsed;
-    try {
-        parsed = new URL(url);
-    }
-    catch {
-        return [];
-    }
-    const secrets = [];
-    const add = (raw) => secrets.push(raw, percentDecoded(raw));
-    if (parsed.password !== '')
-        add(parsed.password);
-    if (parsed.username !== '')
-        add(parsed.username);
-    for (const [name, value] of parsed.searchParams) {
-        if (SECRET_PARAMETER.test(name) && value !== '')
-            secrets.push(value, encodeURIComponent(value));
-    }
-    return [...new Set(secrets)];
-}
-function redactParameters(text) {
-    return text.replace(/([?&#;])([^=&#;]*)=([^&#;]*)/g, (whole, separator, name) => SECRET_PARAMETER.test(percentDecoded(name)) ? `${separator}${name}=***` : whole);
-}
-/** `text` with its percent-escapes decoded; a stray `%` (not an escape) stays as typed. */
-function percentDecoded(text) {
-    try {
-        return decodeURIComponent(text);
-    }
-    catch {
-        return text;
-    }
-}
-
-;// CONCATENATED MODULE: ./lib/github/redact.js
-/**
- * Credentials the Action is given: header values (usually from secrets), and the user:password
- * or secret-looking query values of a server's URL (`https://user:pass@host/mcp`,
- * `?api_key=…`). Each is registered with the runner (so its log masks it) and replaced by
- * `***` in everything the Action writes: comment, summary, SARIF, review file, artifact,
- * outputs, error messages. Pure apart from the callback that registers a new secret.
- */
-
-
-const REDACTED = '***';
-/** Shorter values are not secrets worth the name, and masking them would garble the log. */
-const MIN_SECRET_LENGTH = 4;
-/**
- * Collects secrets and takes them out of text. `onSecret` is called once per new secret (the
- * Action registers it with `core.setSecret`, so the runner masks it in the log).
- */
-class Redactor {
-    onSecret;
-    secrets = new Set();
-    urls = new Map();
-    ordered = [];
-    constructor(onSecret = () => undefined) {
-        this.onSecret = onSecret;
-    }
-    /** A value that must never be shown: a header value (and the credential after its scheme). */
-    addHeaderValues(headers) {
-        for (const value of Object.values(headers ?? {})) {
-            this.add(value);
-            const scheme = /^[A-Za-z][\w-]*\s+(\S.*)$/.exec(value.trim());
-            if (scheme)
-                this.add(scheme[1]);
-        }
-    }
-    addUrl(url) {
-        if (url === undefined)
-            return;
-        const secrets = urlSecrets(url);
-        if (secrets.length === 0)
-            return;
-        this.urls.set(url, redact_redactUrl(url));
-        for (const secret of secrets)
-            this.add(secret);
-    }
-    /** `text` with every known credential replaced by `***` (as written, and as JSON writes it). */
-    redact(text) {
-        let out = text;
-        for (const [url, redacted] of this.urls)
-            out = out.split(url).join(redacted);
-        for (const secret of this.ordered)
-            out = out.split(secret).join(REDACTED);
-        return out;
-    }
-    add(secret) {
-        const value = secret.trim();
-        if (value.length < MIN_SECRET_LENGTH || this.secrets.has(value))
-            return;
-        this.secrets.add(value);
-        this.onSecret(value);
-        const forms = new Set([value, JSON.stringify(value).slice(1, -1)]);
-        // Longest first, so a secret that contains another is replaced whole.
-        this.ordered = [...new Set([...this.ordered, ...forms])].sort((a, b) => b.length - a.length);
-    }
-}
-
-;// CONCATENATED MODULE: ./lib/github/step.js
-/**
- * The step itself: where it runs (the workspace and scratch space a runner provides), its log,
- * its job summary, and the credentials kept out of all three. Text a pull request or a server
- * wrote goes to the log through `log`: redacted, and never a workflow command.
- */
-
-
-
-
-
-
-
-/** Credentials the run was given: masked in the log by the runner, and replaced by *** in everything written. */
-const redactor = new Redactor((secret) => core_setSecret(secret));
-/** The log, for text a pull request or a server may have written: no credential, never a workflow command. */
-const log = {
-    info: (message) => info(inert(redactor.redact(message))),
-    debug: (message) => core_debug(redactor.redact(message)),
-    warning: (message) => warning(redactor.redact(message)),
-};
-/** The job summary; outside a runner (no GITHUB_STEP_SUMMARY) the report file is enough. */
-async function writeSummary(markdown) {
-    if (!process.env.GITHUB_STEP_SUMMARY) {
-        log.info('No GITHUB_STEP_SUMMARY: the job summary is only in the report file ("report-path").');
-        return;
-    }
-    await summary.addRaw(redactor.redact(markdown)).write();
-}
-async function runnerOf() {
-    const workspace = (0,external_node_path_namespaceObject.resolve)(process.env.GITHUB_WORKSPACE ?? process.cwd());
-    const temp = (0,external_node_path_namespaceObject.resolve)(process.env.RUNNER_TEMP ?? (0,external_node_os_namespaceObject.tmpdir)());
-    await (0,promises_namespaceObject.mkdir)(temp, { recursive: true });
-    const root = async (path) => ({ path, real: await (0,promises_namespaceObject.realpath)(path).catch(() => path) });
-    const roots = { workspace: await root(workspace), temp: await root(temp) };
-    // git names the root with its links resolved; paths are shown under the workspace as the runner names it.
-    const gitRoot = await repoRootOf(workspace);
-    const repoRoot = gitRoot === undefined || gitRoot === roots.workspace.real ? workspace : gitRoot;
-    return { workspace, temp, repoRoot, roots };
-}
-
-;// CONCATENATED MODULE: ./lib/policy/approval.js
-/**
- * Whether the approval label approves. Anyone who can label a pull request (a triager, a bot,
- * on some setups its own author) could otherwise wave a BREAKING change through: the label
- * counts only when the account that added it may write to the repository.
- */
-/** `permission` values of GitHub's collaborator permission API that may approve (maintain and write-based custom roles report `write`). */
-const APPROVING = new Set(['admin', 'write']);
-function judgeApproval(facts) {
-    const { label, by, permission } = facts;
-    const who = `The label "${label}"`;
-    if (by === undefined) {
-        return { ignored: `${who} is on the pull request, but who added it could not be found, so it does not approve. Remove it and add it again.` };
-    }
-    if (permission === undefined || 'error' in permission) {
-        const why = permission === undefined ? '' : ` (${permission.error})`;
-        return { ignored: `${who} was added by @${by}, whose permission on this repository could not be checked${why}, so it does not approve.` };
-    }
-    if (!APPROVING.has(permission.permission)) {
-        const role = permission.role ?? permission.permission;
-        return { ignored: `${who} was added by @${by}, who has ${role} permission on this repository: only an account with write, maintain or admin permission can approve, so the label is ignored. To approve, one of them removes it and adds it again.` };
-    }
-    return { approval: { label, by } };
-}
-
-;// CONCATENATED MODULE: ./lib/github/label.js
-
-
-
-
-
-
-
-/**
- * Whether the pull request carries the approval label and that label counts: who added it
- * (this very event, else the issue's events) must have write, maintain or admin permission.
- * Labels are read live: a re-run keeps the old payload.
- */
-async function approvalOf(pr, label, api) {
-    let labels = pr.labels;
-    if (api) {
-        try {
-            labels = await api.labels(pr.number);
-        }
-        catch (error) {
-            log.info(`Could not read the labels of PR #${pr.number} (${errorMessage(error)}); using those of the event.`);
-        }
-    }
-    if (!labels.includes(label))
-        return {};
-    const event = await api?.labeled(pr.number, label).catch(() => undefined);
-    const by = pr.labeled?.label === label ? pr.labeled.by : event?.by;
-    const permission = by === undefined ? undefined : api ? await api.permission(by).catch((error) => ({ error: errorMessage(error) })) : { error: 'there is no github-token to ask GitHub' };
-    const judgement = judgeApproval({ label, ...(by !== undefined ? { by } : {}), ...(permission ? { permission } : {}) });
-    if (!('approval' in judgement))
-        return { ignored: judgement.ignored };
-    return { approval: judgement.approval, labeledAt: event !== undefined && by !== undefined && event.by.toLowerCase() === by.toLowerCase() ? (event.at ?? '') : '' };
-}
-/**
- * What the approval covers, per server: the record in this Action's own sticky comment, or a
- * new one when the approver caused this run (policy/coverage.ts). Undefined where no label approves.
- */
-async function coveragesOf(servers, label, where, api) {
-    const { approval } = label;
-    if (!approval?.by)
-        return servers.map(() => undefined);
-    const coverages = [];
-    for (const { id, job, present } of servers) {
-        let record;
-        try {
-            const sticky = api ? await api.findStickyComment(where.issue, commentMarker(id, job)) : undefined;
-            record = sticky?.body ? readApprovalRecord(sticky.body) : undefined;
-        }
-        catch (error) {
-            log.info(`Could not read the comment that records what the label "${approval.label}" approves (${errorMessage(error)}).`);
-        }
-        const coverage = approvalCoverage({
-            approval: { ...approval, by: approval.by },
-            labeledAt: label.labeledAt ?? '',
-            ...(where.triggeredBy !== undefined ? { triggeredBy: where.triggeredBy } : {}),
-            ...(record ? { record } : {}),
-            present,
-        });
-        if ('record' in coverage && coverage.recordedNow)
-            log.info(`${id}: the label "${approval.label}" added by @${approval.by} approves ${plural(coverage.record.fingerprints.length, 'change')} as of this run; recorded in the comment.`);
-        coverages.push(coverage);
-    }
-    return coverages;
-}
-/** The records to keep in each server's comment: what its approval covers, found or made by this run. */
-function recordsOf(reviews, coverages) {
-    const records = new Map();
-    reviews.forEach((review, i) => {
-        const coverage = coverages[i];
-        if (coverage && 'record' in coverage)
-            records.set(review.id, coverage.record);
-    });
-    return records;
-}
-/** Who caused the event that started this run (a pull_request event's `sender`; a re-run keeps it). */
-function senderOf(payload) {
-    const login = payload.sender?.login;
-    return typeof login === 'string' && login !== '' ? login : undefined;
-}
-
-;// CONCATENATED MODULE: ./lib/github/event.js
-
-const NULL_SHA = /^0{40}$/;
-/**
- * Decide what the review compares: the PR's base commit, the `before` of a push, a merge
- * queue's base, or the `baseline-ref` input, which overrides them all (e.g. the last release
- * tag, for a deploy workflow).
- */
-function planEvent(context, baselineRef) {
-    const { eventName, payload } = context;
-    const pr = pullRequestOf(payload) ?? pullRequestOfRun(eventName, payload);
-    const plan = { eventName, headSha: pr?.headSha ?? headShaOf(eventName, payload) ?? context.sha };
-    if (pr)
-        plan.pr = pr;
-    const issue = obj(payload.issue);
-    if (!pr && eventName === 'issue_comment' && issue?.pull_request !== undefined && typeof issue.number === 'number')
-        plan.lookUpPullRequest = issue.number;
-    if (baselineRef !== undefined) {
-        plan.baseline = { ref: baselineRef, describe: `baseline-ref ${baselineRef}` };
-        return plan;
-    }
-    if (pr) {
-        plan.baseline = { ref: pr.baseSha, describe: `the base of PR #${pr.number} (${pr.baseRef} @ ${shortSha(pr.baseSha)})` };
-        return plan;
-    }
-    if (eventName === 'push') {
-        const before = str(payload.before);
-        if (before && !NULL_SHA.test(before))
-            plan.baseline = { ref: before, describe: `the commit before this push (${shortSha(before)})` };
-        else
-            plan.noBaselineReason = 'this push created the branch, so it has no "before" commit';
-        return plan;
-    }
-    if (eventName === 'merge_group') {
-        const group = obj(payload.merge_group);
-        const base = str(group?.base_sha);
-        if (base) {
-            plan.baseline = { ref: base, describe: `the merge queue's base (${shortSha(base)})` };
-            return plan;
-        }
-    }
-    plan.noBaselineReason = `a ${eventName} event has no base commit; set "baseline-ref" (e.g. your last release tag) to compare with one`;
-    return plan;
-}
-function pullRequestOf(payload) {
-    const pr = obj(payload.pull_request);
-    if (!pr || typeof pr.number !== 'number')
-        return undefined;
-    const base = obj(pr.base);
-    const head = obj(pr.head);
-    const baseSha = str(base?.sha);
-    const headSha = str(head?.sha);
-    if (!baseSha || !headSha)
-        return undefined;
-    const baseRepo = str(obj(base?.repo)?.full_name);
-    const headRepo = str(obj(head?.repo)?.full_name);
-    const labels = Array.isArray(pr.labels) ? pr.labels.map((l) => str(obj(l)?.name)).filter((n) => n !== undefined) : [];
-    const info = {
-        number: pr.number,
-        baseSha,
-        baseRef: str(base?.ref) ?? 'base',
-        headSha,
-        // A deleted fork has no head repo: treat it as a fork (the token cannot write there either).
-        fork: headRepo === undefined || (baseRepo !== undefined && headRepo !== baseRepo),
-        labels,
-    };
-    const label = str(obj(payload.label)?.name);
-    const sender = str(obj(payload.sender)?.login);
-    if (payload.action === 'labeled' && label && sender)
-        info.labeled = { label, by: sender };
-    return info;
-}
-/**
- * The pull request of a workflow_run or check run, from its `pull_requests` (GitHub lists
- * only pull requests from branches of this repository there: a fork's run has none).
- */
-function pullRequestOfRun(eventName, payload) {
-    const run = obj(payload[eventName]);
-    const first = obj(Array.isArray(run?.pull_requests) ? run.pull_requests[0] : undefined);
-    if (!first || typeof first.number !== 'number')
-        return undefined;
-    const base = obj(first.base);
-    const head = obj(first.head);
-    const baseSha = str(base?.sha);
-    const headSha = str(run?.head_sha) ?? str(head?.sha);
-    if (!baseSha || !headSha)
-        return undefined;
-    const baseRepo = obj(base?.repo)?.id;
-    const headRepo = obj(head?.repo)?.id;
-    return { number: first.number, baseSha, baseRef: str(base?.ref) ?? 'base', headSha, fork: headRepo === undefined || headRepo !== baseRepo, labels: [] };
-}
-/** The commit an event without a pull request is about (GITHUB_SHA is the default branch's for most of these). */
-function headShaOf(eventName, payload) {
-    switch (eventName) {
-        case 'workflow_run':
-        case 'check_suite':
-        case 'check_run':
-            return str(obj(payload[eventName])?.head_sha);
-        case 'deployment_status':
-            return str(obj(payload.deployment)?.sha);
-        case 'status':
-            return str(payload.sha);
-        default:
-            return undefined;
-    }
-}
-function obj(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
-}
-function str(value) {
-    return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-;// CONCATENATED MODULE: ./lib/github/review.js
-/** The gate's decision as the review carries it: plain data, each blocking change by its entry. */
-function reviewGate(decision) {
-    return {
-        pass: decision.pass,
-        verdict: decision.verdict,
-        blocking: decision.blocking.map((d) => ({ entry: `${d.collection}.${d.name}`, severity: d.delta.severity, kind: d.delta.kind, field: d.delta.field, fingerprint: d.delta.fingerprint })),
-        failures: decision.failures,
-    };
-}
-/** What an approval covers, as the review carries it: the recorded changes, and the blocking ones outside them. */
-function reviewCoverage(record, decision) {
-    return { label: record.label, by: record.by, approvedFingerprints: record.fingerprints, newSinceApproval: decision.newSinceApproval.map((d) => d.delta.fingerprint) };
-}
-/** True when the comment has something to say beyond "no changes". */
-function hasSomethingToSay(review) {
-    return review.report === null || review.report.summary.maxSeverity !== null || review.stale !== undefined || review.reviewError !== undefined;
-}
-
-;// CONCATENATED MODULE: ./lib/github/post.js
-/**
- * Posting the sticky comments: one per server and job, created once, updated in place, and
- * replaced by why a commit could not be reviewed when a run fails before its review. Never
- * fails the step: what could not be posted becomes a warning, and the report stays in the
- * job summary.
- */
-
-
-
-
-
-
-
-
-const FORK_HELP = 'To comment on pull requests from forks, split the job in two: this workflow (on pull_request) uploads the review file ' +
-    '("review-path" output) as an artifact, and a second workflow on workflow_run downloads it and runs this Action with ' +
-    '"mode: comment-only", which posts the comment without running any code of the pull request ' +
-    '(examples/workflows/fork-review.yml and fork-comment.yml). The report is in this job\'s summary.';
-/**
- * Create or update each server's sticky comment. Never fails the step: a token that may not
- * comment (a fork's, a read-only one) gets one warning explaining the two-workflow pattern,
- * and anything else a warning of its own. Returns those warnings.
- */
-async function postComments(api, issue, reviews, inputs, records) {
-    const warnings = [];
-    for (const review of reviews) {
-        const marker = commentMarker(review.id, review.job);
-        try {
-            const existing = await api.findStickyComment(issue, marker);
-            // What the approval covers rides along as the comment's second line (approval-record.ts).
-            const record = records.get(review.id);
-            const room = COMMENT_LIMIT - (record ? renderApprovalRecord(record).length + 1 : 0);
-            const body = withApprovalRecord(redactor.redact(renderComment(review, room)), record);
-            const quietBody = withApprovalRecord(redactor.redact(renderQuietComment(review)), record);
-            const plan = planComment({ mode: inputs.comment, existing, changed: hasSomethingToSay(review), body, quietBody });
-            if (plan.action === 'none') {
-                log.info(`Comment for ${review.name}: nothing to do (${plan.reason}).`);
-                continue;
-            }
-            const posted = plan.action === 'update' ? await api.updateComment(plan.id, plan.body) : await createOnce(api, issue, marker, plan.body);
-            log.info(`Comment for ${review.name}: ${plan.action === 'update' ? 'updated' : 'created'} ${posted.html_url ?? `#${posted.id}`}.`);
-        }
-        catch (error) {
-            if (isPermissionError(error)) {
-                const why = `Could not comment on PR #${issue}: GitHub answered ${String(error.status)} (${errorMessage(error).split('\n')[0]}).`;
-                warnings.push(inputs.mode === 'comment-only'
-                    ? `${why} Give this workflow "permissions: pull-requests: write" (a workflow_run workflow runs with the base repository's token, which may comment).`
-                    : `${why} The token is read-only here, as it always is for pull requests from forks, or the workflow lacks "permissions: pull-requests: write". ${FORK_HELP}`);
-                break;
-            }
-            warnings.push(`Could not post the contract comment for ${review.name} on PR #${issue}: ${errorMessage(error)}. The report is in this job summary.`);
-        }
-    }
-    return warnings;
-}
-/**
- * A review run that failed before it could review (a malformed config pushed, a base it
- * cannot read…): each sticky comment of this job on the pull request describes an older
- * commit, so it is replaced by why this one could not be reviewed. None is created: the failed
- * check already shows on the pull request. The next good run puts the review back.
- */
-async function replaceWithFailure({ api, context, inputs }, message) {
-    try {
-        const plan = planEvent(context, inputs.baselineRef);
-        if (!plan.pr)
-            return;
-        for (const comment of await api.stickyCommentsOfJob(plan.pr.number, context.job)) {
-            const marker = (comment.body ?? '').split(/\r?\n/, 1)[0];
-            const body = redactor.redact(renderFailedReview({ marker, headSha: plan.headSha, why: message, runUrl: runUrl() }));
-            const update = planComment({ mode: 'always', existing: comment, changed: true, body, quietBody: body });
-            if (update.action !== 'update')
-                continue;
-            await api.updateComment(update.id, update.body);
-            log.info(`Comment ${comment.html_url ?? `#${comment.id}`}: replaced by why this commit could not be reviewed.`);
-        }
-    }
-    catch (error) {
-        log.warning(`Could not update the contract comment to say that this run failed: ${errorMessage(error)}.`);
-    }
-}
-/** This run's page, whose summary holds the full report: `$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID`. */
-function runUrl() {
-    const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: id } = process.env;
-    return server && repository && id ? `${server.replace(/\/+$/, '')}/${repository}/actions/runs/${id}` : undefined;
-}
-/**
- * A POST that failed on a transient error may still have created the comment: look for it
- * before trying again, so a flaky network never leaves two sticky comments.
- */
-async function createOnce(api, issue, marker, body) {
-    for (let attempt = 1;; attempt++) {
-        try {
-            return await api.createComment(issue, body);
-        }
-        catch (error) {
-            if (!isTransient(error) || attempt >= DEFAULT_RETRY.attempts)
-                throw error;
-            log.info(`Creating the comment failed (${errorMessage(error)}); checking whether it landed before trying again.`);
-            await new Promise((r) => setTimeout(r, retryPolicy().baseMs * attempt));
-            const landed = await api.findStickyComment(issue, marker);
-            if (landed)
-                return landed.body === body ? landed : await api.updateComment(landed.id, body);
-        }
-    }
-}
-
-;// CONCATENATED MODULE: ./lib/github/summary.js
-
-
-
-
-
-
-/**
- * The job summary: one table over every server, the run's warnings, then each server's full
- * review (the comment may have been shortened; this is where the rest lives).
- */
-function renderSummary(reviews, warnings) {
-    const lines = ['## MCP contract review', ''];
-    if (reviews.length > 0) {
-        lines.push('| Server | Worst change | BREAKING | RISKY | SAFE | COSMETIC | Lockfile | Gate |', '| --- | --- | ---: | ---: | ---: | ---: | --- | --- |');
-        for (const review of reviews) {
-            const counts = review.report?.summary.counts;
-            const worst = review.report === null ? '⚠️ not compiled' : review.report.summary.maxSeverity === null ? 'none' : `${BADGES[review.report.summary.maxSeverity]} ${review.report.summary.maxSeverity}`;
-            const cells = report_SEVERITIES.map((s) => (counts ? String(counts[s]) : '–'));
-            const lockfile = review.stale ? '⚠️ stale' : checksFreshness(review) && review.report ? 'fresh' : '–';
-            lines.push(`| ${mdCell(serverName(review.name))} | ${worst} | ${cells.join(' | ')} | ${lockfile} | ${gateCell(review)} |`);
-        }
-        lines.push('');
-    }
-    for (const warning of warnings)
-        lines.push(`> [!WARNING]\n> ${mdText(xml_truncate(warning, 3_000))}`, '');
-    const head = `${lines.join('\n')}\n`;
-    const share = Math.floor((SUMMARY_LIMIT - head.length) / Math.max(1, reviews.length));
-    const sections = reviews.map((r) => `### ${serverName(r.name)}\n\n${renderSummarySection(r, Math.max(2_000, share - 200))}`);
-    return [head, ...sections].join('\n');
-}
-function gateCell(review) {
-    // Changes approved, allow-listed or not gated can still fail the check (a stale lockfile, a version too small).
-    const unless = (passing, why) => (review.gate.pass ? passing : `❌ fails (${why})`);
-    switch (review.gate.verdict) {
-        case 'blocked':
-        case 'unknown':
-            return '❌ fails';
-        case 'approved':
-            return unless('✅ approved by label', 'changes approved by label');
-        case 'accepted':
-            return unless('✅ allow-listed', 'changes allow-listed');
-        case 'not-gated':
-            return unless('off', 'change gate off');
-        default:
-            return review.gate.pass ? '✅ passes' : '❌ fails';
-    }
-}
-/** A lockfile is checked against what was compiled: a live server's contracts or a contracts file, not the head lockfile itself. */
-function checksFreshness(review) {
-    return (review.headSource === 'server' || review.headSource === 'file') && review.lockfileCheck !== 'off';
-}
-/** The step's outputs, over every server of the run. */
-function computeOutputs(reviews, paths) {
-    const counts = { BREAKING: 0, RISKY: 0, SAFE: 0, COSMETIC: 0 };
-    const severities = [];
-    for (const review of reviews) {
-        if (!review.report)
-            continue;
-        for (const s of report_SEVERITIES)
-            counts[s] += review.report.summary.counts[s];
-        if (review.report.summary.maxSeverity)
-            severities.push(review.report.summary.maxSeverity);
-    }
-    const outputs = {
-        'max-severity': maxSeverityOf(severities) ?? 'none',
-        'breaking-count': String(counts.BREAKING),
-        'risky-count': String(counts.RISKY),
-        'safe-count': String(counts.SAFE),
-        'cosmetic-count': String(counts.COSMETIC),
-        changed: String(severities.length > 0),
-        'lockfile-stale': String(reviews.some((r) => r.stale !== undefined)),
-        gate: reviews.every((r) => r.gate.pass) ? 'pass' : 'fail',
-        'semver-bump': largestBump(reviews.flatMap((r) => (r.report ? [r.report.summary.semverBump] : []))),
-        'version-check': overallVersionCheck(reviews.flatMap((r) => (r.release ? [r.release.check] : []))),
-        'artifact-path': paths.artifacts.join('\n'),
-        'report-path': paths.report,
-        'review-path': paths.review,
-    };
-    if (paths.sarif !== undefined)
-        outputs['sarif-path'] = paths.sarif;
-    return outputs;
-}
-
-;// CONCATENATED MODULE: ./lib/github/vouch.js
-/**
- * `mode: comment-only` posts a review computed by another run, from the review file that run
- * uploaded. Under pull_request, a fork runs its own copy of the workflow, so the file can say
- * anything: it is data to show (escaped), never a verdict to repeat. What it must not decide
- * is taken from GitHub instead: the approval from the live labels and the permission of who
- * added the label (with this run's own `approve-label`), what that approval covers from the
- * record in this Action's own comment, the gate and the version check recomputed from the
- * changes and versions the file lists, and shown as passing only when the run that wrote the
- * file succeeded.
- */
-
-
-
-
-function vouchReview(file, vouch) {
-    const review = file.reviewError === undefined ? file : { ...file, reviewError: asReportedByFile(file.reviewError) };
-    const accepted = new Set(review.accepted.map((a) => a.fingerprint.trim().toLowerCase()));
-    const record = vouch.approval ? vouch.approvalRecord : undefined;
-    const release = review.release && review.report
-        ? releaseVerdict({
-            bump: review.report.summary.semverBump,
-            ...(review.release.previousVersion !== undefined ? { previous: review.release.previousVersion } : {}),
-            ...(review.release.currentVersion !== undefined ? { current: review.release.currentVersion } : {}),
-            mode: review.release.mode,
-            removed: review.headSource === 'removed',
-        })
-        : undefined;
-    const failure = versionFailure(review.name, release);
-    const decision = decideGate({
-        server: review.name,
-        report: review.report,
-        failOn: review.failOn,
-        accepted: (fingerprint) => accepted.has(fingerprint.trim().toLowerCase()),
-        ...(vouch.approval ? { approval: vouch.approval } : {}),
-        ...(record ? { covers: covers(record) } : {}),
-        approveLabel: vouch.approveLabel,
-        ...(review.stale ? { staleMessage: review.stale.message } : {}),
-        lockfileCheck: review.lockfileCheck,
-        ...(failure !== undefined ? { versionFailure: failure } : {}),
-        ...(review.reviewError !== undefined ? { reviewError: review.reviewError } : {}),
-    });
-    const vouched = { ...review, approveLabel: vouch.approveLabel, gate: reviewGate(decision) };
-    delete vouched.approval;
-    delete vouched.approvalIgnored;
-    delete vouched.approvalCoverage;
-    delete vouched.release;
-    if (release)
-        vouched.release = release;
-    if (record && review.report)
-        vouched.approvalCoverage = reviewCoverage(record, decision);
-    if (decision.verdict === 'approved' && vouch.approval)
-        vouched.approval = vouch.approval;
-    if (vouch.approvalIgnored !== undefined && decision.verdict === 'blocked')
-        vouched.approvalIgnored = vouch.approvalIgnored;
-    if (decision.pass && vouch.runConclusion !== 'success') {
-        const how = vouch.runConclusion === undefined
-            ? 'GitHub did not say how the run that wrote this review file ended (this run was not triggered by its workflow_run event)'
-            : `The run that wrote this review file concluded "${vouch.runConclusion}", not "success"`;
-        const reviewError = `${how}, so this comment does not show the review as passing. That run's log says what failed; the changes below are as the review file lists them.`;
-        return { ...vouched, reviewError, gate: reviewGate(decideGate({ server: review.name, report: null, failOn: review.failOn, accepted: () => false, lockfileCheck: review.lockfileCheck, reviewError })) };
-    }
-    return vouched;
-}
-/**
- * The error a review file reports, under a sentence of ours: its text is the fork's, so it is
- * shown as the file wrote it (one code block, every line indented), never as paragraphs that
- * would read as this comment's own words.
- */
-function asReportedByFile(error) {
-    return `The run that wrote the review file reported:\n${error
-        .split(/\r\n|\r|\n/)
-        .map((line) => `    ${line}`)
-        .join('\n')}`;
-}
-
-;// CONCATENATED MODULE: ./lib/github/comment-only.js
-/**
- * The second half of the two-workflow pattern for pull requests from forks: post the review a
- * pull_request job computed, from a workflow_run job that holds a write token but runs no code
- * of the pull request.
- */
-
-
-
-
-
-
-
-
-
-
-
-
-
-/**
- * `mode: comment-only`: post the comments of a review computed by another job, without
- * running any code of the PR. The review file comes from that (possibly forged) job: it is
- * validated, its PR number must belong to the commit the triggering run reviewed, and what it
- * must not decide (the gate, the approval) is taken from GitHub (vouch.ts).
- */
-async function commentOnly(inputs, context, runner, api) {
-    const path = inputs.reviewPath ?? (0,external_node_path_namespaceObject.resolve)(inputs.workingDirectory, 'mcp-contract-guard-review.json');
-    const text = await readWorkspaceFile(path, runner.roots, 'the review file');
-    if (text === null) {
-        throw new errors_UserError(`There is no review file at ${path}. In the workflow_run job, download the artifact the pull_request job uploaded (its "review-path" output) and point "review-path" at the file.`);
-    }
-    const bundle = parseBundle(text, (0,external_node_path_namespaceObject.relative)(runner.workspace, path) || path);
-    const repository = `${context.repo.owner}/${context.repo.repo}`;
-    if (bundle.repository !== repository)
-        throw new errors_UserError(`The review file is for ${bundle.repository}, but this run is in ${repository}.`);
-    const triggering = context.eventName === 'workflow_run'
-        ? context.payload.workflow_run
-        : undefined;
-    // The run that wrote the file has the full report in its summary; the file's own link is not believed.
-    const url = runLink(typeof triggering?.html_url === 'string' ? triggering.html_url : undefined) ?? runUrl();
-    const bundled = bundle.reviews.map((review) => {
-        const linked = { ...review };
-        delete linked.runUrl;
-        return url === undefined ? linked : { ...linked, runUrl: url };
-    });
-    const vouch = { approveLabel: inputs.approveLabel, ...(typeof triggering?.conclusion === 'string' ? { runConclusion: triggering.conclusion } : {}) };
-    const warnings = [];
-    let reviews = bundled.map((review) => vouchReview(review, vouch));
-    if (bundle.pullRequest === null) {
-        warnings.push('The review file is not about a pull request (its run was not triggered by one): nothing to comment on.');
-    }
-    else if (!api) {
-        throw new errors_UserError('mode: comment-only needs a token: set "github-token" (the default, github.token, works with "permissions: pull-requests: write").');
-    }
-    else {
-        if (triggering?.head_sha !== undefined && triggering.head_sha !== bundle.headSha) {
-            throw new errors_UserError(`The review file is about commit ${shortSha(bundle.headSha)}, but the workflow run that triggered this one reviewed ${shortSha(triggering.head_sha)}: refusing to post it.`);
-        }
-        const pullRequest = await api.pullRequest(bundle.pullRequest);
-        if (pullRequest.head.sha !== bundle.headSha) {
-            warnings.push(`PR #${bundle.pullRequest} has moved on to ${shortSha(pullRequest.head.sha)} since this review of ${shortSha(bundle.headSha)}: not posting it (the newer commit's run will).`);
-        }
-        else {
-            const label = await approvalOf({ number: bundle.pullRequest, labels: [] }, inputs.approveLabel, api);
-            if (label.ignored)
-                log.info(label.ignored);
-            // Who caused the reviewed run (its re-runner, for a re-run): the file cannot say it, GitHub's event does.
-            const triggeredBy = triggering?.triggering_actor?.login ?? triggering?.actor?.login;
-            const present = bundled.map((r) => ({ id: r.id, job: r.job, present: r.report ? needingApproval(r.report, r.failOn) : null }));
-            const coverages = await coveragesOf(present, label, { issue: bundle.pullRequest, triggeredBy }, api);
-            reviews = bundled.map((review, i) => {
-                const coverage = coverages[i];
-                const approved = coverage && 'record' in coverage && label.approval ? { approval: label.approval, approvalRecord: coverage.record } : {};
-                const ignored = coverage && 'ignored' in coverage ? coverage.ignored : label.ignored;
-                return vouchReview(review, { ...vouch, ...approved, ...(ignored !== undefined ? { approvalIgnored: ignored } : {}) });
-            });
-            warnings.push(...(await postComments(api, bundle.pullRequest, reviews, inputs, recordsOf(reviews, coverages))));
-        }
-    }
-    for (const [name, value] of Object.entries(computeOutputs(reviews, { artifacts: [], report: '', review: path })))
-        setOutput(name, value);
-    for (const warning of warnings)
-        log.warning(warning);
-    await writeSummary(renderSummary(reviews, warnings));
 }
 
 ;// CONCATENATED MODULE: ./lib/contract/schema.js
@@ -53876,7 +53262,7 @@ function normalizePrompt(prompt, lint) {
 
 ;// CONCATENATED MODULE: ./lib/compile/channel.js
 function newEvidence(transport, target) {
-    return { transport, target, startedAt: Date.now(), stderrTail: [], strayStdout: [], spokeJsonRpc: false };
+    return { transport, target, startedAt: Date.now(), stderrTail: [], strayStdout: [], survivors: [], spokeJsonRpc: false };
 }
 /** The server answered with a JSON-RPC error. */
 class RpcError extends Error {
@@ -54415,6 +53801,221 @@ class LegacySseSession {
     }
 }
 
+;// CONCATENATED MODULE: ./lib/compile/containment.js
+/**
+ * Where a server we start runs, so that stopping it stops everything it started. A process
+ * group is not enough: a descendant can start a session of its own (setsid), and one that also
+ * clears its environment sheds the marker variable process.ts looks for. What it cannot shed,
+ * strongest first, as this machine allows:
+ *
+ * - `pid-namespace`: the server starts as the child of PID 1 of a PID namespace of its own
+ *   (`unshare --pid --fork --kill-child`, with `--user --map-current-user` when we are not
+ *   root, and `--mount-proc` where it may mount: then it does not even see our processes, nor
+ *   read their environment). When that init exits, the kernel kills every process left inside.
+ *   GitHub's ubuntu-24.04 runners refuse unprivileged user namespaces (AppArmor), so this is
+ *   what a developer's machine or a root container gets.
+ * - `subreaper`: the server starts as the child of a small supervisor (python3) that made
+ *   itself the child subreaper of its tree (PR_SET_CHILD_SUBREAPER): a descendant whose parent
+ *   exits is re-parented to it, never to init, so it finds them all and kills them.
+ * - `process-group`: neither is available (not Linux, no python3): the server's process group
+ *   and the marker variable, which a descendant that leaves both escapes. Said in the log.
+ *
+ * `MCP_CONTRACT_GUARD_CONTAINMENT` caps the level tried (`subreaper`, `process-group`), for a
+ * server that cannot start in a namespace (one that needs sudo, say). The proxy starts the
+ * server its user chose, not code under review: it gets the subreaper at most, which changes
+ * nothing the server can see (same PID namespace, same /proc, same user).
+ */
+
+
+
+const CONTAINMENTS = ['pid-namespace', 'subreaper', 'process-group'];
+/** For people: what stops the server's whole tree. */
+const CONTAINMENT_DESCRIPTION = {
+    'pid-namespace': 'in a PID namespace of its own',
+    subreaper: 'under a subreaper supervisor',
+    'process-group': 'in a process group only: a descendant that starts its own session and clears its environment cannot be found',
+};
+/** System tools are taken from the system's directories first: PATH may have been written by code under review. */
+const SYSTEM_DIRS = ['/usr/bin', '/bin', '/usr/sbin', '/sbin'];
+const plans = new Map();
+/** The strongest containment this machine allows, `strongest` at most (probed once per level). */
+function containmentPlan(strongest = 'pid-namespace') {
+    let plan = plans.get(strongest);
+    if (plan === undefined) {
+        plan = probe(strongest);
+        plans.set(strongest, plan);
+    }
+    return plan;
+}
+function probe(strongest) {
+    const caps = [strongest, process.env.MCP_CONTRACT_GUARD_CONTAINMENT].map((level) => CONTAINMENTS.indexOf(level));
+    const allowed = (level) => caps.every((cap) => cap < 0 || CONTAINMENTS.indexOf(level) >= cap);
+    const python = process.platform === 'linux' ? systemProgram('python3') : undefined;
+    if (python === undefined || !allowed('subreaper'))
+        return { containment: 'process-group', wrap: (command) => [...command] };
+    const supervised = (command, graceMs) => [python, '-I', '-S', '-c', SUPERVISOR, String(graceMs / 1000), '--', ...command];
+    const unshare = systemProgram('unshare');
+    if (unshare !== undefined && allowed('pid-namespace')) {
+        // Root may make a PID namespace outright; anyone, inside a user namespace of their own where allowed.
+        const users = process.getuid?.() === 0 ? [[], ['--user', '--map-current-user']] : [['--user', '--map-current-user']];
+        for (const flags of users.flatMap((user) => [['--mount-proc'], []].map((proc) => [...user, '--pid', '--fork', '--kill-child', ...proc]))) {
+            // It must start a process there, and that process must be PID 1 of its namespace.
+            const tried = (0,external_node_child_process_namespaceObject.spawnSync)(unshare, [...flags, python, '-I', '-S', '-c', 'import os; print(os.getpid())'], { encoding: 'utf8', timeout: 5_000, stdio: ['ignore', 'pipe', 'ignore'] });
+            if (tried.status === 0 && tried.stdout.trim() === '1') {
+                return { containment: 'pid-namespace', wrap: (command, graceMs) => [unshare, ...flags, '--', ...supervised(command, graceMs)] };
+            }
+        }
+    }
+    return { containment: 'subreaper', wrap: supervised };
+}
+/** `name` in the system's directories, else on PATH; undefined when it is nowhere executable. */
+function systemProgram(name) {
+    return resolveProgram(name, [...SYSTEM_DIRS, ...(process.env.PATH ?? '').split(external_node_path_namespaceObject.delimiter)].join(external_node_path_namespaceObject.delimiter), process.cwd());
+}
+/**
+ * Where `program` is, as exec would find it: a path with a slash is taken from `cwd`, a bare
+ * name is looked up on `path`. Undefined when there is no executable file there: the server is
+ * then spawned as it is, so the error (ENOENT, EACCES) is the one a diagnosis reads.
+ */
+function resolveProgram(program, path, cwd) {
+    const candidates = program.includes('/') ? [(0,external_node_path_namespaceObject.isAbsolute)(program) ? program : (0,external_node_path_namespaceObject.resolve)(cwd, program)] : (path ?? '').split(external_node_path_namespaceObject.delimiter).filter((dir) => dir !== '').map((dir) => (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.resolve)(cwd, dir), program));
+    for (const candidate of candidates) {
+        try {
+            if (!(0,external_node_fs_namespaceObject.statSync)(candidate).isFile())
+                continue;
+            (0,external_node_fs_namespaceObject.accessSync)(candidate, external_node_fs_namespaceObject.constants.X_OK);
+            return candidate;
+        }
+        catch {
+            // Not there, or not executable: the next one.
+        }
+    }
+    return undefined;
+}
+/**
+ * The supervisor (python3 -I -S -c SUPERVISOR GRACE_SECONDS -- COMMAND…). It starts COMMAND as
+ * its child and becomes the subreaper of its tree (or is PID 1 of a namespace, which is one),
+ * then waits. When the server exits, or on SIGTERM (SIGINT, SIGHUP), it sends SIGTERM to
+ * every descendant, gives the server GRACE_SECONDS, then SIGKILLs every descendant round after
+ * round until none is left; SIGUSR1 skips the grace (our process is exiting). It exits as the
+ * server did (the same code, or the same signal). On file descriptor 3, when there is one, it
+ * names each process it could not kill ("survivor PID COMMAND"): the caller reports them.
+ */
+const SUPERVISOR = String.raw `
+import ctypes, os, signal, sys, time
+grace, command = float(sys.argv[1]), sys.argv[3:]
+try:
+    os.set_inheritable(3, False)
+    report = os.fdopen(3, 'w', buffering=1)
+except OSError:
+    report = None
+def say(line):
+    try:
+        report and report.write(line + '\n')
+    except OSError:
+        pass
+init = os.getpid() == 1
+if not init:
+    ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+class Stop(Exception):
+    pass
+urgent = False
+def on_signal(number, frame):
+    global urgent
+    urgent = urgent or number == signal.SIGUSR1
+    raise Stop()
+for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGUSR1):
+    signal.signal(number, on_signal)
+server = os.fork()
+if server == 0:
+    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGUSR1):
+        signal.signal(number, signal.SIG_DFL)
+    try:
+        os.execvp(command[0], command)
+    except OSError as error:
+        sys.stderr.write('%s: %s\n' % (command[0], error.strerror))
+        os._exit(127)
+# Our copies of the server's stdin and stdout would keep its pipes open after it is gone.
+quiet = os.open(os.devnull, os.O_RDWR)
+os.dup2(quiet, 0)
+os.dup2(quiet, 1)
+def descendants():
+    children = {}
+    for entry in os.listdir('/proc'):
+        if entry.isdigit():
+            try:
+                with open('/proc/%s/stat' % entry, 'rb') as stat:
+                    fields = stat.read().rsplit(b')', 1)[1].split()
+                if fields[0] != b'Z':
+                    children.setdefault(int(fields[1]), []).append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    found, todo = [], [os.getpid()]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+def signal_all(number):
+    if init:
+        try:
+            os.kill(-1, number)
+        except OSError:
+            pass
+        return
+    for pid in descendants():
+        try:
+            os.kill(pid, number)
+        except OSError:
+            pass
+status = None
+def reap(block):
+    global status
+    while True:
+        try:
+            pid, code = os.waitpid(-1, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            return False
+        if pid == 0:
+            return True
+        if pid == server:
+            status = code
+        if block:
+            return True
+try:
+    while status is None:
+        reap(True)
+except Stop:
+    pass
+for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGUSR1):
+    signal.signal(number, signal.SIG_IGN)
+signal_all(signal.SIGTERM)
+deadline = time.monotonic() + (0 if urgent else grace)
+while status is None and time.monotonic() < deadline and reap(False):
+    time.sleep(0.01)
+deadline = time.monotonic() + 5
+while time.monotonic() < deadline:
+    signal_all(signal.SIGKILL)
+    time.sleep(0.01)
+    if not reap(False) and (init or not descendants()):
+        break
+for pid in ([] if init else descendants()):
+    try:
+        with open('/proc/%d/cmdline' % pid, 'rb') as line:
+            shown = line.read(200).replace(b'\0', b' ').decode('utf-8', 'replace').strip()
+    except OSError:
+        shown = '?'
+    say('survivor %d %s' % (pid, shown))
+if status is None or os.WIFSIGNALED(status):
+    number = os.WTERMSIG(status) if status is not None else signal.SIGKILL
+    if not init:
+        if number != signal.SIGKILL:
+            signal.signal(number, signal.SIG_DFL)
+        os.kill(os.getpid(), number)
+    os._exit(128 + number)
+os._exit(os.WEXITSTATUS(status))
+`;
+
 ;// CONCATENATED MODULE: ./lib/compile/env.js
 /**
  * The environment a server we start gets. The server is the code under review: under the
@@ -54589,6 +54190,7 @@ function matches(name, pattern) {
 
 
 
+
 /** The stderr tail kept for diagnosis: the last lines carry the error, a flood is dropped. */
 const STDERR_LINES = 40;
 /** Stdout lines that were not protocol (a banner, logs on the wrong stream): a few show the pattern. */
@@ -54597,11 +54199,14 @@ const STRAY_STDOUT_LINES = 20;
 const LOG_LINE_BYTES = EVIDENCE_LINE_CHARS * 4;
 /** How long a server gets to exit after SIGTERM before it is killed. */
 const GRACE_MS = 1500;
+/** What the supervisor gets beyond the grace to kill the rest of the tree and exit. */
+const SUPERVISOR_MARGIN_MS = 6000;
 /**
  * Every server process gets this variable, with a value of its own. Its descendants inherit it
  * even when they start their own session (setsid, `detached`) and leave the process group, or
- * are re-parented when their parent dies; on Linux, /proc/PID/environ shows it, so stopping a
- * server finds and kills its whole tree. Elsewhere, the process group is what we can reach.
+ * are re-parented when their parent dies; on Linux, /proc/PID/environ shows it. It is the net
+ * under the containment (containment.ts) that holds whatever the server does; with only a
+ * process group, it is what finds a descendant that left the group but kept its environment.
  */
 const SERVER_MARKER_NAME = 'MCP_CONTRACT_GUARD_SERVER';
 /**
@@ -54625,6 +54230,8 @@ class ServerProcess {
     evidence;
     child;
     marker = (0,external_node_crypto_.randomUUID)();
+    /** What holds the server's whole tree; undefined when it was started as it is (it cannot start). */
+    containment;
     /** Resolves when the process has exited (or could not start). */
     exited;
     /** Resolves when, in addition, its output is drained: the evidence is complete. */
@@ -54634,16 +54241,36 @@ class ServerProcess {
     stderr;
     constructor(options, evidence) {
         this.evidence = evidence;
-        const [program, ...args] = options.command;
         const env = { ...serverEnvironment(process.env, options), [SERVER_MARKER_NAME]: this.marker };
-        // detached: the server leads its own process group, so stop() reaches its children too.
+        // A command that cannot start is spawned as it is: its error (ENOENT, EACCES) is the diagnosis.
+        const plan = containmentPlan(options.launcher ? 'subreaper' : undefined);
+        const startable = plan.containment === 'process-group' || resolveProgram(options.command[0], env.PATH, options.cwd ?? process.cwd()) !== undefined;
+        this.containment = startable ? plan.containment : undefined;
+        const [program, ...args] = startable ? plan.wrap(options.command, GRACE_MS) : options.command;
+        evidence.containment = this.containment;
+        // detached: the server (with its supervisor) leads its own process group, so stop() reaches its children too.
         this.child = (0,external_node_child_process_namespaceObject.spawn)(program, args, {
             cwd: options.cwd,
             env,
-            stdio: [options.stdin, 'pipe', options.relay ? 'inherit' : 'pipe'],
+            // fd 3: the supervisor names the processes it could not stop.
+            stdio: [options.stdin, 'pipe', options.relay ? 'inherit' : 'pipe', ...(this.supervised ? ['pipe'] : [])],
             detached: process.platform !== 'win32',
             windowsHide: true,
         });
+        const report = this.child.stdio[3];
+        report?.setEncoding('utf8');
+        let reported = '';
+        report?.on('data', (chunk) => {
+            reported = (reported + chunk).slice(-64 * 1024);
+            for (let newline = reported.indexOf('\n'); newline >= 0; newline = reported.indexOf('\n')) {
+                const line = reported.slice(0, newline);
+                reported = reported.slice(newline + 1);
+                const survivor = /^survivor (\d+) (.*)$/.exec(line);
+                if (survivor && evidence.survivors.length < 20)
+                    evidence.survivors.push(`${survivor[1]} (${(survivor[2] ?? '').slice(0, 200)})`);
+            }
+        });
+        report?.on('error', () => { });
         live.add(this);
         evidence.pid = this.child.pid;
         const onMessage = options.onStdoutLine;
@@ -54685,6 +54312,10 @@ class ServerProcess {
         // A server that exits early closes its stdin; the EPIPE that follows says less than its exit.
         this.child.stdin?.on('error', () => { });
     }
+    /** A supervisor stands between us and the server (containment.ts). */
+    get supervised() {
+        return this.containment === 'pid-namespace' || this.containment === 'subreaper';
+    }
     get running() {
         return this.child.exitCode === null && this.child.signalCode === null && this.evidence.spawnErrorCode === undefined;
     }
@@ -54700,8 +54331,9 @@ class ServerProcess {
         this.stopping = true;
         if (this.running) {
             this.child.stdin?.end();
+            // A supervisor passes SIGTERM on to the whole tree, waits the grace, kills what is left, then exits.
             this.signalTree('SIGTERM');
-            await within(this.exited, GRACE_MS);
+            await within(this.exited, GRACE_MS + (this.supervised ? SUPERVISOR_MARGIN_MS : 0));
         }
         // What is left (the server past its grace, children in its group or in sessions of their own) is killed.
         this.killTree();
@@ -54716,6 +54348,17 @@ class ServerProcess {
     killTree() {
         if (this.evidence.spawnErrorCode !== undefined)
             return;
+        // A subreaper killed first would leave its tree to init: it is asked to kill it at once, and waited for.
+        if (this.containment === 'subreaper' && this.running && this.child.pid !== undefined) {
+            try {
+                process.kill(this.child.pid, 'SIGUSR1');
+                waitUntilGone(this.child.pid, SUPERVISOR_MARGIN_MS);
+            }
+            catch {
+                // Already gone.
+            }
+        }
+        // In a namespace, killing its init (through unshare's --kill-child) kills everything inside.
         killGroup(this.child, 'SIGKILL');
         for (let round = 0; round < MAX_SWEEP_ROUNDS && signalMarked(this.marker, 'SIGKILL') > 0; round++)
             ;
@@ -54807,6 +54450,22 @@ function killGroup(child, signal) {
         }
         catch {
             // Already gone.
+        }
+    }
+}
+/**
+ * Block until process `pid` is gone or a zombie, at most `ms`: the 'exit' hook cannot wait for
+ * events. Atomics.wait sleeps without spinning.
+ */
+function waitUntilGone(pid, ms) {
+    const sleeper = new Int32Array(new SharedArrayBuffer(4));
+    for (const deadline = Date.now() + ms; Date.now() < deadline; Atomics.wait(sleeper, 0, 0, 10)) {
+        try {
+            if ((0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').startsWith('Z'))
+                return;
+        }
+        catch {
+            return;
         }
     }
 }
@@ -54999,6 +54658,63 @@ function serverInfoOf(result) {
     const info = objectOr(result.serverInfo);
     const name = typeof info.name === 'string' && info.name !== '' ? info.name : 'unknown';
     return typeof info.version === 'string' ? { name, version: info.version } : { name };
+}
+
+;// CONCATENATED MODULE: ./lib/compile/redact.js
+/**
+ * A URL as it may be printed: its user information (`user:password@`) and the value of every
+ * query or fragment parameter whose name looks like a credential (`api_key`, `token`, `key`,
+ * `secret`, `password`, `auth`, `sig`…) replaced by `***`. The rest is kept as written,
+ * so the printed URL still says which server was meant. Text that does not parse as a URL is
+ * redacted the same way, by pattern.
+ */
+function redact_redactUrl(url) {
+    const scheme = /^([a-z][a-z\d+.-]*:\/\/)([^/?#]*)(.*)$/is.exec(url);
+    if (!scheme)
+        return redactParameters(url);
+    const [, protocol, authority, rest] = scheme;
+    // The whole user information: some services take the key as the user name (`KEY:@host`).
+    const at = authority.lastIndexOf('@');
+    return `${protocol}${at >= 0 ? `***@${authority.slice(at + 1)}` : authority}${redactParameters(rest)}`;
+}
+/** Parameter names that carry credentials by convention (substrings, case-insensitive). */
+const SECRET_PARAMETER = /key|token|secret|pass|pwd|auth|cred|sig|session|jwt|bearer/i;
+/**
+ * The secrets a URL holds, to mask wherever they might appear: the user name and password
+ * (either may be the key: `https://TOKEN@host`, `https://KEY:@host`) and the values of
+ * secret-looking query parameters, each as written in the URL and decoded.
+ */
+function urlSecrets(url) {
+    let parsed;
+    try {
+        parsed = new URL(url);
+    }
+    catch {
+        return [];
+    }
+    const secrets = [];
+    const add = (raw) => secrets.push(raw, percentDecoded(raw));
+    if (parsed.password !== '')
+        add(parsed.password);
+    if (parsed.username !== '')
+        add(parsed.username);
+    for (const [name, value] of parsed.searchParams) {
+        if (SECRET_PARAMETER.test(name) && value !== '')
+            secrets.push(value, encodeURIComponent(value));
+    }
+    return [...new Set(secrets)];
+}
+function redactParameters(text) {
+    return text.replace(/([?&#;])([^=&#;]*)=([^&#;]*)/g, (whole, separator, name) => SECRET_PARAMETER.test(percentDecoded(name)) ? `${separator}${name}=***` : whole);
+}
+/** `text` with its percent-escapes decoded; a stray `%` (not an escape) stays as typed. */
+function percentDecoded(text) {
+    try {
+        return decodeURIComponent(text);
+    }
+    catch {
+        return text;
+    }
 }
 
 ;// CONCATENATED MODULE: ./lib/compile/http.js
@@ -55966,6 +55682,7 @@ function parseMessage(line) {
 
 
 
+
 /**
  * Start-up, healing included, waits about this many times the source's timeout in all: a slow
  * start is waited for on the same process until then, and retries share the budget (heal.ts),
@@ -55999,7 +55716,7 @@ async function captureServer(source, options = {}) {
     const deadline = options.deadline ?? Date.now() + START_BUDGET_FACTOR * source.timeoutMs;
     const capabilities = source_clientCapabilitiesOf(source);
     const channel = openChannel(source, capabilities);
-    progress(source.kind === 'command' ? `starting ${source.command.join(' ')}` : `connecting to ${redact_redactUrl(source.url)}`);
+    progress(source.kind === 'command' ? `starting ${source.command.join(' ')} (${CONTAINMENT_DESCRIPTION[containmentPlan().containment]})` : `connecting to ${redact_redactUrl(source.url)}`);
     try {
         // A server we started that is still starting is waited for until the deadline, same process.
         const patience = source.kind === 'command'
@@ -56035,6 +55752,7 @@ async function captureServer(source, options = {}) {
             capture[list.key] = items;
         }
         progress(`captured ${report_ENTRY_KINDS.map((kind) => model_countOf(kind, capture[kind].length)).join(', ')}`);
+        await channel.close();
         return { capture, warnings: warningsFrom(channel.evidence), evidence: channel.evidence };
     }
     catch (error) {
@@ -56056,12 +55774,15 @@ function openChannel(source, clientCapabilities) {
     return new StdioChannel({ ...launch, lenientStdout: source.lenientStdout });
 }
 function warningsFrom(evidence) {
-    if (evidence.transport !== 'stdio' || evidence.strayStdout.length === 0)
-        return [];
-    return [
-        `the server wrote ${evidence.strayStdout.length} non-JSON line(s) to stdout, e.g. ${JSON.stringify(evidence.strayStdout[0])}; ` +
-            'they were ignored, but MCP clients may choke on them: log to stderr instead',
-    ];
+    const warnings = [];
+    if (evidence.survivors.length > 0) {
+        warnings.push(`${evidence.survivors.length} process(es) the server started could not be stopped (${CONTAINMENT_DESCRIPTION[evidence.containment ?? 'process-group']}): ${evidence.survivors.join(', ')}`);
+    }
+    if (evidence.transport === 'stdio' && evidence.strayStdout.length > 0) {
+        warnings.push(`the server wrote ${evidence.strayStdout.length} non-JSON line(s) to stdout, e.g. ${JSON.stringify(evidence.strayStdout[0])}; ` +
+            'they were ignored, but MCP clients may choke on them: log to stderr instead');
+    }
+    return warnings;
 }
 
 ;// CONCATENATED MODULE: ./lib/compile/heal.js
@@ -56578,6 +56299,7 @@ function refuseShellFeature(line, feature) {
 
 
 
+
 /**
  * Contracts from any source: a live server, a tools/list dump, or a lockfile. A server that
  * fails to start is diagnosed, fixed when that is safe, and retried (see heal.ts); the
@@ -56586,6 +56308,9 @@ function refuseShellFeature(line, feature) {
 async function compileContracts(source, options = {}) {
     if (source.kind === 'file')
         return compileFile(source.path);
+    // How a server is contained is probed (by starting processes) before any start-up deadline runs.
+    if (source.kind === 'command')
+        containmentPlan();
     // Without healing: one attempt within --timeout (a slow start is not waited for), still
     // diagnosed and reported the same way.
     const heal = options.heal !== false;
@@ -56594,6 +56319,93 @@ async function compileContracts(source, options = {}) {
     const compiled = { contracts, warnings: [...captured.warnings, ...warnings.map((w) => `${w.entry} ${w.message}`)], origin: 'server' };
     compiled.healing = healing;
     return compiled;
+}
+
+;// CONCATENATED MODULE: ./lib/github/capture-file.js
+/**
+ * The capture file: what a job that runs the pull request's servers (`mode: capture`, with a
+ * token that may do nothing and no secret) hands to the job that reviews and comments without
+ * running any code of the pull request (`capture-file`). It travels as a workflow artifact
+ * written where pull request code ran, so the reviewing side reads it as hostile data: a size
+ * cap before parsing, every field checked and bounded, each server's contracts a lockfile whose
+ * digests must match its content (lockfile.ts: structure, depth and sizes are checked there),
+ * and the file must be of this repository and of the commit under review.
+ *
+ * What it cannot prove is that the servers said what it holds: the code that wrote it is the
+ * code under review. Neither can a live capture (the server says what it likes): SECURITY.md.
+ */
+
+
+
+
+const CAPTURE_VERSION = 1;
+const CAPTURE_KIND = 'mcp-contract-guard-capture';
+/** The default name of the file `mode: capture` writes in the working directory. */
+const CAPTURE_FILE_NAME = 'mcp-contract-guard-capture.json';
+/** Larger files are refused unread. */
+const MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
+const capture_file_text = (max) => schemas_string().max(max);
+const captured = union([
+    schemas_object({ lockfile: capture_file_text(MAX_CAPTURE_BYTES), notes: array(capture_file_text(3_000)).max(50), warnings: array(capture_file_text(3_000)).max(500) }).strict(),
+    schemas_object({ error: capture_file_text(20_000) }).strict(),
+]);
+const schema = schemas_object({
+    version: literal(CAPTURE_VERSION),
+    kind: literal(CAPTURE_KIND),
+    repository: capture_file_text(200),
+    headSha: schemas_string().regex(/^[0-9a-f]{40}$|^[0-9a-f]{64}$/, 'a commit SHA'),
+    tampered: array(schemas_enum(COMMAND_FILES)).max(COMMAND_FILES.length),
+    // Read entry by entry below: a server named "__proto__" must stay a name.
+    servers: custom((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'an object'),
+})
+    .strict();
+const MAX_SERVERS = 100;
+function renderCaptureFile(file) {
+    return `${JSON.stringify(file, null, 2)}\n`;
+}
+/** The capture file at `label`, checked as hostile data (see the top of this file). */
+function parseCaptureFile(source, label) {
+    if (Buffer.byteLength(source, 'utf8') > MAX_CAPTURE_BYTES)
+        throw new errors_UserError(`${label} is larger than ${MAX_CAPTURE_BYTES / 1024 / 1024} MiB: not a capture file mcp-contract-guard wrote.`);
+    let data;
+    try {
+        data = JSON.parse(source);
+    }
+    catch (error) {
+        throw new errors_UserError(`${label} is not valid JSON (${error.message}): it should be the file a "mode: capture" run of mcp-contract-guard wrote (its "capture-path").`);
+    }
+    const parsed = schema.safeParse(data);
+    if (!parsed.success) {
+        const problems = parsed.error.issues.slice(0, 10).map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
+        throw new errors_UserError(`${label} is not a capture file of this mcp-contract-guard version:\n  ${problems.join('\n  ')}`);
+    }
+    const entries = Object.entries(parsed.data.servers);
+    if (entries.length > MAX_SERVERS)
+        throw new errors_UserError(`${label} lists ${entries.length} servers; a capture file holds at most ${MAX_SERVERS}.`);
+    const servers = Object.create(null);
+    for (const [id, server] of entries) {
+        const checked = captured.safeParse(server);
+        if (id.length > 500 || !checked.success)
+            throw new errors_UserError(`${label} is not a capture file of this mcp-contract-guard version: the entry of server ${JSON.stringify(id.slice(0, 100))} is malformed.`);
+        servers[id] = checked.data;
+    }
+    return { ...parsed.data, servers };
+}
+/** The contracts a capture file holds for server `id`: parsed and digest-checked; a string is why there are none. */
+function capturedContracts(file, id, label) {
+    const server = Object.hasOwn(file.servers, id) ? file.servers[id] : undefined;
+    if (server === undefined)
+        return `${label} holds no capture of "${id}": run the capture job with the same inputs (or config) as this one.`;
+    if ('error' in server)
+        return server.error;
+    try {
+        return { contracts: parseLockfile(server.lockfile, `The capture of "${id}" in ${label}`), notes: server.notes, warnings: server.warnings };
+    }
+    catch (error) {
+        if (error instanceof LockfileError)
+            return error.message;
+        throw error;
+    }
 }
 
 ;// CONCATENATED MODULE: ./lib/contract/compare.js
@@ -56614,7 +56426,7 @@ function compareContracts(previous, current) {
             const entry = Object.hasOwn(after, key) ? after[key] : undefined;
             if (entry === undefined)
                 changes.removed.push(key);
-            else if (canonical_entryDigest(entry) !== canonical_entryDigest(before[key]) || !sameDialects(entry.dialects, before[key].dialects))
+            else if (entryDigest(entry) !== entryDigest(before[key]) || !sameDialects(entry.dialects, before[key].dialects))
                 changes.changed.push(key);
         }
         for (const key of Object.keys(after).sort())
@@ -58230,6 +58042,8 @@ function renamedMembers(previous, current) {
     return renames;
 }
 
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 // EXTERNAL MODULE: external "node:worker_threads"
 var external_node_worker_threads_ = __nccwpck_require__(5919);
 ;// CONCATENATED MODULE: ./lib/diff/semantic.js
@@ -58954,7 +58768,7 @@ async function diffContracts(previous, current, options = {}) {
         for (const key of Object.keys(before).filter((k) => Object.hasOwn(after, k)).sort()) {
             const p = before[key];
             const c = after[key];
-            if (p === c || (canonical_entryDigest(p) === canonical_entryDigest(c) && json_jsonEqual(p.dialects ?? {}, c.dialects ?? {})))
+            if (p === c || (entryDigest(p) === entryDigest(c) && json_jsonEqual(p.dialects ?? {}, c.dialects ?? {})))
                 continue;
             const comparison = compareEntry(kind, p, c);
             add(key, comparison.findings);
@@ -59147,6 +58961,202 @@ function reproduceCommands(options) {
     return lines;
 }
 
+;// CONCATENATED MODULE: ./lib/github/log.js
+/**
+ * Text for the step's log. The runner reads a stdout line as a workflow command when it starts
+ * with `::` after leading whitespace, or holds `##[` anywhere (the older syntax): a server name,
+ * a lint finding or an error message that carried one could add a mask, stop command
+ * processing, set an output or forge an annotation. Annotations and groups are safe already
+ * (@actions/core percent-encodes line breaks in a command's data); plain log lines are not.
+ */
+
+/** A line that could read as a command: only punctuation or spaces before `::`, or `##[` anywhere. */
+const COMMAND_LIKE = /^[^\p{L}\p{N}]*::|##\[/mu;
+/**
+ * `text` unchanged when no line of it could be a workflow command; else wrapped in
+ * `::stop-commands::TOKEN` … `::TOKEN::`, between which the runner ignores every command but
+ * the one that resumes. The token is random, so the text cannot resume early.
+ */
+function inert(text, token = (0,external_node_crypto_.randomBytes)(16).toString('hex')) {
+    if (!COMMAND_LIKE.test(text))
+        return text;
+    return `::stop-commands::${token}\n${text}\n::${token}::`;
+}
+
+;// CONCATENATED MODULE: ./lib/github/redact.js
+/**
+ * Credentials the Action holds: its token, header values and the variables passed to a server
+ * by name (usually from secrets), the user:password or secret-looking query values of a
+ * server's URL (`https://user:pass@host/mcp`, `?api_key=…`), and the secrets the runner puts
+ * in the step's environment (ACTIONS_RUNTIME_TOKEN…), which a server can read from our process.
+ * Each is registered with the runner (so its log masks it) and replaced by `***` in everything
+ * the Action writes: comment, summary, annotations, SARIF, review file, artifact, outputs,
+ * error messages. Pure apart from the callback that registers a new secret.
+ *
+ * A secret is found as written, JSON-escaped, percent-encoded and base64-encoded (standard and
+ * URL-safe, at any byte offset, as the runner's own masker does: a server that reads the
+ * `AUTHORIZATION: basic …` header actions/checkout persists publishes the token that way).
+ * Any other transformation (split, reversed, another encoding) is not recognised: SECURITY.md
+ * says so, and why the job that runs pull request code should hold nothing worth stealing.
+ */
+
+
+const REDACTED = '***';
+/** Shorter values are not secrets worth the name, and masking them would garble the log. */
+const MIN_SECRET_LENGTH = 4;
+/** A base64 run shorter than this could be anything: not worth masking. */
+const MIN_ENCODED_LENGTH = 8;
+/**
+ * The variables of the step's environment that hold a credential: the runner's own (the runtime
+ * and OIDC request tokens, the github-token input), and any whose name says it is one
+ * (NPM_TOKEN, OPENAI_API_KEY, AWS_SECRET_ACCESS_KEY, DB_PASSWORD…), as a job's `env:` sets them.
+ */
+const SECRET_VARIABLE = /(^|[-_])(TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API[-_]?KEY|ACCESS[-_]?KEY|PRIVATE[-_]?KEY|CREDENTIALS?)$|(^|[-_])SECRET([-_]|$)/i;
+/**
+ * Collects secrets and takes them out of text. `onSecret` is called once per new secret (the
+ * Action registers it with `core.setSecret`, so the runner masks it in the log).
+ */
+class Redactor {
+    onSecret;
+    secrets = new Set();
+    urls = new Map();
+    ordered = [];
+    constructor(onSecret = () => undefined) {
+        this.onSecret = onSecret;
+    }
+    /** A value that must never be shown: a header value (and the credential after its scheme). */
+    addHeaderValues(headers) {
+        for (const value of Object.values(headers ?? {})) {
+            this.add(value);
+            const scheme = /^[A-Za-z][\w-]*\s+(\S.*)$/.exec(value.trim());
+            if (scheme)
+                this.add(scheme[1]);
+        }
+    }
+    /** A value that must never be shown, whatever it is (the token, a variable passed to a server). */
+    addSecret(value) {
+        if (value !== undefined)
+            this.add(value);
+    }
+    /** The values of `env` whose names hold credentials (SECRET_VARIABLE), and of the variables named in `names`. */
+    addEnvironment(env, names = []) {
+        const named = new Set([...names].map((name) => name.toUpperCase()));
+        for (const [name, value] of Object.entries(env)) {
+            if (value !== undefined && (SECRET_VARIABLE.test(name) || named.has(name.toUpperCase())))
+                this.add(value);
+        }
+    }
+    addUrl(url) {
+        if (url === undefined)
+            return;
+        const secrets = urlSecrets(url);
+        if (secrets.length === 0)
+            return;
+        this.urls.set(url, redact_redactUrl(url));
+        for (const secret of secrets)
+            this.add(secret);
+    }
+    /** `text` with every known credential replaced by `***` (in each form `forms` lists). */
+    redact(text) {
+        let out = text;
+        for (const [url, redacted] of this.urls)
+            out = out.split(url).join(redacted);
+        for (const secret of this.ordered)
+            out = out.split(secret).join(REDACTED);
+        return out;
+    }
+    add(secret) {
+        const value = secret.trim();
+        if (value.length < MIN_SECRET_LENGTH || this.secrets.has(value))
+            return;
+        this.secrets.add(value);
+        this.onSecret(value);
+        // Longest first, so a secret that contains another is replaced whole.
+        this.ordered = [...new Set([...this.ordered, ...redact_forms(value)])].sort((a, b) => b.length - a.length);
+    }
+}
+/** The forms a secret is looked for in: as written, JSON-escaped, percent-encoded, base64. */
+function redact_forms(secret) {
+    const out = [secret, JSON.stringify(secret).slice(1, -1)];
+    try {
+        out.push(encodeURIComponent(secret));
+    }
+    catch {
+        // A lone surrogate has no percent-encoding: nothing to look for.
+    }
+    for (const encoded of base64Cores(Buffer.from(secret, 'utf8')))
+        out.push(encoded, encoded.replace(/\+/g, '-').replace(/\//g, '_'));
+    return out.filter((form) => form.length >= MIN_SECRET_LENGTH);
+}
+/**
+ * The base64 characters that depend on `bytes` alone, for each of the three offsets (mod 3)
+ * at which they may start in the encoded text: the characters shared with the bytes before or
+ * after are left out (so up to two bytes at each end stay visible, never the secret).
+ */
+function base64Cores(bytes) {
+    const cores = [];
+    for (let offset = 0; offset < 3; offset++) {
+        const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64').replace(/=+$/, '');
+        // Characters 4k..4k+3 encode bytes 3k..3k+2: a group that holds a byte not ours depends on it.
+        const first = offset === 0 ? 0 : 4;
+        const whole = Math.floor((offset + bytes.length) / 3);
+        const core = encoded.slice(first, whole * 4);
+        if (core.length >= MIN_ENCODED_LENGTH)
+            cores.push(core);
+    }
+    return cores;
+}
+
+;// CONCATENATED MODULE: ./lib/github/step.js
+/**
+ * The step itself: where it runs (the workspace and scratch space a runner provides), its log,
+ * its job summary, and the credentials kept out of all three. Text a pull request or a server
+ * wrote goes to the log through `log`: redacted, and never a workflow command.
+ */
+
+
+
+
+
+
+
+/** Credentials the run was given: masked in the log by the runner, and replaced by *** in everything written. */
+const redactor = new Redactor((secret) => core_setSecret(secret));
+/** A server's URL, header values and the variables passed to it by name are credentials until shown otherwise. */
+function registerCredentials(source) {
+    if (!source || source.kind === 'file')
+        return;
+    redactor.addUrl(source.url);
+    redactor.addHeaderValues(source.headers);
+    if (source.kind === 'command')
+        redactor.addEnvironment(process.env, source.passEnv ?? []);
+}
+/** The log, for text a pull request or a server may have written: no credential, never a workflow command. */
+const log = {
+    info: (message) => info(inert(redactor.redact(message))),
+    debug: (message) => core_debug(redactor.redact(message)),
+    warning: (message) => warning(redactor.redact(message)),
+};
+/** The job summary; outside a runner (no GITHUB_STEP_SUMMARY) the report file is enough. */
+async function writeSummary(markdown) {
+    if (!process.env.GITHUB_STEP_SUMMARY) {
+        log.info('No GITHUB_STEP_SUMMARY: the job summary is only in the report file ("report-path").');
+        return;
+    }
+    await summary.addRaw(redactor.redact(markdown)).write();
+}
+async function runnerOf() {
+    const workspace = (0,external_node_path_namespaceObject.resolve)(process.env.GITHUB_WORKSPACE ?? process.cwd());
+    const temp = (0,external_node_path_namespaceObject.resolve)(process.env.RUNNER_TEMP ?? (0,external_node_os_namespaceObject.tmpdir)());
+    await (0,promises_namespaceObject.mkdir)(temp, { recursive: true });
+    const root = async (path) => ({ path, real: await (0,promises_namespaceObject.realpath)(path).catch(() => path) });
+    const roots = { workspace: await root(workspace), temp: await root(temp) };
+    // git names the root with its links resolved; paths are shown under the workspace as the runner names it.
+    const gitRoot = await repoRootOf(workspace);
+    const repoRoot = gitRoot === undefined || gitRoot === roots.workspace.real ? workspace : gitRoot;
+    return { workspace, temp, repoRoot, roots };
+}
+
 ;// CONCATENATED MODULE: ./lib/github/draft.js
 /**
  * Review one server, before the allow list and the gate (they look at every server at once):
@@ -59164,7 +59174,24 @@ function reproduceCommands(options) {
 
 
 
-async function draftReview(subject, run) {
+
+async function readBaseLockfile(subject, run) {
+    const { plan } = run;
+    if (!plan.baseline || !run.base)
+        return { kind: 'no-base' };
+    if (subject.baseLockfile === undefined)
+        return { kind: 'new-server' };
+    const shown = repoPath(run.runner.repoRoot, subject.baseLockfile);
+    try {
+        const text = await run.base.read(subject.baseLockfile, 'the base lockfile');
+        return text === null ? { kind: 'absent', shown } : { kind: 'text', text, shown };
+    }
+    catch (error) {
+        const why = isPermissionError(error) ? 'the token may not read this repository\'s contents' : errorMessage(error).replace(/\.$/, '');
+        return { kind: 'unreadable', message: `Could not read ${shown} at ${plan.baseline.describe}: ${why}.` };
+    }
+}
+async function draftReview(subject, run, baseLockfile) {
     const { target } = subject;
     const { inputs } = run;
     const notes = subject.planNote !== undefined ? [subject.planNote] : [];
@@ -59174,7 +59201,7 @@ async function draftReview(subject, run) {
     const fail = (reviewError) => ({ subject, name: subject.name ?? serverNameIn(headLockText) ?? subject.id, report: null, reviewError, headLockText, headSource, notes, versions: {} });
     // A server the head's config dropped: every entry of its base lockfile is removed.
     if (!target) {
-        const base = await baselineOf(subject, run, subject.id, undefined, notes);
+        const base = baselineOf(subject, run, baseLockfile, subject.id, undefined, notes);
         if (typeof base === 'string')
             return fail(base);
         const report = await diffContracts(base, emptyContracts({ name: base.server.name }), { severityOverrides: run.rules ?? {} });
@@ -59196,13 +59223,17 @@ async function draftReview(subject, run) {
                 return fail(`There is no ${shown} in ${run.head.describe}: "file" names a tools/list dump or a lockfile.`);
             head = reportWarnings(contractsOfFile(parseContractsFile(text, shown)), notes).contracts;
         }
+        else if (run.captured) {
+            const captured = capturedContracts(run.captured.file, subject.id, run.captured.label);
+            if (typeof captured === 'string')
+                return fail(captured);
+            notes.push(...captured.notes);
+            head = reportWarnings({ ...captured, warnings: captured.warnings }, notes).contracts;
+        }
         else {
-            const compiled = await compileContracts(declaringAsLocked(target.source, headLockText, subject, notes), { onProgress: (m) => log.info(`› ${m}`) });
-            head = reportWarnings(compiled, notes).contracts;
-            if (compiled.healing?.healedSource) {
-                const fixes = compiled.healing.attempts.map((a) => a.fixApplied).filter((f) => f !== undefined);
-                notes.push(`The server was captured only after mcp-contract-guard ${fixes.join(', then ')}: configure it that way to skip the failed attempts (as CLI flags: ${sourceFlags(compiled.healing.healedSource)}).`);
-            }
+            const live = await captureLive(target.source, headLockText, subject);
+            notes.push(...live.notes);
+            head = reportWarnings(live.compiled, notes).contracts;
         }
     }
     catch (error) {
@@ -59238,7 +59269,7 @@ async function draftReview(subject, run) {
     }
     if (stale)
         log.info(`Stale lockfile: ${stale.message} Fix: ${stale.command}`);
-    const base = await baselineOf(subject, run, head.server.name, headLocked, notes);
+    const base = baselineOf(subject, run, baseLockfile, head.server.name, headLocked, notes);
     if (typeof base === 'string')
         return fail(base);
     const report = await diffContracts(base, head, { severityOverrides: run.rules ?? {} });
@@ -59248,6 +59279,20 @@ async function draftReview(subject, run) {
     if (stale)
         draft.stale = stale;
     return draft;
+}
+/**
+ * Start a server and capture its contracts, as the review does and as `mode: capture` does for
+ * a review in another job: the notes say how (a healed start, capabilities other than its
+ * lockfile's).
+ */
+async function captureLive(source, headLockText, subject) {
+    const notes = [];
+    const compiled = await compileContracts(declaringAsLocked(source, headLockText, subject, notes), { onProgress: (m) => log.info(`› ${m}`) });
+    if (compiled.healing?.healedSource) {
+        const fixes = compiled.healing.attempts.map((a) => a.fixApplied).filter((f) => f !== undefined);
+        notes.push(`The server was captured only after mcp-contract-guard ${fixes.join(', then ')}: configure it that way to skip the failed attempts (as CLI flags: ${sourceFlags(compiled.healing.healedSource)}).`);
+    }
+    return { compiled, notes };
 }
 /**
  * The head is captured declaring the client capabilities its lockfile was captured with (as
@@ -59281,37 +59326,31 @@ function reportWarnings(compiled, notes) {
  * The baseline: the lockfile the base's config names, as committed at the base, whatever the
  * pull request did to it since. A string is why it could not be read.
  */
-async function baselineOf(subject, run, serverName, headLocked, notes) {
+function baselineOf(subject, run, base, serverName, headLocked, notes) {
     const { plan } = run;
     const empty = () => emptyContracts({ name: serverName });
-    if (!plan.baseline || !run.base) {
-        notes.push(`No base to compare with (${plan.noBaselineReason}): compared with ${subject.lockfileRepoPath} as checked out.`);
-        return headLocked ?? empty();
-    }
-    // A server the base's config does not list: the plan's note says it is new.
-    if (subject.baseLockfile === undefined)
-        return empty();
-    const shown = repoPath(run.runner.repoRoot, subject.baseLockfile);
-    let text;
-    try {
-        text = await run.base.read(subject.baseLockfile, 'the base lockfile');
-    }
-    catch (error) {
-        const why = isPermissionError(error) ? 'the token may not read this repository\'s contents' : errorMessage(error);
-        return `Could not read ${shown} at ${plan.baseline.describe}: ${why}.`;
-    }
-    if (text === null) {
-        notes.push(`There is no ${shown} at ${plan.baseline.describe}: every entry counts as new.`);
-        return empty();
-    }
-    try {
-        return parseLockfile(text, `${shown} at ${shortSha(plan.baseline.ref)}`);
-    }
-    catch (error) {
-        if (!(error instanceof LockfileError))
-            throw error;
-        notes.push(`${error.message} It is ignored: every entry counts as new.`);
-        return empty();
+    switch (base.kind) {
+        case 'no-base':
+            notes.push(`No base to compare with (${plan.noBaselineReason}): compared with ${subject.lockfileRepoPath} as checked out.`);
+            return headLocked ?? empty();
+        // The plan's note says it is new.
+        case 'new-server':
+            return empty();
+        case 'unreadable':
+            return base.message;
+        case 'absent':
+            notes.push(`There is no ${base.shown} at ${plan.baseline?.describe}: every entry counts as new.`);
+            return empty();
+        case 'text':
+            try {
+                return parseLockfile(base.text, `${base.shown} at ${shortSha(plan.baseline?.ref ?? '')}`);
+            }
+            catch (error) {
+                if (!(error instanceof LockfileError))
+                    throw error;
+                notes.push(`${error.message} It is ignored: every entry counts as new.`);
+                return empty();
+            }
     }
 }
 /** The server's name as the head lockfile records it, to name a server that did not start. */
@@ -59325,135 +59364,117 @@ function serverNameIn(lockText) {
     }
 }
 
-;// CONCATENATED MODULE: ./lib/github/inputs.js
+;// CONCATENATED MODULE: ./lib/github/event.js
 
-
-
-
-
-
-const INPUT_DEFAULTS = {
-    mode: 'review',
-    'fail-on': 'BREAKING',
-    'lockfile-check': 'fail',
-    'version-check': 'warn',
-    comment: 'on-change',
-    'approve-label': 'contract-change-approved',
-    'artifact-path': 'contract-deltas.json',
-    compile: 'true',
-    'working-directory': '.',
-    'unsafe-allow-privileged-events': 'false',
-    'unsafe-allow-pull-request-target': 'false',
-    'allow-max-days': String(DEFAULT_ALLOW_MAX_DAYS),
-};
+const NULL_SHA = /^0{40}$/;
 /**
- * Read and check every input. `get` returns the raw value ('' when unset, as `core.getInput`
- * does); defaults are applied here too so a runner without action.yml defaults (the tests,
- * `node dist/index.js` by hand) behaves the same.
+ * Decide what the review compares: the PR's base commit, the `before` of a push, a merge
+ * queue's base, or the `baseline-ref` input, which overrides them all (e.g. the last release
+ * tag, for a deploy workflow).
  */
-function readInputs(get, workspace) {
-    const raw = (name) => {
-        const value = get(name).trim();
-        if (value !== '')
-            return value;
-        return INPUT_DEFAULTS[name];
-    };
-    const workingDirectory = (0,external_node_path_namespaceObject.resolve)(workspace, raw('working-directory') ?? '.');
-    const path = (value) => (value === undefined ? undefined : (0,external_node_path_namespaceObject.isAbsolute)(value) ? value : (0,external_node_path_namespaceObject.resolve)(workingDirectory, value));
-    const sources = ['command', 'url', 'file'].filter((n) => raw(n) !== undefined);
-    if (sources.length > 1)
-        throw new errors_UserError(`Give one source: ${sources.map((s) => `"${s}"`).join(' and ')} were both set. Use "command", "url" or "file" for one server, or "config" for several.`);
-    if (sources.length === 1 && raw('config') !== undefined)
-        throw new errors_UserError(`"${sources[0]}" and "config" were both set: use "${sources[0]}" for one server, or "config" (with an optional "server") for the servers listed there.`);
-    if (sources.length === 1 && raw('server') !== undefined)
-        throw new errors_UserError(`"server" picks a server of the config file; it cannot be combined with "${sources[0]}" (use "name" to label a single server).`);
-    const url = raw('url');
-    if (url !== undefined && !/^https?:\/\//.test(url))
-        throw new errors_UserError(`"url" must be an http:// or https:// address; got "${redact_redactUrl(url)}".`);
-    const inputs = {
-        mode: oneOf('mode', raw('mode'), ['review', 'comment-only']),
-        headers: parseHeaders(get('headers')),
-        passEnv: checkPassEnv(get('pass-env').split(/[\s,]+/).filter((name) => name !== ''), 'The input "pass-env"'),
-        compile: bool('compile', raw('compile')),
-        failOn: parseFailOn(raw('fail-on')),
-        lockfileCheck: oneOf('lockfile-check', raw('lockfile-check').toLowerCase(), ['fail', 'warn', 'off']),
-        versionCheck: oneOf('version-check', raw('version-check').toLowerCase(), ['fail', 'warn', 'off']),
-        comment: oneOf('comment', raw('comment').toLowerCase(), ['on-change', 'always', 'never']),
-        approveLabel: raw('approve-label'),
-        artifactPath: path(raw('artifact-path')),
-        token: get('github-token').trim(),
-        workingDirectory,
-        unsafeAllowPrivilegedEvents: bool('unsafe-allow-privileged-events', raw('unsafe-allow-privileged-events')) || bool('unsafe-allow-pull-request-target', raw('unsafe-allow-pull-request-target')),
-        allowMaxDays: parseDays(raw('allow-max-days')),
-    };
-    const optional = {
-        command: raw('command'),
-        url,
-        file: path(raw('file')),
-        config: path(raw('config')),
-        server: raw('server'),
-        name: raw('name'),
-        lockfile: path(raw('lockfile')),
-        sarifPath: path(raw('sarif-path')),
-        reviewPath: path(raw('review-path')),
-        baselineRef: raw('baseline-ref'),
-        timeoutMs: parseTimeout(raw('timeout')),
-        clientCapabilities: raw('capabilities') === undefined ? undefined : parseClientCapabilities(raw('capabilities'), 'The input "capabilities"'),
-    };
-    for (const [key, value] of Object.entries(optional))
-        if (value !== undefined)
-            inputs[key] = value;
-    if (inputs.name !== undefined && !/^[\w.@/-]{1,100}$/.test(inputs.name))
-        throw new errors_UserError(`"name" may use letters, digits and "_ . @ / -" (at most 100); got "${inputs.name}".`);
-    return inputs;
-}
-function parseFailOn(value) {
-    const upper = value.toUpperCase();
-    if (upper === 'NEVER')
-        return 'never';
-    return oneOf('fail-on', upper, report_SEVERITIES, [...report_SEVERITIES, 'never'].join(', '));
-}
-function oneOf(name, value, allowed, shown = allowed.join(', ')) {
-    if (!allowed.includes(value))
-        throw new errors_UserError(`The input "${name}" must be one of ${shown}; got "${value}".`);
-    return value;
-}
-function bool(name, value) {
-    const lower = value.toLowerCase();
-    if (lower === 'true')
-        return true;
-    if (lower === 'false')
-        return false;
-    throw new errors_UserError(`The input "${name}" must be true or false; got "${value}".`);
-}
-function parseTimeout(value) {
-    if (value === undefined)
-        return undefined;
-    const seconds = Number(value);
-    if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600)
-        throw new errors_UserError(`The input "timeout" is in seconds, more than 0 and at most 3600; got "${value}".`);
-    return Math.round(seconds * 1000);
-}
-function parseDays(value) {
-    const days = Number(value);
-    if (!Number.isInteger(days) || days < 1 || days > 3660)
-        throw new errors_UserError(`The input "allow-max-days" is a whole number of days, from 1 to 3660; got "${value}".`);
-    return days;
-}
-/** `headers`: one `Name: value` per line (values usually come from secrets). */
-function parseHeaders(text) {
-    const out = {};
-    for (const line of text.split(/\r?\n/)) {
-        if (line.trim() === '')
-            continue;
-        const at = line.indexOf(':');
-        const name = at > 0 ? line.slice(0, at).trim() : '';
-        // The value is never echoed: it is usually a secret.
-        if (!/^[\w-]+$/.test(name))
-            throw new errors_UserError('The input "headers" takes one "Name: value" per line; a line has no valid header name before ":".');
-        out[name] = line.slice(at + 1).trim();
+function planEvent(context, baselineRef) {
+    const { eventName, payload } = context;
+    const pr = pullRequestOf(payload) ?? pullRequestOfRun(eventName, payload);
+    const plan = { eventName, headSha: pr?.headSha ?? headShaOf(eventName, payload) ?? context.sha };
+    if (pr)
+        plan.pr = pr;
+    const issue = obj(payload.issue);
+    if (!pr && eventName === 'issue_comment' && issue?.pull_request !== undefined && typeof issue.number === 'number')
+        plan.lookUpPullRequest = issue.number;
+    if (baselineRef !== undefined) {
+        plan.baseline = { ref: baselineRef, describe: `baseline-ref ${baselineRef}` };
+        return plan;
     }
-    return out;
+    if (pr) {
+        plan.baseline = { ref: pr.baseSha, describe: `the base of PR #${pr.number} (${pr.baseRef} @ ${shortSha(pr.baseSha)})` };
+        return plan;
+    }
+    if (eventName === 'push') {
+        const before = str(payload.before);
+        if (before && !NULL_SHA.test(before))
+            plan.baseline = { ref: before, describe: `the commit before this push (${shortSha(before)})` };
+        else
+            plan.noBaselineReason = 'this push created the branch, so it has no "before" commit';
+        return plan;
+    }
+    if (eventName === 'merge_group') {
+        const group = obj(payload.merge_group);
+        const base = str(group?.base_sha);
+        if (base) {
+            plan.baseline = { ref: base, describe: `the merge queue's base (${shortSha(base)})` };
+            return plan;
+        }
+    }
+    plan.noBaselineReason = `a ${eventName} event has no base commit; set "baseline-ref" (e.g. your last release tag) to compare with one`;
+    return plan;
+}
+function pullRequestOf(payload) {
+    const pr = obj(payload.pull_request);
+    if (!pr || typeof pr.number !== 'number')
+        return undefined;
+    const base = obj(pr.base);
+    const head = obj(pr.head);
+    const baseSha = str(base?.sha);
+    const headSha = str(head?.sha);
+    if (!baseSha || !headSha)
+        return undefined;
+    const baseRepo = str(obj(base?.repo)?.full_name);
+    const headRepo = str(obj(head?.repo)?.full_name);
+    const labels = Array.isArray(pr.labels) ? pr.labels.map((l) => str(obj(l)?.name)).filter((n) => n !== undefined) : [];
+    const info = {
+        number: pr.number,
+        baseSha,
+        baseRef: str(base?.ref) ?? 'base',
+        headSha,
+        // A deleted fork has no head repo: treat it as a fork (the token cannot write there either).
+        fork: headRepo === undefined || (baseRepo !== undefined && headRepo !== baseRepo),
+        labels,
+    };
+    const label = str(obj(payload.label)?.name);
+    const sender = str(obj(payload.sender)?.login);
+    if (payload.action === 'labeled' && label && sender)
+        info.labeled = { label, by: sender };
+    return info;
+}
+/**
+ * The pull request of a workflow_run or check run, from its `pull_requests` (GitHub lists
+ * only pull requests from branches of this repository there: a fork's run has none).
+ */
+function pullRequestOfRun(eventName, payload) {
+    const run = obj(payload[eventName]);
+    const first = obj(Array.isArray(run?.pull_requests) ? run.pull_requests[0] : undefined);
+    if (!first || typeof first.number !== 'number')
+        return undefined;
+    const base = obj(first.base);
+    const head = obj(first.head);
+    const baseSha = str(base?.sha);
+    const headSha = str(run?.head_sha) ?? str(head?.sha);
+    if (!baseSha || !headSha)
+        return undefined;
+    const baseRepo = obj(base?.repo)?.id;
+    const headRepo = obj(head?.repo)?.id;
+    return { number: first.number, baseSha, baseRef: str(base?.ref) ?? 'base', headSha, fork: headRepo === undefined || headRepo !== baseRepo, labels: [] };
+}
+/** The commit an event without a pull request is about (GITHUB_SHA is the default branch's for most of these). */
+function headShaOf(eventName, payload) {
+    switch (eventName) {
+        case 'workflow_run':
+        case 'check_suite':
+        case 'check_run':
+            return str(obj(payload[eventName])?.head_sha);
+        case 'deployment_status':
+            return str(obj(payload.deployment)?.sha);
+        case 'status':
+            return str(payload.sha);
+        default:
+            return undefined;
+    }
+}
+function obj(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+}
+function str(value) {
+    return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 ;// CONCATENATED MODULE: ./lib/github/privilege.js
@@ -59909,6 +59930,751 @@ function subjects_shown(place, path) {
     return repoPath(place.repoRoot, path) || path;
 }
 
+;// CONCATENATED MODULE: ./lib/github/capture-only.js
+/**
+ * `mode: capture`, the first half of the strongest setup: a job whose token may do nothing and
+ * that holds no secret starts the pull request's servers and writes what they expose to the
+ * capture file; a second job, which runs no code of the pull request, reads the base, reviews,
+ * gates and comments (`capture-file`). What the code of the pull request can reach here is
+ * worth nothing: the file it could falsify is read over there as hostile data.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+async function captureOnly(inputs, context, runner, commandFiles) {
+    const plan = planEvent(context, inputs.baselineRef);
+    const head = checkoutTree(runner.roots);
+    // The base is the reviewing job's business: here only the head's config says what to start.
+    const { subjects } = await subjectsOf(inputs, runner, head, undefined);
+    for (const subject of subjects)
+        registerCredentials(subject.target?.source);
+    // A capture job is the pull request's code running: never under an event that carries secrets.
+    const policy = privilegePolicy(plan.eventName, inputs.unsafeAllowPrivilegedEvents);
+    if (policy.warning)
+        warning(policy.warning);
+    const live = subjects.flatMap((s) => (s.target && s.target.source.kind !== 'file' ? [{ name: s.name ?? s.id, kind: s.target.source.kind }] : []));
+    const refusal = policy.refusal(live);
+    if (refusal)
+        throw new errors_UserError(refusal);
+    const servers = Object.create(null);
+    for (const subject of subjects) {
+        const source = subject.target?.source;
+        // A dump or lockfile named by "file" is read by the reviewing job from its own checkout.
+        if (!subject.target || !source || source.kind === 'file')
+            continue;
+        startGroup(`Capturing ${subject.name ?? subject.id}`);
+        try {
+            const headLockText = await head.read(subject.target.lockfile, 'the lockfile');
+            const { compiled, notes } = await captureLive(source, headLockText, subject);
+            for (const warning of compiled.warnings)
+                log.info(`lint: ${warning}`);
+            servers[subject.id] = { lockfile: renderLockfile(compiled.contracts), notes, warnings: compiled.warnings };
+        }
+        catch (error) {
+            // The reviewing job says why in its comment, as it would for a server it started.
+            if (!(error instanceof CompileError || error instanceof errors_UserError))
+                throw error;
+            log.info(error.message);
+            servers[subject.id] = { error: error.message };
+        }
+        finally {
+            endGroup();
+        }
+    }
+    // Every server is stopped: what it wrote to the runner's files is undone, and the file says so.
+    const tampered = await commandFiles.restore();
+    const repository = `${context.repo.owner}/${context.repo.repo}`;
+    const path = (0,external_node_path_namespaceObject.join)(runner.temp, 'mcp-contract-guard', 'mcp-contract-guard-capture.json');
+    const file = { version: CAPTURE_VERSION, kind: CAPTURE_KIND, repository, headSha: plan.headSha, tampered, servers };
+    await writeOutputFile(path, redactor.redact(renderCaptureFile({ ...file, tampered: [...tampered] })), runner.roots, 'the capture file');
+    setOutput('capture-path', path);
+    const failed = Object.values(servers).filter((s) => 'error' in s).length;
+    const captured = Object.keys(servers).length - failed;
+    log.info(`Captured ${plural(captured, 'server')}${failed > 0 ? ` (${failed} could not be: the review says why)` : ''} into ${path}: upload it for the reviewing job ("capture-file").`);
+    await writeSummary(`## MCP contract capture\n\n${plural(captured, 'server')} captured at \`${plan.headSha.slice(0, 7)}\`${failed > 0 ? `, ${failed} could not be` : ''}; the reviewing job compares them with the base and comments.\n`).catch((error) => log.info(`Could not write the job summary: ${errorMessage(error)}`));
+    if (tampered.length > 0)
+        setFailed(tamperingMessage(tampered));
+}
+
+;// CONCATENATED MODULE: ./lib/github/approval-record.js
+/**
+ * Where an approval's record lives: a second hidden line of the sticky comment, right under
+ * its marker. Only a comment `findSticky` trusts (written by this Action's own identity:
+ * github-actions[bot], or the token's own account) is ever read, so a person who pastes such a line into a comment of
+ * their own approves nothing.
+ */
+
+
+const PREFIX = '<!-- mcp-contract-guard:approved';
+const LINE = /^<!-- mcp-contract-guard:approved label=(\S*) by=(\S*) at=(\S*) fingerprints=([0-9a-f,]*) -->$/;
+function renderApprovalRecord(record) {
+    return `${PREFIX} label=${markerValue(record.label)} by=${markerValue(record.by)} at=${markerValue(record.at)} fingerprints=${record.fingerprints.join(',')} -->`;
+}
+/** The record on the line after the marker of a (trusted) sticky comment's body, if any. */
+function readApprovalRecord(body) {
+    const second = body.split('\n', 2)[1]?.replace(/\r$/, '');
+    const match = second === undefined ? null : LINE.exec(second);
+    if (!match)
+        return undefined;
+    try {
+        const fingerprints = match[4].split(',').filter((f) => /^[0-9a-f]{4,64}$/.test(f)).slice(0, MAX_RECORDED);
+        return { label: decodeURIComponent(match[1]), by: decodeURIComponent(match[2]), at: decodeURIComponent(match[3]), fingerprints };
+    }
+    catch {
+        // A malformed escape: not a record this Action wrote.
+        return undefined;
+    }
+}
+/** `body` (its first line the marker) with `record` as its second line, or without any record. */
+function withApprovalRecord(body, record) {
+    const at = body.indexOf('\n');
+    const [marker, rest] = at < 0 ? [body, ''] : [body.slice(0, at), body.slice(at + 1)];
+    const kept = rest.startsWith(PREFIX) ? rest.slice(rest.indexOf('\n') + 1 || rest.length) : rest;
+    return record === undefined ? `${marker}\n${kept}` : `${marker}\n${renderApprovalRecord(record)}\n${kept}`;
+}
+
+;// CONCATENATED MODULE: ./lib/policy/approval.js
+/**
+ * Whether the approval label approves. Anyone who can label a pull request (a triager, a bot,
+ * on some setups its own author) could otherwise wave a BREAKING change through: the label
+ * counts only when the account that added it may write to the repository.
+ */
+/** `permission` values of GitHub's collaborator permission API that may approve (maintain and write-based custom roles report `write`). */
+const APPROVING = new Set(['admin', 'write']);
+function judgeApproval(facts) {
+    const { label, by, permission } = facts;
+    const who = `The label "${label}"`;
+    if (by === undefined) {
+        return { ignored: `${who} is on the pull request, but who added it could not be found, so it does not approve. Remove it and add it again.` };
+    }
+    if (permission === undefined || 'error' in permission) {
+        const why = permission === undefined ? '' : ` (${permission.error})`;
+        return { ignored: `${who} was added by @${by}, whose permission on this repository could not be checked${why}, so it does not approve.` };
+    }
+    if (!APPROVING.has(permission.permission)) {
+        const role = permission.role ?? permission.permission;
+        return { ignored: `${who} was added by @${by}, who has ${role} permission on this repository: only an account with write, maintain or admin permission can approve, so the label is ignored. To approve, one of them removes it and adds it again.` };
+    }
+    return { approval: { label, by } };
+}
+
+;// CONCATENATED MODULE: ./lib/github/label.js
+
+
+
+
+
+
+
+/**
+ * Whether the pull request carries the approval label and that label counts: who added it
+ * (this very event, else the issue's events) must have write, maintain or admin permission.
+ * Labels are read live: a re-run keeps the old payload.
+ */
+async function approvalOf(pr, label, api) {
+    let labels = pr.labels;
+    if (api) {
+        try {
+            labels = await api.labels(pr.number);
+        }
+        catch (error) {
+            log.info(`Could not read the labels of PR #${pr.number} (${errorMessage(error)}); using those of the event.`);
+        }
+    }
+    if (!labels.includes(label))
+        return {};
+    const event = await api?.labeled(pr.number, label).catch(() => undefined);
+    const by = pr.labeled?.label === label ? pr.labeled.by : event?.by;
+    const permission = by === undefined ? undefined : api ? await api.permission(by).catch((error) => ({ error: errorMessage(error) })) : { error: 'there is no github-token to ask GitHub' };
+    const judgement = judgeApproval({ label, ...(by !== undefined ? { by } : {}), ...(permission ? { permission } : {}) });
+    if (!('approval' in judgement))
+        return { ignored: judgement.ignored };
+    return { approval: judgement.approval, labeledAt: event !== undefined && by !== undefined && event.by.toLowerCase() === by.toLowerCase() ? (event.at ?? '') : '' };
+}
+/**
+ * The record of what the approval covers, per server, from this Action's own sticky comment:
+ * read before any code of the pull request runs (it could hold the token that may edit the
+ * comment). Undefined where no label approves, there is no record, or it could not be read.
+ */
+async function approvalRecordsOf(servers, label, issue, api) {
+    const { approval } = label;
+    if (!approval?.by || !api)
+        return servers.map(() => undefined);
+    const records = [];
+    for (const { id, job } of servers) {
+        try {
+            const sticky = await api.findStickyComment(issue, commentMarker(id, job));
+            records.push(sticky?.body ? readApprovalRecord(sticky.body) : undefined);
+        }
+        catch (error) {
+            log.info(`Could not read the comment that records what the label "${approval.label}" approves (${errorMessage(error)}).`);
+            records.push(undefined);
+        }
+    }
+    return records;
+}
+/**
+ * What the approval covers, per server: the record read from this Action's own sticky comment
+ * (`records`, in the order of `servers`), or a new one when the approver caused this run
+ * (policy/coverage.ts). Undefined where no label approves.
+ */
+function coveragesOf(servers, label, triggeredBy, records) {
+    const { approval } = label;
+    if (!approval?.by)
+        return servers.map(() => undefined);
+    return servers.map(({ id, present }, i) => {
+        const record = records[i];
+        const coverage = approvalCoverage({
+            approval: { ...approval, by: approval.by },
+            labeledAt: label.labeledAt ?? '',
+            ...(triggeredBy !== undefined ? { triggeredBy } : {}),
+            ...(record ? { record } : {}),
+            present,
+        });
+        if ('record' in coverage && coverage.recordedNow)
+            log.info(`${id}: the label "${approval.label}" added by @${approval.by} approves ${plural(coverage.record.fingerprints.length, 'change')} as of this run; recorded in the comment.`);
+        return coverage;
+    });
+}
+/** The records to keep in each server's comment: what its approval covers, found or made by this run. */
+function recordsOf(reviews, coverages) {
+    const records = new Map();
+    reviews.forEach((review, i) => {
+        const coverage = coverages[i];
+        if (coverage && 'record' in coverage)
+            records.set(review.id, coverage.record);
+    });
+    return records;
+}
+/** Who caused the event that started this run (a pull_request event's `sender`; a re-run keeps it). */
+function senderOf(payload) {
+    const login = payload.sender?.login;
+    return typeof login === 'string' && login !== '' ? login : undefined;
+}
+
+;// CONCATENATED MODULE: ./lib/github/review.js
+/** The gate's decision as the review carries it: plain data, each blocking change by its entry. */
+function reviewGate(decision) {
+    return {
+        pass: decision.pass,
+        verdict: decision.verdict,
+        blocking: decision.blocking.map((d) => ({ entry: `${d.collection}.${d.name}`, severity: d.delta.severity, kind: d.delta.kind, field: d.delta.field, fingerprint: d.delta.fingerprint })),
+        failures: decision.failures,
+    };
+}
+/** What an approval covers, as the review carries it: the recorded changes, and the blocking ones outside them. */
+function reviewCoverage(record, decision) {
+    return { label: record.label, by: record.by, approvedFingerprints: record.fingerprints, newSinceApproval: decision.newSinceApproval.map((d) => d.delta.fingerprint) };
+}
+/** True when the comment has something to say beyond "no changes". */
+function hasSomethingToSay(review) {
+    return review.report === null || review.report.summary.maxSeverity !== null || review.stale !== undefined || review.reviewError !== undefined;
+}
+
+;// CONCATENATED MODULE: ./lib/github/post.js
+/**
+ * Posting the sticky comments: one per server and job, created once, updated in place, and
+ * replaced by why a commit could not be reviewed when a run fails before its review. Never
+ * fails the step: what could not be posted becomes a warning, and the report stays in the
+ * job summary.
+ */
+
+
+
+
+
+
+
+
+const FORK_HELP = 'To comment on pull requests from forks, split the job in two: this workflow (on pull_request) uploads the review file ' +
+    '("review-path" output) as an artifact, and a second workflow on workflow_run downloads it and runs this Action with ' +
+    '"mode: comment-only", which posts the comment without running any code of the pull request ' +
+    '(examples/workflows/fork-review.yml and fork-comment.yml). The report is in this job\'s summary.';
+/**
+ * Create or update each server's sticky comment. Never fails the step: a token that may not
+ * comment (a fork's, a read-only one) gets one warning explaining the two-workflow pattern,
+ * and anything else a warning of its own. Returns those warnings.
+ */
+async function postComments(api, issue, reviews, inputs, records) {
+    const warnings = [];
+    for (const review of reviews) {
+        const marker = commentMarker(review.id, review.job);
+        try {
+            const existing = await api.findStickyComment(issue, marker);
+            // What the approval covers rides along as the comment's second line (approval-record.ts).
+            const record = records.get(review.id);
+            const room = COMMENT_LIMIT - (record ? renderApprovalRecord(record).length + 1 : 0);
+            const body = withApprovalRecord(redactor.redact(renderComment(review, room)), record);
+            const quietBody = withApprovalRecord(redactor.redact(renderQuietComment(review)), record);
+            const plan = planComment({ mode: inputs.comment, existing, changed: hasSomethingToSay(review), body, quietBody });
+            if (plan.action === 'none') {
+                log.info(`Comment for ${review.name}: nothing to do (${plan.reason}).`);
+                continue;
+            }
+            const posted = plan.action === 'update' ? await api.updateComment(plan.id, plan.body) : await createOnce(api, issue, marker, plan.body);
+            log.info(`Comment for ${review.name}: ${plan.action === 'update' ? 'updated' : 'created'} ${posted.html_url ?? `#${posted.id}`}.`);
+        }
+        catch (error) {
+            if (isPermissionError(error)) {
+                const why = `Could not comment on PR #${issue}: GitHub answered ${String(error.status)} (${errorMessage(error).split('\n')[0]}).`;
+                warnings.push(inputs.mode === 'comment-only'
+                    ? `${why} Give this workflow "permissions: pull-requests: write" (a workflow_run workflow runs with the base repository's token, which may comment).`
+                    : `${why} The token is read-only here, as it always is for pull requests from forks, or the workflow lacks "permissions: pull-requests: write". ${FORK_HELP}`);
+                break;
+            }
+            warnings.push(`Could not post the contract comment for ${review.name} on PR #${issue}: ${errorMessage(error)}. The report is in this job summary.`);
+        }
+    }
+    return warnings;
+}
+/**
+ * A review run that failed before it could review (a malformed config pushed, a base it
+ * cannot read…): each sticky comment of this job on the pull request describes an older
+ * commit, so it is replaced by why this one could not be reviewed. None is created: the failed
+ * check already shows on the pull request. The next good run puts the review back.
+ */
+async function replaceWithFailure({ api, context, inputs }, message) {
+    try {
+        const plan = planEvent(context, inputs.baselineRef);
+        if (!plan.pr)
+            return;
+        for (const comment of await api.stickyCommentsOfJob(plan.pr.number, context.job)) {
+            const marker = (comment.body ?? '').split(/\r?\n/, 1)[0];
+            const body = redactor.redact(renderFailedReview({ marker, headSha: plan.headSha, why: message, runUrl: runUrl() }));
+            const update = planComment({ mode: 'always', existing: comment, changed: true, body, quietBody: body });
+            if (update.action !== 'update')
+                continue;
+            await api.updateComment(update.id, update.body);
+            log.info(`Comment ${comment.html_url ?? `#${comment.id}`}: replaced by why this commit could not be reviewed.`);
+        }
+    }
+    catch (error) {
+        log.warning(`Could not update the contract comment to say that this run failed: ${errorMessage(error)}.`);
+    }
+}
+/** This run's page, whose summary holds the full report: `$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID`. */
+function runUrl() {
+    const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: id } = process.env;
+    return server && repository && id ? `${server.replace(/\/+$/, '')}/${repository}/actions/runs/${id}` : undefined;
+}
+/**
+ * A POST that failed on a transient error may still have created the comment: look for it
+ * before trying again, so a flaky network never leaves two sticky comments.
+ */
+async function createOnce(api, issue, marker, body) {
+    for (let attempt = 1;; attempt++) {
+        try {
+            return await api.createComment(issue, body);
+        }
+        catch (error) {
+            if (!isTransient(error) || attempt >= DEFAULT_RETRY.attempts)
+                throw error;
+            log.info(`Creating the comment failed (${errorMessage(error)}); checking whether it landed before trying again.`);
+            await new Promise((r) => setTimeout(r, retryPolicy().baseMs * attempt));
+            const landed = await api.findStickyComment(issue, marker);
+            if (landed)
+                return landed.body === body ? landed : await api.updateComment(landed.id, body);
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./lib/github/summary.js
+
+
+
+
+
+
+/**
+ * The job summary: one table over every server, the run's warnings, then each server's full
+ * review (the comment may have been shortened; this is where the rest lives).
+ */
+function renderSummary(reviews, warnings) {
+    const lines = ['## MCP contract review', ''];
+    // Said once for the run (every server's review carries the same alert).
+    for (const alert of new Set(reviews.flatMap((r) => (r.alert === undefined ? [] : [r.alert]))))
+        lines.push(`> [!CAUTION]\n> ${mdText(xml_truncate(alert, 3_000))}`, '');
+    if (reviews.length > 0) {
+        lines.push('| Server | Worst change | BREAKING | RISKY | SAFE | COSMETIC | Lockfile | Gate |', '| --- | --- | ---: | ---: | ---: | ---: | --- | --- |');
+        for (const review of reviews) {
+            const counts = review.report?.summary.counts;
+            const worst = review.report === null ? '⚠️ not compiled' : review.report.summary.maxSeverity === null ? 'none' : `${BADGES[review.report.summary.maxSeverity]} ${review.report.summary.maxSeverity}`;
+            const cells = report_SEVERITIES.map((s) => (counts ? String(counts[s]) : '–'));
+            const lockfile = review.stale ? '⚠️ stale' : checksFreshness(review) && review.report ? 'fresh' : '–';
+            lines.push(`| ${mdCell(serverName(review.name))} | ${worst} | ${cells.join(' | ')} | ${lockfile} | ${gateCell(review)} |`);
+        }
+        lines.push('');
+    }
+    for (const warning of warnings)
+        lines.push(`> [!WARNING]\n> ${mdText(xml_truncate(warning, 3_000))}`, '');
+    const head = `${lines.join('\n')}\n`;
+    const share = Math.floor((SUMMARY_LIMIT - head.length) / Math.max(1, reviews.length));
+    const sections = reviews.map((r) => `### ${serverName(r.name)}\n\n${renderSummarySection(r, Math.max(2_000, share - 200))}`);
+    return [head, ...sections].join('\n');
+}
+function gateCell(review) {
+    // Changes approved, allow-listed or not gated can still fail the check (a stale lockfile, a version too small).
+    const unless = (passing, why) => (review.gate.pass ? passing : `❌ fails (${why})`);
+    switch (review.gate.verdict) {
+        case 'blocked':
+        case 'unknown':
+            return '❌ fails';
+        case 'approved':
+            return unless('✅ approved by label', 'changes approved by label');
+        case 'accepted':
+            return unless('✅ allow-listed', 'changes allow-listed');
+        case 'not-gated':
+            return unless('off', 'change gate off');
+        default:
+            return review.gate.pass ? '✅ passes' : '❌ fails';
+    }
+}
+/** A lockfile is checked against what was compiled: a live server's contracts or a contracts file, not the head lockfile itself. */
+function checksFreshness(review) {
+    return (review.headSource === 'server' || review.headSource === 'file') && review.lockfileCheck !== 'off';
+}
+/** The step's outputs, over every server of the run. */
+function computeOutputs(reviews, paths) {
+    const counts = { BREAKING: 0, RISKY: 0, SAFE: 0, COSMETIC: 0 };
+    const severities = [];
+    for (const review of reviews) {
+        if (!review.report)
+            continue;
+        for (const s of report_SEVERITIES)
+            counts[s] += review.report.summary.counts[s];
+        if (review.report.summary.maxSeverity)
+            severities.push(review.report.summary.maxSeverity);
+    }
+    const outputs = {
+        'max-severity': maxSeverityOf(severities) ?? 'none',
+        'breaking-count': String(counts.BREAKING),
+        'risky-count': String(counts.RISKY),
+        'safe-count': String(counts.SAFE),
+        'cosmetic-count': String(counts.COSMETIC),
+        changed: String(severities.length > 0),
+        'lockfile-stale': String(reviews.some((r) => r.stale !== undefined)),
+        gate: reviews.every((r) => r.gate.pass) ? 'pass' : 'fail',
+        'semver-bump': largestBump(reviews.flatMap((r) => (r.report ? [r.report.summary.semverBump] : []))),
+        'version-check': overallVersionCheck(reviews.flatMap((r) => (r.release ? [r.release.check] : []))),
+        'artifact-path': paths.artifacts.join('\n'),
+        'report-path': paths.report,
+        'review-path': paths.review,
+    };
+    if (paths.sarif !== undefined)
+        outputs['sarif-path'] = paths.sarif;
+    return outputs;
+}
+
+;// CONCATENATED MODULE: ./lib/github/vouch.js
+/**
+ * `mode: comment-only` posts a review computed by another run, from the review file that run
+ * uploaded. Under pull_request, a fork runs its own copy of the workflow, so the file can say
+ * anything: it is data to show (escaped), never a verdict to repeat. What it must not decide
+ * is taken from GitHub instead: the approval from the live labels and the permission of who
+ * added the label (with this run's own `approve-label`), what that approval covers from the
+ * record in this Action's own comment, the gate and the version check recomputed from the
+ * changes and versions the file lists, and shown as passing only when the run that wrote the
+ * file succeeded.
+ */
+
+
+
+
+function vouchReview(file, vouch) {
+    const review = file.reviewError === undefined ? file : { ...file, reviewError: asReportedByFile(file.reviewError) };
+    const accepted = new Set(review.accepted.map((a) => a.fingerprint.trim().toLowerCase()));
+    const record = vouch.approval ? vouch.approvalRecord : undefined;
+    const release = review.release && review.report
+        ? releaseVerdict({
+            bump: review.report.summary.semverBump,
+            ...(review.release.previousVersion !== undefined ? { previous: review.release.previousVersion } : {}),
+            ...(review.release.currentVersion !== undefined ? { current: review.release.currentVersion } : {}),
+            mode: review.release.mode,
+            removed: review.headSource === 'removed',
+        })
+        : undefined;
+    const failure = versionFailure(review.name, release);
+    const decision = decideGate({
+        server: review.name,
+        report: review.report,
+        failOn: review.failOn,
+        accepted: (fingerprint) => accepted.has(fingerprint.trim().toLowerCase()),
+        ...(vouch.approval ? { approval: vouch.approval } : {}),
+        ...(record ? { covers: covers(record) } : {}),
+        approveLabel: vouch.approveLabel,
+        ...(review.stale ? { staleMessage: review.stale.message } : {}),
+        lockfileCheck: review.lockfileCheck,
+        ...(failure !== undefined ? { versionFailure: failure } : {}),
+        ...(review.reviewError !== undefined ? { reviewError: review.reviewError } : {}),
+    });
+    const vouched = { ...review, approveLabel: vouch.approveLabel, gate: reviewGate(decision) };
+    delete vouched.approval;
+    delete vouched.approvalIgnored;
+    delete vouched.approvalCoverage;
+    delete vouched.release;
+    if (release)
+        vouched.release = release;
+    if (record && review.report)
+        vouched.approvalCoverage = reviewCoverage(record, decision);
+    if (decision.verdict === 'approved' && vouch.approval)
+        vouched.approval = vouch.approval;
+    if (vouch.approvalIgnored !== undefined && decision.verdict === 'blocked')
+        vouched.approvalIgnored = vouch.approvalIgnored;
+    if (decision.pass && vouch.runConclusion !== 'success') {
+        const how = vouch.runConclusion === undefined
+            ? 'GitHub did not say how the run that wrote this review file ended (this run was not triggered by its workflow_run event)'
+            : `The run that wrote this review file concluded "${vouch.runConclusion}", not "success"`;
+        const reviewError = `${how}, so this comment does not show the review as passing. That run's log says what failed; the changes below are as the review file lists them.`;
+        return { ...vouched, reviewError, gate: reviewGate(decideGate({ server: review.name, report: null, failOn: review.failOn, accepted: () => false, lockfileCheck: review.lockfileCheck, reviewError })) };
+    }
+    return vouched;
+}
+/**
+ * The error a review file reports, under a sentence of ours: its text is the fork's, so it is
+ * shown as the file wrote it (one code block, every line indented), never as paragraphs that
+ * would read as this comment's own words.
+ */
+function asReportedByFile(error) {
+    return `The run that wrote the review file reported:\n${error
+        .split(/\r\n|\r|\n/)
+        .map((line) => `    ${line}`)
+        .join('\n')}`;
+}
+
+;// CONCATENATED MODULE: ./lib/github/comment-only.js
+/**
+ * The second half of the two-workflow pattern for pull requests from forks: post the review a
+ * pull_request job computed, from a workflow_run job that holds a write token but runs no code
+ * of the pull request.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+
+/**
+ * `mode: comment-only`: post the comments of a review computed by another job, without
+ * running any code of the PR. The review file comes from that (possibly forged) job: it is
+ * validated, its PR number must belong to the commit the triggering run reviewed, and what it
+ * must not decide (the gate, the approval) is taken from GitHub (vouch.ts).
+ */
+async function commentOnly(inputs, context, runner, api) {
+    const path = inputs.reviewPath ?? (0,external_node_path_namespaceObject.resolve)(inputs.workingDirectory, 'mcp-contract-guard-review.json');
+    const text = await readWorkspaceFile(path, runner.roots, 'the review file');
+    if (text === null) {
+        throw new errors_UserError(`There is no review file at ${path}. In the workflow_run job, download the artifact the pull_request job uploaded (its "review-path" output) and point "review-path" at the file.`);
+    }
+    const bundle = parseBundle(text, (0,external_node_path_namespaceObject.relative)(runner.workspace, path) || path);
+    const repository = `${context.repo.owner}/${context.repo.repo}`;
+    if (bundle.repository !== repository)
+        throw new errors_UserError(`The review file is for ${bundle.repository}, but this run is in ${repository}.`);
+    const triggering = context.eventName === 'workflow_run'
+        ? context.payload.workflow_run
+        : undefined;
+    // The run that wrote the file has the full report in its summary; the file's own link is not believed.
+    const url = runLink(typeof triggering?.html_url === 'string' ? triggering.html_url : undefined) ?? runUrl();
+    const bundled = bundle.reviews.map((review) => {
+        const linked = { ...review };
+        delete linked.runUrl;
+        return url === undefined ? linked : { ...linked, runUrl: url };
+    });
+    const vouch = { approveLabel: inputs.approveLabel, ...(typeof triggering?.conclusion === 'string' ? { runConclusion: triggering.conclusion } : {}) };
+    const warnings = [];
+    let reviews = bundled.map((review) => vouchReview(review, vouch));
+    if (bundle.pullRequest === null) {
+        warnings.push('The review file is not about a pull request (its run was not triggered by one): nothing to comment on.');
+    }
+    else if (!api) {
+        throw new errors_UserError('mode: comment-only needs a token: set "github-token" (the default, github.token, works with "permissions: pull-requests: write").');
+    }
+    else {
+        if (triggering?.head_sha !== undefined && triggering.head_sha !== bundle.headSha) {
+            throw new errors_UserError(`The review file is about commit ${shortSha(bundle.headSha)}, but the workflow run that triggered this one reviewed ${shortSha(triggering.head_sha)}: refusing to post it.`);
+        }
+        const pullRequest = await api.pullRequest(bundle.pullRequest);
+        if (pullRequest.head.sha !== bundle.headSha) {
+            warnings.push(`PR #${bundle.pullRequest} has moved on to ${shortSha(pullRequest.head.sha)} since this review of ${shortSha(bundle.headSha)}: not posting it (the newer commit's run will).`);
+        }
+        else {
+            const label = await approvalOf({ number: bundle.pullRequest, labels: [] }, inputs.approveLabel, api);
+            if (label.ignored)
+                log.info(label.ignored);
+            // Who caused the reviewed run (its re-runner, for a re-run): the file cannot say it, GitHub's event does.
+            const triggeredBy = triggering?.triggering_actor?.login ?? triggering?.actor?.login;
+            const present = bundled.map((r) => ({ id: r.id, present: r.report ? needingApproval(r.report, r.failOn) : null }));
+            const records = await approvalRecordsOf(bundled, label, bundle.pullRequest, api);
+            const coverages = coveragesOf(present, label, triggeredBy, records);
+            reviews = bundled.map((review, i) => {
+                const coverage = coverages[i];
+                const approved = coverage && 'record' in coverage && label.approval ? { approval: label.approval, approvalRecord: coverage.record } : {};
+                const ignored = coverage && 'ignored' in coverage ? coverage.ignored : label.ignored;
+                return vouchReview(review, { ...vouch, ...approved, ...(ignored !== undefined ? { approvalIgnored: ignored } : {}) });
+            });
+            warnings.push(...(await postComments(api, bundle.pullRequest, reviews, inputs, recordsOf(reviews, coverages))));
+        }
+    }
+    for (const [name, value] of Object.entries(computeOutputs(reviews, { artifacts: [], report: '', review: path })))
+        setOutput(name, value);
+    for (const warning of warnings)
+        log.warning(warning);
+    await writeSummary(renderSummary(reviews, warnings));
+}
+
+;// CONCATENATED MODULE: ./lib/github/inputs.js
+
+
+
+
+
+
+const INPUT_DEFAULTS = {
+    mode: 'review',
+    'fail-on': 'BREAKING',
+    'lockfile-check': 'fail',
+    'version-check': 'warn',
+    comment: 'on-change',
+    'approve-label': 'contract-change-approved',
+    'artifact-path': 'contract-deltas.json',
+    compile: 'true',
+    'working-directory': '.',
+    'unsafe-allow-privileged-events': 'false',
+    'unsafe-allow-pull-request-target': 'false',
+    'allow-max-days': String(DEFAULT_ALLOW_MAX_DAYS),
+};
+/**
+ * Read and check every input. `get` returns the raw value ('' when unset, as `core.getInput`
+ * does); defaults are applied here too so a runner without action.yml defaults (the tests,
+ * `node dist/index.js` by hand) behaves the same.
+ */
+function readInputs(get, workspace) {
+    const raw = (name) => {
+        const value = get(name).trim();
+        if (value !== '')
+            return value;
+        return INPUT_DEFAULTS[name];
+    };
+    const workingDirectory = (0,external_node_path_namespaceObject.resolve)(workspace, raw('working-directory') ?? '.');
+    const path = (value) => (value === undefined ? undefined : (0,external_node_path_namespaceObject.isAbsolute)(value) ? value : (0,external_node_path_namespaceObject.resolve)(workingDirectory, value));
+    const sources = ['command', 'url', 'file'].filter((n) => raw(n) !== undefined);
+    if (sources.length > 1)
+        throw new errors_UserError(`Give one source: ${sources.map((s) => `"${s}"`).join(' and ')} were both set. Use "command", "url" or "file" for one server, or "config" for several.`);
+    if (sources.length === 1 && raw('config') !== undefined)
+        throw new errors_UserError(`"${sources[0]}" and "config" were both set: use "${sources[0]}" for one server, or "config" (with an optional "server") for the servers listed there.`);
+    if (sources.length === 1 && raw('server') !== undefined)
+        throw new errors_UserError(`"server" picks a server of the config file; it cannot be combined with "${sources[0]}" (use "name" to label a single server).`);
+    const url = raw('url');
+    if (url !== undefined && !/^https?:\/\//.test(url))
+        throw new errors_UserError(`"url" must be an http:// or https:// address; got "${redact_redactUrl(url)}".`);
+    const inputs = {
+        mode: oneOf('mode', raw('mode'), ['review', 'comment-only', 'capture']),
+        headers: parseHeaders(get('headers')),
+        passEnv: checkPassEnv(get('pass-env').split(/[\s,]+/).filter((name) => name !== ''), 'The input "pass-env"'),
+        compile: bool('compile', raw('compile')),
+        failOn: parseFailOn(raw('fail-on')),
+        lockfileCheck: oneOf('lockfile-check', raw('lockfile-check').toLowerCase(), ['fail', 'warn', 'off']),
+        versionCheck: oneOf('version-check', raw('version-check').toLowerCase(), ['fail', 'warn', 'off']),
+        comment: oneOf('comment', raw('comment').toLowerCase(), ['on-change', 'always', 'never']),
+        approveLabel: raw('approve-label'),
+        artifactPath: path(raw('artifact-path')),
+        token: get('github-token').trim(),
+        workingDirectory,
+        unsafeAllowPrivilegedEvents: bool('unsafe-allow-privileged-events', raw('unsafe-allow-privileged-events')) || bool('unsafe-allow-pull-request-target', raw('unsafe-allow-pull-request-target')),
+        allowMaxDays: parseDays(raw('allow-max-days')),
+    };
+    const optional = {
+        command: raw('command'),
+        url,
+        file: path(raw('file')),
+        config: path(raw('config')),
+        server: raw('server'),
+        name: raw('name'),
+        lockfile: path(raw('lockfile')),
+        sarifPath: path(raw('sarif-path')),
+        reviewPath: path(raw('review-path')),
+        captureFile: path(raw('capture-file')),
+        baselineRef: raw('baseline-ref'),
+        timeoutMs: parseTimeout(raw('timeout')),
+        clientCapabilities: raw('capabilities') === undefined ? undefined : parseClientCapabilities(raw('capabilities'), 'The input "capabilities"'),
+    };
+    for (const [key, value] of Object.entries(optional))
+        if (value !== undefined)
+            inputs[key] = value;
+    if (inputs.captureFile !== undefined && (inputs.mode !== 'review' || !inputs.compile)) {
+        throw new errors_UserError(`"capture-file" gives the contracts a "mode: capture" job captured, to a review that would otherwise start the servers: it needs "mode: review" and "compile: true".`);
+    }
+    if (inputs.name !== undefined && !/^[\w.@/-]{1,100}$/.test(inputs.name))
+        throw new errors_UserError(`"name" may use letters, digits and "_ . @ / -" (at most 100); got "${inputs.name}".`);
+    return inputs;
+}
+function parseFailOn(value) {
+    const upper = value.toUpperCase();
+    if (upper === 'NEVER')
+        return 'never';
+    return oneOf('fail-on', upper, report_SEVERITIES, [...report_SEVERITIES, 'never'].join(', '));
+}
+function oneOf(name, value, allowed, shown = allowed.join(', ')) {
+    if (!allowed.includes(value))
+        throw new errors_UserError(`The input "${name}" must be one of ${shown}; got "${value}".`);
+    return value;
+}
+function bool(name, value) {
+    const lower = value.toLowerCase();
+    if (lower === 'true')
+        return true;
+    if (lower === 'false')
+        return false;
+    throw new errors_UserError(`The input "${name}" must be true or false; got "${value}".`);
+}
+function parseTimeout(value) {
+    if (value === undefined)
+        return undefined;
+    const seconds = Number(value);
+    if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600)
+        throw new errors_UserError(`The input "timeout" is in seconds, more than 0 and at most 3600; got "${value}".`);
+    return Math.round(seconds * 1000);
+}
+function parseDays(value) {
+    const days = Number(value);
+    if (!Number.isInteger(days) || days < 1 || days > 3660)
+        throw new errors_UserError(`The input "allow-max-days" is a whole number of days, from 1 to 3660; got "${value}".`);
+    return days;
+}
+/** `headers`: one `Name: value` per line (values usually come from secrets). */
+function parseHeaders(text) {
+    const out = {};
+    for (const line of text.split(/\r?\n/)) {
+        if (line.trim() === '')
+            continue;
+        const at = line.indexOf(':');
+        const name = at > 0 ? line.slice(0, at).trim() : '';
+        // The value is never echoed: it is usually a secret.
+        if (!/^[\w-]+$/.test(name))
+            throw new errors_UserError('The input "headers" takes one "Name: value" per line; a line has no valid header name before ":".');
+        out[name] = line.slice(at + 1).trim();
+    }
+    return out;
+}
+
 ;// CONCATENATED MODULE: ./lib/github/run.js
 /**
  * The Action's shell: read the run, review each server, then act on the results (files,
@@ -59944,16 +60710,27 @@ function subjects_shown(place, path) {
 
 
 
+
+
+
 async function runAction() {
     // The first line of the log, before any work: what ran, on what (the cold-start bench waits for it).
     info(`mcp-contract-guard: ${github_context.eventName ?? 'local'} run${process.env.GITHUB_REPOSITORY ? ` in ${process.env.GITHUB_REPOSITORY}` : ''}.`);
     /** Set once a review run could comment: its sticky comments then say when it fails. */
     let commenting;
+    // Before anything else, and so before any code of the pull request runs: the credentials of
+    // the step's environment (a server can read them from this process), and a copy of the
+    // runner's command files (a server can write to them).
+    redactor.addEnvironment(process.env);
+    let commandFiles;
     try {
+        commandFiles = await guardCommandFiles();
         const runner = await runnerOf();
         const inputs = readInputs((name) => getInput(name), runner.workspace);
+        redactor.addSecret(inputs.token);
         redactor.addHeaderValues(inputs.headers);
         redactor.addUrl(inputs.url);
+        redactor.addEnvironment(process.env, inputs.passEnv);
         const context = {
             eventName: github_context.eventName ?? 'unknown',
             payload: (github_context.payload ?? {}),
@@ -59963,16 +60740,23 @@ async function runAction() {
         };
         const api = inputs.token === '' ? undefined : new GitHubApi(inputs.token, context.repo, log, retryPolicy());
         // Under a privileged event a run that fails writes nothing: it may be failing on a refusal.
-        if (api && inputs.mode !== 'comment-only' && inputs.comment !== 'never' && !PRIVILEGED_EVENTS.includes(context.eventName))
+        if (api && inputs.mode === 'review' && inputs.comment !== 'never' && !PRIVILEGED_EVENTS.includes(context.eventName))
             commenting = { api, context, inputs };
         if (inputs.mode === 'comment-only')
             await commentOnly(inputs, context, runner, api);
+        else if (inputs.mode === 'capture')
+            await captureOnly(inputs, context, runner, commandFiles);
         else
-            await run_review(inputs, context, runner, api);
+            await run_review(inputs, context, runner, api, commandFiles);
     }
     catch (error) {
         const user = asUserError(error);
-        const message = redactor.redact(user !== undefined ? user.message : `Unexpected failure: ${errorMessage(error)}. This is a bug in mcp-contract-guard; please report it with the log of this step.`);
+        // Whatever failed, a server may have run: the runner's files are put back before anything of ours is written.
+        const tampered = (await commandFiles?.restore().catch(() => [])) ?? [];
+        const message = redactor.redact([
+            ...(tampered.length > 0 ? [tamperingMessage(tampered)] : []),
+            user !== undefined ? user.message : `Unexpected failure: ${errorMessage(error)}. This is a bug in mcp-contract-guard; please report it with the log of this step.`,
+        ].join('\n\n'));
         setFailed(message);
         if (commenting)
             await replaceWithFailure(commenting, message);
@@ -59983,7 +60767,7 @@ async function runAction() {
             log.info(error.stack);
     }
 }
-async function run_review(inputs, context, runner, api) {
+async function run_review(inputs, context, runner, api, commandFiles) {
     const plan = await planOf(context, inputs, api);
     const policy = privilegePolicy(plan.eventName, inputs.unsafeAllowPrivilegedEvents);
     if (policy.warning)
@@ -59991,15 +60775,17 @@ async function run_review(inputs, context, runner, api) {
     if (policy.headFromCommit && !/^[0-9a-f]{40}$/.test(plan.headSha)) {
         throw new errors_UserError(`Under ${plan.eventName} the head's files are read at the head commit, but this event names none: run the review on pull_request instead.`);
     }
-    const commit = (ref) => commitTree(ref, { workspace: runner.repoRoot, ...(api ? { api } : {}), log: log.info });
+    const commit = (ref) => commitTree(ref, { workspace: runner.repoRoot, ...(api ? { api } : {}), log: log.info, warn: log.warning });
     const run = { inputs, plan, runner, api, head: policy.headFromCommit ? commit(plan.headSha) : checkoutTree(runner.roots) };
     if (plan.baseline)
         run.base = commit(plan.baseline.ref);
+    if (inputs.captureFile !== undefined)
+        run.captured = await readCaptureFile(inputs.captureFile, runner, context, plan);
     const { subjects, allow, allowFile, rules, notes } = await subjectsOf(inputs, runner, run.head, run.base);
     run.rules = rules;
     for (const subject of subjects)
         registerCredentials(subject.target?.source);
-    const live = subjects.flatMap((s) => (inputs.compile && s.target && s.target.source.kind !== 'file' ? [{ name: s.name ?? s.id, kind: s.target.source.kind }] : []));
+    const live = subjects.flatMap((s) => (inputs.compile && !run.captured && s.target && s.target.source.kind !== 'file' ? [{ name: s.name ?? s.id, kind: s.target.source.kind }] : []));
     const refusal = policy.refusal(live);
     if (refusal)
         throw new errors_UserError(refusal);
@@ -60009,14 +60795,20 @@ async function run_review(inputs, context, runner, api) {
         log.info(`Reviewing ${plural(subjects.length, 'server')} against ${plan.baseline.describe}.`);
     else
         log.info(`No base to compare with: ${plan.noBaselineReason}. The review compares with the lockfile in the checkout.`);
+    // Everything the base and GitHub say is read before any code of the pull request starts: the
+    // baselines, the approval label and what its record in our comment covers.
+    const baseLockfiles = [];
+    for (const subject of subjects)
+        baseLockfiles.push(await readBaseLockfile(subject, run));
     const label = plan.pr ? await approvalOf(plan.pr, inputs.approveLabel, api) : {};
     if (label.ignored)
         log.info(label.ignored);
+    const records = plan.pr ? await approvalRecordsOf(subjects.map((s) => ({ id: s.id, job: context.job })), label, plan.pr.number, api) : [];
     const drafts = [];
-    for (const subject of subjects) {
+    for (const [i, subject] of subjects.entries()) {
         startGroup(`Reviewing ${subject.name ?? subject.id}`);
         try {
-            const draft = await draftReview(subject, run);
+            const draft = await draftReview(subject, run, baseLockfiles[i]);
             draft.notes.push(...notes);
             drafts.push(draft);
         }
@@ -60024,13 +60816,20 @@ async function run_review(inputs, context, runner, api) {
             endGroup();
         }
     }
+    // Every server is stopped (its whole process tree): what it wrote to the runner's files is undone.
+    // Servers captured in another job report what they wrote there.
+    const tampered = [...new Set([...(run.captured?.file.tampered ?? []), ...(await commandFiles.restore())])];
+    const tampering = tampered.length > 0 ? tamperingMessage(tampered) : undefined;
     const today = todayUtc(process.env.MCP_CONTRACT_GUARD_TODAY);
     const allowEvaluation = evaluateAllowList(drafts.map((d) => ({ server: d.name, report: d.report })), allow, today, inputs.allowMaxDays);
     const allowNotes = allowListNotes(allowEvaluation);
-    const present = drafts.map((d) => ({ id: d.subject.id, job: context.job, present: d.report ? needingApproval(d.report, inputs.failOn) : null }));
-    const coverages = plan.pr ? await coveragesOf(present, label, { issue: plan.pr.number, triggeredBy: senderOf(context.payload) }, api) : [];
+    const present = drafts.map((d) => ({ id: d.subject.id, present: d.report ? needingApproval(d.report, inputs.failOn) : null }));
+    const coverages = plan.pr ? coveragesOf(present, label, senderOf(context.payload), records) : [];
     const judged = { label, acceptedBy: allowEvaluation.acceptedBy, allowNotes, allowFile, today };
     const reviews = drafts.map((draft, i) => finishReview(draft, run, context, { ...judged, coverage: coverages[i] }));
+    if (tampering)
+        for (const review of reviews)
+            review.alert = redactor.redact(tampering);
     for (const review of reviews)
         if (review.release)
             log.info(`${review.name}: ${releaseLine(review.release)}`);
@@ -60046,13 +60845,31 @@ async function run_review(inputs, context, runner, api) {
     for (const warning of warnings)
         log.warning(warning);
     await writeSummary(renderSummary(reviews, warnings));
-    for (const [name, value] of Object.entries(computeOutputs(reviews, paths)))
+    const outputs = computeOutputs(reviews, paths);
+    if (tampering)
+        outputs.gate = 'fail';
+    for (const [name, value] of Object.entries(outputs))
         setOutput(name, redactor.redact(value));
-    const failures = reviews.flatMap((r) => r.gate.failures);
+    const failures = [...(tampering ? [tampering] : []), ...reviews.flatMap((r) => r.gate.failures)];
     if (failures.length > 0)
         setFailed(redactor.redact(failures.join('\n\n')));
     else
         log.info(reviews.some((r) => r.stale) ? 'The contract gate passes (the stale lockfile is only reported: lockfile-check is warn).' : 'The contract gate passes.');
+}
+/** The capture file of `capture-file`, checked as hostile data, and that it is of this repository and this commit. */
+async function readCaptureFile(path, runner, context, plan) {
+    const label = (0,external_node_path_namespaceObject.relative)(runner.workspace, path) || path;
+    const text = await readWorkspaceFile(path, runner.roots, 'the capture file');
+    if (text === null)
+        throw new errors_UserError(`There is no capture file at ${label}: download the artifact the capture job uploaded (its "capture-path") into the workspace and point "capture-file" at it.`);
+    const file = parseCaptureFile(text, label);
+    const repository = `${context.repo.owner}/${context.repo.repo}`;
+    if (file.repository !== repository)
+        throw new errors_UserError(`The capture file ${label} is of ${file.repository}, but this run is in ${repository}.`);
+    if (file.headSha !== plan.headSha)
+        throw new errors_UserError(`The capture file ${label} is of commit ${shortSha(file.headSha)}, but this run reviews ${shortSha(plan.headSha)}: the capture job must run on the same commit (the same workflow run).`);
+    log.info(`The servers' contracts come from ${label}, captured in another job at ${shortSha(file.headSha)}: no server is started here.`);
+    return { file, label };
 }
 /** The event plan; for a comment on a pull request, completed from the API (the event does not carry the pull request). */
 async function planOf(context, inputs, api) {
@@ -60063,13 +60880,6 @@ async function planOf(context, inputs, api) {
         throw new errors_UserError(`This ${plan.eventName} event is about PR #${plan.lookUpPullRequest}, whose commits only the API can tell: set "github-token".`);
     const pullRequest = await api.pullRequest(plan.lookUpPullRequest);
     return planEvent({ ...context, payload: { ...context.payload, pull_request: pullRequest } }, inputs.baselineRef);
-}
-/** A server's URL and header values are credentials until shown otherwise. */
-function registerCredentials(source) {
-    if (!source || source.kind === 'file')
-        return;
-    redactor.addUrl(source.url);
-    redactor.addHeaderValues(source.headers);
 }
 function finishReview(draft, run, context, judged) {
     const { inputs, plan } = run;

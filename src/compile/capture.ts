@@ -4,6 +4,7 @@ import type { AttemptEvidence, RpcChannel } from './channel.js';
 import { diagnose, looksSlowToStart, oneLine, type Diagnosis } from './diagnose.js';
 import { HttpChannel, LaunchedHttpChannel } from './http.js';
 import { listAll, openSession } from './protocol.js';
+import { CONTAINMENT_DESCRIPTION, containmentPlan } from './containment.js';
 import { redactUrl } from './redact.js';
 import { clientCapabilitiesOf, type ClientCapability, type ServerSource } from './source.js';
 import { StdioChannel } from './stdio.js';
@@ -60,7 +61,7 @@ export async function captureServer(source: ServerSource, options: CaptureOption
   const deadline = options.deadline ?? startedAt + START_BUDGET_FACTOR * source.timeoutMs;
   const capabilities = clientCapabilitiesOf(source);
   const channel = openChannel(source, capabilities);
-  progress(source.kind === 'command' ? `starting ${source.command.join(' ')}` : `connecting to ${redactUrl(source.url)}`);
+  progress(source.kind === 'command' ? `starting ${source.command.join(' ')} (${CONTAINMENT_DESCRIPTION[containmentPlan().containment]})` : `connecting to ${redactUrl(source.url)}`);
   try {
     // A server we started that is still starting is waited for until the deadline, same process.
     const patience =
@@ -100,6 +101,7 @@ export async function captureServer(source: ServerSource, options: CaptureOption
       capture[list.key] = items;
     }
     progress(`captured ${ENTRY_KINDS.map((kind) => countOf(kind, capture[kind].length)).join(', ')}`);
+    await channel.close();
     return { capture, warnings: warningsFrom(channel.evidence), evidence: channel.evidence };
   } catch (error) {
     // Stop the server before diagnosing, so the stderr tail is complete.
@@ -119,9 +121,15 @@ function openChannel(source: ServerSource, clientCapabilities: readonly ClientCa
 }
 
 function warningsFrom(evidence: AttemptEvidence): string[] {
-  if (evidence.transport !== 'stdio' || evidence.strayStdout.length === 0) return [];
-  return [
-    `the server wrote ${evidence.strayStdout.length} non-JSON line(s) to stdout, e.g. ${JSON.stringify(evidence.strayStdout[0])}; ` +
-      'they were ignored, but MCP clients may choke on them: log to stderr instead',
-  ];
+  const warnings: string[] = [];
+  if (evidence.survivors.length > 0) {
+    warnings.push(`${evidence.survivors.length} process(es) the server started could not be stopped (${CONTAINMENT_DESCRIPTION[evidence.containment ?? 'process-group']}): ${evidence.survivors.join(', ')}`);
+  }
+  if (evidence.transport === 'stdio' && evidence.strayStdout.length > 0) {
+    warnings.push(
+      `the server wrote ${evidence.strayStdout.length} non-JSON line(s) to stdout, e.g. ${JSON.stringify(evidence.strayStdout[0])}; ` +
+        'they were ignored, but MCP clients may choke on them: log to stderr instead',
+    );
+  }
+  return warnings;
 }

@@ -1,4 +1,5 @@
 import type { JsonObject } from '../contract/model.js';
+import type { Containment } from './containment.js';
 
 /**
  * A JSON-RPC channel to an MCP server. We speak JSON-RPC ourselves instead of going through the
@@ -53,6 +54,10 @@ export interface AttemptEvidence {
   stderrTail: string[];
   /** Lines on stdout that were not JSON-RPC (logs printed to the wrong stream, a banner…). */
   strayStdout: string[];
+  /** What held the server's process tree (containment.ts); undefined for a server we did not start. */
+  containment?: Containment;
+  /** Processes of the server's tree still alive after it was stopped ("PID (command)"). */
+  survivors: string[];
   /** A stdout line carried a JSON-RPC message after other text (a logger writing to stdout). */
   pollutedStdout?: boolean;
   /** Whether any JSON-RPC message arrived from the server. */
@@ -69,7 +74,7 @@ export interface AttemptEvidence {
 }
 
 export function newEvidence(transport: AttemptEvidence['transport'], target: string): AttemptEvidence {
-  return { transport, target, startedAt: Date.now(), stderrTail: [], strayStdout: [], spokeJsonRpc: false };
+  return { transport, target, startedAt: Date.now(), stderrTail: [], strayStdout: [], survivors: [], spokeJsonRpc: false };
 }
 
 /** The server answered with a JSON-RPC error. */

@@ -1,6 +1,7 @@
 import { normalizeCapture } from '../contract/normalize.js';
 import type { Contracts } from '../contract/model.js';
 import { captureServer, type CaptureOptions } from './capture.js';
+import { containmentPlan } from './containment.js';
 import { withHealing, type HealingReport } from './heal.js';
 import { compileFile, type FileContracts } from './dump.js';
 import type { ContractSource } from './source.js';
@@ -61,6 +62,8 @@ export interface CompileOptions extends Omit<CaptureOptions, 'deadline'> {
  */
 export async function compileContracts(source: ContractSource, options: CompileOptions = {}): Promise<Compiled> {
   if (source.kind === 'file') return compileFile(source.path);
+  // How a server is contained is probed (by starting processes) before any start-up deadline runs.
+  if (source.kind === 'command') containmentPlan();
   // Without healing: one attempt within --timeout (a slow start is not waited for), still
   // diagnosed and reported the same way.
   const heal = options.heal !== false;

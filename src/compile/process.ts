@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { EVIDENCE_LINE_CHARS, MAX_MESSAGE_BYTES, noteLogLine, type AttemptEvidence } from './channel.js';
+import { containmentPlan, resolveProgram, type Containment } from './containment.js';
 import { serverEnvironment, type EnvRequest } from './env.js';
 import type { Readable, Writable } from 'node:stream';
 
@@ -39,12 +40,15 @@ export const STRAY_STDOUT_LINES = 20;
 const LOG_LINE_BYTES = EVIDENCE_LINE_CHARS * 4;
 /** How long a server gets to exit after SIGTERM before it is killed. */
 const GRACE_MS = 1500;
+/** What the supervisor gets beyond the grace to kill the rest of the tree and exit. */
+const SUPERVISOR_MARGIN_MS = 6000;
 
 /**
  * Every server process gets this variable, with a value of its own. Its descendants inherit it
  * even when they start their own session (setsid, `detached`) and leave the process group, or
- * are re-parented when their parent dies; on Linux, /proc/PID/environ shows it, so stopping a
- * server finds and kills its whole tree. Elsewhere, the process group is what we can reach.
+ * are re-parented when their parent dies; on Linux, /proc/PID/environ shows it. It is the net
+ * under the containment (containment.ts) that holds whatever the server does; with only a
+ * process group, it is what finds a descendant that left the group but kept its environment.
  */
 export const SERVER_MARKER_NAME = 'MCP_CONTRACT_GUARD_SERVER';
 /**
@@ -68,6 +72,8 @@ process.once('exit', () => {
 export class ServerProcess {
   private readonly child: ChildProcess;
   private readonly marker = randomUUID();
+  /** What holds the server's whole tree; undefined when it was started as it is (it cannot start). */
+  readonly containment: Containment | undefined;
   /** Resolves when the process has exited (or could not start). */
   private readonly exited: Promise<void>;
   /** Resolves when, in addition, its output is drained: the evidence is complete. */
@@ -80,16 +86,35 @@ export class ServerProcess {
     options: ProcessOptions,
     private readonly evidence: AttemptEvidence,
   ) {
-    const [program, ...args] = options.command;
-    const env = { ...serverEnvironment(process.env, options), [SERVER_MARKER_NAME]: this.marker };
-    // detached: the server leads its own process group, so stop() reaches its children too.
+    const env: Record<string, string> = { ...serverEnvironment(process.env, options), [SERVER_MARKER_NAME]: this.marker };
+    // A command that cannot start is spawned as it is: its error (ENOENT, EACCES) is the diagnosis.
+    const plan = containmentPlan(options.launcher ? 'subreaper' : undefined);
+    const startable = plan.containment === 'process-group' || resolveProgram(options.command[0] as string, env.PATH, options.cwd ?? process.cwd()) !== undefined;
+    this.containment = startable ? plan.containment : undefined;
+    const [program, ...args] = startable ? plan.wrap(options.command, GRACE_MS) : options.command;
+    evidence.containment = this.containment;
+    // detached: the server (with its supervisor) leads its own process group, so stop() reaches its children too.
     this.child = spawn(program as string, args, {
       cwd: options.cwd,
       env,
-      stdio: [options.stdin, 'pipe', options.relay ? 'inherit' : 'pipe'],
+      // fd 3: the supervisor names the processes it could not stop.
+      stdio: [options.stdin, 'pipe', options.relay ? 'inherit' : 'pipe', ...(this.supervised ? (['pipe'] as const) : [])],
       detached: process.platform !== 'win32',
       windowsHide: true,
     });
+    const report = this.child.stdio[3] as Readable | null | undefined;
+    report?.setEncoding('utf8');
+    let reported = '';
+    report?.on('data', (chunk: string) => {
+      reported = (reported + chunk).slice(-64 * 1024);
+      for (let newline = reported.indexOf('\n'); newline >= 0; newline = reported.indexOf('\n')) {
+        const line = reported.slice(0, newline);
+        reported = reported.slice(newline + 1);
+        const survivor = /^survivor (\d+) (.*)$/.exec(line);
+        if (survivor && evidence.survivors.length < 20) evidence.survivors.push(`${survivor[1]} (${(survivor[2] ?? '').slice(0, 200)})`);
+      }
+    });
+    report?.on('error', () => {});
     live.add(this);
     evidence.pid = this.child.pid;
     const onMessage = options.onStdoutLine;
@@ -134,6 +159,11 @@ export class ServerProcess {
     this.child.stdin?.on('error', () => {});
   }
 
+  /** A supervisor stands between us and the server (containment.ts). */
+  private get supervised(): boolean {
+    return this.containment === 'pid-namespace' || this.containment === 'subreaper';
+  }
+
   get running(): boolean {
     return this.child.exitCode === null && this.child.signalCode === null && this.evidence.spawnErrorCode === undefined;
   }
@@ -152,8 +182,9 @@ export class ServerProcess {
     this.stopping = true;
     if (this.running) {
       this.child.stdin?.end();
+      // A supervisor passes SIGTERM on to the whole tree, waits the grace, kills what is left, then exits.
       this.signalTree('SIGTERM');
-      await within(this.exited, GRACE_MS);
+      await within(this.exited, GRACE_MS + (this.supervised ? SUPERVISOR_MARGIN_MS : 0));
     }
     // What is left (the server past its grace, children in its group or in sessions of their own) is killed.
     this.killTree();
@@ -168,6 +199,16 @@ export class ServerProcess {
   /** SIGKILL the whole tree, synchronously (it also runs in the 'exit' hook). */
   killTree(): void {
     if (this.evidence.spawnErrorCode !== undefined) return;
+    // A subreaper killed first would leave its tree to init: it is asked to kill it at once, and waited for.
+    if (this.containment === 'subreaper' && this.running && this.child.pid !== undefined) {
+      try {
+        process.kill(this.child.pid, 'SIGUSR1');
+        waitUntilGone(this.child.pid, SUPERVISOR_MARGIN_MS);
+      } catch {
+        // Already gone.
+      }
+    }
+    // In a namespace, killing its init (through unshare's --kill-child) kills everything inside.
     killGroup(this.child, 'SIGKILL');
     for (let round = 0; round < MAX_SWEEP_ROUNDS && signalMarked(this.marker, 'SIGKILL') > 0; round++);
   }
@@ -253,6 +294,21 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
       child.kill(signal);
     } catch {
       // Already gone.
+    }
+  }
+}
+
+/**
+ * Block until process `pid` is gone or a zombie, at most `ms`: the 'exit' hook cannot wait for
+ * events. Atomics.wait sleeps without spinning.
+ */
+function waitUntilGone(pid: number, ms: number): void {
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  for (const deadline = Date.now() + ms; Date.now() < deadline; Atomics.wait(sleeper, 0, 0, 10)) {
+    try {
+      if (readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').startsWith('Z')) return;
+    } catch {
+      return;
     }
   }
 }

@@ -1,5 +1,5 @@
 import { getOctokit } from '@actions/github';
-import { findSticky, isMarked, stickyMarkerOf, type IssueComment } from './sticky.js';
+import { findSticky, isMarked, isOwn, stickyMarkerOf, type IssueComment } from './sticky.js';
 
 export type Octokit = ReturnType<typeof getOctokit>;
 
@@ -82,8 +82,8 @@ export class GitHubApi {
 
   /**
    * The sticky comment carrying `marker`, looked up page by page (oldest first) and stopping
-   * at the first trusted one. Comments by a person carrying the marker are only trusted when
-   * the token is that person's (a PAT), which costs one more request, only in that case.
+   * at the first trusted one. Comments by another account carrying the marker are only trusted
+   * when the token is that account's (a PAT), which costs one more request, only in that case.
    */
   async findStickyComment(issue: number, marker: string): Promise<IssueComment | undefined> {
     const untrusted: IssueComment[] = [];
@@ -104,7 +104,7 @@ export class GitHubApi {
     const comments = (await this.octokit.paginate(this.octokit.rest.issues.listComments, { ...this.repo, issue_number: issue, per_page: 100 })) as IssueComment[];
     const marked = comments.filter((c) => stickyMarkerOf(c.body ?? '')?.job === job);
     const markers = new Set(marked.map((c) => stickyMarkerOf(c.body ?? '')!.marker));
-    const login = marked.some((c) => c.user?.type !== 'Bot') ? await this.ownLogin() : undefined;
+    const login = marked.some((c) => !isOwn(c)) ? await this.ownLogin() : undefined;
     return [...markers].map((marker) => findSticky(marked, marker, login)).filter((c): c is IssueComment => c !== undefined);
   }
 

@@ -1,7 +1,7 @@
 /**
  * Where an approval's record lives: a second hidden line of the sticky comment, right under
- * its marker. Only a comment `findSticky` trusts (written by this Action: a bot, or the
- * token's own account) is ever read, so a person who pastes such a line into a comment of
+ * its marker. Only a comment `findSticky` trusts (written by this Action's own identity:
+ * github-actions[bot], or the token's own account) is ever read, so a person who pastes such a line into a comment of
  * their own approves nothing.
  */
 import { MAX_RECORDED, type ApprovalRecord } from '../policy/coverage.js';

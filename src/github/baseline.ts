@@ -1,13 +1,10 @@
-import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, sep } from 'node:path';
-import { promisify } from 'node:util';
 import type { GitHubApi } from './api.js';
 import { UserError } from '../errors.js';
 import { shortSha } from './markdown.js';
+import { TamperedObjectError, git, readCommittedFile } from './git-objects.js';
 import { readWorkspaceFile, type FileRoots } from './paths.js';
-
-const run = promisify(execFile);
 
 export interface FileAtRef {
   /** Null when the file does not exist at that ref (a new server, a new lockfile). */
@@ -15,15 +12,10 @@ export interface FileAtRef {
   via: 'git' | 'contents API';
 }
 
-async function git(cwd: string, args: string[]): Promise<string> {
-  const { stdout } = await run('git', args, { cwd, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' });
-  return stdout;
-}
-
 /** The repository root of the checkout that holds the directory `dir`, or undefined outside git. */
 export async function repoRootOf(dir: string): Promise<string | undefined> {
   try {
-    return (await git(dir, ['rev-parse', '--show-toplevel'])).trim();
+    return (await git(dir, ['rev-parse', '--show-toplevel'])).toString('utf8').trim();
   } catch {
     return undefined;
   }
@@ -35,33 +27,38 @@ export function repoPath(root: string, path: string): string {
 }
 
 /**
- * The text of `path` as committed at `ref`: from the local clone when it has that commit
- * (`git show`), else from the contents API (a shallow `actions/checkout` has only the head).
+ * The text of `path` as committed at `ref`: from the local clone when it has that commit,
+ * every object checked against its name (git-objects.ts), else from the contents API (a
+ * shallow `actions/checkout` has only the head). A clone whose objects do not match their
+ * names was tampered with: the API is asked instead, and the log says so; without a token the
+ * read fails.
  */
-export async function readFileAtRef(options: { path: string; ref: string; workspace: string; api?: GitHubApi; log: (m: string) => void }): Promise<FileAtRef> {
+export async function readFileAtRef(options: { path: string; ref: string; workspace: string; api?: GitHubApi; log: (m: string) => void; warn?: (m: string) => void }): Promise<FileAtRef> {
   // The file's directory may not exist in the checkout (a server the head moved or dropped).
   const root = await repoRootOf(await existingAncestor(dirname(options.path)));
   const rel = repoPath(root ?? options.workspace, options.path);
   if (rel === '..' || rel.startsWith('../') || isAbsolute(rel)) throw new UserError(`Refusing to read ${options.path} at ${shortSha(options.ref)}: it is outside the repository.`);
+  let tampered: string | undefined;
   if (root !== undefined) {
-    const hasCommit = await git(root, ['cat-file', '-e', `${options.ref}^{commit}`]).then(
-      () => true,
-      () => false,
-    );
-    if (hasCommit) {
-      try {
-        return { text: await git(root, ['show', `${options.ref}:${rel}`]), via: 'git' };
-      } catch (error) {
-        const stderr = String((error as { stderr?: unknown }).stderr ?? '');
-        if (/does not exist in|exists on disk, but not in/.test(stderr)) return { text: null, via: 'git' };
-        options.log(`git show ${options.ref}:${rel} failed (${stderr.trim() || (error as Error).message}); asking the contents API instead.`);
-      }
-    } else {
-      options.log(`The checkout does not have ${options.ref} (a shallow clone?): reading ${rel} through the contents API.`);
+    try {
+      const read = await readCommittedFile(root, options.ref, rel);
+      if ('text' in read) return { text: read.text, via: 'git' };
+      options.log(`${capitalized(read.absent)} (a shallow clone?): reading ${rel} through the contents API.`);
+    } catch (error) {
+      if (!(error instanceof TamperedObjectError)) throw error;
+      tampered = `The clone does not hold ${rel} at ${shortSha(options.ref)} as committed: ${error.message}. Something rewrote the repository (code of this pull request, in an earlier step or its server)`;
     }
   }
-  if (!options.api) throw new Error(`Cannot read ${rel} at ${options.ref}: the commit is not in the checkout and there is no token for the contents API (fetch it with actions/checkout's fetch-depth: 0).`);
+  if (!options.api) {
+    if (tampered !== undefined) throw new UserError(`${tampered}; without a github-token the contents API cannot be asked instead.`);
+    throw new Error(`Cannot read ${rel} at ${options.ref}: the commit is not in the checkout and there is no token for the contents API (fetch it with actions/checkout's fetch-depth: 0).`);
+  }
+  if (tampered !== undefined) (options.warn ?? options.log)(`${tampered}: reading it through the contents API instead.`);
   return { text: await options.api.fileAtRef(rel, options.ref), via: 'contents API' };
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** `path` itself when it exists, else its nearest ancestor that does. */
@@ -88,8 +85,8 @@ export function checkoutTree(roots: FileRoots): Tree {
   return { describe: 'the checkout', read: (path, what) => readWorkspaceFile(path, roots, what) };
 }
 
-/** The files as committed at `ref`, through git or the contents API; never the checkout. */
-export function commitTree(ref: string, options: { workspace: string; api?: GitHubApi; log: (m: string) => void }): Tree {
+/** The files as committed at `ref`, through git (every object checked) or the contents API; never the checkout. */
+export function commitTree(ref: string, options: { workspace: string; api?: GitHubApi; log: (m: string) => void; warn?: (m: string) => void }): Tree {
   return {
     describe: shortSha(ref),
     read: async (path) => {

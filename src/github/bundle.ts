@@ -56,6 +56,7 @@ const reviewSchema = z
     allowNotes: z.array(text(3_000)).max(1_000),
     reproduce: z.array(text(3_000)).max(20),
     notes: z.array(text(3_000)).max(100),
+    alert: text(3_000).optional(),
     approvalCoverage: z
       .object({ label: text(200), by: text(100), approvedFingerprints: z.array(text(200)).max(10_000), newSinceApproval: z.array(text(200)).max(10_000) })
       .strict()

@@ -12,7 +12,7 @@ import { parseBundle } from './bundle.js';
 import { runLink } from './comment.js';
 import type { RunContext } from './event.js';
 import type { ActionInputs } from './inputs.js';
-import { approvalOf, coveragesOf, recordsOf } from './label.js';
+import { approvalOf, approvalRecordsOf, coveragesOf, recordsOf } from './label.js';
 import { shortSha } from './markdown.js';
 import { readWorkspaceFile } from './paths.js';
 import { postComments, runUrl } from './post.js';
@@ -67,8 +67,9 @@ export async function commentOnly(inputs: ActionInputs, context: RunContext, run
       if (label.ignored) log.info(label.ignored);
       // Who caused the reviewed run (its re-runner, for a re-run): the file cannot say it, GitHub's event does.
       const triggeredBy = triggering?.triggering_actor?.login ?? triggering?.actor?.login;
-      const present = bundled.map((r) => ({ id: r.id, job: r.job, present: r.report ? needingApproval(r.report, r.failOn) : null }));
-      const coverages = await coveragesOf(present, label, { issue: bundle.pullRequest, triggeredBy }, api);
+      const present = bundled.map((r) => ({ id: r.id, present: r.report ? needingApproval(r.report, r.failOn) : null }));
+      const records = await approvalRecordsOf(bundled, label, bundle.pullRequest, api);
+      const coverages = coveragesOf(present, label, triggeredBy, records);
       reviews = bundled.map((review, i) => {
         const coverage = coverages[i];
         const approved = coverage && 'record' in coverage && label.approval ? { approval: label.approval, approvalRecord: coverage.record } : {};

@@ -24,7 +24,8 @@ export function renderComment(review: ServerReview, maxLength = COMMENT_LIMIT): 
   if (review.report === null) {
     return renderFailedReview({ marker, headSha: review.headSha, name: review.name, why: review.reviewError ?? review.gate.failures.join('\n'), runUrl: review.runUrl, footer: footer(review) });
   }
-  return renderReview(review, { opening: [marker], closing: [footer(review)], maxLength, fullReport: runLink(review.runUrl) ? `the [job summary](${runLink(review.runUrl)}) of this run, or its delta artifact,` : 'the job summary of this run, or its delta artifact,' });
+  const alert = review.alert === undefined ? [] : [`> [!CAUTION]\n> ${mdText(truncate(review.alert, 1_000))}`];
+  return renderReview(review, { opening: [marker, ...alert], closing: [footer(review)], maxLength, fullReport: runLink(review.runUrl) ? `the [job summary](${runLink(review.runUrl)}) of this run, or its delta artifact,` : 'the job summary of this run, or its delta artifact,' });
 }
 
 /** The comment after a later push reverted every change: short, and still findable by its marker. */

@@ -3,7 +3,7 @@
  * the head's contracts (captured live, or its lockfile), the freshness of its lockfile, the
  * baseline the base commit's config names, and the diff between them.
  */
-import { CompileError, compileContracts, contractsOfFile, declaringAsRecorded, lockfileAdvice, parseContractsFile, sourceFlags, type ContractSource } from '../compile/index.js';
+import { CompileError, compileContracts, contractsOfFile, declaringAsRecorded, lockfileAdvice, parseContractsFile, sourceFlags, type Compiled, type ContractSource } from '../compile/index.js';
 import { compareContracts, hasChanges } from '../contract/compare.js';
 import { LockfileError, parseLockfile, recordedClientCapabilities } from '../contract/lockfile.js';
 import { ENTRY_KINDS, emptyContracts, type Contracts } from '../contract/model.js';
@@ -13,6 +13,7 @@ import { UserError, errorMessage } from '../errors.js';
 import type { DiffReport } from '../protocol/index.js';
 import { isPermissionError, type GitHubApi } from './api.js';
 import { repoPath, type Tree } from './baseline.js';
+import { capturedContracts, type CaptureFile } from './capture-file.js';
 import type { EventPlan } from './event.js';
 import type { ActionInputs } from './inputs.js';
 import { plural, shortSha } from './markdown.js';
@@ -32,6 +33,8 @@ export interface Run {
   base?: Tree;
   /** The base config's severity overrides (subjects.ts says why not the head's). */
   rules?: SeverityOverrides;
+  /** The servers' contracts as another job captured them (`capture-file`): no server is started. */
+  captured?: { file: CaptureFile; label: string };
 }
 
 /** Review one server, before the allow-list and the gate (they look at every server at once). */
@@ -48,7 +51,34 @@ export interface ServerDraft {
   versions: { previous?: string; current?: string };
 }
 
-export async function draftReview(subject: Subject, run: Run): Promise<ServerDraft> {
+/**
+ * What the base commit holds for one server. It is read, with the base's config, before any
+ * code of the pull request starts (a server could otherwise rewrite the clone it is read from
+ * while it starts), and through a reader that checks every object against its name.
+ */
+export type BaseLockfile =
+  | { kind: 'no-base' }
+  /** A server the base's config does not list. */
+  | { kind: 'new-server' }
+  | { kind: 'absent'; shown: string }
+  | { kind: 'text'; text: string; shown: string }
+  | { kind: 'unreadable'; message: string };
+
+export async function readBaseLockfile(subject: Subject, run: Run): Promise<BaseLockfile> {
+  const { plan } = run;
+  if (!plan.baseline || !run.base) return { kind: 'no-base' };
+  if (subject.baseLockfile === undefined) return { kind: 'new-server' };
+  const shown = repoPath(run.runner.repoRoot, subject.baseLockfile);
+  try {
+    const text = await run.base.read(subject.baseLockfile, 'the base lockfile');
+    return text === null ? { kind: 'absent', shown } : { kind: 'text', text, shown };
+  } catch (error) {
+    const why = isPermissionError(error) ? 'the token may not read this repository\'s contents' : errorMessage(error).replace(/\.$/, '');
+    return { kind: 'unreadable', message: `Could not read ${shown} at ${plan.baseline.describe}: ${why}.` };
+  }
+}
+
+export async function draftReview(subject: Subject, run: Run, baseLockfile: BaseLockfile): Promise<ServerDraft> {
   const { target } = subject;
   const { inputs } = run;
   const notes = subject.planNote !== undefined ? [subject.planNote] : [];
@@ -59,7 +89,7 @@ export async function draftReview(subject: Subject, run: Run): Promise<ServerDra
 
   // A server the head's config dropped: every entry of its base lockfile is removed.
   if (!target) {
-    const base = await baselineOf(subject, run, subject.id, undefined, notes);
+    const base = baselineOf(subject, run, baseLockfile, subject.id, undefined, notes);
     if (typeof base === 'string') return fail(base);
     const report = await diffContracts(base, emptyContracts({ name: base.server.name }), { severityOverrides: run.rules ?? {} });
     return { subject, name: subject.id, report, headLockText, headSource, notes, versions: versionsOf(base, undefined) };
@@ -77,15 +107,15 @@ export async function draftReview(subject: Subject, run: Run): Promise<ServerDra
       const text = await run.head.read(target.source.path, 'the contracts file');
       if (text === null) return fail(`There is no ${shown} in ${run.head.describe}: "file" names a tools/list dump or a lockfile.`);
       head = reportWarnings(contractsOfFile(parseContractsFile(text, shown)), notes).contracts;
+    } else if (run.captured) {
+      const captured = capturedContracts(run.captured.file, subject.id, run.captured.label);
+      if (typeof captured === 'string') return fail(captured);
+      notes.push(...captured.notes);
+      head = reportWarnings({ ...captured, warnings: captured.warnings }, notes).contracts;
     } else {
-      const compiled = await compileContracts(declaringAsLocked(target.source, headLockText, subject, notes), { onProgress: (m) => log.info(`› ${m}`) });
-      head = reportWarnings(compiled, notes).contracts;
-      if (compiled.healing?.healedSource) {
-        const fixes = compiled.healing.attempts.map((a) => a.fixApplied).filter((f): f is string => f !== undefined);
-        notes.push(
-          `The server was captured only after mcp-contract-guard ${fixes.join(', then ')}: configure it that way to skip the failed attempts (as CLI flags: ${sourceFlags(compiled.healing.healedSource)}).`,
-        );
-      }
+      const live = await captureLive(target.source, headLockText, subject);
+      notes.push(...live.notes);
+      head = reportWarnings(live.compiled, notes).contracts;
     }
   } catch (error) {
     // A CompileError carries its diagnosis in plain words: no stack trace in a PR comment.
@@ -115,7 +145,7 @@ export async function draftReview(subject: Subject, run: Run): Promise<ServerDra
   }
   if (stale) log.info(`Stale lockfile: ${stale.message} Fix: ${stale.command}`);
 
-  const base = await baselineOf(subject, run, head.server.name, headLocked, notes);
+  const base = baselineOf(subject, run, baseLockfile, head.server.name, headLocked, notes);
   if (typeof base === 'string') return fail(base);
   const report = await diffContracts(base, head, { severityOverrides: run.rules ?? {} });
   const name = subject.name ?? (head.server.name !== 'unknown' ? head.server.name : subject.id);
@@ -123,6 +153,21 @@ export async function draftReview(subject: Subject, run: Run): Promise<ServerDra
   const draft: ServerDraft = { subject, name, report, headLockText, headSource, notes, versions: versionsOf(base, head) };
   if (stale) draft.stale = stale;
   return draft;
+}
+
+/**
+ * Start a server and capture its contracts, as the review does and as `mode: capture` does for
+ * a review in another job: the notes say how (a healed start, capabilities other than its
+ * lockfile's).
+ */
+export async function captureLive(source: ContractSource, headLockText: string | null, subject: Subject): Promise<{ compiled: Compiled; notes: string[] }> {
+  const notes: string[] = [];
+  const compiled = await compileContracts(declaringAsLocked(source, headLockText, subject, notes), { onProgress: (m) => log.info(`› ${m}`) });
+  if (compiled.healing?.healedSource) {
+    const fixes = compiled.healing.attempts.map((a) => a.fixApplied).filter((f): f is string => f !== undefined);
+    notes.push(`The server was captured only after mcp-contract-guard ${fixes.join(', then ')}: configure it that way to skip the failed attempts (as CLI flags: ${sourceFlags(compiled.healing.healedSource)}).`);
+  }
+  return { compiled, notes };
 }
 
 /**
@@ -156,33 +201,29 @@ function reportWarnings<T extends { warnings: string[] }>(compiled: T, notes: st
  * The baseline: the lockfile the base's config names, as committed at the base, whatever the
  * pull request did to it since. A string is why it could not be read.
  */
-async function baselineOf(subject: Subject, run: Run, serverName: string, headLocked: Contracts | undefined, notes: string[]): Promise<Contracts | string> {
+function baselineOf(subject: Subject, run: Run, base: BaseLockfile, serverName: string, headLocked: Contracts | undefined, notes: string[]): Contracts | string {
   const { plan } = run;
   const empty = () => emptyContracts({ name: serverName });
-  if (!plan.baseline || !run.base) {
-    notes.push(`No base to compare with (${plan.noBaselineReason}): compared with ${subject.lockfileRepoPath} as checked out.`);
-    return headLocked ?? empty();
-  }
-  // A server the base's config does not list: the plan's note says it is new.
-  if (subject.baseLockfile === undefined) return empty();
-  const shown = repoPath(run.runner.repoRoot, subject.baseLockfile);
-  let text: string | null;
-  try {
-    text = await run.base.read(subject.baseLockfile, 'the base lockfile');
-  } catch (error) {
-    const why = isPermissionError(error) ? 'the token may not read this repository\'s contents' : errorMessage(error);
-    return `Could not read ${shown} at ${plan.baseline.describe}: ${why}.`;
-  }
-  if (text === null) {
-    notes.push(`There is no ${shown} at ${plan.baseline.describe}: every entry counts as new.`);
-    return empty();
-  }
-  try {
-    return parseLockfile(text, `${shown} at ${shortSha(plan.baseline.ref)}`);
-  } catch (error) {
-    if (!(error instanceof LockfileError)) throw error;
-    notes.push(`${error.message} It is ignored: every entry counts as new.`);
-    return empty();
+  switch (base.kind) {
+    case 'no-base':
+      notes.push(`No base to compare with (${plan.noBaselineReason}): compared with ${subject.lockfileRepoPath} as checked out.`);
+      return headLocked ?? empty();
+    // The plan's note says it is new.
+    case 'new-server':
+      return empty();
+    case 'unreadable':
+      return base.message;
+    case 'absent':
+      notes.push(`There is no ${base.shown} at ${plan.baseline?.describe}: every entry counts as new.`);
+      return empty();
+    case 'text':
+      try {
+        return parseLockfile(base.text, `${base.shown} at ${shortSha(plan.baseline?.ref ?? '')}`);
+      } catch (error) {
+        if (!(error instanceof LockfileError)) throw error;
+        notes.push(`${error.message} It is ignored: every entry counts as new.`);
+        return empty();
+      }
   }
 }
 

@@ -6,7 +6,7 @@ import { DEFAULT_ALLOW_MAX_DAYS } from '../policy/allow.js';
 import { parseCheckMode, type CheckMode } from '../policy/checks.js';
 import { redactUrl } from './redact.js';
 
-export type Mode = 'review' | 'comment-only';
+export type Mode = 'review' | 'comment-only' | 'capture';
 export type CommentMode = 'on-change' | 'always' | 'never';
 export type { FailOn } from '../policy/gate.js';
 import type { FailOn } from '../policy/gate.js';
@@ -40,6 +40,11 @@ export interface ActionInputs {
   approveLabel: string;
   artifactPath: string;
   sarifPath?: string;
+  /**
+   * The capture file a `mode: capture` job wrote: the review takes the servers' contracts from it
+   * instead of starting them (capture-file.ts). Absolute.
+   */
+  captureFile?: string;
   /** Review mode writes the review bundle here (default: RUNNER_TEMP); comment-only reads it. */
   reviewPath?: string;
   token: string;
@@ -88,7 +93,7 @@ export function readInputs(get: (name: string) => string, workspace: string): Ac
   if (url !== undefined && !/^https?:\/\//.test(url)) throw new UserError(`"url" must be an http:// or https:// address; got "${redactUrl(url)}".`);
 
   const inputs: ActionInputs = {
-    mode: oneOf('mode', raw('mode')!, ['review', 'comment-only'] as const),
+    mode: oneOf('mode', raw('mode')!, ['review', 'comment-only', 'capture'] as const),
     headers: parseHeaders(get('headers')),
     passEnv: checkPassEnv(get('pass-env').split(/[\s,]+/).filter((name) => name !== ''), 'The input "pass-env"'),
     compile: bool('compile', raw('compile')!),
@@ -114,11 +119,15 @@ export function readInputs(get: (name: string) => string, workspace: string): Ac
     lockfile: path(raw('lockfile')),
     sarifPath: path(raw('sarif-path')),
     reviewPath: path(raw('review-path')),
+    captureFile: path(raw('capture-file')),
     baselineRef: raw('baseline-ref'),
     timeoutMs: parseTimeout(raw('timeout')),
     clientCapabilities: raw('capabilities') === undefined ? undefined : parseClientCapabilities(raw('capabilities')!, 'The input "capabilities"'),
   };
   for (const [key, value] of Object.entries(optional)) if (value !== undefined) (inputs as unknown as Record<string, unknown>)[key] = value;
+  if (inputs.captureFile !== undefined && (inputs.mode !== 'review' || !inputs.compile)) {
+    throw new UserError(`"capture-file" gives the contracts a "mode: capture" job captured, to a review that would otherwise start the servers: it needs "mode: review" and "compile: true".`);
+  }
   if (inputs.name !== undefined && !/^[\w.@/-]{1,100}$/.test(inputs.name)) throw new UserError(`"name" may use letters, digits and "_ . @ / -" (at most 100); got "${inputs.name}".`);
   return inputs;
 }

@@ -47,37 +47,51 @@ export async function approvalOf(pr: Pick<PullRequestInfo, 'number' | 'labels' |
 }
 
 /**
- * What the approval covers, per server: the record in this Action's own sticky comment, or a
- * new one when the approver caused this run (policy/coverage.ts). Undefined where no label approves.
+ * The record of what the approval covers, per server, from this Action's own sticky comment:
+ * read before any code of the pull request runs (it could hold the token that may edit the
+ * comment). Undefined where no label approves, there is no record, or it could not be read.
  */
-export async function coveragesOf(
-  servers: Array<{ id: string; job: string; present: string[] | null }>,
-  label: LabelState,
-  where: { issue: number; triggeredBy: string | undefined },
-  api: GitHubApi | undefined,
-): Promise<Array<Coverage | undefined>> {
+export async function approvalRecordsOf(servers: Array<{ id: string; job: string }>, label: LabelState, issue: number, api: GitHubApi | undefined): Promise<Array<ApprovalRecord | undefined>> {
   const { approval } = label;
-  if (!approval?.by) return servers.map(() => undefined);
-  const coverages: Array<Coverage | undefined> = [];
-  for (const { id, job, present } of servers) {
-    let record: ApprovalRecord | undefined;
+  if (!approval?.by || !api) return servers.map(() => undefined);
+  const records: Array<ApprovalRecord | undefined> = [];
+  for (const { id, job } of servers) {
     try {
-      const sticky = api ? await api.findStickyComment(where.issue, commentMarker(id, job)) : undefined;
-      record = sticky?.body ? readApprovalRecord(sticky.body) : undefined;
+      const sticky = await api.findStickyComment(issue, commentMarker(id, job));
+      records.push(sticky?.body ? readApprovalRecord(sticky.body) : undefined);
     } catch (error) {
       log.info(`Could not read the comment that records what the label "${approval.label}" approves (${errorMessage(error)}).`);
+      records.push(undefined);
     }
+  }
+  return records;
+}
+
+/**
+ * What the approval covers, per server: the record read from this Action's own sticky comment
+ * (`records`, in the order of `servers`), or a new one when the approver caused this run
+ * (policy/coverage.ts). Undefined where no label approves.
+ */
+export function coveragesOf(
+  servers: Array<{ id: string; present: string[] | null }>,
+  label: LabelState,
+  triggeredBy: string | undefined,
+  records: ReadonlyArray<ApprovalRecord | undefined>,
+): Array<Coverage | undefined> {
+  const { approval } = label;
+  if (!approval?.by) return servers.map(() => undefined);
+  return servers.map(({ id, present }, i) => {
+    const record = records[i];
     const coverage = approvalCoverage({
-      approval: { ...approval, by: approval.by },
+      approval: { ...approval, by: approval.by! },
       labeledAt: label.labeledAt ?? '',
-      ...(where.triggeredBy !== undefined ? { triggeredBy: where.triggeredBy } : {}),
+      ...(triggeredBy !== undefined ? { triggeredBy } : {}),
       ...(record ? { record } : {}),
       present,
     });
     if ('record' in coverage && coverage.recordedNow) log.info(`${id}: the label "${approval.label}" added by @${approval.by} approves ${plural(coverage.record.fingerprints.length, 'change')} as of this run; recorded in the comment.`);
-    coverages.push(coverage);
-  }
-  return coverages;
+    return coverage;
+  });
 }
 
 /** The records to keep in each server's comment: what its approval covers, found or made by this run. */

@@ -46,6 +46,8 @@ export interface ServerReview {
   reproduce: string[];
   /** Other things worth saying (base lockfile missing, capture healed, lint warnings…). */
   notes: string[];
+  /** What reviewers must see first, whatever the changes (a server that wrote to the runner's command files). */
+  alert?: string;
   /**
    * What the approval label covers (issue 11): the changes present when it was added. Blocking
    * changes added by later pushes are not approved: they are listed here by fingerprint and fail

@@ -6,7 +6,6 @@
 import * as core from '@actions/core';
 import { context as githubContext } from '@actions/github';
 import { basename, dirname, extname, join, relative } from 'node:path';
-import type { ContractSource } from '../compile/index.js';
 import type { AllowEntry } from '../config.js';
 import { emptyReport } from '../protocol/index.js';
 import { UserError, asUserError, errorMessage } from '../errors.js';
@@ -18,21 +17,24 @@ import { releaseVerdict, versionFailure } from '../policy/semver.js';
 import { entryAnnotations, selectAnnotations, type Annotation } from './annotations.js';
 import { GitHubApi, retryPolicy } from './api.js';
 import { checkoutTree, commitTree } from './baseline.js';
+import { guardCommandFiles, tamperingMessage, type CommandFileGuard } from './command-files.js';
 import { renderBundle, BUNDLE_VERSION, type ReviewBundle } from './bundle.js';
 import { whatWentWrong } from './comment.js';
+import { captureOnly } from './capture-only.js';
+import { parseCaptureFile } from './capture-file.js';
 import { commentOnly } from './comment-only.js';
-import { draftReview, type Run, type ServerDraft } from './draft.js';
+import { draftReview, readBaseLockfile, type BaseLockfile, type Run, type ServerDraft } from './draft.js';
 import { planEvent, type EventPlan, type RunContext } from './event.js';
 import { readInputs, type ActionInputs } from './inputs.js';
-import { approvalOf, coveragesOf, recordsOf, senderOf, type LabelState } from './label.js';
+import { approvalOf, approvalRecordsOf, coveragesOf, recordsOf, senderOf, type LabelState } from './label.js';
 import { plural, shortSha } from './markdown.js';
-import { writeOutputFile } from './paths.js';
+import { readWorkspaceFile, writeOutputFile } from './paths.js';
 import { postComments, replaceWithFailure, runUrl } from './post.js';
 import { PRIVILEGED_EVENTS, privilegePolicy } from './privilege.js';
 import { releaseTagsOf, type ReleaseTags } from './release-tags.js';
 import { reproduceCommands } from './reproduce.js';
 import { reviewCoverage, reviewGate, type ServerReview } from './review.js';
-import { log, redactor, runnerOf, writeSummary, type Runner } from './step.js';
+import { log, redactor, registerCredentials, runnerOf, writeSummary, type Runner } from './step.js';
 import { subjectsOf, type RunSubjects } from './subjects.js';
 import { computeOutputs, renderSummary } from './summary.js';
 
@@ -41,11 +43,19 @@ export async function runAction(): Promise<void> {
   core.info(`mcp-contract-guard: ${githubContext.eventName ?? 'local'} run${process.env.GITHUB_REPOSITORY ? ` in ${process.env.GITHUB_REPOSITORY}` : ''}.`);
   /** Set once a review run could comment: its sticky comments then say when it fails. */
   let commenting: { api: GitHubApi; context: RunContext; inputs: ActionInputs } | undefined;
+  // Before anything else, and so before any code of the pull request runs: the credentials of
+  // the step's environment (a server can read them from this process), and a copy of the
+  // runner's command files (a server can write to them).
+  redactor.addEnvironment(process.env);
+  let commandFiles: CommandFileGuard | undefined;
   try {
+    commandFiles = await guardCommandFiles();
     const runner = await runnerOf();
     const inputs = readInputs((name) => core.getInput(name), runner.workspace);
+    redactor.addSecret(inputs.token);
     redactor.addHeaderValues(inputs.headers);
     redactor.addUrl(inputs.url);
+    redactor.addEnvironment(process.env, inputs.passEnv);
     const context: RunContext = {
       eventName: githubContext.eventName ?? 'unknown',
       payload: (githubContext.payload ?? {}) as Record<string, unknown>,
@@ -55,13 +65,19 @@ export async function runAction(): Promise<void> {
     };
     const api = inputs.token === '' ? undefined : new GitHubApi(inputs.token, context.repo, log, retryPolicy());
     // Under a privileged event a run that fails writes nothing: it may be failing on a refusal.
-    if (api && inputs.mode !== 'comment-only' && inputs.comment !== 'never' && !PRIVILEGED_EVENTS.includes(context.eventName)) commenting = { api, context, inputs };
+    if (api && inputs.mode === 'review' && inputs.comment !== 'never' && !PRIVILEGED_EVENTS.includes(context.eventName)) commenting = { api, context, inputs };
     if (inputs.mode === 'comment-only') await commentOnly(inputs, context, runner, api);
-    else await review(inputs, context, runner, api);
+    else if (inputs.mode === 'capture') await captureOnly(inputs, context, runner, commandFiles);
+    else await review(inputs, context, runner, api, commandFiles);
   } catch (error) {
     const user = asUserError(error);
+    // Whatever failed, a server may have run: the runner's files are put back before anything of ours is written.
+    const tampered = (await commandFiles?.restore().catch(() => [])) ?? [];
     const message = redactor.redact(
-      user !== undefined ? user.message : `Unexpected failure: ${errorMessage(error)}. This is a bug in mcp-contract-guard; please report it with the log of this step.`,
+      [
+        ...(tampered.length > 0 ? [tamperingMessage(tampered)] : []),
+        user !== undefined ? user.message : `Unexpected failure: ${errorMessage(error)}. This is a bug in mcp-contract-guard; please report it with the log of this step.`,
+      ].join('\n\n'),
     );
     core.setFailed(message);
     if (commenting) await replaceWithFailure(commenting, message);
@@ -72,41 +88,51 @@ export async function runAction(): Promise<void> {
   }
 }
 
-async function review(inputs: ActionInputs, context: RunContext, runner: Runner, api: GitHubApi | undefined): Promise<void> {
+async function review(inputs: ActionInputs, context: RunContext, runner: Runner, api: GitHubApi | undefined, commandFiles: CommandFileGuard): Promise<void> {
   const plan = await planOf(context, inputs, api);
   const policy = privilegePolicy(plan.eventName, inputs.unsafeAllowPrivilegedEvents);
   if (policy.warning) core.warning(policy.warning);
   if (policy.headFromCommit && !/^[0-9a-f]{40}$/.test(plan.headSha)) {
     throw new UserError(`Under ${plan.eventName} the head's files are read at the head commit, but this event names none: run the review on pull_request instead.`);
   }
-  const commit = (ref: string) => commitTree(ref, { workspace: runner.repoRoot, ...(api ? { api } : {}), log: log.info });
+  const commit = (ref: string) => commitTree(ref, { workspace: runner.repoRoot, ...(api ? { api } : {}), log: log.info, warn: log.warning });
   const run: Run = { inputs, plan, runner, api, head: policy.headFromCommit ? commit(plan.headSha) : checkoutTree(runner.roots) };
   if (plan.baseline) run.base = commit(plan.baseline.ref);
+  if (inputs.captureFile !== undefined) run.captured = await readCaptureFile(inputs.captureFile, runner, context, plan);
   const { subjects, allow, allowFile, rules, notes } = await subjectsOf(inputs, runner, run.head, run.base);
   run.rules = rules;
   for (const subject of subjects) registerCredentials(subject.target?.source);
-  const live = subjects.flatMap((s) => (inputs.compile && s.target && s.target.source.kind !== 'file' ? [{ name: s.name ?? s.id, kind: s.target.source.kind }] : []));
+  const live = subjects.flatMap((s) => (inputs.compile && !run.captured && s.target && s.target.source.kind !== 'file' ? [{ name: s.name ?? s.id, kind: s.target.source.kind }] : []));
   const refusal = policy.refusal(live);
   if (refusal) throw new UserError(refusal);
   if (policy.headFromCommit) log.info(`${plan.eventName} runs with this repository's secrets: the head's files are read at ${shortSha(plan.headSha)}, not from the checkout, and no server is started.`);
   if (plan.baseline) log.info(`Reviewing ${plural(subjects.length, 'server')} against ${plan.baseline.describe}.`);
   else log.info(`No base to compare with: ${plan.noBaselineReason}. The review compares with the lockfile in the checkout.`);
 
+  // Everything the base and GitHub say is read before any code of the pull request starts: the
+  // baselines, the release tags, the approval label and what its record in our comment covers.
+  const baseLockfiles: BaseLockfile[] = [];
+  for (const subject of subjects) baseLockfiles.push(await readBaseLockfile(subject, run));
   const tags = inputs.versionCheck === 'off' ? {} : await releaseTagsOf(plan, runner.repoRoot);
   if (tags.current !== undefined) log.info(`The release is tagged ${tags.current}${tags.previous !== undefined ? `, the previous one ${tags.previous}` : ' (no release tag at the baseline to compare it with)'}: the version check compares the tags too.`);
   const label = plan.pr ? await approvalOf(plan.pr, inputs.approveLabel, api) : {};
   if (label.ignored) log.info(label.ignored);
+  const records = plan.pr ? await approvalRecordsOf(subjects.map((s) => ({ id: s.id, job: context.job })), label, plan.pr.number, api) : [];
   const drafts: ServerDraft[] = [];
-  for (const subject of subjects) {
+  for (const [i, subject] of subjects.entries()) {
     core.startGroup(`Reviewing ${subject.name ?? subject.id}`);
     try {
-      const draft = await draftReview(subject, run);
+      const draft = await draftReview(subject, run, baseLockfiles[i]!);
       draft.notes.push(...notes);
       drafts.push(draft);
     } finally {
       core.endGroup();
     }
   }
+  // Every server is stopped (its whole process tree): what it wrote to the runner's files is undone.
+  // Servers captured in another job report what they wrote there.
+  const tampered = [...new Set([...(run.captured?.file.tampered ?? []), ...(await commandFiles.restore())])];
+  const tampering = tampered.length > 0 ? tamperingMessage(tampered) : undefined;
 
   const today = todayUtc(process.env.MCP_CONTRACT_GUARD_TODAY);
   const allowEvaluation = evaluateAllowList(
@@ -116,10 +142,11 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
     inputs.allowMaxDays,
   );
   const allowNotes = allowListNotes(allowEvaluation);
-  const present = drafts.map((d) => ({ id: d.subject.id, job: context.job, present: d.report ? needingApproval(d.report, inputs.failOn) : null }));
-  const coverages = plan.pr ? await coveragesOf(present, label, { issue: plan.pr.number, triggeredBy: senderOf(context.payload) }, api) : [];
+  const present = drafts.map((d) => ({ id: d.subject.id, present: d.report ? needingApproval(d.report, inputs.failOn) : null }));
+  const coverages = plan.pr ? coveragesOf(present, label, senderOf(context.payload), records) : [];
   const judged = { label, acceptedBy: allowEvaluation.acceptedBy, allowNotes, allowFile, today, tags };
   const reviews = drafts.map((draft, i) => finishReview(draft, run, context, { ...judged, coverage: coverages[i] }));
+  if (tampering) for (const review of reviews) review.alert = redactor.redact(tampering);
   for (const review of reviews) if (review.release) log.info(`${review.name}: ${releaseLine(review.release)}`);
 
   const paths = await writeFiles(reviews, drafts, run, context);
@@ -131,11 +158,26 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
   }
   for (const warning of warnings) log.warning(warning);
   await writeSummary(renderSummary(reviews, warnings));
-  for (const [name, value] of Object.entries(computeOutputs(reviews, paths))) core.setOutput(name, redactor.redact(value));
+  const outputs = computeOutputs(reviews, paths);
+  if (tampering) outputs.gate = 'fail';
+  for (const [name, value] of Object.entries(outputs)) core.setOutput(name, redactor.redact(value));
 
-  const failures = reviews.flatMap((r) => r.gate.failures);
+  const failures = [...(tampering ? [tampering] : []), ...reviews.flatMap((r) => r.gate.failures)];
   if (failures.length > 0) core.setFailed(redactor.redact(failures.join('\n\n')));
   else log.info(reviews.some((r) => r.stale) ? 'The contract gate passes (the stale lockfile is only reported: lockfile-check is warn).' : 'The contract gate passes.');
+}
+
+/** The capture file of `capture-file`, checked as hostile data, and that it is of this repository and this commit. */
+async function readCaptureFile(path: string, runner: Runner, context: RunContext, plan: EventPlan): Promise<NonNullable<Run['captured']>> {
+  const label = relative(runner.workspace, path) || path;
+  const text = await readWorkspaceFile(path, runner.roots, 'the capture file');
+  if (text === null) throw new UserError(`There is no capture file at ${label}: download the artifact the capture job uploaded (its "capture-path") into the workspace and point "capture-file" at it.`);
+  const file = parseCaptureFile(text, label);
+  const repository = `${context.repo.owner}/${context.repo.repo}`;
+  if (file.repository !== repository) throw new UserError(`The capture file ${label} is of ${file.repository}, but this run is in ${repository}.`);
+  if (file.headSha !== plan.headSha) throw new UserError(`The capture file ${label} is of commit ${shortSha(file.headSha)}, but this run reviews ${shortSha(plan.headSha)}: the capture job must run on the same commit (the same workflow run).`);
+  log.info(`The servers' contracts come from ${label}, captured in another job at ${shortSha(file.headSha)}: no server is started here.`);
+  return { file, label };
 }
 
 /** The event plan; for a comment on a pull request, completed from the API (the event does not carry the pull request). */
@@ -145,13 +187,6 @@ async function planOf(context: RunContext, inputs: ActionInputs, api: GitHubApi 
   if (!api) throw new UserError(`This ${plan.eventName} event is about PR #${plan.lookUpPullRequest}, whose commits only the API can tell: set "github-token".`);
   const pullRequest = await api.pullRequest(plan.lookUpPullRequest);
   return planEvent({ ...context, payload: { ...context.payload, pull_request: pullRequest } }, inputs.baselineRef);
-}
-
-/** A server's URL and header values are credentials until shown otherwise. */
-function registerCredentials(source: ContractSource | undefined): void {
-  if (!source || source.kind === 'file') return;
-  redactor.addUrl(source.url);
-  redactor.addHeaderValues(source.headers);
 }
 
 /** What the run decided over every server, and what the approval covers of this one. */

@@ -7,6 +7,7 @@ import * as core from '@actions/core';
 import { mkdir, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
+import type { ContractSource } from '../compile/index.js';
 import { repoRootOf } from './baseline.js';
 import { inert } from './log.js';
 import type { FileRoots } from './paths.js';
@@ -14,6 +15,14 @@ import { Redactor } from './redact.js';
 
 /** Credentials the run was given: masked in the log by the runner, and replaced by *** in everything written. */
 export const redactor = new Redactor((secret) => core.setSecret(secret));
+
+/** A server's URL, header values and the variables passed to it by name are credentials until shown otherwise. */
+export function registerCredentials(source: ContractSource | undefined): void {
+  if (!source || source.kind === 'file') return;
+  redactor.addUrl(source.url);
+  redactor.addHeaderValues(source.headers);
+  if (source.kind === 'command') redactor.addEnvironment(process.env, source.passEnv ?? []);
+}
 
 /** The log, for text a pull request or a server may have written: no credential, never a workflow command. */
 export const log = {

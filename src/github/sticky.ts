@@ -33,18 +33,27 @@ export interface IssueComment {
   html_url?: string;
 }
 
+/** The account GITHUB_TOKEN writes as. */
+export const ACTIONS_BOT = 'github-actions[bot]';
+
 /**
  * The comment to update: the oldest one whose first line is the marker and that this Action
- * wrote. A comment by a bot account is trusted (GITHUB_TOKEN writes as github-actions[bot]);
- * one by a person only when `ownLogin` says it is the token's own account (a PAT). Anyone else
- * who pastes the marker into a comment does not get their comment rewritten by the bot.
+ * wrote, which only its own identity can have done: `github-actions[bot]` (GITHUB_TOKEN), or
+ * the token's own account when `ownLogin` names it (a PAT). Any other account, a bot of
+ * another GitHub App included, that pastes the marker into a comment does not get it
+ * rewritten, nor its approval record read.
  */
 export function findSticky<T extends IssueComment>(comments: Iterable<T>, marker: string, ownLogin?: string): T | undefined {
   for (const comment of comments) {
-    if (!isMarked(comment, marker)) continue;
-    if (comment.user?.type === 'Bot' || (ownLogin !== undefined && comment.user?.login === ownLogin)) return comment;
+    if (isMarked(comment, marker) && isOwn(comment, ownLogin)) return comment;
   }
   return undefined;
+}
+
+/** Written by this Action's identity (see findSticky). */
+export function isOwn(comment: IssueComment, ownLogin?: string): boolean {
+  const login = comment.user?.login;
+  return login !== undefined && (login === ACTIONS_BOT || (ownLogin !== undefined && login === ownLogin));
 }
 
 export function isMarked(comment: IssueComment, marker: string): boolean {

@@ -12,6 +12,8 @@ import type { ServerReview } from './review.js';
  */
 export function renderSummary(reviews: ServerReview[], warnings: string[]): string {
   const lines = ['## MCP contract review', ''];
+  // Said once for the run (every server's review carries the same alert).
+  for (const alert of new Set(reviews.flatMap((r) => (r.alert === undefined ? [] : [r.alert])))) lines.push(`> [!CAUTION]\n> ${mdText(truncate(alert, 3_000))}`, '');
   if (reviews.length > 0) {
     lines.push('| Server | Worst change | BREAKING | RISKY | SAFE | COSMETIC | Lockfile | Gate |', '| --- | --- | ---: | ---: | ---: | ---: | --- | --- |');
     for (const review of reviews) {

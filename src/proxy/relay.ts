@@ -237,6 +237,7 @@ export class RelaySession {
       if (tool !== undefined && this.explainer.explains(name)) {
         const verdict = this.validator.check(name, tool.inputSchema, args);
         if (verdict.kind === 'unchecked') this.reportUnchecked(name, verdict.reason);
+        else if (verdict.notChecked.length > 0) this.reportPatternsNotChecked(name, verdict.notChecked);
         if (verdict.kind === 'invalid' && verdict.blocking) {
           const text = this.explainer.invalidArguments(name, tool.inputSchema, args, verdict.errors);
           this.record(name, 'blocked', fieldsOf(text), args);
@@ -487,6 +488,15 @@ export class RelaySession {
     if (this.uncheckedReported.has(toolName)) return;
     this.uncheckedReported.add(toolName);
     this.options.warn(`the input schema of tool ${JSON.stringify(toolName)} cannot be checked (${reason}); its calls go to the server unchecked.`);
+  }
+
+  private reportPatternsNotChecked(toolName: string, patterns: readonly string[]): void {
+    if (this.uncheckedReported.has(toolName)) return;
+    this.uncheckedReported.add(toolName);
+    this.options.warn(
+      `the input schema of tool ${JSON.stringify(toolName)} has ${patterns.length === 1 ? 'a pattern' : 'patterns'} the linear-time engine will not run (${patterns.join('; ')}); ` +
+        'they are not checked (the server checks them), the rest of the schema is.',
+    );
   }
 }
 

@@ -13,22 +13,30 @@
  *   `coerceTypes`. The errors reported are always the strict ones: what the contract says.
  *
  * Each schema is compiled once, on the first call to its tool, and again only when the server
- * publishes a different one. A schema ajv cannot compile (a remote `$ref`, a regex JavaScript
- * does not know) leaves its tool unchecked rather than blocked.
+ * publishes a different one. A schema ajv cannot compile (a remote `$ref`) leaves its tool
+ * unchecked rather than blocked.
+ *
+ * The server's patterns run on a linear-time engine (runtime/patterns.ts), never on
+ * JavaScript's backtracking one: a client's string cannot stall the proxy, and with it every
+ * session it serves. A pattern that engine refuses (a lookaround, a backreference) is not
+ * checked; the rest of the schema is, and the operator is told which pattern was skipped.
  */
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { linearPattern } from '../runtime/patterns.js';
 
 type Dialect = 'draft-07' | '2019-09' | '2020-12';
 type AjvInstance = Ajv | Ajv2019 | Ajv2020;
 
 export type ArgumentVerdict =
-  | { readonly kind: 'valid' }
+  /** `notChecked`: the schema's patterns the linear-time engine refuses, each with why (not run). */
+  | { readonly kind: 'valid'; readonly notChecked: readonly string[] }
   /** The schema cannot be compiled: the call goes to the server as it is. */
   | { readonly kind: 'unchecked'; readonly reason: string }
   /** `blocking` is false when a server that coerces types could still accept the call. */
-  | { readonly kind: 'invalid'; readonly errors: readonly ErrorObject[]; readonly blocking: boolean };
+  | { readonly kind: 'invalid'; readonly errors: readonly ErrorObject[]; readonly blocking: boolean; readonly notChecked: readonly string[] };
 
 interface CompiledSchema {
   /** The schema object last seen for the tool, and its JSON: a relisted equal schema is not recompiled. */
@@ -38,7 +46,10 @@ interface CompiledSchema {
   readonly strict: ValidateFunction | undefined;
   lenient: ValidateFunction | undefined;
   readonly failure: string | undefined;
+  /** Its patterns the linear-time engine refused, with why: they accept any string. */
+  readonly notChecked: readonly string[];
 }
+
 
 const OPTIONS: Options = {
   // Server schemas carry vendor keywords and loose notation: never refuse a schema for style.
@@ -55,16 +66,30 @@ const OPTIONS: Options = {
 export class ArgumentValidator {
   private readonly compiled = new Map<string, CompiledSchema>();
   private readonly instances = new Map<string, AjvInstance>();
+  /** The refusals of the schema being compiled (ajv compiles its patterns as it compiles the schema). */
+  private refused: string[] = [];
+  /** ajv's `code.regExp`: every pattern goes through the linear-time engine. */
+  private readonly regExp: RegExpEngine = Object.assign(
+    (pattern: string) => {
+      const verdict = linearPattern(pattern);
+      if ('pattern' in verdict) return verdict.pattern;
+      this.refused.push(`${JSON.stringify(pattern)}: ${verdict.refused}`);
+      // It checks nothing (it is reported instead); ajv tells patterns apart by their text.
+      return { test: () => true, toString: () => `(not checked) /${pattern}/` };
+    },
+    { code: 'linearPattern' },
+  );
 
   check(toolName: string, schema: unknown, args: unknown): ArgumentVerdict {
     const compiled = this.compile(toolName, schema);
     if (compiled.strict === undefined) return { kind: 'unchecked', reason: compiled.failure ?? 'no input schema' };
     const value = args ?? {};
-    if (compiled.strict(value)) return { kind: 'valid' };
+    const { notChecked } = compiled;
+    if (compiled.strict(value)) return { kind: 'valid', notChecked };
     const errors = compiled.strict.errors ?? [];
     compiled.lenient ??= this.instance(compiled.dialect, true).compile(compiled.schema);
     // Coercion rewrites the data it checks: give it a copy, the call goes out byte for byte.
-    return { kind: 'invalid', errors, blocking: !compiled.lenient(structuredClone(value)) };
+    return { kind: 'invalid', errors, blocking: !compiled.lenient(structuredClone(value)), notChecked };
   }
 
   /** The strict errors for arguments a server rejected (none when they match the schema or it cannot be compiled). */
@@ -87,7 +112,7 @@ export class ArgumentValidator {
     const cached = this.compiled.get(toolName);
     if (cached !== undefined && cached.schema === schema) return cached;
     if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
-      return { schema: {}, text: '', dialect: undefined, strict: undefined, lenient: undefined, failure: 'its inputSchema is not an object' };
+      return { schema: {}, text: '', dialect: undefined, strict: undefined, lenient: undefined, failure: 'its inputSchema is not an object', notChecked: [] };
     }
     const text = JSON.stringify(schema);
     if (cached !== undefined && cached.text === text) {
@@ -99,15 +124,16 @@ export class ArgumentValidator {
     let failure = '';
     let result: CompiledSchema | undefined;
     for (const dialect of declared !== undefined ? [declared] : (['2020-12', 'draft-07'] as const)) {
+      this.refused = [];
       try {
         const strict = this.instance(dialect, false).compile(schema);
-        result = { schema, text, dialect, strict, lenient: undefined, failure: undefined };
+        result = { schema, text, dialect, strict, lenient: undefined, failure: undefined, notChecked: [...new Set(this.refused)] };
         break;
       } catch (error) {
         failure ||= error instanceof Error ? error.message : String(error);
       }
     }
-    result ??= { schema, text, dialect: declared, strict: undefined, lenient: undefined, failure };
+    result ??= { schema, text, dialect: declared, strict: undefined, lenient: undefined, failure, notChecked: [] };
     this.compiled.set(toolName, result);
     return result;
   }
@@ -124,7 +150,7 @@ export class ArgumentValidator {
     const key = `${chosen}:${coerce}`;
     let instance = this.instances.get(key);
     if (instance === undefined) {
-      const options = coerce ? { ...OPTIONS, coerceTypes: true } : OPTIONS;
+      const options: Options = { ...OPTIONS, code: { regExp: this.regExp }, ...(coerce ? { coerceTypes: true } : {}) };
       instance = chosen === '2020-12' ? new Ajv2020(options) : chosen === '2019-09' ? new Ajv2019(options) : new Ajv(options);
       this.instances.set(key, instance);
     }

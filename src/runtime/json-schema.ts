@@ -3,6 +3,7 @@
  * argument path, say what it expects, and build a minimal value it accepts. Local `$ref`s are
  * followed with a hop limit, so a recursive schema cannot hang an error path.
  */
+import { linearPattern, type LinearPattern } from './patterns.js';
 import { discriminatorOf as discriminatorOfBranches, displayJson, isSubtype, jsonTypeOf, listValues, pointerTokens } from '../protocol/index.js';
 
 export type JsonSchema = Readonly<Record<string, unknown>>;
@@ -351,18 +352,17 @@ function formatSample(format: string): string | undefined {
 /**
  * A string the schema accepts, found by trying format samples and common candidates against
  * its length bounds and pattern; undefined when none fits (the example is then left out rather
- * than shown wrong).
+ * than shown wrong). The pattern is the server's: it runs in linear time (patterns.ts), and one
+ * that cannot is not run at all (no example then).
  */
 export function sampleString(schema: JsonSchema): string | undefined {
   const min = bound(schema.minLength) ?? 0;
   const max = bound(schema.maxLength) ?? Infinity;
-  let pattern: RegExp | undefined;
+  let pattern: LinearPattern | undefined;
   if (typeof schema.pattern === 'string') {
-    try {
-      pattern = new RegExp(schema.pattern, 'u');
-    } catch {
-      pattern = undefined;
-    }
+    const verdict = linearPattern(schema.pattern);
+    if (!('pattern' in verdict)) return undefined;
+    pattern = verdict.pattern;
   }
   const format = typeof schema.format === 'string' ? formatSample(schema.format) : undefined;
   const candidates = format !== undefined ? [format] : STRING_CANDIDATES;

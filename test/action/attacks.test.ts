@@ -17,7 +17,7 @@ import { normalizeCapture } from '../../src/contract/normalize.js';
 import { renderGfm, shownText } from '../report/gfm.js';
 import { setUpActionSuite, type Inventory } from './fixtures.js';
 import type { GitHubMock } from './github-mock.js';
-import { EXAMPLE, GitRepo, pullRequestPayload, runAction, workflowCommands, type ActionRun, type RunOptions } from './harness.js';
+import { EXAMPLE, GitRepo, RUNNER_SECRETS, pullRequestPayload, runAction, workflowCommands, type ActionRun, type RunOptions } from './harness.js';
 
 const PR = 7;
 const LOCK = 'mcp-contracts.lock.json';
@@ -76,10 +76,19 @@ function pullRequest(base: Record<string, string>, head: Record<string, string>,
   return { repo, baseSha, headSha, run };
 }
 
-/** The workflow commands of a run that are not the Action's own annotations, groups, outputs or pauses. */
+/** The secrets of the step's environment, which the Action registers with the runner (`::add-mask::`). */
+const OWN_MASKS = new Set(['test-token', ...Object.values(RUNNER_SECRETS)]);
+
+/** The workflow commands of a run that are not the Action's own annotations, groups, masks, outputs or pauses. */
 function forgedCommands(run: ActionRun): string[] {
   return workflowCommands(run.stdout)
-    .filter((c) => c.data.startsWith('FORGED') || ['add-mask', 'set-output', 'set-env', 'add-path', 'save-state'].includes(c.command) || (c.command === 'stop-commands' && !/^[0-9a-f]{32}$/.test(c.data)))
+    .filter(
+      (c) =>
+        c.data.startsWith('FORGED') ||
+        (c.command === 'add-mask' && !OWN_MASKS.has(c.data)) ||
+        ['set-output', 'set-env', 'add-path', 'save-state'].includes(c.command) ||
+        (c.command === 'stop-commands' && !/^[0-9a-f]{32}$/.test(c.data)),
+    )
     .map((c) => c.line);
 }
 

@@ -65,7 +65,8 @@ describe('action.yml', () => {
 
   test('declares every output the Action sets', () => {
     const set = Object.keys(computeOutputs([], { artifacts: [], report: '', review: '', sarif: '' }));
-    expect(declared('outputs').sort()).toEqual(set.sort());
+    // mode: capture sets one of its own.
+    expect(declared('outputs').sort()).toEqual([...set, 'capture-path'].sort());
   });
 });
 
@@ -186,16 +187,18 @@ describe('the sticky comment', () => {
     expect(commentMarker('a b', 'j')).not.toBe(commentMarker('a_b', 'j'));
   });
 
-  test('found by marker on its first line, written by a bot or by the token\'s own account', () => {
+  test('found by marker on its first line, written by github-actions[bot] or by the token\'s own account; no other bot', () => {
     const comments = [
       { id: 1, body: `quoting ${marker}`, user: { login: 'github-actions[bot]', type: 'Bot' } },
       { id: 2, body: `${marker}\nfake`, user: { login: 'mallory', type: 'User' } },
+      { id: 5, body: `${marker}\nanother app`, user: { login: 'helpful-app[bot]', type: 'Bot' } },
       { id: 3, body: `${marker}\nreal`, user: { login: 'github-actions[bot]', type: 'Bot' } },
       { id: 4, body: `${marker}\nlater duplicate`, user: { login: 'github-actions[bot]', type: 'Bot' } },
     ];
     expect(findSticky(comments, marker)?.id).toBe(3);
-    expect(findSticky(comments.slice(0, 2), marker)).toBeUndefined();
-    expect(findSticky(comments.slice(0, 2), marker, 'mallory')?.id).toBe(2);
+    expect(findSticky(comments.slice(0, 3), marker)).toBeUndefined();
+    expect(findSticky(comments.slice(0, 3), marker, 'mallory')?.id).toBe(2);
+    expect(findSticky(comments.slice(0, 3), marker, 'helpful-app[bot]')?.id).toBe(5);
   });
 
   test('plan: create on change, never on a PR without changes, quiet after a revert, nothing when unchanged', () => {

@@ -1,9 +1,11 @@
 /**
  * Run the bundled Action (`node dist/index.js`) the way a runner does: GITHUB_* variables, an
- * event payload file, INPUT_* variables, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, inside
+ * event payload file, INPUT_* variables, the runtime tokens, the command files (GITHUB_OUTPUT,
+ * GITHUB_ENV, GITHUB_PATH, GITHUB_STATE, GITHUB_STEP_SUMMARY), inside
  * a scratch git repository with a base and a head commit.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -39,6 +41,8 @@ export interface ActionRun {
   stderr: string;
   outputs: Record<string, string>;
   summary: string;
+  /** The runner's command files as the step left them (GITHUB_OUTPUT, GITHUB_ENV, GITHUB_PATH, GITHUB_STATE, GITHUB_STEP_SUMMARY). */
+  commandFiles: Record<CommandFile, string>;
   /** Workflow-command annotations found in stdout. */
   annotations: Array<{ level: string; properties: string; message: string }>;
 }
@@ -54,6 +58,21 @@ export interface RunOptions {
   job?: string;
 }
 
+/** The files a runner gives each step, whose lines it reads as commands once the step ends. */
+export const COMMAND_FILES = ['GITHUB_OUTPUT', 'GITHUB_ENV', 'GITHUB_PATH', 'GITHUB_STATE', 'GITHUB_STEP_SUMMARY'] as const;
+export type CommandFile = (typeof COMMAND_FILES)[number];
+/** The runner's names for them: RUNNER_TEMP/_runner_file_commands/set_output_<guid>… */
+const COMMAND_FILE_PREFIX: Record<CommandFile, string> = { GITHUB_OUTPUT: 'set_output', GITHUB_ENV: 'set_env', GITHUB_PATH: 'add_path', GITHUB_STATE: 'save_state', GITHUB_STEP_SUMMARY: 'step_summary' };
+
+/**
+ * The secrets a runner puts in a JavaScript action's environment (the token comes as the
+ * github-token input): what a pull request's code would most like to read.
+ */
+export const RUNNER_SECRETS = {
+  ACTIONS_RUNTIME_TOKEN: 'runtime-6f1d2c9a8b7e4f30a1b2',
+  ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'oidc-request-5e4d3c2b1a09f8e7',
+} as const;
+
 export async function runAction(options: RunOptions): Promise<ActionRun> {
   return startAction(options).done;
 }
@@ -62,11 +81,12 @@ export async function runAction(options: RunOptions): Promise<ActionRun> {
 export function startAction(options: RunOptions): { child: ChildProcess; done: Promise<ActionRun> } {
   const scratch = scratchDir('mcg-run-');
   const eventPath = join(scratch, 'event.json');
-  const outputPath = join(scratch, 'output');
-  const summaryPath = join(scratch, 'summary.md');
   writeFileSync(eventPath, JSON.stringify(options.payload));
-  writeFileSync(outputPath, '');
-  writeFileSync(summaryPath, '');
+  // As the runner lays them out: one empty file per command, per step.
+  const commands = join(scratch, '_runner_file_commands');
+  mkdirSync(commands);
+  const commandFiles = Object.fromEntries(COMMAND_FILES.map((name) => [name, join(commands, `${COMMAND_FILE_PREFIX[name]}_${randomUUID()}`)])) as Record<CommandFile, string>;
+  for (const path of Object.values(commandFiles)) writeFileSync(path, '');
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? scratch,
@@ -83,14 +103,17 @@ export function startAction(options: RunOptions): { child: ChildProcess; done: P
     GITHUB_WORKFLOW: 'MCP contracts',
     GITHUB_SERVER_URL: 'https://github.com',
     GITHUB_RUN_ID: '1',
-    GITHUB_OUTPUT: outputPath,
-    GITHUB_STEP_SUMMARY: summaryPath,
+    ...commandFiles,
     GITHUB_WORKSPACE: options.workspace,
     GITHUB_API_URL: options.apiUrl,
     RUNNER_TEMP: scratch,
     // Retries wait 10 ms instead of seconds.
     MCP_CONTRACT_GUARD_RETRY_BASE_MS: '10',
     'INPUT_GITHUB-TOKEN': 'test-token',
+    ACTIONS_RUNTIME_URL: 'https://pipelines.actions.githubusercontent.com/abc/',
+    ACTIONS_RESULTS_URL: 'https://results-receiver.actions.githubusercontent.com/',
+    ACTIONS_ID_TOKEN_REQUEST_URL: 'https://pipelines.actions.githubusercontent.com/abc/idtoken',
+    ...RUNNER_SECRETS,
     ...options.env,
   };
   for (const [name, value] of Object.entries(options.inputs ?? {})) env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
@@ -99,14 +122,10 @@ export function startAction(options: RunOptions): { child: ChildProcess; done: P
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
   child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  const done = new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1))).then((code) => ({
-    code,
-    stdout,
-    stderr,
-    outputs: parseOutputs(readFileSync(outputPath, 'utf8')),
-    summary: readFileSync(summaryPath, 'utf8'),
-    annotations: parseAnnotations(stdout),
-  }));
+  const done = new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1))).then((code) => {
+    const files = Object.fromEntries(COMMAND_FILES.map((name) => [name, readFileSync(commandFiles[name], 'utf8')])) as Record<CommandFile, string>;
+    return { code, stdout, stderr, outputs: parseOutputs(files.GITHUB_OUTPUT), summary: files.GITHUB_STEP_SUMMARY, commandFiles: files, annotations: parseAnnotations(stdout) };
+  });
   return { child, done };
 }
 

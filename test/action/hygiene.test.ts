@@ -70,4 +70,24 @@ describe('credentials', () => {
     // Short values are no secret worth garbling the log for.
     expect(redactor.redact('team ab')).toBe('team ab');
   });
+
+  test("the step's secret-bearing variables and the ones passed by name; each found percent- and base64-encoded at any offset", () => {
+    const registered: string[] = [];
+    const redactor = new Redactor((s) => registered.push(s));
+    const env = { 'INPUT_GITHUB-TOKEN': 'ghs_t0kenValue1', ACTIONS_RUNTIME_TOKEN: 'rt-0123456789', OPENAI_API_KEY: 'sk-abcdef', HOME: '/home/runner', PWD: '/home/runner/work', ACTIONS_ID_TOKEN_REQUEST_URL: 'https://example/idtoken', WEATHER: 'sunny/days' };
+    redactor.addEnvironment(env, ['weather']);
+    expect(registered.sort()).toEqual(['ghs_t0kenValue1', 'rt-0123456789', 'sk-abcdef', 'sunny/days']);
+    for (const secret of registered) {
+      for (const before of ['', 'a', 'ab', 'x-access-token:']) {
+        for (const encoding of ['base64', 'base64url'] as const) {
+          const encoded = Buffer.from(`${before}${secret}!`).toString(encoding);
+          const redacted = redactor.redact(`AUTHORIZATION: basic ${encoded}`);
+          expect(redacted, `${secret} after "${before}" in ${encoding}`).toContain(REDACTED);
+          // What is left decodes to at most two bytes of the secret at each end.
+          for (const part of redacted.slice('AUTHORIZATION: basic '.length).split(REDACTED)) expect(Buffer.from(part, encoding).toString('latin1')).not.toContain(secret.slice(0, 3));
+        }
+      }
+      expect(redactor.redact(`?q=${encodeURIComponent(secret)}`)).toBe(`?q=${REDACTED}`);
+    }
+  });
 });

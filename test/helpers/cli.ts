@@ -35,11 +35,13 @@ export interface CliRun {
 
 /**
  * Start the built CLI as a process (like `cli`), keeping the child so a test can follow its
- * stderr or signal it, and sampling its peak resident memory (VmHWM) until it ends.
+ * stderr or signal it, and sampling its peak resident memory (VmHWM) until it ends. `through`
+ * is a command the CLI is started by (`setpriv …` to run it as another user).
  */
-export function startCli(args: string[], env: Record<string, string> = {}): CliRun {
+export function startCli(args: string[], env: Record<string, string> = {}, through: string[] = []): CliRun {
   const started = Date.now();
-  const child = spawn(process.execPath, [resolve(ROOT, 'lib/cli.js'), ...args], {
+  const argv = [...through, process.execPath, resolve(ROOT, 'lib/cli.js'), ...args];
+  const child = spawn(argv[0] as string, argv.slice(1), {
     cwd: ROOT,
     env: { ...process.env, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

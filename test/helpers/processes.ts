@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -14,6 +15,14 @@ export function groupAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The process group of a live process `pid`: a server started under a supervisor (containment.ts)
+ * is in its supervisor's group, not the leader of one; read it while the process is alive.
+ */
+export function groupOf(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[2]);
 }
 
 /** Start an example server over HTTP on a free port; resolves once it listens. */
@@ -72,6 +81,18 @@ export async function processesMentioning(needle: string): Promise<string[]> {
     .split('\n')
     .filter((line) => line.includes(needle) && !line.includes(' ps ') && !line.includes('vitest'))
     .map((line) => line.trim());
+}
+
+/**
+ * The processes that still mention `needle` once none do, or after `ms`: a killed process takes
+ * the kernel a moment to reap, and a busy machine many moments. The bound is far past that (it
+ * costs nothing when met), so only a survivor fails the test that expects none.
+ */
+export async function processesLeft(needle: string, ms = 60_000): Promise<string[]> {
+  for (const deadline = Date.now() + ms; ; await new Promise((done) => setTimeout(done, 50))) {
+    const left = await processesMentioning(needle);
+    if (left.length === 0 || Date.now() >= deadline) return left;
+  }
 }
 
 /** How long starting a Node process takes on this machine now, to its first output (ms). */

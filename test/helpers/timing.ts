@@ -39,3 +39,9 @@ export async function expectLinearTime(what: string, work: (scale: 1 | 10) => un
  * calling onTaskUpdate") and fail a run whose every test passed.
  */
 export const returnsToEventLoop = fc.beforeEach(() => new Promise<void>((resolve) => setImmediate(resolve)));
+
+/**
+ * For `vi.waitFor(check, soon)`: something that happens promptly (a killed process reaped, a
+ * line written), bounded far past what a busy machine takes. vitest's default, 1 s, is not.
+ */
+export const soon = { timeout: 60_000, interval: 50 };

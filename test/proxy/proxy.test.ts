@@ -12,7 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListRootsRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, fixture, freePort, groupAlive, listeningFixture } from '../helpers/processes.js';
+import { ROOT, fixture, freePort, groupAlive, groupOf, listeningFixture } from '../helpers/processes.js';
 import { delta } from '../runtime/helpers.js';
 import {
   RawProxy,
@@ -206,13 +206,13 @@ describe('proxy process handling', () => {
     try {
       const proxied = await connect(process.execPath, proxyArgs([], RAW_SERVER), { RECORD_FILE: record });
       await proxied.client.listTools();
-      const serverPid = jsonLines(record)[0]?.pid as number;
+      const serverGroup = groupOf(jsonLines(record)[0]?.pid as number);
       const proxyPid = proxied.pid;
-      expect(groupAlive(serverPid)).toBe(true);
+      expect(groupAlive(serverGroup)).toBe(true);
       expect(alive(proxyPid)).toBe(true);
       await proxied.close();
       expect(alive(proxyPid)).toBe(false);
-      expect(groupAlive(serverPid)).toBe(false);
+      expect(groupAlive(serverGroup)).toBe(false);
     } finally {
       files.remove();
     }
@@ -225,17 +225,17 @@ describe('proxy process handling', () => {
       const proxy = new RawProxy(proxyArgs([], RAW_SERVER), { RECORD_FILE: record });
       proxy.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
       await proxy.answer(1);
-      const serverPid = jsonLines(record)[0]?.pid as number;
+      const serverGroup = groupOf(jsonLines(record)[0]?.pid as number);
       expect(await proxy.close()).toBe(0);
-      expect(groupAlive(serverPid)).toBe(false);
+      expect(groupAlive(serverGroup)).toBe(false);
 
       const signalled = new RawProxy(proxyArgs([], RAW_SERVER), { RECORD_FILE: record });
       signalled.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
       await signalled.answer(1);
-      const signalledPid = jsonLines(record).filter((line) => typeof line.pid === 'number').at(-1)?.pid as number;
+      const signalledGroup = groupOf(jsonLines(record).filter((line) => typeof line.pid === 'number').at(-1)?.pid as number);
       signalled.child.kill('SIGTERM');
       expect(await signalled.exited).toBe(143);
-      expect(groupAlive(signalledPid)).toBe(false);
+      expect(groupAlive(signalledGroup)).toBe(false);
 
       const crashing = new RawProxy(proxyArgs([], [process.execPath, '-e', 'process.exit(3)']));
       expect(await crashing.exited).toBe(3);
@@ -391,7 +391,7 @@ describe('proxy --listen: sessions over streamable HTTP', () => {
         await client.connect(transport);
         expect((await client.listTools()).tools.length).toBeGreaterThan(0);
       }
-      const pids = jsonLines(record).flatMap((line) => (typeof line.pid === 'number' ? [line.pid] : []));
+      const pids = jsonLines(record).flatMap((line) => (typeof line.pid === 'number' ? [groupOf(line.pid)] : []));
       expect(pids).toHaveLength(2);
       expect(pids.every((pid) => groupAlive(pid))).toBe(true);
       const ended = transports[0]?.sessionId as string;

@@ -88,7 +88,7 @@ describe('ArgumentValidator', () => {
 
   it('reads each dialect as the schema declares it, 2020-12 when it declares none', () => {
     const draft07Tuple = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { xy: { type: 'array', items: [{ type: 'number' }, { type: 'number' }], additionalItems: false } } };
-    expect(validator.check('tuple07', draft07Tuple, { xy: [1, 2] })).toEqual({ kind: 'valid' });
+    expect(validator.check('tuple07', draft07Tuple, { xy: [1, 2] })).toEqual({ kind: 'valid', notChecked: [] });
     expect(validator.check('tuple07', draft07Tuple, { xy: [1, 2, 3] })).toMatchObject({ kind: 'invalid', blocking: true });
     const tuple2020 = { type: 'object', properties: { xy: { type: 'array', prefixItems: [{ type: 'number' }], items: false } } };
     expect(validator.check('tuple2020', tuple2020, { xy: [1, 2] })).toMatchObject({ kind: 'invalid', blocking: true });
@@ -99,7 +99,7 @@ describe('ArgumentValidator', () => {
   });
 
   it('does not check formats, and lets through what a coercing server accepts', () => {
-    expect(validator.check('mail', { type: 'object', properties: { to: { type: 'string', format: 'email' } } }, { to: 'not an email' })).toEqual({ kind: 'valid' });
+    expect(validator.check('mail', { type: 'object', properties: { to: { type: 'string', format: 'email' } } }, { to: 'not an email' })).toEqual({ kind: 'valid', notChecked: [] });
     const args = { n: '5' };
     const verdict = validator.check('count', { type: 'object', properties: { n: { type: 'integer' } } }, args);
     expect(verdict).toMatchObject({ kind: 'invalid', blocking: false, errors: [{ keyword: 'type', instancePath: '/n' }] });
@@ -109,10 +109,32 @@ describe('ArgumentValidator', () => {
 
   it('leaves tools whose schema it cannot compile unchecked, and follows a changed schema', () => {
     expect(validator.check('remote', { type: 'object', properties: { a: { $ref: 'https://example.com/a.json' } } }, {})).toMatchObject({ kind: 'unchecked' });
-    expect(validator.check('python-regex', { type: 'object', properties: { s: { type: 'string', pattern: '(?P<x>a)' } } }, {})).toMatchObject({ kind: 'unchecked' });
     expect(validator.check('none', undefined, {})).toMatchObject({ kind: 'unchecked' });
-    expect(validator.check('moving', { type: 'object', required: ['a'] }, { a: 1 })).toEqual({ kind: 'valid' });
+    expect(validator.check('moving', { type: 'object', required: ['a'] }, { a: 1 })).toEqual({ kind: 'valid', notChecked: [] });
     expect(validator.check('moving', { type: 'object', required: ['b'] }, { a: 1 })).toMatchObject({ kind: 'invalid' });
+  });
+
+  it('runs patterns in linear time (RE2): a catastrophic one answers at once, Python-style groups are read, a lookaround or backreference is named and not run', () => {
+    const catastrophic = { type: 'object', properties: { code: { type: 'string', pattern: '^(a+)+c$', minLength: 40 } }, required: ['code'] };
+    // JavaScript's engine would take hours on this string (2^40 paths): an answer at all is linear time.
+    expect(validator.check('catastrophic', catastrophic, { code: 'a'.repeat(40) })).toMatchObject({ kind: 'invalid', blocking: true, errors: [{ keyword: 'pattern' }] });
+    expect(validator.check('catastrophic', catastrophic, { code: `${'a'.repeat(40)}c` })).toEqual({ kind: 'valid', notChecked: [] });
+    const python = { type: 'object', properties: { s: { type: 'string', pattern: '^(?P<x>a)$' } } };
+    expect(validator.check('python-regex', python, { s: 'b' })).toMatchObject({ kind: 'invalid' });
+    const refused = {
+      type: 'object',
+      properties: { word: { type: 'string', pattern: '^(?!admin)\\w+$' }, twice: { type: 'string', pattern: '^(\\w)\\1$' }, n: { type: 'integer' } },
+      patternProperties: { '^x-(?=.)': { type: 'string' } },
+    };
+    const verdict = validator.check('refused', refused, { word: 'admin', twice: 'ab', n: 'five' });
+    // The rest of the schema is checked: n is not an integer.
+    expect(verdict).toMatchObject({ kind: 'invalid', blocking: true, errors: [{ keyword: 'type', instancePath: '/n' }] });
+    expect(verdict.kind === 'invalid' ? verdict.errors : []).toHaveLength(1);
+    expect(verdict.kind === 'invalid' ? [...verdict.notChecked].sort() : []).toEqual([
+      '"^(?!admin)\\\\w+$": a lookaround assertion has no linear-time match',
+      '"^(\\\\w)\\\\1$": a backreference has no linear-time match',
+      '"^x-(?=.)": a lookaround assertion has no linear-time match',
+    ]);
   });
 });
 

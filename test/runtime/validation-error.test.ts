@@ -4,6 +4,8 @@ import { expectLinearTime } from '../helpers/timing.js';
 import { z } from 'zod';
 import * as z3 from 'zod/v3';
 import { formatValidationError, type ValidationIssue } from '../../src/runtime/index.js';
+import { sampleString } from '../../src/runtime/json-schema.js';
+import { linearPattern } from '../../src/runtime/patterns.js';
 
 /** The text of the `<field>` named `name` (the first one). */
 function field(xml: string, name: string): string {
@@ -332,5 +334,17 @@ describe('unions in arrays', () => {
     // Quadratic, 8,000 items took about 20 s.
     await expectLinearTime('reporting failing union items', (scale) => (out = formatValidationError(inputs[scale].errors, { args: inputs[scale].args, schema, example: false })));
     expect(out).toContain('<field name="items[5999].cvc">');
+  });
+});
+
+describe('the example sampler runs a schema\'s pattern in linear time, or not at all', () => {
+  it('a catastrophic pattern is sampled at once (no candidate fits), a usual one gives its example, one RE2 refuses is never run', () => {
+    // A backtracking engine spends hours on the candidate "a" padded to forty characters.
+    expect(sampleString({ type: 'string', pattern: '^(a+)+c$', minLength: 40 })).toBeUndefined();
+    expect(sampleString({ type: 'string', pattern: '^[A-Z]{3}$' })).toBe('ABC');
+    expect(sampleString({ type: 'string', pattern: '^(?<word>[a-z]+)$' })).toBe('example');
+    // A lookahead would accept "example": it is not run, so no example is claimed.
+    expect(sampleString({ type: 'string', pattern: '^(?=e)\\w+$' })).toBeUndefined();
+    expect(linearPattern('(a)\\1')).toEqual({ refused: 'a backreference has no linear-time match' });
   });
 });
