@@ -132,12 +132,8 @@ export function releaseTagOf(tags: readonly string[]): { tag?: string; others: s
   return best === undefined ? { others } : { tag: best.tag, others };
 }
 
-/** One way of versioning a release compared: the server's own version, or the release's tag. */
-interface Finding {
-  check: 'ok' | 'too-small' | 'unknown';
-  sentence: string;
-  required?: string;
-}
+/** One way of versioning a release compared (the server's own version, or the release's tag), and what it needs when too small. */
+type Finding = { check: 'ok' | 'unknown'; sentence: string } | { check: 'too-small'; sentence: string; required: string };
 
 /**
  * The release verdict of one review: `bump` is what the changes call for, `previous` the
@@ -164,8 +160,8 @@ export function releaseVerdict(input: { bump: SemverBump; previous?: string; cur
   // The comparisons first (the first one says what the changes need), then what could not be compared.
   const sentences = [...findings.filter((f) => f.check !== 'unknown'), ...findings.filter((f) => f.check === 'unknown')].map((f) => f.sentence);
   const check = findings.some((f) => f.check === 'too-small') ? 'too-small' : findings.some((f) => f.check === 'ok') ? 'ok' : 'unknown';
-  if (server.check === 'too-small') verdict.requiredVersion = server.required!;
-  if (tag?.check === 'too-small') verdict.requiredTag = tag.required!;
+  if (server.check === 'too-small') verdict.requiredVersion = server.required;
+  if (tag?.check === 'too-small') verdict.requiredTag = tag.required;
   return { ...verdict, check, message: sentences.join(' ') };
 }
 
