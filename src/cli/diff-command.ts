@@ -14,7 +14,7 @@ import { configFileOf, configOf } from './targets.js';
  */
 export const run: Runner = async (args, io) => {
   const context = new CommandContext(args, io);
-  if (args.positionals.length !== 2) throw new UserError('diff compares two files: mcp-contract-guard diff OLD NEW (each a lockfile or a tools/list dump).');
+  if (args.positionals.length !== 2) throw new UserError('diff compares two files: mcp-contract-guard diff OLD NEW (each a lockfile, a tools/list dump or what compile --format json printed).');
   const [oldPath, newPath] = args.positionals.map((p) => resolve(io.cwd, p)) as [string, string];
   if (args.artifact !== undefined) await assertWritable(args.artifact, 'the delta artifact');
   const [[previous, current], config] = await Promise.all([compileFilesToDiff(oldPath, newPath), configOf(args, io.cwd)]);

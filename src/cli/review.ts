@@ -10,6 +10,7 @@ import { SEVERITIES, type DiffReport, type Release } from '../protocol/index.js'
 import { writeTextAtomically } from '../files.js';
 import { allowListNotes, evaluateAllowList, offeredExpiry, todayUtc } from '../policy/allow.js';
 import type { LocatedDelta } from '../policy/deltas.js';
+import type { CheckMode } from '../policy/checks.js';
 import { decideGate, type FailOn, type GateDecision } from '../policy/gate.js';
 import { terminalText, truncate } from '../report/escape.js';
 import type { CliArgs } from './args.js';
@@ -33,10 +34,21 @@ function today(): string {
   return todayUtc(process.env.MCP_CONTRACT_GUARD_TODAY);
 }
 
-/** The allow list's verdict on each delta, then the gate at `failOn`: the Action's rule. */
-export function judge(review: Review, failOn: FailOn, allow: AllowEntry[]): Judgement {
+/**
+ * The allow list's verdict on each delta, then the gate at `failOn`: the Action's rule. `stale`
+ * (check) is a lockfile that no longer matches its server, which fails the gate when
+ * `lockfileCheck` is fail, as in the Action.
+ */
+export function judge(review: Review, failOn: FailOn, allow: AllowEntry[], stale?: { message: string; lockfileCheck: CheckMode }): Judgement {
   const { acceptedBy } = evaluateAllowList([review], allow, today());
-  const gate = decideGate({ server: review.server, report: review.report, failOn, accepted: (f) => acceptedBy(f) !== undefined, lockfileCheck: 'off' });
+  const gate = decideGate({
+    server: review.server,
+    report: review.report,
+    failOn,
+    accepted: (f) => acceptedBy(f) !== undefined,
+    lockfileCheck: stale?.lockfileCheck ?? 'off',
+    ...(stale ? { staleMessage: stale.message } : {}),
+  });
   return { gate, acceptedBy };
 }
 
