@@ -29595,7 +29595,7 @@ function qstring(str) {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _compile_interrupt_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9514);
-/* harmony import */ var _github_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4574);
+/* harmony import */ var _github_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2366);
 /**
  * Entry point of the GitHub Action (bundled into dist/index.js by `npm run build:action`).
  * Thin on purpose: everything lives in src/github, where the decisions are pure and tested.
@@ -29633,7 +29633,7 @@ function exitOnInterrupt() {
 
 /***/ }),
 
-/***/ 4574:
+/***/ 2366:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -37310,6 +37310,13 @@ const report_SEVERITY_RANK = { BREAKING: 3, RISKY: 2, SAFE: 1, COSMETIC: 0 };
 /** The four collections a server exposes, in the order reports list them (fixed). */
 const report_ENTRY_KINDS = ['tools', 'prompts', 'resources', 'resourceTemplates'];
 const REPORT_VERSION = 1;
+/** `YYYY-MM-DD`, a real day of the Gregorian calendar. */
+function isReleaseDate(value) {
+    if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value))
+        return false;
+    const time = Date.parse(`${value}T00:00:00Z`);
+    return Number.isFinite(time) && new Date(time).toISOString().startsWith(value);
+}
 function maxSeverityOf(severities) {
     let max = null;
     for (const s of severities)
@@ -37548,6 +37555,8 @@ class ReportFormatError extends Error {
     }
 }
 const MAX_PROBLEMS = 20;
+/** Longer than any version string a release is named by. */
+const MAX_VERSION_LENGTH = 200;
 const DELTA_FIELDS = new Set(['severity', 'kind', 'field', 'action', 'direction', 'message', 'previous', 'current', 'fingerprint', 'hint', 'renamedFrom', 'renamedTo', 'match', 'note', 'defaultSeverity', 'reason', 'facts']);
 const OPTIONAL_TEXT = ['hint', 'renamedFrom', 'renamedTo', 'match', 'note', 'reason'];
 const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -37667,6 +37676,11 @@ class Reader {
                 count(server);
             }
         }
+        if (data.release !== undefined) {
+            const release = this.release(data.release);
+            if (release !== undefined)
+                out.release = release;
+        }
         out.summary = this.summary(data.summary, counts);
         return out;
     }
@@ -37699,6 +37713,31 @@ class Reader {
         if (entry === undefined || previous === undefined || current === undefined)
             return undefined;
         return { previous, current, ...entry };
+    }
+    /** Read in both modes: a runtime counts its deprecation window from it, so a bad one must not load. */
+    release(data) {
+        if (!isJsonObject(data)) {
+            this.problem('release', `must be { version?, date? }, got ${kindOf(data)}`);
+            return undefined;
+        }
+        const before = this.problems.length;
+        if (data.version !== undefined && (typeof data.version !== 'string' || data.version === '' || data.version.length > MAX_VERSION_LENGTH)) {
+            this.problem('release.version', `must be a version of 1 to ${MAX_VERSION_LENGTH} characters when present, got ${describe(data.version)}`);
+        }
+        if (data.date !== undefined && !isReleaseDate(data.date))
+            this.problem('release.date', `must be a day as YYYY-MM-DD when present, got ${describe(data.date)}`);
+        if (this.strict)
+            for (const key of Object.keys(data))
+                if (key !== 'version' && key !== 'date')
+                    this.problem(`release.${key}`, 'is not a release field');
+        if (this.problems.length > before)
+            return undefined;
+        const release = {};
+        if (typeof data.version === 'string')
+            release.version = data.version;
+        if (typeof data.date === 'string')
+            release.date = data.date;
+        return release;
     }
     identity(data, at) {
         if (!isJsonObject(data) || typeof data.name !== 'string') {
@@ -37987,6 +38026,38 @@ function memberRenameOf(delta) {
     if (segments === undefined || segments.at(-2) !== 'properties' || segments.at(-1) !== delta.current)
         return undefined;
     return { from: delta.previous, to: delta.current };
+}
+/**
+ * A property removed in place: its field names the property, and its values are the schema it
+ * had and nothing now (a property added is the reverse; a requiredness change holds booleans
+ * on both sides).
+ */
+function memberRemovalOf(delta) {
+    if (delta.current !== null && delta.current !== undefined)
+        return undefined;
+    const previous = delta.previous;
+    if (previous === null || Array.isArray(previous) || (typeof previous !== 'object' && typeof previous !== 'boolean'))
+        return undefined;
+    const segments = fieldSegments(delta.field);
+    if (segments === undefined || segments.length < 2 || segments.at(-2) !== 'properties')
+        return undefined;
+    return { name: segments.at(-1), schema: previous };
+}
+/**
+ * Whether a rename is one the diff is sure of, so a runtime may serve the old name in place of
+ * the new: a property renamed with the same schema on both sides (every diff that wrote a
+ * property rename paired equal schemas only, so an older artifact's rename without the fact
+ * counts too; never one that says otherwise), or a tool whose name changed notation only or
+ * whose description stayed the same (the same arguments alone are not enough: `delete_file` and
+ * `delete_directory` take the same path).
+ */
+function isSureRename(delta) {
+    const facts = delta.facts ?? {};
+    if (memberRenameOf(delta) !== undefined)
+        return facts.sameSchema !== false;
+    if (entryRenameOf(delta) !== undefined)
+        return facts.sameName === true || facts.sameDescription === true;
+    return false;
 }
 
 ;// CONCATENATED MODULE: ./lib/protocol/schema.js
@@ -39636,7 +39707,7 @@ const TEXT_RULES = family({
     },
     'suspicious-text': {
         scope: 'any', severity: R,
-        reason: 'Changed text gains a cue of tool poisoning (a URL, instructions to the model, a reference to another tool, hidden or invisible text, secrets, concealment): review it before agents read it.',
+        reason: 'New or changed text looks like tool poisoning (hidden instructions, secrets, concealment, invisible characters): review it before agents read it.',
         message: (f) => `${at(f)}new or changed text looks like tool poisoning: ${f.facts.labels?.join(', ')} (${JSON.stringify(f.match)}).`,
         phrase: (_, say) => say.fixed('new text looks like tool poisoning'),
         showsValues: false,
@@ -41615,39 +41686,95 @@ const NEEDS_IN_ZERO = {
     patch: 'COSMETIC changes need a patch release',
 };
 /**
+ * The release tag among a commit's tags: the highest that is a semantic version (`v1.2.0`,
+ * `1.2.0`); a moving major tag (`v1`) or a name (`nightly`) is not one. `others` are the
+ * tags that are not semantic versions, for a message that says they were not read.
+ */
+function releaseTagOf(tags) {
+    let best;
+    const others = [];
+    for (const tag of tags) {
+        const version = parseSemver(tag);
+        if (version === undefined)
+            others.push(tag);
+        else if (best === undefined || compareSemver(version, best.version) > 0)
+            best = { tag, version };
+    }
+    return best === undefined ? { others } : { tag: best.tag, others };
+}
+/**
  * The release verdict of one review: `bump` is what the changes call for, `previous` the
  * version the base's lockfile records, `current` the head's (the live server's, or its
- * lockfile's). `removed` is a server the head no longer has: there is no version to check.
+ * lockfile's), `tags` the previous release's tag and this release's (when it has one: a pull
+ * request usually has none). `removed` is a server the head no longer has: there is no
+ * version to check. Too small by either the server's version or the tag is too small.
  */
 function releaseVerdict(input) {
-    const { bump, previous, current, mode } = input;
+    const { bump, previous, current, tags, mode } = input;
     const verdict = { bump, check: 'unknown', mode };
     if (previous !== undefined)
         verdict.previousVersion = previous;
     if (current !== undefined)
         verdict.currentVersion = current;
+    if (tags?.current !== undefined) {
+        if (tags.previous !== undefined)
+            verdict.previousTag = tags.previous;
+        verdict.currentTag = tags.current;
+    }
     if (mode === 'off')
         return { ...verdict, check: 'off' };
     if (bump === 'none')
         return { ...verdict, check: 'ok', message: 'No contract change: any version will do.' };
     if (input.removed)
         return { ...verdict, message: 'The server was removed: there is no version to check.' };
+    const server = serverFinding(bump, previous, current);
+    const tag = tags?.current === undefined ? undefined : tagFinding(bump, tags.previous, tags.current, server.check !== 'unknown');
+    const findings = [server, ...(tag ? [tag] : [])];
+    // The comparisons first (the first one says what the changes need), then what could not be compared.
+    const sentences = [...findings.filter((f) => f.check !== 'unknown'), ...findings.filter((f) => f.check === 'unknown')].map((f) => f.sentence);
+    const check = findings.some((f) => f.check === 'too-small') ? 'too-small' : findings.some((f) => f.check === 'ok') ? 'ok' : 'unknown';
+    if (server.check === 'too-small')
+        verdict.requiredVersion = server.required;
+    if (tag?.check === 'too-small')
+        verdict.requiredTag = tag.required;
+    return { ...verdict, check, message: sentences.join(' ') };
+}
+/** What the changes need, said in the slots of `previous` (0.x shifts them). */
+function needsOf(bump, previous) {
+    const was = previous === undefined ? undefined : parseSemver(previous);
+    return (was !== undefined && was.major === 0 && was.prerelease.length === 0 ? NEEDS_IN_ZERO : NEEDS)[bump];
+}
+function serverFinding(bump, previous, current) {
     if (previous === undefined)
-        return { ...verdict, message: "The base's lockfile does not record the server's version (a lockfile written before format 2, or no base lockfile), so the version is not checked." };
+        return { check: 'unknown', sentence: "The base's lockfile does not record the server's version (a lockfile written before format 2, or no base lockfile), so the version is not checked." };
     if (current === undefined)
-        return { ...verdict, message: 'The server does not report a version (serverInfo.version), so the version is not checked.' };
+        return { check: 'unknown', sentence: 'The server does not report a version (serverInfo.version), so the version is not checked.' };
     const [was, now] = [parseSemver(previous), parseSemver(current)];
-    if (!was || !now) {
-        const odd = !was ? previous : current;
-        return { ...verdict, message: `The version "${odd}" is not a semantic version (MAJOR.MINOR.PATCH), so the version is not checked.` };
-    }
+    if (!was || !now)
+        return { check: 'unknown', sentence: `The version "${!was ? previous : current}" is not a semantic version (MAJOR.MINOR.PATCH), so the version is not checked.` };
+    const needs = needsOf(bump, previous);
+    if (RANK[releasedBump(was, now)] >= RANK[bump])
+        return { check: 'ok', sentence: `${needs}; ${previous} → ${current} is one.` };
     const needed = requiredVersion(was, bump);
-    const needs = (was.major === 0 && was.prerelease.length === 0 ? NEEDS_IN_ZERO : NEEDS)[bump];
-    if (RANK[releasedBump(was, now)] >= RANK[bump]) {
-        return { ...verdict, check: 'ok', message: `${needs}; ${previous} → ${current} is one.` };
-    }
     const says = compareSemver(now, was) < 0 ? `the server says ${current}, lower than the base's ${previous}` : compareSemver(now, was) === 0 ? `the server still says ${current}` : `the server says ${current} (the base's is ${previous})`;
-    return { ...verdict, check: 'too-small', requiredVersion: needed, message: `${needs}: version ${needed} or later, but ${says}.` };
+    return { check: 'too-small', required: needed, sentence: `${needs}: version ${needed} or later, but ${says}.` };
+}
+/** The release's tag against the previous release's; `afterServer`: a sentence on the server's version comes first. */
+function tagFinding(bump, previous, current, afterServer) {
+    const now = parseSemver(current);
+    if (!now)
+        return { check: 'unknown', sentence: `The release tag "${current}" is not a semantic version (vMAJOR.MINOR.PATCH), so the release is not checked against its tag.` };
+    if (previous === undefined)
+        return { check: 'unknown', sentence: `There is no earlier release tag to compare ${current} with, so the tag is not checked.` };
+    const was = parseSemver(previous);
+    if (!was)
+        return { check: 'unknown', sentence: `The previous release tag "${previous}" is not a semantic version (vMAJOR.MINOR.PATCH), so the tag ${current} is not checked.` };
+    if (RANK[releasedBump(was, now)] >= RANK[bump]) {
+        return { check: 'ok', sentence: afterServer ? `The release tag ${previous} → ${current} is one.` : `${needsOf(bump, previous)}; the release tag ${previous} → ${current} is one.` };
+    }
+    const needed = `${current.trim().startsWith('v') ? 'v' : ''}${requiredVersion(was, bump)}`;
+    const tooSmall = `${needed} or later, but the release is tagged ${current} (the previous release ${previous})`;
+    return { check: 'too-small', required: needed, sentence: afterServer ? `The release tag is not one: ${tooSmall}.` : `${needsOf(bump, previous)}: a tag ${tooSmall}.` };
 }
 const BUMPS = ['none', 'patch', 'minor', 'major'];
 /** The largest of several bumps (several servers in one run); `none` for none. */
@@ -41662,11 +41789,16 @@ function overallVersionCheck(checks) {
         return 'unknown';
     return checks.every((c) => c === 'off') ? 'off' : 'ok';
 }
-/** The gate's failure for a version that is too small, when `version-check` is fail (no label waives it). */
+/** The gate's failure for a version that is too small, when `version-check` is fail. */
 function versionFailure(server, verdict) {
     if (verdict?.mode !== 'fail' || verdict.check !== 'too-small')
         return undefined;
-    return `The version of ${server} does not say what its contract changes are. ${verdict.message} Set the version the server reports (serverInfo.version) to ${verdict.requiredVersion} or later and lock again; the approval label does not waive this ("version-check: warn" only reports it).`;
+    const fixes = [
+        ...(verdict.requiredVersion !== undefined ? [`set the version the server reports (serverInfo.version) to ${verdict.requiredVersion} or later and lock again`] : []),
+        ...(verdict.requiredTag !== undefined ? [`tag the release ${verdict.requiredTag} or later`] : []),
+    ];
+    const fix = fixes.join(', and ');
+    return `The version of ${server} does not say what its contract changes are. ${verdict.message} ${fix.charAt(0).toUpperCase()}${fix.slice(1)}; the approval label does not waive this ("version-check: warn" only reports it).`;
 }
 
 ;// CONCATENATED MODULE: ./lib/github/annotations.js
@@ -51588,7 +51720,7 @@ function partialRecord(keyType, valueType, params) {
         type: "record",
         keyType,
         valueType: valueType,
-        ...normalizeParams(params),
+        ...util.normalizeParams(params),
         partial: true,
     });
 }
@@ -52134,6 +52266,9 @@ const reviewSchema = schemas_object({
         previousVersion: bundle_text(300).optional(),
         currentVersion: bundle_text(300).optional(),
         requiredVersion: bundle_text(300).optional(),
+        previousTag: bundle_text(300).optional(),
+        currentTag: bundle_text(300).optional(),
+        requiredTag: bundle_text(300).optional(),
         check: schemas_enum(['ok', 'too-small', 'unknown', 'off']),
         mode: schemas_enum(['fail', 'warn', 'off']),
         message: bundle_text(2_000).optional(),
@@ -52375,13 +52510,22 @@ function releaseSentence(review) {
     const previous = release?.previousVersion;
     const current = release?.currentVersion;
     if (release?.check === 'too-small') {
-        const needed = release.requiredVersion !== undefined ? `: **version ${mdCode(release.requiredVersion)} or later**${current !== undefined ? `, but the server says ${mdCode(current)}` : ''}` : '';
+        const needs = [
+            ...(release.requiredVersion !== undefined ? [`**version ${mdCode(release.requiredVersion)} or later**${current !== undefined ? `, but the server says ${mdCode(current)}` : ''}`] : []),
+            ...(release.requiredTag !== undefined ? [`**a tag ${mdCode(release.requiredTag)} or later**, but the release is tagged ${mdCode(release.currentTag ?? '')}`] : []),
+        ];
         const consequence = release.mode === 'fail' ? ' The version check fails until then.' : '';
-        const message = release.requiredVersion === undefined && release.message !== undefined ? ` ${mdText(xml_truncate(release.message, 500))}` : '';
-        return `${calls}${needed}.${message}${consequence}`;
+        const message = needs.length === 0 && release.message !== undefined ? ` ${mdText(xml_truncate(release.message, 500))}` : '';
+        return `${calls}${needs.length > 0 ? `: ${needs.join('; and ')}` : ''}.${message}${consequence}`;
     }
-    if (release?.check === 'ok' && previous !== undefined && current !== undefined)
-        return `${calls}, and the version says so (${mdCode(previous)} → ${mdCode(current)}).`;
+    if (release?.check === 'ok') {
+        const says = [
+            ...(previous !== undefined && current !== undefined ? [`the version says so (${mdCode(previous)} → ${mdCode(current)})`] : []),
+            ...(release.previousTag !== undefined && release.currentTag !== undefined ? [`the tag says so (${mdCode(release.previousTag)} → ${mdCode(release.currentTag)})`] : []),
+        ];
+        if (says.length > 0)
+            return `${calls}, and ${says.join(' and ')}.`;
+    }
     return `${calls}.`;
 }
 /** Every change of the report as the gate lists them: entry and severity. */
@@ -55615,8 +55759,14 @@ class StdioChannel {
             const embedded = line.indexOf('{"jsonrpc"');
             if (embedded > 0) {
                 this.evidence.pollutedStdout = true;
+                const inner = parseMessage(line.slice(embedded));
                 if (this.options.lenientStdout)
-                    message = parseMessage(line.slice(embedded));
+                    message = inner;
+                // The answer came, behind log text: said now (and healed), not after the timeout.
+                else if (typeof inner?.id === 'number') {
+                    const pending = this.settle(inner.id);
+                    pending?.reject(new ChannelError('protocol', `the answer to ${pending.method} came after log text on the same stdout line`, pending.method));
+                }
             }
         }
         if (message === undefined) {
@@ -55628,11 +55778,9 @@ class StdioChannel {
             this.answerServerRequest(message);
             return;
         }
-        const pending = typeof message.id === 'number' ? this.pending.get(message.id) : undefined;
+        const pending = typeof message.id === 'number' ? this.settle(message.id) : undefined;
         if (!pending)
             return;
-        this.pending.delete(message.id);
-        clearTimeout(pending.timer);
         if (pending.patient)
             this.evidence.slowStartMs = Date.now() - pending.sentAt;
         if (model_isJsonObject(message.error)) {
@@ -55645,6 +55793,15 @@ class StdioChannel {
         else {
             pending.reject(new ChannelError('protocol', `the answer to ${pending.method} has no result object`, pending.method));
         }
+    }
+    /** The pending request `id`, taken off the list, its timer stopped; undefined when none waits. */
+    settle(id) {
+        const pending = this.pending.get(id);
+        if (!pending)
+            return undefined;
+        this.pending.delete(id);
+        clearTimeout(pending.timer);
+        return pending;
     }
     answerServerRequest(message) {
         if (message.id === undefined)
@@ -55713,7 +55870,8 @@ const LISTS = [
  */
 async function captureServer(source, options = {}) {
     const progress = options.onProgress ?? (() => { });
-    const deadline = options.deadline ?? Date.now() + START_BUDGET_FACTOR * source.timeoutMs;
+    const startedAt = Date.now();
+    const deadline = options.deadline ?? startedAt + START_BUDGET_FACTOR * source.timeoutMs;
     const capabilities = source_clientCapabilitiesOf(source);
     const channel = openChannel(source, capabilities);
     progress(source.kind === 'command' ? `starting ${source.command.join(' ')} (${CONTAINMENT_DESCRIPTION[containmentPlan().containment]})` : `connecting to ${redact_redactUrl(source.url)}`);
@@ -55726,7 +55884,10 @@ async function captureServer(source, options = {}) {
                 onSlow: (waitedMs) => progress(`no answer after ${(waitedMs / 1000).toFixed(1)} s; the server looks like it is still starting, so waiting on it up to ${((deadline - Date.now()) / 1000).toFixed(1)} s more`),
             }
             : undefined;
-        const startWaitMs = Math.max(1, Math.min(source.timeoutMs, deadline - Date.now()));
+        // The first answer gets the timeout, or what the budget has left when the attempt starts (a
+        // retry): counted from before the spawn, so the time the spawn takes on a busy machine is
+        // not taken out of it and the message names the timeout the user gave.
+        const startWaitMs = Math.max(1, Math.min(source.timeoutMs, deadline - startedAt));
         const session = await openSession(channel, { timeoutMs: startWaitMs, capabilities, ...(patience ? { patience } : {}) });
         const version = session.server.version ? ` ${session.server.version}` : '';
         progress(`connected to ${session.server.name}${version} (protocol ${session.protocolVersion})`);
@@ -56104,16 +56265,99 @@ function buildCommand(cwd) {
     return undefined;
 }
 
+;// CONCATENATED MODULE: ./lib/contract/compiled.js
+/**
+ * The contracts as `compile --format json` prints them (the canonical JSON of `Contracts`: the
+ * server, then each kind of entry keyed by name, each entry its `contract` and the schemas'
+ * `dialects`), read back, so `diff` and `--file` take what `compile` printed. An entry is
+ * checked as a lockfile's is, without digests to verify: like a dump, the file is the user's
+ * word for what a server exposes. What `compile` prints when it fails (its error report) and
+ * for a config file (several servers, keyed by name) are told apart, with what to do instead.
+ */
+
+
+
+/** An object shaped like one server's contracts: a named server, and entries keyed by name rather than listed. */
+function looksCompiled(data) {
+    return model_isJsonObject(data) && model_isJsonObject(data.server) && typeof data.server.name === 'string' && report_ENTRY_KINDS.some((kind) => model_isJsonObject(data[kind]));
+}
+/**
+ * Why `data` is output of `compile --format json` that holds no contracts to compare, as a
+ * message for `label`; undefined when it is not such output.
+ */
+function compiledWithoutContracts(data, label) {
+    if (!model_isJsonObject(data))
+        return undefined;
+    if (model_isJsonObject(data.error) && Array.isArray(data.attempts)) {
+        const { category, explanation } = data.error;
+        const why = typeof explanation === 'string' ? `: ${clipped(explanation)}` : '';
+        return `${label} is the error report of a compile that failed${typeof category === 'string' ? ` (${clipped(category)}${why})` : ''}, not contracts: the server was not captured, so there is nothing to compare. Fix what it says and compile again.`;
+    }
+    const names = Object.keys(data);
+    if (names.length > 0 && names.every((name) => looksCompiled(data[name]))) {
+        const listed = names.slice(0, 5).map((name) => `"${clipped(name)}"`).join(', ');
+        return `${label} holds the contracts of ${names.length} servers (${listed}${names.length > 5 ? ', …' : ''}), as compile prints them for a config file: compare one server at a time (compile --server NAME --format json), or their lockfiles.`;
+    }
+    return undefined;
+}
+/** The contracts of one server, as `compile --format json` printed them. */
+function readCompiled(data, label) {
+    const server = data.server;
+    if (server.version !== undefined && typeof server.version !== 'string')
+        throw new errors_UserError(`${label}: "server.version" is not a string.`);
+    const contracts = emptyContracts({ name: server.name, ...(typeof server.version === 'string' ? { version: server.version } : {}) });
+    if (data.serverContract !== undefined) {
+        const { serverContract } = data;
+        if (!model_isJsonObject(serverContract) || !model_isJsonObject(serverContract.capabilities))
+            throw new errors_UserError(`${label}: "serverContract" has no "capabilities" object.`);
+        if (serverContract.instructions !== undefined && typeof serverContract.instructions !== 'string')
+            throw new errors_UserError(`${label}: "serverContract.instructions" is not a string.`);
+        contracts.serverContract = { capabilities: canonical(serverContract.capabilities), ...(typeof serverContract.instructions === 'string' ? { instructions: serverContract.instructions } : {}) };
+    }
+    if (data.clientCapabilities !== undefined) {
+        if (!Array.isArray(data.clientCapabilities) || !data.clientCapabilities.every((c) => typeof c === 'string'))
+            throw new errors_UserError(`${label}: "clientCapabilities" is not a list of names.`);
+        contracts.clientCapabilities = data.clientCapabilities;
+    }
+    for (const kind of report_ENTRY_KINDS) {
+        const entries = data[kind] ?? {};
+        if (!model_isJsonObject(entries))
+            throw new errors_UserError(`${label}: "${kind}" is not an object of entries keyed by name.`);
+        for (const [key, stored] of Object.entries(entries)) {
+            if (!model_isJsonObject(stored) || !model_isJsonObject(stored.contract))
+                throw new errors_UserError(`${label}: entry ${kind}.${clipped(key)} has no "contract" object.`);
+            const entry = { contract: canonical(stored.contract) };
+            if (model_isJsonObject(stored.dialects))
+                entry.dialects = stored.dialects;
+            contracts[kind][key] = entry;
+        }
+    }
+    return contracts;
+}
+/** A parsed object in the canonical form normalization builds (sorted keys, no prototype), vouched for as such. */
+function canonical(value) {
+    const sorted = withSortedKeys(value);
+    markCanonical(sorted);
+    return sorted;
+}
+/** Text from the file, set in a sentence: one line, bounded. */
+function clipped(text) {
+    const line = text.replace(/\s+/g, ' ').trim();
+    return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+
 ;// CONCATENATED MODULE: ./lib/compile/dump.js
 
 
 
 
 
+
 /**
- * Read a file that holds contracts: a lockfile, or a tools/list dump, i.e. an object with a
- * `tools` array (plus optional `prompts`, `resources`, `resourceTemplates`), a JSON-RPC
- * response whose `result` holds them, or the array of tools alone.
+ * Read a file that holds contracts: a lockfile; what `compile --format json` prints; or a
+ * tools/list dump, i.e. an object with a `tools` array (plus optional `prompts`, `resources`,
+ * `resourceTemplates`), a JSON-RPC response whose `result` holds them, or the array of tools
+ * alone.
  */
 async function readContractsFile(path) {
     const text = await files_readTextIfExists(path, 'the file');
@@ -56141,10 +56385,10 @@ async function compileFilesToDiff(previousPath, currentPath) {
     }
     return [contractsOfFile(previous), contractsOfFile(current)];
 }
-/** The contracts a parsed file holds: a lockfile's as they are, a dump's normalized. */
+/** The contracts a parsed file holds: a lockfile's and compile's as they are, a dump's normalized. */
 function contractsOfFile(file) {
-    if (file.kind === 'lockfile')
-        return { contracts: file.contracts, warnings: [], origin: 'lockfile' };
+    if (file.kind !== 'dump')
+        return { contracts: file.contracts, warnings: [], origin: file.kind };
     return ofDump(normalizeCapture(file.capture));
 }
 function ofDump({ contracts, warnings }) {
@@ -56156,7 +56400,7 @@ function parseContractsFile(text, label) {
         data = JSON.parse(text);
     }
     catch (error) {
-        throw new errors_UserError(`${label} is not valid JSON (${error.message}). Expected a lockfile or a tools/list dump.`);
+        throw new errors_UserError(`${label} is not valid JSON (${error.message}). Expected a lockfile, a tools/list dump or what compile --format json prints.`);
     }
     if (looksLikeLockfile(data)) {
         try {
@@ -56168,11 +56412,16 @@ function parseContractsFile(text, label) {
             throw error;
         }
     }
+    if (looksCompiled(data) && !Array.isArray(data.tools))
+        return { kind: 'compiled', contracts: readCompiled(data, label) };
+    const compileOutput = compiledWithoutContracts(data, label);
+    if (compileOutput !== undefined)
+        throw new errors_UserError(compileOutput);
     // The result of tools/list as written, inside its JSON-RPC response, or just its tools (`jq .tools`).
     const body = Array.isArray(data) ? { tools: data } : model_isJsonObject(data) && model_isJsonObject(data.result) && !('tools' in data) ? data.result : data;
     if (!model_isJsonObject(body) || !Array.isArray(body.tools)) {
         throw new errors_UserError(`${label} is not a tools/list dump: expected a JSON object with a "tools" array (the result of tools/list), ` +
-            'a JSON-RPC response whose "result" holds one, or the array of tools itself.');
+            'a JSON-RPC response whose "result" holds one, or the array of tools itself. A lockfile and what compile --format json prints are read too.');
     }
     // A capture written by a tool like ours also says who the server is (`server` or, as in an
     // initialize result, `serverInfo`) and may hold its capabilities and instructions.
@@ -56908,8 +57157,11 @@ function detectRenames(removed, added, shapeOf) {
             const sameShape = b.shape.digest === a.shape.digest;
             const shape = shapeSimilarity(b.shape, a.shape);
             const score = 0.5 * shape + 0.3 * jaccard(b.name, a.name) + 0.2 * jaccard(b.text, a.text);
-            if (score >= RENAME_THRESHOLD)
-                scored.push({ from: b.key, to: a.key, score, sameShape });
+            if (score < RENAME_THRESHOLD)
+                continue;
+            const sameName = b.name.size > 0 && sameWords(b.name, a.name);
+            const sameDescription = renames_describe(b.contract) !== '' && renames_describe(b.contract) === renames_describe(a.contract);
+            scored.push({ from: b.key, to: a.key, score, sameShape, sameName, sameDescription });
         }
     }
     scored.sort((x, y) => y.score - x.score || (x.from < y.from ? -1 : x.from > y.from ? 1 : x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
@@ -56980,6 +57232,51 @@ function renames_describe(contract) {
 function words(text) {
     const spaced = text.slice(0, 2_000).replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2');
     return new Set(spaced.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length >= 2 && w !== 'the' && w !== 'an'));
+}
+function sameWords(a, b) {
+    return a.size === b.size && [...a].every((word) => b.has(word));
+}
+/** How much closer the chosen pairing must be than every other open pairing of its two names. */
+const MEMBER_MARGIN = 0.1;
+/** Below this, two names and descriptions have nothing in common worth choosing by. */
+const MEMBER_MIN_SIMILARITY = 0.2;
+/** Gone × added members compared at most, per object (a hostile schema lists thousands). */
+const MAX_MEMBER_PAIRS = 10_000;
+/**
+ * Members renamed in place: among every gone × added pair that `same` says holds the same
+ * schema, a pair whose two names have no other candidate is a rename; where a name has several,
+ * the pair closest by name and description words (`startRef` ~ `startTarget`, `ref` ~ `target`
+ * by their descriptions) is one when it is clearly closer than every other pair still open for
+ * either name. Anything closer to a tie is left as it is: a removal and an addition. Best first,
+ * so each name is paired once; deterministic (ties broken by name).
+ */
+function pairMembers(gone, added, same) {
+    if (gone.length === 0 || added.length === 0 || gone.length * added.length > MAX_MEMBER_PAIRS)
+        return [];
+    const pairs = [];
+    for (const g of gone) {
+        for (const a of added) {
+            if (!same(g.name, a.name))
+                continue;
+            pairs.push({ from: g.name, to: a.name, score: 0.6 * jaccard(words(g.name), words(a.name)) + 0.4 * jaccard(words(g.text), words(a.text)) });
+        }
+    }
+    pairs.sort((x, y) => y.score - x.score || (x.from < y.from ? -1 : x.from > y.from ? 1 : x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
+    const from = new Set();
+    const to = new Set();
+    const chosen = [];
+    for (const pair of pairs) {
+        if (from.has(pair.from) || to.has(pair.to))
+            continue;
+        const rivals = pairs.filter((other) => other !== pair && !from.has(other.from) && !to.has(other.to) && (other.from === pair.from || other.to === pair.to));
+        const clear = rivals.length === 0 || (pair.score >= MEMBER_MIN_SIMILARITY && rivals.every((other) => other.score <= pair.score - MEMBER_MARGIN));
+        if (!clear)
+            continue;
+        from.add(pair.from);
+        to.add(pair.to);
+        chosen.push({ from: pair.from, to: pair.to, byName: pairs.some((other) => other !== pair && (other.from === pair.from || other.to === pair.to)) });
+    }
+    return chosen;
 }
 function jaccard(a, b) {
     if (a.size === 0 && b.size === 0)
@@ -57532,7 +57829,7 @@ class Walker {
         const input = at.direction === 'input';
         const defaulted = (schema) => input && model_isJsonObject(schema) && 'default' in schema;
         const renames = renamedMembers(pp, cp);
-        const renamedFrom = new Set(renames.values());
+        const renamedFrom = new Set([...renames.values()].map((rename) => rename.from));
         for (const name of names) {
             if (renamedFrom.has(name))
                 continue;
@@ -57542,13 +57839,17 @@ class Walker {
             // A name not listed in `properties` is governed by `additionalProperties` (absent = anything).
             const prevSchema = inPrev ? asSchema(pp[name]) : asSchema(pAdditional);
             const currSchema = inCurr ? asSchema(cp[name]) : asSchema(cAdditional);
-            const oldName = renames.get(name);
+            const rename = renames.get(name);
+            const oldName = rename?.from;
             const wasRequired = preq.has(oldName ?? name);
             const isRequired = creq.has(name);
             if (oldName !== undefined) {
                 // The same argument under a new name: one change that names both, not an unrelated
-                // removal and addition; its requiredness is judged like any other property's.
-                this.emit('property-renamed', at, ['properties', name], { subject: name, previous: oldName, current: name });
+                // removal and addition; its requiredness is judged like any other property's. The facts
+                // say how sure: the same schema always (a runtime may serve the old name in its place),
+                // and whether the names chose among several candidates of that schema.
+                const facts = rename?.byName === true ? { sameSchema: true, pairedByName: true } : { sameSchema: true };
+                this.emit('property-renamed', at, ['properties', name], { subject: name, previous: oldName, current: name, facts });
                 this.requiredness(at, name, wasRequired && !defaulted(pp[oldName]), isRequired && !defaulted(cp[name]), wasRequired, isRequired);
                 continue;
             }
@@ -58020,8 +58321,9 @@ function typesOf(branches) {
 /**
  * Properties renamed in place: a name that disappeared and a name that appeared whose schemas
  * are equal once annotations (title, description, examples…) are set aside, pydantic deriving
- * the title from the name. Only one-to-one matches count: with two candidates either way the
- * evidence is ambiguous, and the change is reported as it is. New name → old name.
+ * the title from the name. Each pairing is chosen among every such candidate of the object (see
+ * `pairMembers`); one the evidence leaves ambiguous is reported as a removal and an addition.
+ * New name → the old name, and whether the names decided among several candidates.
  */
 function renamedMembers(previous, current) {
     const gone = Object.keys(previous).filter((name) => !Object.hasOwn(current, name));
@@ -58030,15 +58332,10 @@ function renamedMembers(previous, current) {
     if (gone.length === 0 || added.length === 0)
         return renames;
     const shapeOf = (schema) => withoutAnnotations(schema ?? {});
-    const matches = (oldName, newName) => diff_json_jsonEqual(shapeOf(previous[oldName]), shapeOf(current[newName]));
-    for (const newName of added) {
-        const candidates = gone.filter((oldName) => matches(oldName, newName));
-        if (candidates.length !== 1)
-            continue;
-        const oldName = candidates[0];
-        if (added.filter((other) => matches(oldName, other)).length === 1)
-            renames.set(newName, oldName);
-    }
+    const textOf = (schema) => (model_isJsonObject(schema) && typeof schema.description === 'string' ? schema.description : '');
+    const pairs = pairMembers(gone.map((name) => ({ name, text: textOf(previous[name]) })), added.map((name) => ({ name, text: textOf(current[name]) })), (from, to) => diff_json_jsonEqual(shapeOf(previous[from]), shapeOf(current[to])));
+    for (const pair of pairs)
+        renames.set(pair.to, { from: pair.from, byName: pair.byName });
     return renames;
 }
 
@@ -58338,103 +58635,49 @@ async function crossCheck(toolDeltas, tools, budget) {
 ;// CONCATENATED MODULE: ./lib/diff/lint.js
 /**
  * Description lint against tool poisoning: text that agents read (descriptions, titles, enum
- * values, defaults, the server's instructions…) is an instruction channel. A change that adds a
- * risk cue to a text (one the text at that place did not show before, the same span) is
- * reported as `suspicious-text` (RISKY), whatever the rest of the change is; rewording around a
- * cue that was already there is not: hidden instructions, instructions addressed to the model, a URL (somewhere to send
- * data to, or to fetch orders from), a reference to another tool of the server (one tool's
- * description steering how another is used: "shadowing"), secrets, concealment, and text
- * hidden from a human reader (invisible characters, HTML comments, text pushed out of view).
- * The pinning proxy blocks a tool whose text gains such a cue (src/proxy/pin.ts).
+ * values, defaults…) is an instruction channel. New or changed text that looks like hidden
+ * instructions is reported as `suspicious-text` (RISKY), whatever the rest of the change is.
  *
- * Every pattern is linear-time (no nested quantifiers, no unbounded repeat an overlapping
- * one could backtrack into), so a 100 KB description is scanned in microseconds and cannot be
- * used to stall the diff or the proxy.
+ * Every pattern is linear-time (no nested quantifiers), so a 100 KB description is scanned in
+ * microseconds and cannot be used to stall the diff.
  */
 
-/** Spans looked at per signal and text: enough to tell an added cue from one already there. */
-const MAX_SPANS = 32;
-const byPattern = (label, pattern) => {
-    const global = new RegExp(pattern.source, `${pattern.flags}g`);
-    return {
-        label,
-        find: (text) => {
-            const spans = [];
-            global.lastIndex = 0;
-            for (let m = global.exec(text); m !== null && spans.length < MAX_SPANS; m = global.exec(text)) {
-                spans.push({ index: m.index, text: m[0] });
-                if (m[0] === '')
-                    global.lastIndex += 1;
-            }
-            return spans;
-        },
-    };
-};
 /** The signals, in the order they are reported. */
 const TEXT_SIGNALS = [
-    byPattern('a pseudo-system tag', /<\/?\s*(?:important|system|instructions?|admin|secret|hidden|critical|context|prompt)\b[^>\n]{0,40}>|\[\/?(?:system|inst|important|admin|hidden)\]|<\|[a-z_]{2,20}\|>/i),
-    byPattern('an instruction to the model', new RegExp([
-        // Addressed to the model as such.
-        String.raw `\b(?:as an?|you are an?)\s+(?:ai|assistant|language model|llm|agent)\b`,
-        // ("the model" and "agent" alone are left out: "the model must be one of…", "user agent should…").
-        String.raw `\b(?:the\s+)?(?:assistant|ai|llm|ai\s+agent|language\s+model)\s+(?:must|should|shall|needs?\s+to|has\s+to|is\s+(?:required|instructed)\s+to)\b`,
-        // An order with an adverb that makes it one ("you must always…", "you should first…").
-        String.raw `\byou\s+(?:must|should|shall|need\s+to|have\s+to|are\s+required\s+to)\s+(?:always|never|first|also|immediately|silently|secretly)\b`,
-        // Conditions on the use of tools ("before using this tool", "instead of calling any tool").
-        String.raw `\b(?:before|after|instead\s+of|when(?:ever)?)\s+(?:using|calling|invoking|running)\s+(?:this|that|any|the|other|each|every|another)\s+(?:[\w-]+\s+)?tools?\b`,
-        String.raw `\b(?:always|never)\s+(?:call|invoke|use|run)\s+(?:this|the|another|other|any)\s+tools?\b`,
-        String.raw `\b(?:before|instead\s+of)\s+(?:answering|responding\s+to|replying\s+to)\b`,
-    ].join('|'), 'i')),
-    { ...byPattern('a URL', /\b(?:https?|ftp|file|wss?):\/\/[^\s"'<>`]+|\bwww\.[a-z0-9-]+\.[a-z]{2,}/i), notInIdentifiers: true },
     {
-        label: 'a reference to another tool',
-        find: toolReferences,
+        label: 'a pseudo-system tag',
+        pattern: /<\/?\s*(?:important|system|instructions?|admin|secret|hidden|critical|context|prompt)\b[^>\n]{0,40}>|\[\/?(?:system|inst|important|admin|hidden)\]|<\|[a-z_]{2,20}\|>/i,
     },
-    byPattern('a reference to secrets or credential files', /~\/\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[\s"'`(/=:])\.env(?:\.[a-z]+)?\b|\bmcp\.json\b|claude_desktop_config\.json|~\/\.aws\/credentials|\.npmrc\b|\.netrc\b|\/etc\/(?:passwd|shadow)\b|\bprivate[ _-]key\b/i),
-    byPattern('an instruction to hide something from the user', /\b(?:do not|don't|never)\s+(?:tell|inform|mention|reveal|show|notify|alert)\s+(?:\w+\s+){0,3}?(?:the\s+)?(?:user|human|operator)\b|\bwithout\s+(?:telling|informing|notifying|alerting|asking)\s+the\s+(?:user|human)\b|\b(?:hide|conceal)\s+(?:\w+\s+){0,4}?from\s+the\s+(?:user|human)\b|\b(?:the\s+)?user\s+(?:must|should)\s+not\s+(?:know|see|be told)\b/i),
-    byPattern('an attempt to override instructions', /\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|other)\s+(?:instructions|rules|prompts?|directions)\b|\binstead\s+of\s+(?:the\s+)?user'?s?\s+request\b/i),
-    byPattern('invisible or bidirectional Unicode', /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/u),
-    // Text a person reading the rendered description does not see, but the model does: an HTML
-    // comment, or text pushed past the visible part by a run of blank lines or spaces.
-    byPattern('hidden text (an HTML comment, or text pushed out of view)', /<!--|(?:\r?\n){12}|[ \t\u00A0]{60}/),
-    byPattern('terminal control characters', 
-    // ESC (ANSI sequences) and other C0/C1 controls that text never needs; tab and newlines are fine.
-    /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/),
+    {
+        label: 'a reference to secrets or credential files',
+        pattern: /~\/\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[\s"'`(/=:])\.env(?:\.[a-z]+)?\b|\bmcp\.json\b|claude_desktop_config\.json|~\/\.aws\/credentials|\.npmrc\b|\.netrc\b|\/etc\/(?:passwd|shadow)\b|\bprivate[ _-]key\b/i,
+    },
+    {
+        label: 'an instruction to hide something from the user',
+        pattern: /\b(?:do not|don't|never)\s+(?:tell|inform|mention|reveal|show|notify|alert)\s+(?:\w+\s+){0,3}?(?:the\s+)?(?:user|human|operator)\b|\bwithout\s+(?:telling|informing|notifying|alerting|asking)\s+the\s+(?:user|human)\b|\b(?:hide|conceal)\s+(?:\w+\s+){0,4}?from\s+the\s+(?:user|human)\b|\b(?:the\s+)?user\s+(?:must|should)\s+not\s+(?:know|see|be told)\b/i,
+    },
+    {
+        label: 'an attempt to override instructions',
+        pattern: /\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|other)\s+(?:instructions|rules|prompts?|directions)\b|\binstead\s+of\s+(?:the\s+)?user'?s?\s+request\b/i,
+    },
+    {
+        label: 'invisible or bidirectional Unicode',
+        pattern: /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/u,
+    },
+    {
+        label: 'terminal control characters',
+        // ESC (ANSI sequences) and other C0/C1 controls that text never needs; tab and newlines are fine.
+        pattern: /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/,
+    },
 ];
-/** A tool name that reads as a name, not as a word: it has a `_`, `-` or `.`, or a camelCase hump. */
-const NAMELIKE = /[_.-]|[a-z][A-Z]/;
-/** Name-shaped tokens; `.` and `-` inside one (`get-sum`, `fs.read`), never at its ends. */
-const TOKEN = /[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?/g;
-const QUOTES = new Set(['`', '"', "'"]);
-/**
- * The first mention of another tool of the server: a name-like tool name anywhere, or any tool
- * name in quotes or backticks (`search` alone is a word; `` `search` `` names the tool).
- */
-function toolReferences(text, context) {
-    const spans = [];
-    if (context === undefined || context.toolNames.size === 0)
-        return spans;
-    TOKEN.lastIndex = 0;
-    for (let m = TOKEN.exec(text); m !== null && spans.length < MAX_SPANS; m = TOKEN.exec(text)) {
-        const name = m[0];
-        if (!context.toolNames.has(name) || context.own?.has(name) === true)
-            continue;
-        const before = text[m.index - 1] ?? '';
-        const quoted = QUOTES.has(before) && text[m.index + name.length] === before;
-        if (quoted || NAMELIKE.test(name))
-            spans.push({ index: m.index, text: name });
-    }
-    return spans;
-}
 /**
  * Scan the strings of `current` that are new or changed relative to `previous` (same path),
  * object keys included (a property name is read by agents too).
  */
-function lintText(previous, current, base = [], context) {
+function lintText(previous, current, base = []) {
     const out = [];
     visitChangedStrings(previous, current, null, (at, old, text) => {
-        const identifier = at !== null && at.parent === null && context?.identifiers?.has(at.segment) === true;
-        const found = scan(text, context, old, identifier);
+        const found = scan(text);
         if (found !== null)
             out.push({ segments: [...base, ...lint_segmentsOf(at)], previous: old, current: text, match: found.match, labels: found.labels });
     });
@@ -58473,43 +58716,19 @@ function visitChangedStrings(previous, current, at, visit) {
         }
     }
 }
-/**
- * The cues `text` shows that `previous` (the text it replaces, if any) did not: the labels, and
- * the first new span made visible. Null when it adds none.
- */
-function scan(text, context, previous, identifier = false) {
+function scan(text) {
     let match = null;
     const labels = [];
     for (const signal of TEXT_SIGNALS) {
-        if (identifier && signal.notInIdentifiers === true)
-            continue;
-        const spans = signal.find(text, context);
-        if (spans.length === 0)
-            continue;
-        const had = previous === undefined || previous === null ? undefined : new Set(signal.find(previous, context).map((span) => span.text));
-        const m = had === undefined ? spans[0] : spans.find((span) => !had.has(span.text));
-        if (m === undefined)
+        const m = signal.pattern.exec(text);
+        if (m === null)
             continue;
         labels.push(signal.label);
-        match ??= lint_shown(text, m);
+        // A lone invisible character says little: show it with a few characters of context.
+        const span = m[0].length <= 2 ? text.slice(Math.max(0, m.index - 12), m.index + m[0].length + 12) : m[0].trim();
+        match ??= visible(span);
     }
     return match === null ? null : { match, labels };
-}
-/**
- * A matched span as a report shows it. A lone invisible character says little: it is shown with
- * a few characters of context; a run of blank lines or spaces, as its length between them.
- */
-function lint_shown(text, span) {
-    if (span.text.trim().length > 2)
-        return visible(span.text.trim());
-    const blank = span.text.length > 2 && span.text.trim() === '';
-    let end = span.index + span.text.length;
-    // The whole run of blanks, not just the part the pattern needed.
-    while (blank && end < text.length && /\s/.test(text[end]))
-        end += 1;
-    const before = text.slice(Math.max(0, span.index - 12), span.index);
-    const after = text.slice(end, end + 12);
-    return visible(`${before}${blank ? `[${end - span.index} blank characters]` : span.text}${after}`);
 }
 /** Make invisible and control characters visible, so the report shows what was matched. */
 function visible(text) {
@@ -58528,11 +58747,8 @@ function visible(text) {
 
 
 
-/**
- * Compare two versions of one entry (same key, or a detected rename). `context` (the server's
- * tool names) lets the poisoning lint see a reference to another tool.
- */
-function compareEntry(kind, previous, current, context) {
+/** Compare two versions of one entry (same key, or a detected rename). */
+function compareEntry(kind, previous, current) {
     const detectors = entries_DETECTORS[kind];
     const comparison = { findings: [], uncertain: {} };
     const p = previous.contract;
@@ -58543,15 +58759,15 @@ function compareEntry(kind, previous, current, context) {
     }
     if (kind === 'tools')
         comparison.findings.push(...dialectChanges(previous, current));
-    comparison.findings.push(...suspiciousText(p, c, context));
+    comparison.findings.push(...suspiciousText(p, c));
     return comparison;
 }
 /** An entry seen only on one side: its strings are all new, so they are linted too. */
-function lintNewEntry(current, context) {
-    return suspiciousText(undefined, current.contract, context);
+function lintNewEntry(current) {
+    return suspiciousText(undefined, current.contract);
 }
-function suspiciousText(previous, current, context) {
-    return lintText(previous, current, [], context).map((s) => finding('suspicious-text', s.segments, {
+function suspiciousText(previous, current) {
+    return lintText(previous, current).map((s) => finding('suspicious-text', s.segments, {
         where: fieldOf(s.segments),
         previous: s.previous,
         current: s.current,
@@ -58700,8 +58916,8 @@ const entries_DETECTORS = {
 
 
 
-/** The server section's findings, or null when neither side says who the server is. `context`: see compareEntry. */
-function server_compareServers(previous, current, context) {
+/** The server section's findings, or null when neither side says who the server is. */
+function compareServers(previous, current) {
     const named = (c) => c.server.name !== 'unknown';
     if (!named(previous) && !named(current) && previous.serverContract === undefined && current.serverContract === undefined)
         return null;
@@ -58715,7 +58931,7 @@ function server_compareServers(previous, current, context) {
         return out;
     if ((p.instructions ?? null) !== (c.instructions ?? null)) {
         out.push(finding('instructions-changed', ['instructions'], { previous: p.instructions ?? null, current: c.instructions ?? null }));
-        for (const s of lintText(p.instructions, c.instructions ?? '', ['instructions'], context)) {
+        for (const s of lintText(p.instructions, c.instructions ?? '', ['instructions'])) {
             out.push(finding('suspicious-text', s.segments, { where: 'instructions', previous: s.previous, current: s.current, match: s.match, facts: { labels: s.labels } }));
         }
     }
@@ -58829,31 +59045,7 @@ const LIFECYCLE = {
     resources: { added: 'resource-added', removed: 'resource-removed' },
     resourceTemplates: { added: 'resource-template-added', removed: 'resource-template-removed' },
 };
-/** The fields that name an entry: a resource's URI is a URL by nature, not a poisoning cue. */
-const IDENTIFIERS = new Set(['uri', 'uriTemplate']);
 async function diffContracts(previous, current, options = {}) {
-    const { found, uncertainTools, context } = collectFindings(previous, current, options);
-    if (options.semantic !== false) {
-        await crossCheck(found.tools, uncertainTools, {
-            perPairMs: options.semanticPairTimeoutMs ?? 2_000,
-            totalMs: options.semanticBudgetMs ?? 10_000,
-            ...(options.semanticWorkers !== undefined ? { workers: options.semanticWorkers } : {}),
-        });
-    }
-    return buildReport(found, server_compareServers(previous, current, context), previous, current, options.severityOverrides);
-}
-/**
- * `diffContracts` by the keyword rules alone, at once: without the semantic cross-check (its
- * worker threads), which only adds a verdict where the walker says it could not judge a schema
- * exactly. For callers that must answer within a message (the pinning proxy); the report is
- * otherwise the same.
- */
-function diffContractsSync(previous, current, options = {}) {
-    const { found, context } = collectFindings(previous, current, options);
-    return buildReport(found, compareServers(previous, current, context), previous, current, options.severityOverrides);
-}
-/** Every detector's findings per entry, and the changed tools whose schemas the walker could not judge exactly. */
-function collectFindings(previous, current, options) {
     const found = {};
     // Only schemas the keyword rules could not judge exactly are worth the semantic cross-check.
     const uncertainTools = [];
@@ -58861,11 +59053,6 @@ function collectFindings(previous, current, options) {
         if (Object.keys(comparison.uncertain).length > 0)
             uncertainTools.push({ key, previous: p, current: c, uncertain: comparison.uncertain });
     };
-    // The server's tools as they are now: text that names another of them is a poisoning cue
-    // (not in the server's instructions, whose job is to say how the tools work together).
-    const toolNames = new Set(Object.keys(current.tools));
-    const context = { toolNames: new Set() };
-    const own = (...names) => ({ toolNames, own: new Set(names), identifiers: IDENTIFIERS });
     for (const kind of report_ENTRY_KINDS) {
         const before = previous[kind];
         const after = current[kind];
@@ -58880,7 +59067,7 @@ function collectFindings(previous, current, options) {
             const c = after[key];
             if (p === c || (entryDigest(p) === entryDigest(c) && json_jsonEqual(p.dialects ?? {}, c.dialects ?? {})))
                 continue;
-            const comparison = compareEntry(kind, p, c, own(key));
+            const comparison = compareEntry(kind, p, c);
             add(key, comparison.findings);
             if (kind === 'tools')
                 noteUncertain(key, p, c, comparison);
@@ -58894,7 +59081,7 @@ function collectFindings(previous, current, options) {
         for (const rename of renames) {
             const p = before[rename.from];
             const c = after[rename.to];
-            const comparison = compareEntry(kind, p, c, own(rename.from, rename.to));
+            const comparison = compareEntry(kind, p, c);
             add(rename.to, [
                 finding(lifecycle.renamed, ['name'], {
                     subject: rename.to,
@@ -58902,7 +59089,7 @@ function collectFindings(previous, current, options) {
                     current: rename.to,
                     renamedFrom: rename.from,
                     renamedTo: rename.to,
-                    facts: { sameShape: rename.sameShape },
+                    facts: { sameShape: rename.sameShape, sameName: rename.sameName, sameDescription: rename.sameDescription },
                 }),
                 ...comparison.findings,
             ]);
@@ -58914,10 +59101,20 @@ function collectFindings(previous, current, options) {
         }
         for (const key of added.filter((k) => !renamedTo.has(k))) {
             const entry = after[key];
-            add(key, [finding(lifecycle.added, [], { subject: key, current: entry.contract }), ...lintNewEntry(entry, own(key))]);
+            add(key, [finding(lifecycle.added, [], { subject: key, current: entry.contract }), ...lintNewEntry(entry)]);
         }
     }
-    return { found, uncertainTools, context };
+    if (options.semantic !== false) {
+        await crossCheck(found.tools, uncertainTools, {
+            perPairMs: options.semanticPairTimeoutMs ?? 2_000,
+            totalMs: options.semanticBudgetMs ?? 10_000,
+            ...(options.semanticWorkers !== undefined ? { workers: options.semanticWorkers } : {}),
+        });
+    }
+    const report = buildReport(found, compareServers(previous, current), previous, current, options.severityOverrides);
+    if (options.release !== undefined && (options.release.version !== undefined || options.release.date !== undefined))
+        report.release = { ...options.release };
+    return report;
 }
 function renamesOf(kind, removed, added, previous, current) {
     const shape = kind === 'tools' ? toolShape : promptShape;
@@ -59278,6 +59475,7 @@ async function runnerOf() {
 
 
 
+
 async function readBaseLockfile(subject, run) {
     const { plan } = run;
     if (!plan.baseline || !run.base)
@@ -59375,7 +59573,9 @@ async function draftReview(subject, run, baseLockfile) {
     const base = baselineOf(subject, run, baseLockfile, head.server.name, headLocked, notes);
     if (typeof base === 'string')
         return fail(base);
-    const report = await diffContracts(base, head, { severityOverrides: run.rules ?? {} });
+    // The artifact dates the release it describes: the deprecation window of renames counts from it.
+    const release = { ...(head.server.version !== undefined ? { version: head.server.version } : {}), date: run.plan.releasedAt ?? todayUtc(process.env.MCP_CONTRACT_GUARD_TODAY) };
+    const report = await diffContracts(base, head, { severityOverrides: run.rules ?? {}, release });
     const name = subject.name ?? (head.server.name !== 'unknown' ? head.server.name : subject.id);
     log.info(`${name}: ${report.summary.maxSeverity === null ? 'no contract changes' : `worst change ${report.summary.maxSeverity}`}.`);
     const draft = { subject, name, report, headLockText, headSource, notes, versions: versionsOf(base, head) };
@@ -59481,6 +59681,12 @@ function planEvent(context, baselineRef) {
     const plan = { eventName, headSha: pr?.headSha ?? headShaOf(eventName, payload) ?? context.sha };
     if (pr)
         plan.pr = pr;
+    const releasedAt = releasedAtOf(eventName, payload);
+    if (releasedAt !== undefined)
+        plan.releasedAt = releasedAt;
+    const releaseTag = releaseTagOfEvent(eventName, payload);
+    if (releaseTag !== undefined)
+        plan.releaseTag = releaseTag;
     const issue = obj(payload.issue);
     if (!pr && eventName === 'issue_comment' && issue?.pull_request !== undefined && typeof issue.number === 'number')
         plan.lookUpPullRequest = issue.number;
@@ -59496,6 +59702,8 @@ function planEvent(context, baselineRef) {
         const before = str(payload.before);
         if (before && !NULL_SHA.test(before))
             plan.baseline = { ref: before, describe: `the commit before this push (${shortSha(before)})` };
+        else if (plan.releaseTag !== undefined)
+            plan.noBaselineReason = `this push created the tag ${plan.releaseTag}, so it has no "before" commit; set "baseline-ref" to the previous release tag to compare with it`;
         else
             plan.noBaselineReason = 'this push created the branch, so it has no "before" commit';
         return plan;
@@ -59558,6 +59766,13 @@ function pullRequestOfRun(eventName, payload) {
     const headRepo = obj(head?.repo)?.id;
     return { number: first.number, baseSha, baseRef: str(base?.ref) ?? 'base', headSha, fork: headRepo === undefined || headRepo !== baseRepo, labels: [] };
 }
+/** The tag a push of a tag (refs/tags/…) or a release event names. */
+function releaseTagOfEvent(eventName, payload) {
+    if (eventName === 'release')
+        return str(obj(payload.release)?.tag_name);
+    const ref = eventName === 'push' ? str(payload.ref) : undefined;
+    return ref?.startsWith('refs/tags/') ? ref.slice('refs/tags/'.length) || undefined : undefined;
+}
 /** The commit an event without a pull request is about (GITHUB_SHA is the default branch's for most of these). */
 function headShaOf(eventName, payload) {
     switch (eventName) {
@@ -59572,6 +59787,16 @@ function headShaOf(eventName, payload) {
         default:
             return undefined;
     }
+}
+/** The day the event dates its head: when the pushed commit was made, the release published, the pull request last updated. */
+function releasedAtOf(eventName, payload) {
+    const stamp = eventName === 'push'
+        ? str(obj(payload.head_commit)?.timestamp)
+        : eventName === 'release'
+            ? (str(obj(payload.release)?.published_at) ?? str(obj(payload.release)?.created_at))
+            : str(obj(payload.pull_request)?.updated_at) ?? str(obj(obj(payload[eventName])?.head_commit)?.timestamp);
+    const time = stamp === undefined ? Number.NaN : Date.parse(stamp);
+    return Number.isFinite(time) ? new Date(time).toISOString().slice(0, 10) : undefined;
 }
 function obj(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
@@ -59637,53 +59862,7 @@ function list(names) {
     return shown.length === 1 ? shown[0] : `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}`;
 }
 
-;// CONCATENATED MODULE: ./lib/policy/drift.js
-/**
- * What the pinning proxy does with each class of drift from a pin (`--on-drift`, or `onDrift` in
- * the config file): see src/proxy/pin.ts for how an entry falls in a class.
- */
-
-const DRIFT_CLASSES = ['breaking', 'poisoning', 'risky', 'unreviewed'];
-const DRIFT_ACTIONS = ['block', 'hide', 'warn'];
-/**
- * `--on-drift MODE` as one word: BREAKING and poisoning get MODE, new (unreviewed) entries are
- * hidden with `hide` and logged otherwise, other RISKY changes are logged.
- */
-function driftPolicy(mode) {
-    return { breaking: mode, poisoning: mode, risky: 'warn', unreviewed: mode === 'hide' ? 'hide' : 'warn' };
-}
-const DEFAULT_DRIFT_POLICY = driftPolicy('block');
-/**
- * `block`, `hide` or `warn`, or per class: `breaking=block,risky=warn,unreviewed=hide` (the
- * classes not named keep their default: `DEFAULT_DRIFT_POLICY`). `what` names the flag or key in errors.
- */
-function parseDriftPolicy(text, what) {
-    const value = text.trim().toLowerCase();
-    if (DRIFT_ACTIONS.includes(value))
-        return driftPolicy(value);
-    const policy = { ...DEFAULT_DRIFT_POLICY };
-    for (const part of value.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
-        const [name, action, extra] = part.split('=').map((p) => p.trim());
-        if (!DRIFT_CLASSES.includes(name ?? '') || !DRIFT_ACTIONS.includes(action ?? '') || extra !== undefined) {
-            throw new UserError(`${what} takes block, hide or warn, or per class CLASS=ACTION separated by commas (classes: ${DRIFT_CLASSES.join(', ')}; actions: ${DRIFT_ACTIONS.join(', ')}); got ${JSON.stringify(text)}.`);
-        }
-        policy[name] = action;
-    }
-    if (value === '')
-        throw new UserError(`${what} is empty: give block, hide or warn (or per class, e.g. breaking=block,risky=warn).`);
-    return policy;
-}
-/** The policy in words, for the log: `breaking: block, poisoning: block, risky: warn, unreviewed: warn`. */
-function describePolicy(policy) {
-    return DRIFT_CLASSES.map((c) => `${c}: ${policy[c]}`).join(', ');
-}
-/** The config file's `onDrift`: one action, or some classes' (the others keep their default). */
-function driftPolicyOf(value) {
-    return typeof value === 'string' ? driftPolicy(value) : { ...DEFAULT_DRIFT_POLICY, ...value };
-}
-
 ;// CONCATENATED MODULE: ./lib/config.js
-
 
 
 
@@ -59757,8 +59936,6 @@ const configSchema = schemas_object({
         .optional(),
     allow: array(allowSchema).optional(),
     rules: rulesSchema.optional(),
-    // What the pinning proxy does with drift from a pin (proxy --lockfile), unless --on-drift says.
-    onDrift: union([schemas_enum(DRIFT_ACTIONS), partialRecord(schemas_enum(DRIFT_CLASSES), schemas_enum(DRIFT_ACTIONS))]).optional(),
 })
     .strict();
 /** Read and validate a config file; paths inside it are relative to the file. */
@@ -59826,8 +60003,7 @@ function parseConfig(text, path, label = path) {
         }
         seen.set(target.lockfile, target.name);
     }
-    const onDrift = parsed.data.onDrift === undefined ? {} : { onDrift: driftPolicyOf(parsed.data.onDrift) };
-    return { path, targets, allow: parsed.data.allow ?? [], rules: (parsed.data.rules ?? {}), ...onDrift };
+    return { path, targets, allow: parsed.data.allow ?? [], rules: (parsed.data.rules ?? {}) };
 }
 /** A source as the JSON of a config file's server entry (for "commit this" advice; URL credentials redacted). */
 function configEntryFor(source, base) {
@@ -60553,6 +60729,7 @@ function vouchReview(file, vouch) {
             bump: review.report.summary.semverBump,
             ...(review.release.previousVersion !== undefined ? { previous: review.release.previousVersion } : {}),
             ...(review.release.currentVersion !== undefined ? { current: review.release.currentVersion } : {}),
+            tags: { ...(review.release.previousTag !== undefined ? { previous: review.release.previousTag } : {}), ...(review.release.currentTag !== undefined ? { current: review.release.currentTag } : {}) },
             mode: review.release.mode,
             removed: review.headSource === 'removed',
         })
@@ -60692,7 +60869,25 @@ async function commentOnly(inputs, context, runner, api) {
     await writeSummary(renderSummary(reviews, warnings));
 }
 
+;// CONCATENATED MODULE: ./lib/policy/checks.js
+/**
+ * How a check beside the contract review counts (a lockfile that no longer matches its server,
+ * a version smaller than the changes call for): it fails the run, it is only reported, or it
+ * is not made. The Action's `lockfile-check` and `version-check` inputs and the CLI's
+ * `--lockfile-check` take these values, read by `parseCheckMode`.
+ */
+
+const CHECK_MODES = ['fail', 'warn', 'off'];
+/** `value` as a mode (any case); `what` names the input or flag in the message. */
+function parseCheckMode(value, what) {
+    const mode = value.trim().toLowerCase();
+    if (!CHECK_MODES.includes(mode))
+        throw new errors_UserError(`${what} must be one of ${CHECK_MODES.join(', ')}; got "${value}".`);
+    return mode;
+}
+
 ;// CONCATENATED MODULE: ./lib/github/inputs.js
+
 
 
 
@@ -60743,8 +60938,8 @@ function readInputs(get, workspace) {
         passEnv: checkPassEnv(get('pass-env').split(/[\s,]+/).filter((name) => name !== ''), 'The input "pass-env"'),
         compile: bool('compile', raw('compile')),
         failOn: parseFailOn(raw('fail-on')),
-        lockfileCheck: oneOf('lockfile-check', raw('lockfile-check').toLowerCase(), ['fail', 'warn', 'off']),
-        versionCheck: oneOf('version-check', raw('version-check').toLowerCase(), ['fail', 'warn', 'off']),
+        lockfileCheck: parseCheckMode(raw('lockfile-check'), 'The input "lockfile-check"'),
+        versionCheck: parseCheckMode(raw('version-check'), 'The input "version-check"'),
         comment: oneOf('comment', raw('comment').toLowerCase(), ['on-change', 'always', 'never']),
         approveLabel: raw('approve-label'),
         artifactPath: path(raw('artifact-path')),
@@ -60827,12 +61022,46 @@ function parseHeaders(text) {
     return out;
 }
 
+;// CONCATENATED MODULE: ./lib/github/release-tags.js
+/**
+ * The release tags the version check compares beside the server's version (policy/semver.ts):
+ * this run's release, the tag its event names (a pushed tag, a published release) or else a
+ * tag at the head commit; and the previous release, a tag at the baseline commit (a
+ * baseline-ref that is itself a release tag, such as the last release in a release workflow,
+ * counts even when a shallow checkout lacks it). A commit's release tag is its highest tag that
+ * is a semantic version: a moving major tag (v1) or a name (nightly) beside it is not one. The
+ * tag an event names is the release whatever it says: one that is not a version is reported.
+ */
+
+
+
+const run = (0,external_node_util_.promisify)(external_node_child_process_namespaceObject.execFile);
+async function releaseTagsOf(plan, repoRoot) {
+    const current = plan.releaseTag ?? releaseTagOf(await tagsAt(plan.headSha, repoRoot)).tag;
+    if (current === undefined)
+        return {};
+    const baseline = plan.baseline?.ref;
+    const previous = baseline === undefined ? undefined : (releaseTagOf(await tagsAt(baseline, repoRoot)).tag ?? (parseSemver(baseline) ? baseline : undefined));
+    return { current, ...(previous !== undefined ? { previous } : {}) };
+}
+/** The tags that point at `ref` in the checkout; none when git does not know the commit (a shallow clone). */
+async function tagsAt(ref, repoRoot) {
+    try {
+        const { stdout } = await run('git', ['tag', `--points-at=${ref}`], { cwd: repoRoot, maxBuffer: 1024 * 1024, encoding: 'utf8' });
+        return stdout.split('\n').filter((tag) => tag !== '');
+    }
+    catch {
+        return [];
+    }
+}
+
 ;// CONCATENATED MODULE: ./lib/github/run.js
 /**
  * The Action's shell: read the run, review each server, then act on the results (files,
  * summary, annotations, comment, outputs, exit status). Every decision is made by the pure
  * modules beside this one; this file only does the I/O between them.
  */
+
 
 
 
@@ -60948,10 +61177,13 @@ async function run_review(inputs, context, runner, api, commandFiles) {
     else
         log.info(`No base to compare with: ${plan.noBaselineReason}. The review compares with the lockfile in the checkout.`);
     // Everything the base and GitHub say is read before any code of the pull request starts: the
-    // baselines, the approval label and what its record in our comment covers.
+    // baselines, the release tags, the approval label and what its record in our comment covers.
     const baseLockfiles = [];
     for (const subject of subjects)
         baseLockfiles.push(await readBaseLockfile(subject, run));
+    const tags = inputs.versionCheck === 'off' ? {} : await releaseTagsOf(plan, runner.repoRoot);
+    if (tags.current !== undefined)
+        log.info(`The release is tagged ${tags.current}${tags.previous !== undefined ? `, the previous one ${tags.previous}` : ' (no release tag at the baseline to compare it with)'}: the version check compares the tags too.`);
     const label = plan.pr ? await approvalOf(plan.pr, inputs.approveLabel, api) : {};
     if (label.ignored)
         log.info(label.ignored);
@@ -60977,7 +61209,7 @@ async function run_review(inputs, context, runner, api, commandFiles) {
     const allowNotes = allowListNotes(allowEvaluation);
     const present = drafts.map((d) => ({ id: d.subject.id, present: d.report ? needingApproval(d.report, inputs.failOn) : null }));
     const coverages = plan.pr ? coveragesOf(present, label, senderOf(context.payload), records) : [];
-    const judged = { label, acceptedBy: allowEvaluation.acceptedBy, allowNotes, allowFile, today };
+    const judged = { label, acceptedBy: allowEvaluation.acceptedBy, allowNotes, allowFile, today, tags };
     const reviews = drafts.map((draft, i) => finishReview(draft, run, context, { ...judged, coverage: coverages[i] }));
     if (tampering)
         for (const review of reviews)
@@ -61045,7 +61277,7 @@ function finishReview(draft, run, context, judged) {
     const approval = coverage === undefined || record ? label.approval : undefined;
     const ignored = coverage && 'ignored' in coverage ? coverage.ignored : label.ignored;
     const release = draft.report
-        ? releaseVerdict({ bump: draft.report.summary.semverBump, ...draft.versions, mode: inputs.versionCheck, removed: draft.headSource === 'removed' })
+        ? releaseVerdict({ bump: draft.report.summary.semverBump, ...draft.versions, tags: judged.tags, mode: inputs.versionCheck, removed: draft.headSource === 'removed' })
         : undefined;
     const failure = versionFailure(draft.name, release);
     const gate = decideGate({

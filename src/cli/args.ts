@@ -3,8 +3,9 @@ import { parseArgs } from 'node:util';
 import { splitCommand } from '../compile/argv.js';
 import { DEFAULT_TIMEOUT_MS, checkPassEnv, parseClientCapabilities, type ContractSource } from '../compile/source.js';
 import { CONFIG_NAME } from '../config-location.js';
-import { SEVERITIES } from '../protocol/report.js';
+import { SEVERITIES, isReleaseDate } from '../protocol/report.js';
 import { UserError } from '../errors.js';
+import { parseCheckMode, type CheckMode } from '../policy/checks.js';
 import type { FailOn } from '../policy/gate.js';
 import { COMMANDS, type CommandName, type Format } from './commands.js';
 
@@ -52,7 +53,10 @@ export const FLAGS = {
   to: { type: 'string', value: 'REF', scope: 'command', help: 'end at this commit, tag or branch (default HEAD)' },
   format: { type: 'string', value: 'FORMAT', scope: 'command', help: 'the output format' },
   'fail-on': { type: 'string', value: 'SEVERITY', scope: 'command', help: 'exit 1 on a change at or above it: BREAKING (default), RISKY, SAFE, COSMETIC or never' },
+  'lockfile-check': { type: 'string', value: 'MODE', scope: 'command', help: 'a lockfile that no longer matches its server: fail (default, exit 1), warn (only said) or off' },
   artifact: { type: 'string', value: 'PATH', scope: 'command', help: 'also write the delta artifact the runtime loads' },
+  'released-at': { type: 'string', value: 'DATE', scope: 'command', help: 'the day the new side is released (YYYY-MM-DD, a date-time, or today): renames are served under their old names for a window from it' },
+  release: { type: 'string', value: 'VERSION', scope: 'command', help: "the version released (default: the server's own version)" },
   'no-color': { type: 'boolean', scope: 'command', help: 'plain text, even on a terminal (also NO_COLOR=1)' },
   rewrite: { type: 'boolean', scope: 'command', help: 'also rewrite the client configuration to start each server through the pinning proxy (a backup is kept)' },
   'on-drift': { type: 'string', value: 'POLICY', scope: 'command', help: 'with --rewrite: what the proxy does on drift: block (default), hide, warn, or per class (breaking=block,risky=warn…)' },
@@ -81,7 +85,11 @@ export interface CliArgs {
   positionals: string[];
   format: Format;
   failOn: FailOn;
+  /** What a lockfile that no longer matches its server does (`check`), as the Action's lockfile-check input. */
+  lockfileCheck: CheckMode;
   artifact: string | undefined;
+  /** `--released-at`, as the UTC day it names. */
+  releasedAt: string | undefined;
   quiet: boolean;
   debug: boolean;
   heal: boolean;
@@ -124,7 +132,9 @@ export function parseCli(argv: string[], isTty: boolean): CliArgs {
     positionals,
     format: 'text',
     failOn: 'BREAKING',
+    lockfileCheck: 'fail',
     artifact: values.artifact,
+    releasedAt: undefined,
     quiet: values.quiet ?? false,
     debug: values.debug ?? false,
     heal: !values['no-heal'],
@@ -144,9 +154,29 @@ export function parseCli(argv: string[], isTty: boolean): CliArgs {
   }
   const { formats } = COMMANDS[command];
   if (formats !== undefined) args.format = oneOf(`${command} --format`, values.format ?? formats[0]!, formats);
+  if (values['released-at'] !== undefined) args.releasedAt = releaseDay(values['released-at']);
+  if (values.release !== undefined && (values.release.trim() === '' || values.release.length > 200)) throw new UserError(`--release takes the version released, e.g. 2.0.0; got "${values.release}".`);
   const failOn = values['fail-on'];
   if (failOn !== undefined) args.failOn = oneOf('--fail-on', failOn.toLowerCase() === 'never' ? 'never' : failOn.toUpperCase(), [...SEVERITIES, 'never'] as const, failOn);
+  if (values['lockfile-check'] !== undefined) args.lockfileCheck = parseCheckMode(values['lockfile-check'], '--lockfile-check');
   return args;
+}
+
+/**
+ * The UTC day `--released-at` names: `YYYY-MM-DD`, an ISO 8601 date-time with its offset (what
+ * `git log -1 --format=%cI` prints), or `today` (MCP_CONTRACT_GUARD_TODAY stands in for the
+ * clock, as for the allow list).
+ */
+function releaseDay(value: string): string {
+  if (value === 'today') {
+    // As the allow list's `todayUtc` reads it; not imported, so that --help loads none of the policy.
+    const override = process.env.MCP_CONTRACT_GUARD_TODAY;
+    return override !== undefined && isReleaseDate(override) ? override : new Date().toISOString().slice(0, 10);
+  }
+  if (isReleaseDate(value)) return value;
+  const time = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/.test(value) ? Date.parse(value) : Number.NaN;
+  if (!Number.isFinite(time)) throw new UserError(`--released-at takes a day (2025-06-01), a date-time with its offset (2025-06-01T14:03:00+02:00) or "today"; got "${value}".`);
+  return new Date(time).toISOString().slice(0, 10);
 }
 
 function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[], given = value): T {

@@ -5,7 +5,7 @@ import type { Contracts } from '../contract/model.js';
 import { declaringAsRecorded } from '../compile/source.js';
 import type { Target } from '../config.js';
 import type { SeverityOverrides } from '../rules/index.js';
-import type { DiffReport } from '../protocol/index.js';
+import type { DiffReport, Release } from '../protocol/index.js';
 import { UserError } from '../errors.js';
 import { assertWritable, readTextIfExists } from '../files.js';
 import type { Runner } from './commands.js';
@@ -18,9 +18,10 @@ import { configFileOf, resolveTargets } from './targets.js';
 /**
  * `check`: each server against its lockfile. The report and the exit code follow the same rule
  * as `diff` (the gate at --fail-on, after the allow list); whatever the threshold, a lockfile
- * that no longer matches its server is said, with the command that updates it. A server that
- * matches its lockfile needs neither the diff engine nor the review: they load when there is
- * something to report.
+ * that no longer matches its server is said, with the command that updates it, and fails the
+ * check unless --lockfile-check says warn or off (the Action's lockfile-check, same default).
+ * A server that matches its lockfile needs neither the diff engine nor the review: they load
+ * when there is something to report.
  */
 export const run: Runner = async (args, io) => {
   const context = new CommandContext(args, io);
@@ -46,11 +47,13 @@ export const run: Runner = async (args, io) => {
       io.stdout(`✓ ${server} matches ${lockfile} (${summarizeContracts(compiled.contracts)})\n`);
       return;
     }
-    const { judge, renderReport, verdictText, writeArtifact } = await import('./review.js');
-    const report = await diffOf(locked, compiled.contracts, config?.rules);
+    const { judge, releaseOf, renderReport, verdictText, writeArtifact } = await import('./review.js');
+    const report = await diffOf(locked, compiled.contracts, config?.rules, releaseOf(args, compiled.contracts.server.version));
     const review = { server, report };
     reviews.push(review);
-    const judgement = judge(review, args.failOn, allow);
+    // A lockfile that no longer matches fails the gate as the Action's lockfile-check does (default fail).
+    const stale = drifted ? { message: `${lockfile} no longer matches ${server}.`, lockfileCheck: args.lockfileCheck } : undefined;
+    const judgement = judge(review, args.failOn, allow, stale);
     blocked ||= !judgement.gate.pass;
     if (args.format === 'text') {
       io.stdout(drifted ? `✗ ${server} no longer matches ${lockfile}:\n\n` : `✓ ${server} matches ${lockfile} (${summarizeContracts(compiled.contracts)})\n`);
@@ -60,9 +63,10 @@ export const run: Runner = async (args, io) => {
     }
     const verdict = verdictText(judgement, args.failOn, configFileOf(context, config));
     if (verdict !== '') context.tell(`\n${verdict}`);
-    if (drifted) {
+    if (drifted && args.lockfileCheck !== 'off') {
+      const how = args.lockfileCheck === 'fail' ? '--lockfile-check fail, the default: exit 1' : '--lockfile-check warn: said, not failed';
       const advice = `If these changes are intended, update the lockfile: ${lockCommand(context, target)}\n`;
-      context.tell(args.format === 'text' ? `\n${advice}` : `${server} no longer matches ${lockfile}. ${advice}`);
+      context.tell(args.format === 'text' ? `\n${args.lockfileCheck === 'fail' ? '✗ ' : ''}${lockfile} no longer matches the server (${how}).\n${advice}` : `${server} no longer matches ${lockfile} (${how}). ${advice}`);
     }
     await writeArtifact(context, report);
   });
@@ -71,9 +75,9 @@ export const run: Runner = async (args, io) => {
 };
 
 /** The classified changes; the diff engine is loaded only when there is something to classify or print. */
-async function diffOf(locked: Contracts, live: Contracts, rules: SeverityOverrides | undefined): Promise<DiffReport> {
+async function diffOf(locked: Contracts, live: Contracts, rules: SeverityOverrides | undefined, release: Release | undefined): Promise<DiffReport> {
   const { diffContracts } = await import('../diff/index.js');
-  return diffContracts(locked, live, rules === undefined ? {} : { severityOverrides: rules });
+  return diffContracts(locked, live, { ...(rules === undefined ? {} : { severityOverrides: rules }), ...(release !== undefined ? { release } : {}) });
 }
 
 /**

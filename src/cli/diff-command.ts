@@ -5,7 +5,7 @@ import { UserError } from '../errors.js';
 import { assertWritable, readTextIfExists } from '../files.js';
 import type { Runner } from './commands.js';
 import { CommandContext } from './context.js';
-import { expiredEntryNotes, judge, renderReport, verdictText, writeArtifact } from './review.js';
+import { expiredEntryNotes, judge, releaseOf, renderReport, verdictText, writeArtifact } from './review.js';
 import { configFileOf, configOf } from './targets.js';
 
 /**
@@ -14,11 +14,12 @@ import { configFileOf, configOf } from './targets.js';
  */
 export const run: Runner = async (args, io) => {
   const context = new CommandContext(args, io);
-  if (args.positionals.length !== 2) throw new UserError('diff compares two files: mcp-contract-guard diff OLD NEW (each a lockfile or a tools/list dump).');
+  if (args.positionals.length !== 2) throw new UserError('diff compares two files: mcp-contract-guard diff OLD NEW (each a lockfile, a tools/list dump or what compile --format json printed).');
   const [oldPath, newPath] = args.positionals.map((p) => resolve(io.cwd, p)) as [string, string];
   if (args.artifact !== undefined) await assertWritable(args.artifact, 'the delta artifact');
   const [[previous, current], config] = await Promise.all([compileFilesToDiff(oldPath, newPath), configOf(args, io.cwd)]);
-  const report = await diffContracts(previous.contracts, current.contracts, config === undefined ? {} : { severityOverrides: config.rules });
+  const release = releaseOf(args, current.contracts.server.version);
+  const report = await diffContracts(previous.contracts, current.contracts, { ...(config === undefined ? {} : { severityOverrides: config.rules }), ...(release !== undefined ? { release } : {}) });
   const allow = config?.allow ?? [];
   const review = { server: current.contracts.server.name, report };
   const judgement = judge(review, args.failOn, allow);

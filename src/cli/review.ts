@@ -6,12 +6,14 @@
 import { resolve } from 'node:path';
 import type { AllowEntry } from '../config.js';
 import { ENTRY_NOUN } from '../contract/model.js';
-import { SEVERITIES, type DiffReport } from '../protocol/index.js';
+import { SEVERITIES, type DiffReport, type Release } from '../protocol/index.js';
 import { writeTextAtomically } from '../files.js';
 import { allowListNotes, evaluateAllowList, offeredExpiry, todayUtc } from '../policy/allow.js';
 import type { LocatedDelta } from '../policy/deltas.js';
+import type { CheckMode } from '../policy/checks.js';
 import { decideGate, type FailOn, type GateDecision } from '../policy/gate.js';
 import { terminalText, truncate } from '../report/escape.js';
+import type { CliArgs } from './args.js';
 import type { Format } from './commands.js';
 import type { CommandContext } from './context.js';
 
@@ -32,10 +34,21 @@ function today(): string {
   return todayUtc(process.env.MCP_CONTRACT_GUARD_TODAY);
 }
 
-/** The allow list's verdict on each delta, then the gate at `failOn`: the Action's rule. */
-export function judge(review: Review, failOn: FailOn, allow: AllowEntry[]): Judgement {
+/**
+ * The allow list's verdict on each delta, then the gate at `failOn`: the Action's rule. `stale`
+ * (check) is a lockfile that no longer matches its server, which fails the gate when
+ * `lockfileCheck` is fail, as in the Action.
+ */
+export function judge(review: Review, failOn: FailOn, allow: AllowEntry[], stale?: { message: string; lockfileCheck: CheckMode }): Judgement {
   const { acceptedBy } = evaluateAllowList([review], allow, today());
-  const gate = decideGate({ server: review.server, report: review.report, failOn, accepted: (f) => acceptedBy(f) !== undefined, lockfileCheck: 'off' });
+  const gate = decideGate({
+    server: review.server,
+    report: review.report,
+    failOn,
+    accepted: (f) => acceptedBy(f) !== undefined,
+    lockfileCheck: stale?.lockfileCheck ?? 'off',
+    ...(stale ? { staleMessage: stale.message } : {}),
+  });
   return { gate, acceptedBy };
 }
 
@@ -109,6 +122,16 @@ export async function renderReport(report: DiffReport, format: Format, options: 
     case 'text':
       return (await import('../report/text.js')).renderText(report, { color: options.color });
   }
+}
+
+/**
+ * The release the new side is, from `--released-at` and `--release` (the version defaulting to
+ * the server's own); undefined when neither was given: the report then says nothing of when.
+ */
+export function releaseOf(args: CliArgs, serverVersion: string | undefined): Release | undefined {
+  const version = args.flags.release ?? serverVersion;
+  if (args.releasedAt === undefined && args.flags.release === undefined) return undefined;
+  return { ...(version !== undefined ? { version } : {}), ...(args.releasedAt !== undefined ? { date: args.releasedAt } : {}) };
 }
 
 /** The frozen delta artifact the runtime loads, written atomically to `--artifact`. */

@@ -25,6 +25,7 @@ import {
   type Delta,
   type DiffReport,
   type EntryReport,
+  type Release,
   type Severity,
 } from '../protocol/index.js';
 import { classify, messageOf, type RuleKind, type SeverityOverrides } from '../rules/index.js';
@@ -50,6 +51,12 @@ export interface DiffOptions {
   detectRenames?: boolean;
   /** Re-level rules (from the config's `rules`): shown in the report as overridden. */
   severityOverrides?: SeverityOverrides;
+  /**
+   * When the current side was released (see `Release`): written into the report as given. The
+   * caller reads the clock or the history; the diff never does, so its output stays a function
+   * of its inputs.
+   */
+  release?: Release;
 }
 
 /** The entry-level kinds of each collection. */
@@ -74,7 +81,7 @@ export async function diffContracts(previous: Contracts, current: Contracts, opt
       ...(options.semanticWorkers !== undefined ? { workers: options.semanticWorkers } : {}),
     });
   }
-  return buildReport(found, compareServers(previous, current, context), previous, current, options.severityOverrides);
+  return reportOf(found, context, previous, current, options);
 }
 
 /**
@@ -83,9 +90,15 @@ export async function diffContracts(previous: Contracts, current: Contracts, opt
  * exactly. For callers that must answer within a message (the pinning proxy); the report is
  * otherwise the same.
  */
-export function diffContractsSync(previous: Contracts, current: Contracts, options: Pick<DiffOptions, 'detectRenames' | 'severityOverrides'> = {}): DiffReport {
+export function diffContractsSync(previous: Contracts, current: Contracts, options: Pick<DiffOptions, 'detectRenames' | 'severityOverrides' | 'release'> = {}): DiffReport {
   const { found, context } = collectFindings(previous, current, options);
-  return buildReport(found, compareServers(previous, current, context), previous, current, options.severityOverrides);
+  return reportOf(found, context, previous, current, options);
+}
+
+function reportOf(found: Found, context: LintContext, previous: Contracts, current: Contracts, options: Pick<DiffOptions, 'severityOverrides' | 'release'>): DiffReport {
+  const report = buildReport(found, compareServers(previous, current, context), previous, current, options.severityOverrides);
+  if (options.release !== undefined && (options.release.version !== undefined || options.release.date !== undefined)) report.release = { ...options.release };
+  return report;
 }
 
 /** Every detector's findings per entry, and the changed tools whose schemas the walker could not judge exactly. */
@@ -138,7 +151,7 @@ function collectFindings(previous: Contracts, current: Contracts, options: DiffO
           current: rename.to,
           renamedFrom: rename.from,
           renamedTo: rename.to,
-          facts: { sameShape: rename.sameShape },
+          facts: { sameShape: rename.sameShape, sameName: rename.sameName, sameDescription: rename.sameDescription },
         }),
         ...comparison.findings,
       ]);

@@ -39,8 +39,16 @@ export interface EventPlan {
   /** Absent when the event has no natural base and no baseline-ref was given. */
   baseline?: Baseline;
   headSha: string;
+  /** The release this run is about, when the event names one: a pushed tag, a published release's tag. */
+  releaseTag?: string;
   /** Why there is no baseline, for the log. */
   noBaselineReason?: string;
+  /**
+   * The UTC day the event says the head was made or released: a push's head commit, a
+   * release's publication, a pull request's last update. Absent when the event says none (the
+   * run's own day is used then). Goes into the delta artifact, whose deprecation window counts from it.
+   */
+  releasedAt?: string;
 }
 
 const NULL_SHA = /^0{40}$/;
@@ -55,6 +63,10 @@ export function planEvent(context: RunContext, baselineRef?: string): EventPlan 
   const pr = pullRequestOf(payload) ?? pullRequestOfRun(eventName, payload);
   const plan: EventPlan = { eventName, headSha: pr?.headSha ?? headShaOf(eventName, payload) ?? context.sha };
   if (pr) plan.pr = pr;
+  const releasedAt = releasedAtOf(eventName, payload);
+  if (releasedAt !== undefined) plan.releasedAt = releasedAt;
+  const releaseTag = releaseTagOfEvent(eventName, payload);
+  if (releaseTag !== undefined) plan.releaseTag = releaseTag;
   const issue = obj(payload.issue);
   if (!pr && eventName === 'issue_comment' && issue?.pull_request !== undefined && typeof issue.number === 'number') plan.lookUpPullRequest = issue.number;
   if (baselineRef !== undefined) {
@@ -68,6 +80,7 @@ export function planEvent(context: RunContext, baselineRef?: string): EventPlan 
   if (eventName === 'push') {
     const before = str(payload.before);
     if (before && !NULL_SHA.test(before)) plan.baseline = { ref: before, describe: `the commit before this push (${shortSha(before)})` };
+    else if (plan.releaseTag !== undefined) plan.noBaselineReason = `this push created the tag ${plan.releaseTag}, so it has no "before" commit; set "baseline-ref" to the previous release tag to compare with it`;
     else plan.noBaselineReason = 'this push created the branch, so it has no "before" commit';
     return plan;
   }
@@ -127,6 +140,13 @@ function pullRequestOfRun(eventName: string, payload: Record<string, unknown>): 
   return { number: first.number, baseSha, baseRef: str(base?.ref) ?? 'base', headSha, fork: headRepo === undefined || headRepo !== baseRepo, labels: [] };
 }
 
+/** The tag a push of a tag (refs/tags/…) or a release event names. */
+function releaseTagOfEvent(eventName: string, payload: Record<string, unknown>): string | undefined {
+  if (eventName === 'release') return str(obj(payload.release)?.tag_name);
+  const ref = eventName === 'push' ? str(payload.ref) : undefined;
+  return ref?.startsWith('refs/tags/') ? ref.slice('refs/tags/'.length) || undefined : undefined;
+}
+
 /** The commit an event without a pull request is about (GITHUB_SHA is the default branch's for most of these). */
 function headShaOf(eventName: string, payload: Record<string, unknown>): string | undefined {
   switch (eventName) {
@@ -141,6 +161,18 @@ function headShaOf(eventName: string, payload: Record<string, unknown>): string 
     default:
       return undefined;
   }
+}
+
+/** The day the event dates its head: when the pushed commit was made, the release published, the pull request last updated. */
+function releasedAtOf(eventName: string, payload: Record<string, unknown>): string | undefined {
+  const stamp =
+    eventName === 'push'
+      ? str(obj(payload.head_commit)?.timestamp)
+      : eventName === 'release'
+        ? (str(obj(payload.release)?.published_at) ?? str(obj(payload.release)?.created_at))
+        : str(obj(payload.pull_request)?.updated_at) ?? str(obj(obj(payload[eventName])?.head_commit)?.timestamp);
+  const time = stamp === undefined ? Number.NaN : Date.parse(stamp);
+  return Number.isFinite(time) ? new Date(time).toISOString().slice(0, 10) : undefined;
 }
 
 function obj(value: unknown): Record<string, unknown> | undefined {

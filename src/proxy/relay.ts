@@ -23,15 +23,18 @@ import { randomUUID } from 'node:crypto';
 import { ENTRY_KEY, isJsonObject, type EntryKind, type JsonObject, type JsonValue } from '../contract/model.js';
 import { createExplainer, type Explainer } from '../runtime/self-healing.js';
 import { errorResult, type DeltaMap } from '../runtime/index.js';
+import { CallRouter, NEEDS_LISTING, withNotice, type CallDecision, type CallNotice, type ListedTools, type RoutingOptions } from '../runtime/routing.js';
 import { reportedFields } from '../runtime/validation-error.js';
 import type { CallLog, CallOutcome } from './call-log.js';
 import { explainServerError } from '../runtime/server-errors.js';
 import { DriftGuard, LIST_CHANGED, LIST_METHODS, filteredListing, type PinSettings } from './pin.js';
-import { ArgumentValidator } from './validation.js';
+import { ArgumentValidator } from '../runtime/argument-validator.js';
 
-export interface RelayOptions {
+export interface RelayOptions extends RoutingOptions {
   /** The artifact's deltas (empty without `--artifact`). */
   deltas: DeltaMap;
+  /** The decisions about old-shaped calls, compiled once for every session (else from `deltas` and the routing options). */
+  router?: CallRouter;
   /** Check calls against the current schema before they reach the server (`--no-validate` turns it off). */
   validate: boolean;
   /** Check and explain every tool's calls (default); false: only the tools with deltas (`--no-explain-all`). */
@@ -61,7 +64,8 @@ type ClientRequest =
   | { readonly kind: 'list'; readonly chain: Map<string, JsonObject> | undefined }
   /** A listing of prompts, resources or resource templates, followed only to hold them to the pin. */
   | { readonly kind: 'entries'; readonly entries: EntryKind; readonly chain: Map<string, JsonObject> | undefined }
-  | { readonly kind: 'call'; readonly tool: string; readonly args: unknown; readonly started: number };
+  /** `notice`: the call was routed (`--renames route`), and its answer says so. */
+  | { readonly kind: 'call'; readonly tool: string; readonly args: unknown; readonly started: number; readonly notice?: CallNotice };
 
 interface OwnListing {
   readonly id: string;
@@ -85,6 +89,9 @@ const PROTOCOL_META_PREFIX = 'io.modelcontextprotocol/';
 /** The JSON-RPC error code of a prompt or resource the pin holds back (the implementation-defined range). */
 const PINNED_DRIFT_CODE = -32003;
 
+/** What the proxy does with a client message: answer it itself, or send the server a changed one (undefined: forward it as it came). */
+type ClientAction = { readonly answer: JsonObject } | { readonly forward: JsonObject } | undefined;
+
 const FORWARD = Symbol('forward');
 const DROP = Symbol('drop');
 type Disposition = typeof FORWARD | typeof DROP | JsonObject;
@@ -97,6 +104,7 @@ export class RelaySession {
   private readonly explainer: Explainer;
   /** With `--lockfile`: the session's verdicts on what drifted from the pin. */
   private readonly guard: DriftGuard | undefined;
+  private readonly router: CallRouter;
   private readonly requests = new Map<string, ClientRequest>();
   /** Client listings awaiting their next page, by the cursor that asks for it. */
   private readonly chains = new Map<string, Map<string, JsonObject>>();
@@ -121,6 +129,7 @@ export class RelaySession {
   ) {
     this.explainer = createExplainer({ deltas: options.deltas, explainAll: options.explainAll !== false });
     this.guard = options.pin === undefined ? undefined : new DriftGuard(options.pin);
+    this.router = options.router ?? new CallRouter(options.deltas, options);
   }
 
   fromClient(line: Buffer): void {
@@ -142,9 +151,10 @@ export class RelaySession {
       this.hold(line);
       return;
     }
-    const answer = this.fromClientMessage(message);
-    if (answer === undefined) this.peers.toServer(line);
-    else this.peers.toClient(`${JSON.stringify(answer)}\n`);
+    const action = this.fromClientMessage(message);
+    if (action === undefined) this.peers.toServer(line);
+    else if ('forward' in action) this.peers.toServer(`${JSON.stringify(action.forward)}\n`);
+    else this.peers.toClient(`${JSON.stringify(action.answer)}\n`);
     if (message.method === 'notifications/initialized') this.onInitialized();
   }
 
@@ -188,12 +198,16 @@ export class RelaySession {
     }
     const answers: JsonObject[] = [];
     const forwarded: unknown[] = [];
+    let changed = false;
     for (const message of messages) {
-      const answer = isJsonObject(message) ? this.fromClientMessage(message) : undefined;
-      if (answer === undefined) forwarded.push(message);
-      else answers.push(answer);
+      const action = isJsonObject(message) ? this.fromClientMessage(message) : undefined;
+      if (action === undefined) forwarded.push(message);
+      else if ('forward' in action) {
+        forwarded.push(action.forward);
+        changed = true;
+      } else answers.push(action.answer);
     }
-    if (answers.length === 0) {
+    if (answers.length === 0 && !changed) {
       this.peers.toServer(line);
     } else {
       if (forwarded.length > 0) this.peers.toServer(`${JSON.stringify(forwarded)}\n`);
@@ -202,8 +216,8 @@ export class RelaySession {
     if (messages.some((message) => isJsonObject(message) && message.method === 'notifications/initialized')) this.onInitialized();
   }
 
-  /** The proxy's answer to a client message, or undefined to forward it. */
-  private fromClientMessage(message: JsonObject): JsonObject | undefined {
+  /** What to do with a client message (see `ClientAction`). */
+  private fromClientMessage(message: JsonObject): ClientAction {
     const { method } = message;
     if (typeof method !== 'string') return undefined; // the client answering a server request
     const params = isJsonObject(message.params) ? message.params : undefined;
@@ -235,11 +249,11 @@ export class RelaySession {
   }
 
   /** A prompt or resource the pin holds back is answered with an error saying why; anything else goes out. */
-  private pinnedGet(method: string, id: JsonValue, params: JsonObject | undefined): JsonObject | undefined {
+  private pinnedGet(method: string, id: JsonValue, params: JsonObject | undefined): ClientAction {
     const kind = method === 'prompts/get' ? 'prompts' : 'resources';
     const key = kind === 'prompts' ? params?.name : params?.uri;
     const refusal = typeof key === 'string' ? this.guard?.refusal(kind, key) : undefined;
-    return refusal === undefined ? undefined : { jsonrpc: '2.0', id, error: { code: PINNED_DRIFT_CODE, message: refusal.plain } };
+    return refusal === undefined ? undefined : { answer: { jsonrpc: '2.0', id, error: { code: PINNED_DRIFT_CODE, message: refusal.plain } } };
   }
 
   /** The listing a page request continues (by its cursor), or a new one. */
@@ -252,21 +266,37 @@ export class RelaySession {
     return chain;
   }
 
-  private call(key: string, id: JsonValue, params: JsonObject | undefined): JsonObject | undefined {
-    const name = params?.name;
-    if (typeof name !== 'string') return undefined;
-    const args = params?.arguments;
-    const refusal = this.guard?.refusal('tools', name);
-    if (refusal !== undefined) {
-      this.record(name, 'held', [], args);
-      return errorAnswer(id, refusal.xml);
+  /**
+   * A `tools/call`, decided here, once: what the pin holds back (the name called, and the one a
+   * rename routes it to), what the artifact makes of its names (see `CallRouter`: served as it
+   * is, served under the new names, or refused for its old-shaped arguments), then the checks of
+   * the tool it goes to (moved, arguments that do not fit its schema).
+   */
+  private call(key: string, id: JsonValue, params: JsonObject | undefined): ClientAction {
+    const called = params?.name;
+    if (typeof called !== 'string' || params === undefined) return undefined;
+    const held = this.heldByPin(id, called, params.arguments);
+    if (held !== undefined) return held;
+    const decision = this.decide(called, params.arguments);
+    if (decision?.kind === 'refuse') {
+      const schema = this.tools?.get(decision.name)?.inputSchema;
+      const text = this.explainer.refusedCall(decision, schema, this.validator.errors(decision.name, schema, decision.args));
+      this.record(called, 'blocked', fieldsOf(text), params.arguments);
+      return { answer: errorAnswer(id, text) };
+    }
+    const name = decision?.name ?? called;
+    const args = decision === undefined ? params.arguments : decision.args;
+    const notice = decision?.notice;
+    if (name !== called) {
+      const heldTarget = this.heldByPin(id, name, args);
+      if (heldTarget !== undefined) return heldTarget;
     }
     if (this.options.validate && this.tools !== undefined) {
       const tool = this.tools.get(name);
       const moved = tool === undefined ? this.explainer.movedTool(name) : undefined;
       if (moved !== undefined) {
         this.record(name, 'moved', [], args);
-        return errorAnswer(id, moved);
+        return { answer: errorAnswer(id, moved) };
       }
       if (tool !== undefined && this.explainer.explains(name)) {
         const verdict = this.validator.check(name, tool.inputSchema, args);
@@ -275,12 +305,34 @@ export class RelaySession {
         if (verdict.kind === 'invalid' && verdict.blocking) {
           const text = this.explainer.invalidArguments(name, tool.inputSchema, args, verdict.errors);
           this.record(name, 'blocked', fieldsOf(text), args);
-          return errorAnswer(id, text);
+          return { answer: errorAnswer(id, notice === undefined ? text : `${text}\n${notice.text}`) };
         }
       }
     }
-    this.track(key, { kind: 'call', tool: name, args, started: performance.now() });
-    return undefined;
+    this.track(key, { kind: 'call', tool: name, args, started: performance.now(), ...(notice !== undefined ? { notice } : {}) });
+    if (decision === undefined) return undefined;
+    return { forward: { jsonrpc: '2.0', id, method: 'tools/call', params: { ...params, name, arguments: args as JsonValue } } };
+  }
+
+  /** A call to a tool the pin holds back, answered with what changed and how to re-pin; undefined for any other. */
+  private heldByPin(id: JsonValue, name: string, args: unknown): ClientAction {
+    const refusal = this.guard?.refusal('tools', name);
+    if (refusal === undefined) return undefined;
+    this.record(name, 'held', [], args);
+    return { answer: errorAnswer(id, refusal.xml) };
+  }
+
+  /** The artifact's decision about a call (undefined: as it is); a call whose decision needs tools the proxy could not list goes as it is. */
+  private decide(name: string, args: unknown): CallDecision | undefined {
+    if (!this.router.active) return undefined;
+    const decision = this.router.decide(name, args, this.listed());
+    return decision === NEEDS_LISTING ? undefined : decision;
+  }
+
+  /** The last complete listing, as the router reads it. */
+  private listed(): ListedTools | undefined {
+    const tools = this.tools;
+    return tools === undefined ? undefined : { has: (name) => tools.has(name), inputSchemaOf: (name) => tools.get(name)?.inputSchema };
   }
 
   private cancelled(params: JsonObject | undefined): void {
@@ -313,11 +365,13 @@ export class RelaySession {
    */
   private mustWait(message: JsonObject): boolean {
     if (message.method !== 'tools/call' || this.tools !== undefined) return false;
-    const name = isJsonObject(message.params) ? message.params.name : undefined;
+    if (!isJsonObject(message.params)) return false;
+    const name = message.params.name;
     if (typeof name !== 'string') return false;
     // With a pin every call needs the listing: any tool may be held back.
     const checked = (this.options.validate && this.explainer.explains(name)) || this.guard !== undefined;
-    if (!checked && this.explainer.movedTool(name) === undefined) return false;
+    const decided = this.router.active && this.router.decide(name, message.params.arguments, undefined) === NEEDS_LISTING;
+    if (!checked && !decided && this.explainer.movedTool(name) === undefined) return false;
     return this.ownListing !== undefined || this.startListing();
   }
 
@@ -436,8 +490,8 @@ export class RelaySession {
     const ms = Math.round(performance.now() - request.started);
     const error = isJsonObject(message.error) ? message.error : undefined;
     if (error === undefined && result?.isError !== true) {
-      this.record(request.tool, 'passed', [], request.args, ms);
-      return undefined;
+      this.record(request.tool, request.notice === undefined ? 'passed' : 'routed', [], request.args, ms);
+      return request.notice === undefined || result === undefined ? undefined : { ...message, result: withNotice(result, request.notice) as JsonObject };
     }
     const text = error !== undefined ? (typeof error.message === 'string' ? error.message : undefined) : textOf(result);
     const schema = this.tools?.get(request.tool)?.inputSchema;
@@ -452,11 +506,12 @@ export class RelaySession {
           });
     if (explained === undefined) {
       this.record(request.tool, 'failed', [], request.args, ms);
-      return undefined;
+      // A tool's own error still tells the agent where its call went.
+      return request.notice === undefined || result === undefined ? undefined : { ...message, result: withNotice(result, request.notice) as JsonObject };
     }
     this.record(request.tool, explained.outcome, fieldsOf(explained.text), request.args, ms);
     // A JSON-RPC error becomes a tool result: the model sees tool results, not protocol errors.
-    const content = [{ type: 'text', text: explained.text }];
+    const content = [{ type: 'text', text: request.notice === undefined ? explained.text : `${explained.text}\n${request.notice.text}` }];
     return { jsonrpc: '2.0', id: message.id as JsonValue, result: { ...(result ?? {}), content, isError: true } };
   }
 

@@ -23,6 +23,7 @@ export {
   type ZodIssueLike,
 } from './validation-error.js';
 export { withSelfHealing, type McpServerLike, type WithSelfHealingOptions } from './mcp-server.js';
+export { NOTICE_META_KEY, type RenameMode, type RoutingOptions } from './routing.js';
 export {
   callWithSelfHealing,
   correctedCall,
@@ -39,4 +40,4 @@ export {
   type ToolCaller,
   type ToolCallResultLike,
 } from './retry.js';
-export type { Delta, Severity } from '../protocol/index.js';
+export type { Delta, Release, Severity } from '../protocol/index.js';

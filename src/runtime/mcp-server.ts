@@ -2,7 +2,8 @@
  * `withSelfHealing`: one call that makes an `McpServer` (from `@modelcontextprotocol/sdk`) answer
  * a call it rejects for its arguments with the enriched `<validation_error>`, and a call to a
  * tool the artifact says was renamed or removed with `<tool_error code="UNKNOWN_TOOL">`, instead
- * of the SDK's flat text.
+ * of the SDK's flat text; and decide, before the SDK sees it, what becomes of a call that uses
+ * a name the artifact says is gone (see routing.ts): explained, or served under the new names.
  *
  * Where it hooks, and why: only public, stable surfaces. The low-level `Server` behind
  * `server.server` connects to a transport (`connect`, `transport`), and a transport is the
@@ -14,7 +15,8 @@
  * - tools registered before or after `withSelfHealing`, before or after `connect`, and the
  *   SDK's own request handlers, are all covered, and no private SDK method is touched;
  * - a successful call, a tool's own error, an output-validation failure and any other message
- *   pass through unchanged; the request path pays one `Map` entry per `tools/call`. Only what
+ *   pass through unchanged; the request path pays one `Map` entry per `tools/call`, and a
+ *   `Map` lookup in the artifact's compiled renames and removals. Only what
  *   the SDK itself answered is rewritten: its `McpError` (a JSON-RPC InvalidParams error, or an
  *   `isError` result whose text is that error's message), and "Tool X not found" only while
  *   the server does not list X (a tool that says so of itself is answering its caller);
@@ -30,11 +32,13 @@
  * path of `mcp-contract-guard/runtime`.
  */
 import { isJsonObject } from '../protocol/index.js';
-import { createExplainer, type Explainer, type ExplainerOptions } from './self-healing.js';
+import { ToolListing, type Deliver } from './listing.js';
 import { errorResult } from './protocol.js';
-import type { HealingSession } from './session.js';
+import { CallRouter, NEEDS_LISTING, withNotice, type CallNotice, type RoutingOptions } from './routing.js';
+import { createExplainer, type Explainer, type ExplainerOptions } from './self-healing.js';
+import type { CallExplanations } from './session.js';
 
-export type WithSelfHealingOptions = ExplainerOptions;
+export type WithSelfHealingOptions = ExplainerOptions & RoutingOptions;
 
 /**
  * What `withSelfHealing` needs of an `McpServer` (@modelcontextprotocol/sdk 1.x), written out
@@ -58,7 +62,13 @@ interface TransportLike {
   onmessage?: ((message: unknown, extra?: unknown) => void) | undefined;
 }
 
-const explainers = new WeakMap<object, Explainer>();
+/** A server's configuration: how it explains, and how it decides about old-shaped calls. */
+interface Healing {
+  readonly explainer: Explainer;
+  readonly router: CallRouter;
+}
+
+const configurations = new WeakMap<object, Healing>();
 const hooked = new WeakSet<object>();
 const attached = new WeakSet<object>();
 
@@ -71,17 +81,18 @@ const attached = new WeakSet<object>();
  */
 export function withSelfHealing<T extends McpServerLike>(server: T, options: WithSelfHealingOptions): T {
   const explainer = createExplainer(options);
+  const router = new CallRouter(options.deltas, options);
   const protocol = (server as unknown as { server?: unknown } | null)?.server;
   if (!isProtocol(protocol)) {
     throw new TypeError(
       'withSelfHealing: this is not an McpServer of @modelcontextprotocol/sdk 1.x (it has no low-level `server` with a `connect` method), so its answers cannot be hooked.',
     );
   }
-  if (!explainer.active) {
-    explainers.delete(protocol);
+  if (!explainer.active && !router.active) {
+    configurations.delete(protocol);
     return server;
   }
-  explainers.set(protocol, explainer);
+  configurations.set(protocol, { explainer, router });
   if (!hooked.has(protocol)) {
     hooked.add(protocol);
     const connect = protocol.connect;
@@ -103,44 +114,152 @@ function isProtocol(value: unknown): value is ProtocolLike {
 function attach(protocol: object, transport: TransportLike): void {
   if (attached.has(transport) || typeof transport.send !== 'function') return;
   attached.add(transport);
-  const deliver = transport.onmessage;
-  const send = transport.send;
-  const calls = new CallRegister();
-  let session: Promise<HealingSession> | undefined;
+  const connection = new Connection(protocol, transport, transport.onmessage, transport.send);
   transport.onmessage = function (this: unknown, message, extra) {
-    calls.observe(message, extra);
-    deliver?.call(this, message, extra);
+    connection.incoming(this, message, extra);
   };
   transport.send = function (this: unknown, message, options) {
-    if (session !== undefined) {
-      // The answers to our own listing stay here; a changed tool list makes ours stale.
-      if (isJsonObject(message) && typeof message.id === 'string' && message.id.startsWith(OWN_ID_PREFIX)) return session.then((s) => s.ownAnswer(message));
-      if (isJsonObject(message) && message.method === 'notifications/tools/list_changed') void session.then((s) => s.forget());
-    }
-    const call = calls.answered(message);
-    const explainer = call === undefined ? undefined : explainers.get(protocol);
-    const text = explainer === undefined ? undefined : failureText(message);
-    if (call === undefined || explainer === undefined || text === undefined) return send.call(this, message, options);
-    session ??= import('./session.js').then(({ HealingSession }) => new HealingSession((request, extra) => deliver?.call(transport, request, extra)));
-    return session
-      .then((s) => s.explain(explainer, call, text))
-      .then(
-        (explained) => send.call(this, explained === undefined ? message : answer(message, explained), options),
-        () => send.call(this, message, options),
-      );
+    return connection.outgoing(this, message, options);
   };
+}
+
+/**
+ * One connected transport: every message in goes through `incoming` (where a call is decided),
+ * every message out through `outgoing` (where an answer is explained, or carries its notice).
+ */
+class Connection {
+  private readonly calls = new CallRegister();
+  private listing: ToolListing | undefined;
+  private explanations: Promise<CallExplanations> | undefined;
+  /** Messages in, in order, held while a call waits for the tool listing its decision needs. */
+  private held: Array<[unknown, unknown, unknown]> | undefined;
+  /** The listing failed: calls are passed on undecided until the tool list changes. */
+  private unlisted = false;
+
+  constructor(
+    private readonly protocol: object,
+    private readonly transport: TransportLike,
+    private readonly deliver: TransportLike['onmessage'],
+    private readonly send: TransportLike['send'],
+  ) {}
+
+  /**
+   * A message from the client. A `tools/call` is decided here, once, before the SDK sees it
+   * (the SDK drops the arguments a schema does not declare, so afterwards is too late): passed
+   * on as it is (almost always), passed on changed (a routed rename, with a notice for its
+   * answer), or answered here (old-shaped arguments, explained).
+   */
+  incoming(self: unknown, message: unknown, extra: unknown): void {
+    if (this.held !== undefined) {
+      this.held.push([self, message, extra]);
+      // A client that floods while a listing is under way is not held without bound: decide nothing until it changes.
+      if (this.held.length > MAX_HELD) {
+        this.unlisted = true;
+        this.release();
+      }
+      return;
+    }
+    const healing = configurations.get(this.protocol);
+    const call = healing?.router.active === true && !this.unlisted ? callOf(message) : undefined;
+    const decision = call === undefined ? undefined : (healing as Healing).router.decide(call.name, call.args, this.listing?.current);
+    if (decision === NEEDS_LISTING) {
+      this.held = [[self, message, extra]];
+      void this.tools(extra).then((tools) => {
+        if (tools === undefined) this.unlisted = true;
+        this.release();
+      });
+      return;
+    }
+    if (decision === undefined || call === undefined) {
+      this.calls.observe(message, extra);
+      this.deliver?.call(self, message, extra);
+    } else if (decision.kind === 'serve') {
+      const routed = { ...call.message, params: { ...call.params, name: decision.name, arguments: decision.args } };
+      this.calls.observe(routed, extra, decision.notice);
+      this.deliver?.call(self, routed, extra);
+    } else {
+      const tools = this.listing?.current;
+      void this.explainer()
+        .then((explanations) => explanations.refusal((healing as Healing).explainer, decision, tools))
+        .then((text) => this.send.call(this.transport, { jsonrpc: call.message.jsonrpc, id: call.message.id, result: errorResult(text) }))
+        .catch(() => undefined);
+    }
+  }
+
+  /** A message to the client: the answer to a call the SDK rejected is explained; a routed call's answer carries its notice. */
+  outgoing(self: unknown, message: unknown, options: unknown): Promise<void> {
+    if (this.listing !== undefined) {
+      // The answers to our own listing stay here; a changed tool list makes ours stale.
+      if (this.listing.isOwnAnswer(message)) {
+        this.listing.ownAnswer(message);
+        return Promise.resolve();
+      }
+      if (isJsonObject(message) && message.method === 'notifications/tools/list_changed') this.listing.forget();
+    }
+    if (isJsonObject(message) && message.method === 'notifications/tools/list_changed') this.unlisted = false;
+    const call = this.calls.answered(message);
+    const explainer = call === undefined ? undefined : configurations.get(this.protocol)?.explainer;
+    const text = explainer === undefined ? undefined : failureText(message);
+    const plain = call?.notice === undefined ? message : answerWithNotice(message, call.notice);
+    if (call === undefined || explainer === undefined || text === undefined) return this.send.call(self, plain, options);
+    return this.explainer()
+      .then(async (explanations) => {
+        if (!explanations.explainable(explainer, call, text)) return undefined;
+        return explanations.failure(explainer, call, text, await this.tools(call.extra));
+      })
+      .then(
+        (explained) => this.send.call(self, explained === undefined ? plain : answer(message, call.notice === undefined ? explained : `${explained}\n${call.notice.text}`), options),
+        () => this.send.call(self, plain, options),
+      );
+  }
+
+  private tools(extra: unknown) {
+    this.listing ??= new ToolListing(((request, requestExtra) => this.deliver?.call(this.transport, request, requestExtra)) as Deliver);
+    return this.listing.tools(extra);
+  }
+
+  /** The explaining half, loaded on its first use. */
+  private explainer(): Promise<CallExplanations> {
+    this.explanations ??= import('./session.js').then(({ CallExplanations }) => new CallExplanations());
+    return this.explanations;
+  }
+
+  private release(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    // A call may hold the stream again; what follows it then queues behind it, in order.
+    for (const [index, [self, message, extra]] of held.entries()) {
+      this.incoming(self, message, extra);
+      if (this.held !== undefined) {
+        (this.held as Array<[unknown, unknown, unknown]>).push(...held.slice(index + 1));
+        return;
+      }
+    }
+  }
+}
+
+/** A `tools/call` request: its message, params, tool and arguments. */
+function callOf(message: unknown): { message: Readonly<Record<string, unknown>>; params: Readonly<Record<string, unknown>>; name: string; args: unknown } | undefined {
+  if (!isJsonObject(message) || message.method !== 'tools/call' || !isJsonObject(message.params) || message.id === undefined) return undefined;
+  const name = message.params.name;
+  return typeof name === 'string' ? { message, params: message.params, name, args: message.params.arguments } : undefined;
+}
+
+/** The answer with the notice added to its result (see `withNotice`). */
+function answerWithNotice(message: unknown, notice: CallNotice): unknown {
+  return isJsonObject(message) && isJsonObject(message.result) ? { ...message, result: withNotice(message.result, notice) } : message;
 }
 
 /** The `tools/call` requests awaiting an answer: the request path's whole cost is one entry here. */
 class CallRegister {
   private readonly pending = new Map<string, PendingCall>();
 
-  observe(message: unknown, extra: unknown): void {
+  observe(message: unknown, extra: unknown, notice?: CallNotice): void {
     if (!isJsonObject(message) || message.method !== 'tools/call' || !isJsonObject(message.params)) return;
     const key = idKey(message.id);
     const name = message.params.name;
     if (key === undefined || typeof name !== 'string') return;
-    this.pending.set(key, { name, args: message.params.arguments, extra });
+    this.pending.set(key, notice === undefined ? { name, args: message.params.arguments, extra } : { name, args: message.params.arguments, extra, notice });
     // Calls cancelled without an answer are forgotten, oldest first, past any real concurrency.
     if (this.pending.size > MAX_PENDING_CALLS) this.pending.delete(this.pending.keys().next().value as string);
   }
@@ -155,13 +274,17 @@ class CallRegister {
 }
 
 const MAX_PENDING_CALLS = 10_000;
+/** Messages held behind a call waiting for the tool listing, at most. */
+const MAX_HELD = 10_000;
 
-/** A `tools/call` as it came in. */
+/** A `tools/call` as the server was given it. */
 export interface PendingCall {
   readonly name: string;
   readonly args: unknown;
   /** What the transport handed the protocol with the call (authentication, the HTTP request). */
   readonly extra: unknown;
+  /** What its answer must carry: the call was routed. */
+  readonly notice?: CallNotice;
 }
 
 /**
@@ -187,9 +310,6 @@ function answer(message: unknown, text: string): unknown {
   const { id, jsonrpc } = message as { id: unknown; jsonrpc: unknown };
   return { jsonrpc, id, result: errorResult(text) };
 }
-
-/** The ids of the listings asked for here: no client sends these. */
-export const OWN_ID_PREFIX = 'mcp-contract-guard/tools-list/';
 
 function idKey(id: unknown): string | undefined {
   if (typeof id === 'number') return `n${id}`;
