@@ -94,7 +94,7 @@ export async function watchPins(inputs: ActionInputs, context: RunContext, runne
     let action: IssueAction = 'none';
     let link = open?.html_url;
     if (check.kind === 'checked' && check.report.summary.maxSeverity !== null) {
-      const review = reviewOf(name, pin, check, inputs, context);
+      const review = reviewOf(name, check, inputs, context);
       const verdict = driftVerdict(name, pin, check, shown, pins);
       drifted.push({ review, verdict });
       const body = redactor.redact(renderDriftReview(review, { verdict, issue: { marker, compared: `pinned ${mdCode(pinnedLabel(pin))} → ${mdCode(check.release)}` } }));
@@ -276,13 +276,13 @@ function driftVerdict(name: string, pin: PinnedServer, check: Check & { kind: 'c
   return (
     `> [!${summary.maxSeverity === 'BREAKING' ? 'CAUTION' : 'WARNING'}]\n` +
     `> **${mdCode(name)} drifted from its pin**: ${mdCode(check.release)} exposes other contracts than the ${mdCode(pinnedLabel(pin))} pinned in ${mdCode(pinFile)}. ` +
-    `If the changes below are acceptable, ${move} (${mdCode(repin)}), then commit ${mdCode(pinFile)}: this issue closes on the next check. ` +
-    'If they are not, keep the pin (the proxy holds the server to it) and close this issue: it is not opened again for this release.'
+    `If the changes below are acceptable, ${move} (${mdCode(repin)}), then commit ${mdCode(pinFile)}: the next check closes the issue. ` +
+    'If they are not, keep the pin (the proxy holds the server to it) and close the issue: it is not opened again for this release.'
   );
 }
 
 /** The review the issue and the summary render: the watch reports, and gates nothing. */
-function reviewOf(name: string, pin: PinnedServer, check: Check & { kind: 'checked' }, inputs: ActionInputs, context: RunContext): ServerReview {
+function reviewOf(name: string, check: Check & { kind: 'checked' }, inputs: ActionInputs, context: RunContext): ServerReview {
   const review: ServerReview = {
     id: name,
     name,
@@ -297,7 +297,8 @@ function reviewOf(name: string, pin: PinnedServer, check: Check & { kind: 'check
     accepted: [],
     allowNotes: [],
     reproduce: [],
-    notes: [`Pinned: ${pinnedLabel(pin)}; checked: ${check.release}${check.command === undefined ? '' : `, started as ${check.command.map(shellQuote).join(' ')}`}.`],
+    // The footer names the pin and the release; how the release was started is said here.
+    notes: check.command === undefined ? [] : [`The release was started as ${check.command.map(shellQuote).join(' ')}.`],
   };
   const url = runUrl();
   if (url !== undefined) review.runUrl = url;
