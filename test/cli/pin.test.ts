@@ -96,8 +96,8 @@ describe('pin a Claude Desktop configuration, then start it rewritten', () => {
     try {
       expect((await dictionary.client.callTool({ name: 'lookup', arguments: { word: 'pin' } })).content).toEqual([{ type: 'text', text: 'pin: a word' }]);
       // A drift is held, and the way back names this configuration.
+      // The server announces list_changed before it answers: by the answer, the proxy has forgotten the listing it judged.
       await dictionary.client.callTool({ name: 'reword', arguments: {} });
-      await new Promise((resolve) => setTimeout(resolve, 200));
       const held = (await dictionary.client.callTool({ name: 'lookup', arguments: { word: 'pin' } })).content as Array<{ text: string }>;
       expect(held[0]?.text).toContain(`mcp-contract-guard pin ${config} --server dictionary --lockfile ${join(dir, 'pins.lock.json')}`);
     } finally {
