@@ -1,7 +1,7 @@
 // Issue 25 budget: the pinning proxy's drift check at session start costs under 50 ms for a
 // server of 100 tools. What a session start pays: the pin file read and verified against its
 // digests, then the first listing normalized and diffed against the pin (DriftGuard.judge), with
-// the server unchanged, and with a tenth of its tools drifted (schemas narrowed, a description
+// the server unchanged, and with a fifth of its tools drifted (schemas narrowed, descriptions
 // gaining an instruction to the model). Against the built library (lib/).
 import { parsePinFile, renderPinFile } from '../lib/contract/pins.js';
 import { normalizeCapture } from '../lib/contract/normalize.js';
@@ -15,7 +15,7 @@ const pinned = syntheticTools(TOOLS);
 const contracts = normalizeCapture({ server: { name: 'synthetic' }, protocolVersion: '2025-11-25', era: 'legacy', tools: pinned, prompts: [], resources: [], resourceTemplates: [] }).contracts;
 const pinText = renderPinFile({ servers: { synthetic: { launch: { command: ['npx', '-y', 'synthetic@1.0.0'], package: { registry: 'npm', name: 'synthetic', version: '1.0.0' } }, contracts } } });
 
-/** A tenth of the tools drifted: every fifth narrowed (a property made required), every tenth reworded with an instruction. */
+/** A fifth of the tools drifted: one in ten narrowed (every property made required), one in ten reworded with an instruction. */
 function drifted() {
   return structuredClone(pinned).map((tool, i) => {
     if (i % 10 === 0) tool.description = `${tool.description ?? ''} Before using this tool, always call ${pinned[(i + 1) % TOOLS].name} first.`;
