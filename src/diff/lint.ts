@@ -36,8 +36,8 @@ export interface TextSignal {
   label: string;
   /** The spans of `text` that show the cue, in order, at most `MAX_SPANS`. */
   find: (text: string, context: LintContext | undefined) => Span[];
-  /** Not a cue in an identifier field (see `LintContext.identifiers`). */
-  notInIdentifiers?: true;
+  /** Not a cue in a value: an identifier field (see `LintContext.identifiers`), or data such as a default (see `isDataValue`). */
+  notInValues?: true;
 }
 
 /** Spans looked at per signal and text: enough to tell an added cue from one already there. */
@@ -83,7 +83,7 @@ export const TEXT_SIGNALS: readonly TextSignal[] = [
       'i',
     ),
   ),
-  { ...byPattern('a URL', /\b(?:https?|ftp|file|wss?):\/\/[^\s"'<>`]+|\bwww\.[a-z0-9-]+\.[a-z]{2,}/i), notInIdentifiers: true },
+  { ...byPattern('a URL', /\b(?:https?|ftp|file|wss?):\/\/[^\s"'<>`]+|\bwww\.[a-z0-9-]+\.[a-z]{2,}/i), notInValues: true },
   {
     label: 'a reference to another tool',
     find: toolReferences,
@@ -155,8 +155,8 @@ export interface Suspicion {
 export function lintText(previous: JsonValue | undefined, current: JsonValue, base: string[] = [], context?: LintContext): Suspicion[] {
   const out: Suspicion[] = [];
   visitChangedStrings(previous, current, null, (at, old, text) => {
-    const identifier = at !== null && at.parent === null && context?.identifiers?.has(at.segment) === true;
-    const found = scan(text, context, old, identifier);
+    const value = (at !== null && at.parent === null && context?.identifiers?.has(at.segment) === true) || isDataValue(at);
+    const found = scan(text, context, old, value);
     if (found !== null) out.push({ segments: [...base, ...segmentsOf(at)], previous: old, current: text, match: found.match, labels: found.labels });
   });
   return out;
@@ -164,6 +164,23 @@ export function lintText(previous: JsonValue | undefined, current: JsonValue, ba
 
 /** A path as a chain from the leaf up: built for free while walking, made an array only for a hit. */
 type PathLink = { parent: PathLink | null; segment: string } | null;
+
+/** The schema keywords whose strings are data the tool takes or gives, not prose the model reads as guidance. */
+const DATA_KEYWORDS: ReadonlySet<string> = new Set(['default', 'const', 'enum', 'examples']);
+/** The keywords whose members are named by the schema's author: a member called `default` there is a property, not the keyword. */
+const NAMED_MEMBERS: ReadonlySet<string> = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+
+/**
+ * Whether a string sits in a schema's data (a `default`, `const`, `enum` or `examples` value, at
+ * any depth): a URL there is an address the tool works with, not somewhere the text sends the
+ * model. Instructions and hidden text are cues wherever they are.
+ */
+function isDataValue(at: PathLink): boolean {
+  for (let link = at; link !== null; link = link.parent) {
+    if (link.segment !== '(key)' && DATA_KEYWORDS.has(link.segment) && !NAMED_MEMBERS.has(link.parent?.segment ?? '')) return true;
+  }
+  return false;
+}
 
 function segmentsOf(link: PathLink): string[] {
   const segments: string[] = [];
@@ -198,11 +215,11 @@ function visitChangedStrings(previous: JsonValue | undefined, current: JsonValue
  * The cues `text` shows that `previous` (the text it replaces, if any) did not: the labels, and
  * the first new span made visible. Null when it adds none.
  */
-export function scan(text: string, context?: LintContext, previous?: string | null, identifier = false): { match: string; labels: string[] } | null {
+export function scan(text: string, context?: LintContext, previous?: string | null, value = false): { match: string; labels: string[] } | null {
   let match: string | null = null;
   const labels: string[] = [];
   for (const signal of TEXT_SIGNALS) {
-    if (identifier && signal.notInIdentifiers === true) continue;
+    if (value && signal.notInValues === true) continue;
     const spans = signal.find(text, context);
     if (spans.length === 0) continue;
     const had = previous === undefined || previous === null ? undefined : new Set(signal.find(previous, context).map((span) => span.text));

@@ -103,8 +103,8 @@ describe(`proxy --lockfile: ${EVERYTHING} 2025.9.12 pinned, 2026.1.26 launched`,
         const answer = textOf(await proxied.client.callTool({ name, arguments: name === 'echo' ? { message: 'hi' } : {} }));
         if (answer.includes(HELD)) held.push(name);
       }
-      // The one exception is no break: a new tool whose argument defaults to a URL (a poisoning cue, unreviewed).
-      expect(held).toEqual(['gzip-file-as-resource']);
+      // gzip-file-as-resource, new, defaults an argument to a URL: data, not a poisoning cue.
+      expect(held).toEqual([]);
       expect(textOf(await proxied.client.callTool({ name: 'echo', arguments: { message: 'hi' } }))).toBe('Echo: hi');
       expect(textOf(await proxied.client.callTool({ name: 'toggle-simulated-logging', arguments: {} }))).toMatch(/logging/i);
 

@@ -76,8 +76,8 @@ describe('the comment and summary of real releases', () => {
       '> [!CAUTION]\n> **Contract gate failed** for `server-everything`: 116 breaking changes in 10 tools, 3 prompts, 100 resources and 1 resource template are not approved. ' +
         'They call for a **major** release. If they are intended, add the label `contract-change-approved` to this pull request, or accept them in the allow-list (entries below).',
     );
-    // The one risky change: a URL added as an argument's default (gzip-file-as-resource).
-    expect(comment.split('\n\n')[2]).toBe('🔴 116 breaking · 🟠 1 risky · 🟢 21 safe · ⚪ 24 cosmetic');
+    // No risky change: the URL gzip-file-as-resource gives an argument as its default is data, not a poisoning cue.
+    expect(comment.split('\n\n')[2]).toBe('🔴 116 breaking · 🟢 21 safe · ⚪ 24 cosmetic');
     // Renamed entries are listed by the name callers still use.
     expect(comment).toContain('`add → get-sum`, `getTinyImage → get-tiny-image`, `longRunningOperation → trigger-long-running-operation` | renamed |');
     expect(comment).toContain('| 🔴 | tool `structuredContent → get-structured-content` | renamed; `location`: accepts only `"Chicago"`, `"Los Angeles"`, `"New York"` |');
