@@ -183,6 +183,7 @@ export class DriftGuard {
     const more = verdict.deltas.length - shown.length;
     const deltas = renderContractDeltas(shown, {
       maxValueLength: 300,
+      readers: 'consumers',
       ...(more > 0 ? { more: { count: more, text: `${more} more change${more === 1 ? '' : 's'}; the review of the change lists them all.` } } : {}),
     });
     return { xml: error.replace(/<\/tool_error>$/, `${deltas}\n</tool_error>`), plain };
