@@ -62,7 +62,7 @@ function npxPackage(args: readonly string[]): PackageCommand | undefined {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     if (arg === '--') return npmSpec(args[i + 1], i + 1, 'npm');
-    const [option, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const [option, inline] = splitOption(arg);
     if (option === '-p' || option === '--package') return inline !== undefined ? npmSpec(inline, i, 'npm-package-option') : npmSpec(args[i + 1], i + 1, 'npm');
     if (arg.startsWith('-')) {
       if (inline === undefined && NPX_VALUE_OPTIONS.has(option)) i += 1;
@@ -71,6 +71,12 @@ function npxPackage(args: readonly string[]): PackageCommand | undefined {
     return npmSpec(arg, i, 'npm');
   }
   return undefined;
+}
+
+/** `--name=value` as the option and its inline value; any other argument as it is, with no inline value. */
+function splitOption(arg: string): [string, string | undefined] {
+  const eq = arg.indexOf('=');
+  return arg.startsWith('--') && eq !== -1 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, undefined];
 }
 
 function npmSpec(spec: string | undefined, at: number, form: PackageCommand['form']): PackageCommand | undefined {
@@ -86,7 +92,7 @@ function npmSpec(spec: string | undefined, at: number, form: PackageCommand['for
 function uvxPackage(args: readonly string[], start: number): PackageCommand | undefined {
   for (let i = start; i < args.length; i++) {
     const arg = args[i] as string;
-    const [option, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const [option, inline] = splitOption(arg);
     if (option === '--from') return inline !== undefined ? undefined : pypiSpec(args[i + 1], i + 1, 'uvx-from');
     if (arg.startsWith('-')) {
       if (inline === undefined && UVX_VALUE_OPTIONS.has(option)) i += 1;
