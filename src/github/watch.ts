@@ -217,7 +217,10 @@ async function checkServer(name: string, pin: PinnedServer, inputs: ActionInputs
     source = { kind: 'command', command, cwd: runner.workspace, isolateEnv: true, passEnv: (launch.env ?? []).filter((variable) => process.env[variable] !== undefined), timeoutMs: inputs.timeoutMs ?? DEFAULT_TIMEOUT_MS };
   } else if (launch.url !== undefined) {
     release = `${launch.url} as it answers now`;
-    source = { kind: 'url', url: launch.url, headers: inputs.headers, timeoutMs: inputs.timeoutMs ?? DEFAULT_TIMEOUT_MS };
+    // Only the headers the client configuration gives this server: a secret meant for one server never reaches another.
+    const named = new Set((launch.headers ?? []).map((header) => header.toLowerCase()));
+    const headers = Object.fromEntries(Object.entries(inputs.headers).filter(([header]) => named.has(header.toLowerCase())));
+    source = { kind: 'url', url: launch.url, headers, timeoutMs: inputs.timeoutMs ?? DEFAULT_TIMEOUT_MS };
   } else {
     return { kind: 'skipped', why: launch.command === undefined ? 'the pin records no launch' : 'its command runs no registry package: no release to check' };
   }

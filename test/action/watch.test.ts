@@ -4,9 +4,13 @@
  * moves: a server pinned at 1.0.0 (by the CLI's `pin`), then released as 1.1.0 (an issue is
  * opened with the review), as 1.2.0 (the same issue is updated), then pinned again (the issue is
  * closed); an issue a person closed stays closed for its release; a server that leaves the pin
- * file gets its issue closed. A pin edited by hand, and an event a pull request steers, are refused.
+ * file gets its issue closed. Servers reached over HTTP are checked as they answer now, each with
+ * only the headers its configuration names. A pin edited by hand, and an event a pull request
+ * steers, are refused.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
@@ -201,6 +205,63 @@ describe('examples/workflows/watch-pins.yml', () => {
     expect(first.state_reason).toBe('not_planned');
     expect(mock.comments.get(first.number)).toBeUndefined();
   }, 240_000);
+
+  test('servers over HTTP are checked as they answer now, each given only the headers its configuration names', async () => {
+    mock.reset();
+    // One stand-in streamable HTTP server (JSON answers) at two paths, recording the Authorization each request carries.
+    const seen: Array<{ path: string; authorization: string | undefined }> = [];
+    let tools = V1;
+    const http = createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      req.on('end', () => {
+        if (req.method !== 'POST') return void res.writeHead(405).end();
+        seen.push({ path: req.url ?? '', authorization: req.headers.authorization });
+        const message = JSON.parse(body) as { id?: number; method: string };
+        if (message.id === undefined) return void res.writeHead(202).end();
+        const result =
+          message.method === 'initialize'
+            ? { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'tides-http', version: '1' } }
+            : message.method === 'tools/list'
+              ? { tools }
+              : undefined;
+        const answer = result === undefined ? { error: { code: -32601, message: 'Method not found' } } : { result };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...answer }));
+      });
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+      const repo = new GitRepo();
+      const cursor = { mcpServers: { harbour: { url: `${base}/harbour`, headers: { Authorization: 'Bearer ${env:HARBOUR_TOKEN}' } }, open: { url: `${base}/open` } } };
+      repo.commit({ '.cursor/mcp.json': JSON.stringify(cursor, null, 2) });
+      const pinned = await cli(['pin', '.cursor/mcp.json', '--quiet'], { cwd: repo.dir, env: { HARBOUR_TOKEN: 'harbour-secret-1' } });
+      expect(pinned.code, pinned.stderr).toBe(0);
+      repo.commit({}, 'pin');
+
+      tools = V11;
+      seen.length = 0;
+      const checked = await runAction({
+        workspace: repo.dir,
+        event: 'schedule',
+        payload: {},
+        inputs: { ...inputs, headers: 'Authorization: Bearer harbour-secret-2' },
+        apiUrl: mock.url,
+        sha: repo.git('rev-parse', 'HEAD'),
+        job: 'watch',
+      });
+      expect(checked.code, checked.stdout).toBe(0);
+      expect(checked.outputs.drifted).toBe('harbour,open');
+      expect(checked.summary).toContain(`drifted: \`${base}/harbour as it answers now\`, BREAKING`);
+      expect(new Set(seen.filter((r) => r.path === '/harbour').map((r) => r.authorization))).toEqual(new Set(['Bearer harbour-secret-2']));
+      // The server whose configuration names no header gets none, though the step holds one.
+      expect(seen.some((r) => r.path === '/open')).toBe(true);
+      expect(seen.filter((r) => r.path === '/open' && r.authorization !== undefined)).toEqual([]);
+      for (const issue of mock.issues.values()) expect(issue.body).not.toContain('harbour-secret');
+    } finally {
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    }
+  }, 120_000);
 
   test('a pin edited by hand is refused, and so is an event a pull request steers', async () => {
     const repo = await pinnedRepo();
