@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-import module from 'node:module';
 
-// V8's compile cache where Node has it (22.1 and later): the CLI's code is compiled once per
-// Node version and read back from the cache after that, which is most of what loading it costs.
-// The cache is where Node puts it by default (node-compile-cache in the OS temp directory);
-// NODE_COMPILE_CACHE moves it and NODE_DISABLE_COMPILE_CACHE turns it off, as for any Node
-// program. Only the CLI turns it on: the library and the runtime leave their host's settings
-// alone. It applies to modules loaded after this call, hence the rest is imported below.
-(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+// V8's compile cache where Node has it (22.3 and later, through `process.getBuiltinModule`, so
+// that Node 20 loads nothing for it): the CLI's code is compiled once per Node version and read
+// back from the cache after that, which is most of what loading it costs. The cache is where
+// Node puts it by default (node-compile-cache in the OS temp directory); NODE_COMPILE_CACHE moves
+// it and NODE_DISABLE_COMPILE_CACHE turns it off, as for any Node program. Only the CLI turns it
+// on: the library and the runtime leave their host's settings alone. It applies to modules
+// loaded after this call, hence the rest is imported below.
+const node = process as NodeJS.Process & { getBuiltinModule?: (id: 'node:module') => { enableCompileCache?: () => unknown } };
+node.getBuiltinModule?.('node:module').enableCompileCache?.();
 
 await import('./cli/process.js');
