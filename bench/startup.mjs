@@ -49,7 +49,9 @@ const thousand = [file('before-1k.json', { tools: before }), file('after-1k.json
 const tiny = file('tiny.json', { tools: before.slice(0, 1) });
 const lockfile = join(scratch, 'mcp-contracts.lock.json');
 spawnSync(process.execPath, [binOf(ROOT), 'lock', '--file', thousand[0], '--lockfile', lockfile, '--quiet'], { stdio: 'inherit' });
-const SERVER = [process.execPath, join(ROOT, 'test/fixtures/servers/raw-inventory.mjs')];
+/** A server without an SDK; the shell notes when it starts (ns since the epoch), to tell the proxy's share before it from after. */
+const started = join(scratch, 'server-started.txt');
+const SERVER = ['/bin/sh', '-c', `date +%s%N > '${started}'; exec '${process.execPath}' '${join(ROOT, 'test/fixtures/servers/raw-inventory.mjs')}'`];
 
 // ── the cases ─────────────────────────────────────────────────────────────────────────────
 const node = (...args) => [process.execPath, ...args];
@@ -90,9 +92,13 @@ function run({ argv, exits, reports, cwd = ROOT }) {
   return { ms: reports ? Number(result.stdout) : ms, peakMiB: TIME ? kib / 1024 : null, cpuMs: TIME ? (user + system) * 1000 : null };
 }
 
-/** A server (or the proxy before one) as a client starts it: spawn, send initialize at once, time the answer. */
+/**
+ * A server (or the proxy before one) as a client starts it: spawn, send initialize at once, time
+ * the answer; `beforeServerMs` is how long after the spawn the server itself started.
+ */
 function ready({ ready: argv }) {
   return new Promise((resolve, reject) => {
+    const spawnedAt = performance.timeOrigin + performance.now();
     const started = process.hrtime.bigint();
     const child = spawn(argv[0], argv.slice(1), { cwd: ROOT, stdio: ['pipe', 'pipe', 'ignore'] });
     let ms;
@@ -106,7 +112,11 @@ function ready({ ready: argv }) {
       }
     });
     child.once('error', reject);
-    child.once('exit', () => (ms === undefined ? reject(new Error(`${argv.join(' ')} exited before answering initialize`)) : resolve({ ms, peakMiB: null, cpuMs: null })));
+    child.once('exit', () => {
+      if (ms === undefined) return reject(new Error(`${argv.join(' ')} exited before answering initialize`));
+      const beforeServerMs = Number(readFileSync(started, 'utf8').trim()) / 1e6 - spawnedAt;
+      resolve({ ms, beforeServerMs, peakMiB: null, cpuMs: null });
+    });
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } })}\n`);
   });
 }
@@ -147,6 +157,13 @@ for (const id of ['diff-1k', 'check-1k']) {
 }
 rows.push(['the server alone: initialize answered', `${ms('server-ready').toFixed(0)} ms`, '(reference)', '']);
 absolute('  through the proxy: later by', 'proxy-ready', 50, ms('proxy-ready') - ms('server-ready'), samples.has('baseline proxy-ready') ? ms('baseline proxy-ready') - ms('server-ready') : undefined);
+// Before the server starts: the proxy's own Node, its code up to the spawn, the supervisor; after: what the relay adds.
+const beforeServer = (id) => median(samples.get(id).map((s) => s.beforeServerMs));
+for (const label of ['', ...(BASELINE ? ['baseline '] : [])]) {
+  const id = `${label}proxy-ready`;
+  const after = ms(id) - beforeServer(id) - (ms('server-ready') - beforeServer('server-ready'));
+  rows.push([`    ${label === '' ? '' : `baseline (${BASELINE}): `}before the server starts / after it`, `${beforeServer(id).toFixed(0)} ms / ${after.toFixed(0)} ms`, '(reference)', '']);
+}
 absolute("import('mcp-contract-guard/runtime'), in a new process", 'runtime', 15);
 
 printTargets(
