@@ -50,8 +50,8 @@ const tiny = file('tiny.json', { tools: before.slice(0, 1) });
 const lockfile = join(scratch, 'mcp-contracts.lock.json');
 spawnSync(process.execPath, [binOf(ROOT), 'lock', '--file', thousand[0], '--lockfile', lockfile, '--quiet'], { stdio: 'inherit' });
 /** A server without an SDK; the shell notes when it starts (ns since the epoch), to tell the proxy's share before it from after. */
-const started = join(scratch, 'server-started.txt');
-const SERVER = ['/bin/sh', '-c', `date +%s%N > '${started}'; exec '${process.execPath}' '${join(ROOT, 'test/fixtures/servers/raw-inventory.mjs')}'`];
+const serverStartedFile = join(scratch, 'server-started.txt');
+const SERVER = ['/bin/sh', '-c', `date +%s%N > '${serverStartedFile}'; exec '${process.execPath}' '${join(ROOT, 'test/fixtures/servers/raw-inventory.mjs')}'`];
 
 // ── the cases ─────────────────────────────────────────────────────────────────────────────
 const node = (...args) => [process.execPath, ...args];
@@ -114,7 +114,7 @@ function ready({ ready: argv }) {
     child.once('error', reject);
     child.once('exit', () => {
       if (ms === undefined) return reject(new Error(`${argv.join(' ')} exited before answering initialize`));
-      const beforeServerMs = Number(readFileSync(started, 'utf8').trim()) / 1e6 - spawnedAt;
+      const beforeServerMs = Number(readFileSync(serverStartedFile, 'utf8').trim()) / 1e6 - spawnedAt;
       resolve({ ms, beforeServerMs, peakMiB: null, cpuMs: null });
     });
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } })}\n`);
