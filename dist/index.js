@@ -56845,9 +56845,13 @@ function without(object, keys) {
             out[key] = value;
     return out;
 }
-/** The keys whose values differ between two objects (present on either side), sorted. */
+/**
+ * The keys whose values differ between two objects (present on either side), sorted. Each pair
+ * is compared once, so by a plain walk that stops at the first difference: hashing both whole
+ * subtrees first (`jsonEqual`) pays only where the same subtrees are compared again and again.
+ */
 function changedKeys(previous, current) {
-    return [...new Set([...Object.keys(previous), ...Object.keys(current)])].filter((key) => !diff_json_jsonEqual(previous[key], current[key])).sort();
+    return [...new Set([...Object.keys(previous), ...Object.keys(current)])].filter((key) => !json_jsonEqual(previous[key], current[key])).sort();
 }
 
 ;// CONCATENATED MODULE: ./lib/diff/patterns.js
@@ -58380,8 +58384,6 @@ function renamedMembers(previous, current) {
 
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
-// EXTERNAL MODULE: external "node:worker_threads"
-var external_node_worker_threads_ = __nccwpck_require__(5919);
 ;// CONCATENATED MODULE: ./lib/diff/semantic.js
 /**
  * The semantic cross-check: ask `json-schema-diff` (set algebra over schemas) whether the set
@@ -58405,7 +58407,6 @@ var external_node_worker_threads_ = __nccwpck_require__(5919);
  * - It is synchronous once started: a Promise timeout cannot stop it. It runs in worker
  *   threads that are terminated when a pair exceeds its time, or the whole diff its budget.
  */
-
 
 
 
@@ -58513,7 +58514,9 @@ function projectForSemanticCheck(schema, options = {}) {
  * is used: a worker thread cannot load a .ts file.
  */
 const WORKER_CANDIDATES = ['./semantic-worker.js', '../../lib/diff/semantic-worker.js'];
-const workerUrl = WORKER_CANDIDATES.map((file) => new URL(file, import.meta.url)).find((url) => (0,external_node_fs_namespaceObject.existsSync)(url));
+/** Looked for when a diff first has a pair to check, not on import: most diffs never do. */
+let workerUrl;
+const findWorker = () => (workerUrl ??= WORKER_CANDIDATES.map((file) => new URL(file, import.meta.url)).find((url) => (0,external_node_fs_namespaceObject.existsSync)(url)) ?? null);
 /**
  * Run json-schema-diff on every job, in worker threads, within the budget. Never throws: a
  * pair that fails, times out or is not reached gets `{ status: 'skipped', reason }`.
@@ -58522,11 +58525,14 @@ async function runSemanticChecks(jobs, budget) {
     const results = new Map();
     if (jobs.length === 0)
         return results;
-    if (workerUrl === undefined) {
+    const workerUrl = findWorker();
+    if (workerUrl === null) {
         for (const job of jobs)
             results.set(job.id, { status: 'skipped', reason: 'the json-schema-diff worker is not installed' });
         return results;
     }
+    // Loaded with the first pair to check: worker threads are some 26 of Node's own modules.
+    const { Worker } = await Promise.resolve(/* import() */).then(__nccwpck_require__.t.bind(__nccwpck_require__, 5919, 19));
     const deadline = Date.now() + budget.totalMs;
     const queue = [...jobs];
     const poolSize = Math.max(1, Math.min(budget.workers ?? Math.min((0,external_node_os_namespaceObject.availableParallelism)(), 4), Math.ceil(jobs.length / PAIRS_PER_WORKER)));
@@ -58540,7 +58546,7 @@ async function runSemanticChecks(jobs, budget) {
                     continue;
                 }
                 try {
-                    worker ??= new external_node_worker_threads_.Worker(workerUrl);
+                    worker ??= new Worker(workerUrl);
                 }
                 catch (error) {
                     results.set(job.id, { status: 'skipped', reason: `no worker thread could be started (${error instanceof Error ? error.message : String(error)})` });
@@ -62435,6 +62441,36 @@ function withSuffix(path, id) {
 /******/ 	};
 /******/ })();
 /******/ 
+/******/ /* webpack/runtime/create fake namespace object */
+/******/ (() => {
+/******/ 	var getProto = Object.getPrototypeOf ? (obj) => (Object.getPrototypeOf(obj)) : (obj) => (obj.__proto__);
+/******/ 	var leafPrototypes;
+/******/ 	// create a fake namespace object
+/******/ 	// mode & 1: value is a module id, require it
+/******/ 	// mode & 2: merge all properties of value into the ns
+/******/ 	// mode & 4: return value when already ns object
+/******/ 	// mode & 16: return value when it's Promise-like
+/******/ 	// mode & 8|1: behave like require
+/******/ 	__nccwpck_require__.t = function(value, mode) {
+/******/ 		if(mode & 1) value = this(value);
+/******/ 		if(mode & 8) return value;
+/******/ 		if(typeof value === 'object' && value) {
+/******/ 			if((mode & 4) && value.__esModule) return value;
+/******/ 			if((mode & 16) && typeof value.then === 'function') return value;
+/******/ 		}
+/******/ 		var ns = Object.create(null);
+/******/ 		__nccwpck_require__.r(ns);
+/******/ 		var def = {};
+/******/ 		leafPrototypes = leafPrototypes || [null, getProto({}), getProto([]), getProto(getProto)];
+/******/ 		for(var current = mode & 2 && value; typeof current == 'object' && !~leafPrototypes.indexOf(current); current = getProto(current)) {
+/******/ 			Object.getOwnPropertyNames(current).forEach((key) => (def[key] = () => (value[key])));
+/******/ 		}
+/******/ 		def['default'] = () => (value);
+/******/ 		__nccwpck_require__.d(ns, def);
+/******/ 		return ns;
+/******/ 	};
+/******/ })();
+/******/ 
 /******/ /* webpack/runtime/define property getters */
 /******/ (() => {
 /******/ 	// define getter functions for harmony exports
@@ -62450,6 +62486,17 @@ function withSuffix(path, id) {
 /******/ /* webpack/runtime/hasOwnProperty shorthand */
 /******/ (() => {
 /******/ 	__nccwpck_require__.o = (obj, prop) => (Object.prototype.hasOwnProperty.call(obj, prop))
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/make namespace object */
+/******/ (() => {
+/******/ 	// define __esModule on exports
+/******/ 	__nccwpck_require__.r = (exports) => {
+/******/ 		if(typeof Symbol !== 'undefined' && Symbol.toStringTag) {
+/******/ 			Object.defineProperty(exports, Symbol.toStringTag, { value: 'Module' });
+/******/ 		}
+/******/ 		Object.defineProperty(exports, '__esModule', { value: true });
+/******/ 	};
 /******/ })();
 /******/ 
 /************************************************************************/
