@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { UserError, errorMessage } from '../errors.js';
 import { DeltaArtifactError, loadDeltaMap, type DeltaMap } from '../runtime/index.js';
+import { UsageRecorder } from '../runtime/usage.js';
 import { PROXY_USAGE, parseProxyArgs, type ProxyOptions } from './args.js';
 import { CallLog } from './call-log.js';
 import { httpUpstream } from './http-upstream.js';
@@ -37,7 +38,9 @@ export async function runProxy(options: ProxyOptions, streams: ProxyStreams = pr
   const warn = (message: string) => void streams.errors.write(`mcp-contract-guard proxy: ${message}\n`);
   const deltas = readArtifact(options.artifact, warn);
   const log = options.log === undefined ? undefined : new CallLog(options.log, options.logValues === true, warn);
-  const relay = { deltas, validate: options.validate !== false, explainAll: options.explainAll !== false, log, warn };
+  const usage = options.usage === undefined ? undefined : openUsage(options.usage, warn);
+  usage?.setTransport(options.listen !== undefined ? 'tcp' : 'pipe');
+  const relay = { deltas, validate: options.validate !== false, explainAll: options.explainAll !== false, log, usage, warn };
   const { url, headers = {}, command } = options;
   const upstream = () => (url !== undefined ? httpUpstream(url, headers, warn) : launchServer(command));
   const signal = stopSignal();
@@ -47,6 +50,7 @@ export async function runProxy(options: ProxyOptions, streams: ProxyStreams = pr
   } finally {
     signal.dispose();
     log?.close();
+    usage?.close();
   }
 }
 
@@ -91,6 +95,15 @@ export async function proxyCommand(argv: readonly string[], io: { stdout: (text:
 
 function processStreams(): ProxyStreams {
   return { input: process.stdin, output: process.stdout, errors: process.stderr };
+}
+
+/** The usage recorder of `--usage FILE`; a file that cannot be opened stops the proxy before it starts. */
+function openUsage(file: string, warn: (message: string) => void): UsageRecorder {
+  try {
+    return new UsageRecorder({ file, warn: (message) => warn(`usage: ${message}`) });
+  } catch (error) {
+    throw new UserError(`--usage ${file} cannot be opened for appending (${errorMessage(error)}).`);
+  }
 }
 
 /** The artifact's deltas. A missing file is a warning (a first release has none); a corrupt one stops the proxy. */

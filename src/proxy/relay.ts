@@ -25,7 +25,8 @@ import { createExplainer, type Explainer } from '../runtime/self-healing.js';
 import { errorResult, type DeltaMap } from '../runtime/index.js';
 import { reportedFields } from '../runtime/validation-error.js';
 import type { CallLog, CallOutcome } from './call-log.js';
-import { explainServerError } from '../runtime/server-errors.js';
+import type { CallOutcome as UsageOutcome, UsageRecorder } from '../runtime/usage.js';
+import { explainServerError, isUnknownToolError } from '../runtime/server-errors.js';
 import { ArgumentValidator } from './validation.js';
 
 export interface RelayOptions {
@@ -36,6 +37,8 @@ export interface RelayOptions {
   /** Check and explain every tool's calls (default); false: only the tools with deltas (`--no-explain-all`). */
   explainAll?: boolean;
   log?: CallLog | undefined;
+  /** Counts what the calls use (`--usage FILE`), shared by every session of the proxy. */
+  usage?: UsageRecorder | undefined;
   /** A line for the operator (stderr). */
   warn: (message: string) => void;
   /** How long calls wait for the proxy's own `tools/list` before going out unchecked (default 10 s). */
@@ -227,6 +230,7 @@ export class RelaySession {
     const name = params?.name;
     if (typeof name !== 'string') return undefined;
     const args = params?.arguments;
+    this.options.usage?.call(name, args);
     if (this.options.validate && this.tools !== undefined) {
       const tool = this.tools.get(name);
       const moved = tool === undefined ? this.explainer.movedTool(name) : undefined;
@@ -346,6 +350,7 @@ export class RelaySession {
       case 'initialize':
       case 'discover':
         if (result !== undefined) this.toolsDeclared = isJsonObject(result.capabilities) && result.capabilities.tools !== undefined;
+        if (isJsonObject(result?.serverInfo)) this.options.usage?.setServer(result.serverInfo);
         if (request.kind === 'discover' && result !== undefined && !this.clientListed && this.tools === undefined) this.startListing();
         return FORWARD;
       case 'list':
@@ -391,7 +396,7 @@ export class RelaySession {
             readIssues: () => this.validator.errors(request.tool, schema, request.args),
           });
     if (explained === undefined) {
-      this.record(request.tool, 'failed', [], request.args, ms);
+      this.record(request.tool, 'failed', [], request.args, ms, message);
       return undefined;
     }
     this.record(request.tool, explained.outcome, fieldsOf(explained.text), request.args, ms);
@@ -461,6 +466,7 @@ export class RelaySession {
 
   private learn(chain: Map<string, JsonObject>): void {
     this.tools = chain;
+    this.options.usage?.listed(chain.values());
     this.validator.retain(new Set(chain.keys()));
     if (this.ownListing === undefined) this.release();
   }
@@ -472,8 +478,12 @@ export class RelaySession {
     if (this.requests.size > MAX_TRACKED_REQUESTS) this.requests.delete(this.requests.keys().next().value as string);
   }
 
-  private record(tool: string, outcome: CallOutcome, fields: readonly string[], args: unknown, ms?: number): void {
+  private record(tool: string, outcome: CallOutcome, fields: readonly string[], args: unknown, ms?: number, answer?: JsonObject): void {
     this.options.log?.write({ tool, outcome, fields, ...(ms !== undefined ? { ms } : {}) }, args);
+    if (this.options.usage !== undefined && outcome !== 'cancelled') {
+      const { counted, errorType } = usageOutcome(tool, outcome, answer);
+      this.options.usage.outcome(tool, counted, (ms ?? 0) / 1000, errorType);
+    }
   }
 
   private reportMalformed(line: Buffer): void {
@@ -532,6 +542,31 @@ function textOf(result: JsonObject | undefined): string | undefined {
   if (!Array.isArray(content)) return undefined;
   const texts = content.map((part) => (isJsonObject(part) && part.type === 'text' && typeof part.text === 'string' ? part.text : undefined));
   return texts.length > 0 && texts.every((text) => text !== undefined) ? texts.join('\n') : undefined;
+}
+
+/**
+ * A call's end as usage counts it: refused (the proxy's or the server's refusal of its
+ * arguments or its tool), another JSON-RPC error, the tool's own error, or success; with
+ * OpenTelemetry's `error.type` (the JSON-RPC code, or `tool_error`).
+ */
+function usageOutcome(tool: string, outcome: CallOutcome, answer: JsonObject | undefined): { counted: UsageOutcome; errorType?: string } {
+  switch (outcome) {
+    case 'passed':
+      return { counted: 'ok' };
+    case 'blocked':
+    case 'explained':
+      return { counted: 'invalid-arguments', errorType: '-32602' };
+    case 'moved':
+      return { counted: 'unknown-tool', errorType: '-32602' };
+    default: {
+      const error = isJsonObject(answer?.error) ? answer.error : undefined;
+      const text = error !== undefined ? error.message : textOf(isJsonObject(answer?.result) ? answer.result : undefined);
+      const code = error !== undefined ? error.code : typeof text === 'string' && /^MCP error -32602: /.test(text) ? -32602 : undefined;
+      if (code === -32602) return { counted: typeof text === 'string' && isUnknownToolError(tool, text) ? 'unknown-tool' : 'invalid-arguments', errorType: '-32602' };
+      if (error !== undefined) return { counted: 'error', ...(typeof code === 'number' ? { errorType: String(code) } : {}) };
+      return { counted: 'tool-error', errorType: 'tool_error' };
+    }
+  }
 }
 
 /** The argument paths an explanation names, for the call log. */

@@ -23,6 +23,7 @@ export {
   type ZodIssueLike,
 } from './validation-error.js';
 export { withSelfHealing, type McpServerLike, type WithSelfHealingOptions } from './mcp-server.js';
+export { UsageRecorder, createUsageRecorder, type CallOutcome, type MeterLike, type UsageRecorderOptions } from './usage.js';
 export {
   callWithSelfHealing,
   correctedCall,

@@ -33,8 +33,17 @@ import { isJsonObject } from '../protocol/index.js';
 import { createExplainer, type Explainer, type ExplainerOptions } from './self-healing.js';
 import { errorResult } from './protocol.js';
 import type { HealingSession } from './session.js';
+import { UsageRecorder, createUsageRecorder, type CallOutcome, type UsageRecorderOptions } from './usage.js';
 
-export type WithSelfHealingOptions = ExplainerOptions;
+export interface WithSelfHealingOptions extends ExplainerOptions {
+  /**
+   * Record what the calls use (tools, argument fields, enum values, refusals), per day, for
+   * `usage summarize` and the gate: `{ file }` appends to that file (one recorder per file per
+   * process), or a recorder made with `createUsageRecorder` (share one between the servers a
+   * process makes per session). See docs/usage.md.
+   */
+  usage?: UsageRecorderOptions | UsageRecorder;
+}
 
 /**
  * What `withSelfHealing` needs of an `McpServer` (@modelcontextprotocol/sdk 1.x), written out
@@ -56,9 +65,11 @@ interface ProtocolLike {
 interface TransportLike {
   send(message: unknown, options?: unknown): Promise<void>;
   onmessage?: ((message: unknown, extra?: unknown) => void) | undefined;
+  onclose?: (() => void) | undefined;
 }
 
 const explainers = new WeakMap<object, Explainer>();
+const recorders = new WeakMap<object, UsageRecorder>();
 const hooked = new WeakSet<object>();
 const attached = new WeakSet<object>();
 
@@ -77,11 +88,12 @@ export function withSelfHealing<T extends McpServerLike>(server: T, options: Wit
       'withSelfHealing: this is not an McpServer of @modelcontextprotocol/sdk 1.x (it has no low-level `server` with a `connect` method), so its answers cannot be hooked.',
     );
   }
-  if (!explainer.active) {
-    explainers.delete(protocol);
-    return server;
-  }
-  explainers.set(protocol, explainer);
+  const recorder = options.usage === undefined ? undefined : options.usage instanceof UsageRecorder ? options.usage : createUsageRecorder(options.usage);
+  if (recorder === undefined) recorders.delete(protocol);
+  else recorders.set(protocol, recorder);
+  if (!explainer.active) explainers.delete(protocol);
+  else explainers.set(protocol, explainer);
+  if (!explainer.active && recorder === undefined) return server;
   if (!hooked.has(protocol)) {
     hooked.add(protocol);
     const connect = protocol.connect;
@@ -107,8 +119,18 @@ function attach(protocol: object, transport: TransportLike): void {
   const send = transport.send;
   const calls = new CallRegister();
   let session: Promise<HealingSession> | undefined;
+  const recorder = recorders.get(protocol);
+  if (recorder !== undefined) {
+    recorder.setTransport(/stdio/i.test(transport.constructor?.name ?? '') ? 'pipe' : 'tcp');
+    // The stdio transport closing is often the end of the process: what was counted goes out now.
+    const onclose = transport.onclose;
+    transport.onclose = function (this: unknown) {
+      void recorders.get(protocol)?.flush();
+      onclose?.call(this);
+    };
+  }
   transport.onmessage = function (this: unknown, message, extra) {
-    calls.observe(message, extra);
+    calls.observe(message, extra, recorders.get(protocol));
     deliver?.call(this, message, extra);
   };
   transport.send = function (this: unknown, message, options) {
@@ -117,7 +139,15 @@ function attach(protocol: object, transport: TransportLike): void {
       if (isJsonObject(message) && typeof message.id === 'string' && message.id.startsWith(OWN_ID_PREFIX)) return session.then((s) => s.ownAnswer(message));
       if (isJsonObject(message) && message.method === 'notifications/tools/list_changed') void session.then((s) => s.forget());
     }
-    const call = calls.answered(message);
+    const answered = calls.answered(message);
+    if (answered !== undefined && answered.kind !== 'call') {
+      const result = isJsonObject(message) && isJsonObject(message.result) ? message.result : undefined;
+      if (answered.kind === 'list') recorders.get(protocol)?.listed(Array.isArray(result?.tools) ? result.tools : []);
+      else recorders.get(protocol)?.setServer(isJsonObject(result?.serverInfo) ? result.serverInfo : undefined);
+      return send.call(this, message, options);
+    }
+    const call = answered;
+    if (call !== undefined && call.started !== undefined) recordOutcome(recorders.get(protocol), call, message);
     const explainer = call === undefined ? undefined : explainers.get(protocol);
     const text = explainer === undefined ? undefined : failureText(message);
     if (call === undefined || explainer === undefined || text === undefined) return send.call(this, message, options);
@@ -131,26 +161,45 @@ function attach(protocol: object, transport: TransportLike): void {
   };
 }
 
-/** The `tools/call` requests awaiting an answer: the request path's whole cost is one entry here. */
+/**
+ * The `tools/call` requests awaiting an answer (and, when usage is recorded, the `tools/list`
+ * and `initialize` ones): the request path's whole cost is one entry here, plus the recorder's
+ * count of the call.
+ */
 class CallRegister {
-  private readonly pending = new Map<string, PendingCall>();
+  private readonly pending = new Map<string, Pending>();
 
-  observe(message: unknown, extra: unknown): void {
-    if (!isJsonObject(message) || message.method !== 'tools/call' || !isJsonObject(message.params)) return;
+  observe(message: unknown, extra: unknown, recorder: UsageRecorder | undefined): void {
+    if (!isJsonObject(message) || typeof message.method !== 'string') return;
     const key = idKey(message.id);
-    const name = message.params.name;
-    if (key === undefined || typeof name !== 'string') return;
-    this.pending.set(key, { name, args: message.params.arguments, extra });
-    // Calls cancelled without an answer are forgotten, oldest first, past any real concurrency.
-    if (this.pending.size > MAX_PENDING_CALLS) this.pending.delete(this.pending.keys().next().value as string);
+    if (key === undefined) return;
+    if (message.method === 'tools/call') {
+      const params = isJsonObject(message.params) ? message.params : undefined;
+      const name = params?.name;
+      if (typeof name !== 'string') return;
+      const args = params?.arguments;
+      if (recorder === undefined) this.track(key, { kind: 'call', name, args, extra });
+      else {
+        recorder.call(name, args);
+        this.track(key, { kind: 'call', name, args, extra, started: performance.now() });
+      }
+    } else if (recorder !== undefined && (message.method === 'tools/list' || message.method === 'initialize')) {
+      this.track(key, { kind: message.method === 'tools/list' ? 'list' : 'initialize' });
+    }
   }
 
-  answered(message: unknown): PendingCall | undefined {
+  answered(message: unknown): Pending | undefined {
     if (!isJsonObject(message) || !('result' in message || 'error' in message)) return undefined;
     const key = idKey(message.id);
-    const call = key === undefined ? undefined : this.pending.get(key);
-    if (call !== undefined) this.pending.delete(key as string);
-    return call;
+    const pending = key === undefined ? undefined : this.pending.get(key);
+    if (pending !== undefined) this.pending.delete(key as string);
+    return pending;
+  }
+
+  private track(key: string, pending: Pending): void {
+    this.pending.set(key, pending);
+    // Calls cancelled without an answer are forgotten, oldest first, past any real concurrency.
+    if (this.pending.size > MAX_PENDING_CALLS) this.pending.delete(this.pending.keys().next().value as string);
   }
 }
 
@@ -158,10 +207,44 @@ const MAX_PENDING_CALLS = 10_000;
 
 /** A `tools/call` as it came in. */
 export interface PendingCall {
+  readonly kind: 'call';
   readonly name: string;
   readonly args: unknown;
   /** What the transport handed the protocol with the call (authentication, the HTTP request). */
   readonly extra: unknown;
+  /** When it came in (`performance.now()`), when usage is recorded. */
+  readonly started?: number;
+}
+
+type Pending = PendingCall | { readonly kind: 'list' | 'initialize' };
+
+/**
+ * How a call ended, as the recorder counts it: a refusal by the SDK (invalid arguments, an
+ * unknown tool: its InvalidParams error, thrown or as an `isError` result), another JSON-RPC
+ * error, the tool's own error, or success.
+ */
+function recordOutcome(recorder: UsageRecorder | undefined, call: PendingCall, message: unknown): void {
+  if (recorder === undefined || !isJsonObject(message)) return;
+  const seconds = (performance.now() - (call.started as number)) / 1000;
+  let outcome: CallOutcome = 'ok';
+  let errorType: string | undefined;
+  if (isJsonObject(message.error)) {
+    const code = message.error.code;
+    errorType = typeof code === 'number' ? String(code) : undefined;
+    outcome = code === -32602 ? refusalOf(call.name, message.error.message) : 'error';
+  } else if (isJsonObject(message.result) && message.result.isError === true) {
+    const text = failureText(message);
+    if (text === undefined) outcome = 'tool-error';
+    else {
+      outcome = refusalOf(call.name, text);
+      errorType = '-32602';
+    }
+  }
+  recorder.outcome(call.name, outcome, seconds, errorType);
+}
+
+function refusalOf(toolName: string, text: unknown): CallOutcome {
+  return typeof text === 'string' && text.replace(/^MCP error -?\d+: /, '') === `Tool ${toolName} not found` ? 'unknown-tool' : 'invalid-arguments';
 }
 
 /**
