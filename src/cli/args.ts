@@ -6,6 +6,7 @@ import { CONFIG_NAME } from '../config-location.js';
 import { SEVERITIES } from '../protocol/report.js';
 import { UserError } from '../errors.js';
 import type { FailOn } from '../policy/gate.js';
+import { DEFAULT_UNUSED_DAYS } from '../protocol/usage-summary.js';
 import { COMMANDS, type CommandName, type Format } from './commands.js';
 
 /**
@@ -45,7 +46,7 @@ export const FLAGS = {
   'pass-env': { type: 'string', multiple: true, value: 'NAME', scope: 'source-option', help: 'pass this variable of your environment to --command (repeatable; needed for GITHUB_TOKEN, GH_TOKEN)' },
   capabilities: { type: 'string', value: 'LIST', scope: 'source-option', help: 'client capabilities to declare: roots,sampling,elicitation (default all) or none' },
   config: { type: 'string', value: 'PATH', scope: 'source-option', help: `the config file (default ./${CONFIG_NAME})` },
-  server: { type: 'string', value: 'NAME', scope: 'source-option', help: 'only this server of the config file' },
+  server: { type: 'string', value: 'NAME', scope: 'source-option', help: 'only this server of the config file (of the recordings, for usage summarize)' },
   // The name is LOCKFILE_NAME's (a test holds them together): its module is not worth loading for --help.
   lockfile: { type: 'string', value: 'PATH', scope: 'command', help: 'the lockfile (default ./mcp-contracts.lock.json)' },
   from: { type: 'string', value: 'REF', scope: 'command', help: 'start after this commit, tag or branch (default: the lockfile\'s first version)' },
@@ -53,6 +54,10 @@ export const FLAGS = {
   format: { type: 'string', value: 'FORMAT', scope: 'command', help: 'the output format' },
   'fail-on': { type: 'string', value: 'SEVERITY', scope: 'command', help: 'exit 1 on a change at or above it: BREAKING (default), RISKY, SAFE, COSMETIC or never' },
   artifact: { type: 'string', value: 'PATH', scope: 'command', help: 'also write the delta artifact the runtime loads' },
+  usage: { type: 'string', value: 'FILE', scope: 'command', help: 'a usage summary (usage summarize): a BREAKING change no call used in the window is RISKY' },
+  'unused-days': { type: 'string', value: 'N', scope: 'command', help: 'with --usage: the days without a call that make a break RISKY (default 30)' },
+  out: { type: 'string', value: 'FILE', scope: 'command', help: 'write the summary to FILE (default: stdout)' },
+  days: { type: 'string', value: 'N', scope: 'command', help: 'summarize only the last N days (today included)' },
   'no-color': { type: 'boolean', scope: 'command', help: 'plain text, even on a terminal (also NO_COLOR=1)' },
   quiet: { type: 'boolean', short: 'q', scope: 'general', help: 'no progress on stderr' },
   debug: { type: 'boolean', scope: 'general', help: 'stack traces on errors' },
@@ -79,6 +84,9 @@ export interface CliArgs {
   format: Format;
   failOn: FailOn;
   artifact: string | undefined;
+  /** The usage summary (`--usage`), and the window it must show a change unused for (`--unused-days`). */
+  usage: string | undefined;
+  unusedDays: number;
   quiet: boolean;
   debug: boolean;
   heal: boolean;
@@ -122,6 +130,8 @@ export function parseCli(argv: string[], isTty: boolean): CliArgs {
     format: 'text',
     failOn: 'BREAKING',
     artifact: values.artifact,
+    usage: values.usage,
+    unusedDays: DEFAULT_UNUSED_DAYS,
     quiet: values.quiet ?? false,
     debug: values.debug ?? false,
     heal: !values['no-heal'],
@@ -141,6 +151,13 @@ export function parseCli(argv: string[], isTty: boolean): CliArgs {
   }
   const { formats } = COMMANDS[command];
   if (formats !== undefined) args.format = oneOf(`${command} --format`, values.format ?? formats[0]!, formats);
+  const unusedDays = values['unused-days'];
+  if (unusedDays !== undefined) {
+    if (values.usage === undefined) throw new UserError('--unused-days only applies with --usage FILE (a usage summary).');
+    const days = /^\d{1,5}$/.test(unusedDays) ? Number(unusedDays) : 0;
+    if (days < 1 || days > 3650) throw new UserError(`--unused-days takes a whole number of days from 1 to 3650; got "${unusedDays}".`);
+    args.unusedDays = days;
+  }
   const failOn = values['fail-on'];
   if (failOn !== undefined) args.failOn = oneOf('--fail-on', failOn.toLowerCase() === 'never' ? 'never' : failOn.toUpperCase(), [...SEVERITIES, 'never'] as const, failOn);
   return args;

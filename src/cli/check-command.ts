@@ -31,6 +31,7 @@ export const run: Runner = async (args, io) => {
     throw new UserError(`${what}, but the config lists ${targets.length} servers: pick one with --server (or run once per server).`);
   }
   if (args.artifact !== undefined) await assertWritable(args.artifact, 'the delta artifact');
+  const usage = args.usage === undefined ? undefined : await (await import('./review.js')).readUsageOption(context);
   const allow = config?.allow ?? [];
   const reviews: Review[] = [];
   let blocked = false;
@@ -46,11 +47,13 @@ export const run: Runner = async (args, io) => {
       io.stdout(`✓ ${server} matches ${lockfile} (${summarizeContracts(compiled.contracts)})\n`);
       return;
     }
-    const { judge, renderReport, verdictText, writeArtifact } = await import('./review.js');
-    const report = await diffOf(locked, compiled.contracts, config?.rules);
+    const { judge, renderReport, usageWarning, verdictText, writeArtifact } = await import('./review.js');
+    const diffed = await diffOf(locked, compiled.contracts, config?.rules);
+    const judgement = judge({ server, names: [locked.server.name, server], report: diffed }, args.failOn, allow, usage);
+    const { report } = judgement;
     const review = { server, report };
     reviews.push(review);
-    const judgement = judge(review, args.failOn, allow);
+    usageWarning(context, report);
     blocked ||= !judgement.gate.pass;
     if (args.format === 'text') {
       io.stdout(drifted ? `✗ ${server} no longer matches ${lockfile}:\n\n` : `✓ ${server} matches ${lockfile} (${summarizeContracts(compiled.contracts)})\n`);

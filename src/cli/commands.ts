@@ -50,7 +50,7 @@ const TABLE = {
       'Compiles a server and compares it with its lockfile: every change, classified, then the gate at --fail-on.\n' +
       'Whatever the threshold, it says when the lockfile no longer matches the server, with the lock command that updates it.',
     source: true,
-    flags: ['lockfile', 'fail-on', 'artifact', 'no-color'],
+    flags: ['lockfile', 'fail-on', 'artifact', 'usage', 'unused-days', 'no-color'],
     formats: FORMATS,
     load: () => import('./check-command.js'),
   },
@@ -61,7 +61,7 @@ const TABLE = {
       'Compares two files, each a lockfile or a tools/list dump: every change, classified, then the gate at --fail-on.\n' +
       'The allow list of the config file (--config, or ./mcp-contract-guard.config.json if there is one) applies.',
     source: false,
-    flags: ['config', 'fail-on', 'artifact', 'no-color'],
+    flags: ['config', 'fail-on', 'artifact', 'usage', 'unused-days', 'no-color'],
     formats: FORMATS,
     load: () => import('./diff-command.js'),
   },
@@ -76,6 +76,17 @@ const TABLE = {
     flags: ['lockfile', 'from', 'to'],
     formats: ['markdown', 'json'],
     load: () => import('./changelog-command.js'),
+  },
+  usage: {
+    operands: 'summarize <FILE…>',
+    summary: 'merge usage recordings into one summary',
+    details:
+      'Merges the usage recordings of many replicas and days (proxy --usage, withSelfHealing\'s usage option) into one\n' +
+      'summary: the server, the days it covers, and per tool the calls, argument fields and enum values used. check and\n' +
+      'diff read it with --usage: a BREAKING change no call used in the window is RISKY.',
+    source: false,
+    flags: ['out', 'days', 'server'],
+    load: () => import('./usage-command.js'),
   },
 } satisfies Record<string, CommandSpec>;
 

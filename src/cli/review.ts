@@ -6,9 +6,11 @@
 import { resolve } from 'node:path';
 import type { AllowEntry } from '../config.js';
 import { ENTRY_NOUN } from '../contract/model.js';
-import { SEVERITIES, type DiffReport } from '../protocol/index.js';
-import { writeTextAtomically } from '../files.js';
+import { SEVERITIES, UsageSummaryError, readUsageSummaryText, type DiffReport } from '../protocol/index.js';
+import { UserError } from '../errors.js';
+import { readTextIfExists, writeTextAtomically } from '../files.js';
 import { allowListNotes, evaluateAllowList, offeredExpiry, todayUtc } from '../policy/allow.js';
+import { judgeChanges, type ChangePolicy } from '../policy/judge.js';
 import type { LocatedDelta } from '../policy/deltas.js';
 import { decideGate, type FailOn, type GateDecision } from '../policy/gate.js';
 import { terminalText, truncate } from '../report/escape.js';
@@ -17,10 +19,14 @@ import type { CommandContext } from './context.js';
 
 export interface Review {
   server: string;
+  /** The names the report's server goes by (previous and current), matched against a usage summary's. */
+  names?: readonly string[];
   report: DiffReport;
 }
 
 export interface Judgement {
+  /** The report as judged: a usage summary's downgrades and evidence applied. */
+  report: DiffReport;
   gate: GateDecision;
   acceptedBy: (fingerprint: string) => AllowEntry | undefined;
 }
@@ -32,11 +38,36 @@ function today(): string {
   return todayUtc(process.env.MCP_CONTRACT_GUARD_TODAY);
 }
 
-/** The allow list's verdict on each delta, then the gate at `failOn`: the Action's rule. */
-export function judge(review: Review, failOn: FailOn, allow: AllowEntry[]): Judgement {
-  const { acceptedBy } = evaluateAllowList([review], allow, today());
-  const gate = decideGate({ server: review.server, report: review.report, failOn, accepted: (f) => acceptedBy(f) !== undefined, lockfileCheck: 'off' });
-  return { gate, acceptedBy };
+/** The usage summary and the allow list's verdict on each delta (the Action's policy, in the same place), then the gate at `failOn`. */
+export function judge(review: Review, failOn: FailOn, allow: AllowEntry[], usage?: ChangePolicy['usage']): Judgement {
+  const { reports, allow: evaluation } = judgeChanges([{ server: review.server, names: review.names ?? [review.server], report: review.report }], { allow, today: today(), ...(usage ? { usage } : {}) });
+  const report = reports[0] as DiffReport;
+  const { acceptedBy } = evaluation;
+  const gate = decideGate({ server: review.server, report, failOn, accepted: (f) => acceptedBy(f) !== undefined, lockfileCheck: 'off' });
+  return { report, gate, acceptedBy };
+}
+
+/**
+ * The usage summary of `--usage`, read as hostile: a file that is not a summary of this version
+ * is an error (asked for, it is never silently ignored), and so is one cut short or edited.
+ */
+export async function readUsageOption(context: CommandContext): Promise<ChangePolicy['usage']> {
+  const { usage, unusedDays } = context.args;
+  if (usage === undefined) return undefined;
+  const path = resolve(context.io.cwd, usage);
+  const text = await readTextIfExists(path, 'the usage summary');
+  if (text === undefined) throw new UserError(`There is no usage summary at ${usage}. Write one with: mcp-contract-guard usage summarize <recordings…> --out ${usage}`);
+  try {
+    return { summary: readUsageSummaryText(text), unusedDays };
+  } catch (error) {
+    if (error instanceof UsageSummaryError) throw new UserError(`--usage ${usage} is not a usage summary this version can read: ${error.message}.`);
+    throw error;
+  }
+}
+
+/** Says when the usage summary could not be used for a report, and why. */
+export function usageWarning(context: CommandContext, report: DiffReport): void {
+  if (report.usage !== undefined && !report.usage.applied) context.warn(`--usage ${context.args.usage} downgraded nothing: ${report.usage.reason}.`);
 }
 
 /**
