@@ -58,7 +58,7 @@ export async function readUsageOption(context: CommandContext): Promise<ChangePo
   const text = await readTextIfExists(path, 'the usage summary');
   if (text === undefined) throw new UserError(`There is no usage summary at ${usage}. Write one with: mcp-contract-guard usage summarize <recordings…> --out ${usage}`);
   try {
-    return { summary: readUsageSummaryText(text), unusedDays };
+    return { summaries: [readUsageSummaryText(text)], unusedDays };
   } catch (error) {
     if (error instanceof UsageSummaryError) throw new UserError(`--usage ${usage} is not a usage summary this version can read: ${error.message}.`);
     throw error;

@@ -10,7 +10,8 @@ import type { AllowEntry } from '../config.js';
 import { emptyReport } from '../protocol/index.js';
 import { UserError, asUserError, errorMessage } from '../errors.js';
 import { renderArtifact, renderSarif } from '../report/index.js';
-import { allowListNotes, evaluateAllowList, offeredExpiry, todayUtc } from '../policy/allow.js';
+import { allowListNotes, offeredExpiry, todayUtc } from '../policy/allow.js';
+import { judgeChanges } from '../policy/judge.js';
 import { covers, needingApproval, type Coverage } from '../policy/coverage.js';
 import { decideGate } from '../policy/gate.js';
 import { releaseVerdict, versionFailure } from '../policy/semver.js';
@@ -35,6 +36,7 @@ import { reproduceCommands } from './reproduce.js';
 import { reviewCoverage, reviewGate, type ServerReview } from './review.js';
 import { log, redactor, registerCredentials, runnerOf, writeSummary, type Runner } from './step.js';
 import { subjectsOf, type RunSubjects } from './subjects.js';
+import { readUsageInputs } from './usage.js';
 import { computeOutputs, renderSummary } from './summary.js';
 
 export async function runAction(): Promise<void> {
@@ -54,6 +56,8 @@ export async function runAction(): Promise<void> {
     redactor.addSecret(inputs.token);
     redactor.addHeaderValues(inputs.headers);
     redactor.addUrl(inputs.url);
+    redactor.addHeaderValues(inputs.usageHeaders);
+    for (const usage of inputs.usage) if (usage.kind === 'url') redactor.addUrl(usage.url);
     redactor.addEnvironment(process.env, inputs.passEnv);
     const context: RunContext = {
       eventName: githubContext.eventName ?? 'unknown',
@@ -109,7 +113,10 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
   else log.info(`No base to compare with: ${plan.noBaselineReason}. The review compares with the lockfile in the checkout.`);
 
   // Everything the base and GitHub say is read before any code of the pull request starts: the
-  // baselines, the approval label and what its record in our comment covers.
+  // usage summaries, the baselines, the approval label and what its record in our comment covers.
+  const headCommit = policy.headFromCommit ? run.head : /^[0-9a-f]{40}$/.test(plan.headSha) ? commit(plan.headSha) : undefined;
+  const usage = inputs.usage.length === 0 ? undefined : await readUsageInputs(inputs, runner, { base: run.base, head: headCommit }, log.info);
+  for (const note of usage?.notes ?? []) log.warning(note);
   const baseLockfiles: BaseLockfile[] = [];
   for (const subject of subjects) baseLockfiles.push(await readBaseLockfile(subject, run));
   const label = plan.pr ? await approvalOf(plan.pr, inputs.approveLabel, api) : {};
@@ -132,12 +139,16 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
   const tampering = tampered.length > 0 ? tamperingMessage(tampered) : undefined;
 
   const today = todayUtc(process.env.MCP_CONTRACT_GUARD_TODAY);
-  const allowEvaluation = evaluateAllowList(
-    drafts.map((d) => ({ server: d.name, report: d.report })),
-    allow,
-    today,
-    inputs.allowMaxDays,
+  // The policy over the changes, as the CLI applies it: usage first, then the allow list.
+  const judgedChanges = judgeChanges(
+    drafts.map((d) => ({ server: d.name, names: d.serverNames ?? [d.name], report: d.report })),
+    { allow, today, allowMaxDays: inputs.allowMaxDays, ...(usage !== undefined && usage.summaries.length > 0 ? { usage: { summaries: usage.summaries, unusedDays: inputs.unusedDays } } : {}) },
   );
+  drafts.forEach((draft, i) => {
+    draft.report = judgedChanges.reports[i] ?? null;
+    draft.notes.push(...(usage?.notes ?? []));
+  });
+  const allowEvaluation = judgedChanges.allow;
   const allowNotes = allowListNotes(allowEvaluation);
   const present = drafts.map((d) => ({ id: d.subject.id, present: d.report ? needingApproval(d.report, inputs.failOn) : null }));
   const coverages = plan.pr ? coveragesOf(present, label, senderOf(context.payload), records) : [];

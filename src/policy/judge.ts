@@ -23,8 +23,12 @@ export interface ChangePolicy {
   /** Today, YYYY-MM-DD (UTC): allow-list dates and the usage window are counted from it. */
   today: string;
   allowMaxDays?: number;
-  /** The usage summary, and the days without a call that make a break RISKY. */
-  usage?: { summary: UsageSummary; unusedDays: number };
+  /**
+   * The usage summaries (each about one server: a server is judged with the one that names it,
+   * else the first, which then says it is about another), and the days without a call that
+   * make a break RISKY.
+   */
+  usage?: { summaries: readonly UsageSummary[]; unusedDays: number };
 }
 
 export interface JudgedChanges {
@@ -35,7 +39,11 @@ export interface JudgedChanges {
 
 export function judgeChanges(reviews: readonly ReviewedServer[], policy: ChangePolicy): JudgedChanges {
   const { usage, today } = policy;
-  const reports = reviews.map(({ report, names }) => (report === null || usage === undefined ? report : applyUsage(report, names, { ...usage, today })));
+  const reports = reviews.map(({ report, names }) => {
+    if (report === null || usage === undefined || usage.summaries.length === 0) return report;
+    const summary = usage.summaries.find((s) => s.server.name !== null && names.includes(s.server.name)) ?? (usage.summaries[0] as UsageSummary);
+    return applyUsage(report, names, { summary, unusedDays: usage.unusedDays, today });
+  });
   const allow = evaluateAllowList(
     reviews.map((review, i) => ({ server: review.server, report: reports[i] ?? null })),
     policy.allow,
