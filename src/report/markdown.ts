@@ -153,7 +153,8 @@ function callerTable(report: DiffReport, markOf: MarkdownOptions['markOf']): str
   const allTools = all.every((r) => r.where === 'tools');
   // Judged with usage: a column says what each row rests on ("breaks 4% of calls", "breaks nobody").
   const withUsage = report.usage?.applied === true;
-  const usageCell = (r: Row) => (withUsage ? ` ${mdCell(r.usage === '' ? '—' : r.usage)} |` : '');
+  // A BREAKING row usage says nothing of (a result, a tool never recorded) is still a break: said so, not left blank.
+  const usageCell = (r: Row) => (withUsage ? ` ${mdCell(r.usage !== '' ? r.usage : r.severity === 'BREAKING' ? 'usage cannot tell' : '—')} |` : '');
   const lines = [
     all.some((r) => r.severity === 'BREAKING') ? '#### What breaks for callers' : '#### What to review',
     '',
