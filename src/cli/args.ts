@@ -6,7 +6,6 @@ import { CONFIG_NAME } from '../config-location.js';
 import { SEVERITIES } from '../protocol/report.js';
 import { UserError } from '../errors.js';
 import type { FailOn } from '../policy/gate.js';
-import { DEFAULT_UNUSED_DAYS } from '../protocol/usage-summary.js';
 import { COMMANDS, type CommandName, type Format } from './commands.js';
 
 /**
@@ -84,9 +83,8 @@ export interface CliArgs {
   format: Format;
   failOn: FailOn;
   artifact: string | undefined;
-  /** The usage summary (`--usage`), and the window it must show a change unused for (`--unused-days`). */
+  /** The usage summary (`--usage`; `--unused-days` is read with it, by the commands). */
   usage: string | undefined;
-  unusedDays: number;
   quiet: boolean;
   debug: boolean;
   heal: boolean;
@@ -131,7 +129,6 @@ export function parseCli(argv: string[], isTty: boolean): CliArgs {
     failOn: 'BREAKING',
     artifact: values.artifact,
     usage: values.usage,
-    unusedDays: DEFAULT_UNUSED_DAYS,
     quiet: values.quiet ?? false,
     debug: values.debug ?? false,
     heal: !values['no-heal'],
@@ -151,13 +148,6 @@ export function parseCli(argv: string[], isTty: boolean): CliArgs {
   }
   const { formats } = COMMANDS[command];
   if (formats !== undefined) args.format = oneOf(`${command} --format`, values.format ?? formats[0]!, formats);
-  const unusedDays = values['unused-days'];
-  if (unusedDays !== undefined) {
-    if (values.usage === undefined) throw new UserError('--unused-days only applies with --usage FILE (a usage summary).');
-    const days = /^\d{1,5}$/.test(unusedDays) ? Number(unusedDays) : 0;
-    if (days < 1 || days > 3650) throw new UserError(`--unused-days takes a whole number of days from 1 to 3650; got "${unusedDays}".`);
-    args.unusedDays = days;
-  }
   const failOn = values['fail-on'];
   if (failOn !== undefined) args.failOn = oneOf('--fail-on', failOn.toLowerCase() === 'never' ? 'never' : failOn.toUpperCase(), [...SEVERITIES, 'never'] as const, failOn);
   return args;

@@ -31,7 +31,7 @@ export const run: Runner = async (args, io) => {
     throw new UserError(`${what}, but the config lists ${targets.length} servers: pick one with --server (or run once per server).`);
   }
   if (args.artifact !== undefined) await assertWritable(args.artifact, 'the delta artifact');
-  const usage = args.usage === undefined ? undefined : await (await import('./review.js')).readUsageOption(context);
+  const usage = args.usage === undefined && args.flags['unused-days'] === undefined ? undefined : await (await import('./review.js')).readUsageOption(context);
   const allow = config?.allow ?? [];
   const reviews: Review[] = [];
   let blocked = false;

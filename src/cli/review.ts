@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import type { AllowEntry } from '../config.js';
 import { ENTRY_NOUN } from '../contract/model.js';
-import { SEVERITIES, UsageSummaryError, readUsageSummaryText, type DiffReport } from '../protocol/index.js';
+import { DEFAULT_UNUSED_DAYS, SEVERITIES, UsageSummaryError, readUsageSummaryText, type DiffReport } from '../protocol/index.js';
 import { UserError } from '../errors.js';
 import { readTextIfExists, writeTextAtomically } from '../files.js';
 import { allowListNotes, evaluateAllowList, offeredExpiry, todayUtc } from '../policy/allow.js';
@@ -52,8 +52,14 @@ export function judge(review: Review, failOn: FailOn, allow: AllowEntry[], usage
  * is an error (asked for, it is never silently ignored), and so is one cut short or edited.
  */
 export async function readUsageOption(context: CommandContext): Promise<ChangePolicy['usage']> {
-  const { usage, unusedDays } = context.args;
-  if (usage === undefined) return undefined;
+  const { usage } = context.args;
+  const days = context.args.flags['unused-days'];
+  if (usage === undefined) {
+    if (days !== undefined) throw new UserError('--unused-days only applies with --usage FILE (a usage summary).');
+    return undefined;
+  }
+  const unusedDays = days === undefined ? DEFAULT_UNUSED_DAYS : /^\d{1,5}$/.test(days) ? Number(days) : 0;
+  if (unusedDays < 1 || unusedDays > 3650) throw new UserError(`--unused-days takes a whole number of days from 1 to 3650; got "${days}".`);
   const path = resolve(context.io.cwd, usage);
   const text = await readTextIfExists(path, 'the usage summary');
   if (text === undefined) throw new UserError(`There is no usage summary at ${usage}. Write one with: mcp-contract-guard usage summarize <recordings…> --out ${usage}`);
