@@ -36,7 +36,7 @@ import { reproduceCommands } from './reproduce.js';
 import { reviewCoverage, reviewGate, type ServerReview } from './review.js';
 import { log, redactor, registerCredentials, runnerOf, writeSummary, type Runner } from './step.js';
 import { subjectsOf, type RunSubjects } from './subjects.js';
-import { readUsageInputs } from './usage.js';
+import { readUsageInputs, type UsageRead } from './usage.js';
 import { computeOutputs, renderSummary } from './summary.js';
 
 export async function runAction(): Promise<void> {
@@ -115,7 +115,7 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
   // Everything the base and GitHub say is read before any code of the pull request starts: the
   // usage summaries, the baselines, the approval label and what its record in our comment covers.
   const headCommit = policy.headFromCommit ? run.head : /^[0-9a-f]{40}$/.test(plan.headSha) ? commit(plan.headSha) : undefined;
-  const usage = inputs.usage.length === 0 ? undefined : await readUsageInputs(inputs, runner, { base: run.base, head: headCommit }, log.info);
+  const usage = inputs.usage.length === 0 ? undefined : await readUsageInputs(inputs, runner, { base: run.base, head: headCommit, baseRef: plan.baseline?.ref }, log.info);
   for (const note of usage?.notes ?? []) log.warning(note);
   const baseLockfiles: BaseLockfile[] = [];
   for (const subject of subjects) baseLockfiles.push(await readBaseLockfile(subject, run));
@@ -152,7 +152,7 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
   const allowNotes = allowListNotes(allowEvaluation);
   const present = drafts.map((d) => ({ id: d.subject.id, present: d.report ? needingApproval(d.report, inputs.failOn) : null }));
   const coverages = plan.pr ? coveragesOf(present, label, senderOf(context.payload), records) : [];
-  const judged = { label, acceptedBy: allowEvaluation.acceptedBy, allowNotes, allowFile, today };
+  const judged = { label, acceptedBy: allowEvaluation.acceptedBy, allowNotes, allowFile, today, usage };
   const reviews = drafts.map((draft, i) => finishReview(draft, run, context, { ...judged, coverage: coverages[i] }));
   if (tampering) for (const review of reviews) review.alert = redactor.redact(tampering);
   for (const review of reviews) if (review.release) log.info(`${review.name}: ${releaseLine(review.release)}`);
@@ -205,6 +205,15 @@ interface Judged {
   allowNotes: string[];
   allowFile: RunSubjects['allowFile'];
   today: string;
+  usage: UsageRead | undefined;
+}
+
+/** The summary a review was judged with, as "Reproduce locally" gets it (none when usage was not applied). */
+function usageToReproduce(draft: ServerDraft, usage: UsageRead | undefined, unusedDays: number): { usage?: { fetch: string[]; path: string; unusedDays: number } } {
+  if (usage === undefined || draft.report?.usage?.applied !== true) return {};
+  const at = usage.summaries.findIndex((s) => s.server.name === draft.report?.usage?.server);
+  const how = usage.reproduce[at];
+  return how === undefined ? {} : { usage: { ...how, unusedDays } };
 }
 
 function finishReview(draft: ServerDraft, run: Run, context: RunContext, judged: Judged): ServerReview {
@@ -262,6 +271,7 @@ function finishReview(draft: ServerDraft, run: Run, context: RunContext, judged:
             ...(plan.baseline ? { baselineRef: plan.baseline.ref } : {}),
             compile: inputs.compile && draft.headSource !== 'lockfile',
             failOn: inputs.failOn,
+            ...usageToReproduce(draft, judged.usage, inputs.unusedDays),
           }).map(redact),
     notes: draft.notes.map(redact),
   };

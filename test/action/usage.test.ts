@@ -81,6 +81,7 @@ describe('the Action with usage', () => {
     expect(body).toMatch(/\| 🟠 \| `legacy_report` \| [^|]+\| breaks nobody \(unused for 30 days\) \|/);
     expect(body).toContain('RISKY by usage (the rule says BREAKING): unused for 30 days: 0 of 50 calls were of `legacy_report`');
     expect(body).toMatch(/\*\*Contract gate failed\*\* for `[^`]+`: 1 breaking change/);
+    expect(body).toContain("# the usage summary the review read, as the workflow's earlier step got usage.json, saved to /tmp/usage.json");
     expect(result.outputs).toMatchObject({ 'breaking-count': '1', gate: 'fail' });
     expect(result.stdout).toContain('::error::The contracts of');
     expect(result.stdout).toMatch(/have 1 change at or above fail-on BREAKING/);
@@ -106,6 +107,8 @@ describe('the Action with usage', () => {
     const judged = await edited.run({ usage: 'usage.json' });
     expect(judged.outputs).toMatchObject({ 'breaking-count': '1', gate: 'fail' });
     expect(comment()).toMatch(/`add_to_cart` \| [^|]+\| breaks 20% of calls \|/);
+    // "Reproduce locally" judges with the same summary, taken from the base as the review took it.
+    expect(comment()).toMatch(/git show '?[0-9a-f]{40}:usage\.json'? > \/tmp\/usage\.json\nnpx mcp-contract-guard@[^ ]+ diff \S+ \S+ --fail-on BREAKING --usage \/tmp\/usage\.json/);
   });
 
   describe('over https', () => {
