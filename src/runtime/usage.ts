@@ -151,6 +151,9 @@ export class UsageRecorder {
   private instruments: Instruments | undefined;
   private transport: string | undefined;
   private closed = false;
+  private followsGlobal = false;
+  /** The global meter provider the instruments come from (`metrics: 'global'`). */
+  private provider: unknown;
 
   constructor(options: UsageRecorderOptions) {
     if (typeof options.file !== 'string' || options.file === '') throw new TypeError('usage.file must be the path of the recording to append to.');
@@ -167,10 +170,23 @@ export class UsageRecorder {
     live.add(this);
     hookExit();
     const metrics = options.metrics ?? 'global';
-    if (metrics !== false) {
-      if (metrics === 'global') void loadGlobalMeter().then((meter) => meter && !this.closed && this.useMeter(meter));
-      else this.useMeter(metrics);
-    }
+    if (metrics === 'global') {
+      this.followsGlobal = true;
+      void loadApi().then(() => this.followGlobalMeter());
+    } else if (metrics !== false) this.useMeter(metrics);
+  }
+
+  /**
+   * Uses the meter provider registered with `@opentelemetry/api` now (a no-op one until the
+   * application registers its SDK, which it may do after the server is made): checked again at
+   * every flush, so a provider registered later is picked up.
+   */
+  private followGlobalMeter(): void {
+    if (!this.followsGlobal || this.closed || api === undefined) return;
+    const provider = api.metrics.getMeterProvider();
+    if (provider === this.provider) return;
+    this.provider = provider;
+    this.useMeter(provider.getMeter('mcp-contract-guard') as unknown as MeterLike);
   }
 
   /** The server the calls are to, as it names itself (its `initialize` answer). */
@@ -245,6 +261,7 @@ export class UsageRecorder {
 
   /** Appends what was counted since the last lines, in the background. Resolves once written. */
   flush(): Promise<void> {
+    this.followGlobalMeter();
     this.today();
     for (const line of this.take()) this.enqueue(line);
     return this.writing;
@@ -632,13 +649,15 @@ function hookExit(): void {
   }
 }
 
-let globalMeter: Promise<MeterLike | undefined> | undefined;
+type OpenTelemetryApi = typeof import('@opentelemetry/api');
+let api: OpenTelemetryApi | undefined;
+let loading: Promise<void> | undefined;
 
-/** `@opentelemetry/api`'s meter, loaded once, in the background; undefined when it is not installed. */
-function loadGlobalMeter(): Promise<MeterLike | undefined> {
-  globalMeter ??= import('@opentelemetry/api').then(
-    (api) => api.metrics.getMeter('mcp-contract-guard') as unknown as MeterLike,
+/** `@opentelemetry/api`, loaded once, in the background (it stays unloaded when it is not installed). */
+function loadApi(): Promise<void> {
+  loading ??= import('@opentelemetry/api').then(
+    (module) => void (api = module),
     () => undefined,
   );
-  return globalMeter;
+  return loading;
 }

@@ -130,6 +130,63 @@ describe('what a call counts', () => {
   });
 });
 
+describe('OpenTelemetry', () => {
+  /** A meter that keeps what it was given. */
+  function keepingMeter() {
+    const points: Array<{ name: string; value: number; attributes: Record<string, unknown> }> = [];
+    const instruments: Array<{ name: string; options: unknown }> = [];
+    const instrument = (name: string, options: unknown) => {
+      instruments.push({ name, options });
+      const keep = (value: number, attributes: Record<string, unknown> = {}) => void points.push({ name, value, attributes });
+      return { record: keep, add: keep };
+    };
+    return { meter: { createHistogram: instrument, createCounter: instrument }, points, instruments };
+  }
+
+  it('records the semantic conventions\' mcp.server.operation.duration, and ours for fields, values and renames', () => {
+    const { meter, points, instruments } = keepingMeter();
+    const recorder = new UsageRecorder({ file: join(dir, 'otel.jsonl'), metrics: meter });
+    recorder.setTransport('pipe');
+    recorder.listed([SEARCH]);
+    recorder.call('search', { query: 'free text', sort: 'date' });
+    recorder.outcome('search', 'invalid-arguments', 0.25, '-32602');
+    recorder.routed('find', 'search');
+    recorder.close();
+    expect(instruments.find((i) => i.name === 'mcp.server.operation.duration')?.options).toMatchObject({ unit: 's', advice: { explicitBucketBoundaries: [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300] } });
+    expect(points).toEqual(
+      expect.arrayContaining([
+        { name: 'mcp_contract_guard.tool.argument.calls', value: 1, attributes: { 'gen_ai.tool.name': 'search', 'mcp_contract_guard.argument.field': 'inputSchema.properties.query' } },
+        { name: 'mcp_contract_guard.tool.argument.value.calls', value: 1, attributes: { 'gen_ai.tool.name': 'search', 'mcp_contract_guard.argument.field': 'inputSchema.properties.sort', 'mcp_contract_guard.argument.value': '"date"' } },
+        {
+          name: 'mcp.server.operation.duration',
+          value: 0.25,
+          attributes: { 'mcp.method.name': 'tools/call', 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search', 'network.transport': 'pipe', 'error.type': '-32602', 'mcp_contract_guard.refusal': 'invalid-arguments' },
+        },
+        { name: 'mcp_contract_guard.tool.routed.calls', value: 1, attributes: { 'gen_ai.tool.name': 'find', 'mcp_contract_guard.tool.routed_to': 'search' } },
+      ]),
+    );
+    expect(JSON.stringify(points)).not.toContain('free text');
+  });
+
+  it('by default, through the meter provider the application registered with @opentelemetry/api, even after the server was made', async () => {
+    const { metrics } = await import('@opentelemetry/api');
+    const { meter, points } = keepingMeter();
+    const recorder = new UsageRecorder({ file: join(dir, 'global.jsonl') });
+    try {
+      // No provider yet: the API's no-op. The application registers its SDK later.
+      await new Promise((r) => setTimeout(r, 50));
+      recorder.call('search', { query: 'q' });
+      metrics.setGlobalMeterProvider({ getMeter: () => meter } as never);
+      await recorder.flush();
+      recorder.call('search', { query: 'q', sort: 'date' });
+      expect(points.map((p) => p.attributes['mcp_contract_guard.argument.field'])).toContain('inputSchema.properties.sort');
+    } finally {
+      recorder.close();
+      metrics.disable();
+    }
+  });
+});
+
 /**
  * A node process that records `calls` calls of `tool` to `file` and ends as `ending` says. It
  * flushes every 10 ms while it runs, or (`exit`, `sigterm`) never on its own: then only the exit
