@@ -5,6 +5,9 @@
 // SDK (test/fixtures/servers/raw-inventory.mjs), once directly and once through the proxy. Calls
 // alternate between the two in rounds, so a busy moment of the machine hits both alike.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { printTargets } from './measure.mjs';
 
@@ -18,6 +21,30 @@ const BURST = 2000;
 
 const VALID = { name: 'create_order', arguments: { sku: 'A-1', quantity: 2, currency: 'EUR' } };
 const INVALID = { name: 'create_order', arguments: { sku: 'A-1', quantity: 2 } };
+/** Shaped for a release that called `quantity` `amount`: the routing proxy passes it as `quantity`. */
+const OLD_SHAPED = { name: 'create_order', arguments: { sku: 'A-1', amount: 2, currency: 'EUR' } };
+
+// The artifact of that rename, released today (inside the deprecation window).
+const scratch = mkdtempSync(join(tmpdir(), 'mcg-bench-proxy-'));
+const ARTIFACT = join(scratch, 'deltas.json');
+writeFileSync(
+  ARTIFACT,
+  JSON.stringify({
+    version: 1,
+    summary: { maxSeverity: 'BREAKING', counts: { BREAKING: 1, RISKY: 0, SAFE: 0, COSMETIC: 0 } },
+    tools: {
+      create_order: {
+        maxSeverity: 'BREAKING',
+        deltas: [{ severity: 'BREAKING', kind: 'property-renamed', field: 'inputSchema.properties.quantity', action: null, direction: 'input', message: 'renamed', previous: 'amount', current: 'quantity', fingerprint: 'a'.repeat(16), facts: { sameSchema: true } }],
+      },
+    },
+    prompts: {},
+    resources: {},
+    resourceTemplates: {},
+    release: { version: '2.0.0', date: new Date().toISOString().slice(0, 10) },
+  }),
+);
+const ROUTING = [process.execPath, `${root}lib/cli.js`, 'proxy', '--artifact', ARTIFACT, '--renames', 'route', '--'];
 
 /** A raw JSON-RPC client over a child's stdio; `call()` resolves with the answer's round trip in ms. */
 function start(argv) {
@@ -73,7 +100,8 @@ function median(values) {
 
 const direct = start(SERVER);
 const proxied = start([...PROXY, ...SERVER]);
-await Promise.all([direct.open(), proxied.open()]);
+const routing = start([...ROUTING, ...SERVER]);
+await Promise.all([direct.open(), proxied.open(), routing.open()]);
 
 // Warm-up: the JIT, ajv's compiled validator, the pipes.
 for (let i = 0; i < 200; i += 1) {
@@ -82,7 +110,12 @@ for (let i = 0; i < 200; i += 1) {
   await proxied.call(INVALID);
 }
 
-const times = { direct: [], proxied: [], blocked: [] };
+for (let i = 0; i < 200; i += 1) {
+  await routing.call(VALID);
+  await routing.call(OLD_SHAPED);
+}
+
+const times = { direct: [], proxied: [], blocked: [], routingValid: [], routed: [] };
 for (let round = 0; round < ROUNDS; round += 1) {
   for (let i = 0; i < CALLS_PER_ROUND; i += 1) {
     times.direct.push((await direct.call(VALID)).ms);
@@ -90,12 +123,18 @@ for (let round = 0; round < ROUNDS; round += 1) {
     const blocked = await proxied.call(INVALID);
     if (!blocked.answer.result?.content?.[0]?.text?.includes('<validation_error')) throw new Error('the invalid call was not answered by the proxy');
     times.blocked.push(blocked.ms);
+    times.routingValid.push((await routing.call(VALID)).ms);
+    const routed = await routing.call(OLD_SHAPED);
+    if (routed.answer.result?.content?.[0]?.text !== 'ordered 2 A-1 in EUR') throw new Error(`the old-shaped call was not routed: ${JSON.stringify(routed.answer)}`);
+    times.routed.push(routed.ms);
   }
 }
 const directMs = median(times.direct);
 const proxiedMs = median(times.proxied);
 const overheadMs = proxiedMs - directMs;
 const blockedMs = median(times.blocked);
+const routingValidMs = median(times.routingValid);
+const routedMs = median(times.routed);
 
 const bursts = { direct: [], proxied: [] };
 for (let round = 0; round < 5; round += 1) {
@@ -104,7 +143,8 @@ for (let round = 0; round < 5; round += 1) {
 }
 const directRate = BURST / (median(bursts.direct) / 1000);
 const proxiedRate = BURST / (median(bursts.proxied) / 1000);
-await Promise.all([direct.close(), proxied.close()]);
+await Promise.all([direct.close(), proxied.close(), routing.close()]);
+rmSync(scratch, { recursive: true, force: true });
 
 const calls = ROUNDS * CALLS_PER_ROUND;
 const rows = [
@@ -112,6 +152,10 @@ const rows = [
   ['valid call, through the proxy', `${proxiedMs.toFixed(3)} ms`, '(reference)', ''],
   ['  overhead per call (proxy − direct)', `${overheadMs.toFixed(3)} ms`, '≤ 1 ms', overheadMs <= 1],
   ['invalid call, answered by the proxy', `${blockedMs.toFixed(3)} ms`, '(reference)', ''],
+  ['valid call, proxy with a renaming artifact, --renames route', `${routingValidMs.toFixed(3)} ms`, '(reference)', ''],
+  ['  its identity path − the proxy without an artifact', `${(routingValidMs - proxiedMs).toFixed(3)} ms`, '≤ 0.05 ms', routingValidMs - proxiedMs <= 0.05],
+  ['old-shaped call (amount → quantity), routed', `${routedMs.toFixed(3)} ms`, '(reference)', ''],
+  ['  routed − valid, same proxy', `${(routedMs - routingValidMs).toFixed(3)} ms`, '≤ 0.2 ms', routedMs - routingValidMs <= 0.2],
   [`burst of ${BURST} calls, direct`, `${Math.round(directRate).toLocaleString('en-US')} calls/s`, '(reference)', ''],
   [`burst of ${BURST} calls, through the proxy`, `${Math.round(proxiedRate).toLocaleString('en-US')} calls/s`, '(reference)', ''],
   ['  proxy throughput / direct', `${(proxiedRate / directRate).toFixed(2)}×`, '≥ 0.5×', proxiedRate / directRate >= 0.5],

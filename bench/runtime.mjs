@@ -7,7 +7,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createToolEnhancer, enrichValidationError, identityEnhancer, loadDeltaMap } from '../lib/runtime/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { createToolEnhancer, enrichValidationError, identityEnhancer, loadDeltaMap, withSelfHealing } from '../lib/runtime/index.js';
+import { CallRouter } from '../lib/runtime/routing.js';
 import { printTargets } from './measure.mjs';
 
 const strict = process.argv.includes('--strict');
@@ -130,6 +135,81 @@ const entry = new URL('../lib/runtime/index.js', import.meta.url).href;
 const importScript = `const t = process.hrtime.bigint(); await import(${JSON.stringify(entry)}); process.stdout.write(String(Number(process.hrtime.bigint() - t) / 1e6));`;
 const importMs = median(Array.from({ length: 21 }, () => Number(spawnSync(process.execPath, ['--input-type=module', '-e', importScript], { encoding: 'utf8' }).stdout)));
 
+// --- 5. Calls through a real McpServer: direct, the identity path, a routed call -------------
+// The artifact renames `quantity` → `qty` and removes `note` on create_order; `check` is a tool
+// it says nothing about. A healed server in route mode answers three kinds of call: one to
+// `check` (the identity path: one lookup), a new-shaped create_order (scanned for old names,
+// none found), and an old-shaped one (translated, with a notice). Each is timed against the
+// same call to a server without withSelfHealing, interleaved in rounds so drift hits both.
+const renamed = (tool, deltas) => ({ maxSeverity: 'BREAKING', deltas });
+const routeArtifact = loadDeltaMap({
+  version: 1,
+  summary: { maxSeverity: 'BREAKING', counts: { BREAKING: 1, RISKY: 1, SAFE: 0, COSMETIC: 0 } },
+  tools: {
+    create_order: renamed('create_order', [
+      { severity: 'BREAKING', kind: 'property-renamed', field: 'inputSchema.properties.qty', action: null, direction: 'input', message: 'renamed', previous: 'quantity', current: 'qty', fingerprint: 'a'.repeat(16), facts: { sameSchema: true } },
+      { severity: 'RISKY', kind: 'property-removed-ignored', field: 'inputSchema.properties.note', action: null, direction: 'input', message: 'removed', previous: { type: 'string' }, current: null, fingerprint: 'b'.repeat(16) },
+    ]),
+  },
+  prompts: {},
+  resources: {},
+  resourceTemplates: {},
+  release: { version: '2.0.0', date: new Date().toISOString().slice(0, 10) },
+});
+
+async function server(healed) {
+  const mcp = new McpServer({ name: 'bench', version: '2.0.0' });
+  mcp.registerTool('create_order', { inputSchema: { sku: z.string(), qty: z.number().int().min(1) } }, async ({ sku, qty }) => ({ content: [{ type: 'text', text: `${qty} ${sku}` }] }));
+  mcp.registerTool('check', { inputSchema: { sku: z.string() } }, async ({ sku }) => ({ content: [{ type: 'text', text: sku }] }));
+  if (healed) withSelfHealing(mcp, { deltas: routeArtifact, renames: 'route' });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'bench', version: '1' });
+  await mcp.connect(serverSide);
+  await client.connect(clientSide);
+  return client;
+}
+
+const plain = await server(false);
+const healedServer = await server(true);
+const CALL_ROUNDS = 10;
+const CALLS_PER_ROUND = 300;
+const calls = {
+  identity: { name: 'check', arguments: { sku: 'A-1' } },
+  scanned: { name: 'create_order', arguments: { sku: 'A-1', qty: 2 } },
+  routed: { name: 'create_order', arguments: { sku: 'A-1', quantity: 2, note: 'gift' } },
+};
+async function callTime(client, call) {
+  const start = process.hrtime.bigint();
+  await client.callTool(call);
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+const routedOnce = await healedServer.callTool(calls.routed);
+if (routedOnce.content.length !== 2 || routedOnce.content[0].text !== '2 A-1') throw new Error(`the routed call was not served: ${JSON.stringify(routedOnce)}`);
+// One call of each kind in turn, many times: a busy moment of the machine hits all alike; the
+// median of the single calls, so a GC pause does not decide a figure. The first round warms up.
+const times = { direct: [], identity: [], directScanned: [], scanned: [], routed: [] };
+for (let round = 0; round <= CALL_ROUNDS; round += 1) {
+  for (let i = 0; i < CALLS_PER_ROUND; i += 1) {
+    const sample = {
+      direct: await callTime(plain, calls.identity),
+      identity: await callTime(healedServer, calls.identity),
+      directScanned: await callTime(plain, calls.scanned),
+      scanned: await callTime(healedServer, calls.scanned),
+      routed: await callTime(healedServer, calls.routed),
+    };
+    if (round > 0) for (const [key, value] of Object.entries(sample)) times[key].push(value);
+  }
+}
+const ms = Object.fromEntries(Object.entries(times).map(([key, list]) => [key, median(list)]));
+await plain.close();
+await healedServer.close();
+
+// The decision alone, on the request path: a tool the artifact knows nothing about, a new-shaped call to one it does.
+const router = new CallRouter(routeArtifact, { renames: 'route' });
+const decideNs = (name, args) => perCall(() => router.decide(name, args, undefined) ?? '', 2_000_000);
+const identityDecideNs = decideNs('check', { sku: 'A-1' });
+const scannedDecideNs = decideNs('create_order', { sku: 'A-1', qty: 2 });
+
 // --- Report ---------------------------------------------------------------------------------
 const rows = [
   ['bare function call (baseline)', `${bareNs.toFixed(2)} ns/call`, '', ''],
@@ -141,5 +221,12 @@ const rows = [
   [`loadDeltaMap, 1,000 tools × 5 deltas (${(big.length / 1024).toFixed(0)} KiB)`, `${loadMs.toFixed(2)} ms`, '< 50 ms', loadMs < 50],
   ['createToolEnhancer for all 1,000 tools', `${enhancersMs.toFixed(2)} ms`, '(reference)', ''],
   ['import mcp-contract-guard/runtime (fresh process)', `${importMs.toFixed(2)} ms`, '(reference)', ''],
+  ['McpServer call, no withSelfHealing (in memory)', `${(ms.direct * 1000).toFixed(1)} µs/call`, '(reference)', ''],
+  ['  same call, healed (route), tool the artifact does not name', `${(ms.identity * 1000).toFixed(1)} µs/call`, '(reference)', ''],
+  ['  identity path − direct', `${((ms.identity - ms.direct) * 1000).toFixed(1)} µs`, '≤ 20 µs', ms.identity - ms.direct <= 0.02],
+  ['  new-shaped call to a renamed tool, healed − direct', `${((ms.scanned - ms.directScanned) * 1000).toFixed(1)} µs`, '≤ 20 µs', ms.scanned - ms.directScanned <= 0.02],
+  ['  routed call (renamed + removed argument) − direct', `${((ms.routed - ms.directScanned) * 1000).toFixed(1)} µs`, '≤ 200 µs', ms.routed - ms.directScanned <= 0.2],
+  ['CallRouter.decide, tool not named by the artifact', `${identityDecideNs.toFixed(1)} ns/call`, '(reference)', ''],
+  ['CallRouter.decide, new-shaped call to a renamed tool', `${scannedDecideNs.toFixed(1)} ns/call`, '(reference)', ''],
 ];
 printTargets(`mcp-contract-guard/runtime benchmarks (node ${process.version}, median of ${ROUNDS} rounds)`, rows, { strict });

@@ -37310,6 +37310,13 @@ const report_SEVERITY_RANK = { BREAKING: 3, RISKY: 2, SAFE: 1, COSMETIC: 0 };
 /** The four collections a server exposes, in the order reports list them (fixed). */
 const report_ENTRY_KINDS = ['tools', 'prompts', 'resources', 'resourceTemplates'];
 const REPORT_VERSION = 1;
+/** `YYYY-MM-DD`, a real day of the Gregorian calendar. */
+function isReleaseDate(value) {
+    if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value))
+        return false;
+    const time = Date.parse(`${value}T00:00:00Z`);
+    return Number.isFinite(time) && new Date(time).toISOString().startsWith(value);
+}
 function maxSeverityOf(severities) {
     let max = null;
     for (const s of severities)
@@ -37548,6 +37555,8 @@ class ReportFormatError extends Error {
     }
 }
 const MAX_PROBLEMS = 20;
+/** Longer than any version string a release is named by. */
+const MAX_VERSION_LENGTH = 200;
 const DELTA_FIELDS = new Set(['severity', 'kind', 'field', 'action', 'direction', 'message', 'previous', 'current', 'fingerprint', 'hint', 'renamedFrom', 'renamedTo', 'match', 'note', 'defaultSeverity', 'reason', 'facts']);
 const OPTIONAL_TEXT = ['hint', 'renamedFrom', 'renamedTo', 'match', 'note', 'reason'];
 const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -37667,6 +37676,11 @@ class Reader {
                 count(server);
             }
         }
+        if (data.release !== undefined) {
+            const release = this.release(data.release);
+            if (release !== undefined)
+                out.release = release;
+        }
         out.summary = this.summary(data.summary, counts);
         return out;
     }
@@ -37699,6 +37713,31 @@ class Reader {
         if (entry === undefined || previous === undefined || current === undefined)
             return undefined;
         return { previous, current, ...entry };
+    }
+    /** Read in both modes: a runtime counts its deprecation window from it, so a bad one must not load. */
+    release(data) {
+        if (!isJsonObject(data)) {
+            this.problem('release', `must be { version?, date? }, got ${kindOf(data)}`);
+            return undefined;
+        }
+        const before = this.problems.length;
+        if (data.version !== undefined && (typeof data.version !== 'string' || data.version === '' || data.version.length > MAX_VERSION_LENGTH)) {
+            this.problem('release.version', `must be a version of 1 to ${MAX_VERSION_LENGTH} characters when present, got ${describe(data.version)}`);
+        }
+        if (data.date !== undefined && !isReleaseDate(data.date))
+            this.problem('release.date', `must be a day as YYYY-MM-DD when present, got ${describe(data.date)}`);
+        if (this.strict)
+            for (const key of Object.keys(data))
+                if (key !== 'version' && key !== 'date')
+                    this.problem(`release.${key}`, 'is not a release field');
+        if (this.problems.length > before)
+            return undefined;
+        const release = {};
+        if (typeof data.version === 'string')
+            release.version = data.version;
+        if (typeof data.date === 'string')
+            release.date = data.date;
+        return release;
     }
     identity(data, at) {
         if (!isJsonObject(data) || typeof data.name !== 'string') {
@@ -37987,6 +38026,38 @@ function memberRenameOf(delta) {
     if (segments === undefined || segments.at(-2) !== 'properties' || segments.at(-1) !== delta.current)
         return undefined;
     return { from: delta.previous, to: delta.current };
+}
+/**
+ * A property removed in place: its field names the property, and its values are the schema it
+ * had and nothing now (a property added is the reverse; a requiredness change holds booleans
+ * on both sides).
+ */
+function memberRemovalOf(delta) {
+    if (delta.current !== null && delta.current !== undefined)
+        return undefined;
+    const previous = delta.previous;
+    if (previous === null || Array.isArray(previous) || (typeof previous !== 'object' && typeof previous !== 'boolean'))
+        return undefined;
+    const segments = fieldSegments(delta.field);
+    if (segments === undefined || segments.length < 2 || segments.at(-2) !== 'properties')
+        return undefined;
+    return { name: segments.at(-1), schema: previous };
+}
+/**
+ * Whether a rename is one the diff is sure of, so a runtime may serve the old name in place of
+ * the new: a property renamed with the same schema on both sides (every diff that wrote a
+ * property rename paired equal schemas only, so an older artifact's rename without the fact
+ * counts too; never one that says otherwise), or a tool whose name changed notation only or
+ * whose description stayed the same (the same arguments alone are not enough: `delete_file` and
+ * `delete_directory` take the same path).
+ */
+function isSureRename(delta) {
+    const facts = delta.facts ?? {};
+    if (memberRenameOf(delta) !== undefined)
+        return facts.sameSchema !== false;
+    if (entryRenameOf(delta) !== undefined)
+        return facts.sameName === true || facts.sameDescription === true;
+    return false;
 }
 
 ;// CONCATENATED MODULE: ./lib/protocol/schema.js
@@ -56908,8 +56979,11 @@ function detectRenames(removed, added, shapeOf) {
             const sameShape = b.shape.digest === a.shape.digest;
             const shape = shapeSimilarity(b.shape, a.shape);
             const score = 0.5 * shape + 0.3 * jaccard(b.name, a.name) + 0.2 * jaccard(b.text, a.text);
-            if (score >= RENAME_THRESHOLD)
-                scored.push({ from: b.key, to: a.key, score, sameShape });
+            if (score < RENAME_THRESHOLD)
+                continue;
+            const sameName = b.name.size > 0 && sameWords(b.name, a.name);
+            const sameDescription = renames_describe(b.contract) !== '' && renames_describe(b.contract) === renames_describe(a.contract);
+            scored.push({ from: b.key, to: a.key, score, sameShape, sameName, sameDescription });
         }
     }
     scored.sort((x, y) => y.score - x.score || (x.from < y.from ? -1 : x.from > y.from ? 1 : x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
@@ -56980,6 +57054,51 @@ function renames_describe(contract) {
 function words(text) {
     const spaced = text.slice(0, 2_000).replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2');
     return new Set(spaced.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length >= 2 && w !== 'the' && w !== 'an'));
+}
+function sameWords(a, b) {
+    return a.size === b.size && [...a].every((word) => b.has(word));
+}
+/** How much closer the chosen pairing must be than every other open pairing of its two names. */
+const MEMBER_MARGIN = 0.1;
+/** Below this, two names and descriptions have nothing in common worth choosing by. */
+const MEMBER_MIN_SIMILARITY = 0.2;
+/** Gone × added members compared at most, per object (a hostile schema lists thousands). */
+const MAX_MEMBER_PAIRS = 10_000;
+/**
+ * Members renamed in place: among every gone × added pair that `same` says holds the same
+ * schema, a pair whose two names have no other candidate is a rename; where a name has several,
+ * the pair closest by name and description words (`startRef` ~ `startTarget`, `ref` ~ `target`
+ * by their descriptions) is one when it is clearly closer than every other pair still open for
+ * either name. Anything closer to a tie is left as it is: a removal and an addition. Best first,
+ * so each name is paired once; deterministic (ties broken by name).
+ */
+function pairMembers(gone, added, same) {
+    if (gone.length === 0 || added.length === 0 || gone.length * added.length > MAX_MEMBER_PAIRS)
+        return [];
+    const pairs = [];
+    for (const g of gone) {
+        for (const a of added) {
+            if (!same(g.name, a.name))
+                continue;
+            pairs.push({ from: g.name, to: a.name, score: 0.6 * jaccard(words(g.name), words(a.name)) + 0.4 * jaccard(words(g.text), words(a.text)) });
+        }
+    }
+    pairs.sort((x, y) => y.score - x.score || (x.from < y.from ? -1 : x.from > y.from ? 1 : x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
+    const from = new Set();
+    const to = new Set();
+    const chosen = [];
+    for (const pair of pairs) {
+        if (from.has(pair.from) || to.has(pair.to))
+            continue;
+        const rivals = pairs.filter((other) => other !== pair && !from.has(other.from) && !to.has(other.to) && (other.from === pair.from || other.to === pair.to));
+        const clear = rivals.length === 0 || (pair.score >= MEMBER_MIN_SIMILARITY && rivals.every((other) => other.score <= pair.score - MEMBER_MARGIN));
+        if (!clear)
+            continue;
+        from.add(pair.from);
+        to.add(pair.to);
+        chosen.push({ from: pair.from, to: pair.to, byName: pairs.some((other) => other !== pair && (other.from === pair.from || other.to === pair.to)) });
+    }
+    return chosen;
 }
 function jaccard(a, b) {
     if (a.size === 0 && b.size === 0)
@@ -57532,7 +57651,7 @@ class Walker {
         const input = at.direction === 'input';
         const defaulted = (schema) => input && model_isJsonObject(schema) && 'default' in schema;
         const renames = renamedMembers(pp, cp);
-        const renamedFrom = new Set(renames.values());
+        const renamedFrom = new Set([...renames.values()].map((rename) => rename.from));
         for (const name of names) {
             if (renamedFrom.has(name))
                 continue;
@@ -57542,13 +57661,17 @@ class Walker {
             // A name not listed in `properties` is governed by `additionalProperties` (absent = anything).
             const prevSchema = inPrev ? asSchema(pp[name]) : asSchema(pAdditional);
             const currSchema = inCurr ? asSchema(cp[name]) : asSchema(cAdditional);
-            const oldName = renames.get(name);
+            const rename = renames.get(name);
+            const oldName = rename?.from;
             const wasRequired = preq.has(oldName ?? name);
             const isRequired = creq.has(name);
             if (oldName !== undefined) {
                 // The same argument under a new name: one change that names both, not an unrelated
-                // removal and addition; its requiredness is judged like any other property's.
-                this.emit('property-renamed', at, ['properties', name], { subject: name, previous: oldName, current: name });
+                // removal and addition; its requiredness is judged like any other property's. The facts
+                // say how sure: the same schema always (a runtime may serve the old name in its place),
+                // and whether the names chose among several candidates of that schema.
+                const facts = rename?.byName === true ? { sameSchema: true, pairedByName: true } : { sameSchema: true };
+                this.emit('property-renamed', at, ['properties', name], { subject: name, previous: oldName, current: name, facts });
                 this.requiredness(at, name, wasRequired && !defaulted(pp[oldName]), isRequired && !defaulted(cp[name]), wasRequired, isRequired);
                 continue;
             }
@@ -58020,8 +58143,9 @@ function typesOf(branches) {
 /**
  * Properties renamed in place: a name that disappeared and a name that appeared whose schemas
  * are equal once annotations (title, description, examples…) are set aside, pydantic deriving
- * the title from the name. Only one-to-one matches count: with two candidates either way the
- * evidence is ambiguous, and the change is reported as it is. New name → old name.
+ * the title from the name. Each pairing is chosen among every such candidate of the object (see
+ * `pairMembers`); one the evidence leaves ambiguous is reported as a removal and an addition.
+ * New name → the old name, and whether the names decided among several candidates.
  */
 function renamedMembers(previous, current) {
     const gone = Object.keys(previous).filter((name) => !Object.hasOwn(current, name));
@@ -58030,15 +58154,10 @@ function renamedMembers(previous, current) {
     if (gone.length === 0 || added.length === 0)
         return renames;
     const shapeOf = (schema) => withoutAnnotations(schema ?? {});
-    const matches = (oldName, newName) => diff_json_jsonEqual(shapeOf(previous[oldName]), shapeOf(current[newName]));
-    for (const newName of added) {
-        const candidates = gone.filter((oldName) => matches(oldName, newName));
-        if (candidates.length !== 1)
-            continue;
-        const oldName = candidates[0];
-        if (added.filter((other) => matches(oldName, other)).length === 1)
-            renames.set(newName, oldName);
-    }
+    const textOf = (schema) => (model_isJsonObject(schema) && typeof schema.description === 'string' ? schema.description : '');
+    const pairs = pairMembers(gone.map((name) => ({ name, text: textOf(previous[name]) })), added.map((name) => ({ name, text: textOf(current[name]) })), (from, to) => diff_json_jsonEqual(shapeOf(previous[from]), shapeOf(current[to])));
+    for (const pair of pairs)
+        renames.set(pair.to, { from: pair.from, byName: pair.byName });
     return renames;
 }
 
@@ -58792,7 +58911,7 @@ async function diffContracts(previous, current, options = {}) {
                     current: rename.to,
                     renamedFrom: rename.from,
                     renamedTo: rename.to,
-                    facts: { sameShape: rename.sameShape },
+                    facts: { sameShape: rename.sameShape, sameName: rename.sameName, sameDescription: rename.sameDescription },
                 }),
                 ...comparison.findings,
             ]);
@@ -58814,7 +58933,10 @@ async function diffContracts(previous, current, options = {}) {
             ...(options.semanticWorkers !== undefined ? { workers: options.semanticWorkers } : {}),
         });
     }
-    return buildReport(found, compareServers(previous, current), previous, current, options.severityOverrides);
+    const report = buildReport(found, compareServers(previous, current), previous, current, options.severityOverrides);
+    if (options.release !== undefined && (options.release.version !== undefined || options.release.date !== undefined))
+        report.release = { ...options.release };
+    return report;
 }
 function renamesOf(kind, removed, added, previous, current) {
     const shape = kind === 'tools' ? toolShape : promptShape;
@@ -59175,6 +59297,7 @@ async function runnerOf() {
 
 
 
+
 async function readBaseLockfile(subject, run) {
     const { plan } = run;
     if (!plan.baseline || !run.base)
@@ -59272,7 +59395,9 @@ async function draftReview(subject, run, baseLockfile) {
     const base = baselineOf(subject, run, baseLockfile, head.server.name, headLocked, notes);
     if (typeof base === 'string')
         return fail(base);
-    const report = await diffContracts(base, head, { severityOverrides: run.rules ?? {} });
+    // The artifact dates the release it describes: the deprecation window of renames counts from it.
+    const release = { ...(head.server.version !== undefined ? { version: head.server.version } : {}), date: run.plan.releasedAt ?? todayUtc(process.env.MCP_CONTRACT_GUARD_TODAY) };
+    const report = await diffContracts(base, head, { severityOverrides: run.rules ?? {}, release });
     const name = subject.name ?? (head.server.name !== 'unknown' ? head.server.name : subject.id);
     log.info(`${name}: ${report.summary.maxSeverity === null ? 'no contract changes' : `worst change ${report.summary.maxSeverity}`}.`);
     const draft = { subject, name, report, headLockText, headSource, notes, versions: versionsOf(base, head) };
@@ -59378,6 +59503,9 @@ function planEvent(context, baselineRef) {
     const plan = { eventName, headSha: pr?.headSha ?? headShaOf(eventName, payload) ?? context.sha };
     if (pr)
         plan.pr = pr;
+    const releasedAt = releasedAtOf(eventName, payload);
+    if (releasedAt !== undefined)
+        plan.releasedAt = releasedAt;
     const issue = obj(payload.issue);
     if (!pr && eventName === 'issue_comment' && issue?.pull_request !== undefined && typeof issue.number === 'number')
         plan.lookUpPullRequest = issue.number;
@@ -59469,6 +59597,16 @@ function headShaOf(eventName, payload) {
         default:
             return undefined;
     }
+}
+/** The day the event dates its head: when the pushed commit was made, the release published, the pull request last updated. */
+function releasedAtOf(eventName, payload) {
+    const stamp = eventName === 'push'
+        ? str(obj(payload.head_commit)?.timestamp)
+        : eventName === 'release'
+            ? (str(obj(payload.release)?.published_at) ?? str(obj(payload.release)?.created_at))
+            : str(obj(payload.pull_request)?.updated_at) ?? str(obj(obj(payload[eventName])?.head_commit)?.timestamp);
+    const time = stamp === undefined ? Number.NaN : Date.parse(stamp);
+    return Number.isFinite(time) ? new Date(time).toISOString().slice(0, 10) : undefined;
 }
 function obj(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { splitCommand } from '../compile/argv.js';
 import { DEFAULT_TIMEOUT_MS, checkPassEnv, parseClientCapabilities, type ContractSource } from '../compile/source.js';
 import { CONFIG_NAME } from '../config-location.js';
-import { SEVERITIES } from '../protocol/report.js';
+import { SEVERITIES, isReleaseDate } from '../protocol/report.js';
 import { UserError } from '../errors.js';
 import type { FailOn } from '../policy/gate.js';
 import { COMMANDS, type CommandName, type Format } from './commands.js';
@@ -57,6 +57,8 @@ export const FLAGS = {
   'unused-days': { type: 'string', value: 'N', scope: 'command', help: 'with --usage: the days without a call that make a break RISKY (default 30)' },
   out: { type: 'string', value: 'FILE', scope: 'command', help: 'write the summary to FILE (default: stdout)' },
   days: { type: 'string', value: 'N', scope: 'command', help: 'summarize only the last N days (today included)' },
+  'released-at': { type: 'string', value: 'DATE', scope: 'command', help: 'the day the new side is released (YYYY-MM-DD, a date-time, or today): renames are served under their old names for a window from it' },
+  release: { type: 'string', value: 'VERSION', scope: 'command', help: "the version released (default: the server's own version)" },
   'no-color': { type: 'boolean', scope: 'command', help: 'plain text, even on a terminal (also NO_COLOR=1)' },
   quiet: { type: 'boolean', short: 'q', scope: 'general', help: 'no progress on stderr' },
   debug: { type: 'boolean', scope: 'general', help: 'stack traces on errors' },
@@ -85,6 +87,8 @@ export interface CliArgs {
   artifact: string | undefined;
   /** The usage summary (`--usage`; `--unused-days` is read with it, by the commands). */
   usage: string | undefined;
+  /** `--released-at`, as the UTC day it names. */
+  releasedAt: string | undefined;
   quiet: boolean;
   debug: boolean;
   heal: boolean;
@@ -129,6 +133,7 @@ export function parseCli(argv: string[], isTty: boolean): CliArgs {
     failOn: 'BREAKING',
     artifact: values.artifact,
     usage: values.usage,
+    releasedAt: undefined,
     quiet: values.quiet ?? false,
     debug: values.debug ?? false,
     heal: !values['no-heal'],
@@ -148,9 +153,28 @@ export function parseCli(argv: string[], isTty: boolean): CliArgs {
   }
   const { formats } = COMMANDS[command];
   if (formats !== undefined) args.format = oneOf(`${command} --format`, values.format ?? formats[0]!, formats);
+  if (values['released-at'] !== undefined) args.releasedAt = releaseDay(values['released-at']);
+  if (values.release !== undefined && (values.release.trim() === '' || values.release.length > 200)) throw new UserError(`--release takes the version released, e.g. 2.0.0; got "${values.release}".`);
   const failOn = values['fail-on'];
   if (failOn !== undefined) args.failOn = oneOf('--fail-on', failOn.toLowerCase() === 'never' ? 'never' : failOn.toUpperCase(), [...SEVERITIES, 'never'] as const, failOn);
   return args;
+}
+
+/**
+ * The UTC day `--released-at` names: `YYYY-MM-DD`, an ISO 8601 date-time with its offset (what
+ * `git log -1 --format=%cI` prints), or `today` (MCP_CONTRACT_GUARD_TODAY stands in for the
+ * clock, as for the allow list).
+ */
+function releaseDay(value: string): string {
+  if (value === 'today') {
+    // As the allow list's `todayUtc` reads it; not imported, so that --help loads none of the policy.
+    const override = process.env.MCP_CONTRACT_GUARD_TODAY;
+    return override !== undefined && isReleaseDate(override) ? override : new Date().toISOString().slice(0, 10);
+  }
+  if (isReleaseDate(value)) return value;
+  const time = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/.test(value) ? Date.parse(value) : Number.NaN;
+  if (!Number.isFinite(time)) throw new UserError(`--released-at takes a day (2025-06-01), a date-time with its offset (2025-06-01T14:03:00+02:00) or "today"; got "${value}".`);
+  return new Date(time).toISOString().slice(0, 10);
 }
 
 function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[], given = value): T {

@@ -5,7 +5,7 @@ import type { Contracts } from '../contract/model.js';
 import { declaringAsRecorded } from '../compile/source.js';
 import type { Target } from '../config.js';
 import type { SeverityOverrides } from '../rules/index.js';
-import type { DiffReport } from '../protocol/index.js';
+import type { DiffReport, Release } from '../protocol/index.js';
 import { UserError } from '../errors.js';
 import { assertWritable, readTextIfExists } from '../files.js';
 import type { Runner } from './commands.js';
@@ -47,8 +47,8 @@ export const run: Runner = async (args, io) => {
       io.stdout(`✓ ${server} matches ${lockfile} (${summarizeContracts(compiled.contracts)})\n`);
       return;
     }
-    const { judge, renderReport, usageWarning, verdictText, writeArtifact } = await import('./review.js');
-    const diffed = await diffOf(locked, compiled.contracts, config?.rules);
+    const { judge, releaseOf, renderReport, usageWarning, verdictText, writeArtifact } = await import('./review.js');
+    const diffed = await diffOf(locked, compiled.contracts, config?.rules, releaseOf(args, compiled.contracts.server.version));
     const judgement = judge({ server, names: [locked.server.name, server], report: diffed }, args.failOn, allow, usage);
     const { report } = judgement;
     const review = { server, report };
@@ -74,9 +74,9 @@ export const run: Runner = async (args, io) => {
 };
 
 /** The classified changes; the diff engine is loaded only when there is something to classify or print. */
-async function diffOf(locked: Contracts, live: Contracts, rules: SeverityOverrides | undefined): Promise<DiffReport> {
+async function diffOf(locked: Contracts, live: Contracts, rules: SeverityOverrides | undefined, release: Release | undefined): Promise<DiffReport> {
   const { diffContracts } = await import('../diff/index.js');
-  return diffContracts(locked, live, rules === undefined ? {} : { severityOverrides: rules });
+  return diffContracts(locked, live, { ...(rules === undefined ? {} : { severityOverrides: rules }), ...(release !== undefined ? { release } : {}) });
 }
 
 /**

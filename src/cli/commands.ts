@@ -50,7 +50,7 @@ const TABLE = {
       'Compiles a server and compares it with its lockfile: every change, classified, then the gate at --fail-on.\n' +
       'Whatever the threshold, it says when the lockfile no longer matches the server, with the lock command that updates it.',
     source: true,
-    flags: ['lockfile', 'fail-on', 'artifact', 'usage', 'unused-days', 'no-color'],
+    flags: ['lockfile', 'fail-on', 'artifact', 'released-at', 'release', 'usage', 'unused-days', 'no-color'],
     formats: FORMATS,
     load: () => import('./check-command.js'),
   },
@@ -61,7 +61,7 @@ const TABLE = {
       'Compares two files, each a lockfile or a tools/list dump: every change, classified, then the gate at --fail-on.\n' +
       'The allow list of the config file (--config, or ./mcp-contract-guard.config.json if there is one) applies.',
     source: false,
-    flags: ['config', 'fail-on', 'artifact', 'usage', 'unused-days', 'no-color'],
+    flags: ['config', 'fail-on', 'artifact', 'released-at', 'release', 'usage', 'unused-days', 'no-color'],
     formats: FORMATS,
     load: () => import('./diff-command.js'),
   },

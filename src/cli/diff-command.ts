@@ -5,7 +5,7 @@ import { UserError } from '../errors.js';
 import { assertWritable, readTextIfExists } from '../files.js';
 import type { Runner } from './commands.js';
 import { CommandContext } from './context.js';
-import { expiredEntryNotes, judge, readUsageOption, renderReport, usageWarning, verdictText, writeArtifact } from './review.js';
+import { expiredEntryNotes, judge, readUsageOption, releaseOf, renderReport, usageWarning, verdictText, writeArtifact } from './review.js';
 import { configFileOf, configOf } from './targets.js';
 
 /**
@@ -19,7 +19,8 @@ export const run: Runner = async (args, io) => {
   if (args.artifact !== undefined) await assertWritable(args.artifact, 'the delta artifact');
   const usage = await readUsageOption(context);
   const [[previous, current], config] = await Promise.all([compileFilesToDiff(oldPath, newPath), configOf(args, io.cwd)]);
-  const diffed = await diffContracts(previous.contracts, current.contracts, config === undefined ? {} : { severityOverrides: config.rules });
+  const release = releaseOf(args, current.contracts.server.version);
+  const diffed = await diffContracts(previous.contracts, current.contracts, { ...(config === undefined ? {} : { severityOverrides: config.rules }), ...(release !== undefined ? { release } : {}) });
   const allow = config?.allow ?? [];
   const names = [previous.contracts.server.name, current.contracts.server.name];
   const judgement = judge({ server: current.contracts.server.name, names, report: diffed }, args.failOn, allow, usage);

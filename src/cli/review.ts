@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import type { AllowEntry } from '../config.js';
 import { ENTRY_NOUN } from '../contract/model.js';
-import { DEFAULT_UNUSED_DAYS, SEVERITIES, UsageSummaryError, readUsageSummaryText, type DiffReport } from '../protocol/index.js';
+import { DEFAULT_UNUSED_DAYS, SEVERITIES, UsageSummaryError, readUsageSummaryText, type DiffReport, type Release } from '../protocol/index.js';
 import { UserError } from '../errors.js';
 import { readTextIfExists, writeTextAtomically } from '../files.js';
 import { allowListNotes, evaluateAllowList, offeredExpiry, todayUtc } from '../policy/allow.js';
@@ -14,6 +14,7 @@ import { judgeChanges, type ChangePolicy } from '../policy/judge.js';
 import type { LocatedDelta } from '../policy/deltas.js';
 import { decideGate, type FailOn, type GateDecision } from '../policy/gate.js';
 import { terminalText, truncate } from '../report/escape.js';
+import type { CliArgs } from './args.js';
 import type { Format } from './commands.js';
 import type { CommandContext } from './context.js';
 
@@ -146,6 +147,16 @@ export async function renderReport(report: DiffReport, format: Format, options: 
     case 'text':
       return (await import('../report/text.js')).renderText(report, { color: options.color });
   }
+}
+
+/**
+ * The release the new side is, from `--released-at` and `--release` (the version defaulting to
+ * the server's own); undefined when neither was given: the report then says nothing of when.
+ */
+export function releaseOf(args: CliArgs, serverVersion: string | undefined): Release | undefined {
+  const version = args.flags.release ?? serverVersion;
+  if (args.releasedAt === undefined && args.flags.release === undefined) return undefined;
+  return { ...(version !== undefined ? { version } : {}), ...(args.releasedAt !== undefined ? { date: args.releasedAt } : {}) };
 }
 
 /** The frozen delta artifact the runtime loads, written atomically to `--artifact`. */

@@ -25,6 +25,7 @@ import {
   type Delta,
   type DiffReport,
   type EntryReport,
+  type Release,
   type Severity,
 } from '../protocol/index.js';
 import { classify, messageOf, type RuleKind, type SeverityOverrides } from '../rules/index.js';
@@ -49,6 +50,12 @@ export interface DiffOptions {
   detectRenames?: boolean;
   /** Re-level rules (from the config's `rules`): shown in the report as overridden. */
   severityOverrides?: SeverityOverrides;
+  /**
+   * When the current side was released (see `Release`): written into the report as given. The
+   * caller reads the clock or the history; the diff never does, so its output stays a function
+   * of its inputs.
+   */
+  release?: Release;
 }
 
 /** The entry-level kinds of each collection. */
@@ -105,7 +112,7 @@ export async function diffContracts(previous: Contracts, current: Contracts, opt
           current: rename.to,
           renamedFrom: rename.from,
           renamedTo: rename.to,
-          facts: { sameShape: rename.sameShape },
+          facts: { sameShape: rename.sameShape, sameName: rename.sameName, sameDescription: rename.sameDescription },
         }),
         ...comparison.findings,
       ]);
@@ -127,7 +134,9 @@ export async function diffContracts(previous: Contracts, current: Contracts, opt
       ...(options.semanticWorkers !== undefined ? { workers: options.semanticWorkers } : {}),
     });
   }
-  return buildReport(found, compareServers(previous, current), previous, current, options.severityOverrides);
+  const report = buildReport(found, compareServers(previous, current), previous, current, options.severityOverrides);
+  if (options.release !== undefined && (options.release.version !== undefined || options.release.date !== undefined)) report.release = { ...options.release };
+  return report;
 }
 
 function renamesOf(kind: EntryKind, removed: string[], added: string[], previous: Contracts, current: Contracts): Rename[] {

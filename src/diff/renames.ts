@@ -31,6 +31,10 @@ export interface Rename {
   score: number;
   /** True when the argument shapes are identical. */
   sameShape: boolean;
+  /** The names are the same words in another notation (`getTinyImage` → `get-tiny-image`). */
+  sameName: boolean;
+  /** The description (and title) did not change. */
+  sameDescription: boolean;
 }
 
 export const RENAME_THRESHOLD = 0.45;
@@ -49,7 +53,10 @@ export function detectRenames(
       const sameShape = b.shape.digest === a.shape.digest;
       const shape = shapeSimilarity(b.shape, a.shape);
       const score = 0.5 * shape + 0.3 * jaccard(b.name, a.name) + 0.2 * jaccard(b.text, a.text);
-      if (score >= RENAME_THRESHOLD) scored.push({ from: b.key, to: a.key, score, sameShape });
+      if (score < RENAME_THRESHOLD) continue;
+      const sameName = b.name.size > 0 && sameWords(b.name, a.name);
+      const sameDescription = describe(b.contract) !== '' && describe(b.contract) === describe(a.contract);
+      scored.push({ from: b.key, to: a.key, score, sameShape, sameName, sameDescription });
     }
   }
   scored.sort((x, y) => y.score - x.score || (x.from < y.from ? -1 : x.from > y.from ? 1 : x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
@@ -123,6 +130,60 @@ function describe(contract: JsonObject): string {
 export function words(text: string): Set<string> {
   const spaced = text.slice(0, 2_000).replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2');
   return new Set(spaced.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length >= 2 && w !== 'the' && w !== 'an'));
+}
+
+function sameWords(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  return a.size === b.size && [...a].every((word) => b.has(word));
+}
+
+/** A member of an object on one side of a change: its name and its description. */
+export interface MemberCandidate {
+  name: string;
+  text: string;
+}
+
+/** How much closer the chosen pairing must be than every other open pairing of its two names. */
+const MEMBER_MARGIN = 0.1;
+/** Below this, two names and descriptions have nothing in common worth choosing by. */
+const MEMBER_MIN_SIMILARITY = 0.2;
+/** Gone × added members compared at most, per object (a hostile schema lists thousands). */
+const MAX_MEMBER_PAIRS = 10_000;
+
+/**
+ * Members renamed in place: among every gone × added pair that `same` says holds the same
+ * schema, a pair whose two names have no other candidate is a rename; where a name has several,
+ * the pair closest by name and description words (`startRef` ~ `startTarget`, `ref` ~ `target`
+ * by their descriptions) is one when it is clearly closer than every other pair still open for
+ * either name. Anything closer to a tie is left as it is: a removal and an addition. Best first,
+ * so each name is paired once; deterministic (ties broken by name).
+ */
+export function pairMembers(
+  gone: readonly MemberCandidate[],
+  added: readonly MemberCandidate[],
+  same: (from: string, to: string) => boolean,
+): Array<{ from: string; to: string; byName: boolean }> {
+  if (gone.length === 0 || added.length === 0 || gone.length * added.length > MAX_MEMBER_PAIRS) return [];
+  const pairs: Array<{ from: string; to: string; score: number }> = [];
+  for (const g of gone) {
+    for (const a of added) {
+      if (!same(g.name, a.name)) continue;
+      pairs.push({ from: g.name, to: a.name, score: 0.6 * jaccard(words(g.name), words(a.name)) + 0.4 * jaccard(words(g.text), words(a.text)) });
+    }
+  }
+  pairs.sort((x, y) => y.score - x.score || (x.from < y.from ? -1 : x.from > y.from ? 1 : x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
+  const from = new Set<string>();
+  const to = new Set<string>();
+  const chosen: Array<{ from: string; to: string; byName: boolean }> = [];
+  for (const pair of pairs) {
+    if (from.has(pair.from) || to.has(pair.to)) continue;
+    const rivals = pairs.filter((other) => other !== pair && !from.has(other.from) && !to.has(other.to) && (other.from === pair.from || other.to === pair.to));
+    const clear = rivals.length === 0 || (pair.score >= MEMBER_MIN_SIMILARITY && rivals.every((other) => other.score <= pair.score - MEMBER_MARGIN));
+    if (!clear) continue;
+    from.add(pair.from);
+    to.add(pair.to);
+    chosen.push({ from: pair.from, to: pair.to, byName: pairs.some((other) => other !== pair && (other.from === pair.from || other.to === pair.to)) });
+  }
+  return chosen;
 }
 
 function jaccard(a: Set<string>, b: Set<string>): number {

@@ -14,7 +14,7 @@ import { DEFINITION_DESCRIPTION, resolvePointer } from '../contract/schema.js';
 import type { Finding } from './finding.js';
 import { asSchema, canonicalSet, jsonEqual, isJsonObject, objectOr, ownRecord, stringsOf, without } from './json.js';
 import { patternContains } from './patterns.js';
-import { withoutAnnotations } from './renames.js';
+import { pairMembers, withoutAnnotations } from './renames.js';
 import { JSON_TYPES, discriminatorValue, isSubtype, typesOverlap, whereOf, type DeltaFacts, type Direction } from '../protocol/index.js';
 import { isHarmful, type RuleKind } from '../rules/index.js';
 import { liftToUnion, matchBranches, unionKeywordOf, type BranchMatch, type PairHarm, type UnionKeyword } from './unions.js';
@@ -417,7 +417,7 @@ class Walker {
     const input = at.direction === 'input';
     const defaulted = (schema: JsonValue | undefined) => input && isJsonObject(schema) && 'default' in schema;
     const renames = renamedMembers(pp, cp);
-    const renamedFrom = new Set(renames.values());
+    const renamedFrom = new Set([...renames.values()].map((rename) => rename.from));
 
     for (const name of names) {
       if (renamedFrom.has(name)) continue;
@@ -427,14 +427,18 @@ class Walker {
       // A name not listed in `properties` is governed by `additionalProperties` (absent = anything).
       const prevSchema = inPrev ? asSchema(pp[name]) : asSchema(pAdditional);
       const currSchema = inCurr ? asSchema(cp[name]) : asSchema(cAdditional);
-      const oldName = renames.get(name);
+      const rename = renames.get(name);
+      const oldName = rename?.from;
       const wasRequired = preq.has(oldName ?? name);
       const isRequired = creq.has(name);
 
       if (oldName !== undefined) {
         // The same argument under a new name: one change that names both, not an unrelated
-        // removal and addition; its requiredness is judged like any other property's.
-        this.emit('property-renamed', at, ['properties', name], { subject: name, previous: oldName, current: name });
+        // removal and addition; its requiredness is judged like any other property's. The facts
+        // say how sure: the same schema always (a runtime may serve the old name in its place),
+        // and whether the names chose among several candidates of that schema.
+        const facts = rename?.byName === true ? { sameSchema: true, pairedByName: true } : { sameSchema: true };
+        this.emit('property-renamed', at, ['properties', name], { subject: name, previous: oldName, current: name, facts });
         this.requiredness(at, name, wasRequired && !defaulted(pp[oldName]), isRequired && !defaulted(cp[name]), wasRequired, isRequired);
         continue;
       }
@@ -880,21 +884,22 @@ function typesOf(branches: readonly JsonSchema[]): unknown {
 /**
  * Properties renamed in place: a name that disappeared and a name that appeared whose schemas
  * are equal once annotations (title, description, examples…) are set aside, pydantic deriving
- * the title from the name. Only one-to-one matches count: with two candidates either way the
- * evidence is ambiguous, and the change is reported as it is. New name → old name.
+ * the title from the name. Each pairing is chosen among every such candidate of the object (see
+ * `pairMembers`); one the evidence leaves ambiguous is reported as a removal and an addition.
+ * New name → the old name, and whether the names decided among several candidates.
  */
-function renamedMembers(previous: JsonObject, current: JsonObject): Map<string, string> {
+function renamedMembers(previous: JsonObject, current: JsonObject): Map<string, { from: string; byName: boolean }> {
   const gone = Object.keys(previous).filter((name) => !Object.hasOwn(current, name));
   const added = Object.keys(current).filter((name) => !Object.hasOwn(previous, name));
-  const renames = new Map<string, string>();
+  const renames = new Map<string, { from: string; byName: boolean }>();
   if (gone.length === 0 || added.length === 0) return renames;
   const shapeOf = (schema: JsonValue | undefined) => withoutAnnotations(schema ?? {});
-  const matches = (oldName: string, newName: string) => jsonEqual(shapeOf(previous[oldName]), shapeOf(current[newName]));
-  for (const newName of added) {
-    const candidates = gone.filter((oldName) => matches(oldName, newName));
-    if (candidates.length !== 1) continue;
-    const oldName = candidates[0] as string;
-    if (added.filter((other) => matches(oldName, other)).length === 1) renames.set(newName, oldName);
-  }
+  const textOf = (schema: JsonValue | undefined) => (isJsonObject(schema) && typeof schema.description === 'string' ? schema.description : '');
+  const pairs = pairMembers(
+    gone.map((name) => ({ name, text: textOf(previous[name]) })),
+    added.map((name) => ({ name, text: textOf(current[name]) })),
+    (from, to) => jsonEqual(shapeOf(previous[from]), shapeOf(current[to])),
+  );
+  for (const pair of pairs) renames.set(pair.to, { from: pair.from, byName: pair.byName });
   return renames;
 }

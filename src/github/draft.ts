@@ -9,6 +9,7 @@ import { LockfileError, parseLockfile, recordedClientCapabilities } from '../con
 import { ENTRY_KINDS, emptyContracts, type Contracts } from '../contract/model.js';
 import { diffContracts } from '../diff/index.js';
 import type { SeverityOverrides } from '../rules/index.js';
+import { todayUtc } from '../policy/allow.js';
 import { UserError, errorMessage } from '../errors.js';
 import type { DiffReport } from '../protocol/index.js';
 import { isPermissionError, type GitHubApi } from './api.js';
@@ -149,7 +150,9 @@ export async function draftReview(subject: Subject, run: Run, baseLockfile: Base
 
   const base = baselineOf(subject, run, baseLockfile, head.server.name, headLocked, notes);
   if (typeof base === 'string') return fail(base);
-  const report = await diffContracts(base, head, { severityOverrides: run.rules ?? {} });
+  // The artifact dates the release it describes: the deprecation window of renames counts from it.
+  const release = { ...(head.server.version !== undefined ? { version: head.server.version } : {}), date: run.plan.releasedAt ?? todayUtc(process.env.MCP_CONTRACT_GUARD_TODAY) };
+  const report = await diffContracts(base, head, { severityOverrides: run.rules ?? {}, release });
   const name = subject.name ?? (head.server.name !== 'unknown' ? head.server.name : subject.id);
   log.info(`${name}: ${report.summary.maxSeverity === null ? 'no contract changes' : `worst change ${report.summary.maxSeverity}`}.`);
   const draft: ServerDraft = { subject, name, report, headLockText, headSource, notes, versions: versionsOf(base, head), serverNames: [base.server.name, head.server.name] };

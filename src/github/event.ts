@@ -41,6 +41,12 @@ export interface EventPlan {
   headSha: string;
   /** Why there is no baseline, for the log. */
   noBaselineReason?: string;
+  /**
+   * The UTC day the event says the head was made or released: a push's head commit, a
+   * release's publication, a pull request's last update. Absent when the event says none (the
+   * run's own day is used then). Goes into the delta artifact, whose deprecation window counts from it.
+   */
+  releasedAt?: string;
 }
 
 const NULL_SHA = /^0{40}$/;
@@ -55,6 +61,8 @@ export function planEvent(context: RunContext, baselineRef?: string): EventPlan 
   const pr = pullRequestOf(payload) ?? pullRequestOfRun(eventName, payload);
   const plan: EventPlan = { eventName, headSha: pr?.headSha ?? headShaOf(eventName, payload) ?? context.sha };
   if (pr) plan.pr = pr;
+  const releasedAt = releasedAtOf(eventName, payload);
+  if (releasedAt !== undefined) plan.releasedAt = releasedAt;
   const issue = obj(payload.issue);
   if (!pr && eventName === 'issue_comment' && issue?.pull_request !== undefined && typeof issue.number === 'number') plan.lookUpPullRequest = issue.number;
   if (baselineRef !== undefined) {
@@ -141,6 +149,18 @@ function headShaOf(eventName: string, payload: Record<string, unknown>): string 
     default:
       return undefined;
   }
+}
+
+/** The day the event dates its head: when the pushed commit was made, the release published, the pull request last updated. */
+function releasedAtOf(eventName: string, payload: Record<string, unknown>): string | undefined {
+  const stamp =
+    eventName === 'push'
+      ? str(obj(payload.head_commit)?.timestamp)
+      : eventName === 'release'
+        ? (str(obj(payload.release)?.published_at) ?? str(obj(payload.release)?.created_at))
+        : str(obj(payload.pull_request)?.updated_at) ?? str(obj(obj(payload[eventName])?.head_commit)?.timestamp);
+  const time = stamp === undefined ? Number.NaN : Date.parse(stamp);
+  return Number.isFinite(time) ? new Date(time).toISOString().slice(0, 10) : undefined;
 }
 
 function obj(value: unknown): Record<string, unknown> | undefined {

@@ -32,3 +32,32 @@ export function memberRenameOf(delta: Readonly<Delta>): { from: string; to: stri
   if (segments === undefined || segments.at(-2) !== 'properties' || segments.at(-1) !== delta.current) return undefined;
   return { from: delta.previous, to: delta.current };
 }
+
+/**
+ * A property removed in place: its field names the property, and its values are the schema it
+ * had and nothing now (a property added is the reverse; a requiredness change holds booleans
+ * on both sides).
+ */
+export function memberRemovalOf(delta: Readonly<Delta>): { name: string; schema: unknown } | undefined {
+  if (delta.current !== null && delta.current !== undefined) return undefined;
+  const previous = delta.previous;
+  if (previous === null || Array.isArray(previous) || (typeof previous !== 'object' && typeof previous !== 'boolean')) return undefined;
+  const segments = fieldSegments(delta.field);
+  if (segments === undefined || segments.length < 2 || segments.at(-2) !== 'properties') return undefined;
+  return { name: segments.at(-1) as string, schema: previous };
+}
+
+/**
+ * Whether a rename is one the diff is sure of, so a runtime may serve the old name in place of
+ * the new: a property renamed with the same schema on both sides (every diff that wrote a
+ * property rename paired equal schemas only, so an older artifact's rename without the fact
+ * counts too; never one that says otherwise), or a tool whose name changed notation only or
+ * whose description stayed the same (the same arguments alone are not enough: `delete_file` and
+ * `delete_directory` take the same path).
+ */
+export function isSureRename(delta: Readonly<Delta>): boolean {
+  const facts = delta.facts ?? {};
+  if (memberRenameOf(delta) !== undefined) return facts.sameSchema !== false;
+  if (entryRenameOf(delta) !== undefined) return facts.sameName === true || facts.sameDescription === true;
+  return false;
+}

@@ -14,6 +14,7 @@ export {
   SEVERITY_RANK,
   emptyReport,
   entryReports,
+  isReleaseDate,
   maxSeverityOf,
   meetsThreshold,
   semverBumpOf,
@@ -27,6 +28,7 @@ export {
   type Direction,
   type EntryKind,
   type EntryReport,
+  type Release,
   type SemverBump,
   type ServerIdentity,
   type ServerReport,
@@ -63,7 +65,7 @@ export {
   type JsonType,
   type ResolveSchema,
 } from './schema.js';
-export { entryRenameOf, flagsText, memberRenameOf, removesEntry } from './delta-shape.js';
+export { entryRenameOf, flagsText, isSureRename, memberRemovalOf, memberRenameOf, removesEntry } from './delta-shape.js';
 export { fieldOf, fieldSegments, whereOf, type Segments } from './field-path.js';
 export {
   MAX_RECORD_LENGTH,

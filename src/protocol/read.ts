@@ -17,6 +17,7 @@ import {
   ENTRY_KINDS,
   REPORT_VERSION,
   compareDeltas,
+  isReleaseDate,
   SEVERITIES,
   maxSeverityOf,
   semverBumpOf,
@@ -28,6 +29,7 @@ import {
   type ReportUsage,
   type Direction,
   type EntryReport,
+  type Release,
   type ServerIdentity,
   type ServerReport,
   type Severity,
@@ -55,6 +57,8 @@ export class ReportFormatError extends Error {
 }
 
 const MAX_PROBLEMS = 20;
+/** Longer than any version string a release is named by. */
+const MAX_VERSION_LENGTH = 200;
 const DELTA_FIELDS = new Set(['severity', 'kind', 'field', 'action', 'direction', 'message', 'previous', 'current', 'fingerprint', 'hint', 'renamedFrom', 'renamedTo', 'match', 'note', 'defaultSeverity', 'reason', 'facts', 'usage']);
 const OPTIONAL_TEXT = ['hint', 'renamedFrom', 'renamedTo', 'match', 'note', 'reason'] as const;
 const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -170,6 +174,10 @@ class Reader {
       const usage = this.reportUsage(data.usage);
       if (usage !== undefined) out.usage = usage;
     }
+    if (data.release !== undefined) {
+      const release = this.release(data.release);
+      if (release !== undefined) out.release = release;
+    }
     out.summary = this.summary(data.summary, counts);
     return out;
   }
@@ -245,6 +253,25 @@ class Reader {
     const current = this.identity(data.current, 'server.current');
     if (entry === undefined || previous === undefined || current === undefined) return undefined;
     return { previous, current, ...entry };
+  }
+
+  /** Read in both modes: a runtime counts its deprecation window from it, so a bad one must not load. */
+  private release(data: unknown): Release | undefined {
+    if (!isJsonObject(data)) {
+      this.problem('release', `must be { version?, date? }, got ${kindOf(data)}`);
+      return undefined;
+    }
+    const before = this.problems.length;
+    if (data.version !== undefined && (typeof data.version !== 'string' || data.version === '' || data.version.length > MAX_VERSION_LENGTH)) {
+      this.problem('release.version', `must be a version of 1 to ${MAX_VERSION_LENGTH} characters when present, got ${describe(data.version)}`);
+    }
+    if (data.date !== undefined && !isReleaseDate(data.date)) this.problem('release.date', `must be a day as YYYY-MM-DD when present, got ${describe(data.date)}`);
+    if (this.strict) for (const key of Object.keys(data)) if (key !== 'version' && key !== 'date') this.problem(`release.${key}`, 'is not a release field');
+    if (this.problems.length > before) return undefined;
+    const release: Release = {};
+    if (typeof data.version === 'string') release.version = data.version;
+    if (typeof data.date === 'string') release.date = data.date;
+    return release;
   }
 
   private identity(data: unknown, at: string): ServerIdentity | undefined {

@@ -145,11 +145,34 @@ export type SemverBump = 'major' | 'minor' | 'patch' | 'none';
 
 export const REPORT_VERSION = 1;
 
+/**
+ * The release whose contract is the diff's current side: when its changes reached callers. The
+ * runtime and the proxy serve renamed tools and arguments under their old names for a
+ * deprecation window counted from `date`. Whoever ran the diff says it (the Action: the head
+ * commit's date and the server's version; the CLI: `--released-at`, `--release`); the diff
+ * itself never reads a clock. Every change of one report was released together, in it.
+ */
+export interface Release {
+  /** The version released: the server's own (`serverInfo.version`) unless given. */
+  version?: string;
+  /** The day it was released, `YYYY-MM-DD` (UTC). */
+  date?: string;
+}
+
+/** `YYYY-MM-DD`, a real day of the Gregorian calendar. */
+export function isReleaseDate(value: unknown): value is string {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const time = Date.parse(`${value}T00:00:00Z`);
+  return Number.isFinite(time) && new Date(time).toISOString().startsWith(value);
+}
+
 export interface DiffReport {
   version: typeof REPORT_VERSION;
   summary: { maxSeverity: Severity | null; counts: Record<Severity, number>; semverBump: SemverBump };
   /** Present when both sides say who the server is. */
   server?: ServerReport;
+  /** When the current side was released; absent when the run did not say (see `Release`). */
+  release?: Release;
   tools: Record<string, EntryReport>;
   prompts: Record<string, EntryReport>;
   resources: Record<string, EntryReport>;

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { UserError } from '../errors.js';
+import { DEFAULT_RENAME_WINDOW_DAYS, type RenameMode } from '../runtime/routing.js';
 import type { ListenAddress } from './http.js';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from './sessions.js';
 
@@ -19,6 +20,10 @@ export interface ProxyOptions {
    * artifact has deltas for, and calls to tools it says moved, the others relayed untouched.
    */
   explainAll?: boolean;
+  /** What a call using a renamed tool or argument, or a removed argument, gets (default `explain`; see `CallRouter`). */
+  renames?: RenameMode;
+  /** Days after the artifact's release date during which `route` serves old names (default 365). */
+  renameWindowDays?: number;
   /** Append one JSON line per call to this file. */
   log?: string | undefined;
   /** Put the arguments' values in the log too (default: field names only). */
@@ -36,6 +41,8 @@ const OPTIONS = {
   'no-validate': { type: 'boolean' },
   'explain-all': { type: 'boolean' },
   'no-explain-all': { type: 'boolean' },
+  renames: { type: 'string' },
+  'rename-window-days': { type: 'string' },
   log: { type: 'string' },
   'log-values': { type: 'boolean' },
   usage: { type: 'string' },
@@ -50,7 +57,7 @@ const OPTIONS = {
 export const PROXY_USAGE = `mcp-contract-guard proxy: an MCP stdio proxy that a client launches in place of the server.
 
 Usage:
-  mcp-contract-guard proxy [--artifact contract-deltas.json] [--no-validate] [--no-explain-all] [--log FILE [--log-values]] [--usage FILE] [--listen HOST:PORT [--max-sessions N] [--session-idle TIME]] -- <server command…>
+  mcp-contract-guard proxy [--artifact contract-deltas.json] [--renames route|explain [--rename-window-days N]] [--no-validate] [--no-explain-all] [--log FILE [--log-values]] [--usage FILE] [--listen HOST:PORT [--max-sessions N] [--session-idle TIME]] -- <server command…>
   mcp-contract-guard proxy [same options] --url http://host:port/mcp [--header "Name: value"]…
 
 Every message is relayed unchanged, except that:
@@ -59,11 +66,19 @@ Every message is relayed unchanged, except that:
     reaches the server;
   - a call to a tool the artifact says was renamed or removed, and that the server no longer
     lists, gets <tool_error code="UNKNOWN_TOOL"> naming the new tool;
+  - a call that uses a tool or argument the artifact says was renamed, or sends an argument it
+    says was removed, is refused with what changed (--renames explain, the default), or served
+    under the new names with a notice in its result (--renames route), never silently;
   - the server's own input-validation errors (TypeScript SDK, FastMCP, Python SDK) are explained the same way.
-A tool's own answers are never changed.
+A tool's own answers are never changed (a routed call's result only gains the notice).
 
 Options:
   --artifact FILE   the delta artifact written by "diff --artifact" (a missing file is a warning)
+  --renames MODE    explain (default): refuse a call using a renamed tool or argument, or sending a
+                    removed argument, saying what changed; route: serve it under the new names
+                    (removed arguments dropped), with a notice in the result, for the deprecation
+                    window after the artifact's release date
+  --rename-window-days N  how long route serves old names after the release (default 365)
   --no-validate     do not check calls: only explain the server's own validation errors
   --no-explain-all  check and explain only the tools the artifact has deltas for; the calls of
                     other tools, and their errors, are relayed untouched (default: every tool,
@@ -104,6 +119,8 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions & { help: 
   if (values.header !== undefined && values.url === undefined) throw new UserError('--header only applies to --url.');
   if (values['log-values'] && values.log === undefined) throw new UserError('--log-values only applies with --log FILE.');
   if (values['explain-all'] && values['no-explain-all']) throw new UserError('Give --explain-all or --no-explain-all, not both.');
+  if (values.renames !== undefined && values.renames !== 'route' && values.renames !== 'explain') throw new UserError(`--renames takes route or explain; got "${values.renames}".`);
+  if (values['rename-window-days'] !== undefined && values.renames !== 'route') throw new UserError('--rename-window-days only applies with --renames route.');
   for (const flag of ['max-sessions', 'session-idle'] as const) {
     if (values[flag] !== undefined && values.listen === undefined) throw new UserError(`--${flag} only applies with --listen.`);
   }
@@ -114,6 +131,8 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions & { help: 
     artifact: values.artifact,
     validate: !values['no-validate'],
     explainAll: !values['no-explain-all'],
+    renames: (values.renames ?? 'explain') as RenameMode,
+    renameWindowDays: values['rename-window-days'] === undefined ? DEFAULT_RENAME_WINDOW_DAYS : parseDays(values['rename-window-days']),
     log: values.log,
     logValues: values['log-values'] ?? false,
     usage: values.usage,
@@ -147,6 +166,12 @@ function parseListen(value: string): ListenAddress {
 
 /** The largest timer Node keeps (about 24.8 days): longer waits fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+
+function parseDays(value: string): number {
+  const days = /^\d{1,5}$/.test(value) ? Number(value) : -1;
+  if (days < 0 || days > 36_500) throw new UserError(`--rename-window-days takes a whole number of days from 0 to 36500; got "${value}".`);
+  return days;
+}
 
 function parseCount(flag: string, value: string): number {
   const count = /^\d{1,7}$/.test(value) ? Number(value) : 0;

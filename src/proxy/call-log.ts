@@ -10,6 +10,8 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 export type CallOutcome =
   /** Forwarded; the server answered without an error. */
   | 'passed'
+  /** Forwarded under the names the artifact gives now (`--renames route`); the server answered without an error. */
+  | 'routed'
   /** Forwarded; the server answered with an error the proxy left as it was. */
   | 'failed'
   /** Forwarded; the server rejected the arguments and its error was explained. */

@@ -11,6 +11,7 @@ import type { Readable, Writable } from 'node:stream';
 import { UserError, errorMessage } from '../errors.js';
 import { DeltaArtifactError, loadDeltaMap, type DeltaMap } from '../runtime/index.js';
 import { UsageRecorder } from '../runtime/usage.js';
+import { CallRouter } from '../runtime/routing.js';
 import { PROXY_USAGE, parseProxyArgs, type ProxyOptions } from './args.js';
 import { CallLog } from './call-log.js';
 import { httpUpstream } from './http-upstream.js';
@@ -38,9 +39,14 @@ export async function runProxy(options: ProxyOptions, streams: ProxyStreams = pr
   const warn = (message: string) => void streams.errors.write(`mcp-contract-guard proxy: ${message}\n`);
   const deltas = readArtifact(options.artifact, warn);
   const log = options.log === undefined ? undefined : new CallLog(options.log, options.logValues === true, warn);
+  const renames = options.renames ?? 'explain';
+  if (renames === 'route' && deltas.size > 0 && deltas.release?.date === undefined) {
+    warn('the artifact records no release date, so renames are routed with no end to the deprecation window; write it with --released-at (the Action dates it itself).');
+  }
+  const router = new CallRouter(deltas, { renames, ...(options.renameWindowDays !== undefined ? { renameWindowDays: options.renameWindowDays } : {}) });
   const usage = options.usage === undefined ? undefined : openUsage(options.usage, warn);
   usage?.setTransport(options.listen !== undefined ? 'tcp' : 'pipe');
-  const relay = { deltas, validate: options.validate !== false, explainAll: options.explainAll !== false, log, usage, warn };
+  const relay = { deltas, router, validate: options.validate !== false, explainAll: options.explainAll !== false, log, usage, warn };
   const { url, headers = {}, command } = options;
   const upstream = () => (url !== undefined ? httpUpstream(url, headers, warn) : launchServer(command));
   const signal = stopSignal();

@@ -23,15 +23,18 @@ import { randomUUID } from 'node:crypto';
 import { isJsonObject, type JsonObject, type JsonValue } from '../contract/model.js';
 import { createExplainer, type Explainer } from '../runtime/self-healing.js';
 import { errorResult, type DeltaMap } from '../runtime/index.js';
+import { CallRouter, NEEDS_LISTING, withNotice, type CallDecision, type CallNotice, type ListedTools, type RoutingOptions } from '../runtime/routing.js';
 import { reportedFields } from '../runtime/validation-error.js';
 import type { CallLog, CallOutcome } from './call-log.js';
 import type { CallOutcome as UsageOutcome, UsageRecorder } from '../runtime/usage.js';
 import { explainServerError, isUnknownToolError } from '../runtime/server-errors.js';
-import { ArgumentValidator } from './validation.js';
+import { ArgumentValidator } from '../runtime/argument-validator.js';
 
-export interface RelayOptions {
+export interface RelayOptions extends RoutingOptions {
   /** The artifact's deltas (empty without `--artifact`). */
   deltas: DeltaMap;
+  /** The decisions about old-shaped calls, compiled once for every session (else from `deltas` and the routing options). */
+  router?: CallRouter;
   /** Check calls against the current schema before they reach the server (`--no-validate` turns it off). */
   validate: boolean;
   /** Check and explain every tool's calls (default); false: only the tools with deltas (`--no-explain-all`). */
@@ -59,7 +62,9 @@ type ClientRequest =
   | { readonly kind: 'discover' }
   /** `chain` gathers a paginated listing; undefined for a page whose start the proxy did not see. */
   | { readonly kind: 'list'; readonly chain: Map<string, JsonObject> | undefined }
-  | { readonly kind: 'call'; readonly tool: string; readonly args: unknown; readonly started: number };
+  /** `notice`: the call was routed (`--renames route`), and its answer says so. */
+  /** `called`: the name the client called, when a rename routed the call to `tool`. */
+  | { readonly kind: 'call'; readonly tool: string; readonly called?: string; readonly args: unknown; readonly started: number; readonly notice?: CallNotice };
 
 interface OwnListing {
   readonly id: string;
@@ -80,6 +85,9 @@ const MAX_REPORTED_LINE = 200;
 /** The keys of a stateless request's `_meta` that say who the client is (not per-request ones like progressToken). */
 const PROTOCOL_META_PREFIX = 'io.modelcontextprotocol/';
 
+/** What the proxy does with a client message: answer it itself, or send the server a changed one (undefined: forward it as it came). */
+type ClientAction = { readonly answer: JsonObject } | { readonly forward: JsonObject } | undefined;
+
 const FORWARD = Symbol('forward');
 const DROP = Symbol('drop');
 type Disposition = typeof FORWARD | typeof DROP | JsonObject;
@@ -90,6 +98,7 @@ export class RelaySession {
   private nextOwnId = 1;
   private readonly validator = new ArgumentValidator();
   private readonly explainer: Explainer;
+  private readonly router: CallRouter;
   private readonly requests = new Map<string, ClientRequest>();
   /** Client listings awaiting their next page, by the cursor that asks for it. */
   private readonly chains = new Map<string, Map<string, JsonObject>>();
@@ -113,6 +122,7 @@ export class RelaySession {
     private readonly peers: RelayPeers,
   ) {
     this.explainer = createExplainer({ deltas: options.deltas, explainAll: options.explainAll !== false });
+    this.router = options.router ?? new CallRouter(options.deltas, options);
   }
 
   fromClient(line: Buffer): void {
@@ -134,9 +144,10 @@ export class RelaySession {
       this.hold(line);
       return;
     }
-    const answer = this.fromClientMessage(message);
-    if (answer === undefined) this.peers.toServer(line);
-    else this.peers.toClient(`${JSON.stringify(answer)}\n`);
+    const action = this.fromClientMessage(message);
+    if (action === undefined) this.peers.toServer(line);
+    else if ('forward' in action) this.peers.toServer(`${JSON.stringify(action.forward)}\n`);
+    else this.peers.toClient(`${JSON.stringify(action.answer)}\n`);
     if (message.method === 'notifications/initialized') this.onInitialized();
   }
 
@@ -180,12 +191,16 @@ export class RelaySession {
     }
     const answers: JsonObject[] = [];
     const forwarded: unknown[] = [];
+    let changed = false;
     for (const message of messages) {
-      const answer = isJsonObject(message) ? this.fromClientMessage(message) : undefined;
-      if (answer === undefined) forwarded.push(message);
-      else answers.push(answer);
+      const action = isJsonObject(message) ? this.fromClientMessage(message) : undefined;
+      if (action === undefined) forwarded.push(message);
+      else if ('forward' in action) {
+        forwarded.push(action.forward);
+        changed = true;
+      } else answers.push(action.answer);
     }
-    if (answers.length === 0) {
+    if (answers.length === 0 && !changed) {
       this.peers.toServer(line);
     } else {
       if (forwarded.length > 0) this.peers.toServer(`${JSON.stringify(forwarded)}\n`);
@@ -194,8 +209,8 @@ export class RelaySession {
     if (messages.some((message) => isJsonObject(message) && message.method === 'notifications/initialized')) this.onInitialized();
   }
 
-  /** The proxy's answer to a client message, or undefined to forward it. */
-  private fromClientMessage(message: JsonObject): JsonObject | undefined {
+  /** What to do with a client message (see `ClientAction`). */
+  private fromClientMessage(message: JsonObject): ClientAction {
     const { method } = message;
     if (typeof method !== 'string') return undefined; // the client answering a server request
     const params = isJsonObject(message.params) ? message.params : undefined;
@@ -226,17 +241,33 @@ export class RelaySession {
     }
   }
 
-  private call(key: string, id: JsonValue, params: JsonObject | undefined): JsonObject | undefined {
-    const name = params?.name;
-    if (typeof name !== 'string') return undefined;
-    const args = params?.arguments;
-    this.options.usage?.call(name, args);
+  /**
+   * A `tools/call`, decided here, once: what the artifact makes of its names (see `CallRouter`:
+   * served as it is, served under the new names, or refused for its old-shaped arguments), then
+   * the checks of the tool it goes to (moved, arguments that do not fit its schema).
+   */
+  private call(key: string, id: JsonValue, params: JsonObject | undefined): ClientAction {
+    const called = params?.name;
+    if (typeof called !== 'string' || params === undefined) return undefined;
+    // Usage counts the call as the client made it: the name and arguments it sent.
+    this.options.usage?.call(called, params.arguments);
+    const decision = this.decide(called, params.arguments);
+    if (decision?.kind === 'serve' && decision.name !== called) this.options.usage?.routed(called, decision.name);
+    if (decision?.kind === 'refuse') {
+      const schema = this.tools?.get(decision.name)?.inputSchema;
+      const text = this.explainer.refusedCall(decision, schema, this.validator.errors(decision.name, schema, decision.args));
+      this.record(called, 'blocked', fieldsOf(text), params.arguments);
+      return { answer: errorAnswer(id, text) };
+    }
+    const name = decision?.name ?? called;
+    const args = decision === undefined ? params.arguments : decision.args;
+    const notice = decision?.notice;
     if (this.options.validate && this.tools !== undefined) {
       const tool = this.tools.get(name);
       const moved = tool === undefined ? this.explainer.movedTool(name) : undefined;
       if (moved !== undefined) {
-        this.record(name, 'moved', [], args);
-        return errorAnswer(id, moved);
+        this.record(name, 'moved', [], args, undefined, undefined, called);
+        return { answer: errorAnswer(id, moved) };
       }
       if (tool !== undefined && this.explainer.explains(name)) {
         const verdict = this.validator.check(name, tool.inputSchema, args);
@@ -244,13 +275,27 @@ export class RelaySession {
         else if (verdict.notChecked.length > 0) this.reportPatternsNotChecked(name, verdict.notChecked);
         if (verdict.kind === 'invalid' && verdict.blocking) {
           const text = this.explainer.invalidArguments(name, tool.inputSchema, args, verdict.errors);
-          this.record(name, 'blocked', fieldsOf(text), args);
-          return errorAnswer(id, text);
+          this.record(name, 'blocked', fieldsOf(text), args, undefined, undefined, called);
+          return { answer: errorAnswer(id, notice === undefined ? text : `${text}\n${notice.text}`) };
         }
       }
     }
-    this.track(key, { kind: 'call', tool: name, args, started: performance.now() });
-    return undefined;
+    this.track(key, { kind: 'call', tool: name, args, started: performance.now(), ...(notice !== undefined ? { notice } : {}), ...(name !== called ? { called } : {}) });
+    if (decision === undefined) return undefined;
+    return { forward: { jsonrpc: '2.0', id, method: 'tools/call', params: { ...params, name, arguments: args as JsonValue } } };
+  }
+
+  /** The artifact's decision about a call (undefined: as it is); a call whose decision needs tools the proxy could not list goes as it is. */
+  private decide(name: string, args: unknown): CallDecision | undefined {
+    if (!this.router.active) return undefined;
+    const decision = this.router.decide(name, args, this.listed());
+    return decision === NEEDS_LISTING ? undefined : decision;
+  }
+
+  /** The last complete listing, as the router reads it. */
+  private listed(): ListedTools | undefined {
+    const tools = this.tools;
+    return tools === undefined ? undefined : { has: (name) => tools.has(name), inputSchemaOf: (name) => tools.get(name)?.inputSchema };
   }
 
   private cancelled(params: JsonObject | undefined): void {
@@ -281,10 +326,12 @@ export class RelaySession {
    */
   private mustWait(message: JsonObject): boolean {
     if (message.method !== 'tools/call' || this.tools !== undefined) return false;
-    const name = isJsonObject(message.params) ? message.params.name : undefined;
+    if (!isJsonObject(message.params)) return false;
+    const name = message.params.name;
     if (typeof name !== 'string') return false;
     const checked = this.options.validate && this.explainer.explains(name);
-    if (!checked && this.explainer.movedTool(name) === undefined) return false;
+    const decided = this.router.active && this.router.decide(name, message.params.arguments, undefined) === NEEDS_LISTING;
+    if (!checked && !decided && this.explainer.movedTool(name) === undefined) return false;
     return this.ownListing !== undefined || this.startListing();
   }
 
@@ -381,8 +428,8 @@ export class RelaySession {
     const ms = Math.round(performance.now() - request.started);
     const error = isJsonObject(message.error) ? message.error : undefined;
     if (error === undefined && result?.isError !== true) {
-      this.record(request.tool, 'passed', [], request.args, ms);
-      return undefined;
+      this.record(request.tool, request.notice === undefined ? 'passed' : 'routed', [], request.args, ms, undefined, request.called);
+      return request.notice === undefined || result === undefined ? undefined : { ...message, result: withNotice(result, request.notice) as JsonObject };
     }
     const text = error !== undefined ? (typeof error.message === 'string' ? error.message : undefined) : textOf(result);
     const schema = this.tools?.get(request.tool)?.inputSchema;
@@ -396,12 +443,13 @@ export class RelaySession {
             readIssues: () => this.validator.errors(request.tool, schema, request.args),
           });
     if (explained === undefined) {
-      this.record(request.tool, 'failed', [], request.args, ms, message);
-      return undefined;
+      this.record(request.tool, 'failed', [], request.args, ms, message, request.called);
+      // A tool's own error still tells the agent where its call went.
+      return request.notice === undefined || result === undefined ? undefined : { ...message, result: withNotice(result, request.notice) as JsonObject };
     }
-    this.record(request.tool, explained.outcome, fieldsOf(explained.text), request.args, ms);
+    this.record(request.tool, explained.outcome, fieldsOf(explained.text), request.args, ms, undefined, request.called);
     // A JSON-RPC error becomes a tool result: the model sees tool results, not protocol errors.
-    const content = [{ type: 'text', text: explained.text }];
+    const content = [{ type: 'text', text: request.notice === undefined ? explained.text : `${explained.text}\n${request.notice.text}` }];
     return { jsonrpc: '2.0', id: message.id as JsonValue, result: { ...(result ?? {}), content, isError: true } };
   }
 
@@ -478,11 +526,12 @@ export class RelaySession {
     if (this.requests.size > MAX_TRACKED_REQUESTS) this.requests.delete(this.requests.keys().next().value as string);
   }
 
-  private record(tool: string, outcome: CallOutcome, fields: readonly string[], args: unknown, ms?: number, answer?: JsonObject): void {
+  /** The call's line in the log, and its end in the usage counts (under the name the client called). */
+  private record(tool: string, outcome: CallOutcome, fields: readonly string[], args: unknown, ms?: number, answer?: JsonObject, called = tool): void {
     this.options.log?.write({ tool, outcome, fields, ...(ms !== undefined ? { ms } : {}) }, args);
     if (this.options.usage !== undefined && outcome !== 'cancelled') {
       const { counted, errorType } = usageOutcome(tool, outcome, answer);
-      this.options.usage.outcome(tool, counted, (ms ?? 0) / 1000, errorType);
+      this.options.usage.outcome(called, counted, (ms ?? 0) / 1000, errorType);
     }
   }
 
@@ -552,6 +601,7 @@ function textOf(result: JsonObject | undefined): string | undefined {
 function usageOutcome(tool: string, outcome: CallOutcome, answer: JsonObject | undefined): { counted: UsageOutcome; errorType?: string } {
   switch (outcome) {
     case 'passed':
+    case 'routed':
       return { counted: 'ok' };
     case 'blocked':
     case 'explained':

@@ -6,7 +6,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_READ_LIMITS, ReportFormatError, readReportText, type Delta, type ReadLimits, type Severity } from '../protocol/index.js';
+import { DEFAULT_READ_LIMITS, ReportFormatError, readReportText, type Delta, type ReadLimits, type Release, type Severity } from '../protocol/index.js';
 
 /** The deltas of one tool, as the artifact lists them. Deeply frozen once loaded. */
 export interface ToolDeltas {
@@ -17,7 +17,10 @@ export interface ToolDeltas {
 }
 
 /** Tool name → its deltas. The map returned by `loadDeltaMap` rejects `set`, `delete`, `clear`. */
-export type DeltaMap = ReadonlyMap<string, ToolDeltas>;
+export interface DeltaMap extends ReadonlyMap<string, ToolDeltas> {
+  /** When the artifact's changes were released (its `release`): the deprecation window of renames counts from `date`. */
+  readonly release?: Readonly<Release>;
+}
 
 export interface LoadDeltaMapOptions extends ReadLimits {
   /** A missing file gives an empty map instead of an error (a corrupt file still throws). */
@@ -45,10 +48,12 @@ export class DeltaArtifactError extends Error {
  */
 class FrozenMap<K, V> extends Map<K, V> {
   readonly #sealed: boolean;
+  readonly release?: Readonly<Release>;
 
-  constructor(entries: Iterable<readonly [K, V]>) {
+  constructor(entries: Iterable<readonly [K, V]>, release?: Release) {
     super();
     for (const [key, value] of entries) super.set(key, value);
+    if (release !== undefined) this.release = Object.freeze({ ...release });
     this.#sealed = true;
     Object.freeze(this);
   }
@@ -106,7 +111,7 @@ export function loadDeltaMap(pathOrJson: string | URL | object, options: LoadDel
     const tool: ToolDeltas = entry.discriminator === undefined ? { maxSeverity: entry.maxSeverity, deltas: entry.deltas } : { maxSeverity: entry.maxSeverity, deltas: entry.deltas, discriminator: entry.discriminator };
     entries.push([name, deepFreeze(tool)]);
   }
-  return new FrozenMap(entries);
+  return new FrozenMap(entries, report.release);
 }
 
 const INLINE = '(inline JSON)';

@@ -24,6 +24,7 @@ export {
 } from './validation-error.js';
 export { withSelfHealing, type McpServerLike, type WithSelfHealingOptions } from './mcp-server.js';
 export { UsageRecorder, createUsageRecorder, type CallOutcome, type MeterLike, type UsageRecorderOptions } from './usage.js';
+export { NOTICE_META_KEY, type RenameMode, type RoutingOptions } from './routing.js';
 export {
   callWithSelfHealing,
   correctedCall,
@@ -40,4 +41,4 @@ export {
   type ToolCaller,
   type ToolCallResultLike,
 } from './retry.js';
-export type { Delta, Severity } from '../protocol/index.js';
+export type { Delta, Release, Severity } from '../protocol/index.js';

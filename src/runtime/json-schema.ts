@@ -177,6 +177,44 @@ export function propertyNames(root: JsonSchema, schema: JsonSchema | undefined, 
   return [...names].sort();
 }
 
+/**
+ * Whether the object schema at hand takes a member called `name` (for the value `value` it
+ * holds): a declared property (across `allOf` and union branches: every branch when the value
+ * picks none), a `patternProperties` pattern it matches, or any name at all when it is a map
+ * (`additionalProperties` a schema that says something of its values). A passthrough object
+ * (`additionalProperties` `{}` or `true`, zod's `looseObject`) accepts a member without taking
+ * it: what it does not declare, a handler has no reason to read. An unknown schema (undefined)
+ * takes anything: what cannot be told is the server's business.
+ */
+export function takesMember(root: JsonSchema, schema: JsonSchema | undefined, value: unknown, name: string): boolean {
+  return schema === undefined || declaresMember(root, schema, value, name, 0);
+}
+
+/** Keywords that describe a schema without constraining it. */
+const ANNOTATIONS = new Set(['title', 'description', 'default', 'examples', '$comment', 'deprecated', 'readOnly', 'writeOnly']);
+
+function declaresMember(root: JsonSchema, schema: JsonSchema, value: unknown, name: string, depth: number): boolean {
+  if (depth > MAX_REF_HOPS) return true;
+  if (isSchema(schema.properties) && Object.hasOwn(schema.properties, name)) return true;
+  if (isSchema(schema.additionalProperties) && Object.keys(schema.additionalProperties).some((keyword) => !ANNOTATIONS.has(keyword))) return true;
+  if (isSchema(schema.patternProperties)) {
+    for (const pattern of Object.keys(schema.patternProperties)) {
+      // The server's pattern, run in linear time; one that cannot be run may match it.
+      const verdict = linearPattern(pattern);
+      if (!('pattern' in verdict) || verdict.pattern.test(name)) return true;
+    }
+  }
+  const parts = [...(Array.isArray(schema.allOf) ? schema.allOf : [])];
+  if (branchesOf(schema).length > 0) {
+    const branch = pickBranch(root, schema, value);
+    parts.push(...(branch !== undefined ? [branch] : branchesOf(schema)));
+  }
+  return parts.some((part) => {
+    const resolved = resolveRef(root, part);
+    return resolved !== undefined && declaresMember(root, resolved, value, name, depth + 1);
+  });
+}
+
 /** The type names a schema's `type` lists (a member that is not a string names none). */
 function typesOf(schema: JsonSchema): string[] {
   if (typeof schema.type === 'string') return [schema.type];

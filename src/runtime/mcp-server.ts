@@ -2,7 +2,8 @@
  * `withSelfHealing`: one call that makes an `McpServer` (from `@modelcontextprotocol/sdk`) answer
  * a call it rejects for its arguments with the enriched `<validation_error>`, and a call to a
  * tool the artifact says was renamed or removed with `<tool_error code="UNKNOWN_TOOL">`, instead
- * of the SDK's flat text.
+ * of the SDK's flat text; and decide, before the SDK sees it, what becomes of a call that uses
+ * a name the artifact says is gone (see routing.ts): explained, or served under the new names.
  *
  * Where it hooks, and why: only public, stable surfaces. The low-level `Server` behind
  * `server.server` connects to a transport (`connect`, `transport`), and a transport is the
@@ -14,7 +15,8 @@
  * - tools registered before or after `withSelfHealing`, before or after `connect`, and the
  *   SDK's own request handlers, are all covered, and no private SDK method is touched;
  * - a successful call, a tool's own error, an output-validation failure and any other message
- *   pass through unchanged; the request path pays one `Map` entry per `tools/call`. Only what
+ *   pass through unchanged; the request path pays one `Map` entry per `tools/call`, and a
+ *   `Map` lookup in the artifact's compiled renames and removals. Only what
  *   the SDK itself answered is rewritten: its `McpError` (a JSON-RPC InvalidParams error, or an
  *   `isError` result whose text is that error's message), and "Tool X not found" only while
  *   the server does not list X (a tool that says so of itself is answering its caller);
@@ -30,20 +32,23 @@
  * path of `mcp-contract-guard/runtime`.
  */
 import { isJsonObject } from '../protocol/index.js';
-import { createExplainer, type Explainer, type ExplainerOptions } from './self-healing.js';
+import { ToolListing, type Deliver } from './listing.js';
 import { errorResult } from './protocol.js';
-import type { HealingSession } from './session.js';
+import { CallRouter, NEEDS_LISTING, withNotice, type CallNotice, type RoutingOptions } from './routing.js';
+import { createExplainer, type Explainer, type ExplainerOptions } from './self-healing.js';
+import type { CallExplanations } from './session.js';
 import { UsageRecorder, createUsageRecorder, type CallOutcome, type UsageRecorderOptions } from './usage.js';
 
-export interface WithSelfHealingOptions extends ExplainerOptions {
-  /**
-   * Record what the calls use (tools, argument fields, enum values, refusals), per day, for
-   * `usage summarize` and the gate: `{ file }` appends to that file (one recorder per file per
-   * process), or a recorder made with `createUsageRecorder` (share one between the servers a
-   * process makes per session). See docs/usage.md.
-   */
-  usage?: UsageRecorderOptions | UsageRecorder;
-}
+export type WithSelfHealingOptions = ExplainerOptions &
+  RoutingOptions & {
+    /**
+     * Record what the calls use (tools, argument fields, enum values, refusals, renames routed),
+     * per day, for `usage summarize` and the gate: `{ file }` appends to that file (one recorder
+     * per file per process), or a recorder made with `createUsageRecorder` (share one between the
+     * servers a process makes per session). See docs/usage.md.
+     */
+    usage?: UsageRecorderOptions | UsageRecorder;
+  };
 
 /**
  * What `withSelfHealing` needs of an `McpServer` (@modelcontextprotocol/sdk 1.x), written out
@@ -68,8 +73,14 @@ interface TransportLike {
   onclose?: (() => void) | undefined;
 }
 
-const explainers = new WeakMap<object, Explainer>();
-const recorders = new WeakMap<object, UsageRecorder>();
+/** A server's configuration: how it explains, and how it decides about old-shaped calls. */
+interface Healing {
+  readonly explainer: Explainer;
+  readonly router: CallRouter;
+  readonly recorder: UsageRecorder | undefined;
+}
+
+const configurations = new WeakMap<object, Healing>();
 const hooked = new WeakSet<object>();
 const attached = new WeakSet<object>();
 
@@ -82,6 +93,7 @@ const attached = new WeakSet<object>();
  */
 export function withSelfHealing<T extends McpServerLike>(server: T, options: WithSelfHealingOptions): T {
   const explainer = createExplainer(options);
+  const router = new CallRouter(options.deltas, options);
   const protocol = (server as unknown as { server?: unknown } | null)?.server;
   if (!isProtocol(protocol)) {
     throw new TypeError(
@@ -89,11 +101,11 @@ export function withSelfHealing<T extends McpServerLike>(server: T, options: Wit
     );
   }
   const recorder = options.usage === undefined ? undefined : options.usage instanceof UsageRecorder ? options.usage : createUsageRecorder(options.usage);
-  if (recorder === undefined) recorders.delete(protocol);
-  else recorders.set(protocol, recorder);
-  if (!explainer.active) explainers.delete(protocol);
-  else explainers.set(protocol, explainer);
-  if (!explainer.active && recorder === undefined) return server;
+  if (!explainer.active && !router.active && recorder === undefined) {
+    configurations.delete(protocol);
+    return server;
+  }
+  configurations.set(protocol, { explainer, router, recorder });
   if (!hooked.has(protocol)) {
     hooked.add(protocol);
     const connect = protocol.connect;
@@ -115,77 +127,190 @@ function isProtocol(value: unknown): value is ProtocolLike {
 function attach(protocol: object, transport: TransportLike): void {
   if (attached.has(transport) || typeof transport.send !== 'function') return;
   attached.add(transport);
-  const deliver = transport.onmessage;
-  const send = transport.send;
-  const calls = new CallRegister();
-  let session: Promise<HealingSession> | undefined;
-  const recorder = recorders.get(protocol);
+  const connection = new Connection(protocol, transport, transport.onmessage, transport.send);
+  const recorder = configurations.get(protocol)?.recorder;
   if (recorder !== undefined) {
     recorder.setTransport(/stdio/i.test(transport.constructor?.name ?? '') ? 'pipe' : 'tcp');
     // The stdio transport closing is often the end of the process: what was counted goes out now.
     const onclose = transport.onclose;
     transport.onclose = function (this: unknown) {
-      void recorders.get(protocol)?.flush();
+      void configurations.get(protocol)?.recorder?.flush();
       onclose?.call(this);
     };
   }
   transport.onmessage = function (this: unknown, message, extra) {
-    calls.observe(message, extra, recorders.get(protocol));
-    deliver?.call(this, message, extra);
+    connection.incoming(this, message, extra);
   };
   transport.send = function (this: unknown, message, options) {
-    if (session !== undefined) {
-      // The answers to our own listing stay here; a changed tool list makes ours stale.
-      if (isJsonObject(message) && typeof message.id === 'string' && message.id.startsWith(OWN_ID_PREFIX)) return session.then((s) => s.ownAnswer(message));
-      if (isJsonObject(message) && message.method === 'notifications/tools/list_changed') void session.then((s) => s.forget());
-    }
-    const answered = calls.answered(message);
-    if (answered !== undefined && answered.kind !== 'call') {
-      const result = isJsonObject(message) && isJsonObject(message.result) ? message.result : undefined;
-      if (answered.kind === 'list') recorders.get(protocol)?.listed(Array.isArray(result?.tools) ? result.tools : []);
-      else recorders.get(protocol)?.setServer(isJsonObject(result?.serverInfo) ? result.serverInfo : undefined);
-      return send.call(this, message, options);
-    }
-    const call = answered;
-    if (call !== undefined && call.started !== undefined) recordOutcome(recorders.get(protocol), call, message);
-    const explainer = call === undefined ? undefined : explainers.get(protocol);
-    const text = explainer === undefined ? undefined : failureText(message);
-    if (call === undefined || explainer === undefined || text === undefined) return send.call(this, message, options);
-    session ??= import('./session.js').then(({ HealingSession }) => new HealingSession((request, extra) => deliver?.call(transport, request, extra)));
-    return session
-      .then((s) => s.explain(explainer, call, text))
-      .then(
-        (explained) => send.call(this, explained === undefined ? message : answer(message, explained), options),
-        () => send.call(this, message, options),
-      );
+    return connection.outgoing(this, message, options);
   };
 }
 
 /**
+ * One connected transport: every message in goes through `incoming` (where a call is decided),
+ * every message out through `outgoing` (where an answer is explained, or carries its notice).
+ */
+class Connection {
+  private readonly calls = new CallRegister();
+  private listing: ToolListing | undefined;
+  private explanations: Promise<CallExplanations> | undefined;
+  /** Messages in, in order, held while a call waits for the tool listing its decision needs. */
+  private held: Array<[unknown, unknown, unknown]> | undefined;
+  /** The listing failed: calls are passed on undecided until the tool list changes. */
+  private unlisted = false;
+
+  constructor(
+    private readonly protocol: object,
+    private readonly transport: TransportLike,
+    private readonly deliver: TransportLike['onmessage'],
+    private readonly send: TransportLike['send'],
+  ) {}
+
+  /**
+   * A message from the client. A `tools/call` is decided here, once, before the SDK sees it
+   * (the SDK drops the arguments a schema does not declare, so afterwards is too late): passed
+   * on as it is (almost always), passed on changed (a routed rename, with a notice for its
+   * answer), or answered here (old-shaped arguments, explained).
+   */
+  incoming(self: unknown, message: unknown, extra: unknown): void {
+    if (this.held !== undefined) {
+      this.held.push([self, message, extra]);
+      // A client that floods while a listing is under way is not held without bound: decide nothing until it changes.
+      if (this.held.length > MAX_HELD) {
+        this.unlisted = true;
+        this.release();
+      }
+      return;
+    }
+    const healing = configurations.get(this.protocol);
+    const call = healing?.router.active === true && !this.unlisted ? callOf(message) : undefined;
+    const decision = call === undefined ? undefined : (healing as Healing).router.decide(call.name, call.args, this.listing?.current);
+    if (decision === NEEDS_LISTING) {
+      this.held = [[self, message, extra]];
+      void this.tools(extra).then((tools) => {
+        if (tools === undefined) this.unlisted = true;
+        this.release();
+      });
+      return;
+    }
+    // Usage counts a call once it is decided, as the client made it: the name and arguments it sent.
+    const recorder = healing?.recorder;
+    const recorded = recorder === undefined ? undefined : (call ?? callOf(message));
+    if (recorded !== undefined) recorder?.call(recorded.name, recorded.args);
+    else if (recorder !== undefined) this.calls.observeListing(message);
+    const usage = recorder === undefined || recorded === undefined ? undefined : { recorder, called: recorded.name };
+    if (decision === undefined || call === undefined) {
+      this.calls.observe(message, extra, undefined, usage);
+      this.deliver?.call(self, message, extra);
+    } else if (decision.kind === 'serve') {
+      const routed = { ...call.message, params: { ...call.params, name: decision.name, arguments: decision.args } };
+      if (decision.name !== call.name) recorder?.routed(call.name, decision.name);
+      this.calls.observe(routed, extra, decision.notice, usage);
+      this.deliver?.call(self, routed, extra);
+    } else {
+      recorder?.outcome(call.name, 'invalid-arguments', 0, '-32602');
+      const tools = this.listing?.current;
+      void this.explainer()
+        .then((explanations) => explanations.refusal((healing as Healing).explainer, decision, tools))
+        .then((text) => this.send.call(this.transport, { jsonrpc: call.message.jsonrpc, id: call.message.id, result: errorResult(text) }))
+        .catch(() => undefined);
+    }
+  }
+
+  /** A message to the client: the answer to a call the SDK rejected is explained; a routed call's answer carries its notice. */
+  outgoing(self: unknown, message: unknown, options: unknown): Promise<void> {
+    if (this.listing !== undefined) {
+      // The answers to our own listing stay here; a changed tool list makes ours stale.
+      if (this.listing.isOwnAnswer(message)) {
+        this.listing.ownAnswer(message);
+        return Promise.resolve();
+      }
+      if (isJsonObject(message) && message.method === 'notifications/tools/list_changed') this.listing.forget();
+    }
+    if (isJsonObject(message) && message.method === 'notifications/tools/list_changed') this.unlisted = false;
+    const answered = this.calls.answered(message);
+    if (answered !== undefined && answered.kind !== 'call') {
+      const recorder = configurations.get(this.protocol)?.recorder;
+      const result = isJsonObject(message) && isJsonObject(message.result) ? message.result : undefined;
+      if (answered.kind === 'list') recorder?.listed(Array.isArray(result?.tools) ? result.tools : []);
+      else recorder?.setServer(isJsonObject(result?.serverInfo) ? result.serverInfo : undefined);
+      return this.send.call(self, message, options);
+    }
+    const call = answered;
+    if (call?.usage !== undefined) recordOutcome(call, message);
+    const explainer = call === undefined ? undefined : configurations.get(this.protocol)?.explainer;
+    const text = explainer === undefined ? undefined : failureText(message);
+    const plain = call?.notice === undefined ? message : answerWithNotice(message, call.notice);
+    if (call === undefined || explainer === undefined || text === undefined) return this.send.call(self, plain, options);
+    return this.explainer()
+      .then(async (explanations) => {
+        if (!explanations.explainable(explainer, call, text)) return undefined;
+        return explanations.failure(explainer, call, text, await this.tools(call.extra));
+      })
+      .then(
+        (explained) => this.send.call(self, explained === undefined ? plain : answer(message, call.notice === undefined ? explained : `${explained}\n${call.notice.text}`), options),
+        () => this.send.call(self, plain, options),
+      );
+  }
+
+  private tools(extra: unknown) {
+    this.listing ??= new ToolListing(((request, requestExtra) => this.deliver?.call(this.transport, request, requestExtra)) as Deliver);
+    return this.listing.tools(extra);
+  }
+
+  /** The explaining half, loaded on its first use. */
+  private explainer(): Promise<CallExplanations> {
+    this.explanations ??= import('./session.js').then(({ CallExplanations }) => new CallExplanations());
+    return this.explanations;
+  }
+
+  private release(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    // A call may hold the stream again; what follows it then queues behind it, in order.
+    for (const [index, [self, message, extra]] of held.entries()) {
+      this.incoming(self, message, extra);
+      if (this.held !== undefined) {
+        (this.held as Array<[unknown, unknown, unknown]>).push(...held.slice(index + 1));
+        return;
+      }
+    }
+  }
+}
+
+/** A `tools/call` request: its message, params, tool and arguments. */
+function callOf(message: unknown): { message: Readonly<Record<string, unknown>>; params: Readonly<Record<string, unknown>>; name: string; args: unknown } | undefined {
+  if (!isJsonObject(message) || message.method !== 'tools/call' || !isJsonObject(message.params) || message.id === undefined) return undefined;
+  const name = message.params.name;
+  return typeof name === 'string' ? { message, params: message.params, name, args: message.params.arguments } : undefined;
+}
+
+/** The answer with the notice added to its result (see `withNotice`). */
+function answerWithNotice(message: unknown, notice: CallNotice): unknown {
+  return isJsonObject(message) && isJsonObject(message.result) ? { ...message, result: withNotice(message.result, notice) } : message;
+}
+
+/**
  * The `tools/call` requests awaiting an answer (and, when usage is recorded, the `tools/list`
- * and `initialize` ones): the request path's whole cost is one entry here, plus the recorder's
- * count of the call.
+ * and `initialize` ones): the request path's whole cost is one entry here.
  */
 class CallRegister {
   private readonly pending = new Map<string, Pending>();
 
-  observe(message: unknown, extra: unknown, recorder: UsageRecorder | undefined): void {
-    if (!isJsonObject(message) || typeof message.method !== 'string') return;
+  observe(message: unknown, extra: unknown, notice?: CallNotice, usage?: { recorder: UsageRecorder; called: string }): void {
+    if (!isJsonObject(message) || message.method !== 'tools/call' || !isJsonObject(message.params)) return;
     const key = idKey(message.id);
-    if (key === undefined) return;
-    if (message.method === 'tools/call') {
-      const params = isJsonObject(message.params) ? message.params : undefined;
-      const name = params?.name;
-      if (typeof name !== 'string') return;
-      const args = params?.arguments;
-      if (recorder === undefined) this.track(key, { kind: 'call', name, args, extra });
-      else {
-        recorder.call(name, args);
-        this.track(key, { kind: 'call', name, args, extra, started: performance.now() });
-      }
-    } else if (recorder !== undefined && (message.method === 'tools/list' || message.method === 'initialize')) {
-      this.track(key, { kind: message.method === 'tools/list' ? 'list' : 'initialize' });
-    }
+    const name = message.params.name;
+    if (key === undefined || typeof name !== 'string') return;
+    const call: PendingCall = { kind: 'call', name, args: message.params.arguments, extra };
+    this.track(key, { ...call, ...(notice !== undefined ? { notice } : {}), ...(usage !== undefined ? { usage: { ...usage, started: performance.now() } } : {}) });
+  }
+
+  /** A `tools/list` or `initialize` request, whose answer tells the usage recorder the tools shown and the server. */
+  observeListing(message: unknown): void {
+    if (!isJsonObject(message) || (message.method !== 'tools/list' && message.method !== 'initialize')) return;
+    const key = idKey(message.id);
+    if (key !== undefined) this.track(key, { kind: message.method === 'tools/list' ? 'list' : 'initialize' });
   }
 
   answered(message: unknown): Pending | undefined {
@@ -204,28 +329,33 @@ class CallRegister {
 }
 
 const MAX_PENDING_CALLS = 10_000;
+/** Messages held behind a call waiting for the tool listing, at most. */
+const MAX_HELD = 10_000;
 
-/** A `tools/call` as it came in. */
+/** A `tools/call` as the server was given it. */
 export interface PendingCall {
   readonly kind: 'call';
   readonly name: string;
   readonly args: unknown;
   /** What the transport handed the protocol with the call (authentication, the HTTP request). */
   readonly extra: unknown;
-  /** When it came in (`performance.now()`), when usage is recorded. */
-  readonly started?: number;
+  /** What its answer must carry: the call was routed. */
+  readonly notice?: CallNotice;
+  /** Usage is recorded: the recorder, the name the client called, and when the call came in (`performance.now()`). */
+  readonly usage?: { readonly recorder: UsageRecorder; readonly called: string; readonly started: number };
 }
 
 type Pending = PendingCall | { readonly kind: 'list' | 'initialize' };
 
 /**
- * How a call ended, as the recorder counts it: a refusal by the SDK (invalid arguments, an
- * unknown tool: its InvalidParams error, thrown or as an `isError` result), another JSON-RPC
- * error, the tool's own error, or success.
+ * How a call ended, as usage counts it (under the name the client called): a refusal by the SDK
+ * (invalid arguments, an unknown tool: its InvalidParams error, thrown or as an `isError`
+ * result), another JSON-RPC error, the tool's own error, or success.
  */
-function recordOutcome(recorder: UsageRecorder | undefined, call: PendingCall, message: unknown): void {
-  if (recorder === undefined || !isJsonObject(message)) return;
-  const seconds = (performance.now() - (call.started as number)) / 1000;
+function recordOutcome(call: PendingCall, message: unknown): void {
+  const usage = call.usage;
+  if (usage === undefined || !isJsonObject(message)) return;
+  const seconds = (performance.now() - usage.started) / 1000;
   let outcome: CallOutcome = 'ok';
   let errorType: string | undefined;
   if (isJsonObject(message.error)) {
@@ -240,7 +370,7 @@ function recordOutcome(recorder: UsageRecorder | undefined, call: PendingCall, m
       errorType = '-32602';
     }
   }
-  recorder.outcome(call.name, outcome, seconds, errorType);
+  usage.recorder.outcome(usage.called, outcome, seconds, errorType);
 }
 
 function refusalOf(toolName: string, text: unknown): CallOutcome {
@@ -270,9 +400,6 @@ function answer(message: unknown, text: string): unknown {
   const { id, jsonrpc } = message as { id: unknown; jsonrpc: unknown };
   return { jsonrpc, id, result: errorResult(text) };
 }
-
-/** The ids of the listings asked for here: no client sends these. */
-export const OWN_ID_PREFIX = 'mcp-contract-guard/tools-list/';
 
 function idKey(id: unknown): string | undefined {
   if (typeof id === 'number') return `n${id}`;

@@ -20,6 +20,7 @@ import { argumentLocationOf, compareDeltas, compareText, entryRenameOf, escapeTe
 import { isFrozenDeltaMap, type DeltaMap, type ToolDeltas } from './delta-map.js';
 import { discriminatorOf, isSchema, type JsonSchema } from './json-schema.js';
 import { toolError } from './protocol.js';
+import type { CallDecision } from './routing.js';
 import { formatValidationError, reportedFields, type ValidationIssue } from './validation-error.js';
 
 export interface SelfHealingConfig {
@@ -276,7 +277,10 @@ function reaches(reach: CompiledDelta['reach'], path: string, field: FailingFiel
   }
 }
 
-/** The block for one call: the deltas about its failing fields (at most `max`), the others counted. */
+/**
+ * The block for one call: the deltas about its failing fields (at most `max`), else the most
+ * severe ones; the others counted.
+ */
 function blockFor(scope: CompiledScope, errorXml: string, max: number): { text: string; shown: number } {
   const fields = failingFields(errorXml);
   const shown: string[] = [];
@@ -284,6 +288,8 @@ function blockFor(scope: CompiledScope, errorXml: string, max: number): { text: 
     // Two deltas can read the same in brief (two flagged texts of one field): said once.
     if (shown.length < max && !shown.includes(delta.xml) && fields.some((field) => isAbout(delta, field))) shown.push(delta.xml);
   }
+  // No failing field is one a delta is about: the tool's most severe changes (they come first), never a bare count.
+  if (shown.length === 0) for (const delta of scope.deltas) if (shown.length < max && !shown.includes(delta.xml)) shown.push(delta.xml);
   const hidden = scope.deltas.length - shown.length;
   const lines = [scope.head, ...shown];
   if (hidden > 0) lines.push(`<more count="${hidden}">${MORE}</more>`);
@@ -342,6 +348,13 @@ export interface Explainer {
   invalidArguments(toolName: string, schema: unknown, args: unknown, issues: readonly ValidationIssue[]): string;
   /** The error text for a call to `toolName` when the artifact says it was renamed or removed; undefined for any other name. */
   movedTool(toolName: string): string | undefined;
+  /**
+   * The error text for a call refused for its old-shaped arguments (see `CallRouter`): each as
+   * an argument the tool does not take (renamed to what, or removed), beside what else
+   * `issues` (the contract's check of the arguments) finds wrong, then the notice of a tool
+   * the call was routed to.
+   */
+  refusedCall(refusal: Extract<CallDecision, { kind: 'refuse' }>, schema: unknown, issues: readonly ValidationIssue[]): string;
 }
 
 /** Explainers built from an immutable (loaded) map, per option set. */
@@ -359,18 +372,32 @@ export function createExplainer(options: ExplainerOptions): Explainer {
   const example = options.example !== false;
   const explainAll = options.explainAll !== false;
   const { deltas, resolveAction } = options;
+  const invalidArguments: Explainer['invalidArguments'] = (toolName, schema, args, issues) => {
+    const entry = deltas.get(toolName);
+    const jsonSchema = isSchema(schema) ? schema : undefined;
+    const record = isSchema(args) ? (args as Readonly<Record<string, unknown>>) : undefined;
+    const action = (resolveAction !== undefined ? resolveAction(toolName, record) : defaultAction(entry?.discriminator, jsonSchema, record)) ?? null;
+    const xml = formatValidationError(issues, {
+      toolName,
+      action,
+      args,
+      schema: jsonSchema,
+      example,
+      ...(entry !== undefined ? { deltas: entry.deltas } : {}),
+      ...(deltas.release !== undefined ? { release: deltas.release } : {}),
+    });
+    return (prepared.enhancers.get(toolName) ?? identityEnhancer)(xml, action);
+  };
   return {
     active: explainAll || prepared.active,
     explains: (toolName) => explainAll || prepared.enhancers.has(toolName),
-    invalidArguments(toolName, schema, args, issues) {
-      const entry = deltas.get(toolName);
-      const jsonSchema = isSchema(schema) ? schema : undefined;
-      const record = isSchema(args) ? (args as Readonly<Record<string, unknown>>) : undefined;
-      const action = (resolveAction !== undefined ? resolveAction(toolName, record) : defaultAction(entry?.discriminator, jsonSchema, record)) ?? null;
-      const xml = formatValidationError(issues, { toolName, action, args, schema: jsonSchema, example, ...(entry !== undefined ? { deltas: entry.deltas } : {}) });
-      return (prepared.enhancers.get(toolName) ?? identityEnhancer)(xml, action);
-    },
+    invalidArguments,
     movedTool: (toolName) => prepared.moved.get(toolName),
+    refusedCall(refusal, schema, issues) {
+      const oldShaped = refusal.fields.map((field): ValidationIssue => ({ code: 'unrecognized_keys', path: field.at, keys: [field.name], message: `Unrecognized key: "${field.name}"` }));
+      const text = invalidArguments(refusal.name, schema, refusal.args, [...issues, ...oldShaped]);
+      return refusal.notice === undefined ? text : `${text}\n${refusal.notice.text}`;
+    },
   };
 }
 

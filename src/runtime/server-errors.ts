@@ -39,6 +39,14 @@ export function explainServerError(
     readonly args: unknown;
     /** Whether the server's current listing has the tool; undefined when the listing is not known. */
     readonly listed: boolean | undefined;
+    /**
+     * What the contract's own check of the arguments finds wrong (the listed input schema,
+     * strictly): when it finds anything, that is explained rather than the server's message,
+     * so a TypeScript server (whose zod 3 or zod 4 messages say different things) and the
+     * proxy in front of any server give the same lines for the same call.
+     */
+    readonly contractIssues?: () => readonly ValidationIssue[];
+    /** The issues to explain when the message names none it can read. */
     readonly readIssues?: () => readonly ValidationIssue[];
   },
 ): { text: string; outcome: 'moved' | 'explained' } | undefined {
@@ -47,8 +55,10 @@ export function explainServerError(
   if (!explainer.explains(toolName)) return undefined;
   let issues: readonly ValidationIssue[] | undefined = serverValidationIssues(toolName, text, call.args);
   if (issues === undefined) return undefined;
+  const contract = call.contractIssues?.() ?? [];
+  if (contract.length > 0) issues = contract;
   // What the message did not let us read, the schema tells.
-  if (issues.length === 0 && call.readIssues !== undefined) issues = call.readIssues();
+  else if (issues.length === 0 && call.readIssues !== undefined) issues = call.readIssues();
   if (issues.length === 0) issues = [{ code: 'custom', path: [], message: text.replace(/^MCP error -?\d+: /, '') }];
   return { text: explainer.invalidArguments(toolName, call.schema, call.args, issues), outcome: 'explained' };
 }
@@ -123,8 +133,50 @@ function sdkIssues(details: string): ZodIssueLike[] {
       // A discriminated union's branch chosen by nothing sent (zod's discriminatedUnion).
       const branch = /^Invalid discriminator value\. Expected (.+)$/.exec(message);
       if (branch !== null) return { code: 'invalid_union_discriminator', path, message, options: [...(branch[1] as string).matchAll(/'((?:[^'\\]|\\.)*)'/g)].map((m) => m[1]) };
-      return { code: 'custom', path, message };
+      return zod3Issue(path, message) ?? { code: 'custom', path, message };
     });
+}
+
+/** The values of a zod 3 list, `'open' | 'shipped'`. */
+const quotedValues = (text: string) => [...text.matchAll(/'((?:[^'\\]|\\.)*)'/g)].map((m) => m[1]);
+
+/**
+ * The default messages of zod 3 (a server whose schemas are zod 3, through SDK 1.18 and later,
+ * which prints messages rather than issues): read back into issues, so a line says what a zod 4
+ * server's would, once.
+ */
+function zod3Issue(path: (string | number)[], message: string): ZodIssueLike | undefined {
+  if (message === 'Required') return { code: 'invalid_type', path, message, received: 'undefined' };
+  const type = /^Expected (\w+), received (\w+)$/.exec(message);
+  if (type !== null) return { code: 'invalid_type', path, message, expected: type[1], received: type[2] };
+  const option = /^Invalid enum value\. Expected (.+), received '(?:[^'\\]|\\.)*'$/.exec(message);
+  if (option !== null) return { code: 'invalid_value', path, message, values: quotedValues(option[1] as string) };
+  const literal = /^Invalid literal value, expected (.+)$/.exec(message);
+  if (literal !== null) {
+    try {
+      return { code: 'invalid_value', path, message, values: [JSON.parse(literal[1] as string)] };
+    } catch {
+      return undefined;
+    }
+  }
+  const size = /^(String|Array|Number) must (?:contain|be) (at least|at most|exactly|greater than or equal to|greater than|less than or equal to|less than) (-?\d+(?:\.\d+)?)/.exec(message);
+  if (size !== null) {
+    const [, what, how, limit] = size as unknown as [string, string, string, string];
+    const origin = what.toLowerCase();
+    const low = how === 'at least' || how === 'exactly' || how.startsWith('greater');
+    const inclusive = !(how === 'greater than' || how === 'less than');
+    return low
+      ? { code: 'too_small', path, message, origin, minimum: Number(limit), inclusive, exact: how === 'exactly' }
+      : { code: 'too_big', path, message, origin, maximum: Number(limit), inclusive };
+  }
+  const keys = /^Unrecognized key\(s\) in object: (.+)$/.exec(message);
+  if (keys !== null) return { code: 'unrecognized_keys', path, message, keys: quotedValues(keys[1] as string) };
+  const format = /^Invalid (email|url|uuid|cuid2?|ulid|datetime|date|time|duration|ip|cidr|emoji|base64|nanoid)$/.exec(message);
+  if (format !== null) return { code: 'invalid_format', path, message, format: format[1] };
+  if (message === 'Invalid') return { code: 'invalid_format', path, message, format: 'regex' };
+  const step = /^Number must be a multiple of (-?\d+(?:\.\d+)?)$/.exec(message);
+  if (step !== null) return { code: 'not_multiple_of', path, message, divisor: Number(step[1]) };
+  return undefined;
 }
 
 /** The SDK's `getDotPath`: `items[0].name`. */

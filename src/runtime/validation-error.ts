@@ -29,11 +29,13 @@ import {
   flagsText,
   isSubtype,
   jsonTypeName,
+  memberRemovalOf,
   memberRenameOf,
   listValues,
   truncate,
   type ArgumentPath,
   type Delta,
+  type Release,
 } from '../protocol/index.js';
 
 /**
@@ -104,6 +106,8 @@ export interface FormatValidationErrorOptions {
    * text the contract lint flagged is never repeated.
    */
   deltas?: readonly Readonly<Delta>[];
+  /** When those deltas were released (the artifact's `release`): a removed argument's line names the version. */
+  release?: Readonly<Release>;
 }
 
 type IssueKind =
@@ -150,6 +154,7 @@ const RECOVERY = 'Fix the fields above and call the tool again. Do not explain t
  * it (`additionalProperties`…).
  */
 const UNKNOWN_FIELD = 'Not a field of this tool.';
+const REMOVED_FIELD = 'No longer a field of this tool';
 const RENAMED_FIELD = 'Renamed to ';
 
 const FIELD_OPEN = '<field name="';
@@ -169,7 +174,8 @@ export function reportedFields(errorXml: string): Array<{ readonly name: string;
     if (end === -1) break;
     const raw = errorXml.slice(start, end);
     const name = raw.includes('&') ? raw.replace(/&(?:lt|gt|quot|apos|amp|#9|#10|#13);/g, (entity) => ENTITIES[entity] ?? entity) : raw;
-    fields.push({ name, undeclared: errorXml.startsWith(UNKNOWN_FIELD, end + 2) || errorXml.startsWith(RENAMED_FIELD, end + 2) });
+    const line = end + 2;
+    fields.push({ name, undeclared: errorXml.startsWith(UNKNOWN_FIELD, line) || errorXml.startsWith(RENAMED_FIELD, line) || errorXml.startsWith(REMOVED_FIELD, line) });
     at = end;
   }
   return fields;
@@ -187,6 +193,10 @@ interface Context {
   readonly args: unknown;
   readonly root: JsonSchema | undefined;
   readonly renames: readonly Rename[];
+  /** Arguments the artifact says were removed: `parent` path and name. */
+  readonly removals: readonly { readonly parent: ArgumentPath; readonly name: string }[];
+  /** `in 2.0.0`, or '' when the release is not known. */
+  readonly since: string;
   /** Text the contract lint flagged: never written, not even as an argument's name. */
   readonly flagged: ReadonlySet<string>;
 }
@@ -212,7 +222,14 @@ export function formatValidationError(issues: readonly ValidationIssue[] | null 
   const deltas = options.deltas ?? [];
   const flagged = flaggedTextOf(deltas);
   const schema = isSchema(options.schema) ? options.schema : undefined;
-  const context: Context = { args: options.args, root: schema === undefined ? undefined : withoutText(schema, flagged), renames: renamesOf(deltas), flagged };
+  const context: Context = {
+    args: options.args,
+    root: schema === undefined ? undefined : withoutText(schema, flagged),
+    renames: renamesOf(deltas),
+    removals: removalsOf(deltas),
+    since: options.release?.version === undefined ? '' : ` in ${options.release.version}`,
+    flagged,
+  };
   const normalized = narrowUnionErrors(issues ?? [], context.root, context.args).map((issue) =>
     withoutFlaggedValues(withDiscriminatorValues(normalizeIssue(issue, context.args), context), flagged),
   );
@@ -262,6 +279,24 @@ function renamesOf(deltas: readonly Readonly<Delta>[]): Rename[] {
     renames.push({ parent, ...renamed });
   }
   return renames;
+}
+
+function removalsOf(deltas: readonly Readonly<Delta>[]): Array<{ parent: ArgumentPath; name: string }> {
+  const removals: Array<{ parent: ArgumentPath; name: string }> = [];
+  for (const d of deltas) {
+    const removed = memberRemovalOf(d);
+    const location = removed === undefined ? undefined : argumentLocationOf(d.field);
+    if (removed === undefined || location === undefined || location.keyword !== undefined || location.path.at(-1) !== removed.name) continue;
+    removals.push({ parent: location.path.slice(0, -1), name: removed.name });
+  }
+  return removals;
+}
+
+/** Whether the artifact says the argument `name` of the object at `parent` was removed. */
+function wasRemoved(context: Context, parent: ArgPath, name: PropertyKey | undefined): boolean {
+  if (context.removals.length === 0 || typeof name !== 'string') return false;
+  const at = argumentPath(parent).join('\u0000');
+  return context.removals.some((removal) => removal.name === name && removal.parent.join('\u0000') === at);
 }
 
 /** `items[0].sku` as an argument path the deltas use: `items[].sku`. */
@@ -601,13 +636,15 @@ function describeField(field: FieldLine, context: Context): string {
   // A renamed argument is expected as its new self.
   const expectedPath = field.renamedTo !== undefined ? [...field.path.slice(0, -1), field.renamedTo] : field.path;
   const schema = root === undefined ? undefined : schemaAt(root, expectedPath, args);
-  const problems = field.renamedTo !== undefined ? [`${RENAMED_FIELD}${JSON.stringify(field.renamedTo)}.`] : field.issues.map(problemOf);
+  const removed = field.renamedTo === undefined && field.issues.some((issue) => issue.kind === 'unknown_keys') && wasRemoved(context, field.path.slice(0, -1), field.path.at(-1));
+  const problems = field.renamedTo !== undefined ? [`${RENAMED_FIELD}${JSON.stringify(field.renamedTo)}.`] : removed ? [context.since === '' ? `${REMOVED_FIELD}.` : `${REMOVED_FIELD} (removed${context.since}).`] : field.issues.map(problemOf);
   const parts = [...new Set(problems)];
   if (sent !== ABSENT) parts.push(`You sent: ${containsFlagged(sent, context.flagged) ? WITHHELD : truncate(displayJson(sent), MAX_SENT_LENGTH)}.`);
   const first = field.issues[0] as FieldIssue;
   const expected = field.renamedTo !== undefined || first.kind !== 'unknown_keys' ? expectedText(first, root, schema) : undefined;
   if (expected !== undefined) parts.push(`Expected: ${sentence(expected)}`);
-  if (field.renamedTo === undefined) {
+  if (removed) parts.push('Remove it.');
+  else if (field.renamedTo === undefined) {
     const fixes = field.issues.map((issue) => fixText(issue, sent, field.path, context, schema)).filter((fix) => fix !== undefined);
     parts.push(...new Set(fixes.map(sentence)));
   }

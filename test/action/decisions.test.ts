@@ -89,6 +89,14 @@ describe('the event plan', () => {
     expect(planEvent(context('pull_request', { pull_request: pr }), 'v1.2.0').baseline).toEqual({ ref: 'v1.2.0', describe: 'baseline-ref v1.2.0' });
     expect(planEvent(context('workflow_dispatch', {})).noBaselineReason).toContain('baseline-ref');
   });
+
+  test('dates the release as the event dates its head, in UTC; an event that dates none leaves it to the run', () => {
+    expect(planEvent(context('push', { before: 'c'.repeat(40), head_commit: { timestamp: '2025-06-01T23:30:00-02:00' } })).releasedAt).toBe('2025-06-02');
+    expect(planEvent(context('release', { release: { published_at: '2025-07-04T10:00:00Z', created_at: '2025-07-01T10:00:00Z' } })).releasedAt).toBe('2025-07-04');
+    expect(planEvent(context('pull_request', { pull_request: { ...pr, updated_at: '2025-08-09T00:00:00Z' } })).releasedAt).toBe('2025-08-09');
+    expect(planEvent(context('workflow_dispatch', {})).releasedAt).toBeUndefined();
+    expect(planEvent(context('push', { head_commit: { timestamp: 'yesterday' } })).releasedAt).toBeUndefined();
+  });
 });
 
 describe('the allow-list', () => {

@@ -75,7 +75,8 @@ describe('the sticky comment', () => {
       gate: 'fail',
       'artifact-path': `${repo.dir}/contract-deltas.json`,
     });
-    expect(readFileSync(first.outputs['artifact-path']!, 'utf8')).toBe(renderArtifact(inventory.report));
+    // Dated as the event dates the head (the pull request's last update), with the server's version.
+    expect(readFileSync(first.outputs['artifact-path']!, 'utf8')).toBe(renderArtifact({ ...inventory.report, release: { version: '2.0.0', date: '2030-03-04' } }));
     expect(readFileSync(first.outputs['report-path']!, 'utf8')).toContain('<summary>🔴 5 BREAKING changes</summary>');
     expect(existsSync(first.outputs['review-path']!)).toBe(true);
     const sarif = JSON.parse(readFileSync(first.outputs['sarif-path']!, 'utf8')) as { version: string; runs: Array<{ results: unknown[] }> };

@@ -211,6 +211,9 @@ export class GitRepo {
   }
 }
 
+/** When the pull request of `pullRequestPayload` was last updated: the day its delta artifact is dated. */
+export const PR_UPDATED_AT = '2030-03-04T05:06:07Z';
+
 /** A `pull_request` payload shaped like GitHub's (the fields the Action reads, and some it does not). */
 export function pullRequestPayload(options: { number: number; baseSha: string; headSha: string; fork?: boolean; labels?: string[]; action?: string; label?: string; sender?: string }): Record<string, unknown> {
   const base = { full_name: REPO, name: 'tools', owner: { login: 'acme' } };
@@ -226,6 +229,7 @@ export function pullRequestPayload(options: { number: number; baseSha: string; h
       labels: (options.labels ?? []).map((name, i) => ({ id: i + 1, name })),
       base: { ref: 'main', sha: options.baseSha, repo: base },
       head: { ref: 'feature', sha: options.headSha, repo: head },
+      updated_at: PR_UPDATED_AT,
     },
     repository: base,
     sender: { login: options.sender ?? 'alice' },

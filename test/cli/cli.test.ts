@@ -369,3 +369,26 @@ describe('config file', () => {
     expect(result.stderr).toMatch(/servers\.a/);
   });
 });
+
+describe('the release an artifact records (--released-at, --release)', () => {
+  it('dates the artifact and the JSON report, the version defaulting to the server\'s own', async () => {
+    const artifact = join(dir, 'released.json');
+    const result = await cli(['diff', lockV1, lockV2, '--format', 'json', '--artifact', artifact, '--released-at', '2025-06-01T23:30:00-02:00']);
+    expect(result.code).toBe(1);
+    // A date-time with its offset is the UTC day it falls on.
+    expect(JSON.parse(result.stdout).release).toEqual({ version: '2.0.0', date: '2025-06-02' });
+    expect(JSON.parse(readFileSync(artifact, 'utf8')).release).toEqual({ version: '2.0.0', date: '2025-06-02' });
+    const named = await cli(['diff', lockV1, lockV2, '--format', 'json', '--released-at', 'today', '--release', 'v2-rc1'], { env: { MCP_CONTRACT_GUARD_TODAY: '2030-01-15' } });
+    expect(JSON.parse(named.stdout).release).toEqual({ version: 'v2-rc1', date: '2030-01-15' });
+    // Without either flag the report says nothing of when: the diff reads no clock.
+    expect(JSON.parse((await cli(['diff', lockV1, lockV2, '--format', 'json'])).stdout).release).toBeUndefined();
+  });
+
+  it('refuses a date it cannot read, before doing anything', async () => {
+    for (const value of ['2025-13-01', 'June 1st', '2025-06-01T10:00']) {
+      const result = await cli(['diff', lockV1, lockV2, '--released-at', value]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`--released-at takes a day (2025-06-01), a date-time with its offset (2025-06-01T14:03:00+02:00) or "today"; got "${value}".`);
+    }
+  });
+});

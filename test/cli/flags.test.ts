@@ -22,7 +22,8 @@ const ALL_FLAGS = Object.keys(FLAGS) as FlagName[];
 /** A command line giving `flag` a plausible value. */
 function withFlag(command: CommandName, flag: FlagName): string[] {
   const spec: { type: string } = FLAGS[flag];
-  return spec.type === 'boolean' ? [command, `--${flag}`] : [command, `--${flag}`, flag === 'format' ? 'json' : flag === 'fail-on' ? 'RISKY' : 'x'];
+  const VALUES: Partial<Record<FlagName, string>> = { format: 'json', 'fail-on': 'RISKY', 'released-at': '2025-06-01' };
+  return spec.type === 'boolean' ? [command, `--${flag}`] : [command, `--${flag}`, VALUES[flag] ?? 'x'];
 }
 
 /** The long flags a help text lists at the start of its lines. */

@@ -195,3 +195,17 @@ describe('resources and resource templates', () => {
     expect(brief(report.resourceTemplates['old://{x}']?.deltas ?? [])).toEqual(['resource-template-removed@=BREAKING']);
   });
 });
+
+describe('how sure a tool rename is (the facts a runtime routes by)', () => {
+  const args = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
+  it('says whether the names are the same words and whether the description stayed', async () => {
+    const facts = async (before: Record<string, unknown>, after: Record<string, unknown>) =>
+      Object.values((await diffTools([{ inputSchema: args, ...before }], [{ inputSchema: args, ...after }])).tools)
+        .flatMap((entry) => entry.deltas)
+        .find((d) => d.kind === 'tool-renamed')?.facts;
+    expect(await facts({ name: 'getTinyImage', description: 'A tiny image' }, { name: 'get-tiny-image', description: 'Returns a tiny image' })).toEqual({ sameShape: true, sameName: true, sameDescription: false });
+    expect(await facts({ name: 'take_memory_snapshot', description: 'Capture a heap snapshot.' }, { name: 'take_heapsnapshot', description: 'Capture a heap snapshot.' })).toEqual({ sameShape: true, sameName: false, sameDescription: true });
+    // Reported as a rename (same arguments, a shared word), yet not the same tool by either sign.
+    expect(await facts({ name: 'delete_file', description: 'Delete a file at a path' }, { name: 'delete_directory', description: 'Delete a directory at a path' })).toEqual({ sameShape: true, sameName: false, sameDescription: false });
+  });
+});

@@ -41,6 +41,7 @@ const SERVER_DELTAS: Record<string, string[]> = {
     'capability-added@capabilities.resources=SAFE',
   ],
   'firecrawl@3.22.3__3.26.0.json': ['instructions-changed=COSMETIC'],
+  'playwright@0.0.40__0.0.83.json': ['capability-added@capabilities.tools.listChanged=SAFE'],
   'server-memory@2025.11.25__2026.7.4.json': ['capability-added@capabilities.resources.listChanged=SAFE', 'capability-added@capabilities.resources.subscribe=SAFE', 'capability-added@capabilities.resources=SAFE'],
   'server-memory@2025.9.25__2025.11.25.json': ['capability-added@capabilities.tools.listChanged=SAFE'],
   'server-sequential-thinking@2025.7.1__2025.11.25.json': ['capability-added@capabilities.tools.listChanged=SAFE'],

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { brief, inputDeltas, outputDeltas } from './helpers.js';
 import { normalizeSchema } from '../../src/contract/schema.js';
 import { MAX_WALK_STEPS, walkSchemas } from '../../src/diff/schema-walker.js';
+import type { Delta } from '../../src/protocol/index.js';
 
 const obj = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type: 'object', properties, ...extra });
 const arg = (schema: Record<string, unknown>, required = false) => obj({ x: schema }, required ? { required: ['x'] } : {});
@@ -239,5 +240,55 @@ describe('schema walker: cost', () => {
     expect(bounded.changes[0]?.note).toMatch(/too large or too deeply nested to compare keyword by keyword/);
     expect(bounded.uncertain).toHaveLength(1);
     expect(MAX_WALK_STEPS).toBeGreaterThan(50 * unbounded.steps);
+  });
+});
+
+describe('schema walker: properties renamed when several change at once', () => {
+  const text = (description: string) => ({ type: 'string', description });
+  const object = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', properties, required, additionalProperties: false });
+  const renames = (deltas: Delta[]) =>
+    deltas.filter((d) => d.kind === 'property-renamed').map((d) => `${d.field}: ${String(d.previous)} → ${String(d.current)} ${JSON.stringify(Object.fromEntries(Object.entries(d.facts ?? {}).sort()))}`);
+
+  it('pairs two renames of one schema by their names (startRef → startTarget, endRef → endTarget)', async () => {
+    const before = object({ startRef: text('Exact source element reference'), endRef: text('Exact target element reference') }, ['startRef', 'endRef']);
+    const after = object({ startTarget: text('Exact target element reference, or a selector'), endTarget: text('Exact target element reference, or a selector') }, ['startTarget', 'endTarget']);
+    const deltas = await inputDeltas(before, after);
+    expect(renames(deltas)).toEqual([
+      'inputSchema.properties.endTarget: endRef → endTarget {"pairedByName":true,"sameSchema":true}',
+      'inputSchema.properties.startTarget: startRef → startTarget {"pairedByName":true,"sameSchema":true}',
+    ]);
+    expect(brief(deltas)).toEqual(['property-renamed@inputSchema.properties.endTarget=BREAKING', 'property-renamed@inputSchema.properties.startTarget=BREAKING']);
+  });
+
+  it('pairs by description when the names share nothing, inside the items of an array of objects', async () => {
+    const item = (members: Record<string, unknown>, required: string[]) => ({ type: 'object', properties: { fields: { type: 'array', items: object(members, required) } }, required: ['fields'] });
+    const before = item({ name: text('Field name'), ref: text('Exact target field reference from the page snapshot') }, ['name', 'ref']);
+    const after = item({ name: text('Field name'), element: text('Human-readable element description'), target: text('Exact target element reference from the page snapshot, or a selector') }, ['name', 'target']);
+    expect(brief(await inputDeltas(before, after))).toEqual([
+      'property-renamed@inputSchema.properties.fields.items.properties.target=BREAKING',
+      'property-added@inputSchema.properties.fields.items.properties.element=SAFE',
+    ]);
+  });
+
+  it('leaves ambiguous evidence as a removal and an addition', async () => {
+    // Two strings gone, two strings added, nothing in their names or descriptions to tell them apart.
+    const before = object({ alpha: { type: 'string' }, beta: { type: 'string' } });
+    const after = object({ gamma: { type: 'string' }, delta: { type: 'string' } });
+    const deltas = await inputDeltas(before, after);
+    expect(renames(deltas)).toEqual([]);
+    expect(brief(deltas).filter((b) => b.startsWith('property-removed'))).toHaveLength(2);
+    // As close either way: still not a rename.
+    const close = await inputDeltas(object({ ref: text('element reference') }), object({ target: text('element reference'), locator: text('element reference') }));
+    expect(renames(close)).toEqual([]);
+  });
+
+  it('never across a type change', async () => {
+    const deltas = await inputDeltas(object({ ref: text('element reference') }), object({ target: { type: 'integer', description: 'element reference' } }));
+    expect(renames(deltas)).toEqual([]);
+  });
+
+  it('the only candidate either way is a rename without any name evidence, as before', async () => {
+    const deltas = await inputDeltas(object({ shipment_id: { type: 'string' } }, ['shipment_id']), object({ id: { type: 'string' } }, ['id']));
+    expect(renames(deltas)).toEqual(['inputSchema.properties.id: shipment_id → id {"sameSchema":true}']);
   });
 });

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { LineReader } from '../../src/proxy/lines.js';
 import { serverValidationIssues } from '../../src/runtime/server-errors.js';
-import { ArgumentValidator } from '../../src/proxy/validation.js';
+import { ArgumentValidator } from '../../src/runtime/argument-validator.js';
 import { formatValidationError } from '../../src/runtime/index.js';
 
 /** Captured from the Python SDK's MCPServer (mcp 2.x; FastMCP in mcp 1.x says the same). */

@@ -106,6 +106,24 @@ describe('loadDeltaMap', () => {
     expect(() => loadDeltaMap(noCurrent)).toThrow(/deltas\[1\] has no "current"/);
   });
 
+  it('keeps the release the artifact records (frozen), and an artifact without one has none', () => {
+    const dated = loadDeltaMap({ ...sample, release: { version: '2.0.0', date: '2025-06-01' } });
+    expect(dated.release).toEqual({ version: '2.0.0', date: '2025-06-01' });
+    expect(Object.isFrozen(dated.release)).toBe(true);
+    expect(loadDeltaMap(sample).release).toBeUndefined();
+  });
+
+  it('refuses a release it cannot count a deprecation window from, at start-up', () => {
+    for (const [release, problem] of [
+      [{ date: '2025-02-30' }, 'release.date must be a day as YYYY-MM-DD when present, got "2025-02-30"'],
+      [{ date: 20250601 }, 'release.date must be a day as YYYY-MM-DD when present, got 20250601'],
+      [{ version: '' }, 'release.version must be a version of 1 to 200 characters when present, got ""'],
+      ['2025-06-01', 'release must be { version?, date? }, got a string'],
+    ] as const) {
+      expect(() => loadDeltaMap({ ...sample, release })).toThrow(problem);
+    }
+  });
+
   it('keeps the optional delta fields and drops unknown ones', () => {
     const map = loadDeltaMap(report({ t: [{ ...delta({ field: 'a', hint: 'h', renamedTo: 'b' }), extra: 1 } as never] }));
     const read = map.get('t')?.deltas[0] as unknown as Record<string, unknown>;

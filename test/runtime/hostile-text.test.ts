@@ -104,7 +104,8 @@ describe('text the lint flagged never reaches the model', () => {
     for (const text of texts) assertClean(text);
     // What is said instead: the fields and the rename, without the flagged text.
     expect(texts[0]).toContain('<field name="currency">Missing. Expected: exactly "USD".</field>');
-    expect(texts[0]).toContain('<field name="(flagged text withheld)">Missing. Expected: boolean.</field>');
+    // The schema of a property whose name is flagged is withheld with it (the proxy says the same).
+    expect(texts[0]).toContain('<field name="(flagged text withheld)">Missing.</field>');
     expect(texts[0]).toContain('was flagged as possible tool poisoning');
     expect(texts[2]).toBe('<tool_error code="UNKNOWN_TOOL">\n<message>The tool "get_stock" was renamed.</message>\n<recovery>List the tools again and call it under its new name.</recovery>\n</tool_error>');
   });

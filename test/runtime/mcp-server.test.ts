@@ -262,8 +262,10 @@ describe('withSelfHealing on a real McpServer', () => {
     const text = textOf(await client.callTool({ name: 'orders', arguments: { action: 'create' } }));
     expect(resolveAction).toHaveBeenCalledWith('orders', { action: 'create' });
     expect(text).toContain('<action>createAll</action>');
-    // The createAll delta is about "items", not the failing "email": counted, not shown.
-    expect(text).toContain('<more count="1">');
+    // The createAll delta is about "items", not the failing "email": no delta is about the
+    // failing field, so the action's most severe one is shown rather than a bare count.
+    expect(text).toContain('<delta severity="BREAKING" kind="property-changed" field="items" action="createAll"/>');
+    expect(text).not.toContain('<more ');
     expect(text).not.toContain('action="create"');
   });
 

@@ -106,12 +106,16 @@ describe('only the deltas about the fields the call got wrong', () => {
     expect(xml).not.toContain('tool-became-destructive');
   });
 
-  it('still says the contract changed when no delta is about the failing fields', () => {
+  it('shows the most severe deltas when none is about the failing fields, never an empty list', () => {
     const xml = enhance(errorFor('nothing_changed_here'));
-    expect(deltaTags(xml)).toEqual([]);
+    // The first five in canonical order: BREAKING before RISKY, then by field.
+    expect(deltaTags(xml)).toHaveLength(5);
+    expect(deltaTags(xml).every((tag) => tag.includes('severity="BREAKING"'))).toBe(true);
     expect(xml).toContain('<system_note>Contract changed since you last read it.</system_note>');
-    expect(xml).toContain('<more count="7">');
-    expect(enrichValidationError(errorFor('nothing_changed_here'), 'invoices', null, config({ invoices: deltas }))).toMatchObject({ injected: true, deltaCount: 0 });
+    expect(xml).toContain('<more count="2">');
+    expect(enrichValidationError(errorFor('nothing_changed_here'), 'invoices', null, config({ invoices: deltas }))).toMatchObject({ injected: true, deltaCount: 5 });
+    // maxDeltasPerError still caps them.
+    expect(deltaTags(createToolEnhancer('invoices', { ...config({ invoices: deltas }), maxDeltasPerError: 2 })(errorFor('nothing_changed_here')))).toHaveLength(2);
   });
 });
 

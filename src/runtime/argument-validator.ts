@@ -25,7 +25,7 @@ import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { linearPattern } from '../runtime/patterns.js';
+import { linearPattern } from './patterns.js';
 
 type Dialect = 'draft-07' | '2019-09' | '2020-12';
 type AjvInstance = Ajv | Ajv2019 | Ajv2020;
