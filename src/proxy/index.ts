@@ -56,7 +56,7 @@ export async function runProxy(options: ProxyOptions, streams: ProxyStreams = pr
   } finally {
     signal.dispose();
     log?.close();
-    usage?.close();
+    await usage?.close();
   }
 }
 

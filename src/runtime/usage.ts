@@ -145,8 +145,8 @@ export class UsageRecorder {
   private readonly allowed = new Map<string, ReadonlyMap<string, ReadonlySet<string>>>();
   private callSeq = 0;
   private readonly timer: NodeJS.Timeout;
-  /** Lines handed to an asynchronous write that has not called back yet. */
-  private inFlight: string[] = [];
+  /** Lines queued for the background writer, in order, until their `write` calls back; `started` once it was issued. */
+  private pending: Array<{ readonly text: string; started: boolean }> = [];
   private writing: Promise<void> = Promise.resolve();
   private instruments: Instruments | undefined;
   private transport: string | undefined;
@@ -261,18 +261,31 @@ export class UsageRecorder {
 
   /** Appends what was counted since the last lines, in the background. Resolves once written. */
   flush(): Promise<void> {
+    if (this.closed) return this.writing;
     this.followGlobalMeter();
     this.today();
     for (const line of this.take()) this.enqueue(line);
     return this.writing;
   }
 
-  /** Writes everything now, synchronously, and stops (the file is closed). Idempotent. */
-  close(): void {
-    if (this.closed) return;
-    this.flushSync();
+  /**
+   * Stops: what was counted, and lines still queued, are written now, synchronously. A line whose
+   * background write is under way is left to it (written again only if the process exits first),
+   * so a call is not counted twice; the file is closed once it is done, when the promise
+   * resolves. Idempotent.
+   */
+  close(): Promise<void> {
+    if (this.closed) return this.writing;
     this.closed = true;
     clearInterval(this.timer);
+    const queued = this.pending.filter((line) => !line.started);
+    this.pending = this.pending.filter((line) => line.started);
+    for (const text of [...queued.map((line) => line.text), ...this.take()]) this.writeNow(text);
+    return (this.writing = this.writing.then(() => this.release()));
+  }
+
+  /** Closes the file, and leaves the exit hooks. */
+  private release(): void {
     live.delete(this);
     const fd = this.fd;
     this.fd = undefined;
@@ -296,10 +309,13 @@ export class UsageRecorder {
     return { tools: this.state.tools.size, fields, values, allowed: this.allowed.size };
   }
 
-  /** Synchronously writes what is counted and what is still in flight (at exit). */
+  /**
+   * Synchronously writes what is counted and every line not yet confirmed written, a write under
+   * way included (at exit, when it may never complete).
+   */
   flushSync(): void {
-    const lines = [...this.inFlight, ...this.take()];
-    this.inFlight = [];
+    const lines = [...this.pending.map((line) => line.text), ...this.take()];
+    this.pending = [];
     for (const line of lines) this.writeNow(line);
   }
 
@@ -469,19 +485,21 @@ export class UsageRecorder {
   }
 
   /** One asynchronous append per line, in order. */
-  private enqueue(line: string): void {
+  private enqueue(text: string): void {
     if (this.fd === undefined) return;
-    const text = `${line}\n`;
-    this.inFlight.push(text);
+    const line = { text: `${text}\n`, started: false };
+    this.pending.push(line);
     this.writing = this.writing.then(
       () =>
         new Promise<void>((resolve) => {
           const fd = this.fd;
-          if (fd === undefined || !this.inFlight.includes(text)) return resolve();
-          const bytes = Buffer.from(text);
+          // Already written synchronously (close, exit) or dropped after a failure.
+          if (fd === undefined || !this.pending.includes(line)) return resolve();
+          line.started = true;
+          const bytes = Buffer.from(line.text);
           write(fd, bytes, 0, bytes.length, null, (error, written) => {
-            const at = this.inFlight.indexOf(text);
-            if (at >= 0) this.inFlight.splice(at, 1);
+            const at = this.pending.indexOf(line);
+            if (at >= 0) this.pending.splice(at, 1);
             if (error) this.fail(error);
             else if (written !== bytes.length) this.fail(new Error(`only ${written} of ${bytes.length} bytes were written`));
             resolve();

@@ -14,6 +14,12 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { USAGE_CAPS, UsageSummaryBuilder, readUsageRecordLine, type UsageRecord, type UsageToolRecord } from '../../src/protocol/index.js';
 import { UsageRecorder, allowedValues } from '../../src/runtime/usage.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { normalizeCapture } from '../../src/contract/normalize.js';
+import { diffContracts } from '../../src/diff/index.js';
+import { loadDeltaMap, withSelfHealing } from '../../src/runtime/index.js';
+// @ts-expect-error: a JavaScript fixture (the servers of issue 22's rename tests).
+import { createServer as renamedServer, toolkit } from '../fixtures/servers/renamed-tools.mjs';
 import { ROOT } from '../helpers/processes.js';
 
 let dir: string;
@@ -130,6 +136,53 @@ describe('what a call counts', () => {
   });
 });
 
+describe('renames (issue 22)', () => {
+  interface Connectable {
+    connect(transport: unknown): Promise<void>;
+    close(): Promise<void>;
+    server: { connect(transport: never): Promise<void> };
+  }
+  async function connected(server: Connectable): Promise<Client> {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 'agent', version: '1.0.0' });
+    await server.connect(serverSide);
+    await client.connect(clientSide);
+    return client;
+  }
+
+  it('a call routed from an old tool name is counted under the name the client called, with where it went; an old-shaped one refused, as refused', async () => {
+    const kit = await toolkit({ sdk: 'newest', zod: '4' });
+    const listing = async (release: number) => {
+      const client = await connected(renamedServer(kit, release));
+      const tools = (await client.listTools()).tools;
+      await client.close();
+      return normalizeCapture({ server: { name: 'browser', version: `${release}.0.0` }, protocolVersion: '', era: 'legacy', tools, prompts: [], resources: [], resourceTemplates: [] }).contracts;
+    };
+    const deltas = loadDeltaMap(await diffContracts(await listing(1), await listing(2), { semantic: false, release: { version: '2.0.0', date: '2025-06-01' } }));
+    const file = join(dir, 'renames.jsonl');
+    const recorder = new UsageRecorder({ file, metrics: false, now: () => Date.parse('2025-09-01T12:00:00Z') });
+    const routed = withSelfHealing(renamedServer(kit, 2), { deltas, renames: 'route', now: () => Date.parse('2025-09-01T12:00:00Z'), usage: recorder });
+    const client = await connected(routed);
+    await client.callTool({ name: 'get_stock', arguments: { sku: 'A-1' } });
+    await client.callTool({ name: 'browser_evaluate', arguments: { function: '() => 1', ref: 'e1' } });
+    await client.close();
+    const explaining = withSelfHealing(renamedServer(kit, 2), { deltas, usage: recorder });
+    const other = await connected(explaining);
+    await other.callTool({ name: 'browser_evaluate', arguments: { function: '() => 1', ref: 'e1' } });
+    await other.close();
+    await recorder.close();
+    expect(toolLines(file, 'get_stock')).toEqual([expect.objectContaining({ calls: 1, routed: { check_stock: 1 }, refused: {} })]);
+    expect(toolLines(file, 'check_stock')).toEqual([]);
+    // The old argument name is what was sent: usage shows it is still in use. The first server's
+    // transport closing wrote its counts: one line for the call it served, one for the refusal.
+    const sent = { 'inputSchema.properties.function': 1, 'inputSchema.properties.ref': 1 };
+    expect(toolLines(file, 'browser_evaluate')).toEqual([
+      expect.objectContaining({ calls: 1, fields: sent, refused: {}, routed: {} }),
+      expect.objectContaining({ calls: 1, fields: sent, refused: { 'invalid-arguments': 1 }, routed: {} }),
+    ]);
+  });
+});
+
 describe('OpenTelemetry', () => {
   /** A meter that keeps what it was given. */
   function keepingMeter() {
@@ -241,6 +294,25 @@ describe('appending', () => {
     expect(termCode).toBeNull();
     expect(toolLines(exited, 'gamma').reduce((sum, r) => sum + r.calls, 0)).toBe(1_000);
     expect(toolLines(terminated, 'delta').reduce((sum, r) => sum + r.calls, 0)).toBe(1_000);
+  });
+
+  it('close while a background write is under way: that line is not written again, and the file is closed once it is done', async () => {
+    const file = join(dir, 'closing.jsonl');
+    const recorder = new UsageRecorder({ file, metrics: false });
+    // The day's first line is written: the next flush has one line, the tool's.
+    await recorder.flush();
+    recorder.call('search', { query: 'q' });
+    void recorder.flush();
+    // One turn of the microtask queue: that line's write is issued; its callback needs the event loop.
+    await Promise.resolve();
+    recorder.call('search', {});
+    const closed = recorder.close();
+    await closed;
+    expect(toolLines(file, 'search').reduce((sum, r) => sum + r.calls, 0)).toBe(2);
+    // Closed: nothing counted afterwards is appended.
+    recorder.call('search', {});
+    await recorder.flush();
+    expect(toolLines(file, 'search').reduce((sum, r) => sum + r.calls, 0)).toBe(2);
   });
 
   it('a withSelfHealing server records through its transport: a client listing and calling, then closing stdin', async () => {
