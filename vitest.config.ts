@@ -1,5 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * No test may depend on how fast this machine is (a busy 2-core machine runs every process ten
+ * times slower): the timeouts here only catch a test that hangs, never one that is slow. Waits
+ * inside tests are bounded by what they wait for (the product's own timeouts, a process exit).
+ */
+const HANG_GUARD_MS = 5 * 60_000;
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
@@ -9,9 +16,9 @@ export default defineConfig({
     // Tests spawn real servers and CLI processes; two workers match this 2-core machine.
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
-    testTimeout: 30_000,
+    testTimeout: HANG_GUARD_MS,
+    hookTimeout: HANG_GUARD_MS,
     // In CI, also a machine-readable record, from which .ci/run prints its closing tally.
     reporters: process.env.CI ? ['default', ['json', { outputFile: '.tmp/vitest-results.json' }]] : ['default'],
-    hookTimeout: 30_000,
   },
 });

@@ -29595,7 +29595,7 @@ function qstring(str) {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _compile_interrupt_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9514);
-/* harmony import */ var _github_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7749);
+/* harmony import */ var _github_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2366);
 /**
  * Entry point of the GitHub Action (bundled into dist/index.js by `npm run build:action`).
  * Thin on purpose: everything lives in src/github, where the decisions are pure and tested.
@@ -29633,7 +29633,7 @@ function exitOnInterrupt() {
 
 /***/ }),
 
-/***/ 7749:
+/***/ 2366:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -41686,39 +41686,95 @@ const NEEDS_IN_ZERO = {
     patch: 'COSMETIC changes need a patch release',
 };
 /**
+ * The release tag among a commit's tags: the highest that is a semantic version (`v1.2.0`,
+ * `1.2.0`); a moving major tag (`v1`) or a name (`nightly`) is not one. `others` are the
+ * tags that are not semantic versions, for a message that says they were not read.
+ */
+function releaseTagOf(tags) {
+    let best;
+    const others = [];
+    for (const tag of tags) {
+        const version = parseSemver(tag);
+        if (version === undefined)
+            others.push(tag);
+        else if (best === undefined || compareSemver(version, best.version) > 0)
+            best = { tag, version };
+    }
+    return best === undefined ? { others } : { tag: best.tag, others };
+}
+/**
  * The release verdict of one review: `bump` is what the changes call for, `previous` the
  * version the base's lockfile records, `current` the head's (the live server's, or its
- * lockfile's). `removed` is a server the head no longer has: there is no version to check.
+ * lockfile's), `tags` the previous release's tag and this release's (when it has one: a pull
+ * request usually has none). `removed` is a server the head no longer has: there is no
+ * version to check. Too small by either the server's version or the tag is too small.
  */
 function releaseVerdict(input) {
-    const { bump, previous, current, mode } = input;
+    const { bump, previous, current, tags, mode } = input;
     const verdict = { bump, check: 'unknown', mode };
     if (previous !== undefined)
         verdict.previousVersion = previous;
     if (current !== undefined)
         verdict.currentVersion = current;
+    if (tags?.current !== undefined) {
+        if (tags.previous !== undefined)
+            verdict.previousTag = tags.previous;
+        verdict.currentTag = tags.current;
+    }
     if (mode === 'off')
         return { ...verdict, check: 'off' };
     if (bump === 'none')
         return { ...verdict, check: 'ok', message: 'No contract change: any version will do.' };
     if (input.removed)
         return { ...verdict, message: 'The server was removed: there is no version to check.' };
+    const server = serverFinding(bump, previous, current);
+    const tag = tags?.current === undefined ? undefined : tagFinding(bump, tags.previous, tags.current, server.check !== 'unknown');
+    const findings = [server, ...(tag ? [tag] : [])];
+    // The comparisons first (the first one says what the changes need), then what could not be compared.
+    const sentences = [...findings.filter((f) => f.check !== 'unknown'), ...findings.filter((f) => f.check === 'unknown')].map((f) => f.sentence);
+    const check = findings.some((f) => f.check === 'too-small') ? 'too-small' : findings.some((f) => f.check === 'ok') ? 'ok' : 'unknown';
+    if (server.check === 'too-small')
+        verdict.requiredVersion = server.required;
+    if (tag?.check === 'too-small')
+        verdict.requiredTag = tag.required;
+    return { ...verdict, check, message: sentences.join(' ') };
+}
+/** What the changes need, said in the slots of `previous` (0.x shifts them). */
+function needsOf(bump, previous) {
+    const was = previous === undefined ? undefined : parseSemver(previous);
+    return (was !== undefined && was.major === 0 && was.prerelease.length === 0 ? NEEDS_IN_ZERO : NEEDS)[bump];
+}
+function serverFinding(bump, previous, current) {
     if (previous === undefined)
-        return { ...verdict, message: "The base's lockfile does not record the server's version (a lockfile written before format 2, or no base lockfile), so the version is not checked." };
+        return { check: 'unknown', sentence: "The base's lockfile does not record the server's version (a lockfile written before format 2, or no base lockfile), so the version is not checked." };
     if (current === undefined)
-        return { ...verdict, message: 'The server does not report a version (serverInfo.version), so the version is not checked.' };
+        return { check: 'unknown', sentence: 'The server does not report a version (serverInfo.version), so the version is not checked.' };
     const [was, now] = [parseSemver(previous), parseSemver(current)];
-    if (!was || !now) {
-        const odd = !was ? previous : current;
-        return { ...verdict, message: `The version "${odd}" is not a semantic version (MAJOR.MINOR.PATCH), so the version is not checked.` };
-    }
+    if (!was || !now)
+        return { check: 'unknown', sentence: `The version "${!was ? previous : current}" is not a semantic version (MAJOR.MINOR.PATCH), so the version is not checked.` };
+    const needs = needsOf(bump, previous);
+    if (RANK[releasedBump(was, now)] >= RANK[bump])
+        return { check: 'ok', sentence: `${needs}; ${previous} → ${current} is one.` };
     const needed = requiredVersion(was, bump);
-    const needs = (was.major === 0 && was.prerelease.length === 0 ? NEEDS_IN_ZERO : NEEDS)[bump];
-    if (RANK[releasedBump(was, now)] >= RANK[bump]) {
-        return { ...verdict, check: 'ok', message: `${needs}; ${previous} → ${current} is one.` };
-    }
     const says = compareSemver(now, was) < 0 ? `the server says ${current}, lower than the base's ${previous}` : compareSemver(now, was) === 0 ? `the server still says ${current}` : `the server says ${current} (the base's is ${previous})`;
-    return { ...verdict, check: 'too-small', requiredVersion: needed, message: `${needs}: version ${needed} or later, but ${says}.` };
+    return { check: 'too-small', required: needed, sentence: `${needs}: version ${needed} or later, but ${says}.` };
+}
+/** The release's tag against the previous release's; `afterServer`: a sentence on the server's version comes first. */
+function tagFinding(bump, previous, current, afterServer) {
+    const now = parseSemver(current);
+    if (!now)
+        return { check: 'unknown', sentence: `The release tag "${current}" is not a semantic version (vMAJOR.MINOR.PATCH), so the release is not checked against its tag.` };
+    if (previous === undefined)
+        return { check: 'unknown', sentence: `There is no earlier release tag to compare ${current} with, so the tag is not checked.` };
+    const was = parseSemver(previous);
+    if (!was)
+        return { check: 'unknown', sentence: `The previous release tag "${previous}" is not a semantic version (vMAJOR.MINOR.PATCH), so the tag ${current} is not checked.` };
+    if (RANK[releasedBump(was, now)] >= RANK[bump]) {
+        return { check: 'ok', sentence: afterServer ? `The release tag ${previous} → ${current} is one.` : `${needsOf(bump, previous)}; the release tag ${previous} → ${current} is one.` };
+    }
+    const needed = `${current.trim().startsWith('v') ? 'v' : ''}${requiredVersion(was, bump)}`;
+    const tooSmall = `${needed} or later, but the release is tagged ${current} (the previous release ${previous})`;
+    return { check: 'too-small', required: needed, sentence: afterServer ? `The release tag is not one: ${tooSmall}.` : `${needsOf(bump, previous)}: a tag ${tooSmall}.` };
 }
 const BUMPS = ['none', 'patch', 'minor', 'major'];
 /** The largest of several bumps (several servers in one run); `none` for none. */
@@ -41733,11 +41789,16 @@ function overallVersionCheck(checks) {
         return 'unknown';
     return checks.every((c) => c === 'off') ? 'off' : 'ok';
 }
-/** The gate's failure for a version that is too small, when `version-check` is fail (no label waives it). */
+/** The gate's failure for a version that is too small, when `version-check` is fail. */
 function versionFailure(server, verdict) {
     if (verdict?.mode !== 'fail' || verdict.check !== 'too-small')
         return undefined;
-    return `The version of ${server} does not say what its contract changes are. ${verdict.message} Set the version the server reports (serverInfo.version) to ${verdict.requiredVersion} or later and lock again; the approval label does not waive this ("version-check: warn" only reports it).`;
+    const fixes = [
+        ...(verdict.requiredVersion !== undefined ? [`set the version the server reports (serverInfo.version) to ${verdict.requiredVersion} or later and lock again`] : []),
+        ...(verdict.requiredTag !== undefined ? [`tag the release ${verdict.requiredTag} or later`] : []),
+    ];
+    const fix = fixes.join(', and ');
+    return `The version of ${server} does not say what its contract changes are. ${verdict.message} ${fix.charAt(0).toUpperCase()}${fix.slice(1)}; the approval label does not waive this ("version-check: warn" only reports it).`;
 }
 
 ;// CONCATENATED MODULE: ./lib/github/annotations.js
@@ -52205,6 +52266,9 @@ const reviewSchema = schemas_object({
         previousVersion: bundle_text(300).optional(),
         currentVersion: bundle_text(300).optional(),
         requiredVersion: bundle_text(300).optional(),
+        previousTag: bundle_text(300).optional(),
+        currentTag: bundle_text(300).optional(),
+        requiredTag: bundle_text(300).optional(),
         check: schemas_enum(['ok', 'too-small', 'unknown', 'off']),
         mode: schemas_enum(['fail', 'warn', 'off']),
         message: bundle_text(2_000).optional(),
@@ -52446,13 +52510,22 @@ function releaseSentence(review) {
     const previous = release?.previousVersion;
     const current = release?.currentVersion;
     if (release?.check === 'too-small') {
-        const needed = release.requiredVersion !== undefined ? `: **version ${mdCode(release.requiredVersion)} or later**${current !== undefined ? `, but the server says ${mdCode(current)}` : ''}` : '';
+        const needs = [
+            ...(release.requiredVersion !== undefined ? [`**version ${mdCode(release.requiredVersion)} or later**${current !== undefined ? `, but the server says ${mdCode(current)}` : ''}`] : []),
+            ...(release.requiredTag !== undefined ? [`**a tag ${mdCode(release.requiredTag)} or later**, but the release is tagged ${mdCode(release.currentTag ?? '')}`] : []),
+        ];
         const consequence = release.mode === 'fail' ? ' The version check fails until then.' : '';
-        const message = release.requiredVersion === undefined && release.message !== undefined ? ` ${mdText(xml_truncate(release.message, 500))}` : '';
-        return `${calls}${needed}.${message}${consequence}`;
+        const message = needs.length === 0 && release.message !== undefined ? ` ${mdText(xml_truncate(release.message, 500))}` : '';
+        return `${calls}${needs.length > 0 ? `: ${needs.join('; and ')}` : ''}.${message}${consequence}`;
     }
-    if (release?.check === 'ok' && previous !== undefined && current !== undefined)
-        return `${calls}, and the version says so (${mdCode(previous)} → ${mdCode(current)}).`;
+    if (release?.check === 'ok') {
+        const says = [
+            ...(previous !== undefined && current !== undefined ? [`the version says so (${mdCode(previous)} → ${mdCode(current)})`] : []),
+            ...(release.previousTag !== undefined && release.currentTag !== undefined ? [`the tag says so (${mdCode(release.previousTag)} → ${mdCode(release.currentTag)})`] : []),
+        ];
+        if (says.length > 0)
+            return `${calls}, and ${says.join(' and ')}.`;
+    }
     return `${calls}.`;
 }
 /** Every change of the report as the gate lists them: entry and severity. */
@@ -55686,8 +55759,14 @@ class StdioChannel {
             const embedded = line.indexOf('{"jsonrpc"');
             if (embedded > 0) {
                 this.evidence.pollutedStdout = true;
+                const inner = parseMessage(line.slice(embedded));
                 if (this.options.lenientStdout)
-                    message = parseMessage(line.slice(embedded));
+                    message = inner;
+                // The answer came, behind log text: said now (and healed), not after the timeout.
+                else if (typeof inner?.id === 'number') {
+                    const pending = this.settle(inner.id);
+                    pending?.reject(new ChannelError('protocol', `the answer to ${pending.method} came after log text on the same stdout line`, pending.method));
+                }
             }
         }
         if (message === undefined) {
@@ -55699,11 +55778,9 @@ class StdioChannel {
             this.answerServerRequest(message);
             return;
         }
-        const pending = typeof message.id === 'number' ? this.pending.get(message.id) : undefined;
+        const pending = typeof message.id === 'number' ? this.settle(message.id) : undefined;
         if (!pending)
             return;
-        this.pending.delete(message.id);
-        clearTimeout(pending.timer);
         if (pending.patient)
             this.evidence.slowStartMs = Date.now() - pending.sentAt;
         if (model_isJsonObject(message.error)) {
@@ -55716,6 +55793,15 @@ class StdioChannel {
         else {
             pending.reject(new ChannelError('protocol', `the answer to ${pending.method} has no result object`, pending.method));
         }
+    }
+    /** The pending request `id`, taken off the list, its timer stopped; undefined when none waits. */
+    settle(id) {
+        const pending = this.pending.get(id);
+        if (!pending)
+            return undefined;
+        this.pending.delete(id);
+        clearTimeout(pending.timer);
+        return pending;
     }
     answerServerRequest(message) {
         if (message.id === undefined)
@@ -55784,7 +55870,8 @@ const LISTS = [
  */
 async function captureServer(source, options = {}) {
     const progress = options.onProgress ?? (() => { });
-    const deadline = options.deadline ?? Date.now() + START_BUDGET_FACTOR * source.timeoutMs;
+    const startedAt = Date.now();
+    const deadline = options.deadline ?? startedAt + START_BUDGET_FACTOR * source.timeoutMs;
     const capabilities = source_clientCapabilitiesOf(source);
     const channel = openChannel(source, capabilities);
     progress(source.kind === 'command' ? `starting ${source.command.join(' ')} (${CONTAINMENT_DESCRIPTION[containmentPlan().containment]})` : `connecting to ${redact_redactUrl(source.url)}`);
@@ -55797,7 +55884,10 @@ async function captureServer(source, options = {}) {
                 onSlow: (waitedMs) => progress(`no answer after ${(waitedMs / 1000).toFixed(1)} s; the server looks like it is still starting, so waiting on it up to ${((deadline - Date.now()) / 1000).toFixed(1)} s more`),
             }
             : undefined;
-        const startWaitMs = Math.max(1, Math.min(source.timeoutMs, deadline - Date.now()));
+        // The first answer gets the timeout, or what the budget has left when the attempt starts (a
+        // retry): counted from before the spawn, so the time the spawn takes on a busy machine is
+        // not taken out of it and the message names the timeout the user gave.
+        const startWaitMs = Math.max(1, Math.min(source.timeoutMs, deadline - startedAt));
         const session = await openSession(channel, { timeoutMs: startWaitMs, capabilities, ...(patience ? { patience } : {}) });
         const version = session.server.version ? ` ${session.server.version}` : '';
         progress(`connected to ${session.server.name}${version} (protocol ${session.protocolVersion})`);
@@ -56175,16 +56265,99 @@ function buildCommand(cwd) {
     return undefined;
 }
 
+;// CONCATENATED MODULE: ./lib/contract/compiled.js
+/**
+ * The contracts as `compile --format json` prints them (the canonical JSON of `Contracts`: the
+ * server, then each kind of entry keyed by name, each entry its `contract` and the schemas'
+ * `dialects`), read back, so `diff` and `--file` take what `compile` printed. An entry is
+ * checked as a lockfile's is, without digests to verify: like a dump, the file is the user's
+ * word for what a server exposes. What `compile` prints when it fails (its error report) and
+ * for a config file (several servers, keyed by name) are told apart, with what to do instead.
+ */
+
+
+
+/** An object shaped like one server's contracts: a named server, and entries keyed by name rather than listed. */
+function looksCompiled(data) {
+    return model_isJsonObject(data) && model_isJsonObject(data.server) && typeof data.server.name === 'string' && report_ENTRY_KINDS.some((kind) => model_isJsonObject(data[kind]));
+}
+/**
+ * Why `data` is output of `compile --format json` that holds no contracts to compare, as a
+ * message for `label`; undefined when it is not such output.
+ */
+function compiledWithoutContracts(data, label) {
+    if (!model_isJsonObject(data))
+        return undefined;
+    if (model_isJsonObject(data.error) && Array.isArray(data.attempts)) {
+        const { category, explanation } = data.error;
+        const why = typeof explanation === 'string' ? `: ${clipped(explanation)}` : '';
+        return `${label} is the error report of a compile that failed${typeof category === 'string' ? ` (${clipped(category)}${why})` : ''}, not contracts: the server was not captured, so there is nothing to compare. Fix what it says and compile again.`;
+    }
+    const names = Object.keys(data);
+    if (names.length > 0 && names.every((name) => looksCompiled(data[name]))) {
+        const listed = names.slice(0, 5).map((name) => `"${clipped(name)}"`).join(', ');
+        return `${label} holds the contracts of ${names.length} servers (${listed}${names.length > 5 ? ', …' : ''}), as compile prints them for a config file: compare one server at a time (compile --server NAME --format json), or their lockfiles.`;
+    }
+    return undefined;
+}
+/** The contracts of one server, as `compile --format json` printed them. */
+function readCompiled(data, label) {
+    const server = data.server;
+    if (server.version !== undefined && typeof server.version !== 'string')
+        throw new errors_UserError(`${label}: "server.version" is not a string.`);
+    const contracts = emptyContracts({ name: server.name, ...(typeof server.version === 'string' ? { version: server.version } : {}) });
+    if (data.serverContract !== undefined) {
+        const { serverContract } = data;
+        if (!model_isJsonObject(serverContract) || !model_isJsonObject(serverContract.capabilities))
+            throw new errors_UserError(`${label}: "serverContract" has no "capabilities" object.`);
+        if (serverContract.instructions !== undefined && typeof serverContract.instructions !== 'string')
+            throw new errors_UserError(`${label}: "serverContract.instructions" is not a string.`);
+        contracts.serverContract = { capabilities: canonical(serverContract.capabilities), ...(typeof serverContract.instructions === 'string' ? { instructions: serverContract.instructions } : {}) };
+    }
+    if (data.clientCapabilities !== undefined) {
+        if (!Array.isArray(data.clientCapabilities) || !data.clientCapabilities.every((c) => typeof c === 'string'))
+            throw new errors_UserError(`${label}: "clientCapabilities" is not a list of names.`);
+        contracts.clientCapabilities = data.clientCapabilities;
+    }
+    for (const kind of report_ENTRY_KINDS) {
+        const entries = data[kind] ?? {};
+        if (!model_isJsonObject(entries))
+            throw new errors_UserError(`${label}: "${kind}" is not an object of entries keyed by name.`);
+        for (const [key, stored] of Object.entries(entries)) {
+            if (!model_isJsonObject(stored) || !model_isJsonObject(stored.contract))
+                throw new errors_UserError(`${label}: entry ${kind}.${clipped(key)} has no "contract" object.`);
+            const entry = { contract: canonical(stored.contract) };
+            if (model_isJsonObject(stored.dialects))
+                entry.dialects = stored.dialects;
+            contracts[kind][key] = entry;
+        }
+    }
+    return contracts;
+}
+/** A parsed object in the canonical form normalization builds (sorted keys, no prototype), vouched for as such. */
+function canonical(value) {
+    const sorted = withSortedKeys(value);
+    markCanonical(sorted);
+    return sorted;
+}
+/** Text from the file, set in a sentence: one line, bounded. */
+function clipped(text) {
+    const line = text.replace(/\s+/g, ' ').trim();
+    return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+
 ;// CONCATENATED MODULE: ./lib/compile/dump.js
 
 
 
 
 
+
 /**
- * Read a file that holds contracts: a lockfile, or a tools/list dump, i.e. an object with a
- * `tools` array (plus optional `prompts`, `resources`, `resourceTemplates`), a JSON-RPC
- * response whose `result` holds them, or the array of tools alone.
+ * Read a file that holds contracts: a lockfile; what `compile --format json` prints; or a
+ * tools/list dump, i.e. an object with a `tools` array (plus optional `prompts`, `resources`,
+ * `resourceTemplates`), a JSON-RPC response whose `result` holds them, or the array of tools
+ * alone.
  */
 async function readContractsFile(path) {
     const text = await files_readTextIfExists(path, 'the file');
@@ -56212,10 +56385,10 @@ async function compileFilesToDiff(previousPath, currentPath) {
     }
     return [contractsOfFile(previous), contractsOfFile(current)];
 }
-/** The contracts a parsed file holds: a lockfile's as they are, a dump's normalized. */
+/** The contracts a parsed file holds: a lockfile's and compile's as they are, a dump's normalized. */
 function contractsOfFile(file) {
-    if (file.kind === 'lockfile')
-        return { contracts: file.contracts, warnings: [], origin: 'lockfile' };
+    if (file.kind !== 'dump')
+        return { contracts: file.contracts, warnings: [], origin: file.kind };
     return ofDump(normalizeCapture(file.capture));
 }
 function ofDump({ contracts, warnings }) {
@@ -56227,7 +56400,7 @@ function parseContractsFile(text, label) {
         data = JSON.parse(text);
     }
     catch (error) {
-        throw new errors_UserError(`${label} is not valid JSON (${error.message}). Expected a lockfile or a tools/list dump.`);
+        throw new errors_UserError(`${label} is not valid JSON (${error.message}). Expected a lockfile, a tools/list dump or what compile --format json prints.`);
     }
     if (looksLikeLockfile(data)) {
         try {
@@ -56239,11 +56412,16 @@ function parseContractsFile(text, label) {
             throw error;
         }
     }
+    if (looksCompiled(data) && !Array.isArray(data.tools))
+        return { kind: 'compiled', contracts: readCompiled(data, label) };
+    const compileOutput = compiledWithoutContracts(data, label);
+    if (compileOutput !== undefined)
+        throw new errors_UserError(compileOutput);
     // The result of tools/list as written, inside its JSON-RPC response, or just its tools (`jq .tools`).
     const body = Array.isArray(data) ? { tools: data } : model_isJsonObject(data) && model_isJsonObject(data.result) && !('tools' in data) ? data.result : data;
     if (!model_isJsonObject(body) || !Array.isArray(body.tools)) {
         throw new errors_UserError(`${label} is not a tools/list dump: expected a JSON object with a "tools" array (the result of tools/list), ` +
-            'a JSON-RPC response whose "result" holds one, or the array of tools itself.');
+            'a JSON-RPC response whose "result" holds one, or the array of tools itself. A lockfile and what compile --format json prints are read too.');
     }
     // A capture written by a tool like ours also says who the server is (`server` or, as in an
     // initialize result, `serverInfo`) and may hold its capabilities and instructions.
@@ -59506,6 +59684,9 @@ function planEvent(context, baselineRef) {
     const releasedAt = releasedAtOf(eventName, payload);
     if (releasedAt !== undefined)
         plan.releasedAt = releasedAt;
+    const releaseTag = releaseTagOfEvent(eventName, payload);
+    if (releaseTag !== undefined)
+        plan.releaseTag = releaseTag;
     const issue = obj(payload.issue);
     if (!pr && eventName === 'issue_comment' && issue?.pull_request !== undefined && typeof issue.number === 'number')
         plan.lookUpPullRequest = issue.number;
@@ -59521,6 +59702,8 @@ function planEvent(context, baselineRef) {
         const before = str(payload.before);
         if (before && !NULL_SHA.test(before))
             plan.baseline = { ref: before, describe: `the commit before this push (${shortSha(before)})` };
+        else if (plan.releaseTag !== undefined)
+            plan.noBaselineReason = `this push created the tag ${plan.releaseTag}, so it has no "before" commit; set "baseline-ref" to the previous release tag to compare with it`;
         else
             plan.noBaselineReason = 'this push created the branch, so it has no "before" commit';
         return plan;
@@ -59582,6 +59765,13 @@ function pullRequestOfRun(eventName, payload) {
     const baseRepo = obj(base?.repo)?.id;
     const headRepo = obj(head?.repo)?.id;
     return { number: first.number, baseSha, baseRef: str(base?.ref) ?? 'base', headSha, fork: headRepo === undefined || headRepo !== baseRepo, labels: [] };
+}
+/** The tag a push of a tag (refs/tags/…) or a release event names. */
+function releaseTagOfEvent(eventName, payload) {
+    if (eventName === 'release')
+        return str(obj(payload.release)?.tag_name);
+    const ref = eventName === 'push' ? str(payload.ref) : undefined;
+    return ref?.startsWith('refs/tags/') ? ref.slice('refs/tags/'.length) || undefined : undefined;
 }
 /** The commit an event without a pull request is about (GITHUB_SHA is the default branch's for most of these). */
 function headShaOf(eventName, payload) {
@@ -60539,6 +60729,7 @@ function vouchReview(file, vouch) {
             bump: review.report.summary.semverBump,
             ...(review.release.previousVersion !== undefined ? { previous: review.release.previousVersion } : {}),
             ...(review.release.currentVersion !== undefined ? { current: review.release.currentVersion } : {}),
+            tags: { ...(review.release.previousTag !== undefined ? { previous: review.release.previousTag } : {}), ...(review.release.currentTag !== undefined ? { current: review.release.currentTag } : {}) },
             mode: review.release.mode,
             removed: review.headSource === 'removed',
         })
@@ -60678,7 +60869,25 @@ async function commentOnly(inputs, context, runner, api) {
     await writeSummary(renderSummary(reviews, warnings));
 }
 
+;// CONCATENATED MODULE: ./lib/policy/checks.js
+/**
+ * How a check beside the contract review counts (a lockfile that no longer matches its server,
+ * a version smaller than the changes call for): it fails the run, it is only reported, or it
+ * is not made. The Action's `lockfile-check` and `version-check` inputs and the CLI's
+ * `--lockfile-check` take these values, read by `parseCheckMode`.
+ */
+
+const CHECK_MODES = ['fail', 'warn', 'off'];
+/** `value` as a mode (any case); `what` names the input or flag in the message. */
+function parseCheckMode(value, what) {
+    const mode = value.trim().toLowerCase();
+    if (!CHECK_MODES.includes(mode))
+        throw new errors_UserError(`${what} must be one of ${CHECK_MODES.join(', ')}; got "${value}".`);
+    return mode;
+}
+
 ;// CONCATENATED MODULE: ./lib/github/inputs.js
+
 
 
 
@@ -60729,8 +60938,8 @@ function readInputs(get, workspace) {
         passEnv: checkPassEnv(get('pass-env').split(/[\s,]+/).filter((name) => name !== ''), 'The input "pass-env"'),
         compile: bool('compile', raw('compile')),
         failOn: parseFailOn(raw('fail-on')),
-        lockfileCheck: oneOf('lockfile-check', raw('lockfile-check').toLowerCase(), ['fail', 'warn', 'off']),
-        versionCheck: oneOf('version-check', raw('version-check').toLowerCase(), ['fail', 'warn', 'off']),
+        lockfileCheck: parseCheckMode(raw('lockfile-check'), 'The input "lockfile-check"'),
+        versionCheck: parseCheckMode(raw('version-check'), 'The input "version-check"'),
         comment: oneOf('comment', raw('comment').toLowerCase(), ['on-change', 'always', 'never']),
         approveLabel: raw('approve-label'),
         artifactPath: path(raw('artifact-path')),
@@ -60813,12 +61022,46 @@ function parseHeaders(text) {
     return out;
 }
 
+;// CONCATENATED MODULE: ./lib/github/release-tags.js
+/**
+ * The release tags the version check compares beside the server's version (policy/semver.ts):
+ * this run's release, the tag its event names (a pushed tag, a published release) or else a
+ * tag at the head commit; and the previous release, a tag at the baseline commit (a
+ * baseline-ref that is itself a release tag, such as the last release in a release workflow,
+ * counts even when a shallow checkout lacks it). A commit's release tag is its highest tag that
+ * is a semantic version: a moving major tag (v1) or a name (nightly) beside it is not one. The
+ * tag an event names is the release whatever it says: one that is not a version is reported.
+ */
+
+
+
+const run = (0,external_node_util_.promisify)(external_node_child_process_namespaceObject.execFile);
+async function releaseTagsOf(plan, repoRoot) {
+    const current = plan.releaseTag ?? releaseTagOf(await tagsAt(plan.headSha, repoRoot)).tag;
+    if (current === undefined)
+        return {};
+    const baseline = plan.baseline?.ref;
+    const previous = baseline === undefined ? undefined : (releaseTagOf(await tagsAt(baseline, repoRoot)).tag ?? (parseSemver(baseline) ? baseline : undefined));
+    return { current, ...(previous !== undefined ? { previous } : {}) };
+}
+/** The tags that point at `ref` in the checkout; none when git does not know the commit (a shallow clone). */
+async function tagsAt(ref, repoRoot) {
+    try {
+        const { stdout } = await run('git', ['tag', `--points-at=${ref}`], { cwd: repoRoot, maxBuffer: 1024 * 1024, encoding: 'utf8' });
+        return stdout.split('\n').filter((tag) => tag !== '');
+    }
+    catch {
+        return [];
+    }
+}
+
 ;// CONCATENATED MODULE: ./lib/github/run.js
 /**
  * The Action's shell: read the run, review each server, then act on the results (files,
  * summary, annotations, comment, outputs, exit status). Every decision is made by the pure
  * modules beside this one; this file only does the I/O between them.
  */
+
 
 
 
@@ -60934,10 +61177,13 @@ async function run_review(inputs, context, runner, api, commandFiles) {
     else
         log.info(`No base to compare with: ${plan.noBaselineReason}. The review compares with the lockfile in the checkout.`);
     // Everything the base and GitHub say is read before any code of the pull request starts: the
-    // baselines, the approval label and what its record in our comment covers.
+    // baselines, the release tags, the approval label and what its record in our comment covers.
     const baseLockfiles = [];
     for (const subject of subjects)
         baseLockfiles.push(await readBaseLockfile(subject, run));
+    const tags = inputs.versionCheck === 'off' ? {} : await releaseTagsOf(plan, runner.repoRoot);
+    if (tags.current !== undefined)
+        log.info(`The release is tagged ${tags.current}${tags.previous !== undefined ? `, the previous one ${tags.previous}` : ' (no release tag at the baseline to compare it with)'}: the version check compares the tags too.`);
     const label = plan.pr ? await approvalOf(plan.pr, inputs.approveLabel, api) : {};
     if (label.ignored)
         log.info(label.ignored);
@@ -60963,7 +61209,7 @@ async function run_review(inputs, context, runner, api, commandFiles) {
     const allowNotes = allowListNotes(allowEvaluation);
     const present = drafts.map((d) => ({ id: d.subject.id, present: d.report ? needingApproval(d.report, inputs.failOn) : null }));
     const coverages = plan.pr ? coveragesOf(present, label, senderOf(context.payload), records) : [];
-    const judged = { label, acceptedBy: allowEvaluation.acceptedBy, allowNotes, allowFile, today };
+    const judged = { label, acceptedBy: allowEvaluation.acceptedBy, allowNotes, allowFile, today, tags };
     const reviews = drafts.map((draft, i) => finishReview(draft, run, context, { ...judged, coverage: coverages[i] }));
     if (tampering)
         for (const review of reviews)
@@ -61031,7 +61277,7 @@ function finishReview(draft, run, context, judged) {
     const approval = coverage === undefined || record ? label.approval : undefined;
     const ignored = coverage && 'ignored' in coverage ? coverage.ignored : label.ignored;
     const release = draft.report
-        ? releaseVerdict({ bump: draft.report.summary.semverBump, ...draft.versions, mode: inputs.versionCheck, removed: draft.headSource === 'removed' })
+        ? releaseVerdict({ bump: draft.report.summary.semverBump, ...draft.versions, tags: judged.tags, mode: inputs.versionCheck, removed: draft.headSource === 'removed' })
         : undefined;
     const failure = versionFailure(draft.name, release);
     const gate = decideGate({

@@ -5,6 +5,7 @@ import { DEFAULT_TIMEOUT_MS, checkPassEnv, parseClientCapabilities, type Contrac
 import { CONFIG_NAME } from '../config-location.js';
 import { SEVERITIES, isReleaseDate } from '../protocol/report.js';
 import { UserError } from '../errors.js';
+import { parseCheckMode, type CheckMode } from '../policy/checks.js';
 import type { FailOn } from '../policy/gate.js';
 import { COMMANDS, type CommandName, type Format } from './commands.js';
 
@@ -52,6 +53,7 @@ export const FLAGS = {
   to: { type: 'string', value: 'REF', scope: 'command', help: 'end at this commit, tag or branch (default HEAD)' },
   format: { type: 'string', value: 'FORMAT', scope: 'command', help: 'the output format' },
   'fail-on': { type: 'string', value: 'SEVERITY', scope: 'command', help: 'exit 1 on a change at or above it: BREAKING (default), RISKY, SAFE, COSMETIC or never' },
+  'lockfile-check': { type: 'string', value: 'MODE', scope: 'command', help: 'a lockfile that no longer matches its server: fail (default, exit 1), warn (only said) or off' },
   artifact: { type: 'string', value: 'PATH', scope: 'command', help: 'also write the delta artifact the runtime loads' },
   usage: { type: 'string', value: 'FILE', scope: 'command', help: 'a usage summary (usage summarize): a BREAKING change no call used in the window is RISKY' },
   'unused-days': { type: 'string', value: 'N', scope: 'command', help: 'with --usage: the days without a call that make a break RISKY (default 30)' },
@@ -84,6 +86,8 @@ export interface CliArgs {
   positionals: string[];
   format: Format;
   failOn: FailOn;
+  /** What a lockfile that no longer matches its server does (`check`), as the Action's lockfile-check input. */
+  lockfileCheck: CheckMode;
   artifact: string | undefined;
   /** The usage summary (`--usage`; `--unused-days` is read with it, by the commands). */
   usage: string | undefined;
@@ -131,6 +135,7 @@ export function parseCli(argv: string[], isTty: boolean): CliArgs {
     positionals,
     format: 'text',
     failOn: 'BREAKING',
+    lockfileCheck: 'fail',
     artifact: values.artifact,
     usage: values.usage,
     releasedAt: undefined,
@@ -157,6 +162,7 @@ export function parseCli(argv: string[], isTty: boolean): CliArgs {
   if (values.release !== undefined && (values.release.trim() === '' || values.release.length > 200)) throw new UserError(`--release takes the version released, e.g. 2.0.0; got "${values.release}".`);
   const failOn = values['fail-on'];
   if (failOn !== undefined) args.failOn = oneOf('--fail-on', failOn.toLowerCase() === 'never' ? 'never' : failOn.toUpperCase(), [...SEVERITIES, 'never'] as const, failOn);
+  if (values['lockfile-check'] !== undefined) args.lockfileCheck = parseCheckMode(values['lockfile-check'], '--lockfile-check');
   return args;
 }
 

@@ -11,6 +11,7 @@ import { LOCKFILE_NAME, LockfileError, parseLockfile } from '../contract/lockfil
 import { emptyContracts, type Contracts } from '../contract/model.js';
 import { diffContracts } from '../diff/index.js';
 import { UserError } from '../errors.js';
+import { releaseTagOf } from '../policy/semver.js';
 import { changelogSection, renderChangelogJson, renderChangelogMarkdown, type Changelog, type ChangelogSection } from '../report/changelog.js';
 import type { Runner } from './commands.js';
 import { CommandContext } from './context.js';
@@ -71,22 +72,34 @@ export const run: Runner = async (args, io) => {
     pathThen = change?.path ?? pathThen;
     pathAt.set(commit.sha, pathThen);
   }
-  const tags = await tagsOf(git, new Set(mainline.map((c) => c.sha)));
+  const tags = await tagsOf(git, new Set([...mainline.map((c) => c.sha), ...(from ? [from] : [])]));
 
-  // The points where a section ends: each tagged commit that follows a change, then each later change.
-  const points: Array<{ commit: Commit; tags: string[] }> = [];
+  // The points where a section ends: each tagged commit that follows a change, then each later
+  // change; each with the release tag before it on the mainline (from --from's on), which its
+  // own release tag is checked against.
+  const points: Array<{ commit: Commit; tags: string[]; previousTag?: string }> = [];
   let pending = false;
+  let lastRelease = from ? releaseTagOf(tags.get(from) ?? []).tag : undefined;
+  const notReleases = new Set<string>();
   for (const commit of mainline) {
     if (changed.has(commit.sha)) pending = true;
     const named = tags.get(commit.sha);
     if (named && pending) {
-      points.push({ commit, tags: named });
+      points.push({ commit, tags: named, ...(lastRelease !== undefined ? { previousTag: lastRelease } : {}) });
       pending = false;
     }
+    const release = releaseTagOf(named ?? []);
+    if (release.tag !== undefined) lastRelease = release.tag;
+    else for (const tag of release.others) notReleases.add(tag);
   }
   const lastTagged = points.at(-1)?.commit.sha;
   const afterTags = lastTagged === undefined ? mainline : mainline.slice(mainline.findIndex((c) => c.sha === lastTagged) + 1);
   for (const commit of afterTags) if (changed.has(commit.sha)) points.push({ commit, tags: [] });
+  if (notReleases.size > 0) {
+    const names = [...notReleases].sort();
+    const listed = names.slice(0, 10).join(', ') + (names.length > 10 ? ` and ${names.length - 10} more` : '');
+    notes.push(`The tag${names.length === 1 ? '' : 's'} ${listed} ${names.length === 1 ? 'is not a semantic version' : 'are not semantic versions'} (vMAJOR.MINOR.PATCH): ${names.length === 1 ? 'its release is' : 'their releases are'} not checked against the changes, and the next release tag is compared with the one before.`);
+  }
 
   // A lockfile deleted and committed again later was not recorded in between: its server did not lose everything.
   const presentAtEnd = changes[0] !== undefined && !changes[0].deleted;
@@ -106,9 +119,11 @@ export const run: Runner = async (args, io) => {
     const before = previous ?? emptyContracts({ name: current?.server.name ?? 'unknown' });
     const after = current ?? emptyContracts({ name: before.server.name });
     const report = await diffContracts(before, after);
+    // The first version of the lockfile is where its history starts, not a release of new features.
+    const initial = previous === undefined;
     previous = current;
     if (report.summary.maxSeverity === null) continue;
-    context.progress(`${point.tags.join(', ') || point.commit.sha.slice(0, 7)}: ${report.summary.semverBump}`);
+    context.progress(`${point.tags.join(', ') || point.commit.sha.slice(0, 7)}: ${initial ? 'initial' : report.summary.semverBump}`);
     sections.push(
       changelogSection(
         {
@@ -118,6 +133,8 @@ export const run: Runner = async (args, io) => {
           ...(point.tags.length === 0 ? { subject: point.commit.subject } : {}),
           ...(before.server.version !== undefined ? { previousVersion: before.server.version } : {}),
           ...(after.server.version !== undefined ? { version: after.server.version } : {}),
+          ...(point.previousTag !== undefined ? { previousTag: point.previousTag } : {}),
+          ...(initial ? { initial: true } : {}),
         },
         report,
       ),

@@ -18,9 +18,10 @@ import { configFileOf, resolveTargets } from './targets.js';
 /**
  * `check`: each server against its lockfile. The report and the exit code follow the same rule
  * as `diff` (the gate at --fail-on, after the allow list); whatever the threshold, a lockfile
- * that no longer matches its server is said, with the command that updates it. A server that
- * matches its lockfile needs neither the diff engine nor the review: they load when there is
- * something to report.
+ * that no longer matches its server is said, with the command that updates it, and fails the
+ * check unless --lockfile-check says warn or off (the Action's lockfile-check, same default).
+ * A server that matches its lockfile needs neither the diff engine nor the review: they load
+ * when there is something to report.
  */
 export const run: Runner = async (args, io) => {
   const context = new CommandContext(args, io);
@@ -49,7 +50,9 @@ export const run: Runner = async (args, io) => {
     }
     const { judge, releaseOf, renderReport, usageWarning, verdictText, writeArtifact } = await import('./review.js');
     const diffed = await diffOf(locked, compiled.contracts, config?.rules, releaseOf(args, compiled.contracts.server.version));
-    const judgement = judge({ server, names: [locked.server.name, server], report: diffed }, args.failOn, allow, usage);
+    // A lockfile that no longer matches fails the gate as the Action's lockfile-check does (default fail).
+    const stale = drifted ? { message: `${lockfile} no longer matches ${server}.`, lockfileCheck: args.lockfileCheck } : undefined;
+    const judgement = judge({ server, names: [locked.server.name, server], report: diffed }, args.failOn, allow, { usage, stale });
     const { report } = judgement;
     const review = { server, report };
     reviews.push(review);
@@ -63,9 +66,10 @@ export const run: Runner = async (args, io) => {
     }
     const verdict = verdictText(judgement, args.failOn, configFileOf(context, config));
     if (verdict !== '') context.tell(`\n${verdict}`);
-    if (drifted) {
+    if (drifted && args.lockfileCheck !== 'off') {
+      const how = args.lockfileCheck === 'fail' ? '--lockfile-check fail, the default: exit 1' : '--lockfile-check warn: said, not failed';
       const advice = `If these changes are intended, update the lockfile: ${lockCommand(context, target)}\n`;
-      context.tell(args.format === 'text' ? `\n${advice}` : `${server} no longer matches ${lockfile}. ${advice}`);
+      context.tell(args.format === 'text' ? `\n${args.lockfileCheck === 'fail' ? '✗ ' : ''}${lockfile} no longer matches the server (${how}).\n${advice}` : `${server} no longer matches ${lockfile} (${how}). ${advice}`);
     }
     await writeArtifact(context, report);
   });

@@ -48,17 +48,19 @@ const TABLE = {
     summary: 'compare a server with its lockfile',
     details:
       'Compiles a server and compares it with its lockfile: every change, classified, then the gate at --fail-on.\n' +
-      'Whatever the threshold, it says when the lockfile no longer matches the server, with the lock command that updates it.',
+      'A lockfile that no longer matches the server fails too (exit 1), whatever the threshold, as the Action\'s\n' +
+      'lockfile-check does: it says so with the lock command that updates it (--lockfile-check warn only says it).',
     source: true,
-    flags: ['lockfile', 'fail-on', 'artifact', 'released-at', 'release', 'usage', 'unused-days', 'no-color'],
+    flags: ['lockfile', 'fail-on', 'lockfile-check', 'artifact', 'released-at', 'release', 'usage', 'unused-days', 'no-color'],
     formats: FORMATS,
     load: () => import('./check-command.js'),
   },
   diff: {
     operands: '<OLD> <NEW>',
-    summary: 'compare two lockfiles or tools/list dumps',
+    summary: 'compare two lockfiles, dumps or compile outputs',
     details:
-      'Compares two files, each a lockfile or a tools/list dump: every change, classified, then the gate at --fail-on.\n' +
+      'Compares two files, each a lockfile, a tools/list dump or what compile --format json printed: every change,\n' +
+      'classified, then the gate at --fail-on.\n' +
       'The allow list of the config file (--config, or ./mcp-contract-guard.config.json if there is one) applies.',
     source: false,
     flags: ['config', 'fail-on', 'artifact', 'released-at', 'release', 'usage', 'unused-days', 'no-color'],

@@ -14,7 +14,7 @@ import { configFileOf, configOf } from './targets.js';
  */
 export const run: Runner = async (args, io) => {
   const context = new CommandContext(args, io);
-  if (args.positionals.length !== 2) throw new UserError('diff compares two files: mcp-contract-guard diff OLD NEW (each a lockfile or a tools/list dump).');
+  if (args.positionals.length !== 2) throw new UserError('diff compares two files: mcp-contract-guard diff OLD NEW (each a lockfile, a tools/list dump or what compile --format json printed).');
   const [oldPath, newPath] = args.positionals.map((p) => resolve(io.cwd, p)) as [string, string];
   if (args.artifact !== undefined) await assertWritable(args.artifact, 'the delta artifact');
   const usage = await readUsageOption(context);
@@ -23,7 +23,7 @@ export const run: Runner = async (args, io) => {
   const diffed = await diffContracts(previous.contracts, current.contracts, { ...(config === undefined ? {} : { severityOverrides: config.rules }), ...(release !== undefined ? { release } : {}) });
   const allow = config?.allow ?? [];
   const names = [previous.contracts.server.name, current.contracts.server.name];
-  const judgement = judge({ server: current.contracts.server.name, names, report: diffed }, args.failOn, allow, usage);
+  const judgement = judge({ server: current.contracts.server.name, names, report: diffed }, args.failOn, allow, { usage });
   const { report } = judgement;
   const review = { server: current.contracts.server.name, report };
   usageWarning(context, report);

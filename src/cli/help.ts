@@ -7,9 +7,11 @@ import { COMMANDS, type CommandName } from './commands.js';
 
 /** The exit-code rule, stated once: the usage, every command's help and docs/cli.md show it. */
 export const EXIT_CODES = `Exit codes:
-  0  success; for check and diff: no change at or above --fail-on remains
+  0  success; for check and diff: no change at or above --fail-on remains, and for
+     check the lockfile matches the server (or --lockfile-check is warn or off)
   1  check and diff: a change at or above --fail-on (default BREAKING) remains after
-     the config's allow list (never with --fail-on never)
+     the config's allow list (never with --fail-on never); check: the lockfile no
+     longer matches the server (with --lockfile-check fail, the default)
   2  usage, config, compile or input error (a config run tries every server first)
 When the reader of stdout goes away (| head), the output stops quietly; the exit code stays.`;
 

@@ -12,6 +12,7 @@ import { readTextIfExists, writeTextAtomically } from '../files.js';
 import { allowListNotes, evaluateAllowList, offeredExpiry, todayUtc } from '../policy/allow.js';
 import { judgeChanges, type ChangePolicy } from '../policy/judge.js';
 import type { LocatedDelta } from '../policy/deltas.js';
+import type { CheckMode } from '../policy/checks.js';
 import { decideGate, type FailOn, type GateDecision } from '../policy/gate.js';
 import { terminalText, truncate } from '../report/escape.js';
 import type { CliArgs } from './args.js';
@@ -39,12 +40,24 @@ function today(): string {
   return todayUtc(process.env.MCP_CONTRACT_GUARD_TODAY);
 }
 
-/** The usage summary and the allow list's verdict on each delta (the Action's policy, in the same place), then the gate at `failOn`. */
-export function judge(review: Review, failOn: FailOn, allow: AllowEntry[], usage?: ChangePolicy['usage']): Judgement {
+/**
+ * The usage summary and the allow list's verdict on each delta (the Action's policy, in the same
+ * place), then the gate at `failOn`. `stale` (check) is a lockfile that no longer matches its
+ * server, which fails the gate when `lockfileCheck` is fail, as in the Action.
+ */
+export function judge(review: Review, failOn: FailOn, allow: AllowEntry[], options: { usage?: ChangePolicy['usage']; stale?: { message: string; lockfileCheck: CheckMode } } = {}): Judgement {
+  const { usage, stale } = options;
   const { reports, allow: evaluation } = judgeChanges([{ server: review.server, names: review.names ?? [review.server], report: review.report }], { allow, today: today(), ...(usage ? { usage } : {}) });
   const report = reports[0] as DiffReport;
   const { acceptedBy } = evaluation;
-  const gate = decideGate({ server: review.server, report, failOn, accepted: (f) => acceptedBy(f) !== undefined, lockfileCheck: 'off' });
+  const gate = decideGate({
+    server: review.server,
+    report,
+    failOn,
+    accepted: (f) => acceptedBy(f) !== undefined,
+    lockfileCheck: stale?.lockfileCheck ?? 'off',
+    ...(stale ? { staleMessage: stale.message } : {}),
+  });
   return { report, gate, acceptedBy };
 }
 

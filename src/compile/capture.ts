@@ -57,7 +57,8 @@ const LISTS = [
  */
 export async function captureServer(source: ServerSource, options: CaptureOptions = {}): Promise<ServerCapture> {
   const progress = options.onProgress ?? (() => {});
-  const deadline = options.deadline ?? Date.now() + START_BUDGET_FACTOR * source.timeoutMs;
+  const startedAt = Date.now();
+  const deadline = options.deadline ?? startedAt + START_BUDGET_FACTOR * source.timeoutMs;
   const capabilities = clientCapabilitiesOf(source);
   const channel = openChannel(source, capabilities);
   progress(source.kind === 'command' ? `starting ${source.command.join(' ')} (${CONTAINMENT_DESCRIPTION[containmentPlan().containment]})` : `connecting to ${redactUrl(source.url)}`);
@@ -72,7 +73,10 @@ export async function captureServer(source: ServerSource, options: CaptureOption
               progress(`no answer after ${(waitedMs / 1000).toFixed(1)} s; the server looks like it is still starting, so waiting on it up to ${((deadline - Date.now()) / 1000).toFixed(1)} s more`),
           }
         : undefined;
-    const startWaitMs = Math.max(1, Math.min(source.timeoutMs, deadline - Date.now()));
+    // The first answer gets the timeout, or what the budget has left when the attempt starts (a
+    // retry): counted from before the spawn, so the time the spawn takes on a busy machine is
+    // not taken out of it and the message names the timeout the user gave.
+    const startWaitMs = Math.max(1, Math.min(source.timeoutMs, deadline - startedAt));
     const session = await openSession(channel, { timeoutMs: startWaitMs, capabilities, ...(patience ? { patience } : {}) });
     const version = session.server.version ? ` ${session.server.version}` : '';
     progress(`connected to ${session.server.name}${version} (protocol ${session.protocolVersion})`);

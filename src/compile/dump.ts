@@ -1,15 +1,17 @@
+import { compiledWithoutContracts, looksCompiled, readCompiled } from '../contract/compiled.js';
 import { LockfileError, looksLikeLockfile, verifyLockfile } from '../contract/lockfile.js';
 import { isJsonObject, type Contracts, type JsonObject, type RawCapture } from '../contract/model.js';
 import { normalizeCapture, normalizeDifferences, type NormalizeResult } from '../contract/normalize.js';
 import { UserError } from '../errors.js';
 import { readTextIfExists } from '../files.js';
 
-export type FileContents = { kind: 'lockfile'; contracts: Contracts } | { kind: 'dump'; capture: RawCapture };
+export type FileContents = { kind: 'lockfile' | 'compiled'; contracts: Contracts } | { kind: 'dump'; capture: RawCapture };
 
 /**
- * Read a file that holds contracts: a lockfile, or a tools/list dump, i.e. an object with a
- * `tools` array (plus optional `prompts`, `resources`, `resourceTemplates`), a JSON-RPC
- * response whose `result` holds them, or the array of tools alone.
+ * Read a file that holds contracts: a lockfile; what `compile --format json` prints; or a
+ * tools/list dump, i.e. an object with a `tools` array (plus optional `prompts`, `resources`,
+ * `resourceTemplates`), a JSON-RPC response whose `result` holds them, or the array of tools
+ * alone.
  */
 export async function readContractsFile(path: string): Promise<FileContents> {
   const text = await readTextIfExists(path, 'the file');
@@ -42,12 +44,12 @@ export async function compileFilesToDiff(previousPath: string, currentPath: stri
 export interface FileContracts {
   contracts: Contracts;
   warnings: string[];
-  origin: 'dump' | 'lockfile';
+  origin: FileContents['kind'];
 }
 
-/** The contracts a parsed file holds: a lockfile's as they are, a dump's normalized. */
+/** The contracts a parsed file holds: a lockfile's and compile's as they are, a dump's normalized. */
 export function contractsOfFile(file: FileContents): FileContracts {
-  if (file.kind === 'lockfile') return { contracts: file.contracts, warnings: [], origin: 'lockfile' };
+  if (file.kind !== 'dump') return { contracts: file.contracts, warnings: [], origin: file.kind };
   return ofDump(normalizeCapture(file.capture));
 }
 
@@ -60,7 +62,7 @@ export function parseContractsFile(text: string, label: string): FileContents {
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new UserError(`${label} is not valid JSON (${(error as Error).message}). Expected a lockfile or a tools/list dump.`);
+    throw new UserError(`${label} is not valid JSON (${(error as Error).message}). Expected a lockfile, a tools/list dump or what compile --format json prints.`);
   }
   if (looksLikeLockfile(data)) {
     try {
@@ -70,12 +72,15 @@ export function parseContractsFile(text: string, label: string): FileContents {
       throw error;
     }
   }
+  if (looksCompiled(data) && !Array.isArray(data.tools)) return { kind: 'compiled', contracts: readCompiled(data, label) };
+  const compileOutput = compiledWithoutContracts(data, label);
+  if (compileOutput !== undefined) throw new UserError(compileOutput);
   // The result of tools/list as written, inside its JSON-RPC response, or just its tools (`jq .tools`).
   const body = Array.isArray(data) ? { tools: data } : isJsonObject(data) && isJsonObject(data.result) && !('tools' in data) ? data.result : data;
   if (!isJsonObject(body) || !Array.isArray(body.tools)) {
     throw new UserError(
       `${label} is not a tools/list dump: expected a JSON object with a "tools" array (the result of tools/list), ` +
-        'a JSON-RPC response whose "result" holds one, or the array of tools itself.',
+        'a JSON-RPC response whose "result" holds one, or the array of tools itself. A lockfile and what compile --format json prints are read too.',
     );
   }
   // A capture written by a tool like ours also says who the server is (`server` or, as in an

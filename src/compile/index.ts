@@ -3,7 +3,7 @@ import type { Contracts } from '../contract/model.js';
 import { captureServer, type CaptureOptions } from './capture.js';
 import { containmentPlan } from './containment.js';
 import { withHealing, type HealingReport } from './heal.js';
-import { compileFile } from './dump.js';
+import { compileFile, type FileContracts } from './dump.js';
 import type { ContractSource } from './source.js';
 
 export { splitCommand } from './argv.js';
@@ -43,7 +43,7 @@ export interface Compiled {
   /** Lint findings and transport oddities: worth fixing, never fatal. */
   warnings: string[];
   /** Where the contracts came from. */
-  origin: 'server' | 'dump' | 'lockfile';
+  origin: 'server' | FileContracts['origin'];
   /** How the capture went, attempt by attempt (servers only). */
   healing?: HealingReport;
 }

@@ -104,7 +104,13 @@ export class StdioChannel implements RpcChannel {
       const embedded = line.indexOf('{"jsonrpc"');
       if (embedded > 0) {
         this.evidence.pollutedStdout = true;
-        if (this.options.lenientStdout) message = parseMessage(line.slice(embedded));
+        const inner = parseMessage(line.slice(embedded));
+        if (this.options.lenientStdout) message = inner;
+        // The answer came, behind log text: said now (and healed), not after the timeout.
+        else if (typeof inner?.id === 'number') {
+          const pending = this.settle(inner.id);
+          pending?.reject(new ChannelError('protocol', `the answer to ${pending.method} came after log text on the same stdout line`, pending.method));
+        }
       }
     }
     if (message === undefined) {
@@ -116,10 +122,8 @@ export class StdioChannel implements RpcChannel {
       this.answerServerRequest(message);
       return;
     }
-    const pending = typeof message.id === 'number' ? this.pending.get(message.id) : undefined;
+    const pending = typeof message.id === 'number' ? this.settle(message.id) : undefined;
     if (!pending) return;
-    this.pending.delete(message.id as number);
-    clearTimeout(pending.timer);
     if (pending.patient) this.evidence.slowStartMs = Date.now() - pending.sentAt;
     if (isJsonObject(message.error)) {
       const { code, message: text, data } = message.error;
@@ -129,6 +133,15 @@ export class StdioChannel implements RpcChannel {
     } else {
       pending.reject(new ChannelError('protocol', `the answer to ${pending.method} has no result object`, pending.method));
     }
+  }
+
+  /** The pending request `id`, taken off the list, its timer stopped; undefined when none waits. */
+  private settle(id: number): Pending | undefined {
+    const pending = this.pending.get(id);
+    if (!pending) return undefined;
+    this.pending.delete(id);
+    clearTimeout(pending.timer);
+    return pending;
   }
 
   private answerServerRequest(message: JsonObject): void {

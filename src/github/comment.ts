@@ -171,12 +171,21 @@ function releaseSentence(review: ServerReview): string {
   const previous = release?.previousVersion;
   const current = release?.currentVersion;
   if (release?.check === 'too-small') {
-    const needed = release.requiredVersion !== undefined ? `: **version ${mdCode(release.requiredVersion)} or later**${current !== undefined ? `, but the server says ${mdCode(current)}` : ''}` : '';
+    const needs = [
+      ...(release.requiredVersion !== undefined ? [`**version ${mdCode(release.requiredVersion)} or later**${current !== undefined ? `, but the server says ${mdCode(current)}` : ''}`] : []),
+      ...(release.requiredTag !== undefined ? [`**a tag ${mdCode(release.requiredTag)} or later**, but the release is tagged ${mdCode(release.currentTag ?? '')}`] : []),
+    ];
     const consequence = release.mode === 'fail' ? ' The version check fails until then.' : '';
-    const message = release.requiredVersion === undefined && release.message !== undefined ? ` ${mdText(truncate(release.message, 500))}` : '';
-    return `${calls}${needed}.${message}${consequence}`;
+    const message = needs.length === 0 && release.message !== undefined ? ` ${mdText(truncate(release.message, 500))}` : '';
+    return `${calls}${needs.length > 0 ? `: ${needs.join('; and ')}` : ''}.${message}${consequence}`;
   }
-  if (release?.check === 'ok' && previous !== undefined && current !== undefined) return `${calls}, and the version says so (${mdCode(previous)} → ${mdCode(current)}).`;
+  if (release?.check === 'ok') {
+    const says = [
+      ...(previous !== undefined && current !== undefined ? [`the version says so (${mdCode(previous)} → ${mdCode(current)})`] : []),
+      ...(release.previousTag !== undefined && release.currentTag !== undefined ? [`the tag says so (${mdCode(release.previousTag)} → ${mdCode(release.currentTag)})`] : []),
+    ];
+    if (says.length > 0) return `${calls}, and ${says.join(' and ')}.`;
+  }
   return `${calls}.`;
 }
 

@@ -39,6 +39,8 @@ export interface EventPlan {
   /** Absent when the event has no natural base and no baseline-ref was given. */
   baseline?: Baseline;
   headSha: string;
+  /** The release this run is about, when the event names one: a pushed tag, a published release's tag. */
+  releaseTag?: string;
   /** Why there is no baseline, for the log. */
   noBaselineReason?: string;
   /**
@@ -63,6 +65,8 @@ export function planEvent(context: RunContext, baselineRef?: string): EventPlan 
   if (pr) plan.pr = pr;
   const releasedAt = releasedAtOf(eventName, payload);
   if (releasedAt !== undefined) plan.releasedAt = releasedAt;
+  const releaseTag = releaseTagOfEvent(eventName, payload);
+  if (releaseTag !== undefined) plan.releaseTag = releaseTag;
   const issue = obj(payload.issue);
   if (!pr && eventName === 'issue_comment' && issue?.pull_request !== undefined && typeof issue.number === 'number') plan.lookUpPullRequest = issue.number;
   if (baselineRef !== undefined) {
@@ -76,6 +80,7 @@ export function planEvent(context: RunContext, baselineRef?: string): EventPlan 
   if (eventName === 'push') {
     const before = str(payload.before);
     if (before && !NULL_SHA.test(before)) plan.baseline = { ref: before, describe: `the commit before this push (${shortSha(before)})` };
+    else if (plan.releaseTag !== undefined) plan.noBaselineReason = `this push created the tag ${plan.releaseTag}, so it has no "before" commit; set "baseline-ref" to the previous release tag to compare with it`;
     else plan.noBaselineReason = 'this push created the branch, so it has no "before" commit';
     return plan;
   }
@@ -133,6 +138,13 @@ function pullRequestOfRun(eventName: string, payload: Record<string, unknown>): 
   const baseRepo = obj(base?.repo)?.id;
   const headRepo = obj(head?.repo)?.id;
   return { number: first.number, baseSha, baseRef: str(base?.ref) ?? 'base', headSha, fork: headRepo === undefined || headRepo !== baseRepo, labels: [] };
+}
+
+/** The tag a push of a tag (refs/tags/…) or a release event names. */
+function releaseTagOfEvent(eventName: string, payload: Record<string, unknown>): string | undefined {
+  if (eventName === 'release') return str(obj(payload.release)?.tag_name);
+  const ref = eventName === 'push' ? str(payload.ref) : undefined;
+  return ref?.startsWith('refs/tags/') ? ref.slice('refs/tags/'.length) || undefined : undefined;
 }
 
 /** The commit an event without a pull request is about (GITHUB_SHA is the default branch's for most of these). */

@@ -4,14 +4,14 @@ import { SEVERITIES } from '../protocol/index.js';
 import { UserError } from '../errors.js';
 import { DEFAULT_ALLOW_MAX_DAYS } from '../policy/allow.js';
 import { DEFAULT_UNUSED_DAYS } from '../protocol/usage-summary.js';
-import type { VersionCheckMode } from '../policy/semver.js';
+import { parseCheckMode, type CheckMode } from '../policy/checks.js';
 import { redactUrl } from './redact.js';
 
 export type Mode = 'review' | 'comment-only' | 'capture';
 export type CommentMode = 'on-change' | 'always' | 'never';
 export type { FailOn } from '../policy/gate.js';
 import type { FailOn } from '../policy/gate.js';
-export type LockfileCheck = 'fail' | 'warn' | 'off';
+export type LockfileCheck = CheckMode;
 
 /** The Action's inputs, validated, with paths resolved against the working directory. */
 export interface ActionInputs {
@@ -36,7 +36,7 @@ export interface ActionInputs {
   failOn: FailOn;
   lockfileCheck: LockfileCheck;
   /** Whether a head version smaller than its changes call for fails the gate, warns, or is not checked. */
-  versionCheck: VersionCheckMode;
+  versionCheck: CheckMode;
   comment: CommentMode;
   approveLabel: string;
   artifactPath: string;
@@ -109,8 +109,8 @@ export function readInputs(get: (name: string) => string, workspace: string): Ac
     passEnv: checkPassEnv(get('pass-env').split(/[\s,]+/).filter((name) => name !== ''), 'The input "pass-env"'),
     compile: bool('compile', raw('compile')!),
     failOn: parseFailOn(raw('fail-on')!),
-    lockfileCheck: oneOf('lockfile-check', raw('lockfile-check')!.toLowerCase(), ['fail', 'warn', 'off'] as const),
-    versionCheck: oneOf('version-check', raw('version-check')!.toLowerCase(), ['fail', 'warn', 'off'] as const),
+    lockfileCheck: parseCheckMode(raw('lockfile-check')!, 'The input "lockfile-check"'),
+    versionCheck: parseCheckMode(raw('version-check')!, 'The input "version-check"'),
     comment: oneOf('comment', raw('comment')!.toLowerCase(), ['on-change', 'always', 'never'] as const),
     approveLabel: raw('approve-label')!,
     artifactPath: path(raw('artifact-path'))!,

@@ -62,8 +62,9 @@ export interface ServerReview {
   allowList?: { file: string; fileExists: boolean; expires: string };
   /**
    * The release verdict (issue 11): the semantic-version bump the changes call for, the
-   * server's version on both sides (serverInfo.version), the smallest version that would say
-   * so, and what the `version-check` input made of it.
+   * server's version on both sides (serverInfo.version) and the release tags (when the run is
+   * about a tagged release), the smallest version or tag that would say so, and what the
+   * `version-check` input made of it.
    */
   release?: {
     bump: SemverBump;
@@ -71,6 +72,11 @@ export interface ServerReview {
     currentVersion?: string;
     /** The smallest version the head should carry, when its own is not enough. */
     requiredVersion?: string;
+    /** The previous release's tag and this release's. */
+    previousTag?: string;
+    currentTag?: string;
+    /** The smallest tag this release should carry, when its own is not enough. */
+    requiredTag?: string;
     check: 'ok' | 'too-small' | 'unknown' | 'off';
     /** How the check counts: 'fail' fails the gate, 'warn' only reports. */
     mode: 'fail' | 'warn' | 'off';

@@ -32,6 +32,7 @@ import { plural, shortSha } from './markdown.js';
 import { readWorkspaceFile, writeOutputFile } from './paths.js';
 import { postComments, replaceWithFailure, runUrl } from './post.js';
 import { PRIVILEGED_EVENTS, privilegePolicy } from './privilege.js';
+import { releaseTagsOf, type ReleaseTags } from './release-tags.js';
 import { reproduceCommands } from './reproduce.js';
 import { reviewCoverage, reviewGate, type ServerReview } from './review.js';
 import { log, redactor, registerCredentials, runnerOf, writeSummary, type Runner } from './step.js';
@@ -113,12 +114,15 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
   else log.info(`No base to compare with: ${plan.noBaselineReason}. The review compares with the lockfile in the checkout.`);
 
   // Everything the base and GitHub say is read before any code of the pull request starts: the
-  // usage summaries, the baselines, the approval label and what its record in our comment covers.
+  // usage summaries, the baselines, the release tags, the approval label and what its record in our
+  // comment covers.
   const headCommit = policy.headFromCommit ? run.head : /^[0-9a-f]{40}$/.test(plan.headSha) ? commit(plan.headSha) : undefined;
   const usage = inputs.usage.length === 0 ? undefined : await readUsageInputs(inputs, runner, { base: run.base, head: headCommit, baseRef: plan.baseline?.ref }, log.info);
   for (const note of usage?.notes ?? []) log.warning(note);
   const baseLockfiles: BaseLockfile[] = [];
   for (const subject of subjects) baseLockfiles.push(await readBaseLockfile(subject, run));
+  const tags = inputs.versionCheck === 'off' ? {} : await releaseTagsOf(plan, runner.repoRoot);
+  if (tags.current !== undefined) log.info(`The release is tagged ${tags.current}${tags.previous !== undefined ? `, the previous one ${tags.previous}` : ' (no release tag at the baseline to compare it with)'}: the version check compares the tags too.`);
   const label = plan.pr ? await approvalOf(plan.pr, inputs.approveLabel, api) : {};
   if (label.ignored) log.info(label.ignored);
   const records = plan.pr ? await approvalRecordsOf(subjects.map((s) => ({ id: s.id, job: context.job })), label, plan.pr.number, api) : [];
@@ -152,7 +156,7 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
   const allowNotes = allowListNotes(allowEvaluation);
   const present = drafts.map((d) => ({ id: d.subject.id, present: d.report ? needingApproval(d.report, inputs.failOn) : null }));
   const coverages = plan.pr ? coveragesOf(present, label, senderOf(context.payload), records) : [];
-  const judged = { label, acceptedBy: allowEvaluation.acceptedBy, allowNotes, allowFile, today, usage };
+  const judged = { label, acceptedBy: allowEvaluation.acceptedBy, allowNotes, allowFile, today, usage, tags };
   const reviews = drafts.map((draft, i) => finishReview(draft, run, context, { ...judged, coverage: coverages[i] }));
   if (tampering) for (const review of reviews) review.alert = redactor.redact(tampering);
   for (const review of reviews) if (review.release) log.info(`${review.name}: ${releaseLine(review.release)}`);
@@ -206,6 +210,8 @@ interface Judged {
   allowFile: RunSubjects['allowFile'];
   today: string;
   usage: UsageRead | undefined;
+  /** The release's tag and the previous release's, for the version check. */
+  tags: ReleaseTags;
 }
 
 /** The summary a review was judged with, as "Reproduce locally" gets it (none when usage was not applied). */
@@ -228,7 +234,7 @@ function finishReview(draft: ServerDraft, run: Run, context: RunContext, judged:
   const approval = coverage === undefined || record ? label.approval : undefined;
   const ignored = coverage && 'ignored' in coverage ? coverage.ignored : label.ignored;
   const release = draft.report
-    ? releaseVerdict({ bump: draft.report.summary.semverBump, ...draft.versions, mode: inputs.versionCheck, removed: draft.headSource === 'removed' })
+    ? releaseVerdict({ bump: draft.report.summary.semverBump, ...draft.versions, tags: judged.tags, mode: inputs.versionCheck, removed: draft.headSource === 'removed' })
     : undefined;
   const failure = versionFailure(draft.name, release);
   const gate = decideGate({

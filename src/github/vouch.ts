@@ -36,6 +36,7 @@ export function vouchReview(file: ServerReview, vouch: Vouch): ServerReview {
           bump: review.report.summary.semverBump,
           ...(review.release.previousVersion !== undefined ? { previous: review.release.previousVersion } : {}),
           ...(review.release.currentVersion !== undefined ? { current: review.release.currentVersion } : {}),
+          tags: { ...(review.release.previousTag !== undefined ? { previous: review.release.previousTag } : {}), ...(review.release.currentTag !== undefined ? { current: review.release.currentTag } : {}) },
           mode: review.release.mode,
           removed: review.headSource === 'removed',
         })

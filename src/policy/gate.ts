@@ -1,5 +1,6 @@
 import { meetsThreshold, SEVERITIES, type DiffReport, type Severity } from '../protocol/index.js';
 import { CONFIG_NAME } from '../config-location.js';
+import type { CheckMode } from './checks.js';
 import { deltasOf, type LocatedDelta } from './deltas.js';
 
 /** The threshold of the gate: a severity, or `never` to only report. */
@@ -29,7 +30,7 @@ export interface GateInput {
   /** The freshness failure, when the head lockfile does not match the head server. */
   staleMessage?: string;
   /** How a stale lockfile counts: 'fail' fails the step, 'warn' only reports. */
-  lockfileCheck: 'fail' | 'warn' | 'off';
+  lockfileCheck: CheckMode;
   /** Why the head's version is smaller than its changes call for, when `version-check` is fail. */
   versionFailure?: string;
   reviewError?: string;

@@ -1,14 +1,17 @@
 /**
- * The release verdict: whether the version a server reports (`serverInfo.version`) went up by
- * as much as its contract changes call for (`summary.semverBump`). Semantic versions are
- * parsed here, by the grammar of semver.org (an optional leading `v` allowed): ten lines do
- * not justify a dependency. Anything else, and a missing version, is `unknown`: reported,
- * never a crash, never a failure.
+ * The release verdict: whether a release's version went up by as much as its contract changes
+ * call for (`summary.semverBump`), by the version the server reports (`serverInfo.version`)
+ * and by the release's git tag: either one too small is a missed bump, whatever the other
+ * says. The Action (github/release-tags.ts finds the tags) and `changelog` both judge here.
+ * Semantic versions are parsed here, by the grammar of semver.org (an optional leading `v`
+ * allowed): ten lines do not justify a dependency. Anything else, and a missing version, is
+ * `unknown`: reported, never a crash, never a failure.
  *
  * In 0.x the slots shift down by one, as npm's caret ranges and Cargo read them: `^0.3.1`
  * accepts 0.3.x only, so a breaking change needs 0.4.0 and a new feature 0.3.2.
  */
 import type { SemverBump } from '../protocol/index.js';
+import type { CheckMode } from './checks.js';
 
 export interface SemVer {
   major: number;
@@ -82,7 +85,7 @@ export function requiredVersion(previous: SemVer, bump: SemverBump): string | un
   return `${major}.${minor}.${patch + 1}`;
 }
 
-export type VersionCheckMode = 'fail' | 'warn' | 'off';
+export type VersionCheckMode = CheckMode;
 export type VersionCheck = 'ok' | 'too-small' | 'unknown' | 'off';
 
 /** What `version-check` found for one server (the shape of `ServerReview.release`). */
@@ -90,7 +93,13 @@ export interface ReleaseVerdict {
   bump: SemverBump;
   previousVersion?: string;
   currentVersion?: string;
+  /** The smallest version the server should report, when its own is too small. */
   requiredVersion?: string;
+  /** The release tags compared (the previous release's and this one's), when this release has one. */
+  previousTag?: string;
+  currentTag?: string;
+  /** The smallest tag this release should carry, when its own is too small. */
+  requiredTag?: string;
   check: VersionCheck;
   mode: VersionCheckMode;
   message?: string;
@@ -108,32 +117,85 @@ const NEEDS_IN_ZERO: Readonly<Record<Exclude<SemverBump, 'none'>, string>> = {
 };
 
 /**
+ * The release tag among a commit's tags: the highest that is a semantic version (`v1.2.0`,
+ * `1.2.0`); a moving major tag (`v1`) or a name (`nightly`) is not one. `others` are the
+ * tags that are not semantic versions, for a message that says they were not read.
+ */
+export function releaseTagOf(tags: readonly string[]): { tag?: string; others: string[] } {
+  let best: { tag: string; version: SemVer } | undefined;
+  const others: string[] = [];
+  for (const tag of tags) {
+    const version = parseSemver(tag);
+    if (version === undefined) others.push(tag);
+    else if (best === undefined || compareSemver(version, best.version) > 0) best = { tag, version };
+  }
+  return best === undefined ? { others } : { tag: best.tag, others };
+}
+
+/** One way of versioning a release compared (the server's own version, or the release's tag), and what it needs when too small. */
+type Finding = { check: 'ok' | 'unknown'; sentence: string } | { check: 'too-small'; sentence: string; required: string };
+
+/**
  * The release verdict of one review: `bump` is what the changes call for, `previous` the
  * version the base's lockfile records, `current` the head's (the live server's, or its
- * lockfile's). `removed` is a server the head no longer has: there is no version to check.
+ * lockfile's), `tags` the previous release's tag and this release's (when it has one: a pull
+ * request usually has none). `removed` is a server the head no longer has: there is no
+ * version to check. Too small by either the server's version or the tag is too small.
  */
-export function releaseVerdict(input: { bump: SemverBump; previous?: string; current?: string; mode: VersionCheckMode; removed?: boolean }): ReleaseVerdict {
-  const { bump, previous, current, mode } = input;
+export function releaseVerdict(input: { bump: SemverBump; previous?: string; current?: string; tags?: { previous?: string; current?: string }; mode: VersionCheckMode; removed?: boolean }): ReleaseVerdict {
+  const { bump, previous, current, tags, mode } = input;
   const verdict: ReleaseVerdict = { bump, check: 'unknown', mode };
   if (previous !== undefined) verdict.previousVersion = previous;
   if (current !== undefined) verdict.currentVersion = current;
+  if (tags?.current !== undefined) {
+    if (tags.previous !== undefined) verdict.previousTag = tags.previous;
+    verdict.currentTag = tags.current;
+  }
   if (mode === 'off') return { ...verdict, check: 'off' };
   if (bump === 'none') return { ...verdict, check: 'ok', message: 'No contract change: any version will do.' };
   if (input.removed) return { ...verdict, message: 'The server was removed: there is no version to check.' };
-  if (previous === undefined) return { ...verdict, message: "The base's lockfile does not record the server's version (a lockfile written before format 2, or no base lockfile), so the version is not checked." };
-  if (current === undefined) return { ...verdict, message: 'The server does not report a version (serverInfo.version), so the version is not checked.' };
+  const server = serverFinding(bump, previous, current);
+  const tag = tags?.current === undefined ? undefined : tagFinding(bump, tags.previous, tags.current, server.check !== 'unknown');
+  const findings = [server, ...(tag ? [tag] : [])];
+  // The comparisons first (the first one says what the changes need), then what could not be compared.
+  const sentences = [...findings.filter((f) => f.check !== 'unknown'), ...findings.filter((f) => f.check === 'unknown')].map((f) => f.sentence);
+  const check = findings.some((f) => f.check === 'too-small') ? 'too-small' : findings.some((f) => f.check === 'ok') ? 'ok' : 'unknown';
+  if (server.check === 'too-small') verdict.requiredVersion = server.required;
+  if (tag?.check === 'too-small') verdict.requiredTag = tag.required;
+  return { ...verdict, check, message: sentences.join(' ') };
+}
+
+/** What the changes need, said in the slots of `previous` (0.x shifts them). */
+function needsOf(bump: Exclude<SemverBump, 'none'>, previous: string | undefined): string {
+  const was = previous === undefined ? undefined : parseSemver(previous);
+  return (was !== undefined && was.major === 0 && was.prerelease.length === 0 ? NEEDS_IN_ZERO : NEEDS)[bump];
+}
+
+function serverFinding(bump: Exclude<SemverBump, 'none'>, previous: string | undefined, current: string | undefined): Finding {
+  if (previous === undefined) return { check: 'unknown', sentence: "The base's lockfile does not record the server's version (a lockfile written before format 2, or no base lockfile), so the version is not checked." };
+  if (current === undefined) return { check: 'unknown', sentence: 'The server does not report a version (serverInfo.version), so the version is not checked.' };
   const [was, now] = [parseSemver(previous), parseSemver(current)];
-  if (!was || !now) {
-    const odd = !was ? previous : current;
-    return { ...verdict, message: `The version "${odd}" is not a semantic version (MAJOR.MINOR.PATCH), so the version is not checked.` };
-  }
+  if (!was || !now) return { check: 'unknown', sentence: `The version "${!was ? previous : current}" is not a semantic version (MAJOR.MINOR.PATCH), so the version is not checked.` };
+  const needs = needsOf(bump, previous);
+  if (RANK[releasedBump(was, now)] >= RANK[bump]) return { check: 'ok', sentence: `${needs}; ${previous} → ${current} is one.` };
   const needed = requiredVersion(was, bump)!;
-  const needs = (was.major === 0 && was.prerelease.length === 0 ? NEEDS_IN_ZERO : NEEDS)[bump];
-  if (RANK[releasedBump(was, now)] >= RANK[bump]) {
-    return { ...verdict, check: 'ok', message: `${needs}; ${previous} → ${current} is one.` };
-  }
   const says = compareSemver(now, was) < 0 ? `the server says ${current}, lower than the base's ${previous}` : compareSemver(now, was) === 0 ? `the server still says ${current}` : `the server says ${current} (the base's is ${previous})`;
-  return { ...verdict, check: 'too-small', requiredVersion: needed, message: `${needs}: version ${needed} or later, but ${says}.` };
+  return { check: 'too-small', required: needed, sentence: `${needs}: version ${needed} or later, but ${says}.` };
+}
+
+/** The release's tag against the previous release's; `afterServer`: a sentence on the server's version comes first. */
+function tagFinding(bump: Exclude<SemverBump, 'none'>, previous: string | undefined, current: string, afterServer: boolean): Finding {
+  const now = parseSemver(current);
+  if (!now) return { check: 'unknown', sentence: `The release tag "${current}" is not a semantic version (vMAJOR.MINOR.PATCH), so the release is not checked against its tag.` };
+  if (previous === undefined) return { check: 'unknown', sentence: `There is no earlier release tag to compare ${current} with, so the tag is not checked.` };
+  const was = parseSemver(previous);
+  if (!was) return { check: 'unknown', sentence: `The previous release tag "${previous}" is not a semantic version (vMAJOR.MINOR.PATCH), so the tag ${current} is not checked.` };
+  if (RANK[releasedBump(was, now)] >= RANK[bump]) {
+    return { check: 'ok', sentence: afterServer ? `The release tag ${previous} → ${current} is one.` : `${needsOf(bump, previous)}; the release tag ${previous} → ${current} is one.` };
+  }
+  const needed = `${current.trim().startsWith('v') ? 'v' : ''}${requiredVersion(was, bump)!}`;
+  const tooSmall = `${needed} or later, but the release is tagged ${current} (the previous release ${previous})`;
+  return { check: 'too-small', required: needed, sentence: afterServer ? `The release tag is not one: ${tooSmall}.` : `${needsOf(bump, previous)}: a tag ${tooSmall}.` };
 }
 
 const BUMPS: readonly SemverBump[] = ['none', 'patch', 'minor', 'major'];
@@ -150,8 +212,13 @@ export function overallVersionCheck(checks: VersionCheck[]): VersionCheck {
   return checks.every((c) => c === 'off') ? 'off' : 'ok';
 }
 
-/** The gate's failure for a version that is too small, when `version-check` is fail (no label waives it). */
+/** The gate's failure for a version that is too small, when `version-check` is fail. */
 export function versionFailure(server: string, verdict: ReleaseVerdict | undefined): string | undefined {
   if (verdict?.mode !== 'fail' || verdict.check !== 'too-small') return undefined;
-  return `The version of ${server} does not say what its contract changes are. ${verdict.message} Set the version the server reports (serverInfo.version) to ${verdict.requiredVersion} or later and lock again; the approval label does not waive this ("version-check: warn" only reports it).`;
+  const fixes = [
+    ...(verdict.requiredVersion !== undefined ? [`set the version the server reports (serverInfo.version) to ${verdict.requiredVersion} or later and lock again`] : []),
+    ...(verdict.requiredTag !== undefined ? [`tag the release ${verdict.requiredTag} or later`] : []),
+  ];
+  const fix = fixes.join(', and ');
+  return `The version of ${server} does not say what its contract changes are. ${verdict.message} ${fix.charAt(0).toUpperCase()}${fix.slice(1)}; the approval label does not waive this ("version-check: warn" only reports it).`;
 }

@@ -6,7 +6,7 @@
  * Markdown or JSON. Names and messages come from servers: escaped for Markdown.
  */
 import { ENTRY_NOUN, type EntryKind } from '../contract/model.js';
-import { releaseVerdict } from '../policy/semver.js';
+import { releaseTagOf, releaseVerdict } from '../policy/semver.js';
 import { entryReports, type DiffReport, type SemverBump, type Severity } from '../protocol/index.js';
 import { changeGroupOf, type ChangeGroup } from '../rules/index.js';
 import { entryName } from './entry-name.js';
@@ -41,11 +41,16 @@ export interface SectionFacts {
   /** The server's version (serverInfo.version) as the lockfile records it, at the start and at the end of the section. */
   previousVersion?: string;
   version?: string;
+  /** The release tag before this section's on the mainline, to check this section's tag against. */
+  previousTag?: string;
+  /** The first version of the lockfile: nothing earlier to compare with. */
+  initial?: boolean;
 }
 
-export interface ChangelogSection extends SectionFacts {
-  semverBump: SemverBump;
-  /** Set when the recorded version went up by less than the changes call for. */
+export interface ChangelogSection extends Omit<SectionFacts, 'initial'> {
+  /** What the changes call for; `initial` for the first version, which has no release before it. */
+  semverBump: SemverBump | 'initial';
+  /** Set when the recorded version or the release tag went up by less than the changes call for. */
   versionNote?: string;
   changes: Record<ChangeGroup, ChangelogItem[]>;
 }
@@ -70,9 +75,19 @@ export function changelogSection(facts: SectionFacts, report: DiffReport): Chang
       changes[changeGroupOf(d)].push({ kind, name, ...(label !== name ? { label } : {}), severity: d.severity, rule: d.kind, field: d.field, message: d.message, fingerprint: d.fingerprint });
     }
   }
+  const { initial, ...shown } = facts;
+  if (initial) return { ...shown, semverBump: 'initial', changes };
   const bump = report.summary.semverBump;
-  const section: ChangelogSection = { ...facts, semverBump: bump, changes };
-  const verdict = releaseVerdict({ bump, ...(facts.previousVersion !== undefined ? { previous: facts.previousVersion } : {}), ...(facts.version !== undefined ? { current: facts.version } : {}), mode: 'warn' });
+  const section: ChangelogSection = { ...shown, semverBump: bump, changes };
+  // The section's release tag, when it has one and a release tag came before it, is checked as the Action checks a release's.
+  const tag = releaseTagOf(facts.tags).tag;
+  const verdict = releaseVerdict({
+    bump,
+    ...(facts.previousVersion !== undefined ? { previous: facts.previousVersion } : {}),
+    ...(facts.version !== undefined ? { current: facts.version } : {}),
+    ...(tag !== undefined && facts.previousTag !== undefined ? { tags: { current: tag, previous: facts.previousTag } } : {}),
+    mode: 'warn',
+  });
   if (verdict.check === 'too-small' && verdict.message !== undefined) section.versionNote = verdict.message;
   return section;
 }
@@ -98,7 +113,8 @@ function sectionLines(section: ChangelogSection): string[] {
   const what = section.tags.length > 0 ? section.tags.map(mdText).join(', ') : `${mdCode(section.commit.slice(0, 7))}${section.subject !== undefined ? ` ${mdText(section.subject)}` : ''}`;
   const version =
     section.version === undefined ? '' : section.previousVersion !== undefined && section.previousVersion !== section.version ? ` · server ${mdCode(section.previousVersion)} → ${mdCode(section.version)}` : ` · server ${mdCode(section.version)}`;
-  const lines = [`## ${what} (${section.date})`, '', `Semver: **${section.semverBump}**${version}`];
+  const bump = section.semverBump === 'initial' ? '**initial** (the first version of the lockfile: every entry is new)' : `**${section.semverBump}**`;
+  const lines = [`## ${what} (${section.date})`, '', `Semver: ${bump}${version}`];
   if (section.versionNote !== undefined) lines.push('', `> [!WARNING]\n> ${mdText(section.versionNote)}`);
   for (const group of CHANGE_GROUPS) {
     const items = section.changes[group];

@@ -86,6 +86,11 @@ describe('the event plan', () => {
     const created = planEvent(context('push', { before: '0'.repeat(40) }));
     expect(created.baseline).toBeUndefined();
     expect(created.noBaselineReason).toContain('created the branch');
+    // A pushed tag is this run's release: its tag is read, and with no "before" the way to a baseline is named.
+    const tagged = planEvent(context('push', { ref: 'refs/tags/v1.1.0', before: '0'.repeat(40) }));
+    expect(tagged).toMatchObject({ releaseTag: 'v1.1.0', noBaselineReason: 'this push created the tag v1.1.0, so it has no "before" commit; set "baseline-ref" to the previous release tag to compare with it' });
+    expect(planEvent(context('release', { action: 'published', release: { tag_name: 'v2.0.0' } })).releaseTag).toBe('v2.0.0');
+    expect(planEvent(context('push', { ref: 'refs/heads/main', before: 'c'.repeat(40) })).releaseTag).toBeUndefined();
     expect(planEvent(context('pull_request', { pull_request: pr }), 'v1.2.0').baseline).toEqual({ ref: 'v1.2.0', describe: 'baseline-ref v1.2.0' });
     expect(planEvent(context('workflow_dispatch', {})).noBaselineReason).toContain('baseline-ref');
   });

@@ -44,7 +44,7 @@ export function setUpActionSuite(ready: (inventory: Inventory, mock: GitHubMock)
     const [inventory, started] = await Promise.all([compileInventory(), new GitHubMock().start()]);
     mock = started;
     ready(inventory, started);
-  }, 120_000);
+  });
   afterAll(async () => {
     await mock?.stop();
     removeScratch();

@@ -14,7 +14,7 @@ import { renderApprovalRecord } from '../../src/github/approval-record.js';
 import { commentMarker } from '../../src/github/sticky.js';
 import { needingApproval } from '../../src/policy/coverage.js';
 import { renderGfm, shownText } from '../report/gfm.js';
-import { fixture, processesMentioning } from '../helpers/processes.js';
+import { fixture, processesLeft } from '../helpers/processes.js';
 import { setUpActionSuite, type Inventory } from './fixtures.js';
 import type { GitHubMock } from './github-mock.js';
 import { GitRepo, RUNNER_SECRETS, pullRequestPayload, runAction, type ActionRun, type RunOptions } from './harness.js';
@@ -181,8 +181,7 @@ describe('a daemon that clears its environment and starts its own session', () =
     expect(result.code, result.stdout).toBe(0);
     expect(readFileSync(pidFile, 'utf8')).toMatch(/^\d+$/);
     // Its command line names the pid file (the pid it wrote is its namespace's).
-    for (const deadline = Date.now() + 3000; Date.now() < deadline && (await processesMentioning(pidFile)).length > 0; ) await new Promise((done) => setTimeout(done, 50));
-    expect(await processesMentioning(pidFile)).toEqual([]);
+    expect(await processesLeft(pidFile)).toEqual([]);
   });
 });
 

@@ -238,6 +238,71 @@ describe('the release verdict', () => {
     );
   });
 
+  /** A repository with a release per commit: each (files, tag) committed and tagged; the last commit's sha. */
+  function releases(...steps: Array<[Record<string, string>, string]>): { repo: GitRepo; head: string } {
+    const repo = new GitRepo();
+    let head = '';
+    for (const [files, tag] of steps) {
+      head = repo.commit(files, tag);
+      repo.git('tag', tag);
+    }
+    return { repo, head };
+  }
+  const withVersion = (version: string) => lockOf(inventory.v2, (c) => (c.server.version = version));
+
+  test('a release workflow (a pushed tag, baseline-ref the previous one): a tag smaller than the changes call for fails, whatever the server reports', async () => {
+    // Five BREAKING changes; the server says 1.0.0 → 2.0.0, the tags v1.0.0 → v1.1.0.
+    const { repo, head } = releases([{ [LOCK]: inventory.lockV1 }, 'v1.0.0'], [{ [LOCK]: withVersion('2.0.0') }, 'v1.1.0']);
+    const tagged = (tag: string) =>
+      runAction({ workspace: repo.dir, event: 'push', payload: { ref: `refs/tags/${tag}`, before: '0'.repeat(40), after: head }, sha: head, apiUrl: mock.url, inputs: { compile: 'false', 'baseline-ref': 'v1.0.0', 'fail-on': 'never', 'version-check': 'fail' } });
+    const missed = await tagged('v1.1.0');
+    expect(missed.code).toBe(1);
+    expect(missed.outputs).toMatchObject({ gate: 'fail', 'semver-bump': 'major', 'version-check': 'too-small' });
+    expect(missed.stdout).toContain(
+      '::error::The version of inventory does not say what its contract changes are. BREAKING changes need a major release; 1.0.0 → 2.0.0 is one. The release tag is not one: v2.0.0 or later, but the release is tagged v1.1.0 (the previous release v1.0.0). Tag the release v2.0.0 or later;',
+    );
+    expect(reviewFile(missed).reviews[0]!.release).toMatchObject({ previousVersion: '1.0.0', currentVersion: '2.0.0', previousTag: 'v1.0.0', currentTag: 'v1.1.0', requiredTag: 'v2.0.0', check: 'too-small' });
+    expect(missed.summary).toContain('v2.0.0');
+
+    repo.git('tag', 'v2.0.0');
+    const released = await tagged('v2.0.0');
+    expect(released.code, released.stdout).toBe(0);
+    expect(released.outputs['version-check']).toBe('ok');
+    expect(released.stdout).toContain('version-check ok: BREAKING changes need a major release; 1.0.0 → 2.0.0 is one. The release tag v1.0.0 → v2.0.0 is one.');
+  });
+
+  test('without a tag in the event, the tags of the head and base commits are compared; a release tag that is not a version is said, not guessed', async () => {
+    // A push to main whose head commit is tagged v1.0.1 (beside the moving major tag v1), the commit before it v1.0.0.
+    const { repo, head } = releases([{ [LOCK]: inventory.lockV1 }, 'v1.0.0'], [{ [LOCK]: withVersion('2.0.0') }, 'v1.0.1']);
+    repo.git('tag', 'v1');
+    const before = repo.git('rev-parse', 'v1.0.0');
+    const pushed = await runAction({ workspace: repo.dir, event: 'push', payload: { ref: 'refs/heads/main', before, after: head }, sha: head, apiUrl: mock.url, inputs: { compile: 'false', 'fail-on': 'never' } });
+    expect(pushed.code, pushed.stdout).toBe(0);
+    expect(pushed.outputs['version-check']).toBe('too-small');
+    expect(pushed.annotations.find((a) => a.level === 'warning' && a.properties.includes('Version too small'))?.message).toContain('The release tag is not one: v2.0.0 or later, but the release is tagged v1.0.1 (the previous release v1.0.0).');
+
+    const published = await runAction({
+      workspace: repo.dir,
+      event: 'release',
+      payload: { action: 'published', release: { tag_name: 'release-2030-01' } },
+      sha: head,
+      apiUrl: mock.url,
+      inputs: { compile: 'false', 'baseline-ref': 'v1.0.0', 'fail-on': 'never', 'version-check': 'fail' },
+    });
+    expect(published.code, published.stdout).toBe(0);
+    expect(published.stdout).toContain('The release tag "release-2030-01" is not a semantic version (vMAJOR.MINOR.PATCH), so the release is not checked against its tag.');
+  });
+
+  test('a pull request whose head is tagged: the comment names the tag the changes need', async () => {
+    const pr = pullRequest({ [LOCK]: inventory.lockV1 });
+    pr.repo.git('tag', 'v1.0.0');
+    pr.push({ [LOCK]: withVersion('2.0.0') });
+    pr.repo.git('tag', 'v1.1.0');
+    const result = await pr.run({ compile: 'false', 'fail-on': 'never' });
+    expect(result.code, result.stdout).toBe(0);
+    expect(sticky()!.body).toContain('They call for a **major** release: **a tag `v2.0.0` or later**, but the release is tagged `v1.1.0`.');
+  });
+
   test('a version that is not semantic is unknown, never a failure; off is off', async () => {
     const unknown = await approvedWithVersion('nightly-2030', { 'version-check': 'fail' });
     expect(unknown.code, unknown.stdout).toBe(0);

@@ -12,7 +12,7 @@ import { load } from 'js-yaml';
 import { describe, expect, test } from 'vitest';
 import { renderLockfile } from '../../src/contract/lockfile.js';
 import { commentMarker } from '../../src/github/sticky.js';
-import { fixture, processesMentioning } from '../helpers/processes.js';
+import { fixture, processesLeft } from '../helpers/processes.js';
 import { setUpActionSuite, type Inventory } from './fixtures.js';
 import type { GitHubMock } from './github-mock.js';
 import { GitRepo, ROOT, RUNNER_SECRETS, pullRequestPayload, runAction } from './harness.js';
@@ -95,8 +95,7 @@ describe('examples/workflows/isolated-review.yml', () => {
     const captureText = readFileSync(capturePath, 'utf8');
     // What the server could reach here is worth nothing: no token that matters, no secret.
     for (const secret of ['test-token', ...Object.values(RUNNER_SECRETS)]) expect(captureText).not.toContain(secret);
-    for (const deadline = Date.now() + 3000; Date.now() < deadline && (await processesMentioning(daemon)).length > 0; ) await new Promise((done) => setTimeout(done, 50));
-    expect(await processesMentioning(daemon)).toEqual([]);
+    expect(await processesLeft(daemon)).toEqual([]);
 
     // The artifact, downloaded where the review job's step says.
     const reviewDir = checkout('review');

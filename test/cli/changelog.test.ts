@@ -53,7 +53,8 @@ describe('changelog', () => {
     expect(text.indexOf('## v2.0.0 (')).toBeLessThan(text.indexOf('## v1.0.0 ('));
     expect(text).not.toContain('v1.0.1');
     expect(text).toContain('Semver: **major** · server `1.0.0` → `2.0.0`');
-    expect(text).toContain('Semver: **minor** · server `1.0.0`');
+    // The first release has nothing before it: not "minor" for adding everything.
+    expect(text).toContain('Semver: **initial** (the first version of the lockfile: every entry is new) · server `1.0.0`');
     const v2 = text.slice(text.indexOf('## v2.0.0'), text.indexOf('## v1.0.0'));
     const headings = [...v2.matchAll(/^### (\w+)$/gm)].map((m) => m[1]);
     expect(headings).toEqual(['Breaking', 'Changed', 'Added', 'Removed']);
@@ -68,7 +69,7 @@ describe('changelog', () => {
     expect(parsed.order).toBe('newest-first');
     expect(parsed.sections.map((s) => [s.tags, s.semverBump, s.previousVersion, s.version])).toEqual([
       [['v2.0.0'], 'major', '1.0.0', '2.0.0'],
-      [['v1.0.0'], 'minor', undefined, '1.0.0'],
+      [['v1.0.0'], 'initial', undefined, '1.0.0'],
     ]);
     expect(parsed.sections[0]!.changes.removed.map((c) => c.name)).toEqual(['delete_order']);
     expect(parsed.sections[1]!.changes.added).toHaveLength(7);
@@ -106,7 +107,7 @@ describe('changelog', () => {
     // Not a v2.0.1 that "adds" every tool: the move changed no contract.
     expect(parsed.sections.map((s) => [s.tags, s.semverBump])).toEqual([
       [['v2.0.0'], 'major'],
-      [['v1.0.0'], 'minor'],
+      [['v1.0.0'], 'initial'],
     ]);
     expect(parsed.notes).toEqual([expect.stringMatching(/^mcp-contracts\.lock\.json was moved to contracts\.lock\.json in [0-9a-f]{7}: the versions before that commit are read at mcp-contracts\.lock\.json\.$/)]);
     const since = JSON.parse((await cli(['changelog', '--format', 'json', '--lockfile', 'contracts.lock.json', '--from', 'v1.0.0'], { cwd: repo.dir })).stdout) as Json;
@@ -149,11 +150,37 @@ describe('changelog', () => {
     expect(parsed.sections.map((s) => [s.tags, s.subject, s.semverBump])).toEqual([
       [[], 'Reserve and ship', 'major'],
       [[], 'Wider SKUs', 'major'],
-      [['py-1.0.0'], undefined, 'minor'],
+      [['py-1.0.0'], undefined, 'initial'],
     ]);
     const markdown = (await cli(['changelog', '--lockfile', py], { cwd: repo.dir })).stdout;
     expect(markdown).toMatch(/^## `[0-9a-f]{7}` Reserve and ship \(\d{4}-\d{2}-\d{2}\)$/m);
     expect(markdown).toContain('- tool `find_items`: arguments: property "query" was renamed to "text" \\(same schema\\).'); // markdown text: GitHub shows the parentheses
+  });
+
+  test('each release tag is checked as the Action checks a release: a tag smaller than the changes call for is flagged whatever the server says; tags that are not versions are said once', async () => {
+    const repo = new GitRepo();
+    const release = async (capture: string, tags: string[]) => {
+      await lock(repo, ['--file', join(REAL_WORLD, `inventory@${capture}.json`)]);
+      repo.commit({}, `inventory ${capture}`);
+      for (const tag of tags) repo.git('tag', tag);
+    };
+    await release('1.0.0', ['v1.0.0']);
+    // BREAKING changes; the server says 1.0.0 → 2.0.0, the tag only v1.1.0 (beside the moving major tag v1).
+    await release('2.0.0', ['v1.1.0', 'v1']);
+    await release('1.1.0', ['nightly']);
+    const result = await cli(['changelog', '--format', 'json'], { cwd: repo.dir });
+    expect(result.code, result.stderr).toBe(0);
+    const parsed = JSON.parse(result.stdout) as Json & { sections: Array<{ versionNote?: string; previousTag?: string }> };
+    expect(parsed.sections.map((s) => [s.tags, s.semverBump, s.previousTag])).toEqual([
+      [['nightly'], 'major', 'v1.1.0'],
+      [['v1', 'v1.1.0'], 'major', 'v1.0.0'],
+      [['v1.0.0'], 'initial', undefined],
+    ]);
+    expect(parsed.sections[1]!.versionNote).toBe('BREAKING changes need a major release; 1.0.0 → 2.0.0 is one. The release tag is not one: v2.0.0 or later, but the release is tagged v1.1.0 (the previous release v1.0.0).');
+    expect(parsed.sections[2]!.versionNote).toBeUndefined();
+    expect(parsed.notes).toEqual(['The tag nightly is not a semantic version (vMAJOR.MINOR.PATCH): its release is not checked against the changes, and the next release tag is compared with the one before.']);
+    const markdown = (await cli(['changelog'], { cwd: repo.dir })).stdout;
+    expect(markdown).toContain('> [!WARNING]\n> BREAKING changes need a major release; 1.0.0 → 2.0.0 is one. The release tag is not one: v2.0.0 or later');
   });
 
   test('a version that cannot be trusted is left out, said once, and the next is compared with the one before it', async () => {

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cli } from '../helpers/cli.js';
-import { example, fixture } from '../helpers/processes.js';
+import { cli, startCli } from '../helpers/cli.js';
+import { example, fixture, timeoutForThisMachine } from '../helpers/processes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcg-cli-'));
 const v1 = `node ${example('v1')}`;
@@ -181,6 +181,45 @@ describe('diff', () => {
     const b = await cli(['diff', notDump, lockV1]);
     expect(b.code).toBe(2);
     expect(b.stderr).toContain('is not a tools/list dump: expected a JSON object with a "tools" array');
+    expect(b.stderr).toContain('A lockfile and what compile --format json prints are read too.');
+  });
+
+  it('diff reads what compile --format json prints, as it reads the lockfiles of the same servers', async () => {
+    const [old, current] = [join(dir, 'v1.compiled.json'), join(dir, 'v2.compiled.json')];
+    for (const [path, command] of [[old, v1], [current, v2]] as const) {
+      const compiled = await cli(['compile', '--command', command, '--format', 'json', '--quiet']);
+      expect(compiled.code).toBe(0);
+      writeFileSync(path, compiled.stdout);
+    }
+    const [fromCompile, fromLockfiles] = await Promise.all([cli(['diff', old, current, '--format', 'json']), cli(['diff', lockV1, lockV2, '--format', 'json'])]);
+    expect(fromCompile.code).toBe(1);
+    expect(fromCompile.stdout).toBe(fromLockfiles.stdout);
+    // The same contracts, byte for byte: the lockfile of v1 matches what compile printed for it.
+    const check = await cli(['check', '--file', old, '--lockfile', lockV1]);
+    expect(check).toMatchObject({ code: 0, stdout: expect.stringContaining('✓ inventory matches') });
+  });
+
+  it('diff refuses what compile prints without one server\'s contracts (an error report, several servers), saying what to do', async () => {
+    const failed = await cli(['compile', '--command', `node ${fixture('exits-early.mjs')}`, '--no-heal', '--format', 'json', '--quiet']);
+    expect(failed.code).toBe(2);
+    const report = join(dir, 'failed.compiled.json');
+    writeFileSync(report, failed.stdout);
+    const refused = await cli(['diff', report, lockV1]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`error: ${report} is the error report of a compile that failed (crashed: The server exited with code 3 before answering initialize.`);
+    expect(refused.stderr).toContain('not contracts: the server was not captured, so there is nothing to compare. Fix what it says and compile again.');
+    noStackTrace(refused.stderr);
+
+    const v1Contracts = JSON.parse((await cli(['compile', '--file', lockV1, '--format', 'json'])).stdout);
+    const several = join(dir, 'several.compiled.json');
+    writeFileSync(several, JSON.stringify({ orders: v1Contracts, search: v1Contracts }));
+    const both = await cli(['diff', several, lockV1]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain(`${several} holds the contracts of 2 servers ("orders", "search"), as compile prints them for a config file: compare one server at a time (compile --server NAME --format json), or their lockfiles.`);
+
+    const broken = join(dir, 'broken.compiled.json');
+    writeFileSync(broken, JSON.stringify({ ...v1Contracts, tools: { create_order: { description: 'no contract' } } }));
+    expect((await cli(['diff', broken, lockV1])).stderr).toBe(`error: ${broken}: entry tools.create_order has no "contract" object.\n`);
   });
 
   it('reads a dump as tools/list returns it, inside its JSON-RPC response, or as the array of tools alone', async () => {
@@ -233,7 +272,9 @@ describe('usage and compile errors', () => {
     const early = await cli(['compile', '--command', `node ${fixture('exits-early.mjs')}`, '--quiet']);
     expect(early.code).toBe(2);
     expect(early.stderr).toContain('exited with code 3 before answering initialize');
-    const noisy = await cli(['compile', '--command', `node ${fixture('non-json-stdout.mjs')}`, '--timeout', '0.5', '--no-heal', '--quiet']);
+    // It must have started and printed before the timeout: a timeout as long as this machine needs now.
+    const timeout = String((await timeoutForThisMachine(500)) / 1000);
+    const noisy = await cli(['compile', '--command', `node ${fixture('non-json-stdout.mjs')}`, '--timeout', timeout, '--no-heal', '--quiet']);
     expect(noisy.code).toBe(2);
     expect(noisy.stderr).toContain('never a JSON-RPC message (first line: "Welcome to the weather server v2!")');
     // Said once: "What to do" gives the action, not the explanation again.
@@ -309,11 +350,16 @@ describe('usage and compile errors', () => {
   });
 
   it('a healed capture says which flags to commit', async () => {
-    const result = await cli(['compile', '--command', `node ${fixture('slow-start.mjs')}`, '--env', 'SLOW_START_MS=1000', '--timeout', '1', '--format', 'json']);
+    // A slow start: the server answers once the CLI has said it waits on it past the timeout.
+    const ready = join(dir, 'slow-start-ready');
+    const run = startCli(['compile', '--command', `node ${fixture('slow-start.mjs')}`, '--env', `READY_FILE=${ready}`, '--timeout', '2', '--format', 'json']);
+    await run.saysOnStderr('still starting');
+    writeFileSync(ready, 'ready');
+    const result = await run.done;
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).tools.ping).toBeDefined();
-    expect(result.stderr).toMatch(/healed after 2 attempts: kept waiting on the same process past the 1 s timeout \(a slow start\): it answered after 1\.\d s\./);
-    expect(result.stderr).toMatch(/To make it work the first time, use: .* --env SLOW_START_MS=… --timeout [23]\n/);
+    expect(result.stderr).toMatch(/healed after 2 attempts: kept waiting on the same process past the 2 s timeout \(a slow start\): it answered after \d+\.\d s\./);
+    expect(result.stderr).toMatch(/To make it work the first time, use: .* --env READY_FILE=… --timeout \d+\n/);
   });
 
   it('refuses shell syntax in --command', async () => {

@@ -2,7 +2,8 @@
  * `check` and `diff` keep one promise: the same report in every format, the same artifact, and
  * one exit-code rule (1 when a change at or above --fail-on remains after the config's allow
  * list, default BREAKING; never with --fail-on never), with the allow list applied as the
- * Action applies it.
+ * Action applies it. `check` also fails on a lockfile that no longer matches its server, as the
+ * Action's lockfile-check does (--lockfile-check fail, the default).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,7 +48,7 @@ describe('check reports like diff', () => {
     expect(check.stdout).toBe(diff.stdout);
     expect(check.stdout.length).toBeGreaterThan(500);
     expect([check.code, diff.code]).toEqual([1, 1]);
-    expect(check.stderr).toContain(`inventory no longer matches ${lockV1}. If these changes are intended, update the lockfile: mcp-contract-guard lock --command`);
+    expect(check.stderr).toContain(`inventory no longer matches ${lockV1} (--lockfile-check fail, the default: exit 1). If these changes are intended, update the lockfile: mcp-contract-guard lock --command`);
     expect(check.stderr).toContain('changes at or above --fail-on BREAKING');
     if (format === 'json') expect(JSON.parse(check.stdout).summary.maxSeverity).toBe('BREAKING');
   });
@@ -94,17 +95,19 @@ describe('one exit-code rule for check and diff', () => {
     [['--fail-on', 'SAFE'], 1],
     [['--fail-on', 'safe'], 1],
     [['--fail-on', 'never'], 0],
-  ] as Array<[string[], number]>)('a SAFE change with %j: both exit %i', async (flags, code) => {
-    const [check, diff] = await Promise.all([cli(['check', after, '--lockfile', lock, ...flags]), cli(['diff', lock, after, ...flags])]);
+  ] as Array<[string[], number]>)('a SAFE change with %j: both exit %i (check with --lockfile-check warn)', async (flags, code) => {
+    const [check, diff] = await Promise.all([cli(['check', after, '--lockfile', lock, '--lockfile-check', 'warn', ...flags]), cli(['diff', lock, after, ...flags])]);
     expect([check.code, diff.code]).toEqual([code, code]);
   });
 
-  it('whatever the threshold, check says the lockfile no longer matches, with the exact lock command', async () => {
-    for (const flags of [[], ['--fail-on', 'never']]) {
+  it('whatever the threshold, check fails on a lockfile that no longer matches, with the exact lock command', async () => {
+    for (const flags of [[], ['--fail-on', 'never'], ['--lockfile-check', 'FAIL']]) {
       const result = await cli(['check', after, '--lockfile', lock, ...flags], { cwd: dir });
-      expect(result.code).toBe(0);
+      expect(result.code).toBe(1);
       expect(result.stdout).toContain('✗ unknown no longer matches search.lock.json:');
-      expect(result.stdout).toContain(`If these changes are intended, update the lockfile: mcp-contract-guard lock --file ${after} --lockfile search.lock.json`);
+      expect(result.stdout).toContain(
+        `✗ search.lock.json no longer matches the server (--lockfile-check fail, the default: exit 1).\nIf these changes are intended, update the lockfile: mcp-contract-guard lock --file ${after} --lockfile search.lock.json\n`,
+      );
     }
     const below = await cli(['check', after, '--lockfile', lock], { cwd: dir });
     expect(below.stdout).toContain('✓ No change at or above --fail-on BREAKING.');
@@ -115,6 +118,21 @@ describe('one exit-code rule for check and diff', () => {
     const fresh = await cli(['check', after, '--lockfile', copy, '--fail-on', 'COSMETIC']);
     expect(fresh.code).toBe(0);
     expect(fresh.stdout).toContain('✓ unknown matches');
+  });
+
+  it('--lockfile-check warn says the lockfile no longer matches without failing; off does not say it', async () => {
+    const warn = await cli(['check', after, '--lockfile', lock, '--lockfile-check', 'warn'], { cwd: dir });
+    expect(warn.code).toBe(0);
+    expect(warn.stdout).toContain(`search.lock.json no longer matches the server (--lockfile-check warn: said, not failed).\nIf these changes are intended, update the lockfile: mcp-contract-guard lock --file ${after} --lockfile search.lock.json\n`);
+    expect(warn.stdout).not.toContain('✗ search.lock.json');
+    const off = await cli(['check', after, '--lockfile', lock, '--lockfile-check', 'off'], { cwd: dir });
+    expect(off.code).toBe(0);
+    expect(off.stdout).toContain('✓ No change at or above --fail-on BREAKING.');
+    expect(off.stdout).not.toContain('update the lockfile');
+    // The changes themselves still count: a BREAKING one fails at the default --fail-on, whatever the mode.
+    expect((await cli(['check', '--command', v2, '--lockfile', lockV1, '--lockfile-check', 'off', '--quiet'])).code).toBe(1);
+    const wrong = await cli(['check', after, '--lockfile', lock, '--lockfile-check', 'strict']);
+    expect(wrong).toMatchObject({ code: 2, stderr: 'error: --lockfile-check must be one of fail, warn, off; got "strict".\n' });
   });
 
   it('BREAKING by default: check and diff exit 1 on v1 → v2 and name what blocks, with its fingerprint', async () => {
@@ -137,7 +155,8 @@ describe('the allow list of the config, as the Action applies it', () => {
   it('accepted changes are shown as accepted and do not count toward --fail-on', async () => {
     const repo = repoWith(breaking.map((fingerprint) => ({ fingerprint, reason: 'v2 ships with a migration guide', expires: '2026-04-30' })));
     const env = { MCP_CONTRACT_GUARD_TODAY: '2026-03-01' };
-    const [check, diff] = await Promise.all([cli(['check', '--command', v2, '--lockfile', lockV1, '--quiet'], { cwd: repo, env }), cli(['diff', lockV1, lockV2], { cwd: repo, env })]);
+    // The lockfile's own drift is not the subject here: it is only said (--lockfile-check warn).
+    const [check, diff] = await Promise.all([cli(['check', '--command', v2, '--lockfile', lockV1, '--lockfile-check', 'warn', '--quiet'], { cwd: repo, env }), cli(['diff', lockV1, lockV2], { cwd: repo, env })]);
     for (const result of [check, diff]) {
       expect(result.code).toBe(0);
       expect(result.stdout).toContain(`Accepted by the allow list (${breaking.length}):`);
@@ -165,7 +184,7 @@ describe('the allow list of the config, as the Action applies it', () => {
     expect(expired.stderr).toContain(`warning: allow-list entry ${first} expired on 2026-03-31: the change it accepted ("temporary") counts against the gate again`);
     expect(expired.stderr).toContain(`✗ 1 change at or above --fail-on BREAKING (1 BREAKING), not accepted by the allow list:`);
     JSON.parse(expired.stdout);
-    const valid = await cli(['check', '--command', v2, '--lockfile', lockV1, '--quiet'], { cwd: repo, env: { MCP_CONTRACT_GUARD_TODAY: '2026-03-31' } });
+    const valid = await cli(['check', '--command', v2, '--lockfile', lockV1, '--lockfile-check', 'warn', '--quiet'], { cwd: repo, env: { MCP_CONTRACT_GUARD_TODAY: '2026-03-31' } });
     expect(valid.code).toBe(0);
     expect(valid.stdout).toContain(`(until 2026-03-31)`);
     expect(valid.stderr).not.toContain('expired');

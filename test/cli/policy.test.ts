@@ -78,7 +78,8 @@ describe('the client capabilities a lockfile was captured with', () => {
 
     // Told to declare more: the tools it unlocks are additions, and the run says why.
     const more = await cli(['check', '--command', everything, '--capabilities', 'roots,sampling,elicitation', '--lockfile', lockfile, '--format', 'json', '--quiet']);
-    expect(more.code).toBe(0);
+    // They no longer match the lockfile: that fails the check (--lockfile-check fail, the default).
+    expect(more.code).toBe(1);
     expect(more.stderr).toContain('was captured declaring no client capabilities; this run declares roots, sampling, elicitation');
     const added = Object.values(JSON.parse(more.stdout).tools as Record<string, { deltas: Array<{ kind: string }> }>).filter((e) => e.deltas.some((d) => d.kind === 'tool-added'));
     expect(added.length).toBeGreaterThan(0);

@@ -119,7 +119,7 @@ describe.skipIf(skip !== '')(`a FastMCP server run with transport="sse" (Python)
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     throw new Error(`the FastMCP server did not listen on ${url}`);
-  }, 40_000);
+  });
   afterAll(() => server?.kill());
 
   it('is captured through its event stream, as over stdio', async () => {

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { returnsToEventLoop } from '../helpers/timing.js';
 import { contractsOfFile, parseContractsFile } from '../../src/compile/dump.js';
 import { canonicalJson, entryDigest, sha256 } from '../../src/contract/canonical.js';
 import { parseLockfile } from '../../src/contract/lockfile.js';
@@ -223,7 +224,7 @@ describe('normalization on every committed fixture', () => {
     }
   });
 
-  it('is built in canonical form for any schema, whatever the conventions rewrite (fast-check, 400 schemas)', () => {
+  it('is built in canonical form for any schema, whatever the conventions rewrite (fast-check, 400 schemas)', async () => {
     const scalar = fc.constantFrom<JsonValue>('a', 'b', 'zz', 1, 2.5, true, null);
     // Schemas up to `depth` levels deep, with the keywords the conventions rewrite.
     const schemaOf = (depth: number): fc.Arbitrary<JsonObject> => {
@@ -260,13 +261,13 @@ describe('normalization on every committed fixture', () => {
         .map((record) => record as JsonObject);
     };
     const schema = schemaOf(2);
-    fc.assert(
-      fc.property(schema, (input) => {
+    await fc.assert(
+      fc.asyncProperty(schema, async (input) => {
         const { contracts } = normalizeCapture(capture([{ name: 't', inputSchema: { type: 'object', properties: { p: input } } }]));
         const entry = contracts.tools.t!;
         expect(JSON.stringify(entry.contract)).toBe(canonicalCopy(entry.contract));
       }),
-      { numRuns: 400 },
+      { numRuns: 400, plugins: [returnsToEventLoop] },
     );
   });
 

@@ -7,6 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { returnsToEventLoop } from '../helpers/timing.js';
 import { parseLockfile, renderLockfile } from '../../src/contract/lockfile.js';
 import type { JsonValue, RawCapture } from '../../src/contract/model.js';
 import { normalizeCapture } from '../../src/contract/normalize.js';
@@ -89,9 +90,9 @@ describe('values a server chose', () => {
         renderAll(report);
         formatValidationError([{ keyword: 'required', instancePath: '', params: { missingProperty: 'a' } }], { args: {}, schema: a as never, example: true });
       }),
-      { numRuns: 1_500, seed: 20261122 },
+      { numRuns: 1_500, seed: 20261122, plugins: [returnsToEventLoop] },
     );
-  }, 60_000);
+  });
 
   it('any two captures (names and values anywhere: tools, prompts, resources, capabilities): the lockfile round trip, the diff, the comment and the runtime map agree and finish (fast-check, 600 pairs)', async () => {
     const NAMES = ['a', 'b', '__proto__', 'constructor', 'toString', 'x y', '<b>', '`c`', '|d|', 'e\n::error::f'];
@@ -134,7 +135,7 @@ describe('values a server chose', () => {
         const deltas = loadDeltaMap(renderArtifact(report));
         for (const name of NAMES) enrichValidationError('<validation_error tool="t">\n<field name="a">Missing.</field>\n</validation_error>', name, null, { activeDeltas: deltas });
       }),
-      { numRuns: 600, seed: 20261123 },
+      { numRuns: 600, seed: 20261123, plugins: [returnsToEventLoop] },
     );
-  }, 60_000);
+  });
 });

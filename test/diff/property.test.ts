@@ -15,6 +15,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { returnsToEventLoop } from '../helpers/timing.js';
 import type { JsonObject, JsonValue } from '../../src/contract/model.js';
 import { normalizeTool } from '../../src/contract/normalize.js';
 import { diffContracts, type DiffReport } from '../../src/diff/index.js';
@@ -334,13 +335,13 @@ describe('classification agrees with a validator (fast-check + ajv)', () => {
           expect(worst(r), `output gained ${JSON.stringify(gained)} after ${mutated.applied.join(', ')}\nbefore ${JSON.stringify(before)}\nafter  ${JSON.stringify(after)}`).toBeGreaterThanOrEqual(SEVERITY_RANK.RISKY);
         }
       }),
-      { numRuns: 1_100 },
+      { numRuns: 1_100, plugins: [returnsToEventLoop] },
     );
     // The check is not vacuous: a good share of mixed mutations do lose or gain values.
     console.log(`witnesses found: ${found.input} lost (input), ${found.output} gained (output) in the mixed draws`);
     expect(found.input).toBeGreaterThan(150);
     expect(found.output).toBeGreaterThan(150);
-  }, 60_000);
+  });
 
   it('precision: pure input widenings are never BREAKING (600 draws)', async () => {
     await fc.assert(
@@ -352,9 +353,9 @@ describe('classification agrees with a validator (fast-check + ajv)', () => {
         const r = await report(before, mutated.schema, 'inputSchema');
         expect(r.summary.maxSeverity, `${mutated.applied.join(', ')}\n${JSON.stringify(before)}\n${JSON.stringify(mutated.schema)}\n${JSON.stringify(r.tools.t?.deltas.map((d) => d.kind))}`).not.toBe('BREAKING');
       }),
-      { numRuns: 600 },
+      { numRuns: 600, plugins: [returnsToEventLoop] },
     );
-  }, 60_000);
+  });
 
   it('precision: pure output narrowings are never RISKY or BREAKING (600 draws)', async () => {
     await fc.assert(
@@ -366,9 +367,9 @@ describe('classification agrees with a validator (fast-check + ajv)', () => {
         const r = await report(before, mutated.schema, 'outputSchema');
         expect(worst(r), `${mutated.applied.join(', ')}\n${JSON.stringify(before)}\n${JSON.stringify(mutated.schema)}\n${JSON.stringify(r.tools.t?.deltas.map((d) => d.kind))}`).toBeLessThan(SEVERITY_RANK.RISKY);
       }),
-      { numRuns: 600 },
+      { numRuns: 600, plugins: [returnsToEventLoop] },
     );
-  }, 60_000);
+  });
 
   it('the semantic cross-check adds no BREAKING to pure input widenings (60 pairs, json-schema-diff on)', async () => {
     await fc.assert(
@@ -378,24 +379,24 @@ describe('classification agrees with a validator (fast-check + ajv)', () => {
         const r = await report(before, mutated.schema, 'inputSchema', true);
         expect(r.summary.maxSeverity, `${mutated.applied.join(', ')}\n${JSON.stringify(before)}\n${JSON.stringify(mutated.schema)}`).not.toBe('BREAKING');
       }),
-      { numRuns: 60 },
+      { numRuns: 60, plugins: [returnsToEventLoop] },
     );
-  }, 60_000);
+  });
 
   it('at least 2,000 generated pairs were compared', () => {
     console.log(`${compared} generated schema pairs compared`);
     expect(compared).toBeGreaterThanOrEqual(2_000);
   });
 
-  it('normalization keeps meaning: raw and normalized schemas accept the same candidates (200 schemas)', () => {
-    fc.assert(
-      fc.property(rootSchema, (schema) => {
+  it('normalization keeps meaning: raw and normalized schemas accept the same candidates (200 schemas)', async () => {
+    await fc.assert(
+      fc.asyncProperty(rootSchema, async (schema) => {
         const normalized = normalizeTool({ name: 't', inputSchema: schema }).contract.inputSchema as S;
         const raw = compile(schema);
         const norm = compile(normalized);
         for (const value of candidates(schema, normalized)) expect(norm(value)).toBe(raw(value));
       }),
-      { numRuns: 200 },
+      { numRuns: 200, plugins: [returnsToEventLoop] },
     );
   });
 });

@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ROOT } from './processes.js';
 
@@ -23,4 +24,57 @@ export function cli(args: string[], options: { cwd?: string; env?: Record<string
     child.once('error', reject);
     child.once('close', (code) => done({ code, stdout, stderr }));
   });
+}
+
+export interface CliRun {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; ms: number; peakRssKb: number }>;
+  /** Resolves once the CLI has written `text` on stderr (its progress says what it is doing). */
+  saysOnStderr: (text: string) => Promise<void>;
+}
+
+/**
+ * Start the built CLI as a process (like `cli`), keeping the child so a test can follow its
+ * stderr or signal it, and sampling its peak resident memory (VmHWM) until it ends. `through`
+ * is a command the CLI is started by (`setpriv …` to run it as another user).
+ */
+export function startCli(args: string[], env: Record<string, string> = {}, through: string[] = []): CliRun {
+  const started = Date.now();
+  const argv = [...through, process.execPath, resolve(ROOT, 'lib/cli.js'), ...args];
+  const child = spawn(argv[0] as string, argv.slice(1), {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  let peakRssKb = 0;
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  const saysOnStderr = (text: string) =>
+    new Promise<void>((said, never) => {
+      const check = () => {
+        if (!stderr.includes(text)) return;
+        child.stderr!.off('data', check);
+        said();
+      };
+      child.stderr!.on('data', check);
+      child.once('close', () => never(new Error(`the CLI ended without saying ${JSON.stringify(text)} on stderr:\n${stderr}`)));
+      check();
+    });
+  const sampler = setInterval(() => {
+    try {
+      const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      if (match) peakRssKb = Math.max(peakRssKb, Number(match[1]));
+    } catch {
+      // Gone.
+    }
+  }, 100);
+  const done = new Promise<Awaited<CliRun['done']>>((settle) =>
+    child.once('close', (code, signal) => {
+      clearInterval(sampler);
+      settle({ code, signal, stdout, stderr, ms: Date.now() - started, peakRssKb });
+    }),
+  );
+  return { child, done, saysOnStderr };
 }

@@ -82,3 +82,35 @@ export async function processesMentioning(needle: string): Promise<string[]> {
     .filter((line) => line.includes(needle) && !line.includes(' ps ') && !line.includes('vitest'))
     .map((line) => line.trim());
 }
+
+/**
+ * The processes that still mention `needle` once none do, or after `ms`: a killed process takes
+ * the kernel a moment to reap, and a busy machine many moments. The bound is far past that (it
+ * costs nothing when met), so only a survivor fails the test that expects none.
+ */
+export async function processesLeft(needle: string, ms = 60_000): Promise<string[]> {
+  for (const deadline = Date.now() + ms; ; await new Promise((done) => setTimeout(done, 50))) {
+    const left = await processesMentioning(needle);
+    if (left.length === 0 || Date.now() >= deadline) return left;
+  }
+}
+
+/** How long starting a Node process takes on this machine now, to its first output (ms). */
+export function nodeStartMs(): Promise<number> {
+  return new Promise((done, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, ['-e', 'process.stdout.write("up")'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    child.once('error', reject);
+    child.stdout.once('data', () => done(performance.now() - started));
+    child.once('close', () => done(performance.now() - started));
+  });
+}
+
+/**
+ * A server timeout for a test that must wait one out (a server that never answers the channel
+ * tried first): `idleMs`, or ten Node start-ups if the machine is busy enough now that starting
+ * and stopping a server takes longer, so the wait never eats the rest of the start-up budget.
+ */
+export async function timeoutForThisMachine(idleMs: number): Promise<number> {
+  return Math.max(idleMs, Math.ceil((10 * (await nodeStartMs())) / 100) * 100);
+}

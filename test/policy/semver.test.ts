@@ -6,6 +6,7 @@ import {
   largestBump,
   overallVersionCheck,
   parseSemver,
+  releaseTagOf,
   releaseVerdict,
   releasedBump,
   requiredVersion,
@@ -128,6 +129,56 @@ describe('the version check', () => {
     expect(versionFailure('inventory', { ...tooSmall, mode: 'warn' })).toBeUndefined();
     expect(versionFailure('inventory', releaseVerdict({ bump: 'major', previous: '1.4.0', current: 'x', mode: 'fail' }))).toBeUndefined();
     expect(versionFailure('inventory', undefined)).toBeUndefined();
+  });
+
+  test('the release tag is checked too: a tag bump smaller than the changes call for is too small, whatever the server says', () => {
+    // Nine BREAKING changes, the server 1.0.0 → 2.0.0, but the release tagged v1.1.0 after v1.0.0.
+    const verdict = releaseVerdict({ bump: 'major', previous: '1.0.0', current: '2.0.0', tags: { previous: 'v1.0.0', current: 'v1.1.0' }, mode: 'fail' });
+    expect(verdict).toEqual({
+      bump: 'major',
+      previousVersion: '1.0.0',
+      currentVersion: '2.0.0',
+      previousTag: 'v1.0.0',
+      currentTag: 'v1.1.0',
+      requiredTag: 'v2.0.0',
+      check: 'too-small',
+      mode: 'fail',
+      message: 'BREAKING changes need a major release; 1.0.0 → 2.0.0 is one. The release tag is not one: v2.0.0 or later, but the release is tagged v1.1.0 (the previous release v1.0.0).',
+    });
+    expect(versionFailure('inventory', verdict)).toBe(
+      `The version of inventory does not say what its contract changes are. ${verdict.message} Tag the release v2.0.0 or later; the approval label does not waive this ("version-check: warn" only reports it).`,
+    );
+    // Both too small: both named, both fixes asked.
+    const both = releaseVerdict({ bump: 'minor', previous: '1.4.0', current: '1.4.0', tags: { previous: '1.4.0', current: '1.4.1' }, mode: 'fail' });
+    expect(both).toMatchObject({ check: 'too-small', requiredVersion: '1.5.0', requiredTag: '1.5.0' });
+    expect(versionFailure('inventory', both)).toContain('Set the version the server reports (serverInfo.version) to 1.5.0 or later and lock again, and tag the release 1.5.0 or later;');
+    // The tag alone can say so when the server reports no version; in 0.x the slots shift as for versions.
+    expect(releaseVerdict({ bump: 'major', previous: '1.0.0', tags: { previous: 'v0.3.1', current: 'v0.4.0' }, mode: 'fail' })).toMatchObject({
+      check: 'ok',
+      message: 'BREAKING changes need a new minor version in 0.x; the release tag v0.3.1 → v0.4.0 is one. The server does not report a version (serverInfo.version), so the version is not checked.',
+    });
+    expect(releaseVerdict({ bump: 'major', tags: { previous: 'v0.3.1', current: 'v0.3.2' }, mode: 'warn' })).toMatchObject({ check: 'too-small', requiredTag: 'v0.4.0' });
+    // No release tag (a pull request): the server's version alone, as before.
+    expect(releaseVerdict({ bump: 'major', previous: '1.0.0', current: '2.0.0', tags: {}, mode: 'fail' })).toEqual(releaseVerdict({ bump: 'major', previous: '1.0.0', current: '2.0.0', mode: 'fail' }));
+  });
+
+  test('a release tag that is not a semantic version, or nothing to compare it with, is said and not checked', () => {
+    expect(releaseVerdict({ bump: 'major', previous: '1.0.0', current: '2.0.0', tags: { previous: 'v1.0.0', current: 'release-2' }, mode: 'fail' })).toMatchObject({
+      check: 'ok',
+      message: 'BREAKING changes need a major release; 1.0.0 → 2.0.0 is one. The release tag "release-2" is not a semantic version (vMAJOR.MINOR.PATCH), so the release is not checked against its tag.',
+    });
+    expect(releaseVerdict({ bump: 'major', tags: { current: 'v2.0.0' }, mode: 'fail' })).toMatchObject({
+      check: 'unknown',
+      message: expect.stringContaining('There is no earlier release tag to compare v2.0.0 with, so the tag is not checked.'),
+    });
+    expect(releaseVerdict({ bump: 'major', tags: { previous: 'latest', current: 'v2.0.0' }, mode: 'fail' }).message).toContain('The previous release tag "latest" is not a semantic version');
+  });
+
+  test('a commit\'s release tag: its highest semantic version, not a moving major tag or a name beside it', () => {
+    expect(releaseTagOf(['v1', 'v1.2.0', 'latest', 'v1.2.0-rc.1'])).toEqual({ tag: 'v1.2.0', others: ['v1', 'latest'] });
+    expect(releaseTagOf(['2.0.0', 'v10.0.0'])).toEqual({ tag: 'v10.0.0', others: [] });
+    expect(releaseTagOf(['nightly'])).toEqual({ others: ['nightly'] });
+    expect(releaseTagOf([])).toEqual({ others: [] });
   });
 
   test('over several servers: the largest bump, the check that needs attention first', () => {

@@ -25,7 +25,7 @@ describe.skipIf(skip !== '')(`proxy around a FastMCP server (Python)${skip ? ` â
 
   beforeAll(async () => {
     [proxied, direct] = await Promise.all([connect(process.execPath, proxyArgs(['--artifact', artifact, '--log', log], SERVER)), connect(SERVER[0] as string, SERVER.slice(1))]);
-  }, 60_000);
+  });
   afterAll(async () => {
     await direct?.close();
     await proxied?.close();

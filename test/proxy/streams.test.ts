@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ROOT, fixture } from '../helpers/processes.js';
+import { soon } from '../helpers/timing.js';
 import { RawProxy, httpServer, jsonLines, listeningProxy, postMessage, proxyArgs, scratch, textOf } from './helpers.js';
 
 describe.each(['url', 'listen --url'] as const)('proxy (%s) in front of a server that calls back and cuts its streams', (mode) => {
@@ -83,7 +84,7 @@ describe('proxy --listen: what the server sends while its client has no stream o
         { jsonrpc: '2.0', id: 3, result: {} },
       ]);
       expect((await post({ jsonrpc: '2.0', id: 'after-1', result: {} }, session)).status).toBe(202);
-      await vi.waitFor(() => expect(jsonLines(record).some((line) => line.id === 'after-1' && line.result !== undefined)).toBe(true));
+      await vi.waitFor(() => expect(jsonLines(record).some((line) => line.id === 'after-1' && line.result !== undefined)).toBe(true), soon);
     } finally {
       proxy.child.kill('SIGTERM');
       await proxy.exited;

@@ -111,5 +111,5 @@ describe.skipIf(!ready)('acceptance: lock v1, change to v2, artifact, self-heali
     const fixedArgs = correct.mock.results[0]?.value as Record<string, unknown>;
     expect(fixedArgs).toMatchObject({ ...V1_ARGS, currency: expect.any(String) });
     expect(textOf(healed)).toContain(String(fixedArgs.currency));
-  }, 120_000);
+  });
 });

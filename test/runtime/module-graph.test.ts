@@ -3,10 +3,11 @@
  * A child node process imports the compiled runtime with a resolve hook that logs every module
  * URL, and reports the CommonJS cache too; nothing from the CLI's dependency tree may appear.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moduleLog, type ModuleLog } from '../helpers/module-log.js';
 
@@ -17,7 +18,7 @@ let work: string;
 let builtEntry: string;
 let probe: ModuleLog;
 
-beforeAll(() => {
+beforeAll(async () => {
   mkdirSync(join(repo, '.tmp'), { recursive: true });
   // Inside the repo so the build resolves the project's node_modules like the real lib/ does.
   work = mkdtempSync(join(repo, '.tmp', 'module-graph-'));
@@ -32,10 +33,11 @@ beforeAll(() => {
     }),
   );
   // Only the runtime and what it imports are compiled, so others' work in progress cannot break this.
-  execFileSync(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], { cwd: repo, stdio: 'pipe' });
+  // Asynchronously: a compile that takes a minute on a busy machine must not stall the test worker.
+  await promisify(execFile)(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], { cwd: repo });
   builtEntry = join(work, 'lib/runtime/index.js');
   probe = moduleLog(work);
-}, 120_000);
+});
 
 afterAll(() => {
   if (work !== undefined) rmSync(work, { recursive: true, force: true });
