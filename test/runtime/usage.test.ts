@@ -13,14 +13,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { USAGE_CAPS, UsageSummaryBuilder, readUsageRecordLine, type UsageRecord, type UsageToolRecord } from '../../src/protocol/index.js';
-import { UsageRecorder, allowedValues } from '../../src/runtime/usage.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { normalizeCapture } from '../../src/contract/normalize.js';
-import { diffContracts } from '../../src/diff/index.js';
 import { loadDeltaMap, withSelfHealing } from '../../src/runtime/index.js';
-// @ts-expect-error: a JavaScript fixture (the servers of issue 22's rename tests).
-import { createServer as renamedServer, toolkit } from '../fixtures/servers/renamed-tools.mjs';
+import { UsageRecorder, allowedValues } from '../../src/runtime/usage.js';
 import { ROOT } from '../helpers/processes.js';
+import { connectInMemory, createServer, renamedToolsReport, toolkit, type RenamedToolsServer } from '../helpers/renamed-tools.js';
 
 let dir: string;
 beforeEach(() => {
@@ -137,39 +133,21 @@ describe('what a call counts', () => {
 });
 
 describe('renames (issue 22)', () => {
-  interface Connectable {
-    connect(transport: unknown): Promise<void>;
-    close(): Promise<void>;
-    server: { connect(transport: never): Promise<void> };
-  }
-  async function connected(server: Connectable): Promise<Client> {
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const client = new Client({ name: 'agent', version: '1.0.0' });
-    await server.connect(serverSide);
-    await client.connect(clientSide);
-    return client;
-  }
-
   it('a call routed from an old tool name is counted under the name the client called, with where it went; an old-shaped one refused, as refused', async () => {
     const kit = await toolkit({ sdk: 'newest', zod: '4' });
-    const listing = async (release: number) => {
-      const client = await connected(renamedServer(kit, release));
-      const tools = (await client.listTools()).tools;
-      await client.close();
-      return normalizeCapture({ server: { name: 'browser', version: `${release}.0.0` }, protocolVersion: '', era: 'legacy', tools, prompts: [], resources: [], resourceTemplates: [] }).contracts;
-    };
-    const deltas = loadDeltaMap(await diffContracts(await listing(1), await listing(2), { semantic: false, release: { version: '2.0.0', date: '2025-06-01' } }));
+    const deltas = loadDeltaMap(await renamedToolsReport('2025-06-01'));
     const file = join(dir, 'renames.jsonl');
-    const recorder = new UsageRecorder({ file, metrics: false, now: () => Date.parse('2025-09-01T12:00:00Z') });
-    const routed = withSelfHealing(renamedServer(kit, 2), { deltas, renames: 'route', now: () => Date.parse('2025-09-01T12:00:00Z'), usage: recorder });
-    const client = await connected(routed);
-    await client.callTool({ name: 'get_stock', arguments: { sku: 'A-1' } });
-    await client.callTool({ name: 'browser_evaluate', arguments: { function: '() => 1', ref: 'e1' } });
-    await client.close();
-    const explaining = withSelfHealing(renamedServer(kit, 2), { deltas, usage: recorder });
-    const other = await connected(explaining);
-    await other.callTool({ name: 'browser_evaluate', arguments: { function: '() => 1', ref: 'e1' } });
-    await other.close();
+    const now = () => Date.parse('2025-09-01T12:00:00Z');
+    const recorder = new UsageRecorder({ file, metrics: false, now });
+    const routing = createServer(kit, 2) as RenamedToolsServer;
+    const routed = await connectInMemory(withSelfHealing(routing, { deltas, renames: 'route', now, usage: recorder }));
+    await routed.callTool({ name: 'get_stock', arguments: { sku: 'A-1' } });
+    await routed.callTool({ name: 'browser_evaluate', arguments: { function: '() => 1', ref: 'e1' } });
+    await routed.close();
+    const explaining = createServer(kit, 2) as RenamedToolsServer;
+    const explained = await connectInMemory(withSelfHealing(explaining, { deltas, usage: recorder }));
+    await explained.callTool({ name: 'browser_evaluate', arguments: { function: '() => 1', ref: 'e1' } });
+    await explained.close();
     await recorder.close();
     expect(toolLines(file, 'get_stock')).toEqual([expect.objectContaining({ calls: 1, routed: { check_stock: 1 }, refused: {} })]);
     expect(toolLines(file, 'check_stock')).toEqual([]);
