@@ -130,7 +130,10 @@ function attach(protocol: object, transport: TransportLike): void {
   const connection = new Connection(protocol, transport, transport.onmessage, transport.send);
   const recorder = configurations.get(protocol)?.recorder;
   if (recorder !== undefined) {
-    recorder.setTransport(/stdio/i.test(transport.constructor?.name ?? '') ? 'pipe' : 'tcp');
+    // OpenTelemetry's network.transport: `pipe` for stdio, `tcp` for HTTP (streamable or SSE), unsaid for any other (in memory).
+    const kind = transport.constructor?.name ?? '';
+    if (/stdio/i.test(kind)) recorder.setTransport('pipe');
+    else if (/http|sse/i.test(kind)) recorder.setTransport('tcp');
     // The stdio transport closing is often the end of the process: what was counted goes out now.
     const onclose = transport.onclose;
     transport.onclose = function (this: unknown) {

@@ -205,16 +205,32 @@ describe('OpenTelemetry', () => {
     const recorder = new UsageRecorder({ file: join(dir, 'global.jsonl') });
     try {
       // No provider yet: the API's no-op. The application registers its SDK later.
-      await new Promise((r) => setTimeout(r, 50));
       recorder.call('search', { query: 'q' });
       metrics.setGlobalMeterProvider({ getMeter: () => meter } as never);
-      await recorder.flush();
-      recorder.call('search', { query: 'q', sort: 'date' });
+      // The recorder picks it up at a flush, once it has imported the API (in the background).
+      for (let i = 0; i < 200 && points.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+        await recorder.flush();
+        recorder.call('search', { query: 'q', sort: 'date' });
+      }
       expect(points.map((p) => p.attributes['mcp_contract_guard.argument.field'])).toContain('inputSchema.properties.sort');
     } finally {
-      recorder.close();
+      await recorder.close();
       metrics.disable();
     }
+  });
+
+  it('through a withSelfHealing server: each call\'s duration with its tool, and network.transport only where it is known (not in memory)', async () => {
+    const { meter, points } = keepingMeter();
+    const recorder = new UsageRecorder({ file: join(dir, 'server.jsonl'), metrics: meter });
+    const kit = await toolkit({ sdk: 'newest', zod: '4' });
+    const client = await connectInMemory(withSelfHealing(createServer(kit, 2) as RenamedToolsServer, { deltas: new Map(), usage: recorder }));
+    await client.callTool({ name: 'search', arguments: { query: 'q' } });
+    await client.close();
+    await recorder.close();
+    expect(points.filter((p) => p.name === 'mcp.server.operation.duration')).toEqual([
+      { name: 'mcp.server.operation.duration', value: expect.any(Number), attributes: { 'mcp.method.name': 'tools/call', 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search' } },
+    ]);
   });
 });
 
