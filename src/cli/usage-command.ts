@@ -34,6 +34,7 @@ export const run: Runner = async (args, io) => {
   for (const file of files) {
     const path = resolve(io.cwd, file);
     let read = 0;
+    let firstDamage: string | undefined;
     const lines = await eachLine(path, file, (line, number) => {
       let record: UsageRecord;
       try {
@@ -42,6 +43,7 @@ export const run: Runner = async (args, io) => {
       } catch (error) {
         if (error instanceof UsageRecordError && error.newer) throw new UserError(`${file} line ${number} ${error.message}.`);
         skipped++;
+        firstDamage ??= `line ${number} ${(error as Error).message}`;
         if (damaged.length < MAX_NAMED) damaged.push(`${file} line ${number} (${(error as Error).message})`);
         return;
       }
@@ -53,7 +55,7 @@ export const run: Runner = async (args, io) => {
         throw error;
       }
     });
-    if (read === 0 && lines > 0) throw new UserError(`${file} holds no usage record: is it a recording written by "proxy --usage" or withSelfHealing's usage option?`);
+    if (read === 0 && lines > 0) throw new UserError(`${file} holds no usage record: its ${firstDamage}. Is it a recording written by "proxy --usage" or withSelfHealing's usage option?`);
     context.progress(`read ${file}: ${read.toLocaleString('en-US')} record${read === 1 ? '' : 's'}`);
   }
   if (skipped > 0) context.warn(`skipped ${skipped} damaged line${skipped === 1 ? '' : 's'} (a recorder stopped mid-write, or the file was edited): ${damaged.join('; ')}${skipped > damaged.length ? ', …' : ''}.`);

@@ -142,7 +142,7 @@ describe('bad input', () => {
 
     const none = await cli(['usage', 'summarize', V1]);
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/holds no usage record/);
+    expect(none.stderr).toMatch(/shop-v1\.json holds no usage record: its line 1 is not a JSON object \(a line cut short\?\)\. Is it a recording written by "proxy --usage"/);
     expect((await cli(['usage', 'merge', V1])).stderr).toMatch(/usage takes the subcommand "summarize"/);
   });
 });
