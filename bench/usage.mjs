@@ -88,8 +88,8 @@ const ms = (value) => `${value.toFixed(4)} ms`;
     global.outcome('search', 'ok', 0.001);
   }, 20_000);
   rows.push(['recorder with @opentelemetry/api, no SDK registered (no-op)', ms(withApi - bare), `≤ ${TARGET_MS} ms`, withApi - bare <= TARGET_MS]);
-  recorder.close();
-  global.close();
+  await recorder.close();
+  await global.close();
 }
 
 // 2. A withSelfHealing McpServer, in memory: a call with usage recorded, against the same without.
@@ -133,7 +133,7 @@ async function sdkServer(usage) {
   rows.push(['  (the call itself, usage off, for scale)', ms(median(without)), '', '']);
   await plain.close();
   await recorded.close();
-  recorder.close();
+  await recorder.close();
 }
 
 // 3. The proxy's relay: a client line in, the server's answer back, with and without --usage.
@@ -162,7 +162,7 @@ function relay(usage) {
   }
   const delta = median(withUsage) - median(without);
   rows.push(['proxy relay: a call and its answer, --usage minus none', ms(delta), `≤ ${TARGET_MS} ms`, delta <= TARGET_MS]);
-  recorder.close();
+  await recorder.close();
 }
 
 // 4. Memory over 100,000 calls: distinct arguments, hostile names, tools past the cap.
@@ -184,7 +184,7 @@ function relay(usage) {
   const growth = (heapAt.at(-1) - heapAt[0]) / 1024 / 1024;
   rows.push(['heap growth from 20,000 to 100,000 calls (after GC)', `${growth.toFixed(2)} MB`, '≤ 1 MB (flat)', growth <= 1]);
   rows.push(['  recorder structures at 100,000 calls', JSON.stringify(recorder.sizes()), 'within the caps', '']);
-  recorder.close();
+  await recorder.close();
 }
 
 rmSync(dir, { recursive: true, force: true });
