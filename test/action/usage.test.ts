@@ -111,6 +111,23 @@ describe('the Action with usage', () => {
     expect(comment()).toMatch(/git show '?[0-9a-f]{40}:usage\.json'? > \/tmp\/usage\.json\nnpx mcp-contract-guard@[^ ]+ diff \S+ \S+ --fail-on BREAKING --usage \/tmp\/usage\.json/);
   });
 
+  test('a summary cut short, of a newer version or with counts past 2^53 downgrades nothing: the review goes on and says why', async () => {
+    const good = usageSummary();
+    const broken = {
+      'cut short': [good.slice(0, good.length / 2), 'is not valid JSON (cut short?)'],
+      newer: [good.replace('"version": 1', '"version": 7'), 'has version 7'],
+      'past 2^53': [good.replace('"calls": 50', '"calls": 1e300'), 'calls must be a whole number from 0 to 2^53'],
+    };
+    for (const [what, [text, why]] of Object.entries(broken)) {
+      const { repo, run } = pullRequest({ [LOCK]: lockV1 }, { [LOCK]: lockV2 });
+      repo.write('usage.json', text);
+      const result = await run({ usage: 'usage.json' });
+      expect(result.outputs, what).toMatchObject({ 'breaking-count': '2', gate: 'fail' });
+      expect(result.stdout, what).toContain(`::warning::The usage summary usage.json was not used, so no break is downgraded by usage: it is not a usage summary this version can read (${why}`);
+      expect(comment(), what).toContain('The usage summary usage.json was not used, so no break is downgraded by usage');
+    }
+  });
+
   describe('over https', () => {
     let server: Server;
     let port: number;
