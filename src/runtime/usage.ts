@@ -287,14 +287,18 @@ export class UsageRecorder {
   /** Closes the file, and leaves the exit hooks. */
   private release(): void {
     live.delete(this);
+    this.closeFile();
+  }
+
+  /** Closes the file once; nothing more is written. */
+  private closeFile(): void {
     const fd = this.fd;
     this.fd = undefined;
-    if (fd !== undefined) {
-      try {
-        closeSync(fd);
-      } catch {
-        // Nothing more can be written anyway.
-      }
+    if (fd === undefined) return;
+    try {
+      closeSync(fd);
+    } catch {
+      // Nothing more can be written anyway.
     }
   }
 
@@ -520,12 +524,7 @@ export class UsageRecorder {
   private fail(error: unknown): void {
     if (this.fd === undefined) return;
     this.warn(`cannot append to ${this.file} (${(error as Error).message}); usage is no longer recorded.`);
-    try {
-      closeSync(this.fd);
-    } catch {
-      // Already failing.
-    }
-    this.fd = undefined;
+    this.closeFile();
   }
 
   private useMeter(meter: MeterLike): void {

@@ -11,8 +11,9 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { UsageSummaryBuilder, renderUsageSummary, type UsageRecord } from '../../src/protocol/index.js';
+import { UsageSummaryBuilder, renderUsageSummary } from '../../src/protocol/index.js';
 import { cli } from '../helpers/cli.js';
+import { toolRecord } from '../helpers/usage.js';
 import { setUpActionSuite } from './fixtures.js';
 import type { GitHubMock } from './github-mock.js';
 import { GitRepo, ROOT, pullRequestPayload, runAction } from './harness.js';
@@ -48,8 +49,7 @@ function usageSummary(calls = { search: 40, add_to_cart: 10, legacy_report: 0 })
   }
   for (const [tool, n] of Object.entries(calls)) {
     if (n === 0) continue;
-    const record: UsageRecord = { type: 'tool', day: TODAY, server: { name: 'shop' }, tool, calls: n, fields: {}, values: {}, refused: {}, routed: {}, overflowFields: 0, overflowValues: 0 };
-    builder.add(record);
+    builder.add(toolRecord(TODAY, { name: 'shop' }, tool, n));
   }
   return renderUsageSummary(builder.summary());
 }

@@ -8,12 +8,13 @@ import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/contract/model.js';
 import { diffContracts } from '../../src/diff/index.js';
 import { applyUsage } from '../../src/policy/usage.js';
-import { UsageSummaryBuilder, readReport, type DiffReport, type UsageRecord, type UsageSummary } from '../../src/protocol/index.js';
+import { UsageSummaryBuilder, readReport, type Counts, type DiffReport, type UsageRecord, type UsageSummary } from '../../src/protocol/index.js';
 import { renderArtifact } from '../../src/report/index.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { renderSarif } from '../../src/report/sarif.js';
 import { renderText } from '../../src/report/text.js';
 import { contractsOf } from '../diff/helpers.js';
+import { toolRecord } from '../helpers/usage.js';
 
 const TODAY = '2026-03-30';
 const object = (properties: JsonObject, required: string[] = []): JsonObject => ({ type: 'object', properties, required, additionalProperties: false });
@@ -50,19 +51,7 @@ function summary(options: { from?: string; to?: string; skip?: string[]; name?: 
     if (options.skip?.includes(day)) continue;
     builder.add({ type: 'day', day, server: { name: options.name ?? server.name }, listed: ['search', 'legacy_report', 'add_to_cart', 'get_stock'], overflowTools: 0, overflowCalls: 0 });
   }
-  const tool = (name: string, calls: number, fields: Record<string, number> = {}, values: Record<string, Record<string, number>> = {}): UsageRecord => ({
-    type: 'tool',
-    day: to,
-    server: { name: options.name ?? server.name },
-    tool: name,
-    calls,
-    fields,
-    values,
-    refused: {},
-    routed: {},
-    overflowFields: 0,
-    overflowValues: 0,
-  });
+  const tool = (name: string, calls: number, fields?: Counts, values?: Record<string, Counts>): UsageRecord => toolRecord(to, { name: options.name ?? server.name }, name, calls, fields, values);
   for (const record of options.records ?? [
     tool('search', 80, { 'inputSchema.properties.query': 80, 'inputSchema.properties.sort': 30 }, { 'inputSchema.properties.sort': { '"relevance"': 20, '"price"': 10 } }),
     tool('add_to_cart', 15, { 'inputSchema.properties.sku': 15 }),

@@ -13,24 +13,14 @@ import {
   readUsageSummaryText,
   renderUsageSummary,
   usageRecordLine,
+  type Counts,
   type UsageRecord,
 } from '../../src/protocol/index.js';
+import { toolRecord } from '../helpers/usage.js';
 
 const server = { name: 'shop', version: '1.0.0' };
 const day = (d: string, listed: string[] = []): UsageRecord => ({ type: 'day', day: d, server, listed, overflowTools: 0, overflowCalls: 0 });
-const tool = (d: string, name: string, calls: number, fields: Record<string, number> = {}, values: Record<string, Record<string, number>> = {}): UsageRecord => ({
-  type: 'tool',
-  day: d,
-  server,
-  tool: name,
-  calls,
-  fields,
-  values,
-  refused: {},
-  routed: {},
-  overflowFields: 0,
-  overflowValues: 0,
-});
+const tool = (d: string, name: string, calls: number, fields?: Counts, values?: Record<string, Counts>): UsageRecord => toolRecord(d, server, name, calls, fields, values);
 
 function summaryOf(records: UsageRecord[], options = {}) {
   const builder = new UsageSummaryBuilder(options);
