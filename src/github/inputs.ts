@@ -7,7 +7,7 @@ import { DEFAULT_UNUSED_DAYS } from '../protocol/usage-summary.js';
 import { parseCheckMode, type CheckMode } from '../policy/checks.js';
 import { redactUrl } from './redact.js';
 
-export type Mode = 'review' | 'comment-only' | 'capture';
+export type Mode = 'review' | 'comment-only' | 'capture' | 'watch';
 export type CommentMode = 'on-change' | 'always' | 'never';
 export type { FailOn } from '../policy/gate.js';
 import type { FailOn } from '../policy/gate.js';
@@ -61,6 +61,10 @@ export interface ActionInputs {
   usageHeaders: Record<string, string>;
   /** The days without a call that make a break RISKY. */
   unusedDays: number;
+  /** `mode: watch`: the pin file whose servers are checked at their latest release (absolute). */
+  pinFile: string;
+  /** `mode: watch`: the label of the issues it opens (and finds again). */
+  watchLabel: string;
 }
 
 /** Where a usage summary is: a file of the workspace, or an https URL. */
@@ -80,6 +84,8 @@ export const INPUT_DEFAULTS = {
   'unsafe-allow-pull-request-target': 'false',
   'allow-max-days': String(DEFAULT_ALLOW_MAX_DAYS),
   'unused-days': String(DEFAULT_UNUSED_DAYS),
+  'pin-file': 'mcp-pins.lock.json',
+  'watch-label': 'mcp-pin-drift',
 } as const;
 
 /**
@@ -104,7 +110,7 @@ export function readInputs(get: (name: string) => string, workspace: string): Ac
   if (url !== undefined && !/^https?:\/\//.test(url)) throw new UserError(`"url" must be an http:// or https:// address; got "${redactUrl(url)}".`);
 
   const inputs: ActionInputs = {
-    mode: oneOf('mode', raw('mode')!, ['review', 'comment-only', 'capture'] as const),
+    mode: oneOf('mode', raw('mode')!, ['review', 'comment-only', 'capture', 'watch'] as const),
     headers: parseHeaders(get('headers')),
     passEnv: checkPassEnv(get('pass-env').split(/[\s,]+/).filter((name) => name !== ''), 'The input "pass-env"'),
     compile: bool('compile', raw('compile')!),
@@ -122,6 +128,8 @@ export function readInputs(get: (name: string) => string, workspace: string): Ac
     usage: parseUsage(get('usage'), path),
     usageHeaders: parseHeaders(get('usage-headers'), 'usage-headers'),
     unusedDays: parseDays(raw('unused-days')!, 'unused-days', 3650),
+    pinFile: path(raw('pin-file'))!,
+    watchLabel: raw('watch-label')!,
   };
   if (Object.keys(inputs.usageHeaders).length > 0 && !inputs.usage.some((u) => u.kind === 'url')) throw new UserError('"usage-headers" are sent with a "usage" URL; no "usage" is an https:// URL.');
   const optional = {
@@ -143,6 +151,10 @@ export function readInputs(get: (name: string) => string, workspace: string): Ac
   if (inputs.captureFile !== undefined && (inputs.mode !== 'review' || !inputs.compile)) {
     throw new UserError(`"capture-file" gives the contracts a "mode: capture" job captured, to a review that would otherwise start the servers: it needs "mode: review" and "compile: true".`);
   }
+  if (inputs.mode === 'watch' && sources.length + (raw('config') !== undefined ? 1 : 0) > 0) {
+    throw new UserError('mode: watch checks the servers of the pin file ("pin-file"); "command", "url", "file" and "config" name servers to review, not to watch.');
+  }
+  if (!/^[^,\n]{1,50}$/.test(inputs.watchLabel)) throw new UserError(`"watch-label" is one issue label (at most 50 characters, no comma); got "${inputs.watchLabel}".`);
   if (inputs.name !== undefined && !/^[\w.@/-]{1,100}$/.test(inputs.name)) throw new UserError(`"name" may use letters, digits and "_ . @ / -" (at most 100); got "${inputs.name}".`);
   return inputs;
 }
