@@ -680,6 +680,9 @@ function usageOutcome(tool: string, outcome: CallOutcome, answer: JsonObject | u
       return { counted: 'invalid-arguments', errorType: '-32602' };
     case 'moved':
       return { counted: 'unknown-tool', errorType: '-32602' };
+    case 'held':
+      // Refused by the pin (the tool drifted from it): called all the same, so it counts as used.
+      return { counted: 'error' };
     default: {
       const error = isJsonObject(answer?.error) ? answer.error : undefined;
       const text = error !== undefined ? error.message : textOf(isJsonObject(answer?.result) ? answer.result : undefined);

@@ -106,6 +106,19 @@ describe('recorded, summarized, read by the gate', () => {
   });
 });
 
+describe('with the pinning proxy', () => {
+  it('a call the pin holds back is counted as called, and refused: its tool is still in use', async () => {
+    const pin = file('shop.lock.json');
+    expect((await cli(['lock', '--file', V1, '--lockfile', pin, '--quiet'])).code).toBe(0);
+    // Release 2 behind a pin of release 1: add_to_cart requires a currency now, so the pin holds it.
+    const recording = file('pinned.jsonl');
+    await drive(process.execPath, [resolve(ROOT, 'lib/cli.js'), 'proxy', '--lockfile', pin, '--on-drift', 'block', '--usage', recording, '--', process.execPath, 'test/fixtures/servers/raw-shop.mjs', 'v2'], {}, 2, 1);
+    const lines = readFileSync(recording, 'utf8').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
+    expect(lines.find((line) => line.tool === 'add_to_cart')).toMatchObject({ calls: 1, refused: { error: 1 } });
+    expect(lines.find((line) => line.tool === 'search')).toMatchObject({ calls: 2, refused: {} });
+  });
+});
+
 describe('bad input', () => {
   it('a usage file that is not a summary, or is of a newer version, is an error that says so', async () => {
     writeFileSync(file('report.json'), JSON.stringify({ version: 1, summary: {}, tools: {} }));
