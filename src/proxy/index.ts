@@ -7,28 +7,13 @@
  * part of the runtime export: it loads ajv, which a server embedding the runtime does not need.
  */
 import { existsSync } from 'node:fs';
-import { redactUrl } from '../compile/redact.js';
-import { shellQuote } from '../compile/source.js';
-import { findConfig } from '../config-location.js';
-import { loadConfig } from '../config.js';
-import { LockfileError } from '../contract/lockfile.js';
-import { ENTRY_KINDS, countOf } from '../contract/model.js';
-import { parsePinFile, pinOf, type PinFile, type PinnedServer } from '../contract/pins.js';
-import { readTextIfExists } from '../files.js';
-import { repinCommand } from '../pin/repin.js';
-import { DEFAULT_DRIFT_POLICY, describePolicy, type DriftPolicy } from '../policy/drift.js';
-import type { PinSettings } from './pin.js';
 import type { Readable, Writable } from 'node:stream';
 import { UserError, errorMessage } from '../errors.js';
-import { DeltaArtifactError, loadDeltaMap, type DeltaMap } from '../runtime/index.js';
-import { UsageRecorder } from '../runtime/usage.js';
-import { CallRouter } from '../runtime/routing.js';
+import type { DeltaMap } from '../runtime/index.js';
+import type { UsageRecorder } from '../runtime/usage.js';
 import { PROXY_USAGE, parseProxyArgs, type ProxyOptions } from './args.js';
 import { CallLog } from './call-log.js';
-import { httpUpstream } from './http-upstream.js';
-import { serveHttp } from './http.js';
-import { launchServer } from './server-link.js';
-import { runStdio } from './stdio.js';
+import { launchServer, type Upstream } from './server-link.js';
 
 export { PROXY_USAGE, parseProxyArgs, type ProxyOptions } from './args.js';
 export type { CallOutcome, CallRecord } from './call-log.js';
@@ -48,23 +33,30 @@ export interface ProxyStreams {
  */
 export async function runProxy(options: ProxyOptions, streams: ProxyStreams = processStreams()): Promise<number> {
   const warn = (message: string) => void streams.errors.write(`mcp-contract-guard proxy: ${message}\n`);
-  const deltas = readArtifact(options.artifact, warn);
-  const pin = options.lockfile === undefined ? undefined : await loadPin(options, warn);
+  const deltas = await readArtifact(options.artifact, warn);
+  // Only a pinning proxy loads the pin's code (the lockfile reader, the drift policy, the config).
+  const pin = options.lockfile === undefined ? undefined : await (await import('./pin-settings.js')).loadPin(options, warn);
   const log = options.log === undefined ? undefined : new CallLog(options.log, options.logValues === true, warn);
+  const usage = options.usage === undefined ? undefined : await openUsage(options.usage, warn);
+  usage?.setTransport(options.listen !== undefined ? 'tcp' : 'pipe');
   const renames = options.renames ?? 'explain';
   if (renames === 'route' && deltas.size > 0 && deltas.release?.date === undefined) {
     warn('the artifact records no release date, so renames are routed with no end to the deprecation window; write it with --released-at (the Action dates it itself).');
   }
-  const router = new CallRouter(deltas, { renames, ...(options.renameWindowDays !== undefined ? { renameWindowDays: options.renameWindowDays } : {}) });
-  const usage = options.usage === undefined ? undefined : openUsage(options.usage, warn);
-  usage?.setTransport(options.listen !== undefined ? 'tcp' : 'pipe');
-  const relay = { deltas, router, validate: options.validate !== false, explainAll: options.explainAll !== false, log, usage, warn, pin };
   const { url, headers = {}, command } = options;
-  const upstream = () => (url !== undefined ? httpUpstream(url, headers, warn) : launchServer(command));
   const signal = stopSignal();
+  // On stdio the client waits for the server's first answer: the server starts now, and the
+  // relay's code (the validator, the explainer) loads while it does. The client's first lines
+  // wait in the pipe until the relay reads them.
+  const server = options.listen === undefined && url === undefined ? launchServer(command) : undefined;
   try {
-    if (options.listen !== undefined) return await serveHttp(upstream, relay, options.listen, signal.received, options.sessions);
-    return await runStdio(upstream(), relay, streams.input, streams.output, signal.received);
+    const { CallRouter } = await import('../runtime/routing.js');
+    const router = new CallRouter(deltas, { renames, ...(options.renameWindowDays !== undefined ? { renameWindowDays: options.renameWindowDays } : {}) });
+    const relay = { deltas, router, validate: options.validate !== false, explainAll: options.explainAll !== false, log, usage, warn, pin };
+    const { httpUpstream } = url !== undefined ? await import('./http-upstream.js') : { httpUpstream: undefined };
+    const upstream = (): Upstream => (httpUpstream !== undefined && url !== undefined ? httpUpstream(url, headers, warn) : launchServer(command));
+    if (options.listen !== undefined) return await (await import('./http.js')).serveHttp(upstream, relay, options.listen, signal.received, options.sessions);
+    return await (await import('./stdio.js')).runStdio(server ?? upstream(), relay, streams.input, streams.output, signal.received);
   } finally {
     signal.dispose();
     log?.close();
@@ -115,8 +107,9 @@ function processStreams(): ProxyStreams {
   return { input: process.stdin, output: process.stdout, errors: process.stderr };
 }
 
-/** The usage recorder of `--usage FILE`; a file that cannot be opened stops the proxy before it starts. */
-function openUsage(file: string, warn: (message: string) => void): UsageRecorder {
+/** The usage recorder of `--usage FILE` (its code loaded only then); a file that cannot be opened stops the proxy before it starts. */
+async function openUsage(file: string, warn: (message: string) => void): Promise<UsageRecorder> {
+  const { UsageRecorder } = await import('../runtime/usage.js');
   try {
     return new UsageRecorder({ file, warn: (message) => warn(`usage: ${message}`) });
   } catch (error) {
@@ -124,57 +117,13 @@ function openUsage(file: string, warn: (message: string) => void): UsageRecorder
   }
 }
 
-/**
- * `--lockfile`: the pinned server's contracts, verified (a pin that does not match its digests
- * is refused: it was edited by hand, or is not the one reviewed), and what to do with drift.
- */
-async function loadPin(options: ProxyOptions, warn: (message: string) => void): Promise<PinSettings> {
-  const file = options.lockfile as string;
-  const text = await readTextIfExists(file, 'the pin file');
-  if (text === undefined) throw new UserError(`There is no pin file at ${file}: write it with "mcp-contract-guard pin <client configuration>" (or a lockfile with "mcp-contract-guard lock").`);
-  let pins: PinFile;
-  try {
-    pins = parsePinFile(text, file);
-  } catch (error) {
-    if (!(error instanceof LockfileError)) throw error;
-    const cause = error.problem === 'tampered' ? ' The proxy holds a server only to the pin that was reviewed: restore it from version control, or pin the server again.' : '';
-    throw new UserError(`${error.message}${cause}`);
-  }
-  let chosen: { name: string; pin: PinnedServer };
-  try {
-    chosen = pinOf(pins.servers, options.pinServer, file);
-  } catch (error) {
-    throw new UserError(`${errorMessage(error)} Name it with --server.`);
-  }
-  const policy = options.onDrift ?? (await configuredPolicy(options.config)) ?? DEFAULT_DRIFT_POLICY;
-  const { contracts } = chosen.pin;
-  const counts = ENTRY_KINDS.filter((kind) => Object.keys(contracts[kind]).length > 0).map((kind) => countOf(kind, Object.keys(contracts[kind]).length));
-  warn(`holding ${JSON.stringify(chosen.name)} to ${file} (${counts.join(', ') || 'nothing listed'}); on drift: ${describePolicy(policy)}.`);
-  return { server: chosen.name, file, contracts, policy, repin: acceptCommand(pins, chosen, file, options), logged: new Set(), warn };
-}
-
-/** The config file's `onDrift`: the one --config names, else ./mcp-contract-guard.config.json if there is one. */
-async function configuredPolicy(path: string | undefined): Promise<DriftPolicy | undefined> {
-  const config = path ?? findConfig(process.cwd());
-  if (config === undefined) return undefined;
-  return (await loadConfig(config)).onDrift;
-}
-
-/** How to accept a reviewed change: pin the server again, the way it was pinned. */
-function acceptCommand(pins: PinFile, chosen: { name: string; pin: PinnedServer }, file: string, options: ProxyOptions): string {
-  const repin = repinCommand(pins.configuration, file, chosen.name);
-  if (repin !== undefined) return repin;
-  const lockfile = `--lockfile ${shellQuote(file)}`;
-  if (options.url !== undefined) return `mcp-contract-guard lock --url ${shellQuote(redactUrl(options.url.href))} ${lockfile}`;
-  return `mcp-contract-guard lock --command ${shellQuote(options.command.map(shellQuote).join(' '))} ${lockfile}`;
-}
-
 /** The artifact's deltas. A missing file is a warning (a first release has none); a corrupt one stops the proxy. */
-function readArtifact(path: string | undefined, warn: (message: string) => void): DeltaMap {
+async function readArtifact(path: string | undefined, warn: (message: string) => void): Promise<DeltaMap> {
   if (path !== undefined && !existsSync(path)) {
     warn(`there is no delta artifact at ${path}; calls are still checked, without <contract_awareness>.`);
   }
   if (path === undefined) return new Map();
+  const { DeltaArtifactError, loadDeltaMap } = await import('../runtime/delta-map.js');
   try {
     return loadDeltaMap(path, { optional: true });
   } catch (error) {
