@@ -17,6 +17,8 @@ export interface CommandSpec {
   flags: readonly FlagName[];
   /** The formats it prints, the default first; it takes `--format` only if it has them. */
   formats?: readonly Format[];
+  /** Where a shared flag means something else for this command (another default, say). */
+  flagHelp?: Partial<Record<FlagName, string>>;
   /** Loaded only when the command runs, so `--help` and the other commands pay nothing for it. */
   load: () => Promise<{ run: Runner }>;
 }
@@ -79,6 +81,7 @@ const TABLE = {
       'or printed. If any server cannot be pinned, nothing is written.',
     source: false,
     flags: ['lockfile', 'server', 'rewrite', 'on-drift', 'proxy-command'],
+    flagHelp: { lockfile: 'the pin file (default ./mcp-pins.lock.json)', server: 'only this server of the client configuration' },
     load: () => import('./pin-command.js'),
   },
   changelog: {
