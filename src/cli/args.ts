@@ -3,10 +3,9 @@ import { parseArgs } from 'node:util';
 import { splitCommand } from '../compile/argv.js';
 import { DEFAULT_TIMEOUT_MS, checkPassEnv, parseClientCapabilities, type ContractSource } from '../compile/source.js';
 import { CONFIG_NAME } from '../config-location.js';
-import { SEVERITIES, isReleaseDate } from '../protocol/report.js';
+import { isReleaseDate } from '../protocol/report.js';
 import { UserError } from '../errors.js';
-import { parseCheckMode, type CheckMode } from '../policy/checks.js';
-import type { FailOn } from '../policy/gate.js';
+import { parseCheckMode, parseFailOn, type CheckMode, type FailOn } from '../policy/checks.js';
 import { COMMANDS, type CommandName, type Format } from './commands.js';
 
 /**
@@ -153,8 +152,7 @@ export function parseCli(argv: string[], isTty: boolean): CliArgs {
   if (formats !== undefined) args.format = oneOf(`${command} --format`, values.format ?? formats[0]!, formats);
   if (values['released-at'] !== undefined) args.releasedAt = releaseDay(values['released-at']);
   if (values.release !== undefined && (values.release.trim() === '' || values.release.length > 200)) throw new UserError(`--release takes the version released, e.g. 2.0.0; got "${values.release}".`);
-  const failOn = values['fail-on'];
-  if (failOn !== undefined) args.failOn = oneOf('--fail-on', failOn.toLowerCase() === 'never' ? 'never' : failOn.toUpperCase(), [...SEVERITIES, 'never'] as const, failOn);
+  if (values['fail-on'] !== undefined) args.failOn = parseFailOn(values['fail-on'], '--fail-on');
   if (values['lockfile-check'] !== undefined) args.lockfileCheck = parseCheckMode(values['lockfile-check'], '--lockfile-check');
   return args;
 }

@@ -1,6 +1,6 @@
 /**
- * What `check` and `diff` share once they hold a report: the config's allow list and the gate
- * (the same pure decisions as the Action's, from src/policy), the report in the asked format,
+ * What `check` and `diff` share once they hold a report: the config's allow list and the review
+ * (decided by policy/review.ts, as the Action's), the report in the asked format,
  * the verdict beside it, and the delta artifact.
  */
 import { resolve } from 'node:path';
@@ -10,8 +10,9 @@ import { SEVERITIES, type DiffReport, type Release } from '../protocol/index.js'
 import { writeTextAtomically } from '../files.js';
 import { allowListNotes, evaluateAllowList, offeredExpiry, todayUtc } from '../policy/allow.js';
 import type { LocatedDelta } from '../policy/deltas.js';
-import type { CheckMode } from '../policy/checks.js';
-import { decideGate, type FailOn, type GateDecision } from '../policy/gate.js';
+import type { CheckMode, FailOn } from '../policy/checks.js';
+import type { GateDecision } from '../policy/gate.js';
+import { decideReview } from '../policy/review.js';
 import { terminalText, truncate } from '../report/escape.js';
 import type { CliArgs } from './args.js';
 import type { Format } from './commands.js';
@@ -41,11 +42,11 @@ function today(): string {
  */
 export function judge(review: Review, failOn: FailOn, allow: AllowEntry[], stale?: { message: string; lockfileCheck: CheckMode }): Judgement {
   const { acceptedBy } = evaluateAllowList([review], allow, today());
-  const gate = decideGate({
+  const { gate } = decideReview({
     server: review.server,
     report: review.report,
     failOn,
-    accepted: (f) => acceptedBy(f) !== undefined,
+    acceptedBy,
     lockfileCheck: stale?.lockfileCheck ?? 'off',
     ...(stale ? { staleMessage: stale.message } : {}),
   });

@@ -1,6 +1,6 @@
 import { shellQuote } from '../compile/index.js';
 import { VERSION } from '../version.js';
-import type { FailOn } from './inputs.js';
+import type { FailOn } from '../policy/checks.js';
 
 /** How the CLI selects this server: source flags, or `--server NAME` of a config file. */
 export interface CliSelection {

@@ -14,7 +14,8 @@
  */
 import { meetsThreshold, type DiffReport } from '../protocol/index.js';
 import { deltasOf } from './deltas.js';
-import type { Approval, FailOn } from './gate.js';
+import type { FailOn } from './checks.js';
+import type { Approval } from './gate.js';
 
 /** The changes an approval covers: its label event, and the fingerprints present then. */
 export interface ApprovalRecord {
