@@ -231,7 +231,7 @@ function buildReport(found: Found, serverFindings: Finding[] | null, previous: C
   return report;
 }
 
-/** The property discriminating a tool's root input union, if it has one (see protocol/union.ts). */
+/** The property discriminating a tool's root input union, if it has one (see `discriminatorOf` in protocol/schema.ts). */
 function rootDiscriminator(entry: ContractEntry | undefined): string | null {
   const schema = entry?.contract.inputSchema;
   if (!isJsonObject(schema)) return null;

@@ -6,7 +6,7 @@
  * the `allow` key to add to the one it has.
  */
 import { CONFIG_NAME } from '../config-location.js';
-import { truncate } from '../report/escape.js';
+import { truncate } from '../report/index.js';
 import type { ServerReview } from './review.js';
 
 export interface AllowSnippet {

@@ -16,7 +16,7 @@ import { tamperingMessage, type CommandFileGuard } from './command-files.js';
 import { captureLive } from './draft.js';
 import { planEvent, type RunContext } from './event.js';
 import type { ActionInputs } from './inputs.js';
-import { plural } from './markdown.js';
+import { plural } from './text.js';
 import { privilegePolicy } from './privilege.js';
 import { writeOutputFile } from './paths.js';
 import { log, redactor, registerCredentials, writeSummary, type Runner } from './step.js';

@@ -13,7 +13,7 @@ import { runLink } from './comment.js';
 import type { RunContext } from './event.js';
 import type { ActionInputs } from './inputs.js';
 import { approvalOf, approvalRecordsOf, coveragesOf, recordsOf } from './label.js';
-import { shortSha } from './markdown.js';
+import { shortSha } from './text.js';
 import { readWorkspaceFile } from './paths.js';
 import { postComments, runUrl } from './post.js';
 import { log, writeSummary, type Runner } from './step.js';

@@ -17,7 +17,7 @@ import { repoPath, type Tree } from './baseline.js';
 import { capturedContracts, type CaptureFile } from './capture-file.js';
 import type { EventPlan } from './event.js';
 import type { ActionInputs } from './inputs.js';
-import { plural, shortSha } from './markdown.js';
+import { plural, shortSha } from './text.js';
 import { lockCommand } from './reproduce.js';
 import type { ServerReview } from './review.js';
 import { log, type Runner } from './step.js';

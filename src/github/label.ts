@@ -6,7 +6,7 @@
 import type { GitHubApi } from './api.js';
 import { readApprovalRecord } from './approval-record.js';
 import type { PullRequestInfo } from './event.js';
-import { plural } from './markdown.js';
+import { plural } from './text.js';
 import type { ServerReview } from './review.js';
 import { log } from './step.js';
 import { commentMarker } from './sticky.js';

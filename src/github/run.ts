@@ -26,7 +26,7 @@ import { draftReview, readBaseLockfile, type BaseLockfile, type Run, type Server
 import { planEvent, type EventPlan, type RunContext } from './event.js';
 import { readInputs, type ActionInputs } from './inputs.js';
 import { approvalOf, approvalRecordsOf, coveragesOf, recordsOf, senderOf, type LabelState } from './label.js';
-import { plural, shortSha } from './markdown.js';
+import { plural, shortSha } from './text.js';
 import { readWorkspaceFile, writeOutputFile } from './paths.js';
 import { postComments, replaceWithFailure, runUrl } from './post.js';
 import { PRIVILEGED_EVENTS, privilegePolicy } from './privilege.js';

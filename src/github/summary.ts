@@ -1,9 +1,7 @@
 import { largestBump, overallVersionCheck } from '../policy/semver.js';
 import { SEVERITIES, maxSeverityOf, type Severity } from '../protocol/index.js';
 import { renderSummarySection, serverName, SUMMARY_LIMIT } from './comment.js';
-import { truncate } from '../report/escape.js';
-import { BADGES } from '../report/markdown.js';
-import { mdCell, mdText } from './markdown.js';
+import { BADGES, mdCell, mdText, truncate } from '../report/index.js';
 import type { ServerReview } from './review.js';
 
 /**

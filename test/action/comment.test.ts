@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import { parseBundle, renderBundle, type ReviewBundle } from '../../src/github/bundle.js';
 import { COMMENT_LIMIT, renderComment, renderQuietComment } from '../../src/github/comment.js';
-import { truncateMarkdown } from '../../src/github/markdown.js';
+import { truncateMarkdown } from '../../src/report/index.js';
 import type { ServerReview } from '../../src/github/review.js';
 import { commentMarker } from '../../src/github/sticky.js';
 import { renderSummary } from '../../src/github/summary.js';
