@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { main } from './cli/main.js';
+// Not through compile/index: `--help` loads nothing of the server pipeline.
 import { exitOnInterrupt } from './compile/interrupt.js';
 
 // Ctrl-C / SIGTERM: exit 130 / 143, and kill every server tree still running on the way out.

@@ -1,4 +1,4 @@
-import { canonicalJson } from '../contract/canonical.js';
+import { canonicalJson } from '../protocol/index.js';
 import type { Contracts } from '../contract/model.js';
 import type { Runner } from './commands.js';
 import { renderContractsText } from './contracts-text.js';

@@ -10,10 +10,11 @@
  * byte for byte (the cross-check's time budget is the one thing a slow machine can change,
  * and then only a `note`, never a silent verdict).
  */
-import { canonicalJson, entryDigest, sha256 } from '../contract/canonical.js';
+import { entryDigest, sha256 } from '../contract/canonical.js';
 import { ENTRY_KINDS, isJsonObject, type ContractEntry, type Contracts, type EntryKind } from '../contract/model.js';
 import {
   REPORT_VERSION,
+  canonicalJson,
   fieldOf,
   SEVERITIES,
   compareDeltas,

@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import { checkPassEnv, parseClientCapabilities, type ClientCapability } from '../compile/source.js';
+import { checkPassEnv, parseClientCapabilities, type ClientCapability } from '../compile/index.js';
 import { UserError } from '../errors.js';
 import { DEFAULT_ALLOW_MAX_DAYS } from '../policy/allow.js';
 import { parseCheckMode, parseFailOn, type CheckMode, type FailOn } from '../policy/checks.js';
