@@ -4,15 +4,15 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { printTable } from './measure.mjs';
+import { binOf, printTable } from './measure.mjs';
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
-const CLI = join(ROOT, 'lib/cli.js');
+const CLI = binOf(ROOT);
 const RUNS = Number(process.env.RUNS ?? 21);
 const MAX_RATIO = 1.5;
 
 if (!existsSync(CLI)) {
-  console.error('lib/cli.js is missing: run `npm run build` first.');
+  console.error(`${CLI} is missing: run \`npm run build\` first.`);
   process.exit(2);
 }
 

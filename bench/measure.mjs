@@ -1,5 +1,13 @@
 // Timing helpers shared by the benchmarks: the first run (what one CLI invocation pays, before
 // the JIT warms up) and the median of the following runs, checked against a budget.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The CLI a checkout's package runs (its package.json `bin`): what a user's command starts. */
+export function binOf(root) {
+  const { bin } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  return join(root, typeof bin === 'string' ? bin : Object.values(bin)[0]);
+}
 
 /** `setup()` runs before each timed call, untimed; its result is passed to `fn`. */
 export function measure(name, budgetMs, fn, { runs = 15, setup = () => undefined } = {}) {

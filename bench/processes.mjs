@@ -3,7 +3,7 @@
 // run. Rounds alternate every case, so a machine whose load drifts slows them alike; figures are
 // medians. Build first (`npm run build`).
 //   node bench/processes.mjs [--runs N] [--baseline DIR] [--strict]
-// --baseline DIR  also times the same commands with another built checkout (DIR/lib/cli.js), e.g.
+// --baseline DIR  also times the same commands with another built checkout (its package's bin), e.g.
 //                 main, for a before/after table from one run.
 // Peak memory is the largest resident set of the process, as GNU time (/usr/bin/time) reports it;
 // without it, peaks are not shown. The closest MCP peer, `mcpdiff` (mcp-contracts), is timed on the
@@ -15,7 +15,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { printTargets } from './measure.mjs';
+import { binOf, printTargets } from './measure.mjs';
 import { nestedUnions, syntheticRelease } from './synthetic.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -28,7 +28,7 @@ const BASELINE = option('--baseline');
 const strict = process.argv.includes('--strict');
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
 
-const cliOf = (root) => join(root, 'lib/cli.js');
+const cliOf = binOf;
 for (const root of [ROOT, BASELINE].filter(Boolean)) {
   if (!existsSync(cliOf(root))) {
     console.error(`${cliOf(root)} is missing: run \`npm run build\` there first.`);

@@ -1,4 +1,4 @@
-// Overhead of `mcp-contract-guard proxy` (issue 14), against the built CLI (lib/cli.js):
+// Overhead of `mcp-contract-guard proxy` (issue 14), against the built package's bin:
 //   node bench/proxy.mjs            print the table
 //   node bench/proxy.mjs --strict   also exit 1 when a target is missed
 // A client speaking raw JSON-RPC (no SDK on the timed path) calls a server written without an
@@ -9,12 +9,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { printTargets } from './measure.mjs';
+import { binOf, printTargets } from './measure.mjs';
 
 const strict = process.argv.includes('--strict');
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SERVER = [process.execPath, `${root}test/fixtures/servers/raw-inventory.mjs`];
-const PROXY = [process.execPath, `${root}lib/cli.js`, 'proxy', '--'];
+const PROXY = [process.execPath, binOf(root), 'proxy', '--'];
 const ROUNDS = 10;
 const CALLS_PER_ROUND = 50;
 const BURST = 2000;
@@ -44,7 +44,7 @@ writeFileSync(
     release: { version: '2.0.0', date: new Date().toISOString().slice(0, 10) },
   }),
 );
-const ROUTING = [process.execPath, `${root}lib/cli.js`, 'proxy', '--artifact', ARTIFACT, '--renames', 'route', '--'];
+const ROUTING = [process.execPath, binOf(root), 'proxy', '--artifact', ARTIFACT, '--renames', 'route', '--'];
 
 /** A raw JSON-RPC client over a child's stdio; `call()` resolves with the answer's round trip in ms. */
 function start(argv) {

@@ -1,5 +1,5 @@
 // Memory of `mcp-contract-guard proxy --listen` (issue 27) over thousands of sessions opened and
-// abandoned without DELETE, against the built CLI (lib/cli.js):
+// abandoned without DELETE, against the built package's bin:
 //   node bench/sessions.mjs            print the table
 //   node bench/sessions.mjs --strict   also exit 1 when a target is missed
 // The proxy is a gateway (--url) in front of a server written without an SDK
@@ -11,7 +11,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { printTargets } from './measure.mjs';
+import { binOf, printTargets } from './measure.mjs';
 
 const strict = process.argv.includes('--strict');
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -54,7 +54,7 @@ async function abandonOne(url) {
 }
 
 const server = await started([`${root}test/fixtures/servers/raw-inventory.mjs`, '--http', '0']);
-const proxy = await started([`${root}lib/cli.js`, 'proxy', '--listen', '127.0.0.1:0', '--url', server.url.href]);
+const proxy = await started([binOf(root), 'proxy', '--listen', '127.0.0.1:0', '--url', server.url.href]);
 const figures = [];
 const began = process.hrtime.bigint();
 let opened = 0;

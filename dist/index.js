@@ -29595,7 +29595,7 @@ function qstring(str) {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _compile_interrupt_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9514);
-/* harmony import */ var _github_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2366);
+/* harmony import */ var _github_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(523);
 /**
  * Entry point of the GitHub Action (bundled into dist/index.js by `npm run build:action`).
  * Thin on purpose: everything lives in src/github, where the decisions are pure and tested.
@@ -29633,7 +29633,7 @@ function exitOnInterrupt() {
 
 /***/ }),
 
-/***/ 2366:
+/***/ 523:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -38440,10 +38440,12 @@ function renderContractDelta(d, options = {}) {
         out.push(`${pad}  <previous>${escapeText(deltaValue(d, 'previous', max))}</previous>`);
         out.push(`${pad}  <current>${escapeText(deltaValue(d, 'current', max))}</current>`);
     }
-    if (d.hint !== undefined)
-        out.push(`${pad}  <fix>${escapeText(d.hint)}</fix>`);
-    if (d.note !== undefined)
-        out.push(`${pad}  <note>${escapeText(d.note)}</note>`);
+    if (options.readers !== 'consumers') {
+        if (d.hint !== undefined)
+            out.push(`${pad}  <fix>${escapeText(d.hint)}</fix>`);
+        if (d.note !== undefined)
+            out.push(`${pad}  <note>${escapeText(d.note)}</note>`);
+    }
     out.push(`${pad}</delta>`);
     return out.join('\n');
 }
@@ -39707,7 +39709,7 @@ const TEXT_RULES = family({
     },
     'suspicious-text': {
         scope: 'any', severity: R,
-        reason: 'New or changed text looks like tool poisoning (hidden instructions, secrets, concealment, invisible characters): review it before agents read it.',
+        reason: 'Changed text gains a cue of tool poisoning (a URL, instructions to the model, a reference to another tool, hidden or invisible text, secrets, concealment): review it before agents read it.',
         message: (f) => `${at(f)}new or changed text looks like tool poisoning: ${f.facts.labels?.join(', ')} (${JSON.stringify(f.match)}).`,
         phrase: (_, say) => say.fixed('new text looks like tool poisoning'),
         showsValues: false,
@@ -40049,17 +40051,17 @@ function model_isJsonObject(value) {
 }
 /** `value` when it is a JSON object, else an empty one. */
 function objectOr(value) {
-    return model_isJsonObject(value) ? value : nameRecord();
+    return model_isJsonObject(value) ? value : model_nameRecord();
 }
 /**
  * A record keyed by names a server (or a PR) chose: without a prototype, so a tool named
  * `__proto__`, `constructor` or `toString` is an entry like any other.
  */
-function nameRecord() {
+function model_nameRecord() {
     return nullPrototypeRecord();
 }
 function emptyContracts(server = { name: 'unknown' }) {
-    return { server, tools: nameRecord(), prompts: nameRecord(), resources: nameRecord(), resourceTemplates: nameRecord() };
+    return { server, tools: model_nameRecord(), prompts: model_nameRecord(), resources: model_nameRecord(), resourceTemplates: model_nameRecord() };
 }
 
 ;// CONCATENATED MODULE: ./lib/report/entry-name.js
@@ -40700,7 +40702,8 @@ function renderDigest(report, options = {}) {
     if (report.summary.maxSeverity === null)
         return 'No contract changes.';
     const located = locatedDeltas(report);
-    return [countsLine(report), callerTable(report, options.markOf), fixList(located)].filter((s) => s !== '').join('\n\n');
+    // The fixes speak to the server's developers: a consumer of a third-party server leaves them out.
+    return [countsLine(report), callerTable(report, options.markOf), options.fixes === false ? '' : fixList(located)].filter((s) => s !== '').join('\n\n');
 }
 /** `🔴 3 breaking · 🟢 2 safe`: the severities that occur. */
 function countsLine(report) {
@@ -41074,7 +41077,7 @@ class LockfileError extends Error {
 }
 
 /** Render contracts as the canonical lockfile text. Same contracts, same bytes. */
-function renderLockfile(contracts) {
+function lockfile_renderLockfile(contracts) {
     const server = { name: contracts.server.name };
     if (contracts.server.version !== undefined)
         server.version = contracts.server.version;
@@ -42072,6 +42075,19 @@ class GitHubApi {
         const role = data.role_name;
         return { permission: data.permission, ...(typeof role === 'string' ? { role } : {}) };
     }
+    /** The issues carrying `label`, open and closed (pull requests left out), oldest first. */
+    async issuesWithLabel(label) {
+        const issues = await this.octokit.paginate(this.octokit.rest.issues.listForRepo, { ...this.repo, state: 'all', labels: label, sort: 'created', direction: 'asc', per_page: 100 });
+        return issues.filter((issue) => issue.pull_request === undefined);
+    }
+    async createIssue(title, body, labels) {
+        const { data } = await this.octokit.rest.issues.create({ ...this.repo, title, body, labels });
+        return data;
+    }
+    async updateIssue(issue, change) {
+        const { data } = await this.octokit.rest.issues.update({ ...this.repo, issue_number: issue, ...change });
+        return data;
+    }
     loginPromise;
     /** The token's own account; undefined for an installation token (GITHUB_TOKEN cannot ask). */
     ownLogin() {
@@ -42668,12 +42684,15 @@ async function putBack(kept) {
     }
     return changed;
 }
-/** What the step's failure says about the files a server wrote to. */
-function tamperingMessage(changed) {
+/** What the step's failure says about the files a server wrote to: a pull request's, or a pinned third-party release (the watch mode). */
+function tamperingMessage(changed, server = 'pull-request') {
     const files = changed.join(', ');
-    return (`A server (code of this pull request) wrote to the runner's command ${changed.length === 1 ? 'file' : 'files'} ${files}, ` +
+    const [who, advice] = server === 'pull-request'
+        ? ['A server (code of this pull request)', 'review what this pull request runs before trusting anything it produced']
+        : ['A pinned server, at the release the watch started,', 'do not pin that release before knowing why it did'];
+    return (`${who} wrote to the runner's command ${changed.length === 1 ? 'file' : 'files'} ${files}, ` +
         'which set step outputs, the environment and PATH of later steps, and the job summary. mcp-contract-guard put back what was there ' +
-        'before the server started, so none of it takes effect; review what this pull request runs before trusting anything it produced.');
+        `before the server started, so none of it takes effect; ${advice}.`);
 }
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
@@ -51720,7 +51739,7 @@ function partialRecord(keyType, valueType, params) {
         type: "record",
         keyType,
         valueType: valueType,
-        ...util.normalizeParams(params),
+        ...normalizeParams(params),
         partial: true,
     });
 }
@@ -52410,9 +52429,13 @@ function renderSummarySection(review, maxLength) {
 function renderReview(review, layout) {
     const report = review.report;
     const options = { fullReport: layout.fullReport, markOf: markOf(review) };
-    const top = (level) => [...layout.opening, verdict(review), ...problems(review), level === 'full' ? '' : partialNote(options)];
-    const detail = (level) => [renderDigest(report, options), renderDetails(report, level, options)];
-    const after = [accepted(review), allowSnippetSection(review, Math.floor(layout.maxLength / 3)), notes(review), reproduce(review)];
+    const top = (level) => [...layout.opening, layout.verdict ?? verdict(review), ...problems(review), level === 'full' ? '' : partialNote(options)];
+    // The consumers of a third-party server (a watch issue) can neither apply the fixes, written for its developers, nor allow-list its changes.
+    const forConsumers = layout.readers === 'consumers';
+    const digest = renderDigest(report, { ...options, fixes: !forConsumers });
+    const detail = (level) => [digest, renderDetails(report, level, options)];
+    const snippet = forConsumers ? '' : allowSnippetSection(review, Math.floor(layout.maxLength / 3));
+    const after = [accepted(review), snippet, notes(review), reproduce(review)];
     for (const level of DETAIL_LEVELS) {
         const body = joinBlocks([...top(level), ...detail(level), ...after, ...layout.closing]);
         if (body.length <= layout.maxLength)
@@ -52426,6 +52449,22 @@ function renderReview(review, layout) {
     const cutDetail = truncateMarkdown(joinBlocks(detail('one-line')), Math.max(room - rest.length, Math.floor(room / 2)), note);
     const body = joinBlocks([head, cutDetail, truncateMarkdown(rest, Math.max(0, room - cutDetail.length), note), end]);
     return truncateMarkdown(body, layout.maxLength, note);
+}
+/**
+ * A pinned server whose latest release drifted from its pin, as the watch mode reports it: the
+ * same digest-first body as a PR comment (digest, detail, notes) under `verdict`, the paragraph
+ * that says what drifted and how to accept it (trusted Markdown). The issue's body opens with its
+ * `marker` and ends with a footer naming the pin and the release (`compared`, Markdown); the
+ * job summary's section has neither.
+ */
+function renderDriftReview(review, parts, maxLength = COMMENT_LIMIT) {
+    const { verdict, issue } = parts;
+    if (issue === undefined)
+        return renderReview(review, { opening: [], closing: [], maxLength, fullReport: 'the log of this run', verdict, readers: 'consumers' });
+    const link = runLink(review.runUrl);
+    const fullReport = link ? `the [job summary](${link}) of this run` : 'the job summary of this run';
+    const closing = footerLinks(review.runUrl, `job ${mdCode(review.job)} · ${issue.compared}`, true);
+    return renderReview(review, { opening: [issue.marker], closing: [closing], maxLength, fullReport, verdict, readers: 'consumers' });
 }
 /** A server's name as the comment shows it: in code, and short (the server may name itself anything). */
 function serverName(name) {
@@ -52792,7 +52831,7 @@ function plainObjectParts(schema) {
     const isPart = (m) => model_isJsonObject(m) && Object.keys(m).every((k) => k === 'properties' || k === 'required' || (k === 'type' && m.type === 'object'));
     if (!members.every(isPart) || (schema.type !== undefined && schema.type !== 'object' && members.some((m) => m.type === 'object')))
         return;
-    const properties = Object.assign(nameRecord(), model_isJsonObject(schema.properties) ? schema.properties : {});
+    const properties = Object.assign(model_nameRecord(), model_isJsonObject(schema.properties) ? schema.properties : {});
     const required = Array.isArray(schema.required) ? [...schema.required] : [];
     for (const member of members) {
         for (const [name, property] of Object.entries(model_isJsonObject(member.properties) ? member.properties : {})) {
@@ -52845,7 +52884,7 @@ function constantUnions(schema) {
         // The type goes with the enum only when every branch declared it (zod 4's `{type, const}`,
         // as zod 3 writes `{type, enum}`); untyped constants make an untyped enum.
         const types = new Set(lists.map((branch) => (typeof branch.type === 'string' ? branch.type : undefined)));
-        const merged = nameRecord();
+        const merged = model_nameRecord();
         const [type] = types;
         if (types.size === 1 && type !== undefined)
             merged.type = type;
@@ -52937,7 +52976,7 @@ class SchemaWalker {
         if (this.recursive.size === 0 || !model_isJsonObject(schema))
             return schema;
         // Emit each recursive target once. Normalizing one may discover another, hence the loop.
-        const defs = nameRecord();
+        const defs = model_nameRecord();
         for (let done = 0; done < this.recursive.size;) {
             const entries = [...this.recursive.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
             for (const [name, pointer] of entries) {
@@ -52948,7 +52987,7 @@ class SchemaWalker {
             }
             done = Object.keys(defs).length;
         }
-        return inCanonicalOrder(Object.assign(nameRecord(), schema, { $defs: defs }));
+        return inCanonicalOrder(Object.assign(model_nameRecord(), schema, { $defs: defs }));
     }
     /** `stack` holds the pointers being inlined on the way here, to detect recursion. */
     node(value, stack) {
@@ -52984,7 +53023,7 @@ class SchemaWalker {
         const rest = this.keywords(siblings, stack);
         const onlyAnnotations = Object.keys(siblings).every((k) => ANNOTATION_KEYWORDS.has(k));
         if (onlyAnnotations && model_isJsonObject(target) && model_isJsonObject(rest)) {
-            const merged = Object.assign(nameRecord(), target, rest);
+            const merged = Object.assign(model_nameRecord(), target, rest);
             if (typeof target.description === 'string' && typeof rest.description === 'string' && target.description !== rest.description) {
                 merged[DEFINITION_DESCRIPTION] = target.description;
             }
@@ -53006,7 +53045,7 @@ class SchemaWalker {
     }
     keywords(value, stack) {
         // Null-prototype records throughout: a property (or keyword) named `__proto__` is data.
-        const out = nameRecord();
+        const out = model_nameRecord();
         const input = upgradeDraftKeywords(value);
         for (const key of Object.keys(input).sort()) {
             const child = input[key];
@@ -53020,7 +53059,7 @@ class SchemaWalker {
                 const names = Object.keys(child).sort();
                 if (names.length === 0)
                     continue;
-                const map = nameRecord();
+                const map = model_nameRecord();
                 for (const name of names)
                     map[name] = this.node(child[name], stack);
                 out[key] = map;
@@ -53052,7 +53091,7 @@ class SchemaWalker {
 function inCanonicalOrder(record) {
     if (hasSortedKeys(record))
         return record;
-    const sorted = nameRecord();
+    const sorted = model_nameRecord();
     for (const key of Object.keys(record).sort())
         sorted[key] = record[key];
     return sorted;
@@ -53073,7 +53112,7 @@ function upgradeDraftKeywords(value) {
         typeof value.exclusiveMaximum !== 'boolean';
     if (current)
         return value;
-    const out = Object.assign(nameRecord(), value);
+    const out = Object.assign(model_nameRecord(), value);
     if (Array.isArray(out.items)) {
         out.prefixItems = out.items;
         if ('additionalItems' in out)
@@ -53087,8 +53126,8 @@ function upgradeDraftKeywords(value) {
         delete out.additionalItems;
     }
     if (model_isJsonObject(out.dependencies)) {
-        const required = Object.assign(nameRecord(), model_isJsonObject(out.dependentRequired) ? out.dependentRequired : {});
-        const schemas = Object.assign(nameRecord(), model_isJsonObject(out.dependentSchemas) ? out.dependentSchemas : {});
+        const required = Object.assign(model_nameRecord(), model_isJsonObject(out.dependentRequired) ? out.dependentRequired : {});
+        const schemas = Object.assign(model_nameRecord(), model_isJsonObject(out.dependentSchemas) ? out.dependentSchemas : {});
         for (const [name, dep] of Object.entries(out.dependencies)) {
             if (Array.isArray(dep))
                 required[name] = dep;
@@ -53339,7 +53378,7 @@ const NORMALIZERS = {
  * replaces (or adds) fields with values that already are.
  */
 function canonicalEntry(item, normalized) {
-    const contract = nameRecord();
+    const contract = model_nameRecord();
     for (const key of [...new Set([...Object.keys(item), ...Object.keys(normalized)])].sort()) {
         contract[key] = (Object.hasOwn(normalized, key) ? normalized[key] : withSortedKeys(item[key]));
     }
@@ -53378,7 +53417,7 @@ function normalizeTool(tool, lint = () => { }) {
  * couple of levels deep, and a server must not make us recurse without end.
  */
 function normalizeCapabilities(capabilities, depth = 0) {
-    const out = nameRecord();
+    const out = model_nameRecord();
     for (const key of Object.keys(capabilities).sort()) {
         const value = capabilities[key];
         if (value === false || value === null)
@@ -56782,7 +56821,7 @@ function diff_json_jsonEqual(a, b) {
  * diff builds from a schema is one: the names in a schema are the server's.
  */
 function ownRecord(...parts) {
-    return Object.assign(nameRecord(), ...parts);
+    return Object.assign(model_nameRecord(), ...parts);
 }
 /** A schema as an object: `true`/absent are `{}`; `false` stays false. */
 function asSchema(value) {
@@ -57086,7 +57125,7 @@ function isAnnotation(keyword) {
     return vocabulary_ANNOTATION_KEYWORDS.has(keyword) || keyword.startsWith('x-');
 }
 /** Assertion keywords that only constrain values of one type. */
-const KEYWORD_TYPE = Object.assign(nameRecord(), {
+const KEYWORD_TYPE = Object.assign(model_nameRecord(), {
     minLength: 'string', maxLength: 'string', pattern: 'string', format: 'string',
     minimum: 'number', maximum: 'number', exclusiveMinimum: 'number', exclusiveMaximum: 'number', multipleOf: 'number',
     items: 'array', prefixItems: 'array', minItems: 'array', maxItems: 'array', uniqueItems: 'array',
@@ -57120,7 +57159,7 @@ function keywordApplies(keyword, types) {
  * `{type: string, maxLength: 5}` and `{type: null}`.
  */
 function restrictToType(schema, type) {
-    const out = nameRecord();
+    const out = model_nameRecord();
     for (const [key, value] of Object.entries(schema)) {
         const only = KEYWORD_TYPE[key];
         if (only !== undefined && !admits(new Set([type]), only))
@@ -57215,7 +57254,7 @@ function withoutAnnotations(value) {
 }
 const stripped = new WeakMap();
 function objectWithoutAnnotations(value) {
-    const out = nameRecord();
+    const out = model_nameRecord();
     for (const [key, child] of Object.entries(value)) {
         if (isAnnotation(key))
             continue;
@@ -58635,53 +58674,123 @@ async function crossCheck(toolDeltas, tools, budget) {
 ;// CONCATENATED MODULE: ./lib/diff/lint.js
 /**
  * Description lint against tool poisoning: text that agents read (descriptions, titles, enum
- * values, defaults…) is an instruction channel. New or changed text that looks like hidden
- * instructions is reported as `suspicious-text` (RISKY), whatever the rest of the change is.
+ * values, defaults, the server's instructions…) is an instruction channel. A change that adds a
+ * risk cue to a text (one the text at that place did not show before, the same span) is
+ * reported as `suspicious-text` (RISKY), whatever the rest of the change is; rewording around a
+ * cue that was already there is not: hidden instructions, instructions addressed to the model, a URL (somewhere to send
+ * data to, or to fetch orders from), a reference to another tool of the server (one tool's
+ * description steering how another is used: "shadowing"), secrets, concealment, and text
+ * hidden from a human reader (invisible characters, HTML comments, text pushed out of view).
+ * The pinning proxy blocks a tool whose text gains such a cue (src/proxy/pin.ts).
  *
- * Every pattern is linear-time (no nested quantifiers), so a 100 KB description is scanned in
- * microseconds and cannot be used to stall the diff.
+ * Every pattern is linear-time (no nested quantifiers, no unbounded repeat an overlapping
+ * one could backtrack into), so a 100 KB description is scanned in microseconds and cannot be
+ * used to stall the diff or the proxy.
  */
 
+/** Spans looked at per signal and text: enough to tell an added cue from one already there. */
+const MAX_SPANS = 32;
+const byPattern = (label, pattern) => {
+    const global = new RegExp(pattern.source, `${pattern.flags}g`);
+    return {
+        label,
+        find: (text) => {
+            const spans = [];
+            global.lastIndex = 0;
+            for (let m = global.exec(text); m !== null && spans.length < MAX_SPANS; m = global.exec(text)) {
+                spans.push({ index: m.index, text: m[0] });
+                if (m[0] === '')
+                    global.lastIndex += 1;
+            }
+            return spans;
+        },
+    };
+};
 /** The signals, in the order they are reported. */
 const TEXT_SIGNALS = [
+    byPattern('a pseudo-system tag', /<\/?\s*(?:important|system|instructions?|admin|secret|hidden|critical|context|prompt)\b[^>\n]{0,40}>|\[\/?(?:system|inst|important|admin|hidden)\]|<\|[a-z_]{2,20}\|>/i),
+    byPattern('an instruction to the model', new RegExp([
+        // Addressed to the model as such.
+        String.raw `\b(?:as an?|you are an?)\s+(?:ai|assistant|language model|llm|agent)\b`,
+        // ("the model" and "agent" alone are left out: "the model must be one of…", "user agent should…").
+        String.raw `\b(?:the\s+)?(?:assistant|ai|llm|ai\s+agent|language\s+model)\s+(?:must|should|shall|needs?\s+to|has\s+to|is\s+(?:required|instructed)\s+to)\b`,
+        // An order with an adverb that makes it one ("you must always…", "you should first…").
+        String.raw `\byou\s+(?:must|should|shall|need\s+to|have\s+to|are\s+required\s+to)\s+(?:always|never|first|also|immediately|silently|secretly)\b`,
+        // Conditions on the use of tools ("before using this tool", "instead of calling any tool").
+        String.raw `\b(?:before|after|instead\s+of|when(?:ever)?)\s+(?:using|calling|invoking|running)\s+(?:this|that|any|the|other|each|every|another)\s+(?:[\w-]+\s+)?tools?\b`,
+        String.raw `\b(?:always|never)\s+(?:call|invoke|use|run)\s+(?:this|the|another|other|any)\s+tools?\b`,
+        String.raw `\b(?:before|instead\s+of)\s+(?:answering|responding\s+to|replying\s+to)\b`,
+    ].join('|'), 'i')),
+    { ...byPattern('a URL', /\b(?:https?|ftp|file|wss?):\/\/[^\s"'<>`]+|\bwww\.[a-z0-9-]+\.[a-z]{2,}/i), notInValues: true },
     {
-        label: 'a pseudo-system tag',
-        pattern: /<\/?\s*(?:important|system|instructions?|admin|secret|hidden|critical|context|prompt)\b[^>\n]{0,40}>|\[\/?(?:system|inst|important|admin|hidden)\]|<\|[a-z_]{2,20}\|>/i,
+        label: 'a reference to another tool',
+        find: toolReferences,
     },
-    {
-        label: 'a reference to secrets or credential files',
-        pattern: /~\/\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[\s"'`(/=:])\.env(?:\.[a-z]+)?\b|\bmcp\.json\b|claude_desktop_config\.json|~\/\.aws\/credentials|\.npmrc\b|\.netrc\b|\/etc\/(?:passwd|shadow)\b|\bprivate[ _-]key\b/i,
-    },
-    {
-        label: 'an instruction to hide something from the user',
-        pattern: /\b(?:do not|don't|never)\s+(?:tell|inform|mention|reveal|show|notify|alert)\s+(?:\w+\s+){0,3}?(?:the\s+)?(?:user|human|operator)\b|\bwithout\s+(?:telling|informing|notifying|alerting|asking)\s+the\s+(?:user|human)\b|\b(?:hide|conceal)\s+(?:\w+\s+){0,4}?from\s+the\s+(?:user|human)\b|\b(?:the\s+)?user\s+(?:must|should)\s+not\s+(?:know|see|be told)\b/i,
-    },
-    {
-        label: 'an attempt to override instructions',
-        pattern: /\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|other)\s+(?:instructions|rules|prompts?|directions)\b|\binstead\s+of\s+(?:the\s+)?user'?s?\s+request\b/i,
-    },
-    {
-        label: 'invisible or bidirectional Unicode',
-        pattern: /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/u,
-    },
-    {
-        label: 'terminal control characters',
-        // ESC (ANSI sequences) and other C0/C1 controls that text never needs; tab and newlines are fine.
-        pattern: /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/,
-    },
+    byPattern('a reference to secrets or credential files', /~\/\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[\s"'`(/=:])\.env(?:\.[a-z]+)?\b|\bmcp\.json\b|claude_desktop_config\.json|~\/\.aws\/credentials|\.npmrc\b|\.netrc\b|\/etc\/(?:passwd|shadow)\b|\bprivate[ _-]key\b/i),
+    byPattern('an instruction to hide something from the user', /\b(?:do not|don't|never)\s+(?:tell|inform|mention|reveal|show|notify|alert)\s+(?:\w+\s+){0,3}?(?:the\s+)?(?:user|human|operator)\b|\bwithout\s+(?:telling|informing|notifying|alerting|asking)\s+the\s+(?:user|human)\b|\b(?:hide|conceal)\s+(?:\w+\s+){0,4}?from\s+the\s+(?:user|human)\b|\b(?:the\s+)?user\s+(?:must|should)\s+not\s+(?:know|see|be told)\b/i),
+    byPattern('an attempt to override instructions', /\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|other)\s+(?:instructions|rules|prompts?|directions)\b|\binstead\s+of\s+(?:the\s+)?user'?s?\s+request\b/i),
+    byPattern('invisible or bidirectional Unicode', /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/u),
+    // Text a person reading the rendered description does not see, but the model does: an HTML
+    // comment, or text pushed past the visible part by a run of blank lines or spaces.
+    byPattern('hidden text (an HTML comment, or text pushed out of view)', /<!--|(?:\r?\n){12}|[ \t\u00A0]{60}/),
+    byPattern('terminal control characters', 
+    // ESC (ANSI sequences) and other C0/C1 controls that text never needs; tab and newlines are fine.
+    /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/),
 ];
+/** A tool name that reads as a name, not as a word: it has a `_`, `-` or `.`, or a camelCase hump. */
+const NAMELIKE = /[_.-]|[a-z][A-Z]/;
+/** Name-shaped tokens; `.` and `-` inside one (`get-sum`, `fs.read`), never at its ends. */
+const TOKEN = /[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?/g;
+const QUOTES = new Set(['`', '"', "'"]);
+/**
+ * The first mention of another tool of the server: a name-like tool name anywhere, or any tool
+ * name in quotes or backticks (`search` alone is a word; `` `search` `` names the tool).
+ */
+function toolReferences(text, context) {
+    const spans = [];
+    if (context === undefined || context.toolNames.size === 0)
+        return spans;
+    TOKEN.lastIndex = 0;
+    for (let m = TOKEN.exec(text); m !== null && spans.length < MAX_SPANS; m = TOKEN.exec(text)) {
+        const name = m[0];
+        if (!context.toolNames.has(name) || context.own?.has(name) === true)
+            continue;
+        const before = text[m.index - 1] ?? '';
+        const quoted = QUOTES.has(before) && text[m.index + name.length] === before;
+        if (quoted || NAMELIKE.test(name))
+            spans.push({ index: m.index, text: name });
+    }
+    return spans;
+}
 /**
  * Scan the strings of `current` that are new or changed relative to `previous` (same path),
  * object keys included (a property name is read by agents too).
  */
-function lintText(previous, current, base = []) {
+function lintText(previous, current, base = [], context) {
     const out = [];
     visitChangedStrings(previous, current, null, (at, old, text) => {
-        const found = scan(text);
+        const value = (at !== null && at.parent === null && context?.identifiers?.has(at.segment) === true) || isDataValue(at);
+        const found = scan(text, context, old, value);
         if (found !== null)
             out.push({ segments: [...base, ...lint_segmentsOf(at)], previous: old, current: text, match: found.match, labels: found.labels });
     });
     return out;
+}
+/** The schema keywords whose strings are data the tool takes or gives, not prose the model reads as guidance. */
+const DATA_KEYWORDS = new Set(['default', 'const', 'enum', 'examples']);
+/** The keywords whose members are named by the schema's author: a member called `default` there is a property, not the keyword. */
+const NAMED_MEMBERS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+/**
+ * Whether a string sits in a schema's data (a `default`, `const`, `enum` or `examples` value, at
+ * any depth): a URL there is an address the tool works with, not somewhere the text sends the
+ * model. Instructions and hidden text are cues wherever they are.
+ */
+function isDataValue(at) {
+    for (let link = at; link !== null; link = link.parent) {
+        if (link.segment !== '(key)' && DATA_KEYWORDS.has(link.segment) && !NAMED_MEMBERS.has(link.parent?.segment ?? ''))
+            return true;
+    }
+    return false;
 }
 function lint_segmentsOf(link) {
     const segments = [];
@@ -58716,19 +58825,43 @@ function visitChangedStrings(previous, current, at, visit) {
         }
     }
 }
-function scan(text) {
+/**
+ * The cues `text` shows that `previous` (the text it replaces, if any) did not: the labels, and
+ * the first new span made visible. Null when it adds none.
+ */
+function scan(text, context, previous, value = false) {
     let match = null;
     const labels = [];
     for (const signal of TEXT_SIGNALS) {
-        const m = signal.pattern.exec(text);
-        if (m === null)
+        if (value && signal.notInValues === true)
+            continue;
+        const spans = signal.find(text, context);
+        if (spans.length === 0)
+            continue;
+        const had = previous === undefined || previous === null ? undefined : new Set(signal.find(previous, context).map((span) => span.text));
+        const m = had === undefined ? spans[0] : spans.find((span) => !had.has(span.text));
+        if (m === undefined)
             continue;
         labels.push(signal.label);
-        // A lone invisible character says little: show it with a few characters of context.
-        const span = m[0].length <= 2 ? text.slice(Math.max(0, m.index - 12), m.index + m[0].length + 12) : m[0].trim();
-        match ??= visible(span);
+        match ??= lint_shown(text, m);
     }
     return match === null ? null : { match, labels };
+}
+/**
+ * A matched span as a report shows it. A lone invisible character says little: it is shown with
+ * a few characters of context; a run of blank lines or spaces, as its length between them.
+ */
+function lint_shown(text, span) {
+    if (span.text.trim().length > 2)
+        return visible(span.text.trim());
+    const blank = span.text.length > 2 && span.text.trim() === '';
+    let end = span.index + span.text.length;
+    // The whole run of blanks, not just the part the pattern needed.
+    while (blank && end < text.length && /\s/.test(text[end]))
+        end += 1;
+    const before = text.slice(Math.max(0, span.index - 12), span.index);
+    const after = text.slice(end, end + 12);
+    return visible(`${before}${blank ? `[${end - span.index} blank characters]` : span.text}${after}`);
 }
 /** Make invisible and control characters visible, so the report shows what was matched. */
 function visible(text) {
@@ -58747,8 +58880,11 @@ function visible(text) {
 
 
 
-/** Compare two versions of one entry (same key, or a detected rename). */
-function compareEntry(kind, previous, current) {
+/**
+ * Compare two versions of one entry (same key, or a detected rename). `context` (the server's
+ * tool names) lets the poisoning lint see a reference to another tool.
+ */
+function compareEntry(kind, previous, current, context) {
     const detectors = entries_DETECTORS[kind];
     const comparison = { findings: [], uncertain: {} };
     const p = previous.contract;
@@ -58759,15 +58895,15 @@ function compareEntry(kind, previous, current) {
     }
     if (kind === 'tools')
         comparison.findings.push(...dialectChanges(previous, current));
-    comparison.findings.push(...suspiciousText(p, c));
+    comparison.findings.push(...suspiciousText(p, c, context));
     return comparison;
 }
 /** An entry seen only on one side: its strings are all new, so they are linted too. */
-function lintNewEntry(current) {
-    return suspiciousText(undefined, current.contract);
+function lintNewEntry(current, context) {
+    return suspiciousText(undefined, current.contract, context);
 }
-function suspiciousText(previous, current) {
-    return lintText(previous, current).map((s) => finding('suspicious-text', s.segments, {
+function suspiciousText(previous, current, context) {
+    return lintText(previous, current, [], context).map((s) => finding('suspicious-text', s.segments, {
         where: fieldOf(s.segments),
         previous: s.previous,
         current: s.current,
@@ -58916,8 +59052,8 @@ const entries_DETECTORS = {
 
 
 
-/** The server section's findings, or null when neither side says who the server is. */
-function compareServers(previous, current) {
+/** The server section's findings, or null when neither side says who the server is. `context`: see compareEntry. */
+function compareServers(previous, current, context) {
     const named = (c) => c.server.name !== 'unknown';
     if (!named(previous) && !named(current) && previous.serverContract === undefined && current.serverContract === undefined)
         return null;
@@ -58931,7 +59067,7 @@ function compareServers(previous, current) {
         return out;
     if ((p.instructions ?? null) !== (c.instructions ?? null)) {
         out.push(finding('instructions-changed', ['instructions'], { previous: p.instructions ?? null, current: c.instructions ?? null }));
-        for (const s of lintText(p.instructions, c.instructions ?? '', ['instructions'])) {
+        for (const s of lintText(p.instructions, c.instructions ?? '', ['instructions'], context)) {
             out.push(finding('suspicious-text', s.segments, { where: 'instructions', previous: s.previous, current: s.current, match: s.match, facts: { labels: s.labels } }));
         }
     }
@@ -59045,7 +59181,37 @@ const LIFECYCLE = {
     resources: { added: 'resource-added', removed: 'resource-removed' },
     resourceTemplates: { added: 'resource-template-added', removed: 'resource-template-removed' },
 };
+/** The fields that name an entry: a resource's URI is a URL by nature, not a poisoning cue. */
+const IDENTIFIERS = new Set(['uri', 'uriTemplate']);
 async function diffContracts(previous, current, options = {}) {
+    const { found, uncertainTools, context } = collectFindings(previous, current, options);
+    if (options.semantic !== false) {
+        await crossCheck(found.tools, uncertainTools, {
+            perPairMs: options.semanticPairTimeoutMs ?? 2_000,
+            totalMs: options.semanticBudgetMs ?? 10_000,
+            ...(options.semanticWorkers !== undefined ? { workers: options.semanticWorkers } : {}),
+        });
+    }
+    return reportOf(found, context, previous, current, options);
+}
+/**
+ * `diffContracts` by the keyword rules alone, at once: without the semantic cross-check (its
+ * worker threads), which only adds a verdict where the walker says it could not judge a schema
+ * exactly. For callers that must answer within a message (the pinning proxy); the report is
+ * otherwise the same.
+ */
+function diffContractsSync(previous, current, options = {}) {
+    const { found, context } = collectFindings(previous, current, options);
+    return reportOf(found, context, previous, current, options);
+}
+function reportOf(found, context, previous, current, options) {
+    const report = buildReport(found, compareServers(previous, current, context), previous, current, options.severityOverrides);
+    if (options.release !== undefined && (options.release.version !== undefined || options.release.date !== undefined))
+        report.release = { ...options.release };
+    return report;
+}
+/** Every detector's findings per entry, and the changed tools whose schemas the walker could not judge exactly. */
+function collectFindings(previous, current, options) {
     const found = {};
     // Only schemas the keyword rules could not judge exactly are worth the semantic cross-check.
     const uncertainTools = [];
@@ -59053,6 +59219,11 @@ async function diffContracts(previous, current, options = {}) {
         if (Object.keys(comparison.uncertain).length > 0)
             uncertainTools.push({ key, previous: p, current: c, uncertain: comparison.uncertain });
     };
+    // The server's tools as they are now: text that names another of them is a poisoning cue
+    // (not in the server's instructions, whose job is to say how the tools work together).
+    const toolNames = new Set(Object.keys(current.tools));
+    const context = { toolNames: new Set() };
+    const own = (...names) => ({ toolNames, own: new Set(names), identifiers: IDENTIFIERS });
     for (const kind of report_ENTRY_KINDS) {
         const before = previous[kind];
         const after = current[kind];
@@ -59067,7 +59238,7 @@ async function diffContracts(previous, current, options = {}) {
             const c = after[key];
             if (p === c || (entryDigest(p) === entryDigest(c) && json_jsonEqual(p.dialects ?? {}, c.dialects ?? {})))
                 continue;
-            const comparison = compareEntry(kind, p, c);
+            const comparison = compareEntry(kind, p, c, own(key));
             add(key, comparison.findings);
             if (kind === 'tools')
                 noteUncertain(key, p, c, comparison);
@@ -59081,7 +59252,7 @@ async function diffContracts(previous, current, options = {}) {
         for (const rename of renames) {
             const p = before[rename.from];
             const c = after[rename.to];
-            const comparison = compareEntry(kind, p, c);
+            const comparison = compareEntry(kind, p, c, own(rename.from, rename.to));
             add(rename.to, [
                 finding(lifecycle.renamed, ['name'], {
                     subject: rename.to,
@@ -59101,20 +59272,10 @@ async function diffContracts(previous, current, options = {}) {
         }
         for (const key of added.filter((k) => !renamedTo.has(k))) {
             const entry = after[key];
-            add(key, [finding(lifecycle.added, [], { subject: key, current: entry.contract }), ...lintNewEntry(entry)]);
+            add(key, [finding(lifecycle.added, [], { subject: key, current: entry.contract }), ...lintNewEntry(entry, own(key))]);
         }
     }
-    if (options.semantic !== false) {
-        await crossCheck(found.tools, uncertainTools, {
-            perPairMs: options.semanticPairTimeoutMs ?? 2_000,
-            totalMs: options.semanticBudgetMs ?? 10_000,
-            ...(options.semanticWorkers !== undefined ? { workers: options.semanticWorkers } : {}),
-        });
-    }
-    const report = buildReport(found, compareServers(previous, current), previous, current, options.severityOverrides);
-    if (options.release !== undefined && (options.release.version !== undefined || options.release.date !== undefined))
-        report.release = { ...options.release };
-    return report;
+    return { found, uncertainTools, context };
 }
 function renamesOf(kind, removed, added, previous, current) {
     const shape = kind === 'tools' ? toolShape : promptShape;
@@ -59862,7 +60023,53 @@ function list(names) {
     return shown.length === 1 ? shown[0] : `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}`;
 }
 
+;// CONCATENATED MODULE: ./lib/policy/drift.js
+/**
+ * What the pinning proxy does with each class of drift from a pin (`--on-drift`, or `onDrift` in
+ * the config file): see src/proxy/pin.ts for how an entry falls in a class.
+ */
+
+const DRIFT_CLASSES = ['breaking', 'poisoning', 'risky', 'unreviewed'];
+const DRIFT_ACTIONS = ['block', 'hide', 'warn'];
+/**
+ * `--on-drift MODE` as one word: BREAKING and poisoning get MODE, new (unreviewed) entries are
+ * hidden with `hide` and logged otherwise, other RISKY changes are logged.
+ */
+function driftPolicy(mode) {
+    return { breaking: mode, poisoning: mode, risky: 'warn', unreviewed: mode === 'hide' ? 'hide' : 'warn' };
+}
+const DEFAULT_DRIFT_POLICY = driftPolicy('block');
+/**
+ * `block`, `hide` or `warn`, or per class: `breaking=block,risky=warn,unreviewed=hide` (the
+ * classes not named keep their default: `DEFAULT_DRIFT_POLICY`). `what` names the flag or key in errors.
+ */
+function parseDriftPolicy(text, what) {
+    const value = text.trim().toLowerCase();
+    if (DRIFT_ACTIONS.includes(value))
+        return driftPolicy(value);
+    const policy = { ...DEFAULT_DRIFT_POLICY };
+    for (const part of value.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+        const [name, action, extra] = part.split('=').map((p) => p.trim());
+        if (!DRIFT_CLASSES.includes(name ?? '') || !DRIFT_ACTIONS.includes(action ?? '') || extra !== undefined) {
+            throw new UserError(`${what} takes block, hide or warn, or per class CLASS=ACTION separated by commas (classes: ${DRIFT_CLASSES.join(', ')}; actions: ${DRIFT_ACTIONS.join(', ')}); got ${JSON.stringify(text)}.`);
+        }
+        policy[name] = action;
+    }
+    if (value === '')
+        throw new UserError(`${what} is empty: give block, hide or warn (or per class, e.g. breaking=block,risky=warn).`);
+    return policy;
+}
+/** The policy in words, for the log: `breaking: block, poisoning: block, risky: warn, unreviewed: warn`. */
+function describePolicy(policy) {
+    return DRIFT_CLASSES.map((c) => `${c}: ${policy[c]}`).join(', ');
+}
+/** The config file's `onDrift`: one action, or some classes' (the others keep their default). */
+function driftPolicyOf(value) {
+    return typeof value === 'string' ? driftPolicy(value) : { ...DEFAULT_DRIFT_POLICY, ...value };
+}
+
 ;// CONCATENATED MODULE: ./lib/config.js
+
 
 
 
@@ -59936,6 +60143,8 @@ const configSchema = schemas_object({
         .optional(),
     allow: array(allowSchema).optional(),
     rules: rulesSchema.optional(),
+    // What the pinning proxy does with drift from a pin (proxy --lockfile), unless --on-drift says.
+    onDrift: union([schemas_enum(DRIFT_ACTIONS), partialRecord(schemas_enum(DRIFT_CLASSES), schemas_enum(DRIFT_ACTIONS))]).optional(),
 })
     .strict();
 /** Read and validate a config file; paths inside it are relative to the file. */
@@ -60003,7 +60212,8 @@ function parseConfig(text, path, label = path) {
         }
         seen.set(target.lockfile, target.name);
     }
-    return { path, targets, allow: parsed.data.allow ?? [], rules: (parsed.data.rules ?? {}) };
+    const onDrift = parsed.data.onDrift === undefined ? {} : { onDrift: driftPolicyOf(parsed.data.onDrift) };
+    return { path, targets, allow: parsed.data.allow ?? [], rules: (parsed.data.rules ?? {}), ...onDrift };
 }
 /** A source as the JSON of a config file's server entry (for "commit this" advice; URL credentials redacted). */
 function configEntryFor(source, base) {
@@ -60308,7 +60518,7 @@ async function captureOnly(inputs, context, runner, commandFiles) {
             const { compiled, notes } = await captureLive(source, headLockText, subject);
             for (const warning of compiled.warnings)
                 log.info(`lint: ${warning}`);
-            servers[subject.id] = { lockfile: renderLockfile(compiled.contracts), notes, warnings: compiled.warnings };
+            servers[subject.id] = { lockfile: lockfile_renderLockfile(compiled.contracts), notes, warnings: compiled.warnings };
         }
         catch (error) {
             // The reviewing job says why in its comment, as it would for a server it started.
@@ -60907,6 +61117,8 @@ const INPUT_DEFAULTS = {
     'unsafe-allow-privileged-events': 'false',
     'unsafe-allow-pull-request-target': 'false',
     'allow-max-days': String(DEFAULT_ALLOW_MAX_DAYS),
+    'pin-file': 'mcp-pins.lock.json',
+    'watch-label': 'mcp-pin-drift',
 };
 /**
  * Read and check every input. `get` returns the raw value ('' when unset, as `core.getInput`
@@ -60933,7 +61145,7 @@ function readInputs(get, workspace) {
     if (url !== undefined && !/^https?:\/\//.test(url))
         throw new errors_UserError(`"url" must be an http:// or https:// address; got "${redact_redactUrl(url)}".`);
     const inputs = {
-        mode: oneOf('mode', raw('mode'), ['review', 'comment-only', 'capture']),
+        mode: oneOf('mode', raw('mode'), ['review', 'comment-only', 'capture', 'watch']),
         headers: parseHeaders(get('headers')),
         passEnv: checkPassEnv(get('pass-env').split(/[\s,]+/).filter((name) => name !== ''), 'The input "pass-env"'),
         compile: bool('compile', raw('compile')),
@@ -60947,6 +61159,8 @@ function readInputs(get, workspace) {
         workingDirectory,
         unsafeAllowPrivilegedEvents: bool('unsafe-allow-privileged-events', raw('unsafe-allow-privileged-events')) || bool('unsafe-allow-pull-request-target', raw('unsafe-allow-pull-request-target')),
         allowMaxDays: parseDays(raw('allow-max-days')),
+        pinFile: path(raw('pin-file')),
+        watchLabel: raw('watch-label'),
     };
     const optional = {
         command: raw('command'),
@@ -60969,6 +61183,11 @@ function readInputs(get, workspace) {
     if (inputs.captureFile !== undefined && (inputs.mode !== 'review' || !inputs.compile)) {
         throw new errors_UserError(`"capture-file" gives the contracts a "mode: capture" job captured, to a review that would otherwise start the servers: it needs "mode: review" and "compile: true".`);
     }
+    if (inputs.mode === 'watch' && sources.length + (raw('config') !== undefined ? 1 : 0) > 0) {
+        throw new errors_UserError('mode: watch checks the servers of the pin file ("pin-file"); "command", "url", "file" and "config" name servers to review, not to watch.');
+    }
+    if (!/^[^,\n]{1,50}$/.test(inputs.watchLabel))
+        throw new errors_UserError(`"watch-label" is one issue label (at most 50 characters, no comma); got "${inputs.watchLabel}".`);
     if (inputs.name !== undefined && !/^[\w.@/-]{1,100}$/.test(inputs.name))
         throw new errors_UserError(`"name" may use letters, digits and "_ . @ / -" (at most 100); got "${inputs.name}".`);
     return inputs;
@@ -61055,12 +61274,689 @@ async function tagsAt(ref, repoRoot) {
     }
 }
 
+;// CONCATENATED MODULE: ./lib/contract/pins.js
+/**
+ * The pin file: the reviewed contracts of the third-party servers a client uses, one lockfile
+ * per server, with how each is launched (the exact package version included), in one canonical,
+ * digest-checked file. `mcp-contract-guard pin` writes it from a client's configuration; the
+ * proxy (`--lockfile`) holds a server to its entry; the Action's watch mode checks each entry's
+ * package at its latest release.
+ *
+ * Format (canonical JSON, sorted keys, no timestamps):
+ *
+ *   { "digest": "sha256:…", "generator": "mcp-contract-guard", "pinVersion": 1,
+ *     "servers": { "<name>": { "launch": { "command": […], "env": ["NAME"], "package": {…} },
+ *                              "lockfile": { …a lockfile, its own digests included… } } } }
+ *
+ * Each server's `lockfile` is exactly the lockfile `lock` writes (lockfile.ts verifies it); the
+ * whole-file digest covers the header, every launch and every lockfile's own digest, so an edit
+ * anywhere is found. A launch holds no secret: variables and headers by name only, and a
+ * client's placeholders (`${input:token}`) as written, never their values.
+ *
+ * A plain lockfile is read as a pin file of one server (named after the server it records), so
+ * the proxy takes the lockfile of `lock` as readily as the pin file of `pin`.
+ */
+
+
+
+
+/** The default name of the file `pin` writes. */
+const PIN_FILE_NAME = 'mcp-pins.lock.json';
+const PIN_FILE_VERSION = 1;
+const pins_GENERATOR = 'mcp-contract-guard';
+/** More servers than a client configuration holds; past it, the file is refused unread. */
+const pins_MAX_SERVERS = 200;
+const pins_text = schemas_string().max(10_000);
+const launchSchema = schemas_object({
+    command: array(pins_text).min(1).max(500).optional(),
+    url: pins_text.optional(),
+    cwd: pins_text.optional(),
+    env: array(schemas_string().max(500)).max(500).optional(),
+    headers: array(schemas_string().max(500)).max(500).optional(),
+    package: schemas_object({ registry: schemas_enum(['npm', 'pypi']), name: schemas_string().min(1).max(500), version: schemas_string().min(1).max(200) }).strict().optional(),
+})
+    .strict();
+/** The pin file's text: canonical, so the same pins give the same bytes. */
+function renderPinFile(file) {
+    const servers = nameRecord();
+    for (const name of Object.keys(file.servers).sort()) {
+        const pin = file.servers[name];
+        servers[name] = { launch: launchJson(pin.launch), lockfile: JSON.parse(renderLockfile(pin.contracts)) };
+    }
+    const body = { ...(file.configuration !== undefined ? { configuration: file.configuration } : {}), generator: pins_GENERATOR, pinVersion: PIN_FILE_VERSION, servers };
+    return canonicalJson({ ...body, digest: pins_wholeFileDigest(body) }, true);
+}
+/** The header, each launch and each lockfile's own digest: every byte of the file is covered through them. */
+function pins_wholeFileDigest(body) {
+    const servers = model_isJsonObject(body.servers) ? body.servers : {};
+    const manifest = Object.fromEntries(Object.entries(servers).map(([name, server]) => [name, { launch: model_isJsonObject(server) ? server.launch : undefined, lockfile: model_isJsonObject(server) && model_isJsonObject(server.lockfile) ? server.lockfile.digest : undefined }]));
+    return sha256(json_canonicalJson({ configuration: body.configuration, generator: body.generator, pinVersion: body.pinVersion, servers: manifest }));
+}
+function launchJson(launch) {
+    const out = {};
+    if (launch.command !== undefined)
+        out.command = launch.command;
+    if (launch.url !== undefined)
+        out.url = launch.url;
+    if (launch.cwd !== undefined)
+        out.cwd = launch.cwd;
+    if (launch.env !== undefined && launch.env.length > 0)
+        out.env = [...new Set(launch.env)].sort();
+    if (launch.headers !== undefined && launch.headers.length > 0)
+        out.headers = [...new Set(launch.headers)].sort();
+    if (launch.package !== undefined)
+        out.package = { ...launch.package };
+    return out;
+}
+/**
+ * Parse and verify a pin file (or a plain lockfile, as the pins of its one server). Throws
+ * `LockfileError` when the text is neither, was written by an unknown version, or does not match
+ * its digests (edited by hand): a pin is never trusted unverified.
+ */
+function parsePinFile(source, label) {
+    let data;
+    try {
+        data = JSON.parse(source);
+    }
+    catch (error) {
+        throw new LockfileError('malformed', `${label} is not valid JSON (${error.message}); it may be truncated or have a merge conflict.`);
+    }
+    if (looksLikeLockfile(data)) {
+        const contracts = verifyLockfile(data, label);
+        const pins = model_nameRecord();
+        pins[contracts.server.name] = { launch: {}, contracts };
+        return { servers: pins };
+    }
+    if (!model_isJsonObject(data) || !('pinVersion' in data)) {
+        throw new LockfileError('malformed', `${label} is neither a pin file ("pinVersion") nor a lockfile ("lockfileVersion") of mcp-contract-guard.`);
+    }
+    if (data.pinVersion !== PIN_FILE_VERSION) {
+        const newer = typeof data.pinVersion === 'number' && data.pinVersion > PIN_FILE_VERSION;
+        throw new LockfileError('unknown-version', `${label} has pin file version ${JSON.stringify(data.pinVersion)}, but this mcp-contract-guard reads version ${PIN_FILE_VERSION}${newer ? ': upgrade mcp-contract-guard.' : '.'}`);
+    }
+    const { digest, ...body } = data;
+    if (!model_isJsonObject(body.servers))
+        throw new LockfileError('malformed', `${label}: "servers" is not an object.`);
+    const entries = Object.entries(body.servers);
+    if (entries.length > pins_MAX_SERVERS)
+        throw new LockfileError('malformed', `${label} holds ${entries.length} servers; a pin file holds at most ${pins_MAX_SERVERS}.`);
+    const pins = model_nameRecord();
+    for (const [name, server] of entries) {
+        const where = `${label} (server ${JSON.stringify(name.slice(0, 200))})`;
+        if (!model_isJsonObject(server))
+            throw new LockfileError('malformed', `${where} is not an object.`);
+        const launch = launchSchema.safeParse(server.launch ?? {});
+        if (!launch.success) {
+            const problems = launch.error.issues.slice(0, 5).map((i) => `${['launch', ...i.path.map(String)].join('.')}: ${i.message}`);
+            throw new LockfileError('malformed', `${where}: ${problems.join('; ')}.`);
+        }
+        pins[name] = { launch: launch.data, contracts: verifyLockfile(server.lockfile, where) };
+    }
+    if (body.configuration !== undefined && (typeof body.configuration !== 'string' || body.configuration.length > 4096))
+        throw new LockfileError('malformed', `${label}: "configuration" is not a path.`);
+    if (digest !== pins_wholeFileDigest({ configuration: body.configuration, generator: body.generator, pinVersion: body.pinVersion, servers: body.servers })) {
+        throw new LockfileError('tampered', `${label} was edited by hand: its whole-file digest does not match its content.`);
+    }
+    return { ...(typeof body.configuration === 'string' ? { configuration: body.configuration } : {}), servers: pins };
+}
+/**
+ * The one server of `pins` to guard: the one named, or the only one. Throws a plain `Error` with
+ * the names to choose from (the caller words it for its flag or input).
+ */
+function pinOf(pins, name, label) {
+    const names = Object.keys(pins).sort();
+    if (name !== undefined) {
+        if (!Object.hasOwn(pins, name))
+            throw new Error(`${label} pins no server named ${JSON.stringify(name)}; it pins ${names.map((n) => JSON.stringify(n)).join(', ') || 'none'}.`);
+        return { name, pin: pins[name] };
+    }
+    if (names.length !== 1)
+        throw new Error(`${label} pins ${names.length} servers (${names.map((n) => JSON.stringify(n)).join(', ')}): say which one this is.`);
+    return { name: names[0], pin: pins[names[0]] };
+}
+
+;// CONCATENATED MODULE: ./lib/pin/packages.js
+/**
+ * The registry package a server's command runs, and the exact version it resolves to: `npx`
+ * runs an npm package, `uvx` (and `uv tool run`) a PyPI one. A pin records the exact version
+ * and rewrites the command to name it, so the pinned server is the one that runs and pinning
+ * again pins the same thing.
+ *
+ * How a spec becomes a version, as the launcher itself would resolve it:
+ * - npm: an exact version is taken as written (no registry asked); a tag (`latest`, or none) or
+ *   a range is asked of the registry npm is configured with: `npm view <spec> version --json`,
+ *   the highest version it lists.
+ * - PyPI: `==X` or `@X` exact is taken as written; anything else is asked of uv's resolver:
+ *   `uv pip compile -` on the spec, the version it pins the package to.
+ * When that fails (offline, a private registry without credentials, uv not installed) the
+ * server is not pinned: the error says why and how to write the version yourself.
+ *
+ * Commands that run anything else (a local script, a binary, `docker run`, a git URL for
+ * npx/uvx) have no registry version: they are pinned as launched (their contracts are held all
+ * the same), and the watch mode has no release of theirs to check.
+ */
+
+
+
+const packages_run = (0,external_node_util_.promisify)(external_node_child_process_namespaceObject.execFile);
+/** npx options that take a value as the next argument. */
+const NPX_VALUE_OPTIONS = new Set(['-p', '--package', '-c', '--call', '--registry', '--cache', '--userconfig', '-w', '--workspace']);
+/** uvx / `uv tool run` options that take a value as the next argument. */
+const UVX_VALUE_OPTIONS = new Set([
+    '--from', '--with', '--with-editable', '--with-requirements', '--python', '-p', '--index', '--index-url', '--extra-index-url', '--default-index', '--find-links', '-f',
+    '--directory', '--project', '--config-file', '--cache-dir', '--constraints', '-c', '--overrides', '--index-strategy', '--resolution', '--prerelease', '--exclude-newer',
+    '--keyring-provider', '--link-mode', '--refresh-package', '--reinstall-package', '--upgrade-package', '-P', '--color', '--env-file',
+]);
+const EXACT_NPM = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+const NPM_NAME = /^(?:@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i;
+const PYPI_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
+/** The package `command args` runs from a registry, if it runs one. */
+function packageOf(command, args) {
+    const program = (0,external_node_path_namespaceObject.basename)(command).replace(/\.(?:cmd|exe)$/i, '');
+    if (program === 'npx')
+        return npxPackage(args);
+    if (program === 'uvx')
+        return uvxPackage(args, 0);
+    if (program === 'uv' && args[0] === 'tool' && args[1] === 'run')
+        return uvxPackage(args, 2);
+    return undefined;
+}
+function npxPackage(args) {
+    for (let i = 0; i < args.length; i++) {
+        const arg = args[i];
+        if (arg === '--')
+            return npmSpec(args[i + 1], i + 1, 'npm');
+        const [option, inline] = splitOption(arg);
+        if (option === '-p' || option === '--package')
+            return inline !== undefined ? npmSpec(inline, i, 'npm-package-option') : npmSpec(args[i + 1], i + 1, 'npm');
+        if (arg.startsWith('-')) {
+            if (inline === undefined && NPX_VALUE_OPTIONS.has(option))
+                i += 1;
+            continue;
+        }
+        return npmSpec(arg, i, 'npm');
+    }
+    return undefined;
+}
+/** `--name=value` as the option and its inline value; any other argument as it is, with no inline value. */
+function splitOption(arg) {
+    const eq = arg.indexOf('=');
+    return arg.startsWith('--') && eq !== -1 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, undefined];
+}
+function npmSpec(spec, at, form) {
+    if (spec === undefined)
+        return undefined;
+    const split = spec.indexOf('@', 1);
+    const name = split === -1 ? spec : spec.slice(0, split);
+    const requested = split === -1 ? '' : spec.slice(split + 1);
+    // A git URL, a path, a tarball: no registry version.
+    if (!NPM_NAME.test(name) || /[:/\\]/.test(requested))
+        return undefined;
+    return { registry: 'npm', name, requested, at, form };
+}
+function uvxPackage(args, start) {
+    for (let i = start; i < args.length; i++) {
+        const arg = args[i];
+        const [option, inline] = splitOption(arg);
+        if (option === '--from')
+            return inline !== undefined ? undefined : pypiSpec(args[i + 1], i + 1, 'uvx-from');
+        if (arg.startsWith('-')) {
+            if (inline === undefined && UVX_VALUE_OPTIONS.has(option))
+                i += 1;
+            continue;
+        }
+        return pypiSpec(arg, i, 'uvx-positional');
+    }
+    return undefined;
+}
+function pypiSpec(spec, at, form) {
+    if (spec === undefined)
+        return undefined;
+    const match = /^([A-Za-z0-9._-]+)(\[[^\]]*\])?(?:(@|==)(.+))?$/.exec(spec);
+    if (match === null || !PYPI_NAME.test(match[1]))
+        return undefined;
+    const requested = match[4] ?? '';
+    // A URL or a path after @: no registry version.
+    if (/[:/\\]/.test(requested))
+        return undefined;
+    return { registry: 'pypi', name: match[1], requested, at, form };
+}
+/** Whether the spec already names one exact version (nothing to ask a registry). */
+function isExact(pkg) {
+    return pkg.registry === 'npm' ? EXACT_NPM.test(pkg.requested) : /^\d+(?:\.\d+)*(?:(?:a|b|rc|\.post|\.dev)\d+)*$/.test(pkg.requested);
+}
+/** The arguments with the package spec naming `version` exactly. */
+function withVersion(args, pkg, version) {
+    const out = [...args];
+    const original = out[pkg.at];
+    switch (pkg.form) {
+        case 'npm':
+            out[pkg.at] = `${pkg.name}@${version}`;
+            break;
+        case 'npm-package-option':
+            out[pkg.at] = `${original.slice(0, original.indexOf('=') + 1)}${pkg.name}@${version}`;
+            break;
+        case 'uvx-positional':
+            out[pkg.at] = `${pkg.name}${extrasOf(original)}@${version}`;
+            break;
+        case 'uvx-from':
+            out[pkg.at] = `${pkg.name}${extrasOf(original)}==${version}`;
+            break;
+    }
+    return out;
+}
+function extrasOf(spec) {
+    return /\[[^\]]*\]/.exec(spec)?.[0] ?? '';
+}
+/** Why a version could not be resolved: said to the user as it is. */
+class ResolveError extends Error {
+}
+const runClient = async (program, args, input) => {
+    const child = packages_run(program, args, { timeout: 60_000, maxBuffer: 16 * 1024 * 1024, env: process.env });
+    if (input !== undefined) {
+        child.child.stdin?.end(input);
+    }
+    return (await child).stdout;
+};
+/** The exact version `pkg` resolves to now (see the top of this file). */
+async function resolveVersion(pkg, client = runClient) {
+    if (isExact(pkg))
+        return pkg.requested;
+    return pkg.registry === 'npm' ? resolveNpm(pkg, client) : resolvePypi(pkg, client);
+}
+async function resolveNpm(pkg, client) {
+    const spec = `${pkg.name}@${pkg.requested === '' ? 'latest' : pkg.requested}`;
+    let out;
+    try {
+        out = await client('npm', ['view', spec, 'version', '--json']);
+    }
+    catch (error) {
+        throw new ResolveError(`"npm view ${spec} version" failed (${clientFailure(error)})`);
+    }
+    let versions;
+    try {
+        versions = out.trim() === '' ? [] : JSON.parse(out);
+    }
+    catch {
+        throw new ResolveError(`"npm view ${spec} version" did not print JSON`);
+    }
+    const list = (Array.isArray(versions) ? versions : [versions]).filter((v) => typeof v === 'string' && EXACT_NPM.test(v));
+    const highest = list.sort(compareVersions).at(-1);
+    if (highest === undefined)
+        throw new ResolveError(`the npm registry has no version of ${pkg.name} matching "${pkg.requested || 'latest'}"`);
+    return highest;
+}
+async function resolvePypi(pkg, client) {
+    const requirement = pkg.requested === '' || pkg.requested === 'latest' ? pkg.name : `${pkg.name}${/^[<>=!~]/.test(pkg.requested) ? '' : '=='}${pkg.requested}`;
+    let out;
+    try {
+        out = await client('uv', ['pip', 'compile', '-', '--quiet', '--no-header', '--no-annotate'], `${requirement}\n`);
+    }
+    catch (error) {
+        throw new ResolveError(`uv's resolver ("uv pip compile") failed for ${requirement} (${clientFailure(error)})`);
+    }
+    const wanted = normalizedPypi(pkg.name);
+    for (const line of out.split('\n')) {
+        const match = /^([A-Za-z0-9._-]+)(?:\[[^\]]*\])?==([^\s;]+)/.exec(line.trim());
+        if (match !== null && normalizedPypi(match[1]) === wanted)
+            return match[2];
+    }
+    throw new ResolveError(`uv's resolver did not pin ${pkg.name}`);
+}
+/** PEP 503: names compare lower-cased, runs of -, _ and . as one -. */
+function normalizedPypi(name) {
+    return name.toLowerCase().replace(/[-_.]+/g, '-');
+}
+function clientFailure(error) {
+    const e = error;
+    if (e.code === 'ENOENT')
+        return 'the program is not installed';
+    const detail = (e.stderr ?? '').split('\n').map((l) => l.trim()).find((l) => /err|error|not found|404|E\d{3}/i.test(l)) ?? (e.stderr ?? e.message ?? '').trim().split('\n')[0];
+    return (detail ?? 'no detail').slice(0, 300);
+}
+/** Semver-ish order on release numbers (pre-releases before their release). */
+function compareVersions(a, b) {
+    const parse = (v) => {
+        const [core, pre] = v.split('+')[0].split(/-(.*)/s);
+        return { nums: core.split('.').map(Number), pre };
+    };
+    const x = parse(a);
+    const y = parse(b);
+    for (let i = 0; i < 3; i++)
+        if ((x.nums[i] ?? 0) !== (y.nums[i] ?? 0))
+            return (x.nums[i] ?? 0) - (y.nums[i] ?? 0);
+    if (x.pre === y.pre)
+        return 0;
+    if (x.pre === undefined)
+        return 1;
+    if (y.pre === undefined)
+        return -1;
+    return x.pre < y.pre ? -1 : 1;
+}
+
+;// CONCATENATED MODULE: ./lib/pin/repin.js
+
+
+/**
+ * How a person accepts a reviewed change of a pinned server: pin it again from the client
+ * configuration it was pinned from (`configuration` as the pin file records it, relative to the
+ * pin file), into the same pin file. Undefined when the pin names no configuration (a plain
+ * lockfile). Said by the proxy when it holds an entry back and by the watch mode's issue.
+ */
+function repinCommand(configuration, pinFile, server) {
+    if (configuration === undefined)
+        return undefined;
+    const path = (0,external_node_path_namespaceObject.isAbsolute)(configuration) ? configuration : (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)(pinFile), configuration);
+    return `mcp-contract-guard pin ${source_shellQuote(path)} --server ${source_shellQuote(server)} --lockfile ${source_shellQuote(pinFile)}`;
+}
+
+;// CONCATENATED MODULE: ./lib/github/watch.js
+/**
+ * `mode: watch`, on a schedule: every server of the pin file (docs/pinning.md) checked at its
+ * latest release, and one issue per server that drifted from its pin, kept up to date:
+ *
+ * - a server whose command runs a registry package (npx, uvx) is started at the latest version
+ *   the registry has (resolved as `pin` resolves it); one at the pinned version already has
+ *   nothing new to check; a server reached over HTTP is captured as it answers now; any other
+ *   command has no release to check, and is said to be skipped;
+ * - what the release exposes is diffed against the pin with the whole engine (the semantic
+ *   cross-check included); a release that changes anything opens an issue (label `watch-label`)
+ *   with the review, the same digest-first body as a pull request's comment, or updates the one
+ *   already open when the review changed; a server whose pin matches its latest release (pinned
+ *   again, say) gets its open issue closed, with a comment saying so, and so does a server no
+ *   longer in the pin file. An issue a person closed for a release is not opened again for that
+ *   release: the next release that drifts opens a new one.
+ *
+ * An issue is found again by the hidden marker on its first line (the pin file and the server),
+ * and only if this Action's identity opened it, as with the sticky comment. A pin that does not
+ * match its digests is refused: the watch compares releases with the pin that was reviewed.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** GitHub refuses an issue title longer than this. */
+const TITLE_LIMIT = 256;
+function watchMarker(pinFile, server) {
+    return `${markerPrefix(pinFile)}${markerValue(server)} -->`;
+}
+function markerPrefix(pinFile) {
+    return `<!-- mcp-contract-guard:watch pins=${markerValue(pinFile)} server=`;
+}
+/** Where a watch may run: events of the repository itself, never one a pull request's code steers. */
+const WATCH_EVENTS = ['schedule', 'workflow_dispatch', 'push', 'repository_dispatch'];
+async function watchPins(inputs, context, runner, api, commandFiles) {
+    if (!WATCH_EVENTS.includes(context.eventName)) {
+        throw new errors_UserError(`mode: watch runs on ${WATCH_EVENTS.join(', ')} (a schedule, usually): under ${context.eventName} the pin file, and so the servers it starts, could be a pull request's.`);
+    }
+    const shown = (0,external_node_path_namespaceObject.relative)(runner.workspace, inputs.pinFile) || inputs.pinFile;
+    const pins = await readPins(inputs.pinFile, shown, runner);
+    if (!api)
+        throw new errors_UserError('mode: watch opens an issue for each server that drifted: set "github-token" (with "issues: write").');
+    const issues = await watchIssues(api, inputs.watchLabel, shown);
+    const rows = [];
+    const failures = [];
+    const drifted = [];
+    const names = Object.keys(pins.servers).sort();
+    for (const name of names) {
+        const pin = pins.servers[name];
+        startGroup(`Checking ${name}`);
+        let check;
+        try {
+            check = await checkServer(name, pin, inputs, runner);
+        }
+        finally {
+            endGroup();
+        }
+        const marker = watchMarker(shown, name);
+        const mine = issues.filter((issue) => firstLine(issue) === marker);
+        const open = mine.find((issue) => issue.state === 'open');
+        let action = 'none';
+        let link = open?.html_url;
+        if (check.kind === 'checked' && check.report.summary.maxSeverity !== null) {
+            const review = reviewOf(name, check, inputs, context);
+            const verdict = driftVerdict(name, pin, check, shown, pins);
+            drifted.push({ review, verdict });
+            const body = redactor.redact(renderDriftReview(review, { verdict, issue: { marker, compared: `pinned ${mdCode(pinnedLabel(pin))} → ${mdCode(check.release)}` } }));
+            const title = redactor.redact(xml_truncate(`MCP server "${name}" drifted from its pin: ${pinnedLabel(pin)} → ${check.release}`, TITLE_LIMIT));
+            const dismissed = mine.find((issue) => issue.state === 'closed' && issue.title === title);
+            if (open !== undefined) {
+                // The footer links this run: a body that differs only there says nothing new.
+                if (open.title === title && withoutFooter(open.body ?? '') === withoutFooter(body))
+                    action = 'unchanged';
+                else {
+                    await api.updateIssue(open.number, { title, body });
+                    action = 'updated';
+                }
+            }
+            else if (dismissed !== undefined) {
+                action = 'dismissed';
+                link = dismissed.html_url;
+            }
+            else {
+                const created = await api.createIssue(title, body, [inputs.watchLabel]);
+                action = 'opened';
+                link = created.html_url;
+                if (!created.labels?.some((label) => (typeof label === 'string' ? label : label.name) === inputs.watchLabel)) {
+                    log.warning(`GitHub did not put the label "${inputs.watchLabel}" on issue #${created.number}, by which the next run finds it: give the workflow "issues: write", or create the label.`);
+                }
+            }
+        }
+        else if ((check.kind === 'checked' || check.kind === 'current') && open !== undefined) {
+            await closeIssue(api, open, `The pin of ${mdCode(name)} in ${mdCode(shown)} now matches its latest release (${mdCode(check.release)}): closing.`);
+            action = 'closed';
+        }
+        if (check.kind === 'failed')
+            failures.push(`The pinned server ${name} could not be checked: ${check.why}`);
+        const issueCell = action === 'none' ? '' : link !== undefined ? `[${action}](${link})` : action;
+        rows.push(`| ${mdCell(mdCode(name))} | ${mdCell(mdCode(pinnedLabel(pin)))} | ${mdCell(describeCheck(check, mdCode, (why) => mdText(xml_truncate(why, 500))))} | ${issueCell} |`);
+        log.info(`${name}: ${describeCheck(check, (text) => text)}${action === 'none' ? '' : ` (issue ${action})`}.`);
+    }
+    // A server no longer pinned has nothing to drift from: its issue is closed.
+    for (const issue of issues) {
+        const server = issue.state === 'open' ? serverOfMarker(firstLine(issue), shown) : undefined;
+        if (server === undefined || Object.hasOwn(pins.servers, server))
+            continue;
+        await closeIssue(api, issue, `${mdCode(server)} is no longer pinned in ${mdCode(shown)}: closing.`);
+        rows.push(`| ${mdCell(mdCode(server))} | no longer pinned | | [closed](${issue.html_url ?? ''}) |`);
+        log.info(`${server}: no longer pinned (issue closed).`);
+    }
+    // The servers are third-party code: what they wrote to the runner's command files is undone, and fails the step.
+    const tampered = await commandFiles.restore();
+    if (tampered.length > 0)
+        failures.unshift(tamperingMessage(tampered, 'pinned'));
+    await writeSummary(redactor.redact(watchSummary(names.length, shown, rows, drifted))).catch((error) => log.info(`Could not write the job summary: ${errorMessage(error)}`));
+    setOutput('drifted', drifted.map(({ review }) => review.name).join(','));
+    if (failures.length > 0)
+        setFailed(redactor.redact(failures.join('\n')));
+}
+async function readPins(path, shown, runner) {
+    const text = await readWorkspaceFile(path, runner.roots, 'the pin file');
+    if (text === null)
+        throw new errors_UserError(`There is no pin file at ${shown}: write it with "mcp-contract-guard pin <client configuration>" and commit it, or point "pin-file" at it.`);
+    try {
+        return parsePinFile(text, shown);
+    }
+    catch (error) {
+        if (!(error instanceof LockfileError))
+            throw error;
+        const cause = error.problem === 'tampered' ? ' The watch compares releases with the pin that was reviewed: restore it from version control, or pin again.' : '';
+        throw new errors_UserError(`${error.message}${cause}`);
+    }
+}
+/**
+ * The issues of the label, open and closed, that this Action's identity opened for servers of
+ * this pin file (their first line is a watch marker), oldest first. Issues by any other account
+ * carrying the marker are trusted only when the token is that account's (a PAT), as comments are.
+ */
+async function watchIssues(api, label, pinFile) {
+    const marked = (await api.issuesWithLabel(label)).filter((issue) => serverOfMarker(firstLine(issue), pinFile) !== undefined);
+    const login = marked.some((issue) => !isOwn(issue)) ? await api.ownLogin() : undefined;
+    return marked.filter((issue) => isOwn(issue, login));
+}
+function firstLine(issue) {
+    return (issue.body ?? '').split(/\r?\n/, 1)[0] ?? '';
+}
+/** The server a watch marker of `pinFile` names, undefined for any other line. */
+function serverOfMarker(line, pinFile) {
+    const prefix = markerPrefix(pinFile);
+    if (!line.startsWith(prefix) || !line.endsWith(' -->'))
+        return undefined;
+    try {
+        return decodeURIComponent(line.slice(prefix.length, -' -->'.length));
+    }
+    catch {
+        return undefined;
+    }
+}
+async function closeIssue(api, issue, why) {
+    await api.createComment(issue.number, redactor.redact(why));
+    await api.updateIssue(issue.number, { state: 'closed', state_reason: 'completed' });
+}
+/** An issue's body without its last line, the footer, which links the run that wrote it. */
+function withoutFooter(body) {
+    const end = body.trimEnd();
+    return end.slice(0, Math.max(0, end.lastIndexOf('\n')));
+}
+/** The release to check, started (or reached) and diffed against the pin. */
+async function checkServer(name, pin, inputs, runner) {
+    const { launch } = pin;
+    let source;
+    let release;
+    let command;
+    const pkg = launch.command === undefined ? undefined : packageOf(launch.command[0], launch.command.slice(1));
+    if (launch.command !== undefined && pkg !== undefined && launch.package !== undefined) {
+        let latest;
+        try {
+            latest = await resolveVersion({ ...pkg, requested: '' });
+        }
+        catch (error) {
+            if (!(error instanceof ResolveError))
+                throw error;
+            return { kind: 'failed', why: `cannot tell the latest release of ${pkg.name}: ${error.message}` };
+        }
+        release = `${pkg.name}@${latest}`;
+        if (latest === launch.package.version)
+            return { kind: 'current', release };
+        command = [launch.command[0], ...withVersion(launch.command.slice(1), pkg, latest)];
+        const missing = (launch.env ?? []).filter((variable) => process.env[variable] === undefined);
+        if (missing.length > 0)
+            log.warning(`${name} is given ${missing.join(', ')} by its client configuration, which this step's environment does not set: it may not start (set it from a secret in the workflow's env).`);
+        source = { kind: 'command', command, cwd: runner.workspace, isolateEnv: true, passEnv: (launch.env ?? []).filter((variable) => process.env[variable] !== undefined), timeoutMs: inputs.timeoutMs ?? DEFAULT_TIMEOUT_MS };
+    }
+    else if (launch.url !== undefined) {
+        release = `${launch.url} as it answers now`;
+        // Only the headers the client configuration gives this server: a secret meant for one server never reaches another.
+        const named = new Set((launch.headers ?? []).map((header) => header.toLowerCase()));
+        const headers = Object.fromEntries(Object.entries(inputs.headers).filter(([header]) => named.has(header.toLowerCase())));
+        source = { kind: 'url', url: launch.url, headers, timeoutMs: inputs.timeoutMs ?? DEFAULT_TIMEOUT_MS };
+    }
+    else {
+        return { kind: 'skipped', why: launch.command === undefined ? 'the pin records no launch' : 'its command runs no registry package: no release to check' };
+    }
+    const declared = declaringAsRecorded(source, pin.contracts.clientCapabilities).source;
+    registerCredentials(declared);
+    try {
+        const compiled = await compileContracts(declared, { onProgress: (message) => log.info(`${name}: ${message}`) });
+        const report = await diffContracts(pin.contracts, compiled.contracts);
+        return { kind: 'checked', release, command, report };
+    }
+    catch (error) {
+        if (error instanceof CompileError || error instanceof errors_UserError)
+            return { kind: 'failed', why: error.message };
+        throw error;
+    }
+}
+/** What the check found, in a few words; `code` renders a name or a version (Markdown, or plain for the log). */
+function describeCheck(check, code, text = code) {
+    switch (check.kind) {
+        case 'checked':
+            return check.report.summary.maxSeverity === null ? `matches ${code(check.release)}` : `drifted: ${code(check.release)}, ${check.report.summary.maxSeverity}`;
+        case 'current':
+            return `pinned at its latest release (${code(check.release)})`;
+        case 'skipped':
+            return `skipped: ${text(check.why)}`;
+        case 'failed':
+            return `could not be checked: ${text(check.why)}`;
+    }
+}
+/** The job summary: a table of every server, then each drifted server's full review (its issue may be cut). */
+function watchSummary(count, pinFile, rows, drifted) {
+    const outcome = drifted.length === 0 ? 'none drifted' : `${plural(drifted.length, 'drifted', 'drifted')} (${drifted.map(({ review }) => mdCode(review.name)).join(', ')})`;
+    const head = [
+        '## MCP pin watch',
+        `${plural(count, 'pinned server')} of ${mdCode(pinFile)} checked at their latest release: ${outcome}.`,
+        '| Server | Pinned | Latest release | Issue |\n| --- | --- | --- | --- |\n' + rows.join('\n'),
+    ].join('\n\n');
+    const share = Math.floor((SUMMARY_LIMIT - head.length) / Math.max(1, drifted.length));
+    const sections = drifted.map(({ review, verdict }) => `### ${mdCode(review.name)}\n\n${renderDriftReview(review, { verdict }, Math.max(2_000, share - 200))}`);
+    return `${[head, ...sections].join('\n\n')}\n`;
+}
+/** What was pinned, for people: the package at its version, else the URL or the command as launched. */
+function pinnedLabel(pin) {
+    const { launch } = pin;
+    if (launch.package !== undefined)
+        return `${launch.package.name}@${launch.package.version}`;
+    if (launch.url !== undefined)
+        return launch.url;
+    return launch.command === undefined ? pin.contracts.server.name : xml_truncate(launch.command.map(source_shellQuote).join(' '), 200);
+}
+/** The issue's opening paragraph: what drifted, and how to accept it once reviewed. */
+function driftVerdict(name, pin, check, pinFile, pins) {
+    const { summary } = check.report;
+    const repin = repinCommand(pins.configuration, pinFile, name) ?? `mcp-contract-guard pin <client configuration> --server ${source_shellQuote(name)} --lockfile ${source_shellQuote(pinFile)}`;
+    const move = pin.launch.package !== undefined ? `move the configuration to ${mdCode(check.release)} and pin the server again` : 'pin the server again';
+    return (`> [!${summary.maxSeverity === 'BREAKING' ? 'CAUTION' : 'WARNING'}]\n` +
+        `> **${mdCode(name)} drifted from its pin**: ${mdCode(check.release)} exposes other contracts than the ${mdCode(pinnedLabel(pin))} pinned in ${mdCode(pinFile)}. ` +
+        `If the changes below are acceptable, ${move} (${mdCode(repin)}), then commit ${mdCode(pinFile)}: the next check closes the issue. ` +
+        'If they are not, keep the pin (the proxy holds the server to it) and close the issue: it is not opened again for this release.');
+}
+/** The review the issue and the summary render: the watch reports, and gates nothing. */
+function reviewOf(name, check, inputs, context) {
+    const review = {
+        id: name,
+        name,
+        job: context.job,
+        lockfile: '',
+        headSha: context.sha,
+        headSource: 'server',
+        report: check.report,
+        lockfileCheck: 'off',
+        failOn: inputs.failOn,
+        gate: { pass: true, verdict: 'not-gated', blocking: [], failures: [] },
+        accepted: [],
+        allowNotes: [],
+        reproduce: [],
+        // The footer names the pin and the release; how the release was started is said here.
+        notes: check.command === undefined ? [] : [`The release was started as ${check.command.map(source_shellQuote).join(' ')}.`],
+    };
+    const url = runUrl();
+    if (url !== undefined)
+        review.runUrl = url;
+    return review;
+}
+
 ;// CONCATENATED MODULE: ./lib/github/run.js
 /**
  * The Action's shell: read the run, review each server, then act on the results (files,
  * summary, annotations, comment, outputs, exit status). Every decision is made by the pure
  * modules beside this one; this file only does the I/O between them.
  */
+
 
 
 
@@ -61127,6 +62023,8 @@ async function runAction() {
             await commentOnly(inputs, context, runner, api);
         else if (inputs.mode === 'capture')
             await captureOnly(inputs, context, runner, commandFiles);
+        else if (inputs.mode === 'watch')
+            await watchPins(inputs, context, runner, api, commandFiles);
         else
             await run_review(inputs, context, runner, api, commandFiles);
     }

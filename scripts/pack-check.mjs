@@ -51,12 +51,14 @@ const mb = (bytes) => `${(bytes / 1e6).toFixed(2)} MB`;
 try {
   // 1. Pack, as `npm publish` would: lib/ built from the sources first.
   execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, [join(root, 'scripts/build-package.mjs'), '--quiet'], { cwd: root, stdio: 'inherit' });
   const [packed] = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: root, encoding: 'utf8' }));
   const tarball = join(work, packed.filename);
   const files = packed.files.map((f) => f.path);
-  const stray = files.filter((f) => !/^(lib\/.+|package\.json|README\.md|LICENSE|CHANGELOG\.md)$/.test(f) || /^lib\/(github\/|action\.)/.test(f));
+  // The package runs its bundle (lib/bundle/); of the rest of lib/ it ships only the types.
+  const stray = files.filter((f) => !/^(lib\/bundle\/[^/]+\.js|lib\/.+\.d\.ts|package\.json|README\.md|LICENSE|CHANGELOG\.md)$/.test(f) || /^lib\/(github\/|action\.)/.test(f));
   check(stray.length === 0, `the package holds files it should not: ${stray.join(', ')}`);
-  for (const needed of ['lib/cli.js', 'lib/index.d.ts', 'lib/runtime/index.js', 'lib/runtime/index.d.ts', 'README.md', 'LICENSE', 'CHANGELOG.md']) {
+  for (const needed of ['lib/bundle/cli.js', 'lib/bundle/index.js', 'lib/index.d.ts', 'lib/bundle/runtime.js', 'lib/runtime/index.d.ts', 'lib/bundle/semantic-worker.js', 'README.md', 'LICENSE', 'CHANGELOG.md']) {
     check(files.includes(needed), `the package lacks ${needed}`);
   }
 
@@ -91,6 +93,12 @@ try {
   check(changed.code === 1 && changed.stdout.includes('BREAKING'), `check of a breaking change exited ${changed.code}, printing: ${changed.stdout}${changed.stderr}`);
   const diff = cli('diff', 'old.json', 'new.json', '--artifact', 'contract-deltas.json', '--quiet');
   check(diff.code === 1 && existsSync(join(project, 'contract-deltas.json')), `diff --artifact exited ${diff.code}: ${diff.stderr}`);
+  // A pair only json-schema-diff can settle: its worker thread runs from the bundle (no note that it could not).
+  const variants = (anyOf) => ({ tools: [{ name: 'lookup', inputSchema: { type: 'object', properties: { name: { anyOf } } } }] });
+  writeFileSync(join(project, 'variants-old.json'), JSON.stringify(variants([{ type: 'string', maxLength: 5 }, { type: 'string', minLength: 1 }])));
+  writeFileSync(join(project, 'variants-new.json'), JSON.stringify(variants([{ type: 'string' }])));
+  const semantic = cli('diff', 'variants-old.json', 'variants-new.json', '--format', 'json', '--quiet');
+  check(semantic.code === 0 && semantic.stdout.includes('"length-range-widened"') && !semantic.stdout.includes('cross-check not run'), `diff of a pair for the semantic cross-check exited ${semantic.code}: ${semantic.stdout}${semantic.stderr}`);
 
   // 5. The runtime without the SDK: it loads, reads the artifact and explains; withSelfHealing,
   // given no McpServer, says so in one sentence.

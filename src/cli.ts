@@ -1,36 +1,15 @@
 #!/usr/bin/env node
-import { main } from './cli/main.js';
-// Not through compile/index: `--help` loads nothing of the server pipeline.
-import { exitOnInterrupt } from './compile/interrupt.js';
 
-// Ctrl-C / SIGTERM: exit 130 / 143, and kill every server tree still running on the way out.
-exitOnInterrupt();
-
-/**
- * A stream's writer that survives its reader going away: after EPIPE (`… | head -1`) further
- * output is dropped and the command finishes its work (a lockfile is still written) and exits
- * with its own code. Any other write error (a full disk under `> out.json`) would lose output
- * silently, so it is reported and the exit code becomes 2.
- */
-function writerOf(stream: NodeJS.WriteStream): (text: string) => void {
-  let open = true;
-  stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (!open) return;
-    open = false;
-    if (error.code === 'EPIPE') return;
-    process.exitCode = 2;
-    if (stream !== process.stderr) process.stderr.write(`error: could not write the output: ${error.message}\n`);
-  });
-  return (text) => {
-    if (open) stream.write(text);
-  };
+// V8's compile cache where Node has it (22.3 and later, reached through `process.getBuiltinModule`;
+// Node 20 has no cache and loads nothing for it): the CLI's code is compiled once per Node
+// version and read back from the cache after that, which is most of what loading it costs. The
+// cache is where Node puts it by default (node-compile-cache in the OS temp directory);
+// NODE_COMPILE_CACHE moves it and NODE_DISABLE_COMPILE_CACHE turns it off, as for any Node
+// program. Only the CLI turns it on: the library and the runtime leave their host's settings
+// alone. It applies to modules loaded after this call, hence the rest is imported below.
+if (Number(process.versions.node.split('.')[0]) >= 22) {
+  const node = process as NodeJS.Process & { getBuiltinModule?: (id: 'node:module') => { enableCompileCache?: () => unknown } };
+  node.getBuiltinModule?.('node:module').enableCompileCache?.();
 }
 
-const code = await main(process.argv.slice(2), {
-  cwd: process.cwd(),
-  stdout: writerOf(process.stdout),
-  stderr: writerOf(process.stderr),
-  isTty: process.stdout.isTTY === true,
-});
-// A failed write (reported above) keeps its 2.
-if (process.exitCode !== 2) process.exitCode = code;
+await import('./cli/process.js');

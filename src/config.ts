@@ -9,6 +9,7 @@ import { isRuleKind, type SeverityOverrides } from './rules/index.js';
 import { UserError } from './errors.js';
 import { readTextIfExists } from './files.js';
 import { SEVERITIES } from './protocol/report.js';
+import { DRIFT_ACTIONS, DRIFT_CLASSES, driftPolicyOf, type DriftPolicy } from './policy/drift.js';
 
 export { CONFIG_NAME, findConfig } from './config-location.js';
 
@@ -84,6 +85,8 @@ const configSchema = z
       .optional(),
     allow: z.array(allowSchema).optional(),
     rules: rulesSchema.optional(),
+    // What the pinning proxy does with drift from a pin (proxy --lockfile), unless --on-drift says.
+    onDrift: z.union([z.enum(DRIFT_ACTIONS), z.partialRecord(z.enum(DRIFT_CLASSES), z.enum(DRIFT_ACTIONS))]).optional(),
   })
   .strict();
 
@@ -103,6 +106,8 @@ export interface Config {
   allow: AllowEntry[];
   /** Severity overrides (`rules`), by rule kind. */
   rules: SeverityOverrides;
+  /** `onDrift`, when the file sets it. */
+  onDrift?: DriftPolicy;
 }
 
 /** Read and validate a config file; paths inside it are relative to the file. */
@@ -165,7 +170,8 @@ export function parseConfig(text: string, path: string, label = path): Config {
     }
     seen.set(target.lockfile, target.name);
   }
-  return { path, targets, allow: parsed.data.allow ?? [], rules: (parsed.data.rules ?? {}) as SeverityOverrides };
+  const onDrift = parsed.data.onDrift === undefined ? {} : { onDrift: driftPolicyOf(parsed.data.onDrift) };
+  return { path, targets, allow: parsed.data.allow ?? [], rules: (parsed.data.rules ?? {}) as SeverityOverrides, ...onDrift };
 }
 
 /** A source as the JSON of a config file's server entry (for "commit this" advice; URL credentials redacted). */

@@ -67,6 +67,20 @@ const TABLE = {
     formats: FORMATS,
     load: () => import('./diff-command.js'),
   },
+  pin: {
+    operands: '<client-config>',
+    summary: "hold a client's servers to a reviewed pin file",
+    details:
+      "Reads a client configuration (Claude Desktop's claude_desktop_config.json, VS Code's .vscode/mcp.json, Cursor's\n" +
+      '.cursor/mcp.json), resolves the exact package version each npx/uvx line runs, starts each server and writes every\n' +
+      "server's contracts to one pin file (--lockfile, default ./mcp-pins.lock.json; --server: only that one, the others kept).\n" +
+      'With --rewrite, the configuration then starts each server through "mcp-contract-guard proxy --lockfile", which holds\n' +
+      'it to the pin; the file as it was is kept beside it (.bak). Secrets (env and header values, ${input:…}) are never stored\n' +
+      'or printed. If any server cannot be pinned, nothing is written.',
+    source: false,
+    flags: ['lockfile', 'server', 'rewrite', 'on-drift', 'proxy-command'],
+    load: () => import('./pin-command.js'),
+  },
   changelog: {
     operands: '',
     summary: 'the contract changes of each release, from git history',

@@ -8,7 +8,7 @@ import { fieldOf } from '../protocol/index.js';
 import type { RuleKind } from '../rules/index.js';
 import { finding, type Finding } from './finding.js';
 import { changedKeys, jsonEqual, objectOr } from './json.js';
-import { lintText } from './lint.js';
+import { lintText, type LintContext } from './lint.js';
 import { walkSchemas } from './schema-walker.js';
 
 type FieldDetector = (previous: JsonValue | undefined, current: JsonValue | undefined, comparison: EntryComparison) => Finding[];
@@ -22,8 +22,11 @@ export interface EntryComparison {
   uncertain: Partial<Record<SchemaField, string[]>>;
 }
 
-/** Compare two versions of one entry (same key, or a detected rename). */
-export function compareEntry(kind: EntryKind, previous: ContractEntry, current: ContractEntry): EntryComparison {
+/**
+ * Compare two versions of one entry (same key, or a detected rename). `context` (the server's
+ * tool names) lets the poisoning lint see a reference to another tool.
+ */
+export function compareEntry(kind: EntryKind, previous: ContractEntry, current: ContractEntry, context?: LintContext): EntryComparison {
   const detectors = DETECTORS[kind];
   const comparison: EntryComparison = { findings: [], uncertain: {} };
   const p = previous.contract;
@@ -33,17 +36,17 @@ export function compareEntry(kind: EntryKind, previous: ContractEntry, current: 
     comparison.findings.push(...detector(p[field], c[field], comparison));
   }
   if (kind === 'tools') comparison.findings.push(...dialectChanges(previous, current));
-  comparison.findings.push(...suspiciousText(p, c));
+  comparison.findings.push(...suspiciousText(p, c, context));
   return comparison;
 }
 
 /** An entry seen only on one side: its strings are all new, so they are linted too. */
-export function lintNewEntry(current: ContractEntry): Finding[] {
-  return suspiciousText(undefined, current.contract);
+export function lintNewEntry(current: ContractEntry, context?: LintContext): Finding[] {
+  return suspiciousText(undefined, current.contract, context);
 }
 
-function suspiciousText(previous: JsonObject | undefined, current: JsonObject): Finding[] {
-  return lintText(previous, current).map((s) =>
+function suspiciousText(previous: JsonObject | undefined, current: JsonObject, context: LintContext | undefined): Finding[] {
+  return lintText(previous, current, [], context).map((s) =>
     finding('suspicious-text', s.segments, {
       where: fieldOf(s.segments),
       previous: s.previous,

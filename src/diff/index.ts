@@ -34,6 +34,7 @@ import { crossCheck, type UncertainTool } from './cross-check.js';
 import { compareEntry, lintNewEntry, type EntryComparison } from './entries.js';
 import { finding, type Finding } from './finding.js';
 import { detectRenames, promptShape, toolShape, type Rename } from './renames.js';
+import type { LintContext } from './lint.js';
 import { compareServers } from './server.js';
 
 export { TEXT_SIGNALS } from './lint.js';
@@ -69,13 +70,51 @@ const LIFECYCLE: Record<EntryKind, { added: RuleKind; removed: RuleKind; renamed
 
 type Found = Record<EntryKind, Map<string, Finding[]>>;
 
+/** The fields that name an entry: a resource's URI is a URL by nature, not a poisoning cue. */
+const IDENTIFIERS: ReadonlySet<string> = new Set(['uri', 'uriTemplate']);
+
 export async function diffContracts(previous: Contracts, current: Contracts, options: DiffOptions = {}): Promise<DiffReport> {
+  const { found, uncertainTools, context } = collectFindings(previous, current, options);
+  if (options.semantic !== false) {
+    await crossCheck(found.tools, uncertainTools, {
+      perPairMs: options.semanticPairTimeoutMs ?? 2_000,
+      totalMs: options.semanticBudgetMs ?? 10_000,
+      ...(options.semanticWorkers !== undefined ? { workers: options.semanticWorkers } : {}),
+    });
+  }
+  return reportOf(found, context, previous, current, options);
+}
+
+/**
+ * `diffContracts` by the keyword rules alone, at once: without the semantic cross-check (its
+ * worker threads), which only adds a verdict where the walker says it could not judge a schema
+ * exactly. For callers that must answer within a message (the pinning proxy); the report is
+ * otherwise the same.
+ */
+export function diffContractsSync(previous: Contracts, current: Contracts, options: Pick<DiffOptions, 'detectRenames' | 'severityOverrides' | 'release'> = {}): DiffReport {
+  const { found, context } = collectFindings(previous, current, options);
+  return reportOf(found, context, previous, current, options);
+}
+
+function reportOf(found: Found, context: LintContext, previous: Contracts, current: Contracts, options: Pick<DiffOptions, 'severityOverrides' | 'release'>): DiffReport {
+  const report = buildReport(found, compareServers(previous, current, context), previous, current, options.severityOverrides);
+  if (options.release !== undefined && (options.release.version !== undefined || options.release.date !== undefined)) report.release = { ...options.release };
+  return report;
+}
+
+/** Every detector's findings per entry, and the changed tools whose schemas the walker could not judge exactly. */
+function collectFindings(previous: Contracts, current: Contracts, options: DiffOptions): { found: Found; uncertainTools: UncertainTool[]; context: LintContext } {
   const found = {} as Found;
   // Only schemas the keyword rules could not judge exactly are worth the semantic cross-check.
   const uncertainTools: UncertainTool[] = [];
   const noteUncertain = (key: string, p: ContractEntry, c: ContractEntry, comparison: EntryComparison) => {
     if (Object.keys(comparison.uncertain).length > 0) uncertainTools.push({ key, previous: p, current: c, uncertain: comparison.uncertain });
   };
+  // The server's tools as they are now: text that names another of them is a poisoning cue
+  // (not in the server's instructions, whose job is to say how the tools work together).
+  const toolNames = new Set(Object.keys(current.tools));
+  const context: LintContext = { toolNames: new Set() };
+  const own = (...names: string[]): LintContext => ({ toolNames, own: new Set(names), identifiers: IDENTIFIERS });
 
   for (const kind of ENTRY_KINDS) {
     const before = previous[kind];
@@ -90,7 +129,7 @@ export async function diffContracts(previous: Contracts, current: Contracts, opt
       const p = before[key] as ContractEntry;
       const c = after[key] as ContractEntry;
       if (p === c || (entryDigest(p) === entryDigest(c) && jsonEqual(p.dialects ?? {}, c.dialects ?? {}))) continue;
-      const comparison = compareEntry(kind, p, c);
+      const comparison = compareEntry(kind, p, c, own(key));
       add(key, comparison.findings);
       if (kind === 'tools') noteUncertain(key, p, c, comparison);
     }
@@ -105,7 +144,7 @@ export async function diffContracts(previous: Contracts, current: Contracts, opt
     for (const rename of renames) {
       const p = before[rename.from] as ContractEntry;
       const c = after[rename.to] as ContractEntry;
-      const comparison = compareEntry(kind, p, c);
+      const comparison = compareEntry(kind, p, c, own(rename.from, rename.to));
       add(rename.to, [
         finding(lifecycle.renamed as RuleKind, ['name'], {
           subject: rename.to,
@@ -124,20 +163,10 @@ export async function diffContracts(previous: Contracts, current: Contracts, opt
     }
     for (const key of added.filter((k) => !renamedTo.has(k))) {
       const entry = after[key] as ContractEntry;
-      add(key, [finding(lifecycle.added, [], { subject: key, current: entry.contract }), ...lintNewEntry(entry)]);
+      add(key, [finding(lifecycle.added, [], { subject: key, current: entry.contract }), ...lintNewEntry(entry, own(key))]);
     }
   }
-
-  if (options.semantic !== false) {
-    await crossCheck(found.tools, uncertainTools, {
-      perPairMs: options.semanticPairTimeoutMs ?? 2_000,
-      totalMs: options.semanticBudgetMs ?? 10_000,
-      ...(options.semanticWorkers !== undefined ? { workers: options.semanticWorkers } : {}),
-    });
-  }
-  const report = buildReport(found, compareServers(previous, current), previous, current, options.severityOverrides);
-  if (options.release !== undefined && (options.release.version !== undefined || options.release.date !== undefined)) report.release = { ...options.release };
-  return report;
+  return { found, uncertainTools, context };
 }
 
 function renamesOf(kind: EntryKind, removed: string[], added: string[], previous: Contracts, current: Contracts): Rename[] {

@@ -80,7 +80,11 @@ export function without(object: JsonObject, keys: readonly string[]): JsonObject
   return out;
 }
 
-/** The keys whose values differ between two objects (present on either side), sorted. */
+/**
+ * The keys whose values differ between two objects (present on either side), sorted. Each pair
+ * is compared once, so by a plain walk that stops at the first difference: hashing both whole
+ * subtrees first (`jsonEqual`) pays only where the same subtrees are compared again and again.
+ */
 export function changedKeys(previous: JsonObject, current: JsonObject): string[] {
-  return [...new Set([...Object.keys(previous), ...Object.keys(current)])].filter((key) => !jsonEqual(previous[key], current[key])).sort();
+  return [...new Set([...Object.keys(previous), ...Object.keys(current)])].filter((key) => !deepEqual(previous[key], current[key])).sort();
 }

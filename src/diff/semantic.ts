@@ -22,7 +22,7 @@
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { JsonObject, JsonSchema, JsonValue } from '../contract/model.js';
 import { isJsonObject } from './json.js';
 
@@ -158,7 +158,9 @@ type WorkerReply =
  * is used: a worker thread cannot load a .ts file.
  */
 const WORKER_CANDIDATES = ['./semantic-worker.js', '../../lib/diff/semantic-worker.js'];
-const workerUrl = WORKER_CANDIDATES.map((file) => new URL(file, import.meta.url)).find((url) => existsSync(url));
+/** Looked for when a diff first has a pair to check, not on import: most diffs never do. */
+let workerUrl: URL | null | undefined;
+const findWorker = () => (workerUrl ??= WORKER_CANDIDATES.map((file) => new URL(file, import.meta.url)).find((url) => existsSync(url)) ?? null);
 
 /**
  * Run json-schema-diff on every job, in worker threads, within the budget. Never throws: a
@@ -167,10 +169,13 @@ const workerUrl = WORKER_CANDIDATES.map((file) => new URL(file, import.meta.url)
 export async function runSemanticChecks(jobs: readonly SemanticJob[], budget: SemanticBudget): Promise<Map<string, SemanticResult>> {
   const results = new Map<string, SemanticResult>();
   if (jobs.length === 0) return results;
-  if (workerUrl === undefined) {
+  const workerUrl = findWorker();
+  if (workerUrl === null) {
     for (const job of jobs) results.set(job.id, { status: 'skipped', reason: 'the json-schema-diff worker is not installed' });
     return results;
   }
+  // Loaded with the first pair to check: worker threads are some 26 of Node's own modules.
+  const { Worker } = await import('node:worker_threads');
 
   const deadline = Date.now() + budget.totalMs;
   const queue = [...jobs];

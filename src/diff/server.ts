@@ -11,10 +11,10 @@
 import type { Contracts, JsonObject, JsonValue } from '../contract/model.js';
 import { isJsonObject, jsonEqual } from '../protocol/index.js';
 import { finding, type Finding } from './finding.js';
-import { lintText } from './lint.js';
+import { lintText, type LintContext } from './lint.js';
 
-/** The server section's findings, or null when neither side says who the server is. */
-export function compareServers(previous: Contracts, current: Contracts): Finding[] | null {
+/** The server section's findings, or null when neither side says who the server is. `context`: see compareEntry. */
+export function compareServers(previous: Contracts, current: Contracts, context?: LintContext): Finding[] | null {
   const named = (c: Contracts) => c.server.name !== 'unknown';
   if (!named(previous) && !named(current) && previous.serverContract === undefined && current.serverContract === undefined) return null;
   const out: Finding[] = [];
@@ -26,7 +26,7 @@ export function compareServers(previous: Contracts, current: Contracts): Finding
   if (p === undefined || c === undefined) return out;
   if ((p.instructions ?? null) !== (c.instructions ?? null)) {
     out.push(finding('instructions-changed', ['instructions'], { previous: p.instructions ?? null, current: c.instructions ?? null }));
-    for (const s of lintText(p.instructions, c.instructions ?? '', ['instructions'])) {
+    for (const s of lintText(p.instructions, c.instructions ?? '', ['instructions'], context)) {
       out.push(finding('suspicious-text', s.segments, { where: 'instructions', previous: s.previous, current: s.current, match: s.match, facts: { labels: s.labels } }));
     }
   }

@@ -3,6 +3,18 @@ import { findSticky, isMarked, isOwn, stickyMarkerOf, type IssueComment } from '
 
 export type Octokit = ReturnType<typeof getOctokit>;
 
+/** An issue as the issues API returns it (the fields the Action reads). */
+export interface RepoIssue {
+  id: number;
+  number: number;
+  title: string;
+  body?: string | null;
+  state?: string;
+  labels?: Array<string | { name?: string }>;
+  user?: { login: string; type?: string } | null;
+  html_url?: string;
+}
+
 export interface Repo {
   owner: string;
   repo: string;
@@ -160,6 +172,22 @@ export class GitHubApi {
     const { data } = await this.octokit.rest.repos.getCollaboratorPermissionLevel({ ...this.repo, username: login });
     const role = (data as { role_name?: unknown }).role_name;
     return { permission: data.permission, ...(typeof role === 'string' ? { role } : {}) };
+  }
+
+  /** The issues carrying `label`, open and closed (pull requests left out), oldest first. */
+  async issuesWithLabel(label: string): Promise<RepoIssue[]> {
+    const issues = await this.octokit.paginate(this.octokit.rest.issues.listForRepo, { ...this.repo, state: 'all', labels: label, sort: 'created', direction: 'asc', per_page: 100 });
+    return (issues as Array<RepoIssue & { pull_request?: unknown }>).filter((issue) => issue.pull_request === undefined);
+  }
+
+  async createIssue(title: string, body: string, labels: string[]): Promise<RepoIssue> {
+    const { data } = await this.octokit.rest.issues.create({ ...this.repo, title, body, labels });
+    return data as RepoIssue;
+  }
+
+  async updateIssue(issue: number, change: { title?: string; body?: string; state?: 'open' | 'closed'; state_reason?: 'completed' | 'not_planned' }): Promise<RepoIssue> {
+    const { data } = await this.octokit.rest.issues.update({ ...this.repo, issue_number: issue, ...change });
+    return data as RepoIssue;
   }
 
   private loginPromise: Promise<string | undefined> | undefined;

@@ -60,12 +60,16 @@ async function putBack(kept: Kept[]): Promise<CommandFile[]> {
   return changed;
 }
 
-/** What the step's failure says about the files a server wrote to. */
-export function tamperingMessage(changed: readonly CommandFile[]): string {
+/** What the step's failure says about the files a server wrote to: a pull request's, or a pinned third-party release (the watch mode). */
+export function tamperingMessage(changed: readonly CommandFile[], server: 'pull-request' | 'pinned' = 'pull-request'): string {
   const files = changed.join(', ');
+  const [who, advice] =
+    server === 'pull-request'
+      ? ['A server (code of this pull request)', 'review what this pull request runs before trusting anything it produced']
+      : ['A pinned server, at the release the watch started,', 'do not pin that release before knowing why it did']
   return (
-    `A server (code of this pull request) wrote to the runner's command ${changed.length === 1 ? 'file' : 'files'} ${files}, ` +
+    `${who} wrote to the runner's command ${changed.length === 1 ? 'file' : 'files'} ${files}, ` +
     'which set step outputs, the environment and PATH of later steps, and the job summary. mcp-contract-guard put back what was there ' +
-    'before the server started, so none of it takes effect; review what this pull request runs before trusting anything it produced.'
+    `before the server started, so none of it takes effect; ${advice}.`
   );
 }

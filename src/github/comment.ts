@@ -88,12 +88,19 @@ export function renderSummarySection(review: ServerReview, maxLength: number): s
  * least detailed one, the detail is cut, and the verdict, what was accepted, how to reproduce
  * it and the links stay.
  */
-function renderReview(review: ServerReview, layout: { opening: string[]; closing: string[]; maxLength: number; fullReport: string }): string {
+function renderReview(
+  review: ServerReview,
+  layout: { opening: string[]; closing: string[]; maxLength: number; fullReport: string; verdict?: string; readers?: 'consumers' },
+): string {
   const report = review.report!;
   const options: MarkdownOptions = { fullReport: layout.fullReport, markOf: markOf(review) };
-  const top = (level: DetailLevel) => [...layout.opening, verdict(review), ...problems(review), level === 'full' ? '' : partialNote(options)];
-  const detail = (level: DetailLevel) => [renderDigest(report, options), renderDetails(report, level, options)];
-  const after = [accepted(review), allowSnippetSection(review, Math.floor(layout.maxLength / 3)), notes(review), reproduce(review)];
+  const top = (level: DetailLevel) => [...layout.opening, layout.verdict ?? verdict(review), ...problems(review), level === 'full' ? '' : partialNote(options)];
+  // The consumers of a third-party server (a watch issue) can neither apply the fixes, written for its developers, nor allow-list its changes.
+  const forConsumers = layout.readers === 'consumers';
+  const digest = renderDigest(report, { ...options, fixes: !forConsumers });
+  const detail = (level: DetailLevel) => [digest, renderDetails(report, level, options)];
+  const snippet = forConsumers ? '' : allowSnippetSection(review, Math.floor(layout.maxLength / 3));
+  const after = [accepted(review), snippet, notes(review), reproduce(review)];
   for (const level of DETAIL_LEVELS) {
     const body = joinBlocks([...top(level), ...detail(level), ...after, ...layout.closing]);
     if (body.length <= layout.maxLength) return body;
@@ -106,6 +113,22 @@ function renderReview(review: ServerReview, layout: { opening: string[]; closing
   const cutDetail = truncateMarkdown(joinBlocks(detail('one-line')), Math.max(room - rest.length, Math.floor(room / 2)), note);
   const body = joinBlocks([head, cutDetail, truncateMarkdown(rest, Math.max(0, room - cutDetail.length), note), end]);
   return truncateMarkdown(body, layout.maxLength, note);
+}
+
+/**
+ * A pinned server whose latest release drifted from its pin, as the watch mode reports it: the
+ * same digest-first body as a PR comment (digest, detail, notes) under `verdict`, the paragraph
+ * that says what drifted and how to accept it (trusted Markdown). The issue's body opens with its
+ * `marker` and ends with a footer naming the pin and the release (`compared`, Markdown); the
+ * job summary's section has neither.
+ */
+export function renderDriftReview(review: ServerReview, parts: { verdict: string; issue?: { marker: string; compared: string } }, maxLength = COMMENT_LIMIT): string {
+  const { verdict, issue } = parts;
+  if (issue === undefined) return renderReview(review, { opening: [], closing: [], maxLength, fullReport: 'the log of this run', verdict, readers: 'consumers' });
+  const link = runLink(review.runUrl);
+  const fullReport = link ? `the [job summary](${link}) of this run` : 'the job summary of this run';
+  const closing = footerLinks(review.runUrl, `job ${mdCode(review.job)} · ${issue.compared}`, true);
+  return renderReview(review, { opening: [issue.marker], closing: [closing], maxLength, fullReport, verdict, readers: 'consumers' });
 }
 
 /** A server's name as the comment shows it: in code, and short (the server may name itself anything). */

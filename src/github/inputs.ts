@@ -5,7 +5,7 @@ import { DEFAULT_ALLOW_MAX_DAYS } from '../policy/allow.js';
 import { parseCheckMode, parseFailOn, type CheckMode, type FailOn } from '../policy/checks.js';
 import { redactUrl } from './redact.js';
 
-export type Mode = 'review' | 'comment-only' | 'capture';
+export type Mode = 'review' | 'comment-only' | 'capture' | 'watch';
 export type CommentMode = 'on-change' | 'always' | 'never';
 
 /** The Action's inputs, validated, with paths resolved against the working directory. */
@@ -50,6 +50,10 @@ export interface ActionInputs {
   unsafeAllowPrivilegedEvents: boolean;
   /** How many days ahead an allow-list entry may expire. */
   allowMaxDays: number;
+  /** `mode: watch`: the pin file whose servers are checked at their latest release (absolute). */
+  pinFile: string;
+  /** `mode: watch`: the label of the issues it opens (and finds again). */
+  watchLabel: string;
 }
 
 export const INPUT_DEFAULTS = {
@@ -65,6 +69,8 @@ export const INPUT_DEFAULTS = {
   'unsafe-allow-privileged-events': 'false',
   'unsafe-allow-pull-request-target': 'false',
   'allow-max-days': String(DEFAULT_ALLOW_MAX_DAYS),
+  'pin-file': 'mcp-pins.lock.json',
+  'watch-label': 'mcp-pin-drift',
 } as const;
 
 /**
@@ -89,7 +95,7 @@ export function readInputs(get: (name: string) => string, workspace: string): Ac
   if (url !== undefined && !/^https?:\/\//.test(url)) throw new UserError(`"url" must be an http:// or https:// address; got "${redactUrl(url)}".`);
 
   const inputs: ActionInputs = {
-    mode: oneOf('mode', raw('mode')!, ['review', 'comment-only', 'capture'] as const),
+    mode: oneOf('mode', raw('mode')!, ['review', 'comment-only', 'capture', 'watch'] as const),
     headers: parseHeaders(get('headers')),
     passEnv: checkPassEnv(get('pass-env').split(/[\s,]+/).filter((name) => name !== ''), 'The input "pass-env"'),
     compile: bool('compile', raw('compile')!),
@@ -104,6 +110,8 @@ export function readInputs(get: (name: string) => string, workspace: string): Ac
     unsafeAllowPrivilegedEvents:
       bool('unsafe-allow-privileged-events', raw('unsafe-allow-privileged-events')!) || bool('unsafe-allow-pull-request-target', raw('unsafe-allow-pull-request-target')!),
     allowMaxDays: parseDays(raw('allow-max-days')!),
+    pinFile: path(raw('pin-file'))!,
+    watchLabel: raw('watch-label')!,
   };
   const optional = {
     command: raw('command'),
@@ -124,6 +132,10 @@ export function readInputs(get: (name: string) => string, workspace: string): Ac
   if (inputs.captureFile !== undefined && (inputs.mode !== 'review' || !inputs.compile)) {
     throw new UserError(`"capture-file" gives the contracts a "mode: capture" job captured, to a review that would otherwise start the servers: it needs "mode: review" and "compile: true".`);
   }
+  if (inputs.mode === 'watch' && sources.length + (raw('config') !== undefined ? 1 : 0) > 0) {
+    throw new UserError('mode: watch checks the servers of the pin file ("pin-file"); "command", "url", "file" and "config" name servers to review, not to watch.');
+  }
+  if (!/^[^,\n]{1,50}$/.test(inputs.watchLabel)) throw new UserError(`"watch-label" is one issue label (at most 50 characters, no comma); got "${inputs.watchLabel}".`);
   if (inputs.name !== undefined && !/^[\w.@/-]{1,100}$/.test(inputs.name)) throw new UserError(`"name" may use letters, digits and "_ . @ / -" (at most 100); got "${inputs.name}".`);
   return inputs;
 }

@@ -35,6 +35,7 @@ import { reproduceCommands } from './reproduce.js';
 import type { ServerReview } from './review.js';
 import { log, redactor, registerCredentials, runnerOf, writeSummary, type Runner } from './step.js';
 import { subjectsOf, type RunSubjects } from './subjects.js';
+import { watchPins } from './watch.js';
 import { computeOutputs, renderSummary } from './summary.js';
 
 export async function runAction(): Promise<void> {
@@ -67,6 +68,7 @@ export async function runAction(): Promise<void> {
     if (api && inputs.mode === 'review' && inputs.comment !== 'never' && !PRIVILEGED_EVENTS.includes(context.eventName)) commenting = { api, context, inputs };
     if (inputs.mode === 'comment-only') await commentOnly(inputs, context, runner, api);
     else if (inputs.mode === 'capture') await captureOnly(inputs, context, runner, commandFiles);
+    else if (inputs.mode === 'watch') await watchPins(inputs, context, runner, api, commandFiles);
     else await review(inputs, context, runner, api, commandFiles);
   } catch (error) {
     const user = asUserError(error);

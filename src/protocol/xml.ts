@@ -98,6 +98,11 @@ export interface ContractDeltasOptions {
   brief?: boolean;
   /** Fields whose text the lint flagged (default: those of the flagged-text deltas given). */
   flaggedFields?: ReadonlySet<string>;
+  /**
+   * `consumers`: read by the model of a client that uses a third-party server (the pinning proxy),
+   * which can act on neither the fix nor the note: both are for the server's developers.
+   */
+  readers?: 'consumers';
 }
 
 /** The fields of the deltas that flag text: their text is never repeated to a model. */
@@ -147,8 +152,10 @@ export function renderContractDelta(d: Readonly<Delta>, options: ContractDeltasO
     out.push(`${pad}  <previous>${escapeText(deltaValue(d, 'previous', max))}</previous>`);
     out.push(`${pad}  <current>${escapeText(deltaValue(d, 'current', max))}</current>`);
   }
-  if (d.hint !== undefined) out.push(`${pad}  <fix>${escapeText(d.hint)}</fix>`);
-  if (d.note !== undefined) out.push(`${pad}  <note>${escapeText(d.note)}</note>`);
+  if (options.readers !== 'consumers') {
+    if (d.hint !== undefined) out.push(`${pad}  <fix>${escapeText(d.hint)}</fix>`);
+    if (d.note !== undefined) out.push(`${pad}  <note>${escapeText(d.note)}</note>`);
+  }
   out.push(`${pad}</delta>`);
   return out.join('\n');
 }

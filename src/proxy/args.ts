@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { UserError } from '../errors.js';
+import { parseDriftPolicy, type DriftPolicy } from '../policy/drift.js';
 import { DEFAULT_RENAME_WINDOW_DAYS, type RenameMode } from '../runtime/routing.js';
 import type { ListenAddress } from './http.js';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from './sessions.js';
@@ -32,6 +33,14 @@ export interface ProxyOptions {
   listen?: ListenAddress | undefined;
   /** With `listen`: the sessions served at once, and how long one may stay idle. */
   sessions?: SessionLimits;
+  /** A pin file (`pin`) or a lockfile (`lock`): the server is held to its contracts (see pin.ts). */
+  lockfile?: string | undefined;
+  /** With `lockfile`: which server of the pin file this is (needed when it pins several). */
+  pinServer?: string | undefined;
+  /** With `lockfile`: what to do with drift; default the config file's `onDrift`, else block. */
+  onDrift?: DriftPolicy | undefined;
+  /** The config file `onDrift` is read from (default ./mcp-contract-guard.config.json, if there is one). */
+  config?: string | undefined;
 }
 
 const OPTIONS = {
@@ -48,6 +57,10 @@ const OPTIONS = {
   'session-idle': { type: 'string' },
   url: { type: 'string' },
   header: { type: 'string', multiple: true },
+  lockfile: { type: 'string' },
+  server: { type: 'string' },
+  'on-drift': { type: 'string' },
+  config: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -56,6 +69,7 @@ export const PROXY_USAGE = `mcp-contract-guard proxy: an MCP stdio proxy that a 
 Usage:
   mcp-contract-guard proxy [--artifact contract-deltas.json] [--renames route|explain [--rename-window-days N]] [--no-validate] [--no-explain-all] [--log FILE [--log-values]] [--listen HOST:PORT [--max-sessions N] [--session-idle TIME]] -- <server command…>
   mcp-contract-guard proxy [same options] --url http://host:port/mcp [--header "Name: value"]…
+  mcp-contract-guard proxy --lockfile mcp-pins.lock.json [--server NAME] [--on-drift block|hide|warn] [same options] -- <server command…>
 
 Every message is relayed unchanged, except that:
   - a tools/call whose arguments do not fit the tool's current input schema is answered with
@@ -66,7 +80,8 @@ Every message is relayed unchanged, except that:
   - a call that uses a tool or argument the artifact says was renamed, or sends an argument it
     says was removed, is refused with what changed (--renames explain, the default), or served
     under the new names with a notice in its result (--renames route), never silently;
-  - the server's own input-validation errors (TypeScript SDK, FastMCP, Python SDK) are explained the same way.
+  - the server's own input-validation errors (TypeScript SDK, FastMCP, Python SDK) are explained the same way;
+  - with --lockfile, what drifted from the pinned contracts is held back (see --on-drift).
 A tool's own answers are never changed (a routed call's result only gains the notice).
 
 Options:
@@ -89,6 +104,17 @@ Options:
   --session-idle TIME  with --listen: end a session idle this long (default 30m; 90s, 2h, 500ms)
   --url URL         relay to this HTTP server (streamable, or the older HTTP+SSE) instead of starting one
   --header "Name: value"  an HTTP header for --url (repeatable), e.g. "Authorization: Bearer …"
+  --lockfile FILE   hold the server to the contracts pinned in FILE (a pin file written by "pin", or a
+                    lockfile written by "lock"): at start and on every listing and list_changed, the live
+                    contracts are diffed against it; a pin that does not match its digests is refused
+  --server NAME     with --lockfile: the server of the pin file this is (needed when it pins several)
+  --on-drift POLICY with --lockfile: block (default), hide or warn, or per class, e.g.
+                    breaking=block,poisoning=block,risky=warn,unreviewed=hide. block: a call to a tool
+                    with a BREAKING change or new poisoning text is answered with what changed and how to
+                    re-pin; hide: such tools, and tools the pin does not have, are left out of tools/list;
+                    warn: a line on stderr. SAFE and COSMETIC changes pass.
+  --config FILE     the config file whose "onDrift" applies when --on-drift is not given (default
+                    ./mcp-contract-guard.config.json, if there is one)
   --help, -h        this text
 
 The server inherits the proxy's environment and working directory; its stderr is ours.`;
@@ -118,6 +144,9 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions & { help: 
   for (const flag of ['max-sessions', 'session-idle'] as const) {
     if (values[flag] !== undefined && values.listen === undefined) throw new UserError(`--${flag} only applies with --listen.`);
   }
+  for (const flag of ['server', 'on-drift', 'config'] as const) {
+    if (values[flag] !== undefined && values.lockfile === undefined) throw new UserError(`--${flag} only applies with --lockfile (the pin the server is held to).`);
+  }
   return {
     command,
     url: values.url === undefined ? undefined : parseUrl(values.url),
@@ -134,6 +163,10 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions & { help: 
       maxSessions: values['max-sessions'] === undefined ? DEFAULT_SESSION_LIMITS.maxSessions : parseCount('--max-sessions', values['max-sessions']),
       idleMs: values['session-idle'] === undefined ? DEFAULT_SESSION_LIMITS.idleMs : parseDuration('--session-idle', values['session-idle']),
     },
+    lockfile: values.lockfile,
+    pinServer: values.server,
+    onDrift: values['on-drift'] === undefined ? undefined : parseDriftPolicy(values['on-drift'], '--on-drift'),
+    config: values.config,
     help: false,
   };
 }

@@ -20,6 +20,8 @@ export type CallOutcome =
   | 'blocked'
   /** A tool the artifact says was renamed or removed: answered by the proxy, never forwarded. */
   | 'moved'
+  /** A tool the pin holds back (`--lockfile`): answered by the proxy, never forwarded. */
+  | 'held'
   /** The client cancelled the call before the server answered. */
   | 'cancelled';
 

@@ -9,14 +9,10 @@
 import { existsSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { UserError, errorMessage } from '../errors.js';
-import { DeltaArtifactError, loadDeltaMap, type DeltaMap } from '../runtime/index.js';
-import { CallRouter } from '../runtime/routing.js';
+import type { DeltaMap } from '../runtime/index.js';
 import { PROXY_USAGE, parseProxyArgs, type ProxyOptions } from './args.js';
 import { CallLog } from './call-log.js';
-import { httpUpstream } from './http-upstream.js';
-import { serveHttp } from './http.js';
-import { launchServer } from './server-link.js';
-import { runStdio } from './stdio.js';
+import { launchServer, type Upstream } from './server-link.js';
 
 export { PROXY_USAGE, parseProxyArgs, type ProxyOptions } from './args.js';
 export type { CallOutcome, CallRecord } from './call-log.js';
@@ -36,20 +32,28 @@ export interface ProxyStreams {
  */
 export async function runProxy(options: ProxyOptions, streams: ProxyStreams = processStreams()): Promise<number> {
   const warn = (message: string) => void streams.errors.write(`mcp-contract-guard proxy: ${message}\n`);
-  const deltas = readArtifact(options.artifact, warn);
+  const deltas = await readArtifact(options.artifact, warn);
+  // Only a pinning proxy loads the pin's code (the lockfile reader, the drift policy, the config).
+  const pin = options.lockfile === undefined ? undefined : await (await import('./pin-settings.js')).loadPin(options, warn);
   const log = options.log === undefined ? undefined : new CallLog(options.log, options.logValues === true, warn);
   const renames = options.renames ?? 'explain';
   if (renames === 'route' && deltas.size > 0 && deltas.release?.date === undefined) {
     warn('the artifact records no release date, so renames are routed with no end to the deprecation window; write it with --released-at (the Action dates it itself).');
   }
-  const router = new CallRouter(deltas, { renames, ...(options.renameWindowDays !== undefined ? { renameWindowDays: options.renameWindowDays } : {}) });
-  const relay = { deltas, router, validate: options.validate !== false, explainAll: options.explainAll !== false, log, warn };
   const { url, headers = {}, command } = options;
-  const upstream = () => (url !== undefined ? httpUpstream(url, headers, warn) : launchServer(command));
   const signal = stopSignal();
+  // On stdio the client waits for the server's first answer: the server starts now, and the
+  // relay's code (the validator, the explainer) loads while it does. The client's first lines
+  // wait in the pipe until the relay reads them.
+  const server = options.listen === undefined && url === undefined ? launchServer(command) : undefined;
   try {
-    if (options.listen !== undefined) return await serveHttp(upstream, relay, options.listen, signal.received, options.sessions);
-    return await runStdio(upstream(), relay, streams.input, streams.output, signal.received);
+    const { CallRouter } = await import('../runtime/routing.js');
+    const router = new CallRouter(deltas, { renames, ...(options.renameWindowDays !== undefined ? { renameWindowDays: options.renameWindowDays } : {}) });
+    const relay = { deltas, router, validate: options.validate !== false, explainAll: options.explainAll !== false, log, warn, pin };
+    const { httpUpstream } = url !== undefined ? await import('./http-upstream.js') : { httpUpstream: undefined };
+    const upstream = (): Upstream => (httpUpstream !== undefined && url !== undefined ? httpUpstream(url, headers, warn) : launchServer(command));
+    if (options.listen !== undefined) return await (await import('./http.js')).serveHttp(upstream, relay, options.listen, signal.received, options.sessions);
+    return await (await import('./stdio.js')).runStdio(server ?? upstream(), relay, streams.input, streams.output, signal.received);
   } finally {
     signal.dispose();
     log?.close();
@@ -100,11 +104,12 @@ function processStreams(): ProxyStreams {
 }
 
 /** The artifact's deltas. A missing file is a warning (a first release has none); a corrupt one stops the proxy. */
-function readArtifact(path: string | undefined, warn: (message: string) => void): DeltaMap {
+async function readArtifact(path: string | undefined, warn: (message: string) => void): Promise<DeltaMap> {
   if (path !== undefined && !existsSync(path)) {
     warn(`there is no delta artifact at ${path}; calls are still checked, without <contract_awareness>.`);
   }
   if (path === undefined) return new Map();
+  const { DeltaArtifactError, loadDeltaMap } = await import('../runtime/delta-map.js');
   try {
     return loadDeltaMap(path, { optional: true });
   } catch (error) {

@@ -20,13 +20,14 @@
  * out as a smaller batch, and the proxy's answers come back as a batch of their own.
  */
 import { randomUUID } from 'node:crypto';
-import { isJsonObject, type JsonObject, type JsonValue } from '../contract/model.js';
+import { ENTRY_KEY, isJsonObject, type EntryKind, type JsonObject, type JsonValue } from '../contract/model.js';
 import { createExplainer, type Explainer } from '../runtime/self-healing.js';
 import { errorResult, type DeltaMap } from '../runtime/index.js';
 import { CallRouter, NEEDS_LISTING, withNotice, type CallDecision, type CallNotice, type ListedTools, type RoutingOptions } from '../runtime/routing.js';
 import { reportedFields } from '../runtime/validation-error.js';
 import type { CallLog, CallOutcome } from './call-log.js';
 import { explainServerError } from '../runtime/server-errors.js';
+import { DriftGuard, LIST_CHANGED, LIST_METHODS, filteredListing, type PinSettings } from './pin.js';
 import { ArgumentValidator } from '../runtime/argument-validator.js';
 
 export interface RelayOptions extends RoutingOptions {
@@ -43,6 +44,8 @@ export interface RelayOptions extends RoutingOptions {
   warn: (message: string) => void;
   /** How long calls wait for the proxy's own `tools/list` before going out unchecked (default 10 s). */
   listTimeoutMs?: number;
+  /** `--lockfile`: hold the server to its pinned contracts (see pin.ts). */
+  pin?: PinSettings | undefined;
 }
 
 /** Where the session's output goes; each string or buffer is one or more complete lines. */
@@ -59,6 +62,8 @@ type ClientRequest =
   | { readonly kind: 'discover' }
   /** `chain` gathers a paginated listing; undefined for a page whose start the proxy did not see. */
   | { readonly kind: 'list'; readonly chain: Map<string, JsonObject> | undefined }
+  /** A listing of prompts, resources or resource templates, followed only to hold them to the pin. */
+  | { readonly kind: 'entries'; readonly entries: EntryKind; readonly chain: Map<string, JsonObject> | undefined }
   /** `notice`: the call was routed (`--renames route`), and its answer says so. */
   | { readonly kind: 'call'; readonly tool: string; readonly args: unknown; readonly started: number; readonly notice?: CallNotice };
 
@@ -81,6 +86,9 @@ const MAX_REPORTED_LINE = 200;
 /** The keys of a stateless request's `_meta` that say who the client is (not per-request ones like progressToken). */
 const PROTOCOL_META_PREFIX = 'io.modelcontextprotocol/';
 
+/** The JSON-RPC error code of a prompt or resource the pin holds back (the implementation-defined range). */
+const PINNED_DRIFT_CODE = -32003;
+
 /** What the proxy does with a client message: answer it itself, or send the server a changed one (undefined: forward it as it came). */
 type ClientAction = { readonly answer: JsonObject } | { readonly forward: JsonObject } | undefined;
 
@@ -94,6 +102,8 @@ export class RelaySession {
   private nextOwnId = 1;
   private readonly validator = new ArgumentValidator();
   private readonly explainer: Explainer;
+  /** With `--lockfile`: the session's verdicts on what drifted from the pin. */
+  private readonly guard: DriftGuard | undefined;
   private readonly router: CallRouter;
   private readonly requests = new Map<string, ClientRequest>();
   /** Client listings awaiting their next page, by the cursor that asks for it. */
@@ -118,6 +128,7 @@ export class RelaySession {
     private readonly peers: RelayPeers,
   ) {
     this.explainer = createExplainer({ deltas: options.deltas, explainAll: options.explainAll !== false });
+    this.guard = options.pin === undefined ? undefined : new DriftGuard(options.pin);
     this.router = options.router ?? new CallRouter(options.deltas, options);
   }
 
@@ -222,29 +233,50 @@ export class RelaySession {
       case 'server/discover':
         this.track(key, { kind: 'discover' });
         return undefined;
-      case 'tools/list': {
+      case 'tools/list':
         this.clientListed = true;
-        const cursor = params?.cursor;
-        const chain = cursor === undefined ? new Map<string, JsonObject>() : typeof cursor === 'string' ? this.chains.get(cursor) : undefined;
-        if (typeof cursor === 'string') this.chains.delete(cursor);
-        this.track(key, { kind: 'list', chain });
+        this.track(key, { kind: 'list', chain: this.chainOf('', params) });
         return undefined;
-      }
       case 'tools/call':
         return this.call(key, message.id as JsonValue, params);
+      case 'prompts/get':
+      case 'resources/read':
+        return this.pinnedGet(method, message.id as JsonValue, params);
       default:
+        if (this.guard !== undefined && Object.hasOwn(LIST_METHODS, method)) this.track(key, { kind: 'entries', entries: LIST_METHODS[method] as EntryKind, chain: this.chainOf(`${method}\u0000`, params) });
         return undefined;
     }
   }
 
+  /** A prompt or resource the pin holds back is answered with an error saying why; anything else goes out. */
+  private pinnedGet(method: string, id: JsonValue, params: JsonObject | undefined): ClientAction {
+    const kind = method === 'prompts/get' ? 'prompts' : 'resources';
+    const key = kind === 'prompts' ? params?.name : params?.uri;
+    const refusal = typeof key === 'string' ? this.guard?.refusal(kind, key) : undefined;
+    return refusal === undefined ? undefined : { answer: { jsonrpc: '2.0', id, error: { code: PINNED_DRIFT_CODE, message: refusal.plain } } };
+  }
+
+  /** The listing a page request continues (by its cursor), or a new one. */
+  private chainOf(prefix: string, params: JsonObject | undefined): Map<string, JsonObject> | undefined {
+    const cursor = params?.cursor;
+    if (cursor === undefined) return new Map<string, JsonObject>();
+    if (typeof cursor !== 'string') return undefined;
+    const chain = this.chains.get(`${prefix}${cursor}`);
+    this.chains.delete(`${prefix}${cursor}`);
+    return chain;
+  }
+
   /**
-   * A `tools/call`, decided here, once: what the artifact makes of its names (see `CallRouter`:
-   * served as it is, served under the new names, or refused for its old-shaped arguments), then
-   * the checks of the tool it goes to (moved, arguments that do not fit its schema).
+   * A `tools/call`, decided here, once: what the pin holds back (the name called, and the one a
+   * rename routes it to), what the artifact makes of its names (see `CallRouter`: served as it
+   * is, served under the new names, or refused for its old-shaped arguments), then the checks of
+   * the tool it goes to (moved, arguments that do not fit its schema).
    */
   private call(key: string, id: JsonValue, params: JsonObject | undefined): ClientAction {
     const called = params?.name;
     if (typeof called !== 'string' || params === undefined) return undefined;
+    const held = this.heldByPin(id, called, params.arguments);
+    if (held !== undefined) return held;
     const decision = this.decide(called, params.arguments);
     if (decision?.kind === 'refuse') {
       const schema = this.tools?.get(decision.name)?.inputSchema;
@@ -255,6 +287,10 @@ export class RelaySession {
     const name = decision?.name ?? called;
     const args = decision === undefined ? params.arguments : decision.args;
     const notice = decision?.notice;
+    if (name !== called) {
+      const heldTarget = this.heldByPin(id, name, args);
+      if (heldTarget !== undefined) return heldTarget;
+    }
     if (this.options.validate && this.tools !== undefined) {
       const tool = this.tools.get(name);
       const moved = tool === undefined ? this.explainer.movedTool(name) : undefined;
@@ -276,6 +312,14 @@ export class RelaySession {
     this.track(key, { kind: 'call', tool: name, args, started: performance.now(), ...(notice !== undefined ? { notice } : {}) });
     if (decision === undefined) return undefined;
     return { forward: { jsonrpc: '2.0', id, method: 'tools/call', params: { ...params, name, arguments: args as JsonValue } } };
+  }
+
+  /** A call to a tool the pin holds back, answered with what changed and how to re-pin; undefined for any other. */
+  private heldByPin(id: JsonValue, name: string, args: unknown): ClientAction {
+    const refusal = this.guard?.refusal('tools', name);
+    if (refusal === undefined) return undefined;
+    this.record(name, 'held', [], args);
+    return { answer: errorAnswer(id, refusal.xml) };
   }
 
   /** The artifact's decision about a call (undefined: as it is); a call whose decision needs tools the proxy could not list goes as it is. */
@@ -303,10 +347,12 @@ export class RelaySession {
   private noteProtocol(message: JsonObject): void {
     if (message.method === 'initialize') {
       this.era = 'legacy';
+      this.guard?.noteClient(isJsonObject(message.params) ? message.params.capabilities : undefined);
       return;
     }
     const meta = isJsonObject(message.params) ? message.params._meta : undefined;
     if (!isJsonObject(meta) || typeof meta[`${PROTOCOL_META_PREFIX}protocolVersion`] !== 'string') return;
+    if (this.era !== 'stateless') this.guard?.noteClient(meta[`${PROTOCOL_META_PREFIX}clientCapabilities`]);
     this.era = 'stateless';
     if (this.meta !== undefined && message.method !== 'server/discover') return;
     this.meta = Object.fromEntries(Object.entries(meta).filter(([name]) => name.startsWith(PROTOCOL_META_PREFIX)));
@@ -322,7 +368,8 @@ export class RelaySession {
     if (!isJsonObject(message.params)) return false;
     const name = message.params.name;
     if (typeof name !== 'string') return false;
-    const checked = this.options.validate && this.explainer.explains(name);
+    // With a pin every call needs the listing: any tool may be held back.
+    const checked = (this.options.validate && this.explainer.explains(name)) || this.guard !== undefined;
     const decided = this.router.active && this.router.decide(name, message.params.arguments, undefined) === NEEDS_LISTING;
     if (!checked && !decided && this.explainer.movedTool(name) === undefined) return false;
     return this.ownListing !== undefined || this.startListing();
@@ -374,6 +421,7 @@ export class RelaySession {
   private fromServerMessage(message: JsonObject): Disposition {
     if (typeof message.method === 'string') {
       if (message.method === 'notifications/tools/list_changed') this.contractChanged();
+      else if (this.guard !== undefined && Object.hasOwn(LIST_CHANGED, message.method)) for (const kind of LIST_CHANGED[message.method] ?? []) this.guard.forget(kind);
       return FORWARD;
     }
     const { id } = message;
@@ -394,10 +442,32 @@ export class RelaySession {
         return FORWARD;
       case 'list':
         if (request.chain !== undefined && result !== undefined) this.clientPage(request.chain, result);
-        return FORWARD;
+        return this.pinnedListing('tools', message, result);
+      case 'entries':
+        if (request.chain !== undefined && result !== undefined) this.entriesPage(request.entries, request.chain, result);
+        return this.pinnedListing(request.entries, message, result);
       case 'call':
         return this.callAnswered(request, message, result) ?? FORWARD;
     }
+  }
+
+  /** A listing answer without the entries the pin hides, or FORWARD. */
+  private pinnedListing(kind: EntryKind, message: JsonObject, result: JsonObject | undefined): Disposition {
+    const filtered = this.guard === undefined || result === undefined ? undefined : filteredListing(this.guard, kind, result);
+    return filtered === undefined ? FORWARD : { ...message, result: filtered };
+  }
+
+  /** A page of a prompts or resources listing: once complete, judged against the pin. */
+  private entriesPage(kind: EntryKind, chain: Map<string, JsonObject>, result: JsonObject): void {
+    const method = Object.keys(LIST_METHODS).find((m) => LIST_METHODS[m] === kind) as string;
+    if (!addPage(chain, result[kind], ENTRY_KEY[kind])) return;
+    const next = result.nextCursor;
+    if (typeof next !== 'string' || next === '') {
+      this.guard?.judge(kind, chain.values());
+      return;
+    }
+    this.chains.set(`${method}\u0000${next}`, chain);
+    if (this.chains.size > MAX_CHAINS) this.chains.delete(this.chains.keys().next().value as string);
   }
 
   private clientPage(chain: Map<string, JsonObject>, result: JsonObject): void {
@@ -447,6 +517,7 @@ export class RelaySession {
 
   private contractChanged(): void {
     this.tools = undefined;
+    this.guard?.forget('tools');
     this.listingFailed = false;
     this.startListing();
   }
@@ -506,6 +577,7 @@ export class RelaySession {
 
   private learn(chain: Map<string, JsonObject>): void {
     this.tools = chain;
+    this.guard?.judge('tools', chain.values());
     this.validator.retain(new Set(chain.keys()));
     if (this.ownListing === undefined) this.release();
   }
@@ -565,10 +637,10 @@ export function idKey(id: unknown): string | undefined {
   return undefined;
 }
 
-/** Adds a page of tools to a listing; false when the page is not one or the listing grows past any real server's. */
-function addPage(chain: Map<string, JsonObject>, tools: unknown): boolean {
-  if (!Array.isArray(tools)) return false;
-  for (const tool of tools) if (isJsonObject(tool) && typeof tool.name === 'string') chain.set(tool.name, tool);
+/** Adds a page of entries (tools by default) to a listing; false when the page is not one or the listing grows past any real server's. */
+function addPage(chain: Map<string, JsonObject>, items: unknown, key = 'name'): boolean {
+  if (!Array.isArray(items)) return false;
+  for (const item of items) if (isJsonObject(item) && typeof item[key] === 'string') chain.set(item[key], item);
   return chain.size <= MAX_TOOLS;
 }
 

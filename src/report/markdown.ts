@@ -103,10 +103,11 @@ export function partialNote(options: Pick<MarkdownOptions, 'fullReport'>): strin
  * The digest: the counts on one line, what changes for callers (BREAKING, then RISKY), and
  * each fix once. It names every entry with a BREAKING change in a few dozen lines at most.
  */
-export function renderDigest(report: DiffReport, options: Pick<MarkdownOptions, 'markOf'> = {}): string {
+export function renderDigest(report: DiffReport, options: Pick<MarkdownOptions, 'markOf'> & { fixes?: boolean } = {}): string {
   if (report.summary.maxSeverity === null) return 'No contract changes.';
   const located = locatedDeltas(report);
-  return [countsLine(report), callerTable(report, options.markOf), fixList(located)].filter((s) => s !== '').join('\n\n');
+  // The fixes speak to the server's developers: a consumer of a third-party server leaves them out.
+  return [countsLine(report), callerTable(report, options.markOf), options.fixes === false ? '' : fixList(located)].filter((s) => s !== '').join('\n\n');
 }
 
 /** `🔴 3 breaking · 🟢 2 safe`: the severities that occur. */

@@ -34,7 +34,8 @@ export const TEXT_RULES = family({
   },
   'suspicious-text': {
     scope: 'any', severity: R,
-    reason: 'New or changed text looks like tool poisoning (hidden instructions, secrets, concealment, invisible characters): review it before agents read it.',
+    reason:
+      'Changed text gains a cue of tool poisoning (a URL, instructions to the model, a reference to another tool, hidden or invisible text, secrets, concealment): review it before agents read it.',
     message: (f) => `${at(f)}new or changed text looks like tool poisoning: ${(f.facts.labels as string[] | undefined)?.join(', ')} (${JSON.stringify(f.match)}).`,
     phrase: (_, say) => say.fixed('new text looks like tool poisoning'),
     showsValues: false,

@@ -65,8 +65,8 @@ describe('action.yml', () => {
 
   test('declares every output the Action sets', () => {
     const set = Object.keys(computeOutputs([], { artifacts: [], report: '', review: '', sarif: '' }));
-    // mode: capture sets one of its own.
-    expect(declared('outputs').sort()).toEqual([...set, 'capture-path'].sort());
+    // mode: capture and mode: watch set one of their own each.
+    expect(declared('outputs').sort()).toEqual([...set, 'capture-path', 'drifted'].sort());
   });
 });
 

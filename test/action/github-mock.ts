@@ -1,6 +1,7 @@
 /**
  * A local stand-in for the few GitHub REST endpoints the Action calls, so the real Octokit of
- * `@actions/github` can be pointed at it with GITHUB_API_URL: issue comments (paginated with
+ * `@actions/github` can be pointed at it with GITHUB_API_URL: issues (listed by label and state,
+ * created, edited, closed: the watch mode's) and issue comments (paginated with
  * Link headers like GitHub's), labels, issue events, the contents API, pulls, collaborator
  * permissions, and a switch to make any route fail with a chosen status a number of times.
  */
@@ -24,6 +25,18 @@ interface Failure {
   afterEffect?: boolean;
 }
 
+export interface MockIssue {
+  id: number;
+  number: number;
+  title: string;
+  body: string;
+  state: 'open' | 'closed';
+  state_reason: string | null;
+  labels: Array<{ name: string }>;
+  user: { login: string; type: 'Bot' | 'User' };
+  html_url: string;
+}
+
 export interface LoggedRequest {
   method: string;
   path: string;
@@ -40,11 +53,14 @@ export class GitHubMock {
   readonly pulls = new Map<number, { head: { sha: string; repo?: { full_name: string } }; base?: { sha: string; ref: string; repo: { full_name: string } }; labels?: Array<{ name: string }> }>();
   /** login → permission on the repository (admin, write, read, none), with an optional role name; anyone else has read, as on a public repository. */
   readonly permissions = new Map<string, { permission: string; role_name?: string }>();
+  /** Issues (not pull requests) by number, as the issues API creates and edits them. */
+  readonly issues = new Map<number, MockIssue>();
   readonly requests: LoggedRequest[] = [];
   /** GitHub caps per_page at 100; tests lower it to exercise pagination. */
   maxPageSize = 100;
   private failures: Failure[] = [];
   private nextId = 1000;
+  private nextIssue = 100;
   private server: Server | undefined;
   url = '';
 
@@ -68,6 +84,7 @@ export class GitHubMock {
     this.files.clear();
     this.pulls.clear();
     this.permissions.clear();
+    this.issues.clear();
     this.requests.length = 0;
     this.failures = [];
     this.maxPageSize = 100;
@@ -123,6 +140,38 @@ export class GitHubMock {
     const path = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : url.pathname;
     let m: RegExpExecArray | null;
     if (method === 'GET' && path === '/user') return answer(403, { message: 'Resource not accessible by integration' });
+    if (path === '/issues' && method === 'GET') {
+      const state = url.searchParams.get('state') ?? 'open';
+      const labels = (url.searchParams.get('labels') ?? '').split(',').filter((l) => l !== '');
+      const found = [...this.issues.values()].filter((i) => (state === 'all' || i.state === state) && labels.every((l) => i.labels.some((x) => x.name === l)));
+      return answer(200, ...this.page(found, url));
+    }
+    if (path === '/issues' && method === 'POST') {
+      const data = JSON.parse(body) as { title: string; body?: string; labels?: string[] };
+      const number = this.nextIssue++;
+      const issue: MockIssue = {
+        id: this.nextId++,
+        number,
+        title: data.title,
+        body: data.body ?? '',
+        state: 'open',
+        state_reason: null,
+        labels: (data.labels ?? []).map((name) => ({ name })),
+        user: { login: 'github-actions[bot]', type: 'Bot' },
+        html_url: `https://github.com/${this.repo}/issues/${number}`,
+      };
+      this.issues.set(number, issue);
+      return answer(201, issue);
+    }
+    if ((m = /^\/issues\/(\d+)$/.exec(path)) && (method === 'PATCH' || method === 'GET')) {
+      const issue = this.issues.get(Number(m[1]));
+      if (!issue) return answer(404, { message: 'Not Found' });
+      if (method === 'PATCH') {
+        const data = JSON.parse(body) as Partial<Pick<MockIssue, 'title' | 'body' | 'state' | 'state_reason'>>;
+        Object.assign(issue, data);
+      }
+      return answer(200, issue);
+    }
     if ((m = /^\/issues\/(\d+)\/comments$/.exec(path))) {
       const issue = Number(m[1]);
       if (method === 'GET') return answer(200, ...this.page(this.comments.get(issue) ?? [], url));

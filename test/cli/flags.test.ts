@@ -123,7 +123,7 @@ describe('--help and --version', () => {
   });
 
   it('--version prints the package version, from the repository and from an installed package', async () => {
-    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const { version, bin: bins } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; bin: Record<string, string> };
     expect(await cli(['--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
 
     // The published tarball, unpacked without its dependencies and run through a bin link as
@@ -137,7 +137,7 @@ describe('--help and --version', () => {
     execFileSync('tar', ['-xzf', join(scratch, tarball), '-C', installed, '--strip-components=1']);
     mkdirSync(join(scratch, 'node_modules', '.bin'));
     const bin = join(scratch, 'node_modules', '.bin', 'mcp-contract-guard');
-    symlinkSync('../mcp-contract-guard/lib/cli.js', bin);
+    symlinkSync(`../mcp-contract-guard/${bins['mcp-contract-guard']}`, bin);
     expect(execFileSync(process.execPath, [bin, '--version'], { cwd: scratch, encoding: 'utf8' })).toBe(`${version}\n`);
     expect(execFileSync(process.execPath, [bin, 'check', '--help'], { cwd: scratch, encoding: 'utf8' })).toBe(`${commandHelp('check')}\n`);
   });

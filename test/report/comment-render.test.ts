@@ -76,6 +76,7 @@ describe('the comment and summary of real releases', () => {
       '> [!CAUTION]\n> **Contract gate failed** for `server-everything`: 116 breaking changes in 10 tools, 3 prompts, 100 resources and 1 resource template are not approved. ' +
         'They call for a **major** release. If they are intended, add the label `contract-change-approved` to this pull request, or accept them in the allow-list (entries below).',
     );
+    // No risky change: the URL gzip-file-as-resource gives an argument as its default is data, not a poisoning cue.
     expect(comment.split('\n\n')[2]).toBe('🔴 116 breaking · 🟢 21 safe · ⚪ 24 cosmetic');
     // Renamed entries are listed by the name callers still use.
     expect(comment).toContain('`add → get-sum`, `getTinyImage → get-tiny-image`, `longRunningOperation → trigger-long-running-operation` | renamed |');
@@ -134,10 +135,10 @@ describe('the comment and summary of real releases', () => {
   });
 
   it('a union type reads as it is written: no backslash before its bars, in or out of a table', async () => {
-    const report = await releaseReport('firecrawl@3.22.3', 'firecrawl@3.26.0');
-    const comment = renderComment(reviewOf('firecrawl', report));
-    expect(comment).toContain('`"high" | "low" | "medium"`');
-    expect(shownText(renderGfm(comment))).toContain('"high" | "low" | "medium"');
+    // The full detail: this release's comment is over the size limit, which drops values first.
+    const details = renderDetails(await releaseReport('firecrawl@3.22.3', 'firecrawl@3.26.0'), 'full');
+    expect(details).toContain('`"high" | "low" | "medium"`');
+    expect(shownText(renderGfm(details))).toContain('"high" | "low" | "medium"');
     const inventory = renderComment(reviewOf('inventory', await releaseReport('inventory@1.0.0', 'inventory@1.1.0')));
     expect(inventory).toContain('`integer \\| null`'); // in a table cell, where GitHub removes the backslash
     expect(shownText(renderGfm(inventory))).toContain('integer | null');

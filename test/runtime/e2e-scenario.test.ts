@@ -5,9 +5,9 @@
  * a `<contract_awareness>` block naming the new required field → `callWithSelfHealing`, with a
  * scripted `correct` that reads only the error's field lines, fixes the call and the retry succeeds.
  *
- * Needs the built CLI (lib/cli.js), the built runtime (lib/runtime, which the example imports as
- * 'mcp-contract-guard/runtime') and examples/inventory/v{1,2}.mjs; skipped until they exist
- * (`npm test` builds first).
+ * Needs the package as built, its bin (lib/bundle/cli.js) and its runtime (lib/bundle/runtime.js,
+ * which the example imports as 'mcp-contract-guard/runtime'), and examples/inventory/v{1,2}.mjs;
+ * skipped until they exist (`npm test` builds first).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -20,10 +20,10 @@ import { callWithSelfHealing, loadDeltaMap } from '../../src/runtime/index.js';
 import { correctFromFieldLines } from './helpers.js';
 
 const repo = resolve(import.meta.dirname, '../..');
-const cli = join(repo, 'lib/cli.js');
+const cli = join(repo, 'lib/bundle/cli.js');
 const v1 = join(repo, 'examples/inventory/v1.mjs');
 const v2 = join(repo, 'examples/inventory/v2.mjs');
-const ready = [cli, v1, v2, join(repo, 'lib/runtime/index.js')].every((path) => existsSync(path));
+const ready = [cli, v1, v2, join(repo, 'lib/bundle/runtime.js')].every((path) => existsSync(path));
 const run = promisify(execFile);
 
 /** Args v1's `create_order` accepted: no `currency`, which v2 requires. */

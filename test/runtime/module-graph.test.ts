@@ -83,9 +83,9 @@ describe('the runtime module graph', () => {
     expect(shared).toContain('protocol/index.js');
   });
 
-  it.skipIf(!existsSync(join(repo, 'lib/runtime/index.js')))("the package export 'mcp-contract-guard/runtime' (lib/, after npm run build) does the same", () => {
+  it.skipIf(!existsSync(join(repo, 'lib/bundle/runtime.js')))("the package export 'mcp-contract-guard/runtime' (lib/bundle/, after npm run build) does the same", () => {
     const { esm, cjs } = modulesLoadedBy('mcp-contract-guard/runtime');
-    expect(esm.some((url) => url.endsWith('/lib/runtime/index.js'))).toBe(true);
+    expect(esm.some((url) => url.endsWith('/lib/bundle/runtime.js'))).toBe(true);
     for (const url of [...esm, ...cjs]) for (const pattern of FORBIDDEN) expect(url).not.toMatch(pattern);
     expect([...esm, ...cjs].filter((url) => url.includes('node_modules'))).toEqual([]);
   });

@@ -1,0 +1,38 @@
+/**
+ * The CLI as a process (lib/cli.js imports it once the compile cache is on): its streams, the
+ * interrupt handling and the exit code around `main`.
+ */
+import { main } from './main.js';
+import { exitOnInterrupt } from '../compile/interrupt.js';
+
+// Ctrl-C / SIGTERM: exit 130 / 143, and kill every server tree still running on the way out.
+exitOnInterrupt();
+
+/**
+ * A stream's writer that survives its reader going away: after EPIPE (`… | head -1`) further
+ * output is dropped and the command finishes its work (a lockfile is still written) and exits
+ * with its own code. Any other write error (a full disk under `> out.json`) would lose output
+ * silently, so it is reported and the exit code becomes 2.
+ */
+function writerOf(stream: NodeJS.WriteStream): (text: string) => void {
+  let open = true;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (!open) return;
+    open = false;
+    if (error.code === 'EPIPE') return;
+    process.exitCode = 2;
+    if (stream !== process.stderr) process.stderr.write(`error: could not write the output: ${error.message}\n`);
+  });
+  return (text) => {
+    if (open) stream.write(text);
+  };
+}
+
+const code = await main(process.argv.slice(2), {
+  cwd: process.cwd(),
+  stdout: writerOf(process.stdout),
+  stderr: writerOf(process.stderr),
+  isTty: process.stdout.isTTY === true,
+});
+// A failed write (reported above) keeps its 2.
+if (process.exitCode !== 2) process.exitCode = code;

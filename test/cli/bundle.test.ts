@@ -1,0 +1,104 @@
+/**
+ * The package runs its bundle (lib/bundle/, scripts/build-package.mjs), not lib/: the same
+ * commands must say the same bytes through both, the semantic cross-check's worker thread must
+ * run from the bundle, and where Node has a compile cache the bin must use it.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/processes.js';
+
+const packageJson = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+const BIN = resolve(ROOT, packageJson.bin['mcp-contract-guard'] as string);
+const LIB = resolve(ROOT, 'lib/cli.js');
+const realWorld = (name: string) => resolve(ROOT, 'test/fixtures/real-world', name);
+
+let work: string;
+
+/** A folder with the inputs the commands below read. */
+function folder(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  // Only json-schema-diff can settle this pair: one string variant now covers two.
+  const variants = (anyOf: object[]) => ({ tools: [{ name: 'lookup', inputSchema: { type: 'object', properties: { name: { anyOf } } } }] });
+  writeFileSync(join(dir, 'variants-old.json'), JSON.stringify(variants([{ type: 'string', maxLength: 5 }, { type: 'string', minLength: 1 }])));
+  writeFileSync(join(dir, 'variants-new.json'), JSON.stringify(variants([{ type: 'string' }])));
+  writeFileSync(join(dir, 'one.json'), JSON.stringify({ tools: [{ name: 'a', inputSchema: { type: 'object' } }] }));
+  return dir;
+}
+
+beforeAll(() => {
+  work = folder(mkdtempSync(join(tmpdir(), 'mcg-bundle-')));
+});
+
+afterAll(() => {
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+function run(node: string, cli: string, args: string[], env: Record<string, string> = {}, cwd = work) {
+  const result = spawnSync(node, [cli, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', MCP_CONTRACT_GUARD_TODAY: '2026-01-01', ...env } });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('the bundled bin', () => {
+  it('is what package.json names, and not lib/cli.js', () => {
+    expect(BIN).toBe(resolve(ROOT, 'lib/bundle/cli.js'));
+  });
+
+  it('prints what lib/cli.js prints, byte for byte, with the same exit code', () => {
+    const release = [realWorld('server-everything@2025.9.12.json'), realWorld('server-everything@2026.7.4.json')];
+    // Each in a folder of its own: lock writes there.
+    const [bundledDir, unbundledDir] = ['bundled', 'unbundled'].map((name) => folder(join(work, name)));
+    const lockfile = 'one.lock.json';
+    const cases = [
+      ['--help'],
+      ['--version'],
+      ['diff', '--help'],
+      ['proxy', '--help'],
+      ['diff', ...release],
+      ['diff', '--format', 'json', ...release],
+      ['diff', '--format', 'sarif', ...release],
+      ['diff', '--format', 'json', 'variants-old.json', 'variants-new.json'],
+      ['lock', '--file', 'one.json', '--lockfile', lockfile],
+      ['check', '--file', 'one.json', '--lockfile', lockfile],
+      ['check', '--file', 'variants-new.json', '--lockfile', lockfile, '--format', 'markdown'],
+      ['diff', 'missing.json', 'one.json'],
+      ['nonsense'],
+    ];
+    for (const args of cases) {
+      // The folder's path aside (the lock command it advises names the file absolutely).
+      const inFolder = (result: ReturnType<typeof run>, dir: string) => JSON.parse(JSON.stringify(result).replaceAll(dir, '<folder>')) as typeof result;
+      const bundled = inFolder(run(process.execPath, BIN, args, {}, bundledDir), bundledDir);
+      const unbundled = inFolder(run(process.execPath, LIB, args, {}, unbundledDir), unbundledDir);
+      expect(bundled, args.join(' ')).toEqual(unbundled);
+    }
+  });
+
+  it('runs the semantic cross-check from the bundle: its worker thread is found beside the chunks', () => {
+    const { code, stdout } = run(process.execPath, BIN, ['diff', '--format', 'json', 'variants-old.json', 'variants-new.json']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('"length-range-widened"');
+    expect(stdout).not.toContain('cross-check not run');
+  });
+
+  // The compile cache is Node's from 22.1 on; the suite's Node may be older, the Action's (MCG_ACTION_NODE) is not.
+  const newer = [process.env.MCG_ACTION_NODE, process.execPath].find((node) => {
+    if (node === undefined) return false;
+    const [major = 0, minor = 0] = spawnSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim().split('.').map(Number);
+    return major > 22 || (major === 22 && minor >= 1);
+  });
+
+  it.skipIf(newer === undefined)("fills a compile cache where Node has one, in Node's default place, and prints the same from it", () => {
+    // Node's default: node-compile-cache in the OS temp directory (TMPDIR), unless NODE_COMPILE_CACHE says otherwise.
+    const temp = join(work, 'tmp');
+    mkdirSync(temp);
+    const env = { TMPDIR: temp, NODE_COMPILE_CACHE: '' };
+    const args = ['diff', '--format', 'json', 'variants-old.json', 'variants-new.json'];
+    const cold = run(newer as string, BIN, args, env);
+    expect(readdirSync(join(temp, 'node-compile-cache'), { recursive: true }).length).toBeGreaterThan(0);
+    const warm = run(newer as string, BIN, args, env);
+    expect(warm).toEqual(cold);
+    expect(warm.code).toBe(0);
+  });
+});
