@@ -27,6 +27,7 @@ import { diffContracts } from '../diff/index.js';
 import { UserError, errorMessage } from '../errors.js';
 import { ResolveError, packageOf, resolveVersion, withVersion } from '../pin/packages.js';
 import { repinCommand } from '../pin/repin.js';
+import { decideReview } from '../policy/review.js';
 import type { DiffReport } from '../protocol/index.js';
 import { mdCell, mdCode, mdText, truncate } from '../report/index.js';
 import type { GitHubApi, RepoIssue } from './api.js';
@@ -283,7 +284,7 @@ function driftVerdict(name: string, pin: PinnedServer, check: Check & { kind: 'c
   );
 }
 
-/** The review the issue and the summary render: the watch reports, and gates nothing. */
+/** The review the issue and the summary render: the watch reports, and gates nothing (its review is decided at fail-on never). */
 function reviewOf(name: string, check: Check & { kind: 'checked' }, inputs: ActionInputs, context: RunContext): ServerReview {
   const review: ServerReview = {
     id: name,
@@ -295,8 +296,7 @@ function reviewOf(name: string, check: Check & { kind: 'checked' }, inputs: Acti
     report: check.report,
     lockfileCheck: 'off',
     failOn: inputs.failOn,
-    gate: { pass: true, verdict: 'not-gated', blocking: [], failures: [] },
-    accepted: [],
+    ...decideReview({ server: name, report: check.report, failOn: 'never', acceptedBy: () => undefined, lockfileCheck: 'off' }).review,
     allowNotes: [],
     reproduce: [],
     // The footer names the pin and the release; how the release was started is said here.
