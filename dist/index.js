@@ -29302,6 +29302,20 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:events"
 
 /***/ }),
 
+/***/ 3024:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+
+/***/ }),
+
+/***/ 1455:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+
+/***/ }),
+
 /***/ 7067:
 /***/ ((module) => {
 
@@ -29320,6 +29334,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2")
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
+
+/***/ }),
+
+/***/ 6760:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 
 /***/ }),
 
@@ -29595,7 +29616,7 @@ function qstring(str) {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _compile_interrupt_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9514);
-/* harmony import */ var _github_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(523);
+/* harmony import */ var _github_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5485);
 /**
  * Entry point of the GitHub Action (bundled into dist/index.js by `npm run build:action`).
  * Thin on purpose: everything lives in src/github, where the decisions are pure and tested.
@@ -29633,7 +29654,365 @@ function exitOnInterrupt() {
 
 /***/ }),
 
-/***/ 523:
+/***/ 452:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Yl: () => (/* binding */ asUserError),
+/* harmony export */   gJ: () => (/* binding */ errorMessage),
+/* harmony export */   yo: () => (/* binding */ UserError)
+/* harmony export */ });
+/**
+ * An error meant for the person running the tool: its message is a complete, plain-words
+ * paragraph saying what went wrong and what to do. Shells print it without a stack trace and
+ * exit with `exitCode` (2: usage, config, compile or input error).
+ */
+class UserError extends Error {
+    exitCode;
+    name = 'UserError';
+    constructor(message, exitCode = 2, options) {
+        super(message, options);
+        this.exitCode = exitCode;
+    }
+}
+function errorMessage(error) {
+    return error instanceof Error ? error.message : String(error);
+}
+/**
+ * What an error means for the person running the tool: a `UserError` as it is; a stack overflow
+ * as one that says why it almost always happens (JSON nested tens of thousands of levels deep,
+ * which JSON allows and no contract needs: a server or a file may send it on purpose); anything
+ * else undefined, a bug.
+ */
+function asUserError(error) {
+    if (error instanceof UserError)
+        return error;
+    if (error instanceof RangeError && /call stack/i.test(error.message)) {
+        return new UserError('Stopped: the input nests too deeply to process (a schema or value nested thousands of levels deep, which no real contract is). ' +
+            'Check what the server or the file sends; if it is nothing like that, this is a bug: run again with --debug and report it.', 2, { cause: error });
+    }
+    return undefined;
+}
+
+
+/***/ }),
+
+/***/ 5428:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   TP: () => (/* binding */ readTextIfExists),
+/* harmony export */   "if": () => (/* binding */ decodedText)
+/* harmony export */ });
+/* unused harmony exports assertWritable, writeTextAtomically */
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3024);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1455);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(6760);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(452);
+/* harmony import */ var _protocol_json_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(2412);
+/**
+ * Reading and writing the user's files (lockfiles, artifacts, dumps) with errors that say what
+ * is wrong with which path, and writes that never leave half a file or a temporary one behind.
+ */
+
+
+
+
+
+
+/**
+ * The text of a JSON file's bytes, decoded in one piece. `readFile(path, 'utf8')` decodes each
+ * chunk as it arrives and joins the pieces into a rope, which every later read of the text
+ * (a regex, a comparison, JSON.parse) must first copy flat: on a 5 MB lockfile, twice the time
+ * of reading it.
+ *
+ * Windows writes JSON other ways than UTF-8: Notepad adds a byte order mark, and Windows
+ * PowerShell's `>` and `Out-File` (the usual way to save a `tools/list` dump there) write
+ * UTF-16 with one. The mark says the encoding and is not part of the text (`JSON.parse`
+ * refuses it). Without a mark, UTF-16 shows in the first two bytes: JSON text starts with an
+ * ASCII character, so one of them is zero (RFC 4627, section 3).
+ */
+function decodedText(bytes) {
+    const [first, second] = bytes;
+    if ((first === 0xff && second === 0xfe) || (first !== 0 && second === 0))
+        return bytes.toString('utf16le', first === 0xff ? 2 : 0);
+    if ((first === 0xfe && second === 0xff) || (first === 0 && second !== 0 && second !== undefined)) {
+        // Node decodes UTF-16 only little-endian: swap each pair (a last odd byte is no character).
+        const from = first === 0xfe ? 2 : 0;
+        return Buffer.from(bytes.subarray(from, from + ((bytes.length - from) & ~1))).swap16().toString('utf16le');
+    }
+    return (0,_protocol_json_js__WEBPACK_IMPORTED_MODULE_5__/* .withoutByteOrderMark */ .Yi)(bytes.toString('utf8'));
+}
+/** The text of `path`, or undefined when there is no such file. `what` names it in errors ("the lockfile"). */
+async function readTextIfExists(path, what) {
+    try {
+        return decodedText(await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.readFile)(path));
+    }
+    catch (error) {
+        if (codeOf(error) === 'ENOENT')
+            return undefined;
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .UserError */ .yo(`Cannot read ${what} ${path}: ${problemOf(error, path)}`, 2, { cause: error });
+    }
+}
+/**
+ * Fail now, before any work, if `path` cannot be written: it is a directory, its directory
+ * does not exist or is not writable. (The write itself still reports what this cannot foresee.)
+ */
+async function assertWritable(path, what) {
+    const fail = (error) => new UserError(`Cannot write ${what} ${path}: ${problemOf(error, path)}`, 2, { cause: error });
+    const existing = await stat(path).catch((error) => {
+        if (codeOf(error) === 'ENOENT')
+            return undefined;
+        throw fail(error);
+    });
+    if (existing?.isDirectory())
+        throw fail(Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
+    if (existing !== undefined && !existing.isFile())
+        return; // a device or a pipe: written in place
+    const directory = dirname(resolve(path));
+    await access(directory, constants.W_OK).catch((error) => {
+        const code = codeOf(error);
+        throw code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+            ? new UserError(`Cannot write ${what} ${path}: its directory ${directory} is not writable (${code}).`, 2, { cause: error })
+            : fail(error);
+    });
+}
+/** Temporary files being written, removed if the process exits (Ctrl-C) before their rename. */
+const inFlight = new Set();
+let exitHook = false;
+/**
+ * Replace `path` with `text` atomically: write a temporary file beside it, then rename it over
+ * the old one, so a reader never sees half a file. The temporary file is removed on any
+ * failure. A symbolic link is followed (the file it points to is replaced, the link kept); a
+ * device, a pipe or anything under /dev (`/dev/stdout`) is written in place.
+ */
+async function writeTextAtomically(path, text, what) {
+    const fail = (error) => new UserError(`Cannot write ${what} ${path}: ${problemOf(error, path)}`, 2, { cause: error });
+    await assertWritable(path, what);
+    const target = await realpath(path).catch(() => resolve(path));
+    const existing = await stat(target).catch(() => undefined);
+    // /dev/stdout may resolve to the file the shell redirected to: replacing that file would
+    // cut the process off from its own output.
+    if ((existing !== undefined && !existing.isFile()) || resolve(path).startsWith('/dev/')) {
+        // Appended: truncating /dev/stderr redirected to a file would erase what was logged there.
+        await writeFile(target, text, { flag: 'a' }).catch((error) => {
+            throw fail(error);
+        });
+        return;
+    }
+    const temporary = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+    if (!exitHook) {
+        exitHook = true;
+        process.once('exit', () => inFlight.forEach((file) => rmSync(file, { force: true })));
+    }
+    inFlight.add(temporary);
+    try {
+        // The new file keeps the old one's permissions.
+        await writeFile(temporary, text, { flag: 'wx', ...(existing ? { mode: existing.mode & 0o7777 } : {}) });
+        await rename(temporary, target);
+    }
+    catch (error) {
+        await unlink(temporary).catch(() => undefined);
+        throw fail(error);
+    }
+    finally {
+        inFlight.delete(temporary);
+    }
+}
+function codeOf(error) {
+    return error?.code;
+}
+/** What went wrong, in words, ending with a full stop. */
+function problemOf(error, path) {
+    switch (codeOf(error)) {
+        case 'EISDIR':
+            return 'it is a directory, not a file.';
+        case 'ENOENT': {
+            const directory = (0,node_path__WEBPACK_IMPORTED_MODULE_3__.dirname)((0,node_path__WEBPACK_IMPORTED_MODULE_3__.resolve)(path));
+            return (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.existsSync)(directory) ? `files cannot be created in ${directory}.` : `the directory ${directory} does not exist: create it first.`;
+        }
+        case 'ENOTDIR':
+            return 'a part of the path is a file, not a directory.';
+        case 'EACCES':
+        case 'EPERM':
+            return 'permission denied.';
+        case 'EROFS':
+            return 'the file system is read-only.';
+        case 'ENOSPC':
+            return 'no space left on the device.';
+        case 'ELOOP':
+            return 'too many symbolic links (a loop?).';
+        default:
+            return `${error instanceof Error ? error.message : String(error)}.`;
+    }
+}
+
+
+/***/ }),
+
+/***/ 1075:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   BF: () => (/* binding */ writeOutputFile),
+/* harmony export */   readWorkspaceFile: () => (/* binding */ readWorkspaceFile)
+/* harmony export */ });
+/* unused harmony exports MAX_READ_BYTES, confine */
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3024);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1455);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(6760);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(452);
+/* harmony import */ var _files_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(5428);
+/**
+ * The files the Action reads and writes. A pull request controls the checkout: it can commit a
+ * symbolic link (to ~/.ssh, to the runner's credentials, to /etc) or give its config a path
+ * with `..`, and its server runs before the outputs are written. So the Action reads only
+ * regular files inside the workspace, writes only inside the workspace or RUNNER_TEMP, never
+ * through a symbolic link, and a refusal says which path and why.
+ */
+
+
+
+
+
+
+/** Larger than any real lockfile, config or dump; a bound on what a pull request can make the Action hold. */
+const MAX_READ_BYTES = 64 * 1024 * 1024;
+/**
+ * The root that holds `path` and the path's components below it, or undefined when `path`
+ * is outside every root (a `..` escape or an absolute path elsewhere). Pure: no file system.
+ */
+function confine(path, roots) {
+    const absolute = (0,node_path__WEBPACK_IMPORTED_MODULE_3__.resolve)(path);
+    for (const root of roots) {
+        for (const base of [root.path, root.real]) {
+            const rel = (0,node_path__WEBPACK_IMPORTED_MODULE_3__.relative)(base, absolute);
+            if (rel === '')
+                return { root, parts: [] };
+            if (rel === '..' || rel.startsWith(`..${node_path__WEBPACK_IMPORTED_MODULE_3__.sep}`) || (0,node_path__WEBPACK_IMPORTED_MODULE_3__.isAbsolute)(rel))
+                continue;
+            return { root, parts: rel.split(node_path__WEBPACK_IMPORTED_MODULE_3__.sep) };
+        }
+    }
+    return undefined;
+}
+/**
+ * The text of a regular file inside the workspace, or null when it does not exist. Refuses a
+ * path outside the workspace, a symbolic link anywhere below the workspace, anything that is
+ * not a regular file (a FIFO would block the read forever), a file with other hard links (it
+ * could be a file outside the workspace under another name) and a file over MAX_READ_BYTES.
+ */
+async function readWorkspaceFile(path, roots, what) {
+    const refuse = (why) => new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .UserError */ .yo(`Refusing to read ${what} ${path}: ${why}.`);
+    const place = confine(path, [roots.workspace]);
+    if (!place)
+        throw refuse(`it is outside the workspace (${roots.workspace.path}); the Action reads only files of the checkout`);
+    const walked = await walk(place.root.real, place.parts, false);
+    if (walked.kind === 'symlink')
+        throw refuse(`${shown(place.root, place.parts, walked.at)} is a symbolic link; the Action never follows one (a pull request could point it at any file on the runner)`);
+    if (walked.kind === 'missing')
+        return null;
+    const full = (0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)(place.root.real, ...place.parts);
+    let handle;
+    try {
+        handle = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.open)(full, node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_RDONLY | node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_NOFOLLOW | node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_NONBLOCK);
+    }
+    catch (error) {
+        // Changed since it was looked at: gone, or replaced by a link.
+        const code = error.code;
+        if (code === 'ENOENT')
+            return null;
+        if (code === 'ELOOP')
+            throw refuse('it is a symbolic link; the Action never follows one');
+        throw error;
+    }
+    try {
+        const stats = await handle.stat();
+        if (!stats.isFile())
+            throw refuse('it is not a regular file');
+        if (stats.nlink > 1)
+            throw refuse('it has other hard links, so it may be a file outside the workspace under another name');
+        if (stats.size > MAX_READ_BYTES)
+            throw refuse(`it is ${stats.size} bytes, over the ${MAX_READ_BYTES}-byte limit`);
+        return (0,_files_js__WEBPACK_IMPORTED_MODULE_5__/* .decodedText */ ["if"])(await handle.readFile());
+    }
+    finally {
+        await handle.close();
+    }
+}
+/**
+ * Write `text` to a file inside the workspace or RUNNER_TEMP, creating missing directories.
+ * Refuses a path outside both, and a symbolic link anywhere below the root (the final name
+ * included). The text goes to a fresh file that then replaces the target, so a hard link
+ * planted at the target is replaced, never written through.
+ */
+async function writeOutputFile(path, text, roots, what) {
+    const refuse = (why) => new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .UserError */ .yo(`Refusing to write ${what} to ${path}: ${why}.`);
+    const place = confine(path, [roots.workspace, roots.temp]);
+    if (!place || place.parts.length === 0)
+        throw refuse(`the Action writes only inside the workspace (${roots.workspace.path}) or RUNNER_TEMP (${roots.temp.path})`);
+    const walked = await walk(place.root.real, place.parts, true);
+    if (walked.kind === 'symlink')
+        throw refuse(`${shown(place.root, place.parts, walked.at)} is a symbolic link; the Action never writes through one (a pull request could point it at any file on the runner)`);
+    if (walked.kind === 'other')
+        throw refuse(`${shown(place.root, place.parts, walked.at)} exists and is not a regular file`);
+    const full = (0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)(place.root.real, ...place.parts);
+    const scratch = `${full}.${(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.randomBytes)(6).toString('hex')}.tmp`;
+    const handle = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.open)(scratch, node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_WRONLY | node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_CREAT | node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_EXCL | node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_NOFOLLOW, 0o644);
+    try {
+        await handle.writeFile(text);
+    }
+    finally {
+        await handle.close();
+    }
+    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.rename)(scratch, full).catch(async (error) => {
+        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.unlink)(scratch).catch(() => undefined);
+        throw error;
+    });
+}
+/**
+ * Look at each component below `root` without following links. For a write, missing
+ * directories are created (one level at a time, so none is created through a link) and the
+ * final component may be missing; for a read, a missing component means a missing file.
+ */
+async function walk(root, parts, forWrite) {
+    let current = root;
+    for (let i = 0; i < parts.length; i++) {
+        current = (0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)(current, parts[i]);
+        const last = i === parts.length - 1;
+        const stats = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.lstat)(current).catch((error) => {
+            if (error.code === 'ENOENT' || error.code === 'ENOTDIR')
+                return undefined;
+            throw error;
+        });
+        if (stats?.isSymbolicLink())
+            return { kind: 'symlink', at: i };
+        if (!stats) {
+            if (!forWrite)
+                return { kind: 'missing' };
+            if (last)
+                return { kind: 'ok' };
+            await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.mkdir)(current);
+            continue;
+        }
+        if (!last && !stats.isDirectory())
+            return forWrite ? { kind: 'other', at: i } : { kind: 'missing' };
+        if (last && forWrite && !stats.isFile())
+            return { kind: 'other', at: i };
+    }
+    return { kind: 'ok' };
+}
+/** The refused component, under the root as the runner names it. */
+function shown(root, parts, at) {
+    return (0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)(root.path, ...parts.slice(0, at + 1));
+}
+
+
+/***/ }),
+
+/***/ 5485:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -30771,7 +31150,7 @@ var summary_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _
 };
 
 
-const { access: summary_access, appendFile, writeFile: summary_writeFile } = external_fs_namespaceObject.promises;
+const { access, appendFile, writeFile } = external_fs_namespaceObject.promises;
 const SUMMARY_ENV_VAR = 'GITHUB_STEP_SUMMARY';
 const SUMMARY_DOCS_URL = 'https://docs.github.com/actions/using-workflows/workflow-commands-for-github-actions#adding-a-job-summary';
 class Summary {
@@ -30794,7 +31173,7 @@ class Summary {
                 throw new Error(`Unable to find environment variable for $${SUMMARY_ENV_VAR}. Check if your runtime environment supports job summaries.`);
             }
             try {
-                yield summary_access(pathFromEnv, external_fs_namespaceObject.constants.R_OK | external_fs_namespaceObject.constants.W_OK);
+                yield access(pathFromEnv, external_fs_namespaceObject.constants.R_OK | external_fs_namespaceObject.constants.W_OK);
             }
             catch (_a) {
                 throw new Error(`Unable to access summary file: '${pathFromEnv}'. Check if the file has correct read/write permissions.`);
@@ -30832,7 +31211,7 @@ class Summary {
         return summary_awaiter(this, void 0, void 0, function* () {
             const overwrite = !!(options === null || options === void 0 ? void 0 : options.overwrite);
             const filePath = yield this.filePath();
-            const writeFunc = overwrite ? summary_writeFile : appendFile;
+            const writeFunc = overwrite ? writeFile : appendFile;
             yield writeFunc(filePath, this._buffer, { encoding: 'utf8' });
             return this.emptyBuffer();
         });
@@ -31094,7 +31473,7 @@ var io_util_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _
 };
 
 
-const { chmod, copyFile, lstat, mkdir, open: io_util_open, readdir, rename: io_util_rename, rm, rmdir, stat: io_util_stat, symlink, unlink: io_util_unlink } = external_fs_namespaceObject.promises;
+const { chmod, copyFile, lstat, mkdir, open: io_util_open, readdir, rename, rm, rmdir, stat, symlink, unlink } = external_fs_namespaceObject.promises;
 // export const {open} = 'fs'
 const IS_WINDOWS = process.platform === 'win32';
 /**
@@ -31125,7 +31504,7 @@ const READONLY = external_fs_namespaceObject.constants.O_RDONLY;
 function exists(fsPath) {
     return io_util_awaiter(this, void 0, void 0, function* () {
         try {
-            yield io_util_stat(fsPath);
+            yield stat(fsPath);
         }
         catch (err) {
             if (err.code === 'ENOENT') {
@@ -31138,7 +31517,7 @@ function exists(fsPath) {
 }
 function isDirectory(fsPath_1) {
     return io_util_awaiter(this, arguments, void 0, function* (fsPath, useStat = false) {
-        const stats = useStat ? yield io_util_stat(fsPath) : yield lstat(fsPath);
+        const stats = useStat ? yield stat(fsPath) : yield lstat(fsPath);
         return stats.isDirectory();
     });
 }
@@ -31168,7 +31547,7 @@ function tryGetExecutablePath(filePath, extensions) {
         let stats = undefined;
         try {
             // test file exists
-            stats = yield io_util_stat(filePath);
+            stats = yield stat(filePath);
         }
         catch (err) {
             if (err.code !== 'ENOENT') {
@@ -31196,7 +31575,7 @@ function tryGetExecutablePath(filePath, extensions) {
             filePath = originalFilePath + extension;
             stats = undefined;
             try {
-                stats = yield io_util_stat(filePath);
+                stats = yield stat(filePath);
             }
             catch (err) {
                 if (err.code !== 'ENOENT') {
@@ -37295,8 +37674,8 @@ function getOctokit(token, options, ...additionalPlugins) {
     return new GitHubWithPlugins(getOctokitOptions(token, options));
 }
 //# sourceMappingURL=github.js.map
-;// CONCATENATED MODULE: external "node:path"
-const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(6760);
 ;// CONCATENATED MODULE: ./lib/protocol/report.js
 /**
  * The diff report: the one data structure every renderer, the Action's gate and the runtime
@@ -37340,6 +37719,15 @@ function zeroCounts() {
 function emptyReport() {
     return { version: REPORT_VERSION, summary: { maxSeverity: null, counts: zeroCounts(), semverBump: 'none' }, tools: {}, prompts: {}, resources: {}, resourceTemplates: {} };
 }
+/** The report's summary as its deltas make it: counts, worst severity, semver bump (after severities moved). */
+function summaryOf(report) {
+    const counts = zeroCounts();
+    for (const { entry } of report_entryReports(report))
+        for (const delta of entry.deltas)
+            counts[delta.severity]++;
+    const maxSeverity = maxSeverityOf(report_SEVERITIES.filter((s) => counts[s] > 0));
+    return { maxSeverity, counts, semverBump: semverBumpOf(maxSeverity) };
+}
 /** Every entry report of a report, the server's first, in report order. */
 function* report_entryReports(report) {
     if (report.server !== undefined)
@@ -37366,165 +37754,8 @@ function compareText(a, b) {
     return a < b ? -1 : a > b ? 1 : 0;
 }
 
-;// CONCATENATED MODULE: ./lib/protocol/json.js
-/**
- * Canonical JSON: object keys in sorted order, `undefined` members left out, 2-space indent and
- * a trailing newline when `pretty`. The same value always gives the same bytes, whatever order
- * it was built in, so digests, lockfiles, reports and runtime errors are reproducible.
- *
- * Keys follow JavaScript's own property order once sorted: integer-like keys ("2", "10") first
- * in numeric order, then the others by code unit. That order is fixed for a given set of keys,
- * and it lets the native `JSON.stringify` do the writing (three times faster than a
- * hand-written serializer on lockfiles of thousands of tools). A bigint, which JSON cannot
- * hold, is written as the decimal string it stands for.
- */
-function json_canonicalJson(value, pretty = false) {
-    const ordered = withSortedKeys(value);
-    return pretty ? `${JSON.stringify(ordered, null, 2)}\n` : JSON.stringify(ordered);
-}
-/**
- * A record without inherited members: a key named `__proto__`, `constructor` or `toString` is
- * data like any other. Made by a constructor whose prototype has no prototype, rather than by
- * `Object.create(null)`: V8 keeps those in its fast object layout, where `Object.create(null)`
- * makes hash-table objects (measured on Node 20: 5× slower to build, 6× slower to iterate and
- * 1.6× slower to serialize; normalization builds one per schema node).
- */
-const NullPrototypeRecord = function NullPrototypeRecord() { };
-NullPrototypeRecord.prototype = Object.create(null);
-function nullPrototypeRecord() {
-    return new NullPrototypeRecord();
-}
-/** Values known to be canonical throughout (see `markCanonical`): written as they are. */
-const knownCanonical = new WeakSet();
-/**
- * Vouch that `value` is, at every level, what `withSortedKeys` would return for it (keys in
- * canonical order, no `undefined` member, no bigint), and that it will not be changed: its
- * builder made it so (normalization builds every contract in canonical form). Writing it then
- * skips the walk over it: a lockfile of thousands of contracts is written without checking
- * each of their keys again.
- */
-function markCanonical(value) {
-    knownCanonical.add(value);
-}
-/**
- * `value` with every object's keys in canonical order (what `canonicalJson` writes), so that
- * `JSON.stringify` of the result is its canonical JSON, and every object a record without a
- * prototype. Parts already so are reused, not copied.
- */
-function withSortedKeys(value) {
-    if (typeof value !== 'object' || value === null)
-        return typeof value === 'bigint' ? value.toString() : value;
-    if (knownCanonical.has(value))
-        return value;
-    if (Array.isArray(value)) {
-        let copy;
-        for (let i = 0; i < value.length; i++) {
-            const child = withSortedKeys(value[i]);
-            if (child !== value[i])
-                (copy ??= value.slice())[i] = child;
-        }
-        return copy ?? value;
-    }
-    const record = value;
-    // A record with a prototype (JSON.parse makes them) is copied too: reading a member it lacks
-    // (`constructor`, `toString`) would find the prototype's, and the names are a server's.
-    if (!isBare(record) || !hasSortedKeys(record)) {
-        // Null prototype: a key named "__proto__" stays a key.
-        const sorted = nullPrototypeRecord();
-        for (const key of Object.keys(record).sort())
-            if (record[key] !== undefined)
-                sorted[key] = withSortedKeys(record[key]);
-        return sorted;
-    }
-    let copy;
-    for (const key in record) {
-        const child = record[key];
-        if (child === undefined) {
-            copy ??= copyOf(record);
-            delete copy[key];
-            continue;
-        }
-        const ordered = withSortedKeys(child);
-        if (ordered !== child)
-            (copy ??= copyOf(record))[key] = ordered;
-    }
-    return copy ?? value;
-}
-/** A record without inherited members (see `nullPrototypeRecord`). */
-function isBare(record) {
-    const prototype = Object.getPrototypeOf(record);
-    return prototype === null || prototype === NullPrototypeRecord.prototype;
-}
-function copyOf(record) {
-    return Object.assign(nullPrototypeRecord(), record);
-}
-/**
- * The record's keys come in canonical order. Checked with for…in rather than Object.keys: this
- * runs on every object, so no allocation.
- */
-function hasSortedKeys(record) {
-    let previous;
-    for (const key in record) {
-        if (previous !== undefined && previous > key)
-            return false;
-        previous = key;
-    }
-    return true;
-}
-/** Structural equality of two JSON values (key order ignored; own keys only). */
-function json_jsonEqual(a, b) {
-    if (a === b)
-        return true;
-    if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null)
-        return false;
-    if (Array.isArray(a)) {
-        if (!Array.isArray(b) || a.length !== b.length)
-            return false;
-        for (let i = 0; i < a.length; i++)
-            if (!json_jsonEqual(a[i], b[i]))
-                return false;
-        return true;
-    }
-    if (Array.isArray(b))
-        return false;
-    const left = a;
-    const right = b;
-    let count = 0;
-    for (const key in left) {
-        if (left[key] === undefined)
-            continue;
-        // No hasOwn on this hot path: a key missing from `right` (even `__proto__`, whose read
-        // yields the prototype) leaves the key counts unequal, so the result is still false.
-        if (!json_jsonEqual(left[key], right[key]))
-            return false;
-        count++;
-    }
-    for (const key in right)
-        if (right[key] !== undefined)
-            count--;
-    return count === 0;
-}
-/** A JSON object (not an array, not null). */
-function isJsonObject(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-/**
- * The text without its byte order mark: Windows editors and PowerShell write one, it is not
- * part of the JSON, and `JSON.parse` refuses it.
- */
-function json_withoutByteOrderMark(text) {
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
-/** The value a JSON text holds; undefined when it is not JSON (a peer's answer may be anything). */
-function parseJson(text) {
-    try {
-        return JSON.parse(text);
-    }
-    catch {
-        return undefined;
-    }
-}
-
+// EXTERNAL MODULE: ./lib/protocol/json.js
+var json = __nccwpck_require__(2412);
 ;// CONCATENATED MODULE: ./lib/protocol/read.js
 /**
  * The one reader of the report format, in two modes:
@@ -37557,7 +37788,7 @@ class ReportFormatError extends Error {
 const MAX_PROBLEMS = 20;
 /** Longer than any version string a release is named by. */
 const MAX_VERSION_LENGTH = 200;
-const DELTA_FIELDS = new Set(['severity', 'kind', 'field', 'action', 'direction', 'message', 'previous', 'current', 'fingerprint', 'hint', 'renamedFrom', 'renamedTo', 'match', 'note', 'defaultSeverity', 'reason', 'facts']);
+const DELTA_FIELDS = new Set(['severity', 'kind', 'field', 'action', 'direction', 'message', 'previous', 'current', 'fingerprint', 'hint', 'renamedFrom', 'renamedTo', 'match', 'note', 'defaultSeverity', 'reason', 'facts', 'usage']);
 const OPTIONAL_TEXT = ['hint', 'renamedFrom', 'renamedTo', 'match', 'note', 'reason'];
 const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 /**
@@ -37570,7 +37801,7 @@ function readReportText(text, mode, limits = {}) {
     text = withoutByteOrderMark(text);
     if (text.length > maxLength)
         throw new ReportFormatError([`is ${text.length.toLocaleString('en-US')} characters long; the limit is ${maxLength.toLocaleString('en-US')}`]);
-    const depth = nestingDepth(text);
+    const depth = read_nestingDepth(text);
     if (depth > maxDepth)
         throw new ReportFormatError([`nests ${depth > 10_000 ? 'over 10,000' : depth} levels deep; the limit is ${maxDepth}`]);
     let data;
@@ -37583,7 +37814,7 @@ function readReportText(text, mode, limits = {}) {
     return readReport(data, mode);
 }
 /** How deeply arrays and objects nest in JSON text (brackets inside strings ignored). Linear. */
-function nestingDepth(text) {
+function read_nestingDepth(text) {
     let depth = 0;
     let deepest = 0;
     let inString = false;
@@ -37632,7 +37863,7 @@ class Reader {
             this.problems.push(at === '' ? text : `${at} ${text}`);
     }
     report(data) {
-        if (!isJsonObject(data)) {
+        if (!(0,json/* isJsonObject */.OW)(data)) {
             this.problem('', `expected a JSON object (a diff report), got ${kindOf(data)}`);
             throw new ReportFormatError(this.problems);
         }
@@ -37657,7 +37888,7 @@ class Reader {
             // `tools` is what a runtime reads: required in both modes; the rest may be absent in an older artifact.
             if (entries === undefined && kind !== 'tools' && (!this.strict || kind === 'resourceTemplates'))
                 continue;
-            if (!isJsonObject(entries)) {
+            if (!(0,json/* isJsonObject */.OW)(entries)) {
                 this.problem(`"${kind}"`, `must be an object of entries, got ${kindOf(entries)}`);
                 continue;
             }
@@ -37676,6 +37907,11 @@ class Reader {
                 count(server);
             }
         }
+        if (data.usage !== undefined) {
+            const usage = this.reportUsage(data.usage);
+            if (usage !== undefined)
+                out.usage = usage;
+        }
         if (data.release !== undefined) {
             const release = this.release(data.release);
             if (release !== undefined)
@@ -37684,12 +37920,77 @@ class Reader {
         out.summary = this.summary(data.summary, counts);
         return out;
     }
+    reportUsage(data) {
+        const at = 'usage';
+        if (!(0,json/* isJsonObject */.OW)(data)) {
+            this.problem(at, `must be an object when present, got ${kindOf(data)}`);
+            return undefined;
+        }
+        const before = this.problems.length;
+        if (data.server !== null && typeof data.server !== 'string')
+            this.problem(`${at}.server`, `must be a name or null, got ${describe(data.server)}`);
+        for (const key of ['from', 'to'])
+            if (typeof data[key] !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(data[key]))
+                this.problem(`${at}.${key}`, `must be a day (YYYY-MM-DD), got ${describe(data[key])}`);
+        for (const key of ['days', 'calls', 'unusedDays', 'downgraded'])
+            if (!isCount(data[key]))
+                this.problem(`${at}.${key}`, `must be a whole number, got ${describe(data[key])}`);
+        if (typeof data.applied !== 'boolean')
+            this.problem(`${at}.applied`, `must be true or false, got ${describe(data.applied)}`);
+        if (data.reason !== undefined && typeof data.reason !== 'string')
+            this.problem(`${at}.reason`, `must be a string when present, got ${describe(data.reason)}`);
+        if (this.problems.length > before)
+            return undefined;
+        const usage = {
+            server: data.server,
+            from: data.from,
+            to: data.to,
+            days: data.days,
+            calls: data.calls,
+            unusedDays: data.unusedDays,
+            applied: data.applied,
+            downgraded: data.downgraded,
+        };
+        if (typeof data.reason === 'string')
+            usage.reason = data.reason;
+        return usage;
+    }
+    deltaUsage(data, at) {
+        if (!(0,json/* isJsonObject */.OW)(data)) {
+            this.problem(at, `must be an object when present, got ${kindOf(data)}`);
+            return undefined;
+        }
+        const before = this.problems.length;
+        if (data.basis !== 'tool' && data.basis !== 'field' && data.basis !== 'values' && data.basis !== 'action')
+            this.problem(`${at}.basis`, `must be "tool", "field", "values" or "action", got ${describe(data.basis)}`);
+        if (typeof data.tool !== 'string')
+            this.problem(`${at}.tool`, `must be a tool name, got ${describe(data.tool)}`);
+        for (const key of ['calls', 'affected'])
+            if (!isCount(data[key]))
+                this.problem(`${at}.${key}`, `must be a whole number, got ${describe(data[key])}`);
+        if (data.field !== undefined && typeof data.field !== 'string')
+            this.problem(`${at}.field`, `must be a field path when present, got ${describe(data.field)}`);
+        if (data.values !== undefined && !Array.isArray(data.values))
+            this.problem(`${at}.values`, `must be an array when present, got ${kindOf(data.values)}`);
+        if (data.downgraded !== undefined && data.downgraded !== true)
+            this.problem(`${at}.downgraded`, `must be true when present, got ${describe(data.downgraded)}`);
+        if (this.problems.length > before)
+            return undefined;
+        const usage = { basis: data.basis, tool: data.tool, calls: data.calls, affected: data.affected };
+        if (typeof data.field === 'string')
+            usage.field = data.field;
+        if (Array.isArray(data.values))
+            usage.values = data.values;
+        if (data.downgraded === true)
+            usage.downgraded = true;
+        return usage;
+    }
     summary(data, counts) {
         const maxSeverity = maxSeverityOf(report_SEVERITIES.filter((s) => counts[s] > 0));
         const summary = { maxSeverity, counts, semverBump: semverBumpOf(maxSeverity) };
         if (!this.strict || this.incomplete)
             return summary;
-        if (!isJsonObject(data) || !isJsonObject(data.counts)) {
+        if (!(0,json/* isJsonObject */.OW)(data) || !(0,json/* isJsonObject */.OW)(data.counts)) {
             this.problem('summary', `must be { maxSeverity, counts, semverBump }, got ${kindOf(data)}`);
             return summary;
         }
@@ -37703,7 +38004,7 @@ class Reader {
         return summary;
     }
     server(data) {
-        if (!isJsonObject(data)) {
+        if (!(0,json/* isJsonObject */.OW)(data)) {
             this.problem('server', `must be { previous, current, maxSeverity, deltas }, got ${kindOf(data)}`);
             return undefined;
         }
@@ -37716,7 +38017,7 @@ class Reader {
     }
     /** Read in both modes: a runtime counts its deprecation window from it, so a bad one must not load. */
     release(data) {
-        if (!isJsonObject(data)) {
+        if (!(0,json/* isJsonObject */.OW)(data)) {
             this.problem('release', `must be { version?, date? }, got ${kindOf(data)}`);
             return undefined;
         }
@@ -37740,7 +38041,7 @@ class Reader {
         return release;
     }
     identity(data, at) {
-        if (!isJsonObject(data) || typeof data.name !== 'string') {
+        if (!(0,json/* isJsonObject */.OW)(data) || typeof data.name !== 'string') {
             this.problem(at, `must be { name, version? }, got ${describe(data)}`);
             return undefined;
         }
@@ -37749,7 +38050,7 @@ class Reader {
         return typeof data.version === 'string' ? { name: data.name, version: data.version } : { name: data.name };
     }
     entry(data, at) {
-        if (!isJsonObject(data)) {
+        if (!(0,json/* isJsonObject */.OW)(data)) {
             this.problem(at, `must be an object, got ${kindOf(data)}`);
             return undefined;
         }
@@ -37792,7 +38093,7 @@ class Reader {
         return entry;
     }
     delta(data, at) {
-        if (!isJsonObject(data)) {
+        if (!(0,json/* isJsonObject */.OW)(data)) {
             this.problem(at, `must be an object, got ${kindOf(data)}`);
             return undefined;
         }
@@ -37827,8 +38128,9 @@ class Reader {
         for (const key of OPTIONAL_TEXT)
             if (data[key] !== undefined && typeof data[key] !== 'string')
                 this.problem(`${at}.${key}`, `must be a string when present, got ${describe(data[key])}`);
-        if (data.facts !== undefined && !isJsonObject(data.facts))
+        if (data.facts !== undefined && !(0,json/* isJsonObject */.OW)(data.facts))
             this.problem(`${at}.facts`, `must be an object when present, got ${kindOf(data.facts)}`);
+        const usage = data.usage === undefined ? undefined : this.deltaUsage(data.usage, `${at}.usage`);
         if (data.defaultSeverity !== undefined && !isSeverity(data.defaultSeverity))
             this.problem(`${at}.defaultSeverity`, `must be one of ${report_SEVERITIES.join(', ')}, got ${describe(data.defaultSeverity)}`);
         if (this.strict && data.severity === 'BREAKING' && typeof data.hint !== 'string')
@@ -37851,10 +38153,15 @@ class Reader {
                 delta[key] = data[key];
         if (data.defaultSeverity !== undefined)
             delta.defaultSeverity = data.defaultSeverity;
-        if (isJsonObject(data.facts))
+        if ((0,json/* isJsonObject */.OW)(data.facts))
             delta.facts = data.facts;
+        if (usage !== undefined)
+            delta.usage = usage;
         return delta;
     }
+}
+function isCount(value) {
+    return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 function isSeverity(value) {
     return typeof value === 'string' && report_SEVERITIES.includes(value);
@@ -38022,7 +38329,7 @@ function removesEntry(delta) {
 function memberRenameOf(delta) {
     if (typeof delta.previous !== 'string' || typeof delta.current !== 'string')
         return undefined;
-    const segments = fieldSegments(delta.field);
+    const segments = field_path_fieldSegments(delta.field);
     if (segments === undefined || segments.at(-2) !== 'properties' || segments.at(-1) !== delta.current)
         return undefined;
     return { from: delta.previous, to: delta.current };
@@ -38154,7 +38461,7 @@ const BRANCHES = new Set(['anyOf', 'oneOf', 'allOf']);
  * anything else: output schemas, the tool's name, description or annotations, `$defs`.
  */
 function schema_argumentLocationOf(field) {
-    const segments = fieldSegments(field);
+    const segments = field_path_fieldSegments(field);
     if (segments === undefined)
         return undefined;
     const start = segments.indexOf('inputSchema');
@@ -38192,11 +38499,11 @@ function schema_argumentLabel(path) {
         label += segment === '[]' ? '[]' : label === '' ? segment : `.${segment}`;
     return label;
 }
-const asIs = (schema) => (isJsonObject(schema) ? schema : undefined);
+const asIs = (schema) => ((0,json/* isJsonObject */.OW)(schema) ? schema : undefined);
 /** The constant `branch` gives to `property`, as a label (`"create"` → `create`), if any. */
 function discriminatorValue(branch, property, resolve = asIs) {
     const schema = resolve(branch);
-    if (schema === undefined || !isJsonObject(schema.properties) || !Object.hasOwn(schema.properties, property))
+    if (schema === undefined || !(0,json/* isJsonObject */.OW)(schema.properties) || !Object.hasOwn(schema.properties, property))
         return undefined;
     const member = resolve(schema.properties[property]);
     if (member === undefined)
@@ -38213,7 +38520,7 @@ function discriminatorOf(branches, resolve = asIs) {
     if (branches.length < 2)
         return null;
     const first = resolve(branches[0]);
-    if (first === undefined || !isJsonObject(first.properties))
+    if (first === undefined || !(0,json/* isJsonObject */.OW)(first.properties))
         return null;
     for (const candidate of Object.keys(first.properties).sort()) {
         const values = new Set();
@@ -38238,7 +38545,7 @@ function discriminatorOf(branches, resolve = asIs) {
 
 const SCHEMA_MARKERS = ['type', 'properties', 'anyOf', 'oneOf', 'allOf', 'items', 'enum', 'const', '$ref', 'not', 'prefixItems'];
 function looksLikeSchema(value) {
-    return isJsonObject(value) && !('name' in value && 'inputSchema' in value) && SCHEMA_MARKERS.some((k) => k in value);
+    return (0,json/* isJsonObject */.OW)(value) && !('name' in value && 'inputSchema' in value) && SCHEMA_MARKERS.some((k) => k in value);
 }
 /** A one-line rendering, at most `max` characters. */
 function values_summarize(value, max = 200) {
@@ -38269,7 +38576,7 @@ function values_quotes(text, value) {
 /** Compact JSON with sorted keys: the same value renders the same whatever its key order. */
 function compactJson(value) {
     // JSON has no text for undefined (nor for a function, which no delta should ever hold).
-    return json_canonicalJson(value) ?? 'undefined';
+    return (0,json/* canonicalJson */.dj)(value) ?? 'undefined';
 }
 /** A value a schema holds where a name belongs (a type, a required name): a string as it is, anything else as JSON. */
 function textOf(value) {
@@ -38277,11 +38584,11 @@ function textOf(value) {
 }
 /** A TypeScript-like type for a schema, `depth` levels deep. */
 function typeOf(schema, depth) {
-    if (schema === true || (isJsonObject(schema) && Object.keys(schema).length === 0))
+    if (schema === true || ((0,json/* isJsonObject */.OW)(schema) && Object.keys(schema).length === 0))
         return 'any';
     if (schema === false)
         return 'never';
-    if (!isJsonObject(schema))
+    if (!(0,json/* isJsonObject */.OW)(schema))
         return compactJson(schema);
     if ('const' in schema)
         return compactJson(schema.const);
@@ -38293,8 +38600,8 @@ function typeOf(schema, depth) {
     if (typeof schema.$ref === 'string')
         return schema.$ref === '#' ? '(recursive)' : schema.$ref.split('/').pop() ?? 'ref';
     const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type.map(textOf) : [];
-    const rendered = (types.length === 0 ? [isJsonObject(schema.properties) ? 'object' : 'any'] : types).map((t) => {
-        if (t === 'object' && isJsonObject(schema.properties)) {
+    const rendered = (types.length === 0 ? [(0,json/* isJsonObject */.OW)(schema.properties) ? 'object' : 'any'] : types).map((t) => {
+        if (t === 'object' && (0,json/* isJsonObject */.OW)(schema.properties)) {
             if (depth <= 0)
                 return '{…}';
             const required = new Set(Array.isArray(schema.required) ? schema.required.map(textOf) : []);
@@ -38450,6 +38757,543 @@ function renderContractDelta(d, options = {}) {
     return out.join('\n');
 }
 
+;// CONCATENATED MODULE: ./lib/protocol/usage.js
+/**
+ * Usage: what the runtime and the proxy record of the calls they see, and the summary the gate
+ * reads. Two formats, both owned here:
+ *
+ * - **Recordings** (`withSelfHealing(…, { usage: { file } })`, `proxy --usage FILE`): JSON
+ *   Lines, appended. One `day` line per UTC day a recorder ran (its calls, the tools it saw
+ *   listed), one `tool` line per tool called that day (argument fields sent, enum and const
+ *   values sent, calls refused and why, calls a rename routed). A recorder appends its lines
+ *   in the background, each in one `write` of a file opened with O_APPEND and each of bounded
+ *   size (the caps below), so several processes can append to one file: their lines never
+ *   interleave, and a line cut short by a crash spoils only itself (the reader skips it and
+ *   says so).
+ * - **The summary** (`usage summarize`, usage-summary.ts): the recordings of many replicas and
+ *   days merged into one document, which `check`, `diff` and the Action read.
+ *
+ * What is recorded is names and counts, never free text: the argument *fields* present (as
+ * field paths of this module's codec, `inputSchema.properties.items.items.properties.sku`, so the
+ * gate matches them to the fields of deltas), and values only of arguments the schema the client
+ * was shown constrains to an `enum` or a `const` (each as its JSON text; any other value sent
+ * there counts as `(other)`).
+ */
+
+
+/** Written in every line of a recording. */
+const USAGE_RECORD_FORMAT = 'mcp-contract-guard/usage';
+const USAGE_RECORD_VERSION = 1;
+/** Why a call was refused: a category, never the error's text. */
+const usage_REFUSALS = ['invalid-arguments', 'unknown-tool', 'error'];
+/** The key of a value sent where the schema allows only some: not one of them (never its text). */
+const OTHER_VALUE = '(other)';
+/**
+ * The bounds of what one recorder keeps per UTC day, and so of a line's size: past them, names
+ * and values are counted as overflow, never kept. They bound a recorder's memory whatever its
+ * clients send, and keep each line within `MAX_RECORD_LENGTH` (one atomic append).
+ */
+const USAGE_CAPS = {
+    /** Distinct tool names per day (a client may call names the server never had). */
+    tools: 512,
+    /** Argument fields per tool per day. */
+    fields: 128,
+    /** Distinct (field, value) pairs per tool per day. */
+    values: 128,
+    /** Rename targets per tool per day. */
+    routes: 16,
+    /** The longest tool name kept (MCP's own limit is 128). */
+    nameLength: 128,
+    /** The longest field path kept, encoded. */
+    fieldLength: 256,
+    /** The longest value kept, as JSON text (a longer enum value is `(other)`). */
+    valueLength: 128,
+    /** The server's name and version as kept. */
+    serverLength: 256,
+    /** How deep into the arguments fields are recorded, and how many nodes of one call are visited. */
+    depth: 8,
+    nodes: 512,
+};
+/** The longest line a reader accepts: every line a recorder writes is shorter, by the caps. */
+const MAX_RECORD_LENGTH = (/* unused pure expression or super */ null && (256 * 1024));
+/** One line of a recording (no newline), keys in a fixed order. */
+function usageRecordLine(record) {
+    const head = { format: USAGE_RECORD_FORMAT, version: USAGE_RECORD_VERSION, type: record.type, day: record.day, ...(record.server ? { server: record.server } : {}) };
+    if (record.type === 'day') {
+        const { listed, overflowTools, overflowCalls } = record;
+        return JSON.stringify({ ...head, listed, overflowTools, overflowCalls });
+    }
+    const { tool, calls, fields, values, refused, routed, overflowFields, overflowValues } = record;
+    return JSON.stringify({ ...head, tool, calls, fields, values, refused, routed, overflowFields, overflowValues });
+}
+/** A line that is not a record of this version: `newer` when a later mcp-contract-guard wrote it (never read as if it were ours). */
+class UsageRecordError extends Error {
+    newer;
+    name = 'UsageRecordError';
+    constructor(message, newer = false) {
+        super(message);
+        this.newer = newer;
+    }
+}
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+/** Whether `text` is a real calendar day, YYYY-MM-DD. */
+function isDay(text) {
+    return typeof text === 'string' && DAY.test(text) && new Date(`${text}T00:00:00Z`).toISOString().startsWith(text);
+}
+/** A count as a recording or a summary holds it: a whole number JavaScript adds exactly. */
+function usage_isCount(value) {
+    return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+/**
+ * Reads one line of a recording. Throws `UsageRecordError` for anything else: not JSON, too
+ * long or deep, another format, a newer version (`newer`), a field of the wrong type, a count
+ * that is not a whole number below 2^53, a name past the caps.
+ */
+function readUsageRecordLine(line) {
+    if (line.length > MAX_RECORD_LENGTH)
+        throw new UsageRecordError(`is ${line.length.toLocaleString('en-US')} characters long; the longest record is ${MAX_RECORD_LENGTH.toLocaleString('en-US')}`);
+    if (nestingDepth(line) > 6)
+        throw new UsageRecordError('nests deeper than a record does');
+    const data = parseJson(line);
+    if (!isJsonObject(data))
+        throw new UsageRecordError('is not a JSON object (a line cut short?)');
+    if (data.format !== USAGE_RECORD_FORMAT)
+        throw new UsageRecordError(`is not a usage record (its "format" is ${usage_describe(data.format)})`);
+    if (data.version !== USAGE_RECORD_VERSION) {
+        const newer = typeof data.version === 'number' && data.version > USAGE_RECORD_VERSION;
+        throw new UsageRecordError(`has version ${usage_describe(data.version)}; this mcp-contract-guard reads version ${USAGE_RECORD_VERSION}${newer ? ' (it was written by a newer one: summarize with that version)' : ''}`, newer);
+    }
+    if (!isDay(data.day))
+        throw new UsageRecordError(`has no valid "day" (YYYY-MM-DD), got ${usage_describe(data.day)}`);
+    const server = data.server === undefined ? undefined : serverOf(data.server);
+    const base = { day: data.day, ...(server ? { server } : {}) };
+    if (data.type === 'day') {
+        const listed = data.listed;
+        if (!Array.isArray(listed) || listed.length > USAGE_CAPS.tools || !listed.every((name) => isName(name, USAGE_CAPS.nameLength))) {
+            throw new UsageRecordError(`"listed" must be at most ${USAGE_CAPS.tools} tool names`);
+        }
+        return { type: 'day', ...base, listed: listed, overflowTools: count(data.overflowTools, 'overflowTools'), overflowCalls: count(data.overflowCalls, 'overflowCalls') };
+    }
+    if (data.type !== 'tool')
+        throw new UsageRecordError(`has unknown "type" ${usage_describe(data.type)}`);
+    if (!isName(data.tool, USAGE_CAPS.nameLength))
+        throw new UsageRecordError(`"tool" must be a name of 1 to ${USAGE_CAPS.nameLength} characters`);
+    const values = Object.create(null);
+    const rawValues = data.values;
+    if (!isJsonObject(rawValues))
+        throw new UsageRecordError('"values" must be an object');
+    const fieldsWithValues = Object.keys(rawValues);
+    if (fieldsWithValues.length > USAGE_CAPS.values)
+        throw new UsageRecordError(`"values" holds more than ${USAGE_CAPS.values} fields`);
+    let pairs = 0;
+    for (const field of fieldsWithValues) {
+        if (!isName(field, USAGE_CAPS.fieldLength))
+            throw new UsageRecordError('"values" holds a field that is not one');
+        values[field] = counts(rawValues[field], `values[${JSON.stringify(field)}]`, USAGE_CAPS.values, USAGE_CAPS.valueLength);
+        pairs += Object.keys(values[field]).length;
+    }
+    if (pairs > USAGE_CAPS.values)
+        throw new UsageRecordError(`"values" holds more than ${USAGE_CAPS.values} values`);
+    const record = {
+        type: 'tool',
+        ...base,
+        tool: data.tool,
+        calls: count(data.calls, 'calls'),
+        fields: counts(data.fields, 'fields', USAGE_CAPS.fields, USAGE_CAPS.fieldLength),
+        values,
+        refused: counts(data.refused, 'refused', usage_REFUSALS.length + 8, 40),
+        routed: counts(data.routed, 'routed', USAGE_CAPS.routes, USAGE_CAPS.nameLength),
+        overflowFields: count(data.overflowFields, 'overflowFields'),
+        overflowValues: count(data.overflowValues, 'overflowValues'),
+    };
+    // Each count is of calls of the tool: none can exceed them.
+    const most = Math.max(0, ...Object.values(record.fields), ...Object.values(record.refused), ...Object.values(record.routed), ...Object.values(values).flatMap((v) => Object.values(v)));
+    if (most > record.calls)
+        throw new UsageRecordError(`counts ${most} calls of something, more than the ${record.calls} calls of the tool`);
+    return record;
+}
+function serverOf(value) {
+    if (!isJsonObject(value) || !isName(value.name, USAGE_CAPS.serverLength))
+        throw new UsageRecordError('"server" must be { name, version? }');
+    if (value.version !== undefined && !isName(value.version, USAGE_CAPS.serverLength))
+        throw new UsageRecordError('"server.version" must be a short string');
+    return typeof value.version === 'string' ? { name: value.name, version: value.version } : { name: value.name };
+}
+function count(value, at) {
+    if (!usage_isCount(value))
+        throw new UsageRecordError(`"${at}" must be a whole number from 0 to 2^53, got ${usage_describe(value)}`);
+    return value;
+}
+function counts(value, at, max, maxKey) {
+    if (!isJsonObject(value))
+        throw new UsageRecordError(`"${at}" must be an object of counts`);
+    const keys = Object.keys(value);
+    if (keys.length > max)
+        throw new UsageRecordError(`"${at}" holds more than ${max} names`);
+    const out = Object.create(null);
+    for (const key of keys) {
+        if (key.length === 0 || key.length > maxKey)
+            throw new UsageRecordError(`"${at}" holds a name of ${key.length} characters`);
+        out[key] = count(value[key], `${at}[${JSON.stringify(key.slice(0, 40))}]`);
+    }
+    return out;
+}
+function isName(value, max) {
+    return typeof value === 'string' && value.length > 0 && value.length <= max;
+}
+function usage_describe(value) {
+    if (value === undefined)
+        return 'nothing';
+    const json = JSON.stringify(value) ?? String(value);
+    return json.length > 60 ? `${json.slice(0, 60)}…` : json;
+}
+
+;// CONCATENATED MODULE: ./lib/protocol/usage-summary.js
+/**
+ * The usage summary (`usage summarize … --out usage.json`): the recordings of many replicas and
+ * days merged into one canonical document, which `check --usage`, `diff --usage` and the
+ * Action's `usage` input read. It says which server it is about (the name its recordings give),
+ * the window it covers (first and last day, and the days in between no recorder wrote for), the
+ * calls seen, and per tool what usage can show: calls, argument fields sent, enum and const
+ * values sent, refusals and routed calls, each with how much was past the caps (overflow: an
+ * absence proves nothing there).
+ *
+ * `UsageSummaryBuilder` folds records into a summary (pure, bounded); `renderUsageSummary`
+ * writes it in canonical order; `readUsageSummaryText` is the one reader, with caps, and checks
+ * that the counts add up (a hand-edited or hostile summary is refused, never half-read).
+ */
+
+
+
+/** The window a summary must cover for the gate to read it, by default (`--unused-days`, the Action's `unused-days`). */
+const DEFAULT_UNUSED_DAYS = 30;
+const USAGE_SUMMARY_FORMAT = 'mcp-contract-guard/usage-summary';
+const USAGE_SUMMARY_VERSION = 1;
+/** What a summary keeps, merged over every day and replica (beyond, counted as overflow). */
+const SUMMARY_CAPS = {
+    tools: 10_000,
+    fields: 1_024,
+    values: 1_024,
+    routes: 64,
+    versions: 20,
+    missingDays: 100,
+    /** The longest summary text read. */
+    length: 64 * 1024 * 1024,
+};
+/** The data is not a usage summary of this version; `problems` says where and why. */
+class UsageSummaryError extends Error {
+    problems;
+    name = 'UsageSummaryError';
+    constructor(problems) {
+        super(problems.join('; '));
+        this.problems = problems;
+    }
+}
+const DAY_MS = 86_400_000;
+/** Days from `from` to `to` (YYYY-MM-DD), both included. */
+function daysBetween(from, to) {
+    return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS) + 1;
+}
+/** `day` plus `n` days (n may be negative), YYYY-MM-DD. */
+function addDays(day, n) {
+    return new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
+}
+/** Sums that must stay exact: past 2^53 the summary would lie, so merging stops there. */
+function add(a, b, what) {
+    const sum = a + b;
+    if (!Number.isSafeInteger(sum))
+        throw new UsageSummaryError([`${what} adds up past 2^53 (9,007,199,254,740,991): the recordings cannot all be true`]);
+    return sum;
+}
+function addInto(target, source, max, what) {
+    let dropped = 0;
+    for (const key of Object.keys(source)) {
+        const n = source[key];
+        if (key in target)
+            target[key] = add(target[key], n, what);
+        else if (Object.keys(target).length < max)
+            target[key] = n;
+        else
+            dropped = add(dropped, n, what);
+    }
+    return dropped;
+}
+function emptyTool() {
+    return { calls: 0, listed: false, fields: Object.create(null), values: Object.create(null), refused: Object.create(null), routed: Object.create(null), overflow: { fields: 0, values: 0 } };
+}
+/**
+ * Folds recordings into a summary. `server`: keep only the records of this server (records
+ * naming another are counted in `otherServers`); without it, every record must name the same
+ * server (or none). `since`: keep only days from this one on.
+ */
+class UsageSummaryBuilder {
+    options;
+    days = new Set();
+    versions = new Set();
+    tools = Object.create(null);
+    refused = Object.create(null);
+    serverName = null;
+    calls = 0;
+    overflowTools = 0;
+    overflowCalls = 0;
+    read = 0;
+    /** Records of another server than the one summarized (with `server`), by name. */
+    otherServers = new Map();
+    /** Records before `since`. */
+    olderRecords = 0;
+    /** Records that named no server. */
+    unnamedRecords = 0;
+    constructor(options = {}) {
+        this.options = options;
+        if (options.server !== undefined)
+            this.serverName = options.server;
+    }
+    add(record) {
+        if (this.options.since !== undefined && record.day < this.options.since) {
+            this.olderRecords++;
+            return;
+        }
+        const name = record.server?.name;
+        if (name === undefined)
+            this.unnamedRecords++;
+        else if (this.serverName === null)
+            this.serverName = name;
+        else if (name !== this.serverName) {
+            if (this.options.server === undefined) {
+                throw new UsageSummaryError([`the recordings are of more than one server ("${this.serverName}" and "${name}"): summarize each with --server NAME`]);
+            }
+            this.otherServers.set(name, (this.otherServers.get(name) ?? 0) + 1);
+            return;
+        }
+        if (record.server?.version !== undefined && this.versions.size < SUMMARY_CAPS.versions)
+            this.versions.add(record.server.version);
+        this.read++;
+        this.days.add(record.day);
+        if (record.type === 'day') {
+            this.calls = add(this.calls, record.overflowCalls, 'the calls');
+            this.overflowTools = add(this.overflowTools, record.overflowTools, 'the tools past the cap');
+            this.overflowCalls = add(this.overflowCalls, record.overflowCalls, 'the calls of tools past the cap');
+            for (const tool of record.listed) {
+                const usage = this.tool(tool, 0);
+                if (usage !== undefined)
+                    usage.listed = true;
+            }
+            return;
+        }
+        const usage = this.tool(record.tool, record.calls);
+        if (usage === undefined) {
+            this.calls = add(this.calls, record.calls, 'the calls');
+            return;
+        }
+        usage.calls = add(usage.calls, record.calls, `the calls of "${record.tool}"`);
+        this.calls = add(this.calls, record.calls, 'the calls');
+        usage.overflow.fields = add(usage.overflow.fields, record.overflowFields + addInto(usage.fields, record.fields, SUMMARY_CAPS.fields, 'a field count'), 'a field count');
+        let dropped = record.overflowValues;
+        for (const field of Object.keys(record.values)) {
+            const values = record.values[field];
+            const target = usage.values[field] ?? (Object.keys(usage.values).length < SUMMARY_CAPS.values ? (usage.values[field] = Object.create(null)) : undefined);
+            if (target === undefined)
+                for (const n of Object.values(values))
+                    dropped = add(dropped, n, 'a value count');
+            else
+                dropped = add(dropped, addInto(target, values, SUMMARY_CAPS.values, 'a value count'), 'a value count');
+        }
+        usage.overflow.values = add(usage.overflow.values, dropped, 'a value count');
+        addInto(usage.refused, record.refused, REFUSALS.length + 8, 'a refusal count');
+        addInto(this.refused, record.refused, REFUSALS.length + 8, 'a refusal count');
+        addInto(usage.routed, record.routed, SUMMARY_CAPS.routes, 'a routed count');
+    }
+    /** The tool's entry; undefined past the cap (its calls then count as overflow). */
+    tool(name, calls) {
+        const known = this.tools[name];
+        if (known !== undefined)
+            return known;
+        if (Object.keys(this.tools).length >= SUMMARY_CAPS.tools) {
+            this.overflowTools = add(this.overflowTools, 1, 'the tools past the cap');
+            this.overflowCalls = add(this.overflowCalls, calls, 'the calls of tools past the cap');
+            return undefined;
+        }
+        return (this.tools[name] = emptyTool());
+    }
+    /** Whether any record was kept. */
+    get empty() {
+        return this.days.size === 0;
+    }
+    summary(skipped = 0) {
+        if (this.days.size === 0)
+            throw new UsageSummaryError(['no record to summarize']);
+        const days = [...this.days].sort();
+        const from = days[0];
+        const to = days[days.length - 1];
+        const span = daysBetween(from, to);
+        const missing = [];
+        let missingCount = 0;
+        for (let i = 0; i < span; i++) {
+            const day = addDays(from, i);
+            if (this.days.has(day))
+                continue;
+            missingCount++;
+            if (missing.length < SUMMARY_CAPS.missingDays)
+                missing.push(day);
+        }
+        return {
+            format: USAGE_SUMMARY_FORMAT,
+            version: USAGE_SUMMARY_VERSION,
+            server: { name: this.serverName, versions: [...this.versions].sort() },
+            window: { from, to, days: span, missing, missingCount },
+            calls: this.calls,
+            refused: this.refused,
+            tools: this.tools,
+            overflow: { tools: this.overflowTools, calls: this.overflowCalls },
+            records: { read: this.read, skipped },
+        };
+    }
+}
+/** The summary as written to `--out`: canonical JSON (sorted keys, 2-space indent, newline). */
+function renderUsageSummary(summary) {
+    return canonicalJson(summary, true);
+}
+/**
+ * Reads a usage summary, refusing anything that is not one of this version exactly: sizes and
+ * nesting capped before parsing, every count a whole number below 2^53, names in null-prototype
+ * records, the calls of the tools adding up to the calls seen, the window's days consistent.
+ * `source` names it in the errors.
+ */
+function readUsageSummaryText(text) {
+    text = (0,json/* withoutByteOrderMark */.Yi)(text);
+    if (text.length > SUMMARY_CAPS.length)
+        throw new UsageSummaryError([`is ${text.length.toLocaleString('en-US')} characters long; the limit is ${SUMMARY_CAPS.length.toLocaleString('en-US')}`]);
+    const depth = read_nestingDepth(text);
+    if (depth > 8)
+        throw new UsageSummaryError([`nests ${depth > 10_000 ? 'over 10,000' : depth} levels deep; a summary nests 5`]);
+    const data = (0,json/* parseJson */.qF)(text);
+    if (data === undefined)
+        throw new UsageSummaryError(['is not valid JSON (cut short?)']);
+    return readUsageSummary(data);
+}
+function readUsageSummary(data) {
+    const problems = [];
+    const problem = (text) => void (problems.length < 20 && problems.push(text));
+    if (!(0,json/* isJsonObject */.OW)(data) || data.format !== USAGE_SUMMARY_FORMAT) {
+        throw new UsageSummaryError([`is not a usage summary (no "format": "${USAGE_SUMMARY_FORMAT}"); write one with "mcp-contract-guard usage summarize"`]);
+    }
+    if (data.version !== USAGE_SUMMARY_VERSION) {
+        const newer = typeof data.version === 'number' && data.version > USAGE_SUMMARY_VERSION;
+        throw new UsageSummaryError([`has version ${usage_describe(data.version)}; this mcp-contract-guard reads version ${USAGE_SUMMARY_VERSION}${newer ? ' (a newer mcp-contract-guard wrote it)' : ''}`]);
+    }
+    const counted = (value, at) => {
+        if (usage_isCount(value))
+            return value;
+        problem(`${at} must be a whole number from 0 to 2^53, got ${usage_describe(value)}`);
+        return 0;
+    };
+    const countsOf = (value, at, max) => {
+        const out = Object.create(null);
+        if (!(0,json/* isJsonObject */.OW)(value)) {
+            problem(`${at} must be an object of counts`);
+            return out;
+        }
+        const keys = Object.keys(value);
+        if (keys.length > max)
+            problem(`${at} holds ${keys.length} names; at most ${max}`);
+        for (const key of keys.slice(0, max))
+            out[key] = counted(value[key], `${at}[${JSON.stringify(key.slice(0, 60))}]`);
+        return out;
+    };
+    const server = (0,json/* isJsonObject */.OW)(data.server) ? data.server : {};
+    const name = server.name === null || (typeof server.name === 'string' && server.name.length <= USAGE_CAPS.serverLength) ? server.name : undefined;
+    if (name === undefined)
+        problem(`server.name must be a name or null, got ${usage_describe(server.name)}`);
+    const versions = Array.isArray(server.versions) && server.versions.length <= SUMMARY_CAPS.versions && server.versions.every((v) => typeof v === 'string' && v.length <= USAGE_CAPS.serverLength) ? server.versions : undefined;
+    if (versions === undefined)
+        problem(`server.versions must be at most ${SUMMARY_CAPS.versions} version strings`);
+    const window = (0,json/* isJsonObject */.OW)(data.window) ? data.window : {};
+    const { from, to } = window;
+    if (!isDay(from) || !isDay(to) || from > to)
+        problem(`window must run from one day (YYYY-MM-DD) to the same or a later one, got ${usage_describe(from)} to ${usage_describe(to)}`);
+    const days = counted(window.days, 'window.days');
+    if (isDay(from) && isDay(to) && days !== daysBetween(from, to))
+        problem(`window.days must be ${daysBetween(from, to)} (from ${from} to ${to}), got ${usage_describe(window.days)}`);
+    const missingCount = counted(window.missingCount, 'window.missingCount');
+    const missing = Array.isArray(window.missing) && window.missing.length <= SUMMARY_CAPS.missingDays && window.missing.every((d) => isDay(d) && (!isDay(from) || d > from) && (!isDay(to) || d < to)) ? window.missing : undefined;
+    if (missing === undefined)
+        problem(`window.missing must list at most ${SUMMARY_CAPS.missingDays} days inside the window`);
+    else if (missingCount < missing.length || missingCount >= days)
+        problem(`window.missingCount ${missingCount} does not fit the days listed and the window`);
+    const calls = counted(data.calls, 'calls');
+    const refused = countsOf(data.refused, 'refused', usage_REFUSALS.length + 8);
+    const overflow = (0,json/* isJsonObject */.OW)(data.overflow) ? data.overflow : {};
+    const overflowTools = counted(overflow.tools, 'overflow.tools');
+    const overflowCalls = counted(overflow.calls, 'overflow.calls');
+    const records = (0,json/* isJsonObject */.OW)(data.records) ? data.records : {};
+    const tools = Object.create(null);
+    if (!(0,json/* isJsonObject */.OW)(data.tools))
+        problem('tools must be an object');
+    else {
+        const names = Object.keys(data.tools);
+        if (names.length > SUMMARY_CAPS.tools)
+            problem(`tools holds ${names.length} tools; at most ${SUMMARY_CAPS.tools}`);
+        let sum = overflowCalls;
+        for (const toolName of names.slice(0, SUMMARY_CAPS.tools)) {
+            const at = `tools[${JSON.stringify(toolName.slice(0, 60))}]`;
+            const raw = data.tools[toolName];
+            if (!(0,json/* isJsonObject */.OW)(raw)) {
+                problem(`${at} must be an object`);
+                continue;
+            }
+            const toolCalls = counted(raw.calls, `${at}.calls`);
+            sum += toolCalls;
+            const fields = countsOf(raw.fields, `${at}.fields`, SUMMARY_CAPS.fields);
+            for (const [field, n] of Object.entries(fields))
+                if (n > toolCalls)
+                    problem(`${at}.fields[${JSON.stringify(field.slice(0, 60))}] counts ${n} calls, more than the tool's ${toolCalls}`);
+            const values = Object.create(null);
+            if (!(0,json/* isJsonObject */.OW)(raw.values))
+                problem(`${at}.values must be an object`);
+            else {
+                const fieldNames = Object.keys(raw.values);
+                if (fieldNames.length > SUMMARY_CAPS.values)
+                    problem(`${at}.values holds ${fieldNames.length} fields; at most ${SUMMARY_CAPS.values}`);
+                for (const field of fieldNames.slice(0, SUMMARY_CAPS.values)) {
+                    values[field] = countsOf(raw.values[field], `${at}.values[${JSON.stringify(field.slice(0, 60))}]`, SUMMARY_CAPS.values);
+                    for (const n of Object.values(values[field]))
+                        if (n > toolCalls)
+                            problem(`${at}.values counts ${n} calls, more than the tool's ${toolCalls}`);
+                }
+            }
+            const toolOverflow = (0,json/* isJsonObject */.OW)(raw.overflow) ? raw.overflow : {};
+            if (typeof raw.listed !== 'boolean')
+                problem(`${at}.listed must be true or false`);
+            tools[toolName] = {
+                calls: toolCalls,
+                listed: raw.listed === true,
+                fields,
+                values,
+                refused: countsOf(raw.refused, `${at}.refused`, usage_REFUSALS.length + 8),
+                routed: countsOf(raw.routed, `${at}.routed`, SUMMARY_CAPS.routes),
+                overflow: { fields: counted(toolOverflow.fields, `${at}.overflow.fields`), values: counted(toolOverflow.values, `${at}.overflow.values`) },
+            };
+            if (!Number.isSafeInteger(sum))
+                break;
+        }
+        if (problems.length === 0 && sum !== calls)
+            problem(`the calls of the tools (and past the cap) add up to ${sum}, but "calls" says ${calls}`);
+    }
+    if (problems.length > 0)
+        throw new UsageSummaryError(problems);
+    return {
+        format: USAGE_SUMMARY_FORMAT,
+        version: USAGE_SUMMARY_VERSION,
+        server: { name: name, versions: versions },
+        window: { from: from, to: to, days, missing: missing, missingCount },
+        calls,
+        refused,
+        tools,
+        overflow: { tools: overflowTools, calls: overflowCalls },
+        records: { read: usage_isCount(records.read) ? records.read : 0, skipped: usage_isCount(records.skipped) ? records.skipped : 0 },
+    };
+}
+
 ;// CONCATENATED MODULE: ./lib/protocol/index.js
 /**
  * The report and artifact format: the contract between the CI side (diff, renderers, the
@@ -38467,39 +39311,10 @@ function renderContractDelta(d, options = {}) {
 
 
 
-;// CONCATENATED MODULE: ./lib/errors.js
-/**
- * An error meant for the person running the tool: its message is a complete, plain-words
- * paragraph saying what went wrong and what to do. Shells print it without a stack trace and
- * exit with `exitCode` (2: usage, config, compile or input error).
- */
-class errors_UserError extends Error {
-    exitCode;
-    name = 'UserError';
-    constructor(message, exitCode = 2, options) {
-        super(message, options);
-        this.exitCode = exitCode;
-    }
-}
-function errorMessage(error) {
-    return error instanceof Error ? error.message : String(error);
-}
-/**
- * What an error means for the person running the tool: a `UserError` as it is; a stack overflow
- * as one that says why it almost always happens (JSON nested tens of thousands of levels deep,
- * which JSON allows and no contract needs: a server or a file may send it on purpose); anything
- * else undefined, a bug.
- */
-function asUserError(error) {
-    if (error instanceof errors_UserError)
-        return error;
-    if (error instanceof RangeError && /call stack/i.test(error.message)) {
-        return new errors_UserError('Stopped: the input nests too deeply to process (a schema or value nested thousands of levels deep, which no real contract is). ' +
-            'Check what the server or the file sends; if it is nothing like that, this is a bug: run again with --debug and report it.', 2, { cause: error });
-    }
-    return undefined;
-}
 
+
+// EXTERNAL MODULE: ./lib/errors.js
+var errors = __nccwpck_require__(452);
 ;// CONCATENATED MODULE: ./lib/rules/examples.js
 /** An object schema with these properties (and these required). */
 function object(properties, required = []) {
@@ -38607,6 +39422,7 @@ function family(rules) {
 const LIFECYCLE_RULES = family({
     // Entries appearing, disappearing, being renamed.
     'tool-removed': {
+        usage: 'calls',
         scope: 'tool', severity: B,
         reason: 'Agents that call it get "unknown tool".',
         hint: 'Keep the tool for a release, marked deprecated in its description, before removing it.',
@@ -38631,6 +39447,7 @@ const LIFECYCLE_RULES = family({
         },
     },
     'tool-renamed': {
+        usage: 'calls',
         scope: 'tool', severity: B,
         reason: 'Agents calling the old name get "unknown tool", even though the tool still exists.',
         hint: 'Keep the old name registered as an alias of the renamed tool for a release.',
@@ -38785,7 +39602,7 @@ function acceptsFewerPhrase(d, say) {
 }
 /** A prompt argument's values are worth a line unless it is only its name and whether it is required. */
 function describedArgument(d) {
-    const bare = (value) => value === null || value === undefined || (isJsonObject(value) && Object.keys(value).every((key) => key === 'name' || key === 'required'));
+    const bare = (value) => value === null || value === undefined || ((0,json/* isJsonObject */.OW)(value) && Object.keys(value).every((key) => key === 'name' || key === 'required'));
     return ![d.previous, d.current].every(bare);
 }
 
@@ -38895,6 +39712,7 @@ const RESOURCE_RULES = family({
 
 const SCHEMA_COMBINATOR_RULES = family({
     'union-branch-removed': {
+        usage: 'senders',
         ...narrowing('Arguments that only matched the removed variant are rejected.', 'Keep accepting the removed variant, or convert it server-side.', (f) => `${at(f)}variant ${f.subject} removed (${show(f.previous)}).`),
         phrase: (_, say) => say.located('a variant was removed'),
         example: both({
@@ -38912,6 +39730,7 @@ const SCHEMA_COMBINATOR_RULES = family({
         }),
     },
     'union-made-exclusive': {
+        usage: 'senders',
         ...narrowing('anyOf → oneOf: values matching several variants are now rejected.', 'Keep anyOf, or make the variants disjoint.', (f) => `${at(f)}anyOf became oneOf: a value must now match exactly one variant.`),
         phrase: (_, say) => say.located('must match exactly one variant'),
         example: both({
@@ -38929,6 +39748,7 @@ const SCHEMA_COMBINATOR_RULES = family({
         }),
     },
     'one-of-overlap': {
+        usage: 'senders',
         scope: 'schema', effect: 'reshapes', severity: { input: B, output: R },
         reason: {
             input: 'oneOf rejects a value that matches two variants; its variants are not provably disjoint and changed, so some arguments may now match two.',
@@ -38944,6 +39764,7 @@ const SCHEMA_COMBINATOR_RULES = family({
         }),
     },
     'action-removed': {
+        usage: 'action',
         ...narrowing('Calls with this action are rejected.', 'Keep the action as a deprecated alias that forwards to its replacement.', (f) => `Action ${quoted(f.subject)} was removed.`),
         phrase: (d, say) => say.fixed(`action ${say.code(d.action ?? textOf(d.previous))} removed`),
         example: both({
@@ -38961,6 +39782,7 @@ const SCHEMA_COMBINATOR_RULES = family({
         }),
     },
     'all-of-branch-added': {
+        usage: 'senders',
         ...narrowing('A new constraint every argument must satisfy.', 'Enforce the new constraint in the handler with a helpful error, or make it optional.', (f) => `${at(f)}new allOf constraint ${f.subject}.`),
         phrase: acceptsFewerPhrase,
         example: both({
@@ -38978,6 +39800,7 @@ const SCHEMA_COMBINATOR_RULES = family({
         }),
     },
     'not-added': {
+        usage: 'senders',
         ...narrowing('Values matching the new exclusion are rejected.', 'Drop the exclusion, or handle the excluded values in the handler.', (f) => `${at(f)}now excludes values matching ${show(f.current)}.`),
         phrase: acceptsFewerPhrase,
         example: both({
@@ -38995,6 +39818,7 @@ const SCHEMA_COMBINATOR_RULES = family({
         }),
     },
     'not-excludes-more': {
+        usage: 'senders',
         ...narrowing('The `not` schema now matches more values, all of them rejected.', 'Narrow the exclusion back, or handle the newly excluded values in the handler.', (f) => `${at(f)}now excludes more: ${show(f.previous)} → ${show(f.current)}.`),
         phrase: acceptsFewerPhrase,
         example: both({
@@ -39012,6 +39836,7 @@ const SCHEMA_COMBINATOR_RULES = family({
         }),
     },
     'not-changed': {
+        usage: 'senders',
         ...reshaping('Some values that passed the old exclusion are now excluded.', 'The server may return values it used to exclude.', 'Keep excluding only what was excluded before, or handle the difference in the handler.', (f) => `${at(f)}exclusion changed: ${show(f.previous)} → ${show(f.current)}.`),
         phrase: acceptsFewerPhrase,
         example: both({
@@ -39021,6 +39846,7 @@ const SCHEMA_COMBINATOR_RULES = family({
         }),
     },
     'constraint-added': {
+        usage: 'senders',
         ...narrowing('A new validation keyword may reject arguments that used to pass.', 'Make sure every argument that was valid before still passes.', (f) => `${at(f)}new constraint ${f.subject}: ${show(f.current)}.`),
         phrase: acceptsFewerPhrase,
         example: both({
@@ -39038,6 +39864,7 @@ const SCHEMA_COMBINATOR_RULES = family({
         }),
     },
     'constraint-changed': {
+        usage: 'senders',
         ...reshaping('The changed keyword may reject arguments that used to pass.', 'The server may return values the old keyword excluded.', 'Make sure every argument that was valid before still passes.', (f) => `${at(f)}constraint ${f.subject} changed ${fromTo(f)}.`),
         phrase: acceptsFewerPhrase,
         example: both({
@@ -39135,6 +39962,7 @@ const SCHEMA_NOTE_RULES = family({
         }),
     },
     'semantic-narrowing': {
+        usage: 'senders',
         scope: 'schema', effect: 'narrows', severity: { input: B, output: S },
         reason: {
             input: 'json-schema-diff found arguments the old schema accepted and the new one rejects, which no keyword rule explained.',
@@ -39181,6 +40009,7 @@ const SCHEMA_NOTE_RULES = family({
 
 const SCHEMA_OBJECT_RULES = family({
     'required-property-added': {
+        usage: 'holders',
         scope: 'schema', effect: 'reshapes', severity: { input: B, output: R },
         reason: {
             input: 'Calls that do not send the new property are rejected.',
@@ -39213,6 +40042,7 @@ const SCHEMA_OBJECT_RULES = family({
         },
     },
     'property-became-required': {
+        usage: 'holders',
         ...narrowing('Calls that omitted the property are rejected.', 'Keep the property optional with a default, so existing calls keep working.', (f) => `${at(f)}property ${quoted(f.subject)} is now required.`),
         phrase: (d, say) => say.property(d.direction === 'output' ? 'now always returns' : 'now requires'),
         // The message says which way the flag went: `false → true` would only repeat it.
@@ -39267,6 +40097,7 @@ const SCHEMA_OBJECT_RULES = family({
         }),
     },
     'property-removed': {
+        usage: 'senders',
         scope: 'schema', effect: 'reshapes', severity: { input: B, output: B },
         reason: {
             input: 'The object rejects undeclared properties, so calls that still send it are refused.',
@@ -39301,6 +40132,7 @@ const SCHEMA_OBJECT_RULES = family({
         }),
     },
     'property-renamed': {
+        usage: 'senders',
         scope: 'schema', effect: 'reshapes', severity: { input: B, output: B },
         reason: {
             input: 'Calls that send the old name are refused or lose the value: the same argument now has another name.',
@@ -39319,6 +40151,7 @@ const SCHEMA_OBJECT_RULES = family({
         }),
     },
     'additional-properties-forbidden': {
+        usage: 'senders',
         ...narrowing('Calls that send a property the schema does not list are rejected.', 'Keep accepting unknown properties (and ignore them), or list the ones callers send.', (f) => `${at(f)}undeclared properties are now rejected.`),
         phrase: (_, say) => say.located('rejects unknown properties', 'rejects unknown {subject}'),
         example: both({
@@ -39337,6 +40170,7 @@ const SCHEMA_OBJECT_RULES = family({
         }),
     },
     'schema-became-false': {
+        usage: 'senders',
         ...narrowing('Nothing is accepted at this location any more.', 'Restore the previous schema at this location.', (f) => `${at(f)}no value is accepted here any more.`),
         phrase: (_, say) => say.located('accepts nothing'),
         example: both({
@@ -39363,6 +40197,7 @@ const SCHEMA_OBJECT_RULES = family({
 
 const SCHEMA_VALUE_RULES = family({
     'type-narrowed': {
+        usage: 'senders',
         ...narrowing('Arguments of a type no longer listed are rejected.', 'Keep accepting the old type (list both) and convert server-side.', (f) => `${at(f)}type narrowed ${fromTo(f)}.`),
         phrase: typePhrase,
         example: both({
@@ -39381,6 +40216,7 @@ const SCHEMA_VALUE_RULES = family({
         }),
     },
     'type-changed': {
+        usage: 'senders',
         scope: 'schema', effect: 'reshapes', severity: { input: B, output: B },
         reason: {
             input: 'Arguments of the old type are rejected.',
@@ -39399,6 +40235,7 @@ const SCHEMA_VALUE_RULES = family({
         }),
     },
     'enum-narrowed': {
+        usage: 'values',
         ...narrowing('Arguments using a value no longer listed are rejected.', 'Keep accepting the removed values (map them to their replacement) for a release.', (f) => `${at(f)}fewer values accepted${valuesMoved(f)}.`),
         phrase: fewerValuesPhrase,
         example: both({
@@ -39416,6 +40253,7 @@ const SCHEMA_VALUE_RULES = family({
         }),
     },
     'enum-changed': {
+        usage: 'values',
         ...reshaping('Arguments using a removed value are rejected.', 'The server may return a value consumers never saw.', 'Keep accepting the removed values (map them to their replacement) for a release.', (f) => `${at(f)}allowed values changed${valuesMoved(f)}.`),
         phrase: fewerValuesPhrase,
         example: both({
@@ -39425,6 +40263,7 @@ const SCHEMA_VALUE_RULES = family({
         }),
     },
     'number-range-narrowed': {
+        usage: 'senders',
         ...narrowing('Numbers between the old and the new bound are rejected.', 'Keep the old bound, or clamp out-of-range values server-side.', (f) => `${at(f)}${f.subject} tightened ${fromTo(f)}.`),
         phrase: (_, say) => say.located('tighter range'),
         example: both({
@@ -39442,6 +40281,7 @@ const SCHEMA_VALUE_RULES = family({
         }),
     },
     'length-range-narrowed': {
+        usage: 'senders',
         ...narrowing('Strings of a length that used to be fine are rejected.', 'Keep the old length limit, or truncate server-side.', (f) => `${at(f)}${f.subject} tightened ${fromTo(f)}.`),
         phrase: (_, say) => say.located('tighter length limit'),
         example: both({
@@ -39459,6 +40299,7 @@ const SCHEMA_VALUE_RULES = family({
         }),
     },
     'item-count-range-narrowed': {
+        usage: 'senders',
         ...narrowing('Arrays with a count of items that used to be fine are rejected.', 'Keep the old item limit, or split/pad server-side.', (f) => `${at(f)}${f.subject} tightened ${fromTo(f)}.`),
         phrase: (_, say) => say.located('tighter item count'),
         example: both({
@@ -39476,6 +40317,7 @@ const SCHEMA_VALUE_RULES = family({
         }),
     },
     'property-count-range-narrowed': {
+        usage: 'senders',
         ...narrowing('Objects with a number of properties that used to be fine are rejected.', 'Keep the old property-count limit.', (f) => `${at(f)}${f.subject} tightened ${fromTo(f)}.`),
         phrase: (_, say) => say.located('tighter property count'),
         example: both({
@@ -39493,6 +40335,7 @@ const SCHEMA_VALUE_RULES = family({
         }),
     },
     'multiple-of-narrowed': {
+        usage: 'senders',
         ...narrowing('Numbers that were multiples of the old step but not of the new one are rejected.', 'Keep the old multipleOf, or round server-side.', (f) => `${at(f)}multipleOf changed ${fromTo(f)}.`),
         phrase: acceptsFewerPhrase,
         example: both({
@@ -39510,6 +40353,7 @@ const SCHEMA_VALUE_RULES = family({
         }),
     },
     'multiple-of-changed': {
+        usage: 'senders',
         ...reshaping('Multiples of the old step are rejected.', 'The server may return numbers off the old step.', 'Keep the old multipleOf, or round server-side.', (f) => `${at(f)}multipleOf changed ${fromTo(f)}.`),
         phrase: acceptsFewerPhrase,
         example: both({
@@ -39519,6 +40363,7 @@ const SCHEMA_VALUE_RULES = family({
         }),
     },
     'pattern-added': {
+        usage: 'senders',
         ...narrowing('Strings that do not match the new pattern are rejected.', 'Accept the previously valid strings too, or normalize them server-side.', (f) => `${at(f)}now must match pattern ${show(f.current)}.`),
         phrase: (_, say) => say.located('must match a new pattern'),
         example: both({
@@ -39544,6 +40389,7 @@ const SCHEMA_VALUE_RULES = family({
         }),
     },
     'pattern-narrowed': {
+        usage: 'senders',
         ...narrowing('Strings the old pattern matched and the new one does not are rejected.', 'Keep the old pattern, or accept the strings it matched and normalize them server-side.', (f) => `${at(f)}pattern narrowed ${fromTo(f)}: every string the new one matches was matched before.`),
         phrase: (_, say) => say.located('pattern narrowed'),
         example: both({
@@ -39553,6 +40399,7 @@ const SCHEMA_VALUE_RULES = family({
         }),
     },
     'pattern-changed': {
+        usage: 'senders',
         ...reshaping('Strings that matched the old pattern may not match the new one.', 'The server may return strings that did not match the old pattern.', 'Widen the pattern so previously valid strings still match, or normalize them server-side.', (f) => `${at(f)}pattern changed ${fromTo(f)}.`),
         phrase: (_, say) => say.located('pattern changed'),
         example: both({
@@ -39562,6 +40409,7 @@ const SCHEMA_VALUE_RULES = family({
         }),
     },
     'format-added': {
+        usage: 'senders',
         ...narrowing('Strings that are not in the new format are rejected.', 'Accept the previous strings too, or normalize them server-side.', (f) => `${at(f)}now must be in format ${show(f.current)}.`),
         phrase: (d, say) => say.located(`must be in format ${say.code(textOf(d.current))}`, undefined, textOf(d.current)),
         example: both({
@@ -39579,6 +40427,7 @@ const SCHEMA_VALUE_RULES = family({
         }),
     },
     'format-changed': {
+        usage: 'senders',
         ...reshaping('Strings in the old format are rejected.', 'The server returns strings in a format consumers do not parse.', 'Accept both formats and normalize server-side.', (f) => `${at(f)}format changed ${fromTo(f)}.`),
         phrase: (d, say) => say.located(`format ${say.code(textOf(d.previous))} → ${say.code(textOf(d.current))}`, undefined, `${textOf(d.previous)}>${textOf(d.current)}`),
         example: both({
@@ -39588,6 +40437,7 @@ const SCHEMA_VALUE_RULES = family({
         }),
     },
     'unique-items-added': {
+        usage: 'senders',
         ...narrowing('Arrays with duplicates are rejected.', 'De-duplicate server-side instead of rejecting duplicates.', (f) => `${at(f)}items must now be unique.`),
         phrase: (_, say) => say.located('items must be unique'),
         example: both({
@@ -39780,6 +40630,7 @@ const TOOL_RULES = family({
         example: annotated('openWorldHint goes from true to false', { openWorldHint: true }, { openWorldHint: false }),
     },
     'task-support-required': {
+        usage: 'calls',
         scope: 'tool', severity: B,
         reason: 'Clients that cannot run the tool as a task can no longer call it at all.',
         hint: 'Keep execution.taskSupport "optional" so clients without task support keep working.',
@@ -39788,6 +40639,7 @@ const TOOL_RULES = family({
         example: executed('the tool must now be called as a task', { taskSupport: 'optional' }, { taskSupport: 'required' }),
     },
     'task-support-withdrawn': {
+        usage: 'calls',
         scope: 'tool', severity: B,
         reason: 'Clients that call it as a task are now refused.',
         hint: 'Keep accepting task-augmented calls for a release, or ship the change as a new tool.',
@@ -40002,7 +40854,7 @@ function renderJson(report) {
 /** The artifact's bytes; throws (before anything is written) when the report is not valid. */
 function renderArtifact(report) {
     validateArtifact(report);
-    return json_canonicalJson(report, true);
+    return (0,json/* canonicalJson */.dj)(report, true);
 }
 /** Read `data` strictly as a report of this version; a `UserError` lists what is wrong. */
 function validateArtifact(data) {
@@ -40011,7 +40863,7 @@ function validateArtifact(data) {
     }
     catch (error) {
         if (error instanceof ReportFormatError)
-            throw new errors_UserError(`The delta artifact is not valid:\n${error.problems.map((p) => `  - ${p}`).join('\n')}`);
+            throw new errors/* UserError */.yo(`The delta artifact is not valid:\n${error.problems.map((p) => `  - ${p}`).join('\n')}`);
         throw error;
     }
 }
@@ -40047,7 +40899,7 @@ const model_ENTRY_KEY = {
     resourceTemplates: 'uriTemplate',
 };
 function model_isJsonObject(value) {
-    return isJsonObject(value);
+    return (0,json/* isJsonObject */.OW)(value);
 }
 /** `value` when it is a JSON object, else an empty one. */
 function objectOr(value) {
@@ -40058,7 +40910,7 @@ function objectOr(value) {
  * `__proto__`, `constructor` or `toString` is an entry like any other.
  */
 function model_nameRecord() {
-    return nullPrototypeRecord();
+    return (0,json/* nullPrototypeRecord */.FL)();
 }
 function emptyContracts(server = { name: 'unknown' }) {
     return { server, tools: model_nameRecord(), prompts: model_nameRecord(), resources: model_nameRecord(), resourceTemplates: model_nameRecord() };
@@ -40165,6 +41017,67 @@ function escape_terminalText(text) {
     return visibleText(text);
 }
 
+;// CONCATENATED MODULE: ./lib/report/usage.js
+/**
+ * How every format says what a change's recorded usage shows, in the same words: its share of
+ * the calls ("breaks 4% of calls", "breaks nobody") and the evidence ("unused for 30 days: 0 of
+ * 12,345 calls of `search` sent `days`"). The renderer gives the way its format writes code.
+ */
+
+/** "breaks nobody", "breaks 4% of calls", "may break up to 4% of calls" (those that sent a field may still fit). */
+function usageShare(usage, report) {
+    if (usage.affected === 0)
+        return 'breaks nobody';
+    const share = percent(usage.affected, report.calls);
+    return usage.basis === 'field' ? `breaks up to ${share} of calls` : `breaks ${share} of calls`;
+}
+/** The counts a change's usage rests on, e.g. "unused for 30 days: 0 of 12,345 calls of `search` sent `days`". */
+function usage_usageEvidence(usage, report, code) {
+    const lead = usage.affected === 0 ? `unused for ${report.days} day${report.days === 1 ? '' : 's'}` : usageShare(usage, report);
+    return `${lead}: ${usageCounts(usage, report, code)}`;
+}
+/** "0 of 12,345 calls of `search` sent `days`", "512 of 12,345 calls were of `search`". */
+function usageCounts(usage, report, code) {
+    const n = (value) => value.toLocaleString('en-US');
+    const tool = code(usage.tool);
+    switch (usage.basis) {
+        case 'tool':
+            return `${n(usage.affected)} of ${n(report.calls)} calls were of ${tool}`;
+        case 'field':
+            return `${n(usage.affected)} of ${n(usage.calls)} calls of ${tool} sent ${code(labelOf(usage.field))}`;
+        case 'values': {
+            const values = (usage.values ?? []).map((v) => code(compactJson(v))).join(' or ');
+            return `${n(usage.affected)} of ${n(usage.calls)} calls of ${tool} sent ${code(labelOf(usage.field))} = ${values}`;
+        }
+        case 'action':
+            return `${n(usage.affected)} of ${n(usage.calls)} calls of ${tool} were action ${code(String(usage.values?.[0] ?? ''))}`;
+    }
+}
+/** What a report's usage covers, or why it was not used, in one sentence; `text` escapes the reason (it quotes names). */
+function usage_usageNote(report, code, text) {
+    const covered = `${report.calls.toLocaleString('en-US')} calls${report.server === null ? '' : ` of ${code(report.server)}`} from ${report.from} to ${report.to} (${report.days} day${report.days === 1 ? '' : 's'})`;
+    if (!report.applied)
+        return `Usage was not used to judge these changes: ${text(report.reason ?? 'the summary could not be read')}. It records ${covered}.`;
+    const moved = report.downgraded === 0 ? 'no BREAKING change went unused' : `${report.downgraded} BREAKING change${report.downgraded === 1 ? '' : 's'} that no call used ${report.downgraded === 1 ? 'is' : 'are'} RISKY`;
+    return `Judged with recorded usage: ${covered}; ${moved}.`;
+}
+/** An argument as people name it (`items[].sku`), from its field path. */
+function labelOf(field) {
+    const location = field === undefined ? undefined : schema_argumentLocationOf(field);
+    return location === undefined ? (field ?? '') : schema_argumentLabel(location.path);
+}
+/** A share as a whole percentage, never "0%" for some or "100%" for not all. */
+function percent(part, whole) {
+    if (whole <= 0)
+        return '?%';
+    const value = (part / whole) * 100;
+    if (value > 0 && value < 1)
+        return '<1%';
+    if (value < 100 && value > 99)
+        return '>99%';
+    return `${Math.round(value)}%`;
+}
+
 ;// CONCATENATED MODULE: ./lib/report/text.js
 /**
  * The terminal form: one block per entry, worst first (entries whose changes are the same but
@@ -40172,6 +41085,7 @@ function escape_terminalText(text) {
  * stdout is a TTY). Server strings pass through `terminalText`, so an ANSI sequence hidden in
  * a description cannot recolour, move the cursor or clear the screen.
  */
+
 
 
 
@@ -40187,6 +41101,8 @@ function renderText(report, options) {
         return 'No contract changes.\n';
     const lines = [];
     lines.push(`${SEVERITIES.map((s) => (counts[s] > 0 ? paint(COLORS[s], `${s} ${counts[s]}`) : `${s} 0`)).join(' · ')} · semver: ${report.summary.semverBump}`);
+    if (report.usage !== undefined)
+        lines.push(usageNote(report.usage, plain, terminalText));
     const order = (kind) => (kind === 'server' ? -1 : ENTRY_KINDS.indexOf(kind));
     const entries = [...entryReports(report)].filter(({ entry }) => entry.deltas.length > 0);
     entries.sort((a, b) => rank(b.entry.maxSeverity) - rank(a.entry.maxSeverity) || order(a.kind) - order(b.kind) || (a.name < b.name ? -1 : 1));
@@ -40198,7 +41114,7 @@ function renderText(report, options) {
         const noun = kind === 'server' ? 'server' : names.length === 1 ? ENTRY_NOUN[kind] : `${countOf(kind, names.length)}:`;
         lines.push(`${noun} ${shown.join(', ')}${more}  ${paint(COLORS[severity], severity)}`);
         for (const d of entry.deltas)
-            lines.push(...deltaLines(d, paint, max, names.length > 1));
+            lines.push(...deltaLines(d, paint, max, names.length > 1, report));
     }
     return `${lines.join('\n')}\n`;
 }
@@ -40214,6 +41130,7 @@ function groupEntries(entries) {
     for (const { kind, name, entry } of entries) {
         const same = entry.deltas
             .map((d) => (d.field === '' ? `${d.kind}|${d.severity}|${d.defaultSeverity}` : [d.kind, d.severity, d.defaultSeverity, d.field, d.direction, d.action, d.message, canonicalJson(d.previous ?? null), canonicalJson(d.current ?? null), d.hint, d.note].join('|')))
+            .map((line, i) => (entry.deltas[i]?.usage === undefined ? line : `${line}|${canonicalJson(entry.deltas[i]?.usage)}`))
             .join('\n');
         // A renamed entry, or the server, stands alone: its name is part of what changed.
         const key = kind === 'server' || entryName(name, entry) !== name ? `${kind}|${name}|alone` : `${kind}|${same}`;
@@ -40225,10 +41142,10 @@ function groupEntries(entries) {
     }
     return [...groups.values()];
 }
-function deltaLines(d, paint, max, shared) {
+function deltaLines(d, paint, max, shared, report) {
     const where = d.field === '' ? '' : `  ${terminalText(truncate(d.field, 200))}`;
-    // A severity the configuration re-levelled says so: the policy stays visible where it applies.
-    const relevelled = d.defaultSeverity === undefined ? '' : ` (rules: ${d.defaultSeverity} → ${d.severity})`;
+    // A severity the configuration or the usage re-levelled says so: the policy stays visible where it applies.
+    const relevelled = d.defaultSeverity !== undefined ? ` (rules: ${d.defaultSeverity} → ${d.severity})` : d.usage?.downgraded ? ' (usage: BREAKING → RISKY)' : '';
     const out = [`  ${paint(COLORS[d.severity], `${MARKS[d.severity]} ${d.severity.padEnd(8)}`)} ${d.kind}${where}${relevelled}`];
     // A sentence about the whole entry names it: for several entries, the rule's title says it for all.
     const message = shared && d.field === '' ? `${titleOf(d.kind).replace(/^./, (c) => c.toUpperCase())}.` : truncate(d.message, 400);
@@ -40239,6 +41156,8 @@ function deltaLines(d, paint, max, shared) {
         out.push(`      ${paint('36', 'fix:')} ${d.hint}`);
     if (d.note !== undefined)
         out.push(`      ${paint('2', `note: ${d.note}`)}`);
+    if (d.usage !== undefined && report.usage !== undefined)
+        out.push(`      ${paint('35', 'usage:')} ${usageEvidence(d.usage, report.usage, plain)}`);
     return out;
 }
 /**
@@ -40248,6 +41167,7 @@ function deltaLines(d, paint, max, shared) {
 function quotesBoth(message, d) {
     return quotes(message, deltaValue(d, 'previous')) && quotes(message, deltaValue(d, 'current'));
 }
+const plain = (text) => `\`${terminalText(truncate(text, 200))}\``;
 function rank(severity) {
     return severity === null ? -1 : SEVERITY_RANK[severity];
 }
@@ -40646,6 +41566,7 @@ function segmentsOf(field) {
 
 
 
+
 /**
  * How much the collapsed part shows, from everything down: SAFE and COSMETIC changes one line
  * each, then only counted, then BREAKING and RISKY ones one line each too.
@@ -40702,8 +41623,9 @@ function renderDigest(report, options = {}) {
     if (report.summary.maxSeverity === null)
         return 'No contract changes.';
     const located = locatedDeltas(report);
+    const usage = report.usage === undefined ? '' : usage_usageNote(report.usage, usageCode, mdText);
     // The fixes speak to the server's developers: a consumer of a third-party server leaves them out.
-    return [countsLine(report), callerTable(report, options.markOf), options.fixes === false ? '' : fixList(located)].filter((s) => s !== '').join('\n\n');
+    return [countsLine(report), usage, callerTable(report, options.markOf), options.fixes === false ? '' : fixList(located)].filter((s) => s !== '').join('\n\n');
 }
 /** `🔴 3 breaking · 🟢 2 safe`: the severities that occur. */
 function countsLine(report) {
@@ -40724,12 +41646,13 @@ function callerTable(report, markOf) {
             const phrases = describeChanges(deltas);
             const shown = phrases.length > MAX_PHRASES_PER_ROW ? [...phrases.slice(0, MAX_PHRASES_PER_ROW - 1), `${phrases.length - MAX_PHRASES_PER_ROW + 1} more changes`] : phrases;
             const what = `${shown.join('; ')}${markSuffix(rowMark(deltas, markOf))}`;
-            const key = `${severity}|${where}|${what}`;
+            const usage = rowUsage(deltas, report);
+            const key = `${severity}|${where}|${what}|${usage}`;
             const row = rows.get(key);
             if (row)
                 row.names.push(called);
             else
-                rows.set(key, { severity, where, names: [called], what });
+                rows.set(key, { severity, where, names: [called], what, usage });
         }
     }
     if (rows.size === 0)
@@ -40738,19 +41661,39 @@ function callerTable(report, markOf) {
     const kept = all.slice(0, MAX_ROWS);
     const rest = all.slice(MAX_ROWS);
     const allTools = all.every((r) => r.where === 'tools');
+    // Judged with usage: a column says what each row rests on ("breaks 4% of calls", "breaks nobody").
+    const withUsage = report.usage?.applied === true;
+    // A BREAKING row usage says nothing of (a result, a tool never recorded) is still a break: said so, not left blank.
+    const usageCell = (r) => (withUsage ? ` ${mdCell(r.usage !== '' ? r.usage : r.severity === 'BREAKING' ? 'usage cannot tell' : '—')} |` : '');
     const lines = [
         all.some((r) => r.severity === 'BREAKING') ? '#### What breaks for callers' : '#### What to review',
         '',
-        `| | ${allTools ? 'Tool' : 'Name'} | What changes for callers |`,
-        '| --- | --- | --- |',
-        ...kept.map((r) => `| ${BADGES[r.severity]} | ${mdCell(namesOf(r.where, r.names, allTools))} | ${mdCell(r.what)} |`),
+        `| | ${allTools ? 'Tool' : 'Name'} | What changes for callers |${withUsage ? ' Usage |' : ''}`,
+        `| --- | --- | --- |${withUsage ? ' --- |' : ''}`,
+        ...kept.map((r) => `| ${BADGES[r.severity]} | ${mdCell(namesOf(r.where, r.names, allTools))} | ${mdCell(r.what)} |${usageCell(r)}`),
     ];
     if (rest.length > 0) {
         const names = rest.flatMap((r) => r.names.map((n) => mdCode(xml_truncate(n, 100))));
         const listed = names.slice(0, MAX_TOOLS_PER_ROW).join(', ') + (names.length > MAX_TOOLS_PER_ROW ? ` and ${names.length - MAX_TOOLS_PER_ROW} more` : '');
-        lines.push(`| ${BADGES[rest[0].severity]} | ${mdCell(listed)} | ${rest.length} more kinds of change: see the detail below |`);
+        lines.push(`| ${BADGES[rest[0].severity]} | ${mdCell(listed)} | ${rest.length} more kinds of change: see the detail below |${withUsage ? ' |' : ''}`);
     }
     return lines.join('\n');
+}
+/**
+ * What the recorded usage says of a row's changes: the share of the one that breaks the most
+ * calls; "breaks nobody" when none breaks any; '' when usage cannot speak for any of them.
+ */
+function rowUsage(deltas, report) {
+    if (report.usage?.applied !== true)
+        return '';
+    let worst;
+    for (const d of deltas)
+        if (d.usage !== undefined && (worst?.usage === undefined || d.usage.affected > worst.usage.affected))
+            worst = d;
+    if (worst?.usage === undefined)
+        return '';
+    const share = usageShare(worst.usage, report.usage);
+    return worst.usage.affected === 0 ? `${share} (unused for ${report.usage.days} day${report.usage.days === 1 ? '' : 's'})` : share;
 }
 function namesOf(where, names, allTools) {
     if (where === 'server')
@@ -40817,7 +41760,7 @@ function renderDetails(report, level, options = {}) {
             counted.push(`${deltas.length} ${severity}`);
             continue;
         }
-        const items = groupChanges(deltas, options.markOf).map((change) => (shown === 'lines' ? `- ${sentenceOf(change)}` : changeItem(change, maxValue)));
+        const items = groupChanges(deltas, options.markOf).map((change) => (shown === 'lines' ? `- ${sentenceOf(change)}` : changeItem(change, maxValue, report)));
         blocks.push(`<details>\n<summary>${BADGES[severity]} ${deltas.length} ${severity} change${deltas.length === 1 ? '' : 's'}</summary>\n\n${items.join('\n')}\n\n</details>`);
     }
     if (counted.length > 0) {
@@ -40826,6 +41769,8 @@ function renderDetails(report, level, options = {}) {
     }
     return blocks.join('\n\n');
 }
+/** Names and values in the usage evidence: code spans, cut to a readable length. */
+const usageCode = (text) => mdCode(xml_truncate(text, 200));
 function fullReportOf(options) {
     return options.fullReport ?? 'the JSON report (`mcp-contract-guard diff --format json`)';
 }
@@ -40852,7 +41797,7 @@ function groupChanges(located, markOf) {
             ? `rename|${d.fingerprint}`
             : d.field === ''
                 ? `${item.where}|${d.kind}|${mark}`
-                : [item.where, d.kind, d.direction, d.field, d.action, d.message, json_canonicalJson(d.previous ?? null), json_canonicalJson(d.current ?? null), d.defaultSeverity, mark].join('|');
+                : [item.where, d.kind, d.direction, d.field, d.action, d.message, (0,json/* canonicalJson */.dj)(d.previous ?? null), (0,json/* canonicalJson */.dj)(d.current ?? null), d.defaultSeverity, mark, (0,json/* canonicalJson */.dj)(d.usage ?? null)].join('|');
         const group = groups.get(key);
         if (group)
             group.entries.push(item);
@@ -40888,7 +41833,7 @@ function entriesOf(entries, withNoun) {
     return `${model_countOf(first.where, entries.length)}: ${names.join(', ')}${more}`;
 }
 /** A change in full: the sentence, then where it is (path, rule, values), then a rewording as a diff. */
-function changeItem(change, maxValue) {
+function changeItem(change, maxValue, report) {
     const d = change.delta;
     const facts = [];
     if (d.direction === 'output')
@@ -40900,6 +41845,8 @@ function changeItem(change, maxValue) {
     facts.push(mdCode(d.kind));
     if (d.defaultSeverity !== undefined)
         facts.push(`${d.severity} by configuration (the rule says ${d.defaultSeverity})`);
+    if (d.usage !== undefined && report.usage !== undefined)
+        facts.push(`${d.usage.downgraded ? 'RISKY by usage (the rule says BREAKING): ' : 'usage: '}${usage_usageEvidence(d.usage, report.usage, usageCode)}`);
     const rewording = rewordingOf(d);
     if (rewording === null && rules_showsValues(d) && !isRename(d))
         facts.push(`${mdCode(values_deltaValue(d, 'previous', maxValue))} → ${mdCode(values_deltaValue(d, 'current', maxValue))}`);
@@ -41033,7 +41980,7 @@ function sha256(text) {
 }
 /** Digest of a value's canonical (compact) JSON. */
 function digestOf(value) {
-    return sha256(json_canonicalJson(value));
+    return sha256((0,json/* canonicalJson */.dj)(value));
 }
 /** Contracts are immutable once built: each is hashed at most once (normalize or verify, then compare). */
 const digests = new WeakMap();
@@ -41097,7 +42044,7 @@ function lockfile_renderLockfile(contracts) {
         }
         body[kind] = entries;
     }
-    return json_canonicalJson({ ...body, digest: wholeFileDigest(body) }, true);
+    return (0,json/* canonicalJson */.dj)({ ...body, digest: wholeFileDigest(body) }, true);
 }
 /**
  * The whole-file digest covers the header and every entry's digest and dialects (a Merkle
@@ -41110,7 +42057,7 @@ function wholeFileDigest(body) {
         const entries = (model_isJsonObject(body[kind]) ? body[kind] : {});
         manifest[kind] = Object.fromEntries(Object.entries(entries).map(([key, e]) => [key, { digest: e?.digest, dialects: e?.dialects }]));
     }
-    return sha256(json_canonicalJson(manifest));
+    return sha256((0,json/* canonicalJson */.dj)(manifest));
 }
 /**
  * Parse and verify a lockfile. Throws `LockfileError` when the text is not a lockfile, was
@@ -41142,7 +42089,7 @@ function verifyLockfile(data, label, reference) {
             (newer ? ': upgrade mcp-contract-guard.' : '.'));
     }
     const { digest, ...body } = data;
-    const contracts = emptyContracts(serverOf(body.server, label));
+    const contracts = emptyContracts(lockfile_serverOf(body.server, label));
     if (model_isJsonObject(body.server) && body.server.capabilities !== undefined) {
         if (!model_isJsonObject(body.server.capabilities))
             throw new LockfileError('malformed', `${label}: "server.capabilities" is not an object.`);
@@ -41182,7 +42129,7 @@ function verifyLockfile(data, label, reference) {
     }
     return contracts;
 }
-function serverOf(value, label) {
+function lockfile_serverOf(value, label) {
     if (!model_isJsonObject(value))
         return { name: 'unknown' };
     const name = typeof value.name === 'string' ? value.name : 'unknown';
@@ -41198,13 +42145,13 @@ function serverOf(value, label) {
  * equal to its live twin, whose digest is the stored one, is the twin: verified without hashing.
  */
 function verifiedContract(stored, digest, twin) {
-    if (twin !== undefined && typeof digest === 'string' && entryDigest(twin) === digest && json_jsonEqual(stored, twin.contract))
+    if (twin !== undefined && typeof digest === 'string' && entryDigest(twin) === digest && (0,json/* jsonEqual */.Zm)(stored, twin.contract))
         return twin.contract;
-    const canonical = withSortedKeys(stored);
+    const canonical = (0,json/* withSortedKeys */.q8)(stored);
     const computed = sha256(JSON.stringify(canonical));
     if (computed !== digest)
         return undefined;
-    markCanonical(canonical);
+    (0,json/* markCanonical */.Yg)(canonical);
     rememberDigest(canonical, computed);
     return canonical;
 }
@@ -41259,7 +42206,7 @@ function lockfileLines(text) {
     return { kind: (kind) => kinds.get(kind), entry: (kind, name) => entries.get(`${kind}\u0000${name}`) };
 }
 function parseKey(quoted) {
-    const key = parseJson(quoted);
+    const key = (0,json/* parseJson */.qF)(quoted);
     return typeof key === 'string' ? key : undefined;
 }
 
@@ -41269,6 +42216,7 @@ function parseKey(quoted) {
  * team can dismiss or re-level a kind in the UI), located in the lockfile the change will
  * update, and carrying the delta's fingerprint so an alert keeps its identity across runs.
  */
+
 
 
 
@@ -41313,6 +42261,7 @@ function renderSarif(report, options) {
                 d.field === '' ? '' : `Previous: ${values_deltaValue(d, 'previous', 300)}. Current: ${values_deltaValue(d, 'current', 300)}.`,
                 d.hint === undefined ? '' : `Fix: ${d.hint}`,
                 d.note ?? '',
+                d.usage === undefined || report.usage === undefined ? '' : `Usage: ${usage_usageEvidence(d.usage, report.usage, (name) => `\`${xml_truncate(name, 200)}\``)}.`,
             ].filter((s) => s !== '').join('\n');
             results.push({
                 ruleId: d.kind,
@@ -41335,6 +42284,7 @@ function renderSarif(report, options) {
                     action: d.action,
                     direction: d.direction,
                     reason: deltaReason(d),
+                    ...(d.usage !== undefined ? { usage: d.usage } : {}),
                 },
             });
         }
@@ -41354,6 +42304,7 @@ function renderSarif(report, options) {
                 },
                 results,
                 columnKind: 'utf16CodeUnits',
+                ...(report.usage !== undefined ? { properties: { usage: report.usage } } : {}),
             },
         ],
     };
@@ -41404,7 +42355,7 @@ const DEFAULT_ALLOW_MAX_DAYS = 180;
  */
 function evaluateAllowList(reviews, allow, today, maxDays = DEFAULT_ALLOW_MAX_DAYS) {
     const key = (fingerprint) => fingerprint.trim().toLowerCase();
-    const horizon = addDays(today, maxDays);
+    const horizon = allow_addDays(today, maxDays);
     const valid = new Map();
     const expiredEntries = [];
     const refusedEntries = [];
@@ -41444,10 +42395,10 @@ function evaluateAllowList(reviews, allow, today, maxDays = DEFAULT_ALLOW_MAX_DA
 const OFFERED_DAYS = 90;
 /** The `expires` date offered with a new allow-list entry: 90 days ahead, or the horizon when it is closer, so the entry is valid as pasted. */
 function offeredExpiry(today, maxDays = DEFAULT_ALLOW_MAX_DAYS) {
-    return addDays(today, Math.min(OFFERED_DAYS, maxDays));
+    return allow_addDays(today, Math.min(OFFERED_DAYS, maxDays));
 }
 /** `day` (YYYY-MM-DD) plus `days`, as YYYY-MM-DD (UTC). */
-function addDays(day, days) {
+function allow_addDays(day, days) {
     return new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
 /** Today as YYYY-MM-DD (UTC), or the override the tests set. */
@@ -41472,6 +42423,250 @@ function allowListNotes(evaluation) {
         notes.push(`allow-list entry ${entry.fingerprint} ("${entry.reason}") matched no change in this run: once its change is merged it is no longer needed, delete it.`);
     }
     return notes;
+}
+
+;// CONCATENATED MODULE: ./lib/policy/usage.js
+/**
+ * Breaks that nobody calls are not breaks: a BREAKING change to a tool's input that a usage
+ * summary shows no call used for its whole window is downgraded to RISKY, with the evidence on
+ * the delta (GraphQL Hive's "conditional breaking changes", for MCP tools).
+ *
+ * What a change is about comes from its rule's `usage` reach (src/rules): every call of the
+ * tool, the calls that sent an argument field, those that sent a value the change takes away,
+ * those of an action. The calls it breaks are counted from the summary; a change whose count is
+ * zero breaks nobody. Nothing else moves:
+ * - a summary about another server, one that ends before the window or starts after it, one
+ *   with days no recorder wrote for inside the window, or one that saw no call at all
+ *   downgrades nothing, and the report says why (`usage.reason`);
+ * - what usage cannot show is never downgraded: outputs, text, prompts, resources, a tool the
+ *   summary never saw (neither called nor listed), a field or value past the recorder's caps;
+ * - a downgraded change keeps its fingerprint (allow-lists and approvals still match it); its
+ *   reason says why it is RISKY and what the rule says.
+ *
+ * Pure: the same report, summary and day give the same bytes.
+ */
+
+
+
+/**
+ * The report judged with `usage`: its BREAKING changes that the summary shows unused moved to
+ * RISKY, every BREAKING change usage can speak for carrying its evidence, and `usage` saying
+ * what the summary covers (or why it could not be used). `server` is the name the report's
+ * server goes by (the previous side's, then the current one's, are accepted).
+ */
+function applyUsage(report, servers, usage) {
+    const { summary, unusedDays, today } = usage;
+    const { window } = summary;
+    const covered = {
+        server: summary.server.name,
+        from: window.from,
+        to: window.to,
+        days: window.days,
+        calls: summary.calls,
+        unusedDays,
+        applied: false,
+        downgraded: 0,
+    };
+    const refusal = refusalOf(summary, servers, unusedDays, today);
+    if (refusal !== undefined)
+        return { ...report, usage: { ...covered, reason: refusal } };
+    let downgraded = 0;
+    const judged = { ...report, tools: Object.create(null) };
+    for (const [name, entry] of Object.entries(report.tools)) {
+        const names = callerNames(name, entry);
+        let changed = false;
+        const deltas = entry.deltas.map((delta) => {
+            if (delta.severity !== 'BREAKING' || delta.direction === 'output')
+                return delta;
+            const evidence = evidenceOf(delta, entry, names, summary);
+            if (evidence === undefined)
+                return delta;
+            changed = true;
+            if (evidence.affected > 0)
+                return { ...delta, usage: evidence };
+            downgraded++;
+            return downgrade(delta, { ...evidence, downgraded: true }, window.days, summary.calls);
+        });
+        if (!changed) {
+            judged.tools[name] = entry;
+            continue;
+        }
+        deltas.sort(compareDeltas);
+        judged.tools[name] = { ...entry, deltas, maxSeverity: maxSeverityOf(deltas.map((d) => d.severity)) };
+    }
+    judged.usage = { ...covered, applied: true, downgraded };
+    judged.summary = summaryOf(judged);
+    return judged;
+}
+/** Why the summary cannot speak for this report, if it cannot. */
+function refusalOf(summary, servers, unusedDays, today) {
+    const { window } = summary;
+    const name = summary.server.name;
+    const known = servers.filter((s) => s !== '' && s !== 'unknown');
+    if (name === null)
+        return 'the usage summary does not say which server it is about (its recordings never saw the server introduce itself)';
+    if (known.length === 0)
+        return `the contracts do not say which server they are (no serverInfo name), so the usage of "${name}" cannot be matched to them`;
+    if (!known.includes(name))
+        return `the usage summary is about the server "${name}", not "${known[known.length - 1]}"`;
+    const start = addDays(today, -(unusedDays - 1));
+    const yesterday = addDays(today, -1);
+    if (window.to < yesterday)
+        return `the usage summary ends on ${window.to}, before the ${unusedDays}-day window (${start} to ${today}) ends: summarize recent recordings`;
+    if (window.from > start)
+        return `the usage summary starts on ${window.from}, so it covers only ${daysBetween(window.from, today)} of the ${unusedDays} days of the window (${start} to ${today})`;
+    const missingInWindow = summary.window.missing.filter((day) => day >= start);
+    const unlisted = summary.window.missingCount - summary.window.missing.length;
+    if (missingInWindow.length > 0 || (unlisted > 0 && (summary.window.missing.at(-1) ?? window.from) >= start)) {
+        const shown = missingInWindow.slice(0, 3).join(', ');
+        return `no recorder wrote for ${missingInWindow.length + unlisted > 1 ? 'some days' : 'a day'} of the window (${shown}${missingInWindow.length > 3 || unlisted > 0 ? ', …' : ''}): their calls are unknown`;
+    }
+    if (summary.calls === 0)
+        return `the usage summary saw no call at all in ${window.days} day${window.days === 1 ? '' : 's'}: no traffic is no evidence`;
+    return undefined;
+}
+/** The names callers used for a tool: its own, and the old one of a renamed tool. */
+function callerNames(name, entry) {
+    for (const delta of entry.deltas) {
+        const renamed = entryRenameOf(delta);
+        if (renamed !== undefined && renamed.to === name)
+            return [renamed.from, name];
+    }
+    return [name];
+}
+/** The calls a change breaks, counted from the summary; undefined when usage cannot tell. */
+function evidenceOf(delta, entry, names, summary) {
+    const reach = ruleOf(delta.kind)?.usage;
+    if (reach === undefined)
+        return undefined;
+    const tools = names.map((n) => summary.tools[n]).filter((t) => t !== undefined);
+    // Never seen, neither called nor listed: its calls were not recorded, or it was never offered.
+    if (tools.length === 0)
+        return undefined;
+    const tool = names[0];
+    const calls = tools.reduce((sum, t) => sum + t.calls, 0);
+    const whole = { basis: 'tool', tool, calls, affected: calls };
+    if (reach === 'calls')
+        return whole;
+    if (reach === 'action') {
+        const discriminator = entry.discriminator;
+        if (discriminator === undefined || delta.action === null)
+            return whole;
+        const field = fieldPathOf([discriminator]);
+        return valuesEvidence(tools, whole, field, tools.reduce((sum, t) => sum + (t.fields[field] ?? 0), 0), [delta.action], 'action');
+    }
+    const location = schema_argumentLocationOf(delta.field);
+    if (location === undefined)
+        return undefined;
+    let path = [...location.path];
+    if (reach === 'holders') {
+        // A new required property breaks the calls that send the object it is required in.
+        if (location.keyword === undefined)
+            path = path.slice(0, -1);
+    }
+    else {
+        const renamed = memberRenameOf(delta);
+        if (renamed !== undefined && path.at(-1) === renamed.to)
+            path[path.length - 1] = renamed.from;
+    }
+    const senders = fieldEvidence(tools, whole, path);
+    if (senders === undefined || reach !== 'values' || senders.affected === 0)
+        return senders;
+    const removed = Array.isArray(delta.facts?.removed) ? delta.facts.removed : [];
+    if (removed.length === 0)
+        return senders;
+    return valuesEvidence(tools, senders, fieldPathOf(path), senders.affected, removed, 'values') ?? senders;
+}
+/** The calls that sent the argument at `path` (the tool's calls at the root); undefined past the caps. */
+function fieldEvidence(tools, whole, path) {
+    // Items of an array are sent with the array: its field is what was recorded.
+    const trimmed = [...path];
+    while (trimmed.at(-1) === '[]')
+        trimmed.pop();
+    if (trimmed.length === 0)
+        return whole;
+    const field = fieldPathOf(trimmed);
+    let affected = 0;
+    for (const tool of tools) {
+        if (field.includes('*')) {
+            // A member of a map (additionalProperties): every field that fits counts.
+            for (const [recorded, n] of Object.entries(tool.fields))
+                if (fits(recorded, trimmed))
+                    affected = Math.max(affected, n);
+        }
+        else
+            affected += tool.fields[field] ?? 0;
+    }
+    // Nothing counted, but some fields were past the caps: the absence proves nothing.
+    if (affected === 0 && tools.some((t) => t.overflow.fields > 0))
+        return undefined;
+    return { basis: 'field', tool: whole.tool, calls: whole.calls, affected, field };
+}
+/**
+ * The calls that sent one of `values` at `field`, when what was sent there was recorded (the
+ * schema the clients were shown constrained it to an enum or a const, and nothing was past the
+ * caps); undefined when it was not. `sent`: the calls that sent the argument at all.
+ */
+function valuesEvidence(tools, base, field, sent, values, basis) {
+    const texts = values.map((v) => (typeof v === 'object' && v !== null ? undefined : JSON.stringify(v)));
+    if (texts.some((t) => t === undefined || t.length > USAGE_CAPS.valueLength))
+        return undefined;
+    if (tools.some((t) => t.overflow.values > 0))
+        return undefined;
+    let affected = 0;
+    let recordedCalls = 0;
+    for (const tool of tools) {
+        const recorded = tool.values[field];
+        if (recorded === undefined)
+            continue;
+        for (const n of Object.values(recorded))
+            recordedCalls += n;
+        for (const text of texts)
+            affected += recorded[text] ?? 0;
+    }
+    // Calls sent the argument, but no value of it was recorded: the schema did not constrain it then.
+    if (sent > 0 && recordedCalls === 0)
+        return undefined;
+    return { basis, tool: base.tool, calls: base.calls, affected, field, values: [...values] };
+}
+/** The recorded field path of an argument path (`[]` → the items of an array). */
+function fieldPathOf(path) {
+    const segments = ['inputSchema'];
+    for (const name of path) {
+        if (name === '[]')
+            segments.push('items');
+        else
+            segments.push('properties', name);
+    }
+    return fieldOf(segments);
+}
+/** Whether a recorded field is at `path`, where `*` stands for any member name. */
+function fits(recorded, path) {
+    const location = schema_argumentLocationOf(recorded);
+    if (location === undefined || location.path.length !== path.length)
+        return false;
+    return path.every((name, i) => name === '*' || name === location.path[i]);
+}
+/** A BREAKING change that breaks nobody in the window, moved to RISKY with why. */
+function downgrade(delta, evidence, days, calls) {
+    const why = `Unused for ${days} day${days === 1 ? '' : 's'} of recorded usage (${calls.toLocaleString('en-US')} calls, none affected), so it breaks nobody who called in that window`;
+    const rule = delta.reason === undefined ? '' : `; the rule says BREAKING: ${delta.reason}`;
+    return { ...delta, severity: 'RISKY', usage: evidence, reason: `${why}${rule}` };
+}
+
+;// CONCATENATED MODULE: ./lib/policy/judge.js
+
+
+function judgeChanges(reviews, policy) {
+    const { usage, today } = policy;
+    const reports = reviews.map(({ report, names }) => {
+        if (report === null || usage === undefined || usage.summaries.length === 0)
+            return report;
+        const summary = usage.summaries.find((s) => s.server.name !== null && names.includes(s.server.name)) ?? usage.summaries[0];
+        return applyUsage(report, names, { summary, unusedDays: usage.unusedDays, today });
+    });
+    const allow = evaluateAllowList(reviews.map((review, i) => ({ server: review.server, report: reports[i] ?? null })), policy.allow, today, ...(policy.allowMaxDays !== undefined ? [policy.allowMaxDays] : []));
+    return { reports, allow };
 }
 
 ;// CONCATENATED MODULE: ./lib/policy/coverage.js
@@ -41524,8 +42719,8 @@ function needingApproval(report, failOn) {
         .map((d) => d.delta.fingerprint);
 }
 
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(3024);
 ;// CONCATENATED MODULE: ./lib/config-location.js
 
 
@@ -42104,8 +43299,8 @@ function retryAfterMs(error) {
     return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
 }
 
-;// CONCATENATED MODULE: external "node:fs/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __nccwpck_require__(1455);
 ;// CONCATENATED MODULE: ./lib/github/markdown.js
 /**
  * Small Markdown helpers for the text the Action writes around the report. Escaping itself is
@@ -42271,289 +43466,8 @@ function treeEntry(tree, name, format) {
     return undefined;
 }
 
-;// CONCATENATED MODULE: ./lib/files.js
-/**
- * Reading and writing the user's files (lockfiles, artifacts, dumps) with errors that say what
- * is wrong with which path, and writes that never leave half a file or a temporary one behind.
- */
-
-
-
-
-
-
-/**
- * The text of a JSON file's bytes, decoded in one piece. `readFile(path, 'utf8')` decodes each
- * chunk as it arrives and joins the pieces into a rope, which every later read of the text
- * (a regex, a comparison, JSON.parse) must first copy flat: on a 5 MB lockfile, twice the time
- * of reading it.
- *
- * Windows writes JSON other ways than UTF-8: Notepad adds a byte order mark, and Windows
- * PowerShell's `>` and `Out-File` (the usual way to save a `tools/list` dump there) write
- * UTF-16 with one. The mark says the encoding and is not part of the text (`JSON.parse`
- * refuses it). Without a mark, UTF-16 shows in the first two bytes: JSON text starts with an
- * ASCII character, so one of them is zero (RFC 4627, section 3).
- */
-function decodedText(bytes) {
-    const [first, second] = bytes;
-    if ((first === 0xff && second === 0xfe) || (first !== 0 && second === 0))
-        return bytes.toString('utf16le', first === 0xff ? 2 : 0);
-    if ((first === 0xfe && second === 0xff) || (first === 0 && second !== 0 && second !== undefined)) {
-        // Node decodes UTF-16 only little-endian: swap each pair (a last odd byte is no character).
-        const from = first === 0xfe ? 2 : 0;
-        return Buffer.from(bytes.subarray(from, from + ((bytes.length - from) & ~1))).swap16().toString('utf16le');
-    }
-    return json_withoutByteOrderMark(bytes.toString('utf8'));
-}
-/** The text of `path`, or undefined when there is no such file. `what` names it in errors ("the lockfile"). */
-async function files_readTextIfExists(path, what) {
-    try {
-        return decodedText(await (0,promises_namespaceObject.readFile)(path));
-    }
-    catch (error) {
-        if (codeOf(error) === 'ENOENT')
-            return undefined;
-        throw new errors_UserError(`Cannot read ${what} ${path}: ${problemOf(error, path)}`, 2, { cause: error });
-    }
-}
-/**
- * Fail now, before any work, if `path` cannot be written: it is a directory, its directory
- * does not exist or is not writable. (The write itself still reports what this cannot foresee.)
- */
-async function assertWritable(path, what) {
-    const fail = (error) => new UserError(`Cannot write ${what} ${path}: ${problemOf(error, path)}`, 2, { cause: error });
-    const existing = await stat(path).catch((error) => {
-        if (codeOf(error) === 'ENOENT')
-            return undefined;
-        throw fail(error);
-    });
-    if (existing?.isDirectory())
-        throw fail(Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
-    if (existing !== undefined && !existing.isFile())
-        return; // a device or a pipe: written in place
-    const directory = dirname(resolve(path));
-    await access(directory, constants.W_OK).catch((error) => {
-        const code = codeOf(error);
-        throw code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
-            ? new UserError(`Cannot write ${what} ${path}: its directory ${directory} is not writable (${code}).`, 2, { cause: error })
-            : fail(error);
-    });
-}
-/** Temporary files being written, removed if the process exits (Ctrl-C) before their rename. */
-const inFlight = new Set();
-let exitHook = false;
-/**
- * Replace `path` with `text` atomically: write a temporary file beside it, then rename it over
- * the old one, so a reader never sees half a file. The temporary file is removed on any
- * failure. A symbolic link is followed (the file it points to is replaced, the link kept); a
- * device, a pipe or anything under /dev (`/dev/stdout`) is written in place.
- */
-async function writeTextAtomically(path, text, what) {
-    const fail = (error) => new UserError(`Cannot write ${what} ${path}: ${problemOf(error, path)}`, 2, { cause: error });
-    await assertWritable(path, what);
-    const target = await realpath(path).catch(() => resolve(path));
-    const existing = await stat(target).catch(() => undefined);
-    // /dev/stdout may resolve to the file the shell redirected to: replacing that file would
-    // cut the process off from its own output.
-    if ((existing !== undefined && !existing.isFile()) || resolve(path).startsWith('/dev/')) {
-        // Appended: truncating /dev/stderr redirected to a file would erase what was logged there.
-        await writeFile(target, text, { flag: 'a' }).catch((error) => {
-            throw fail(error);
-        });
-        return;
-    }
-    const temporary = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
-    if (!exitHook) {
-        exitHook = true;
-        process.once('exit', () => inFlight.forEach((file) => rmSync(file, { force: true })));
-    }
-    inFlight.add(temporary);
-    try {
-        // The new file keeps the old one's permissions.
-        await writeFile(temporary, text, { flag: 'wx', ...(existing ? { mode: existing.mode & 0o7777 } : {}) });
-        await rename(temporary, target);
-    }
-    catch (error) {
-        await unlink(temporary).catch(() => undefined);
-        throw fail(error);
-    }
-    finally {
-        inFlight.delete(temporary);
-    }
-}
-function codeOf(error) {
-    return error?.code;
-}
-/** What went wrong, in words, ending with a full stop. */
-function problemOf(error, path) {
-    switch (codeOf(error)) {
-        case 'EISDIR':
-            return 'it is a directory, not a file.';
-        case 'ENOENT': {
-            const directory = (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(path));
-            return (0,external_node_fs_namespaceObject.existsSync)(directory) ? `files cannot be created in ${directory}.` : `the directory ${directory} does not exist: create it first.`;
-        }
-        case 'ENOTDIR':
-            return 'a part of the path is a file, not a directory.';
-        case 'EACCES':
-        case 'EPERM':
-            return 'permission denied.';
-        case 'EROFS':
-            return 'the file system is read-only.';
-        case 'ENOSPC':
-            return 'no space left on the device.';
-        case 'ELOOP':
-            return 'too many symbolic links (a loop?).';
-        default:
-            return `${error instanceof Error ? error.message : String(error)}.`;
-    }
-}
-
-;// CONCATENATED MODULE: ./lib/github/paths.js
-/**
- * The files the Action reads and writes. A pull request controls the checkout: it can commit a
- * symbolic link (to ~/.ssh, to the runner's credentials, to /etc) or give its config a path
- * with `..`, and its server runs before the outputs are written. So the Action reads only
- * regular files inside the workspace, writes only inside the workspace or RUNNER_TEMP, never
- * through a symbolic link, and a refusal says which path and why.
- */
-
-
-
-
-
-
-/** Larger than any real lockfile, config or dump; a bound on what a pull request can make the Action hold. */
-const MAX_READ_BYTES = 64 * 1024 * 1024;
-/**
- * The root that holds `path` and the path's components below it, or undefined when `path`
- * is outside every root (a `..` escape or an absolute path elsewhere). Pure: no file system.
- */
-function confine(path, roots) {
-    const absolute = (0,external_node_path_namespaceObject.resolve)(path);
-    for (const root of roots) {
-        for (const base of [root.path, root.real]) {
-            const rel = (0,external_node_path_namespaceObject.relative)(base, absolute);
-            if (rel === '')
-                return { root, parts: [] };
-            if (rel === '..' || rel.startsWith(`..${external_node_path_namespaceObject.sep}`) || (0,external_node_path_namespaceObject.isAbsolute)(rel))
-                continue;
-            return { root, parts: rel.split(external_node_path_namespaceObject.sep) };
-        }
-    }
-    return undefined;
-}
-/**
- * The text of a regular file inside the workspace, or null when it does not exist. Refuses a
- * path outside the workspace, a symbolic link anywhere below the workspace, anything that is
- * not a regular file (a FIFO would block the read forever), a file with other hard links (it
- * could be a file outside the workspace under another name) and a file over MAX_READ_BYTES.
- */
-async function readWorkspaceFile(path, roots, what) {
-    const refuse = (why) => new errors_UserError(`Refusing to read ${what} ${path}: ${why}.`);
-    const place = confine(path, [roots.workspace]);
-    if (!place)
-        throw refuse(`it is outside the workspace (${roots.workspace.path}); the Action reads only files of the checkout`);
-    const walked = await walk(place.root.real, place.parts, false);
-    if (walked.kind === 'symlink')
-        throw refuse(`${shown(place.root, place.parts, walked.at)} is a symbolic link; the Action never follows one (a pull request could point it at any file on the runner)`);
-    if (walked.kind === 'missing')
-        return null;
-    const full = (0,external_node_path_namespaceObject.join)(place.root.real, ...place.parts);
-    let handle;
-    try {
-        handle = await (0,promises_namespaceObject.open)(full, external_node_fs_namespaceObject.constants.O_RDONLY | external_node_fs_namespaceObject.constants.O_NOFOLLOW | external_node_fs_namespaceObject.constants.O_NONBLOCK);
-    }
-    catch (error) {
-        // Changed since it was looked at: gone, or replaced by a link.
-        const code = error.code;
-        if (code === 'ENOENT')
-            return null;
-        if (code === 'ELOOP')
-            throw refuse('it is a symbolic link; the Action never follows one');
-        throw error;
-    }
-    try {
-        const stats = await handle.stat();
-        if (!stats.isFile())
-            throw refuse('it is not a regular file');
-        if (stats.nlink > 1)
-            throw refuse('it has other hard links, so it may be a file outside the workspace under another name');
-        if (stats.size > MAX_READ_BYTES)
-            throw refuse(`it is ${stats.size} bytes, over the ${MAX_READ_BYTES}-byte limit`);
-        return decodedText(await handle.readFile());
-    }
-    finally {
-        await handle.close();
-    }
-}
-/**
- * Write `text` to a file inside the workspace or RUNNER_TEMP, creating missing directories.
- * Refuses a path outside both, and a symbolic link anywhere below the root (the final name
- * included). The text goes to a fresh file that then replaces the target, so a hard link
- * planted at the target is replaced, never written through.
- */
-async function writeOutputFile(path, text, roots, what) {
-    const refuse = (why) => new errors_UserError(`Refusing to write ${what} to ${path}: ${why}.`);
-    const place = confine(path, [roots.workspace, roots.temp]);
-    if (!place || place.parts.length === 0)
-        throw refuse(`the Action writes only inside the workspace (${roots.workspace.path}) or RUNNER_TEMP (${roots.temp.path})`);
-    const walked = await walk(place.root.real, place.parts, true);
-    if (walked.kind === 'symlink')
-        throw refuse(`${shown(place.root, place.parts, walked.at)} is a symbolic link; the Action never writes through one (a pull request could point it at any file on the runner)`);
-    if (walked.kind === 'other')
-        throw refuse(`${shown(place.root, place.parts, walked.at)} exists and is not a regular file`);
-    const full = (0,external_node_path_namespaceObject.join)(place.root.real, ...place.parts);
-    const scratch = `${full}.${(0,external_node_crypto_.randomBytes)(6).toString('hex')}.tmp`;
-    const handle = await (0,promises_namespaceObject.open)(scratch, external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_CREAT | external_node_fs_namespaceObject.constants.O_EXCL | external_node_fs_namespaceObject.constants.O_NOFOLLOW, 0o644);
-    try {
-        await handle.writeFile(text);
-    }
-    finally {
-        await handle.close();
-    }
-    await (0,promises_namespaceObject.rename)(scratch, full).catch(async (error) => {
-        await (0,promises_namespaceObject.unlink)(scratch).catch(() => undefined);
-        throw error;
-    });
-}
-/**
- * Look at each component below `root` without following links. For a write, missing
- * directories are created (one level at a time, so none is created through a link) and the
- * final component may be missing; for a read, a missing component means a missing file.
- */
-async function walk(root, parts, forWrite) {
-    let current = root;
-    for (let i = 0; i < parts.length; i++) {
-        current = (0,external_node_path_namespaceObject.join)(current, parts[i]);
-        const last = i === parts.length - 1;
-        const stats = await (0,promises_namespaceObject.lstat)(current).catch((error) => {
-            if (error.code === 'ENOENT' || error.code === 'ENOTDIR')
-                return undefined;
-            throw error;
-        });
-        if (stats?.isSymbolicLink())
-            return { kind: 'symlink', at: i };
-        if (!stats) {
-            if (!forWrite)
-                return { kind: 'missing' };
-            if (last)
-                return { kind: 'ok' };
-            await (0,promises_namespaceObject.mkdir)(current);
-            continue;
-        }
-        if (!last && !stats.isDirectory())
-            return forWrite ? { kind: 'other', at: i } : { kind: 'missing' };
-        if (last && forWrite && !stats.isFile())
-            return { kind: 'other', at: i };
-    }
-    return { kind: 'ok' };
-}
-/** The refused component, under the root as the runner names it. */
-function shown(root, parts, at) {
-    return (0,external_node_path_namespaceObject.join)(root.path, ...parts.slice(0, at + 1));
-}
-
+// EXTERNAL MODULE: ./lib/github/paths.js
+var github_paths = __nccwpck_require__(1075);
 ;// CONCATENATED MODULE: ./lib/github/baseline.js
 
 
@@ -42572,7 +43486,7 @@ async function repoRootOf(dir) {
 }
 /** `path` relative to `root`, with forward slashes (what git and the contents API take). */
 function repoPath(root, path) {
-    return (0,external_node_path_namespaceObject.relative)(root, path).split(external_node_path_namespaceObject.sep).join('/');
+    return (0,external_node_path_.relative)(root, path).split(external_node_path_.sep).join('/');
 }
 /**
  * The text of `path` as committed at `ref`: from the local clone when it has that commit,
@@ -42583,10 +43497,10 @@ function repoPath(root, path) {
  */
 async function readFileAtRef(options) {
     // The file's directory may not exist in the checkout (a server the head moved or dropped).
-    const root = await repoRootOf(await existingAncestor((0,external_node_path_namespaceObject.dirname)(options.path)));
+    const root = await repoRootOf(await existingAncestor((0,external_node_path_.dirname)(options.path)));
     const rel = repoPath(root ?? options.workspace, options.path);
-    if (rel === '..' || rel.startsWith('../') || (0,external_node_path_namespaceObject.isAbsolute)(rel))
-        throw new errors_UserError(`Refusing to read ${options.path} at ${shortSha(options.ref)}: it is outside the repository.`);
+    if (rel === '..' || rel.startsWith('../') || (0,external_node_path_.isAbsolute)(rel))
+        throw new errors/* UserError */.yo(`Refusing to read ${options.path} at ${shortSha(options.ref)}: it is outside the repository.`);
     let tampered;
     if (root !== undefined) {
         try {
@@ -42603,7 +43517,7 @@ async function readFileAtRef(options) {
     }
     if (!options.api) {
         if (tampered !== undefined)
-            throw new errors_UserError(`${tampered}; without a github-token the contents API cannot be asked instead.`);
+            throw new errors/* UserError */.yo(`${tampered}; without a github-token the contents API cannot be asked instead.`);
         throw new Error(`Cannot read ${rel} at ${options.ref}: the commit is not in the checkout and there is no token for the contents API (fetch it with actions/checkout's fetch-depth: 0).`);
     }
     if (tampered !== undefined)
@@ -42616,8 +43530,8 @@ function capitalized(text) {
 /** `path` itself when it exists, else its nearest ancestor that does. */
 async function existingAncestor(path) {
     let current = path;
-    while (!(await (0,promises_namespaceObject.stat)(current).then(() => true, () => false))) {
-        const parent = (0,external_node_path_namespaceObject.dirname)(current);
+    while (!(await (0,promises_.stat)(current).then(() => true, () => false))) {
+        const parent = (0,external_node_path_.dirname)(current);
         if (parent === current)
             break;
         current = parent;
@@ -42626,7 +43540,7 @@ async function existingAncestor(path) {
 }
 /** The checkout, read only through the workspace's rules (no link, no escape). */
 function checkoutTree(roots) {
-    return { describe: 'the checkout', read: (path, what) => readWorkspaceFile(path, roots, what) };
+    return { describe: 'the checkout', read: (path, what) => (0,github_paths.readWorkspaceFile)(path, roots, what) };
 }
 /** The files as committed at `ref`, through git (every object checked) or the contents API; never the checkout. */
 function commitTree(ref, options) {
@@ -42661,8 +43575,8 @@ async function guardCommandFiles(env = process.env) {
         const path = env[name];
         if (path === undefined || path === '')
             continue;
-        const stat = await (0,promises_namespaceObject.lstat)(path).catch(() => undefined);
-        kept.push({ name, path, bytes: stat ? await (0,promises_namespaceObject.readFile)(path) : null, ino: stat?.ino ?? null });
+        const stat = await (0,promises_.lstat)(path).catch(() => undefined);
+        kept.push({ name, path, bytes: stat ? await (0,promises_.readFile)(path) : null, ino: stat?.ino ?? null });
     }
     let changed;
     return {
@@ -42672,15 +43586,15 @@ async function guardCommandFiles(env = process.env) {
 async function putBack(kept) {
     const changed = [];
     for (const file of kept) {
-        const stat = await (0,promises_namespaceObject.lstat)(file.path).catch(() => undefined);
-        const same = stat === undefined ? file.bytes === null : stat.isFile() && stat.ino === file.ino && file.bytes !== null && (await (0,promises_namespaceObject.readFile)(file.path)).equals(file.bytes);
+        const stat = await (0,promises_.lstat)(file.path).catch(() => undefined);
+        const same = stat === undefined ? file.bytes === null : stat.isFile() && stat.ino === file.ino && file.bytes !== null && (await (0,promises_.readFile)(file.path)).equals(file.bytes);
         if (same)
             continue;
         changed.push(file.name);
         // Removed first: a file turned into a link must not have its target written through.
-        await (0,promises_namespaceObject.rm)(file.path, { force: true, recursive: true });
+        await (0,promises_.rm)(file.path, { force: true, recursive: true });
         if (file.bytes !== null)
-            await (0,promises_namespaceObject.writeFile)(file.path, file.bytes, { flag: 'wx' });
+            await (0,promises_.writeFile)(file.path, file.bytes, { flag: 'wx' });
     }
     return changed;
 }
@@ -52215,7 +53129,7 @@ const stringbool = (...args) => core._stringbool({
     Boolean: ZodBoolean,
     String: ZodString,
 }, ...args);
-function json(params) {
+function schemas_json(params) {
     const jsonSchema = lazy(() => {
         return union([schemas_string(params), schemas_number(), schemas_boolean(), schemas_null(), array(jsonSchema), record(schemas_string(), jsonSchema)]);
     });
@@ -52315,12 +53229,12 @@ function parseBundle(source, label) {
         data = JSON.parse(source);
     }
     catch (error) {
-        throw new errors_UserError(`${label} is not valid JSON (${error.message}): it should be the review file a "review" run of mcp-contract-guard wrote (its "review-path").`);
+        throw new errors/* UserError */.yo(`${label} is not valid JSON (${error.message}): it should be the review file a "review" run of mcp-contract-guard wrote (its "review-path").`);
     }
     const parsed = bundleSchema.safeParse(data);
     if (!parsed.success) {
         const problems = parsed.error.issues.slice(0, 10).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-        throw new errors_UserError(`${label} is not a review file of this mcp-contract-guard version:\n  ${problems.join('\n  ')}`);
+        throw new errors/* UserError */.yo(`${label} is not a review file of this mcp-contract-guard version:\n  ${problems.join('\n  ')}`);
     }
     const reviews = parsed.data.reviews.map((review) => {
         const report = review.report === null ? null : validateArtifact(review.report);
@@ -52890,7 +53804,7 @@ function constantUnions(schema) {
             merged.type = type;
         merged.enum = values;
         const rest = branches.filter((branch) => !isValueList(branch));
-        const compatible = merged.type === undefined || !('type' in schema) || json_jsonEqual(schema.type, merged.type);
+        const compatible = merged.type === undefined || !('type' in schema) || (0,json/* jsonEqual */.Zm)(schema.type, merged.type);
         if (rest.length === 0 && !('enum' in schema) && !('const' in schema) && compatible) {
             delete schema[keyword];
             if (merged.type !== undefined)
@@ -52927,7 +53841,7 @@ function listedValues(branch) {
 function sharesAValue(lists) {
     const seen = new Set();
     for (const list of lists) {
-        const own = new Set(listedValues(list).map((value) => json_canonicalJson(value)));
+        const own = new Set(listedValues(list).map((value) => (0,json/* canonicalJson */.dj)(value)));
         for (const value of own)
             if (seen.has(value))
                 return true;
@@ -53077,7 +53991,7 @@ class SchemaWalker {
             }
             else {
                 // Data the schema carries (`default`, `const`, `enum`, `examples`, extensions…).
-                out[key] = withSortedKeys(child);
+                out[key] = (0,json/* withSortedKeys */.q8)(child);
             }
         }
         return inCanonicalOrder(withConventions(out));
@@ -53089,7 +54003,7 @@ class SchemaWalker {
  * then this one node is re-keyed, its values kept.
  */
 function inCanonicalOrder(record) {
-    if (hasSortedKeys(record))
+    if ((0,json/* hasSortedKeys */.at)(record))
         return record;
     const sorted = model_nameRecord();
     for (const key of Object.keys(record).sort())
@@ -53204,7 +54118,7 @@ function sortByCanonical(values) {
 function dedupeByCanonical(values) {
     const seen = new Map();
     for (const value of values)
-        seen.set(json_canonicalJson(value), value);
+        seen.set((0,json/* canonicalJson */.dj)(value), value);
     return [...seen.keys()].sort().map((k) => seen.get(k));
 }
 /** `#/definitions/X` and `#/$defs/X` name the same thing across dialects. */
@@ -53332,7 +54246,7 @@ function normalizeEntry(kind, item) {
     const entry = NORMALIZERS[kind](item, (message) => lint.push(message));
     // Built in canonical form (a fast-check property holds the normalizers to it): its digest is
     // the hash of its plain JSON, and the lockfile writes it as it is.
-    markCanonical(entry.contract);
+    (0,json/* markCanonical */.Yg)(entry.contract);
     rememberDigest(entry.contract, sha256(JSON.stringify(entry.contract)));
     return { entry, lint };
 }
@@ -53370,8 +54284,8 @@ function normalizeEntriesWith(raw, normalize) {
 const NORMALIZERS = {
     tools: normalizeTool,
     prompts: normalizePrompt,
-    resources: (item) => ({ contract: withSortedKeys(item) }),
-    resourceTemplates: (item) => ({ contract: withSortedKeys(item) }),
+    resources: (item) => ({ contract: (0,json/* withSortedKeys */.q8)(item) }),
+    resourceTemplates: (item) => ({ contract: (0,json/* withSortedKeys */.q8)(item) }),
 };
 /**
  * `item` in canonical form: its fields in canonical order, each value canonical; `normalized`
@@ -53380,7 +54294,7 @@ const NORMALIZERS = {
 function canonicalEntry(item, normalized) {
     const contract = model_nameRecord();
     for (const key of [...new Set([...Object.keys(item), ...Object.keys(normalized)])].sort()) {
-        contract[key] = (Object.hasOwn(normalized, key) ? normalized[key] : withSortedKeys(item[key]));
+        contract[key] = (Object.hasOwn(normalized, key) ? normalized[key] : (0,json/* withSortedKeys */.q8)(item[key]));
     }
     return contract;
 }
@@ -53406,8 +54320,8 @@ function normalizeTool(tool, lint = () => { }) {
         for (const problem of output.problems)
             lint(`outputSchema: ${problem}`);
     }
-    normalized.annotations = withSortedKeys({ ...ANNOTATION_DEFAULTS, ...(model_isJsonObject(tool.annotations) ? tool.annotations : {}) });
-    normalized.execution = withSortedKeys({ ...EXECUTION_DEFAULTS, ...(model_isJsonObject(tool.execution) ? tool.execution : {}) });
+    normalized.annotations = (0,json/* withSortedKeys */.q8)({ ...ANNOTATION_DEFAULTS, ...(model_isJsonObject(tool.annotations) ? tool.annotations : {}) });
+    normalized.execution = (0,json/* withSortedKeys */.q8)({ ...EXECUTION_DEFAULTS, ...(model_isJsonObject(tool.execution) ? tool.execution : {}) });
     const contract = canonicalEntry(tool, normalized);
     return Object.keys(dialects).length > 0 ? { contract, dialects } : { contract };
 }
@@ -53422,7 +54336,7 @@ function normalizeCapabilities(capabilities, depth = 0) {
         const value = capabilities[key];
         if (value === false || value === null)
             continue;
-        out[key] = model_isJsonObject(value) && depth < 4 ? normalizeCapabilities(value, depth + 1) : withSortedKeys(value);
+        out[key] = model_isJsonObject(value) && depth < 4 ? normalizeCapabilities(value, depth + 1) : (0,json/* withSortedKeys */.q8)(value);
     }
     return out;
 }
@@ -53437,7 +54351,7 @@ function normalizePrompt(prompt, lint) {
             return ok;
         });
         normalized.arguments = args
-            .map((arg) => withSortedKeys({ ...arg, required: arg.required === true }))
+            .map((arg) => (0,json/* withSortedKeys */.q8)({ ...arg, required: arg.required === true }))
             .sort((a, b) => (a.name < b.name ? -1 : 1));
     }
     return { contract: canonicalEntry(prompt, normalized) };
@@ -53964,7 +54878,7 @@ class LegacySseSession {
             throw new ChannelError('http', `${this.shownUrl} answered ${method} with HTTP ${response.status} ${response.statusText}`.trim(), method);
     }
     receive(data) {
-        const message = parseJson(data);
+        const message = (0,json/* parseJson */.qF)(data);
         if (!model_isJsonObject(message))
             return;
         if ('result' in message || 'error' in message) {
@@ -54053,7 +54967,7 @@ function probe(strongest) {
 }
 /** `name` in the system's directories, else on PATH; undefined when it is nowhere executable. */
 function systemProgram(name) {
-    return resolveProgram(name, [...SYSTEM_DIRS, ...(process.env.PATH ?? '').split(external_node_path_namespaceObject.delimiter)].join(external_node_path_namespaceObject.delimiter), process.cwd());
+    return resolveProgram(name, [...SYSTEM_DIRS, ...(process.env.PATH ?? '').split(external_node_path_.delimiter)].join(external_node_path_.delimiter), process.cwd());
 }
 /**
  * Where `program` is, as exec would find it: a path with a slash is taken from `cwd`, a bare
@@ -54061,12 +54975,12 @@ function systemProgram(name) {
  * then spawned as it is, so the error (ENOENT, EACCES) is the one a diagnosis reads.
  */
 function resolveProgram(program, path, cwd) {
-    const candidates = program.includes('/') ? [(0,external_node_path_namespaceObject.isAbsolute)(program) ? program : (0,external_node_path_namespaceObject.resolve)(cwd, program)] : (path ?? '').split(external_node_path_namespaceObject.delimiter).filter((dir) => dir !== '').map((dir) => (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.resolve)(cwd, dir), program));
+    const candidates = program.includes('/') ? [(0,external_node_path_.isAbsolute)(program) ? program : (0,external_node_path_.resolve)(cwd, program)] : (path ?? '').split(external_node_path_.delimiter).filter((dir) => dir !== '').map((dir) => (0,external_node_path_.join)((0,external_node_path_.resolve)(cwd, dir), program));
     for (const candidate of candidates) {
         try {
-            if (!(0,external_node_fs_namespaceObject.statSync)(candidate).isFile())
+            if (!(0,external_node_fs_.statSync)(candidate).isFile())
                 continue;
-            (0,external_node_fs_namespaceObject.accessSync)(candidate, external_node_fs_namespaceObject.constants.X_OK);
+            (0,external_node_fs_.accessSync)(candidate, external_node_fs_.constants.X_OK);
             return candidate;
         }
         catch {
@@ -54644,7 +55558,7 @@ function waitUntilGone(pid, ms) {
     const sleeper = new Int32Array(new SharedArrayBuffer(4));
     for (const deadline = Date.now() + ms; Date.now() < deadline; Atomics.wait(sleeper, 0, 0, 10)) {
         try {
-            if ((0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').startsWith('Z'))
+            if ((0,external_node_fs_.readFileSync)(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').startsWith('Z'))
                 return;
         }
         catch {
@@ -54658,7 +55572,7 @@ function signalMarked(marker, signal) {
         return 0;
     let entries;
     try {
-        entries = (0,external_node_fs_namespaceObject.readdirSync)('/proc');
+        entries = (0,external_node_fs_.readdirSync)('/proc');
     }
     catch {
         return 0;
@@ -54670,7 +55584,7 @@ function signalMarked(marker, signal) {
             continue;
         try {
             // Another user's process, or one gone meanwhile, cannot be read: it is not ours.
-            if (!(0,external_node_fs_namespaceObject.readFileSync)(`/proc/${entry}/environ`).includes(needle))
+            if (!(0,external_node_fs_.readFileSync)(`/proc/${entry}/environ`).includes(needle))
                 continue;
             process.kill(Number(entry), signal);
             signalled++;
@@ -55044,7 +55958,7 @@ class HttpChannel {
             return response;
         // Servers often explain a refusal in a JSON-RPC error body: surface it when there is one.
         const text = (await readBody(response, ERROR_BODY_BYTES).catch(() => undefined)) ?? '';
-        const rpc = parseJson(text);
+        const rpc = (0,json/* parseJson */.qF)(text);
         if (model_isJsonObject(rpc) && model_isJsonObject(rpc.error)) {
             const { code, message } = rpc.error;
             throw new RpcError(method, typeof code === 'number' ? code : 0, `HTTP ${response.status}: ${String(message ?? '')}`);
@@ -55079,7 +55993,7 @@ class HttpChannel {
         }
         if (text === undefined)
             throw new ChannelError('protocol', `${this.shownUrl} answered ${method} with a body of more than ${mebibytes(MAX_MESSAGE_BYTES)}; capture stopped`, method);
-        const parsed = parseJson(text);
+        const parsed = (0,json/* parseJson */.qF)(text);
         const messages = Array.isArray(parsed) ? parsed : [parsed];
         const answer = messages.find((m) => model_isJsonObject(m) && m.id === id);
         if (!model_isJsonObject(answer)) {
@@ -55105,7 +56019,7 @@ class HttpChannel {
                     overflow = error;
             },
             onEvent: (event) => {
-                const data = parseJson(event.data);
+                const data = (0,json/* parseJson */.qF)(event.data);
                 if (!model_isJsonObject(data))
                     return;
                 if (data.id === id && ('result' in data || 'error' in data))
@@ -55311,12 +56225,12 @@ const DETECTORS = [
     function commandNotFound({ source, evidence }) {
         if (source.kind !== 'command' || evidence.spawnErrorCode !== 'ENOENT')
             return undefined;
-        if (source.cwd && !(0,external_node_fs_namespaceObject.existsSync)(source.cwd)) {
+        if (source.cwd && !(0,external_node_fs_.existsSync)(source.cwd)) {
             return { category: 'command-not-found', confidence: 0.95, explanation: `The working directory "${oneLine(source.cwd)}" does not exist.` };
         }
         const program = source.command[0];
-        const local = (0,external_node_path_namespaceObject.resolve)(source.cwd ?? '.', 'node_modules', '.bin', program);
-        const hint = (0,external_node_fs_namespaceObject.existsSync)(local)
+        const local = (0,external_node_path_.resolve)(source.cwd ?? '.', 'node_modules', '.bin', program);
+        const hint = (0,external_node_fs_.existsSync)(local)
             ? ` It is installed in this project (${oneLine(local)}) but not on PATH.`
             : ` Check the spelling, or install it first (a package's own binary lives in node_modules/.bin after npm install).`;
         return { category: 'command-not-found', confidence: 0.95, explanation: `The command "${oneLine(program)}" was not found on PATH.${hint}` };
@@ -55514,8 +56428,8 @@ function missingScript(source) {
     for (const arg of source.command) {
         if (arg.startsWith('-') || !/\.(m?js|cjs|ts|mts|py|rb|jar|php)$/.test(arg))
             continue;
-        const path = (0,external_node_path_namespaceObject.isAbsolute)(arg) ? arg : (0,external_node_path_namespaceObject.resolve)(source.cwd ?? '.', arg);
-        if (!(0,external_node_fs_namespaceObject.existsSync)(path))
+        const path = (0,external_node_path_.isAbsolute)(arg) ? arg : (0,external_node_path_.resolve)(source.cwd ?? '.', arg);
+        if (!(0,external_node_fs_.existsSync)(path))
             return arg;
     }
     return undefined;
@@ -55627,14 +56541,14 @@ function parseClientCapabilities(text, what) {
     if (names.length === 1 && names[0]?.toLowerCase() === 'none')
         return [];
     if (names.length === 0)
-        throw new errors_UserError(`${what} is empty: list client capabilities (${CLIENT_CAPABILITIES.join(', ')}) or say "none".`);
+        throw new errors/* UserError */.yo(`${what} is empty: list client capabilities (${CLIENT_CAPABILITIES.join(', ')}) or say "none".`);
     return checkClientCapabilities(names, what);
 }
 /** Check a list of capability names (the config's array form). */
 function checkClientCapabilities(names, what) {
     for (const name of names) {
         if (!CLIENT_CAPABILITIES.includes(name)) {
-            throw new errors_UserError(`${what}: "${name}" is not a client capability we can declare; the capabilities are ${CLIENT_CAPABILITIES.join(', ')} (or "none").`);
+            throw new errors/* UserError */.yo(`${what}: "${name}" is not a client capability we can declare; the capabilities are ${CLIENT_CAPABILITIES.join(', ')} (or "none").`);
         }
     }
     return names;
@@ -55661,7 +56575,7 @@ function checkPassEnv(names, what) {
     for (const name of names) {
         const problem = passEnvProblem(name);
         if (problem)
-            throw new errors_UserError(`${what}: ${problem}.`);
+            throw new errors/* UserError */.yo(`${what}: ${problem}.`);
     }
     return names;
 }
@@ -55887,7 +56801,7 @@ function parseMessage(line) {
  */
 const START_BUDGET_FACTOR = 2;
 /** Capturing a server failed; `diagnosis` says why in plain words, `evidence` what was seen. */
-class CompileError extends errors_UserError {
+class CompileError extends errors/* UserError */.yo {
     diagnosis;
     evidence;
     constructor(diagnosis, evidence, cause) {
@@ -56041,11 +56955,11 @@ const FIXERS = {
             return { userAction: 'Check the command.' };
         const [program, ...args] = source.command;
         const cwd = source.cwd ?? process.cwd();
-        const local = findUpwards(cwd, (0,external_node_path_namespaceObject.join)('node_modules', '.bin', program));
+        const local = findUpwards(cwd, (0,external_node_path_.join)('node_modules', '.bin', program));
         if (local) {
             return { fix: { description: `ran "${program}" from the project's node_modules/.bin`, source: { ...source, command: [local, ...args] } } };
         }
-        if (findUpwards(cwd, (0,external_node_path_namespaceObject.join)('node_modules', program, 'package.json'))) {
+        if (findUpwards(cwd, (0,external_node_path_.join)('node_modules', program, 'package.json'))) {
             return { fix: { description: `ran the installed package "${program}" through npx --no-install`, source: { ...source, command: ['npx', '--no-install', program, ...args] } } };
         }
         return { userAction: `Install "${program}" (or fix its name) so that it is on PATH, or point --command at the server's entry file.` };
@@ -56058,10 +56972,10 @@ const FIXERS = {
             // bare `python` does not use.
             const cwd = source.cwd ?? process.cwd();
             const venv = VENV_PYTHONS.map((path) => findUpwards(cwd, path)).find((found) => found !== undefined);
-            const triedIt = (0,external_node_path_namespaceObject.resolve)(cwd, source.command[0]) === venv || history.some((a) => a.fixApplied?.startsWith('ran the Python of'));
+            const triedIt = (0,external_node_path_.resolve)(cwd, source.command[0]) === venv || history.some((a) => a.fixApplied?.startsWith('ran the Python of'));
             if (venv !== undefined && !triedIt) {
                 // Relative to the working directory, so the command to commit works on any checkout.
-                const python = (0,external_node_path_namespaceObject.relative)(cwd, venv) || venv;
+                const python = (0,external_node_path_.relative)(cwd, venv) || venv;
                 return { fix: { description: `ran the Python of the project's virtual environment (${python}), where its dependencies are installed`, source: { ...source, command: [python, ...args] } } };
             }
             return {
@@ -56264,21 +57178,21 @@ function describeAttempts(attempts) {
         .join('\n');
 }
 /** Where a Python project keeps its virtual environment's interpreter (uv, venv, poetry in-project; Windows). */
-const VENV_PYTHONS = [(0,external_node_path_namespaceObject.join)('.venv', 'bin', 'python'), (0,external_node_path_namespaceObject.join)('venv', 'bin', 'python'), (0,external_node_path_namespaceObject.join)('.venv', 'Scripts', 'python.exe'), (0,external_node_path_namespaceObject.join)('venv', 'Scripts', 'python.exe')];
+const VENV_PYTHONS = [(0,external_node_path_.join)('.venv', 'bin', 'python'), (0,external_node_path_.join)('venv', 'bin', 'python'), (0,external_node_path_.join)('.venv', 'Scripts', 'python.exe'), (0,external_node_path_.join)('venv', 'Scripts', 'python.exe')];
 /** `python`, `python3`, `python3.12`, a path to one. */
 function isPython(program) {
-    return /^python(\d+(\.\d+)?)?(\.exe)?$/i.test((0,external_node_path_namespaceObject.basename)(program));
+    return /^python(\d+(\.\d+)?)?(\.exe)?$/i.test((0,external_node_path_.basename)(program));
 }
 /** A crash worth one more try: resources that were busy or a network that hiccuped. */
 function looksTransient(diagnosis) {
     return /\b(EBUSY|EAGAIN|EADDRINUSE|ECONNRESET|ETIMEDOUT|EAI_AGAIN|temporar(y|ily)|try again|resource busy|locked)\b/i.test(diagnosis.explanation);
 }
 function findUpwards(start, relative) {
-    for (let dir = (0,external_node_path_namespaceObject.resolve)(start);; dir = (0,external_node_path_namespaceObject.dirname)(dir)) {
-        const candidate = (0,external_node_path_namespaceObject.join)(dir, relative);
-        if ((0,external_node_fs_namespaceObject.existsSync)(candidate))
+    for (let dir = (0,external_node_path_.resolve)(start);; dir = (0,external_node_path_.dirname)(dir)) {
+        const candidate = (0,external_node_path_.join)(dir, relative);
+        if ((0,external_node_fs_.existsSync)(candidate))
             return candidate;
-        if ((0,external_node_path_namespaceObject.dirname)(dir) === dir)
+        if ((0,external_node_path_.dirname)(dir) === dir)
             return undefined;
     }
 }
@@ -56287,19 +57201,19 @@ function buildCommand(cwd) {
     const manifest = findUpwards(cwd, 'package.json');
     if (!manifest)
         return undefined;
-    const dir = (0,external_node_path_namespaceObject.dirname)(manifest);
+    const dir = (0,external_node_path_.dirname)(manifest);
     let scripts = {};
     try {
-        scripts = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(manifest, 'utf8')).scripts ?? {};
+        scripts = JSON.parse((0,external_node_fs_.readFileSync)(manifest, 'utf8')).scripts ?? {};
     }
     catch {
         // An unreadable package.json: fall through to the generic advice.
     }
-    const runner = (0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(dir, 'pnpm-lock.yaml')) ? 'pnpm' : (0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(dir, 'yarn.lock')) ? 'yarn' : 'npm run';
+    const runner = (0,external_node_fs_.existsSync)((0,external_node_path_.join)(dir, 'pnpm-lock.yaml')) ? 'pnpm' : (0,external_node_fs_.existsSync)((0,external_node_path_.join)(dir, 'yarn.lock')) ? 'yarn' : 'npm run';
     const script = ['build', 'compile', 'prepare', 'tsc'].find((name) => scripts[name] !== undefined);
     if (script)
         return `${runner} ${script}`;
-    if ((0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(dir, 'tsconfig.json')))
+    if ((0,external_node_fs_.existsSync)((0,external_node_path_.join)(dir, 'tsconfig.json')))
         return 'npx tsc';
     return undefined;
 }
@@ -56343,28 +57257,28 @@ function compiledWithoutContracts(data, label) {
 function readCompiled(data, label) {
     const server = data.server;
     if (server.version !== undefined && typeof server.version !== 'string')
-        throw new errors_UserError(`${label}: "server.version" is not a string.`);
+        throw new errors/* UserError */.yo(`${label}: "server.version" is not a string.`);
     const contracts = emptyContracts({ name: server.name, ...(typeof server.version === 'string' ? { version: server.version } : {}) });
     if (data.serverContract !== undefined) {
         const { serverContract } = data;
         if (!model_isJsonObject(serverContract) || !model_isJsonObject(serverContract.capabilities))
-            throw new errors_UserError(`${label}: "serverContract" has no "capabilities" object.`);
+            throw new errors/* UserError */.yo(`${label}: "serverContract" has no "capabilities" object.`);
         if (serverContract.instructions !== undefined && typeof serverContract.instructions !== 'string')
-            throw new errors_UserError(`${label}: "serverContract.instructions" is not a string.`);
+            throw new errors/* UserError */.yo(`${label}: "serverContract.instructions" is not a string.`);
         contracts.serverContract = { capabilities: canonical(serverContract.capabilities), ...(typeof serverContract.instructions === 'string' ? { instructions: serverContract.instructions } : {}) };
     }
     if (data.clientCapabilities !== undefined) {
         if (!Array.isArray(data.clientCapabilities) || !data.clientCapabilities.every((c) => typeof c === 'string'))
-            throw new errors_UserError(`${label}: "clientCapabilities" is not a list of names.`);
+            throw new errors/* UserError */.yo(`${label}: "clientCapabilities" is not a list of names.`);
         contracts.clientCapabilities = data.clientCapabilities;
     }
     for (const kind of report_ENTRY_KINDS) {
         const entries = data[kind] ?? {};
         if (!model_isJsonObject(entries))
-            throw new errors_UserError(`${label}: "${kind}" is not an object of entries keyed by name.`);
+            throw new errors/* UserError */.yo(`${label}: "${kind}" is not an object of entries keyed by name.`);
         for (const [key, stored] of Object.entries(entries)) {
             if (!model_isJsonObject(stored) || !model_isJsonObject(stored.contract))
-                throw new errors_UserError(`${label}: entry ${kind}.${clipped(key)} has no "contract" object.`);
+                throw new errors/* UserError */.yo(`${label}: entry ${kind}.${clipped(key)} has no "contract" object.`);
             const entry = { contract: canonical(stored.contract) };
             if (model_isJsonObject(stored.dialects))
                 entry.dialects = stored.dialects;
@@ -56375,8 +57289,8 @@ function readCompiled(data, label) {
 }
 /** A parsed object in the canonical form normalization builds (sorted keys, no prototype), vouched for as such. */
 function canonical(value) {
-    const sorted = withSortedKeys(value);
-    markCanonical(sorted);
+    const sorted = (0,json/* withSortedKeys */.q8)(value);
+    (0,json/* markCanonical */.Yg)(sorted);
     return sorted;
 }
 /** Text from the file, set in a sentence: one line, bounded. */
@@ -56385,6 +57299,8 @@ function clipped(text) {
     return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }
 
+// EXTERNAL MODULE: ./lib/files.js
+var files = __nccwpck_require__(5428);
 ;// CONCATENATED MODULE: ./lib/compile/dump.js
 
 
@@ -56399,9 +57315,9 @@ function clipped(text) {
  * alone.
  */
 async function readContractsFile(path) {
-    const text = await files_readTextIfExists(path, 'the file');
+    const text = await (0,files/* readTextIfExists */.TP)(path, 'the file');
     if (text === undefined)
-        throw new errors_UserError(`${path} does not exist.`);
+        throw new errors/* UserError */.yo(`${path} does not exist.`);
     return parseContractsFile(text, path);
 }
 /**
@@ -56439,7 +57355,7 @@ function parseContractsFile(text, label) {
         data = JSON.parse(text);
     }
     catch (error) {
-        throw new errors_UserError(`${label} is not valid JSON (${error.message}). Expected a lockfile, a tools/list dump or what compile --format json prints.`);
+        throw new errors/* UserError */.yo(`${label} is not valid JSON (${error.message}). Expected a lockfile, a tools/list dump or what compile --format json prints.`);
     }
     if (looksLikeLockfile(data)) {
         try {
@@ -56447,7 +57363,7 @@ function parseContractsFile(text, label) {
         }
         catch (error) {
             if (error instanceof LockfileError)
-                throw new errors_UserError(lockfileAdvice(error));
+                throw new errors/* UserError */.yo(lockfileAdvice(error));
             throw error;
         }
     }
@@ -56455,11 +57371,11 @@ function parseContractsFile(text, label) {
         return { kind: 'compiled', contracts: readCompiled(data, label) };
     const compileOutput = compiledWithoutContracts(data, label);
     if (compileOutput !== undefined)
-        throw new errors_UserError(compileOutput);
+        throw new errors/* UserError */.yo(compileOutput);
     // The result of tools/list as written, inside its JSON-RPC response, or just its tools (`jq .tools`).
     const body = Array.isArray(data) ? { tools: data } : model_isJsonObject(data) && model_isJsonObject(data.result) && !('tools' in data) ? data.result : data;
     if (!model_isJsonObject(body) || !Array.isArray(body.tools)) {
-        throw new errors_UserError(`${label} is not a tools/list dump: expected a JSON object with a "tools" array (the result of tools/list), ` +
+        throw new errors/* UserError */.yo(`${label} is not a tools/list dump: expected a JSON object with a "tools" array (the result of tools/list), ` +
             'a JSON-RPC response whose "result" holds one, or the array of tools itself. A lockfile and what compile --format json prints are read too.');
     }
     // A capture written by a tool like ours also says who the server is (`server` or, as in an
@@ -56483,10 +57399,10 @@ function entries(body, key, label) {
     if (list === undefined)
         return [];
     if (!Array.isArray(list))
-        throw new errors_UserError(`${label}: "${key}" is not an array.`);
+        throw new errors/* UserError */.yo(`${label}: "${key}" is not an array.`);
     return list.map((item, index) => {
         if (!model_isJsonObject(item))
-            throw new errors_UserError(`${label}: ${key}[${index}] is not an object.`);
+            throw new errors/* UserError */.yo(`${label}: ${key}[${index}] is not an object.`);
         return item;
     });
 }
@@ -56561,15 +57477,15 @@ function splitCommand(line) {
         }
     }
     if (quote !== null)
-        throw new errors_UserError(`--command has an unterminated ${quote === '"' ? 'double' : 'single'} quote: ${line}`);
+        throw new errors/* UserError */.yo(`--command has an unterminated ${quote === '"' ? 'double' : 'single'} quote: ${line}`);
     if (inWord)
         words.push(word);
     if (words.length === 0)
-        throw new errors_UserError('--command is empty: give the command that starts the MCP server, e.g. --command "node dist/server.js".');
+        throw new errors/* UserError */.yo('--command is empty: give the command that starts the MCP server, e.g. --command "node dist/server.js".');
     return words;
 }
 function refuseShellFeature(line, feature) {
-    throw new errors_UserError(`--command is run directly, without a shell, so ${feature} in "${line}" would not do what you expect. ` +
+    throw new errors/* UserError */.yo(`--command is run directly, without a shell, so ${feature} in "${line}" would not do what you expect. ` +
         `Pass environment variables with --env KEY=VALUE, or wrap the command in a shell explicitly: --command "sh -c '…'".`);
 }
 
@@ -56654,27 +57570,27 @@ function renderCaptureFile(file) {
 /** The capture file at `label`, checked as hostile data (see the top of this file). */
 function parseCaptureFile(source, label) {
     if (Buffer.byteLength(source, 'utf8') > MAX_CAPTURE_BYTES)
-        throw new errors_UserError(`${label} is larger than ${MAX_CAPTURE_BYTES / 1024 / 1024} MiB: not a capture file mcp-contract-guard wrote.`);
+        throw new errors/* UserError */.yo(`${label} is larger than ${MAX_CAPTURE_BYTES / 1024 / 1024} MiB: not a capture file mcp-contract-guard wrote.`);
     let data;
     try {
         data = JSON.parse(source);
     }
     catch (error) {
-        throw new errors_UserError(`${label} is not valid JSON (${error.message}): it should be the file a "mode: capture" run of mcp-contract-guard wrote (its "capture-path").`);
+        throw new errors/* UserError */.yo(`${label} is not valid JSON (${error.message}): it should be the file a "mode: capture" run of mcp-contract-guard wrote (its "capture-path").`);
     }
     const parsed = schema.safeParse(data);
     if (!parsed.success) {
         const problems = parsed.error.issues.slice(0, 10).map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
-        throw new errors_UserError(`${label} is not a capture file of this mcp-contract-guard version:\n  ${problems.join('\n  ')}`);
+        throw new errors/* UserError */.yo(`${label} is not a capture file of this mcp-contract-guard version:\n  ${problems.join('\n  ')}`);
     }
     const entries = Object.entries(parsed.data.servers);
     if (entries.length > MAX_SERVERS)
-        throw new errors_UserError(`${label} lists ${entries.length} servers; a capture file holds at most ${MAX_SERVERS}.`);
+        throw new errors/* UserError */.yo(`${label} lists ${entries.length} servers; a capture file holds at most ${MAX_SERVERS}.`);
     const servers = Object.create(null);
     for (const [id, server] of entries) {
         const checked = captured.safeParse(server);
         if (id.length > 500 || !checked.success)
-            throw new errors_UserError(`${label} is not a capture file of this mcp-contract-guard version: the entry of server ${JSON.stringify(id.slice(0, 100))} is malformed.`);
+            throw new errors/* UserError */.yo(`${label} is not a capture file of this mcp-contract-guard version: the entry of server ${JSON.stringify(id.slice(0, 100))} is malformed.`);
         servers[id] = checked.data;
     }
     return { ...parsed.data, servers };
@@ -56736,7 +57652,7 @@ function serverChanged(previous, current) {
         return true;
     if (previous.serverContract === undefined || current.serverContract === undefined)
         return false;
-    return !json_jsonEqual(previous.serverContract, current.serverContract);
+    return !(0,json/* jsonEqual */.Zm)(previous.serverContract, current.serverContract);
 }
 function sameDialects(a, b) {
     return (a?.inputSchema ?? null) === (b?.inputSchema ?? null) && (a?.outputSchema ?? null) === (b?.outputSchema ?? null);
@@ -56808,12 +57724,12 @@ function mix(hash, value) {
     return (Math.imul(hash ^ value, 0x5bd1e995) + 0x6b43a9b5) >>> 0;
 }
 /** Structural equality of JSON values (key order does not matter), rejecting most differences by hash. */
-function diff_json_jsonEqual(a, b) {
+function json_jsonEqual(a, b) {
     if (a === b)
         return true;
     if (typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && shapeHash(a) !== shapeHash(b))
         return false;
-    return json_jsonEqual(a, b);
+    return (0,json/* jsonEqual */.Zm)(a, b);
 }
 /**
  * A record of the members of `parts`, without a prototype: a member it lacks (`constructor`,
@@ -56836,7 +57752,7 @@ function stringsOf(value) {
 }
 /** Set membership by canonical JSON, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are one value. */
 function canonicalSet(values) {
-    return new Map(values.map((v) => [json_canonicalJson(v), v]));
+    return new Map(values.map((v) => [(0,json/* canonicalJson */.dj)(v), v]));
 }
 function without(object, keys) {
     const out = ownRecord();
@@ -56845,9 +57761,13 @@ function without(object, keys) {
             out[key] = value;
     return out;
 }
-/** The keys whose values differ between two objects (present on either side), sorted. */
+/**
+ * The keys whose values differ between two objects (present on either side), sorted. Each pair
+ * is compared once, so by a plain walk that stops at the first difference: hashing both whole
+ * subtrees first (`jsonEqual`) pays only where the same subtrees are compared again and again.
+ */
 function changedKeys(previous, current) {
-    return [...new Set([...Object.keys(previous), ...Object.keys(current)])].filter((key) => !diff_json_jsonEqual(previous[key], current[key])).sort();
+    return [...new Set([...Object.keys(previous), ...Object.keys(current)])].filter((key) => !(0,json/* jsonEqual */.Zm)(previous[key], current[key])).sort();
 }
 
 ;// CONCATENATED MODULE: ./lib/diff/patterns.js
@@ -57365,7 +58285,7 @@ function matchBranches(previous, current, harm = () => null) {
     current.forEach((b, j) => byShape.set(shapeHash(b), [...(byShape.get(shapeHash(b)) ?? []), j]));
     previous.forEach((b, i) => {
         const candidates = byShape.get(shapeHash(b));
-        const j = candidates?.find((c) => freeCurr.has(c) && diff_json_jsonEqual(b, current[c]));
+        const j = candidates?.find((c) => freeCurr.has(c) && json_jsonEqual(b, current[c]));
         if (j !== undefined) {
             pairs.push([i, j]);
             freePrev.delete(i);
@@ -57436,7 +58356,7 @@ function sharedDiscriminator(previous, current) {
 /** How alike two branches look: shared types and shared property names. 0 = nothing shared. */
 function resemblance(a, b) {
     if (!model_isJsonObject(a) || !model_isJsonObject(b))
-        return diff_json_jsonEqual(a, b) ? 1 : 0;
+        return json_jsonEqual(a, b) ? 1 : 0;
     const ta = declaredTypes(a);
     const tb = declaredTypes(b);
     let score = 0;
@@ -57467,7 +58387,7 @@ function liftToUnion(plain, other, keyword) {
     const root = ownRecord();
     const moved = ownRecord();
     for (const [key, value] of Object.entries(plain)) {
-        if (isAnnotation(key) || (Object.hasOwn(other, key) && diff_json_jsonEqual(other[key], value)))
+        if (isAnnotation(key) || (Object.hasOwn(other, key) && json_jsonEqual(other[key], value)))
             root[key] = value;
         else
             moved[key] = value;
@@ -57631,14 +58551,14 @@ class Walker {
     walk(previous, current, at) {
         if (++this.budget.steps > this.budget.maxSteps)
             throw new WalkBudgetExceeded();
-        if (diff_json_jsonEqual(previous, current))
+        if (json_jsonEqual(previous, current))
             return;
         if (current === false || previous === false)
             return this.falseSchema(previous, current, at);
         // `true` accepts everything, exactly like `{}`.
         let prev = previous === true ? ownRecord() : previous;
         let curr = current === true ? ownRecord() : current;
-        if (diff_json_jsonEqual(prev, curr))
+        if (json_jsonEqual(prev, curr))
             return;
         if (typeof prev.$ref === 'string' || typeof curr.$ref === 'string') {
             if (prev.$ref === curr.$ref) {
@@ -57738,7 +58658,7 @@ class Walker {
     }
     // ── type ──────────────────────────────────────────────────────────────────────────────
     types(prev, curr, at) {
-        if (diff_json_jsonEqual(prev.type, curr.type))
+        if (json_jsonEqual(prev.type, curr.type))
             return;
         const p = declaredTypes(prev);
         const c = declaredTypes(curr);
@@ -57751,7 +58671,7 @@ class Walker {
     }
     // ── enum / const ───────────────────────────────────────────────────────────────────────
     allowedValues(prev, curr, at) {
-        if (diff_json_jsonEqual(prev.enum, curr.enum) && diff_json_jsonEqual(prev.const, curr.const) && ('const' in prev) === ('const' in curr))
+        if (json_jsonEqual(prev.enum, curr.enum) && json_jsonEqual(prev.const, curr.const) && ('const' in prev) === ('const' in curr))
             return;
         const p = allowedValuesOf(prev);
         const c = allowedValuesOf(curr);
@@ -57779,7 +58699,7 @@ class Walker {
     numberBounds(prev, curr, at) {
         for (const side of ['lower', 'upper']) {
             const [inclusive, exclusive] = side === 'lower' ? ['minimum', 'exclusiveMinimum'] : ['maximum', 'exclusiveMaximum'];
-            if (diff_json_jsonEqual(prev[inclusive], curr[inclusive]) && diff_json_jsonEqual(prev[exclusive], curr[exclusive]))
+            if (json_jsonEqual(prev[inclusive], curr[inclusive]) && json_jsonEqual(prev[exclusive], curr[exclusive]))
                 continue;
             const p = boundOf(prev, inclusive, exclusive, side);
             const c = boundOf(curr, inclusive, exclusive, side);
@@ -57797,7 +58717,7 @@ class Walker {
     }
     countBounds(prev, curr, at, min, max, narrowed, widened) {
         for (const [keyword, side] of [[min, 'lower'], [max, 'upper']]) {
-            if (diff_json_jsonEqual(prev[keyword], curr[keyword]))
+            if (json_jsonEqual(prev[keyword], curr[keyword]))
                 continue;
             const p = typeof prev[keyword] === 'number' ? { value: prev[keyword], exclusive: false, keyword } : null;
             const c = typeof curr[keyword] === 'number' ? { value: curr[keyword], exclusive: false, keyword } : null;
@@ -57810,7 +58730,7 @@ class Walker {
         }
     }
     multipleOf(prev, curr, at) {
-        if (diff_json_jsonEqual(prev.multipleOf, curr.multipleOf))
+        if (json_jsonEqual(prev.multipleOf, curr.multipleOf))
             return;
         if (this.reportInapplicable(prev, curr, at, 'multipleOf'))
             return;
@@ -57830,7 +58750,7 @@ class Walker {
         this.emit(kind, at, ['multipleOf'], { previous: p, current: c });
     }
     stringAssertion(prev, curr, at, keyword) {
-        if (diff_json_jsonEqual(prev[keyword], curr[keyword]))
+        if (json_jsonEqual(prev[keyword], curr[keyword]))
             return;
         if (this.reportInapplicable(prev, curr, at, keyword))
             return;
@@ -57942,7 +58862,7 @@ class Walker {
                 this.walk(prevSchema, currSchema, member);
             this.requiredness(at, name, wasRequired && !defaulted(prevSchema), isRequired && !defaulted(currSchema), wasRequired, isRequired);
         }
-        if (!diff_json_jsonEqual(pAdditional, cAdditional)) {
+        if (!json_jsonEqual(pAdditional, cAdditional)) {
             this.walk(asSchema(pAdditional), asSchema(cAdditional), inner(at, 'additionalProperties'));
         }
         const ppat = objectOr(prev.patternProperties);
@@ -57977,7 +58897,7 @@ class Walker {
             this.emit('property-became-optional', at, ['properties', name], facts(true, false));
     }
     dependentRequired(prev, curr, at) {
-        if (diff_json_jsonEqual(prev.dependentRequired, curr.dependentRequired))
+        if (json_jsonEqual(prev.dependentRequired, curr.dependentRequired))
             return;
         const p = objectOr(prev.dependentRequired);
         const c = objectOr(curr.dependentRequired);
@@ -58002,10 +58922,10 @@ class Walker {
             const c = i < cPrefix.length ? asSchema(cPrefix[i]) : asSchema(curr.items);
             this.walk(p, c, inner(at, 'prefixItems', String(i)));
         }
-        if (!diff_json_jsonEqual(prev.items, curr.items)) {
+        if (!json_jsonEqual(prev.items, curr.items)) {
             this.walk(asSchema(prev.items), asSchema(curr.items), inner(at, 'items'));
         }
-        if (!diff_json_jsonEqual(prev.contains, curr.contains)) {
+        if (!json_jsonEqual(prev.contains, curr.contains)) {
             // `contains: {}` still demands a non-empty array, so absence is not `{}` here.
             this.doubt('"contains" changed');
             if (!('contains' in prev))
@@ -58018,23 +58938,23 @@ class Walker {
     }
     otherSubschemas(prev, curr, at) {
         for (const keyword of MONOTONE_SUBSCHEMAS) {
-            if (diff_json_jsonEqual(prev[keyword], curr[keyword]))
+            if (json_jsonEqual(prev[keyword], curr[keyword]))
                 continue;
             this.walk(asSchema(prev[keyword]), asSchema(curr[keyword]), inner(at, keyword));
         }
         // if/then/else: `then` and `else` are monotone only while `if` selects the same values.
-        if (diff_json_jsonEqual(prev.if, curr.if) && 'if' in prev) {
+        if (json_jsonEqual(prev.if, curr.if) && 'if' in prev) {
             for (const keyword of ['then', 'else']) {
-                if (diff_json_jsonEqual(prev[keyword], curr[keyword]))
+                if (json_jsonEqual(prev[keyword], curr[keyword]))
                     continue;
                 this.walk(asSchema(prev[keyword]), asSchema(curr[keyword]), alongside(at, prev, curr, keyword));
             }
         }
-        else if (!diff_json_jsonEqual(prev.if, curr.if) || !diff_json_jsonEqual(prev.then, curr.then) || !diff_json_jsonEqual(prev.else, curr.else)) {
+        else if (!json_jsonEqual(prev.if, curr.if) || !json_jsonEqual(prev.then, curr.then) || !json_jsonEqual(prev.else, curr.else)) {
             const previous = conditional(prev);
             const current = conditional(curr);
             const kind = previous === null ? 'constraint-added' : current === null ? 'constraint-removed' : 'constraint-changed';
-            if (!diff_json_jsonEqual(previous, current)) {
+            if (!json_jsonEqual(previous, current)) {
                 this.doubt('if/then/else changed, which no rule judges exactly');
                 this.emit(kind, at, ['if'], { subject: 'if/then/else', previous, current });
             }
@@ -58053,13 +58973,13 @@ class Walker {
         }
         // Both keywords on one side (rare): compare each list with its namesake.
         for (const keyword of ['anyOf', 'oneOf']) {
-            if (diff_json_jsonEqual(prev[keyword], curr[keyword]))
+            if (json_jsonEqual(prev[keyword], curr[keyword]))
                 continue;
             this.branches(Array.isArray(prev[keyword]) ? prev[keyword] : [], Array.isArray(curr[keyword]) ? curr[keyword] : [], keyword, at, null, alongside(at, prev, curr).declared ?? new Set());
         }
     }
     branches(previous, current, keyword, at, lifted, declared) {
-        if (diff_json_jsonEqual(previous, current))
+        if (json_jsonEqual(previous, current))
             return;
         const harm = this.harmOf(previous, current, at.direction, declared);
         const match = matchBranches(previous, current, harm);
@@ -58125,7 +59045,7 @@ class Walker {
         return match.added.every((j) => previous.some((_, i) => harm(i, j) === 0));
     }
     allOf(prev, curr, at) {
-        if (diff_json_jsonEqual(prev.allOf, curr.allOf))
+        if (json_jsonEqual(prev.allOf, curr.allOf))
             return;
         const previous = Array.isArray(prev.allOf) ? prev.allOf : [];
         const current = Array.isArray(curr.allOf) ? curr.allOf : [];
@@ -58178,7 +59098,7 @@ class Walker {
         };
     }
     not(prev, curr, at) {
-        if (diff_json_jsonEqual(prev.not, curr.not))
+        if (json_jsonEqual(prev.not, curr.not))
             return;
         this.doubt('a "not" changed: the walker only judges which way its exclusion moved');
         if (!('not' in prev))
@@ -58198,16 +59118,16 @@ class Walker {
     // ── annotations and the rest ───────────────────────────────────────────────────────────
     annotations(prev, curr, at) {
         for (const keyword of ['title', 'description']) {
-            if (!diff_json_jsonEqual(prev[keyword], curr[keyword]))
+            if (!json_jsonEqual(prev[keyword], curr[keyword]))
                 this.emit(`${keyword}-changed`, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
         }
         // The description of a referenced definition, kept beside the property's own: text agents read.
-        if (!diff_json_jsonEqual(prev[DEFINITION_DESCRIPTION], curr[DEFINITION_DESCRIPTION])) {
+        if (!json_jsonEqual(prev[DEFINITION_DESCRIPTION], curr[DEFINITION_DESCRIPTION])) {
             this.emit('description-changed', at, [DEFINITION_DESCRIPTION], { previous: prev[DEFINITION_DESCRIPTION], current: curr[DEFINITION_DESCRIPTION] });
         }
-        if (!diff_json_jsonEqual(prev.examples, curr.examples))
+        if (!json_jsonEqual(prev.examples, curr.examples))
             this.emit('examples-changed', at, ['examples'], { previous: prev.examples, current: curr.examples });
-        if (!diff_json_jsonEqual(prev.default, curr.default)) {
+        if (!json_jsonEqual(prev.default, curr.default)) {
             const kind = !('default' in prev) ? 'default-added' : !('default' in curr) ? 'default-removed' : 'default-changed';
             this.emit(kind, at, ['default'], { previous: prev.default, current: curr.default });
         }
@@ -58219,7 +59139,7 @@ class Walker {
     }
     otherKeywords(prev, curr, at) {
         for (const keyword of [...new Set([...Object.keys(prev), ...Object.keys(curr)])].sort()) {
-            if (HANDLED.has(keyword) || diff_json_jsonEqual(prev[keyword], curr[keyword]))
+            if (HANDLED.has(keyword) || json_jsonEqual(prev[keyword], curr[keyword]))
                 continue;
             // Unknown keywords are ignored by validators, so they are annotations for our purpose.
             if (isAnnotation(keyword) || !OTHER_ASSERTIONS.has(keyword)) {
@@ -58372,7 +59292,7 @@ function renamedMembers(previous, current) {
         return renames;
     const shapeOf = (schema) => withoutAnnotations(schema ?? {});
     const textOf = (schema) => (model_isJsonObject(schema) && typeof schema.description === 'string' ? schema.description : '');
-    const pairs = pairMembers(gone.map((name) => ({ name, text: textOf(previous[name]) })), added.map((name) => ({ name, text: textOf(current[name]) })), (from, to) => diff_json_jsonEqual(shapeOf(previous[from]), shapeOf(current[to])));
+    const pairs = pairMembers(gone.map((name) => ({ name, text: textOf(previous[name]) })), added.map((name) => ({ name, text: textOf(current[name]) })), (from, to) => json_jsonEqual(shapeOf(previous[from]), shapeOf(current[to])));
     for (const pair of pairs)
         renames.set(pair.to, { from: pair.from, byName: pair.byName });
     return renames;
@@ -58380,8 +59300,6 @@ function renamedMembers(previous, current) {
 
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
-// EXTERNAL MODULE: external "node:worker_threads"
-var external_node_worker_threads_ = __nccwpck_require__(5919);
 ;// CONCATENATED MODULE: ./lib/diff/semantic.js
 /**
  * The semantic cross-check: ask `json-schema-diff` (set algebra over schemas) whether the set
@@ -58405,7 +59323,6 @@ var external_node_worker_threads_ = __nccwpck_require__(5919);
  * - It is synchronous once started: a Promise timeout cannot stop it. It runs in worker
  *   threads that are terminated when a pair exceeds its time, or the whole diff its budget.
  */
-
 
 
 
@@ -58513,7 +59430,9 @@ function projectForSemanticCheck(schema, options = {}) {
  * is used: a worker thread cannot load a .ts file.
  */
 const WORKER_CANDIDATES = ['./semantic-worker.js', '../../lib/diff/semantic-worker.js'];
-const workerUrl = WORKER_CANDIDATES.map((file) => new URL(file, import.meta.url)).find((url) => (0,external_node_fs_namespaceObject.existsSync)(url));
+/** Looked for when a diff first has a pair to check, not on import: most diffs never do. */
+let workerUrl;
+const findWorker = () => (workerUrl ??= WORKER_CANDIDATES.map((file) => new URL(file, import.meta.url)).find((url) => (0,external_node_fs_.existsSync)(url)) ?? null);
 /**
  * Run json-schema-diff on every job, in worker threads, within the budget. Never throws: a
  * pair that fails, times out or is not reached gets `{ status: 'skipped', reason }`.
@@ -58522,11 +59441,14 @@ async function runSemanticChecks(jobs, budget) {
     const results = new Map();
     if (jobs.length === 0)
         return results;
-    if (workerUrl === undefined) {
+    const workerUrl = findWorker();
+    if (workerUrl === null) {
         for (const job of jobs)
             results.set(job.id, { status: 'skipped', reason: 'the json-schema-diff worker is not installed' });
         return results;
     }
+    // Loaded with the first pair to check: worker threads are some 26 of Node's own modules.
+    const { Worker } = await Promise.resolve(/* import() */).then(__nccwpck_require__.t.bind(__nccwpck_require__, 5919, 19));
     const deadline = Date.now() + budget.totalMs;
     const queue = [...jobs];
     const poolSize = Math.max(1, Math.min(budget.workers ?? Math.min((0,external_node_os_namespaceObject.availableParallelism)(), 4), Math.ceil(jobs.length / PAIRS_PER_WORKER)));
@@ -58540,7 +59462,7 @@ async function runSemanticChecks(jobs, budget) {
                     continue;
                 }
                 try {
-                    worker ??= new external_node_worker_threads_.Worker(workerUrl);
+                    worker ??= new Worker(workerUrl);
                 }
                 catch (error) {
                     results.set(job.id, { status: 'skipped', reason: `no worker thread could be started (${error instanceof Error ? error.message : String(error)})` });
@@ -58620,7 +59542,7 @@ async function crossCheck(toolDeltas, tools, budget) {
                 continue;
             const p = previous.contract[field];
             const c = current.contract[field];
-            if (p === undefined || c === undefined || json_jsonEqual(p, c))
+            if (p === undefined || c === undefined || (0,json/* jsonEqual */.Zm)(p, c))
                 continue;
             const related = (toolDeltas.get(key) ?? []).filter((d) => schemaFieldOf(d) === field);
             // The check can only add what the walker did not find: harm to callers (input) or consumers (output).
@@ -58630,7 +59552,7 @@ async function crossCheck(toolDeltas, tools, budget) {
             // Equal once reduced to what json-schema-diff reads: the difference lies in keywords the walker judges exactly.
             const plainP = projectForSemanticCheck(asToolRoot(p));
             const plainC = projectForSemanticCheck(asToolRoot(c));
-            if ('schema' in plainP && 'schema' in plainC && json_jsonEqual(plainP.schema, plainC.schema))
+            if ('schema' in plainP && 'schema' in plainC && (0,json/* jsonEqual */.Zm)(plainP.schema, plainC.schema))
                 continue;
             // Close the side whose values are enumerated: old arguments, new results (see ProjectionOptions).
             const input = field === 'inputSchema';
@@ -58843,7 +59765,7 @@ function scan(text, context, previous, value = false) {
         if (m === undefined)
             continue;
         labels.push(signal.label);
-        match ??= lint_shown(text, m);
+        match ??= shown(text, m);
     }
     return match === null ? null : { match, labels };
 }
@@ -58851,7 +59773,7 @@ function scan(text, context, previous, value = false) {
  * A matched span as a report shows it. A lone invisible character says little: it is shown with
  * a few characters of context; a run of blank lines or spaces, as its length between them.
  */
-function lint_shown(text, span) {
+function shown(text, span) {
     if (span.text.trim().length > 2)
         return visible(span.text.trim());
     const blank = span.text.length > 2 && span.text.trim() === '';
@@ -59015,7 +59937,7 @@ const promptArguments = (previous, current) => {
             out.push(finding('prompt-argument-removed', segments, { subject: name, previous: before }));
             continue;
         }
-        if (before === undefined || after === undefined || diff_json_jsonEqual(before, after))
+        if (before === undefined || after === undefined || json_jsonEqual(before, after))
             continue;
         const wasRequired = before.required === true;
         const isRequired = after.required === true;
@@ -59023,7 +59945,7 @@ const promptArguments = (previous, current) => {
             out.push(finding(isRequired ? 'prompt-argument-became-required' : 'prompt-argument-became-optional', [...segments, 'required'], { subject: name, previous: wasRequired, current: isRequired }));
         }
         for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
-            if (key === 'name' || key === 'required' || diff_json_jsonEqual(before[key], after[key]))
+            if (key === 'name' || key === 'required' || json_jsonEqual(before[key], after[key]))
                 continue;
             const kind = key === 'description' ? 'description-changed' : key === 'title' ? 'title-changed' : 'metadata-changed';
             out.push(finding(kind, [...segments, key], { where: `argument ${JSON.stringify(name)}`, subject: key, previous: before[key], current: after[key] }));
@@ -59107,7 +60029,7 @@ function capabilityChanges(previous, current, before, after) {
     for (const path of [...new Set([...was.keys(), ...is.keys()])].sort()) {
         const p = was.get(path);
         const c = is.get(path);
-        if (json_jsonEqual(p, c))
+        if ((0,json/* jsonEqual */.Zm)(p, c))
             continue;
         const parts = path.split('\u0000');
         const segments = ['capabilities', ...parts];
@@ -59138,7 +60060,7 @@ function flatten(capabilities) {
     const out = new Map();
     const visit = (value, path) => {
         const whole = path.length >= 3 || (path[0] === 'experimental' && path.length === 2);
-        if (!isJsonObject(value) || whole) {
+        if (!(0,json/* isJsonObject */.OW)(value) || whole) {
             out.set(path.join('\u0000'), value);
             return;
         }
@@ -59236,7 +60158,7 @@ function collectFindings(previous, current, options) {
         for (const key of Object.keys(before).filter((k) => Object.hasOwn(after, k)).sort()) {
             const p = before[key];
             const c = after[key];
-            if (p === c || (entryDigest(p) === entryDigest(c) && json_jsonEqual(p.dialects ?? {}, c.dialects ?? {})))
+            if (p === c || (entryDigest(p) === entryDigest(c) && (0,json/* jsonEqual */.Zm)(p.dialects ?? {}, c.dialects ?? {})))
                 continue;
             const comparison = compareEntry(kind, p, c, own(key));
             add(key, comparison.findings);
@@ -59284,7 +60206,7 @@ function renamesOf(kind, removed, added, previous, current) {
 // ── report ──────────────────────────────────────────────────────────────────────────────
 /** Short stable hash of what a delta is; allow-lists and approvals match on it. */
 function fingerprintOf(entry, delta) {
-    return sha256(json_canonicalJson([entry, delta.kind, delta.field, delta.previous, delta.current])).slice('sha256:'.length, 'sha256:'.length + 16);
+    return sha256((0,json/* canonicalJson */.dj)([entry, delta.kind, delta.field, delta.previous, delta.current])).slice('sha256:'.length, 'sha256:'.length + 16);
 }
 function toDelta(entry, f, overrides) {
     const verdict = classify(f.kind, f.direction, overrides);
@@ -59391,6 +60313,7 @@ const lib_version_VERSION = '1.0.0';
 ;// CONCATENATED MODULE: ./lib/github/reproduce.js
 
 
+
 /** The CLI at the exact version of this Action, so a command run on a laptop uses the same engine. */
 const CLI = `npx mcp-contract-guard@${lib_version_VERSION}`;
 /** The one command that brings a stale lockfile up to date. */
@@ -59416,7 +60339,11 @@ function reproduceCommands(options) {
         lines.push(`${CLI} lock ${selection.flags} --lockfile ${head}`);
     }
     const failOn = options.failOn === 'never' ? '' : ` --fail-on ${options.failOn}`;
-    lines.push(`${CLI} diff ${base} ${head}${failOn}`);
+    const { usage } = options;
+    if (usage !== undefined)
+        lines.push(...usage.fetch);
+    const judged = usage === undefined ? '' : ` --usage ${source_shellQuote(usage.path)}${usage.unusedDays === DEFAULT_UNUSED_DAYS ? '' : ` --unused-days ${usage.unusedDays}`}`;
+    lines.push(`${CLI} diff ${base} ${head}${failOn}${judged}`);
     if (options.compile)
         lines.push(`${CLI} check ${selection.flags}${selection.lockfileFlag}`);
     return lines;
@@ -59607,10 +60534,10 @@ async function writeSummary(markdown) {
     await summary.addRaw(redactor.redact(markdown)).write();
 }
 async function runnerOf() {
-    const workspace = (0,external_node_path_namespaceObject.resolve)(process.env.GITHUB_WORKSPACE ?? process.cwd());
-    const temp = (0,external_node_path_namespaceObject.resolve)(process.env.RUNNER_TEMP ?? (0,external_node_os_namespaceObject.tmpdir)());
-    await (0,promises_namespaceObject.mkdir)(temp, { recursive: true });
-    const root = async (path) => ({ path, real: await (0,promises_namespaceObject.realpath)(path).catch(() => path) });
+    const workspace = (0,external_node_path_.resolve)(process.env.GITHUB_WORKSPACE ?? process.cwd());
+    const temp = (0,external_node_path_.resolve)(process.env.RUNNER_TEMP ?? (0,external_node_os_namespaceObject.tmpdir)());
+    await (0,promises_.mkdir)(temp, { recursive: true });
+    const root = async (path) => ({ path, real: await (0,promises_.realpath)(path).catch(() => path) });
     const roots = { workspace: await root(workspace), temp: await root(temp) };
     // git names the root with its links resolved; paths are shown under the workspace as the runner names it.
     const gitRoot = await repoRootOf(workspace);
@@ -59649,7 +60576,7 @@ async function readBaseLockfile(subject, run) {
         return text === null ? { kind: 'absent', shown } : { kind: 'text', text, shown };
     }
     catch (error) {
-        const why = isPermissionError(error) ? 'the token may not read this repository\'s contents' : errorMessage(error).replace(/\.$/, '');
+        const why = isPermissionError(error) ? 'the token may not read this repository\'s contents' : (0,errors/* errorMessage */.gJ)(error).replace(/\.$/, '');
         return { kind: 'unreadable', message: `Could not read ${shown} at ${plan.baseline.describe}: ${why}.` };
     }
 }
@@ -59702,7 +60629,7 @@ async function draftReview(subject, run, baseLockfile) {
         // A CompileError carries its diagnosis in plain words: no stack trace in a PR comment.
         if (error instanceof LockfileError)
             return fail(lockfileAdvice(error, fix));
-        if (error instanceof CompileError || error instanceof errors_UserError)
+        if (error instanceof CompileError || error instanceof errors/* UserError */.yo)
             return fail(error.message);
         throw error;
     }
@@ -59739,7 +60666,7 @@ async function draftReview(subject, run, baseLockfile) {
     const report = await diffContracts(base, head, { severityOverrides: run.rules ?? {}, release });
     const name = subject.name ?? (head.server.name !== 'unknown' ? head.server.name : subject.id);
     log.info(`${name}: ${report.summary.maxSeverity === null ? 'no contract changes' : `worst change ${report.summary.maxSeverity}`}.`);
-    const draft = { subject, name, report, headLockText, headSource, notes, versions: versionsOf(base, head) };
+    const draft = { subject, name, report, headLockText, headSource, notes, versions: versionsOf(base, head), serverNames: [base.server.name, head.server.name] };
     if (stale)
         draft.stale = stale;
     return draft;
@@ -60172,17 +61099,17 @@ function parseConfig(text, path, label = path) {
         data = JSON.parse(text);
     }
     catch (error) {
-        throw new errors_UserError(`The config file ${label} is not valid JSON (${escapeBreaks(error.message)}).`);
+        throw new errors/* UserError */.yo(`The config file ${label} is not valid JSON (${escapeBreaks(error.message)}).`);
     }
     const parsed = configSchema.safeParse(data);
     if (!parsed.success) {
         const problems = parsed.error.issues.map((i) => escapeBreaks(`${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`));
-        throw new errors_UserError(`The config file ${label} is invalid:\n  ${problems.join('\n  ')}`);
+        throw new errors/* UserError */.yo(`The config file ${label} is invalid:\n  ${problems.join('\n  ')}`);
     }
-    const base = (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(path));
+    const base = (0,external_node_path_.dirname)((0,external_node_path_.resolve)(path));
     const targets = Object.entries(parsed.data.servers ?? {}).map(([name, server]) => {
         const timeoutMs = (server.timeout ?? DEFAULT_TIMEOUT_MS / 1000) * 1000;
-        const cwd = (0,external_node_path_namespaceObject.resolve)(base, server.cwd ?? '.');
+        const cwd = (0,external_node_path_.resolve)(base, server.cwd ?? '.');
         let source;
         const clientCapabilities = server.capabilities && { clientCapabilities: server.capabilities };
         if (server.command !== undefined) {
@@ -60199,16 +61126,16 @@ function parseConfig(text, path, label = path) {
             source = { kind: 'url', url: server.url, headers: server.headers, timeoutMs, ...clientCapabilities };
         }
         else {
-            source = { kind: 'file', path: (0,external_node_path_namespaceObject.resolve)(base, server.file) };
+            source = { kind: 'file', path: (0,external_node_path_.resolve)(base, server.file) };
         }
         // Each server's lockfile sits, by default, beside the server (its cwd).
-        return { name, source, lockfile: server.lockfile ? (0,external_node_path_namespaceObject.resolve)(base, server.lockfile) : (0,external_node_path_namespaceObject.resolve)(cwd, LOCKFILE_NAME) };
+        return { name, source, lockfile: server.lockfile ? (0,external_node_path_.resolve)(base, server.lockfile) : (0,external_node_path_.resolve)(cwd, LOCKFILE_NAME) };
     });
     const seen = new Map();
     for (const target of targets) {
         const other = seen.get(target.lockfile);
         if (other) {
-            throw new errors_UserError(`The config file ${label} gives servers "${other}" and "${target.name}" the same lockfile (${escapeBreaks(target.lockfile)}): set "lockfile" for one of them.`);
+            throw new errors/* UserError */.yo(`The config file ${label} gives servers "${other}" and "${target.name}" the same lockfile (${escapeBreaks(target.lockfile)}): set "lockfile" for one of them.`);
         }
         seen.set(target.lockfile, target.name);
     }
@@ -60247,7 +61174,7 @@ function capabilitiesEntry(source) {
  * allow list, which applies when the server is named some other way (`source`).
  */
 function noServersError(label, source) {
-    return new errors_UserError(`The config file ${label} lists no servers: it only holds an allow list, which applies when ${source} names the server. Give one of those, or add a "servers" object to the file.`);
+    return new errors/* UserError */.yo(`The config file ${label} lists no servers: it only holds an allow list, which applies when ${source} names the server. Give one of those, or add a "servers" object to the file.`);
 }
 /** Pick the targets to run: the named one, or all of them. */
 function selectTargets(config, name) {
@@ -60329,12 +61256,12 @@ function planServers(head, base, only) {
 async function subjectsOf(inputs, place, head, base) {
     const wd = inputs.workingDirectory;
     const dir = repoPath(place.repoRoot, wd);
-    const configPath = inputs.config ?? (0,external_node_path_namespaceObject.join)(wd, CONFIG_NAME);
+    const configPath = inputs.config ?? (0,external_node_path_.join)(wd, CONFIG_NAME);
     const configText = await head.read(configPath, 'the config file');
     if (configText === null && inputs.config !== undefined)
-        throw new errors_UserError(`There is no config file at ${inputs.config} (the "config" input) in ${head.describe}.`);
+        throw new errors/* UserError */.yo(`There is no config file at ${inputs.config} (the "config" input) in ${head.describe}.`);
     const config = configText === null ? undefined : parseConfig(configText, configPath, subjects_shown(place, configPath));
-    const lockfile = inputs.lockfile ?? (0,external_node_path_namespaceObject.resolve)(wd, LOCKFILE_NAME);
+    const lockfile = inputs.lockfile ?? (0,external_node_path_.resolve)(wd, LOCKFILE_NAME);
     const allowFile = { path: subjects_shown(place, configPath), exists: config !== undefined };
     const listsServers = config !== undefined && config.targets.length > 0;
     const notes = [];
@@ -60343,8 +61270,8 @@ async function subjectsOf(inputs, place, head, base) {
     // With compile: false the head lockfile is all there is to read: no source needed.
     const single = singleSource(inputs) ?? (!inputs.compile && !listsServers ? { kind: 'file', path: lockfile } : undefined);
     if (single) {
-        const local = (0,external_node_path_namespaceObject.relative)(wd, lockfile);
-        const displaySource = single.kind === 'command' ? { ...single, cwd: undefined } : single.kind === 'file' ? { ...single, path: (0,external_node_path_namespaceObject.relative)(wd, single.path) } : single;
+        const local = (0,external_node_path_.relative)(wd, lockfile);
+        const displaySource = single.kind === 'command' ? { ...single, cwd: undefined } : single.kind === 'file' ? { ...single, path: (0,external_node_path_.relative)(wd, single.path) } : single;
         const subject = {
             target: { name: inputs.name ?? 'default', source: single, lockfile },
             id: inputs.name ?? repoPath(place.repoRoot, lockfile),
@@ -60358,7 +61285,7 @@ async function subjectsOf(inputs, place, head, base) {
         return { subjects: [subject], allow: config?.allow ?? [], allowFile, rules, notes };
     }
     if (!config) {
-        throw new errors_UserError(`No MCP server to review: set the input "command" (e.g. node dist/server.js), "url" or "file", or commit ${CONFIG_NAME} ` +
+        throw new errors/* UserError */.yo(`No MCP server to review: set the input "command" (e.g. node dist/server.js), "url" or "file", or commit ${CONFIG_NAME} ` +
             `listing your servers${inputs.workingDirectory === place.workspace ? '' : ` in ${dir}`} (or point "config" at it).`);
     }
     if (!listsServers)
@@ -60369,17 +61296,17 @@ async function subjectsOf(inputs, place, head, base) {
     let planned = planServers(located(config.targets), baseTargets, inputs.server);
     if (planned.length === 0) {
         const known = config.targets.map((t) => t.name).join(', ') || '(none)';
-        throw new errors_UserError(`There is no server "${inputs.server}" in ${subjects_shown(place, config.path)}${baseTargets ? ' nor in the base\'s' : ''}. Its servers are: ${known}.`);
+        throw new errors/* UserError */.yo(`There is no server "${inputs.server}" in ${subjects_shown(place, config.path)}${baseTargets ? ' nor in the base\'s' : ''}. Its servers are: ${known}.`);
     }
     if (inputs.lockfile !== undefined) {
         if (planned.length !== 1)
-            throw new errors_UserError('"lockfile" names one file, but the config lists several servers: pick one with "server" (a matrix over the servers works well).');
+            throw new errors/* UserError */.yo('"lockfile" names one file, but the config lists several servers: pick one with "server" (a matrix over the servers works well).');
         // The workflow names the lockfile: it is the baseline's path too.
         const only = planned[0];
         const path = repoPath(place.repoRoot, inputs.lockfile);
         planned = [{ name: only.name, ...(only.head ? { head: { ...only.head, lockfile: path, target: { ...only.head.target, lockfile: inputs.lockfile } } } : {}), baseLockfile: path }];
     }
-    const configFlag = (0,external_node_path_namespaceObject.relative)(wd, config.path) === CONFIG_NAME ? '' : ` --config ${(0,external_node_path_namespaceObject.relative)(wd, config.path)}`;
+    const configFlag = (0,external_node_path_.relative)(wd, config.path) === CONFIG_NAME ? '' : ` --config ${(0,external_node_path_.relative)(wd, config.path)}`;
     const subjects = planned.map((p) => subjectOf(p, inputs, place, configFlag, dir));
     return { subjects, allow: config.allow, allowFile, rules, notes };
 }
@@ -60388,14 +61315,14 @@ function subjectOf(planned, inputs, place, configFlag, dir) {
     const subject = {
         id: planned.name,
         name: planned.name,
-        selection: { flags: `--server ${planned.name}${configFlag}`, lockfileFlag: inputs.lockfile !== undefined ? ` --lockfile ${(0,external_node_path_namespaceObject.relative)(inputs.workingDirectory, inputs.lockfile)}` : '', dir: dir === '.' ? '' : dir },
+        selection: { flags: `--server ${planned.name}${configFlag}`, lockfileFlag: inputs.lockfile !== undefined ? ` --lockfile ${(0,external_node_path_.relative)(inputs.workingDirectory, inputs.lockfile)}` : '', dir: dir === '.' ? '' : dir },
         lockfileRepoPath,
-        lockfileLocalPath: (0,external_node_path_namespaceObject.relative)(inputs.workingDirectory, (0,external_node_path_namespaceObject.join)(place.repoRoot, lockfileRepoPath)),
+        lockfileLocalPath: (0,external_node_path_.relative)(inputs.workingDirectory, (0,external_node_path_.join)(place.repoRoot, lockfileRepoPath)),
     };
     if (planned.head)
         subject.target = { ...planned.head.target, source: withInputOverrides(planned.head.target.source, inputs) };
     if (planned.baseLockfile !== undefined)
-        subject.baseLockfile = (0,external_node_path_namespaceObject.join)(place.repoRoot, planned.baseLockfile);
+        subject.baseLockfile = (0,external_node_path_.join)(place.repoRoot, planned.baseLockfile);
     if (planned.note !== undefined)
         subject.planNote = planned.note;
     return subject;
@@ -60409,7 +61336,7 @@ function rulesOf(head, base, hasBase, notes) {
     if (!hasBase)
         return headRules;
     const baseRules = base?.rules ?? {};
-    if (json_canonicalJson(headRules) !== json_canonicalJson(baseRules)) {
+    if ((0,json/* canonicalJson */.dj)(headRules) !== (0,json/* canonicalJson */.dj)(baseRules)) {
         notes.push('This pull request changes the "rules" of the config: a pull request is judged by the rules of its base, so its own apply once it is merged.');
     }
     return baseRules;
@@ -60424,7 +61351,7 @@ async function baseConfigOf(configPath, base, place, notes) {
         text = await base.read(configPath, 'the config file');
     }
     catch (error) {
-        throw new errors_UserError(`Could not read ${subjects_shown(place, configPath)} at ${base.describe}, which says which servers the base has and where their lockfiles are: ${errorMessage(error)}`);
+        throw new errors/* UserError */.yo(`Could not read ${subjects_shown(place, configPath)} at ${base.describe}, which says which servers the base has and where their lockfiles are: ${(0,errors/* errorMessage */.gJ)(error)}`);
     }
     if (text === null)
         return undefined;
@@ -60432,7 +61359,7 @@ async function baseConfigOf(configPath, base, place, notes) {
         return parseConfig(text, configPath, `${subjects_shown(place, configPath)} at ${base.describe}`);
     }
     catch (error) {
-        if (!(error instanceof errors_UserError))
+        if (!(error instanceof errors/* UserError */.yo))
             throw error;
         notes.push(`${error.message.replace(/\s*\n\s*/g, ' ')} So each server is compared with the lockfile at its path in this commit.`);
         return undefined;
@@ -60505,7 +61432,7 @@ async function captureOnly(inputs, context, runner, commandFiles) {
     const live = subjects.flatMap((s) => (s.target && s.target.source.kind !== 'file' ? [{ name: s.name ?? s.id, kind: s.target.source.kind }] : []));
     const refusal = policy.refusal(live);
     if (refusal)
-        throw new errors_UserError(refusal);
+        throw new errors/* UserError */.yo(refusal);
     const servers = Object.create(null);
     for (const subject of subjects) {
         const source = subject.target?.source;
@@ -60522,7 +61449,7 @@ async function captureOnly(inputs, context, runner, commandFiles) {
         }
         catch (error) {
             // The reviewing job says why in its comment, as it would for a server it started.
-            if (!(error instanceof CompileError || error instanceof errors_UserError))
+            if (!(error instanceof CompileError || error instanceof errors/* UserError */.yo))
                 throw error;
             log.info(error.message);
             servers[subject.id] = { error: error.message };
@@ -60534,14 +61461,14 @@ async function captureOnly(inputs, context, runner, commandFiles) {
     // Every server is stopped: what it wrote to the runner's files is undone, and the file says so.
     const tampered = await commandFiles.restore();
     const repository = `${context.repo.owner}/${context.repo.repo}`;
-    const path = (0,external_node_path_namespaceObject.join)(runner.temp, 'mcp-contract-guard', 'mcp-contract-guard-capture.json');
+    const path = (0,external_node_path_.join)(runner.temp, 'mcp-contract-guard', 'mcp-contract-guard-capture.json');
     const file = { version: CAPTURE_VERSION, kind: CAPTURE_KIND, repository, headSha: plan.headSha, tampered, servers };
-    await writeOutputFile(path, redactor.redact(renderCaptureFile({ ...file, tampered: [...tampered] })), runner.roots, 'the capture file');
+    await (0,github_paths/* writeOutputFile */.BF)(path, redactor.redact(renderCaptureFile({ ...file, tampered: [...tampered] })), runner.roots, 'the capture file');
     setOutput('capture-path', path);
     const failed = Object.values(servers).filter((s) => 'error' in s).length;
     const captured = Object.keys(servers).length - failed;
     log.info(`Captured ${plural(captured, 'server')}${failed > 0 ? ` (${failed} could not be: the review says why)` : ''} into ${path}: upload it for the reviewing job ("capture-file").`);
-    await writeSummary(`## MCP contract capture\n\n${plural(captured, 'server')} captured at \`${plan.headSha.slice(0, 7)}\`${failed > 0 ? `, ${failed} could not be` : ''}; the reviewing job compares them with the base and comments.\n`).catch((error) => log.info(`Could not write the job summary: ${errorMessage(error)}`));
+    await writeSummary(`## MCP contract capture\n\n${plural(captured, 'server')} captured at \`${plan.headSha.slice(0, 7)}\`${failed > 0 ? `, ${failed} could not be` : ''}; the reviewing job compares them with the base and comments.\n`).catch((error) => log.info(`Could not write the job summary: ${(0,errors/* errorMessage */.gJ)(error)}`));
     if (tampered.length > 0)
         setFailed(tamperingMessage(tampered));
 }
@@ -60628,14 +61555,14 @@ async function approvalOf(pr, label, api) {
             labels = await api.labels(pr.number);
         }
         catch (error) {
-            log.info(`Could not read the labels of PR #${pr.number} (${errorMessage(error)}); using those of the event.`);
+            log.info(`Could not read the labels of PR #${pr.number} (${(0,errors/* errorMessage */.gJ)(error)}); using those of the event.`);
         }
     }
     if (!labels.includes(label))
         return {};
     const event = await api?.labeled(pr.number, label).catch(() => undefined);
     const by = pr.labeled?.label === label ? pr.labeled.by : event?.by;
-    const permission = by === undefined ? undefined : api ? await api.permission(by).catch((error) => ({ error: errorMessage(error) })) : { error: 'there is no github-token to ask GitHub' };
+    const permission = by === undefined ? undefined : api ? await api.permission(by).catch((error) => ({ error: (0,errors/* errorMessage */.gJ)(error) })) : { error: 'there is no github-token to ask GitHub' };
     const judgement = judgeApproval({ label, ...(by !== undefined ? { by } : {}), ...(permission ? { permission } : {}) });
     if (!('approval' in judgement))
         return { ignored: judgement.ignored };
@@ -60657,7 +61584,7 @@ async function approvalRecordsOf(servers, label, issue, api) {
             records.push(sticky?.body ? readApprovalRecord(sticky.body) : undefined);
         }
         catch (error) {
-            log.info(`Could not read the comment that records what the label "${approval.label}" approves (${errorMessage(error)}).`);
+            log.info(`Could not read the comment that records what the label "${approval.label}" approves (${(0,errors/* errorMessage */.gJ)(error)}).`);
             records.push(undefined);
         }
     }
@@ -60766,13 +61693,13 @@ async function postComments(api, issue, reviews, inputs, records) {
         }
         catch (error) {
             if (isPermissionError(error)) {
-                const why = `Could not comment on PR #${issue}: GitHub answered ${String(error.status)} (${errorMessage(error).split('\n')[0]}).`;
+                const why = `Could not comment on PR #${issue}: GitHub answered ${String(error.status)} (${(0,errors/* errorMessage */.gJ)(error).split('\n')[0]}).`;
                 warnings.push(inputs.mode === 'comment-only'
                     ? `${why} Give this workflow "permissions: pull-requests: write" (a workflow_run workflow runs with the base repository's token, which may comment).`
                     : `${why} The token is read-only here, as it always is for pull requests from forks, or the workflow lacks "permissions: pull-requests: write". ${FORK_HELP}`);
                 break;
             }
-            warnings.push(`Could not post the contract comment for ${review.name} on PR #${issue}: ${errorMessage(error)}. The report is in this job summary.`);
+            warnings.push(`Could not post the contract comment for ${review.name} on PR #${issue}: ${(0,errors/* errorMessage */.gJ)(error)}. The report is in this job summary.`);
         }
     }
     return warnings;
@@ -60799,7 +61726,7 @@ async function replaceWithFailure({ api, context, inputs }, message) {
         }
     }
     catch (error) {
-        log.warning(`Could not update the contract comment to say that this run failed: ${errorMessage(error)}.`);
+        log.warning(`Could not update the contract comment to say that this run failed: ${(0,errors/* errorMessage */.gJ)(error)}.`);
     }
 }
 /** This run's page, whose summary holds the full report: `$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID`. */
@@ -60819,7 +61746,7 @@ async function createOnce(api, issue, marker, body) {
         catch (error) {
             if (!isTransient(error) || attempt >= DEFAULT_RETRY.attempts)
                 throw error;
-            log.info(`Creating the comment failed (${errorMessage(error)}); checking whether it landed before trying again.`);
+            log.info(`Creating the comment failed (${(0,errors/* errorMessage */.gJ)(error)}); checking whether it landed before trying again.`);
             await new Promise((r) => setTimeout(r, retryPolicy().baseMs * attempt));
             const landed = await api.findStickyComment(issue, marker);
             if (landed)
@@ -61018,15 +61945,15 @@ function asReportedByFile(error) {
  * must not decide (the gate, the approval) is taken from GitHub (vouch.ts).
  */
 async function commentOnly(inputs, context, runner, api) {
-    const path = inputs.reviewPath ?? (0,external_node_path_namespaceObject.resolve)(inputs.workingDirectory, 'mcp-contract-guard-review.json');
-    const text = await readWorkspaceFile(path, runner.roots, 'the review file');
+    const path = inputs.reviewPath ?? (0,external_node_path_.resolve)(inputs.workingDirectory, 'mcp-contract-guard-review.json');
+    const text = await (0,github_paths.readWorkspaceFile)(path, runner.roots, 'the review file');
     if (text === null) {
-        throw new errors_UserError(`There is no review file at ${path}. In the workflow_run job, download the artifact the pull_request job uploaded (its "review-path" output) and point "review-path" at the file.`);
+        throw new errors/* UserError */.yo(`There is no review file at ${path}. In the workflow_run job, download the artifact the pull_request job uploaded (its "review-path" output) and point "review-path" at the file.`);
     }
-    const bundle = parseBundle(text, (0,external_node_path_namespaceObject.relative)(runner.workspace, path) || path);
+    const bundle = parseBundle(text, (0,external_node_path_.relative)(runner.workspace, path) || path);
     const repository = `${context.repo.owner}/${context.repo.repo}`;
     if (bundle.repository !== repository)
-        throw new errors_UserError(`The review file is for ${bundle.repository}, but this run is in ${repository}.`);
+        throw new errors/* UserError */.yo(`The review file is for ${bundle.repository}, but this run is in ${repository}.`);
     const triggering = context.eventName === 'workflow_run'
         ? context.payload.workflow_run
         : undefined;
@@ -61044,11 +61971,11 @@ async function commentOnly(inputs, context, runner, api) {
         warnings.push('The review file is not about a pull request (its run was not triggered by one): nothing to comment on.');
     }
     else if (!api) {
-        throw new errors_UserError('mode: comment-only needs a token: set "github-token" (the default, github.token, works with "permissions: pull-requests: write").');
+        throw new errors/* UserError */.yo('mode: comment-only needs a token: set "github-token" (the default, github.token, works with "permissions: pull-requests: write").');
     }
     else {
         if (triggering?.head_sha !== undefined && triggering.head_sha !== bundle.headSha) {
-            throw new errors_UserError(`The review file is about commit ${shortSha(bundle.headSha)}, but the workflow run that triggered this one reviewed ${shortSha(triggering.head_sha)}: refusing to post it.`);
+            throw new errors/* UserError */.yo(`The review file is about commit ${shortSha(bundle.headSha)}, but the workflow run that triggered this one reviewed ${shortSha(triggering.head_sha)}: refusing to post it.`);
         }
         const pullRequest = await api.pullRequest(bundle.pullRequest);
         if (pullRequest.head.sha !== bundle.headSha) {
@@ -61092,11 +62019,12 @@ const CHECK_MODES = ['fail', 'warn', 'off'];
 function parseCheckMode(value, what) {
     const mode = value.trim().toLowerCase();
     if (!CHECK_MODES.includes(mode))
-        throw new errors_UserError(`${what} must be one of ${CHECK_MODES.join(', ')}; got "${value}".`);
+        throw new errors/* UserError */.yo(`${what} must be one of ${CHECK_MODES.join(', ')}; got "${value}".`);
     return mode;
 }
 
 ;// CONCATENATED MODULE: ./lib/github/inputs.js
+
 
 
 
@@ -61117,6 +62045,7 @@ const INPUT_DEFAULTS = {
     'unsafe-allow-privileged-events': 'false',
     'unsafe-allow-pull-request-target': 'false',
     'allow-max-days': String(DEFAULT_ALLOW_MAX_DAYS),
+    'unused-days': String(DEFAULT_UNUSED_DAYS),
     'pin-file': 'mcp-pins.lock.json',
     'watch-label': 'mcp-pin-drift',
 };
@@ -61132,18 +62061,18 @@ function readInputs(get, workspace) {
             return value;
         return INPUT_DEFAULTS[name];
     };
-    const workingDirectory = (0,external_node_path_namespaceObject.resolve)(workspace, raw('working-directory') ?? '.');
-    const path = (value) => (value === undefined ? undefined : (0,external_node_path_namespaceObject.isAbsolute)(value) ? value : (0,external_node_path_namespaceObject.resolve)(workingDirectory, value));
+    const workingDirectory = (0,external_node_path_.resolve)(workspace, raw('working-directory') ?? '.');
+    const path = (value) => (value === undefined ? undefined : (0,external_node_path_.isAbsolute)(value) ? value : (0,external_node_path_.resolve)(workingDirectory, value));
     const sources = ['command', 'url', 'file'].filter((n) => raw(n) !== undefined);
     if (sources.length > 1)
-        throw new errors_UserError(`Give one source: ${sources.map((s) => `"${s}"`).join(' and ')} were both set. Use "command", "url" or "file" for one server, or "config" for several.`);
+        throw new errors/* UserError */.yo(`Give one source: ${sources.map((s) => `"${s}"`).join(' and ')} were both set. Use "command", "url" or "file" for one server, or "config" for several.`);
     if (sources.length === 1 && raw('config') !== undefined)
-        throw new errors_UserError(`"${sources[0]}" and "config" were both set: use "${sources[0]}" for one server, or "config" (with an optional "server") for the servers listed there.`);
+        throw new errors/* UserError */.yo(`"${sources[0]}" and "config" were both set: use "${sources[0]}" for one server, or "config" (with an optional "server") for the servers listed there.`);
     if (sources.length === 1 && raw('server') !== undefined)
-        throw new errors_UserError(`"server" picks a server of the config file; it cannot be combined with "${sources[0]}" (use "name" to label a single server).`);
+        throw new errors/* UserError */.yo(`"server" picks a server of the config file; it cannot be combined with "${sources[0]}" (use "name" to label a single server).`);
     const url = raw('url');
     if (url !== undefined && !/^https?:\/\//.test(url))
-        throw new errors_UserError(`"url" must be an http:// or https:// address; got "${redact_redactUrl(url)}".`);
+        throw new errors/* UserError */.yo(`"url" must be an http:// or https:// address; got "${redact_redactUrl(url)}".`);
     const inputs = {
         mode: oneOf('mode', raw('mode'), ['review', 'comment-only', 'capture', 'watch']),
         headers: parseHeaders(get('headers')),
@@ -61159,9 +62088,14 @@ function readInputs(get, workspace) {
         workingDirectory,
         unsafeAllowPrivilegedEvents: bool('unsafe-allow-privileged-events', raw('unsafe-allow-privileged-events')) || bool('unsafe-allow-pull-request-target', raw('unsafe-allow-pull-request-target')),
         allowMaxDays: parseDays(raw('allow-max-days')),
+        usage: parseUsage(get('usage'), path),
+        usageHeaders: parseHeaders(get('usage-headers'), 'usage-headers'),
+        unusedDays: parseDays(raw('unused-days'), 'unused-days', 3650),
         pinFile: path(raw('pin-file')),
         watchLabel: raw('watch-label'),
     };
+    if (Object.keys(inputs.usageHeaders).length > 0 && !inputs.usage.some((u) => u.kind === 'url'))
+        throw new errors/* UserError */.yo('"usage-headers" are sent with a "usage" URL; no "usage" is an https:// URL.');
     const optional = {
         command: raw('command'),
         url,
@@ -61181,15 +62115,15 @@ function readInputs(get, workspace) {
         if (value !== undefined)
             inputs[key] = value;
     if (inputs.captureFile !== undefined && (inputs.mode !== 'review' || !inputs.compile)) {
-        throw new errors_UserError(`"capture-file" gives the contracts a "mode: capture" job captured, to a review that would otherwise start the servers: it needs "mode: review" and "compile: true".`);
+        throw new errors/* UserError */.yo(`"capture-file" gives the contracts a "mode: capture" job captured, to a review that would otherwise start the servers: it needs "mode: review" and "compile: true".`);
     }
     if (inputs.mode === 'watch' && sources.length + (raw('config') !== undefined ? 1 : 0) > 0) {
-        throw new errors_UserError('mode: watch checks the servers of the pin file ("pin-file"); "command", "url", "file" and "config" name servers to review, not to watch.');
+        throw new errors/* UserError */.yo('mode: watch checks the servers of the pin file ("pin-file"); "command", "url", "file" and "config" name servers to review, not to watch.');
     }
     if (!/^[^,\n]{1,50}$/.test(inputs.watchLabel))
-        throw new errors_UserError(`"watch-label" is one issue label (at most 50 characters, no comma); got "${inputs.watchLabel}".`);
+        throw new errors/* UserError */.yo(`"watch-label" is one issue label (at most 50 characters, no comma); got "${inputs.watchLabel}".`);
     if (inputs.name !== undefined && !/^[\w.@/-]{1,100}$/.test(inputs.name))
-        throw new errors_UserError(`"name" may use letters, digits and "_ . @ / -" (at most 100); got "${inputs.name}".`);
+        throw new errors/* UserError */.yo(`"name" may use letters, digits and "_ . @ / -" (at most 100); got "${inputs.name}".`);
     return inputs;
 }
 function parseFailOn(value) {
@@ -61200,7 +62134,7 @@ function parseFailOn(value) {
 }
 function oneOf(name, value, allowed, shown = allowed.join(', ')) {
     if (!allowed.includes(value))
-        throw new errors_UserError(`The input "${name}" must be one of ${shown}; got "${value}".`);
+        throw new errors/* UserError */.yo(`The input "${name}" must be one of ${shown}; got "${value}".`);
     return value;
 }
 function bool(name, value) {
@@ -61209,24 +62143,45 @@ function bool(name, value) {
         return true;
     if (lower === 'false')
         return false;
-    throw new errors_UserError(`The input "${name}" must be true or false; got "${value}".`);
+    throw new errors/* UserError */.yo(`The input "${name}" must be true or false; got "${value}".`);
 }
 function parseTimeout(value) {
     if (value === undefined)
         return undefined;
     const seconds = Number(value);
     if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600)
-        throw new errors_UserError(`The input "timeout" is in seconds, more than 0 and at most 3600; got "${value}".`);
+        throw new errors/* UserError */.yo(`The input "timeout" is in seconds, more than 0 and at most 3600; got "${value}".`);
     return Math.round(seconds * 1000);
 }
-function parseDays(value) {
+function parseDays(value, name = 'allow-max-days', max = 3660) {
     const days = Number(value);
-    if (!Number.isInteger(days) || days < 1 || days > 3660)
-        throw new errors_UserError(`The input "allow-max-days" is a whole number of days, from 1 to 3660; got "${value}".`);
+    if (!Number.isInteger(days) || days < 1 || days > max)
+        throw new errors/* UserError */.yo(`The input "${name}" is a whole number of days, from 1 to ${max}; got "${value}".`);
     return days;
 }
+/**
+ * `usage`: one usage summary per line, a path (relative to the working directory) or an https
+ * URL. A URL is never shown in full (its query may hold a credential).
+ */
+function parseUsage(text, path) {
+    const out = [];
+    for (const line of text.split(/\r?\n/).map((l) => l.trim())) {
+        if (line === '')
+            continue;
+        if (/^[a-z][a-z0-9+.-]*:\/\//i.test(line)) {
+            if (!/^https:\/\//i.test(line) || !URL.canParse(line))
+                throw new errors/* UserError */.yo(`The input "usage" takes a path in the workspace or an https:// URL; got "${redact_redactUrl(line)}".`);
+            out.push({ kind: 'url', url: line });
+        }
+        else
+            out.push({ kind: 'file', path: path(line) });
+    }
+    if (out.length > 20)
+        throw new errors/* UserError */.yo(`The input "usage" lists ${out.length} summaries; at most 20 (one per server).`);
+    return out;
+}
 /** `headers`: one `Name: value` per line (values usually come from secrets). */
-function parseHeaders(text) {
+function parseHeaders(text, input = 'headers') {
     const out = {};
     for (const line of text.split(/\r?\n/)) {
         if (line.trim() === '')
@@ -61235,7 +62190,7 @@ function parseHeaders(text) {
         const name = at > 0 ? line.slice(0, at).trim() : '';
         // The value is never echoed: it is usually a secret.
         if (!/^[\w-]+$/.test(name))
-            throw new errors_UserError('The input "headers" takes one "Name: value" per line; a line has no valid header name before ":".');
+            throw new errors/* UserError */.yo(`The input "${input}" takes one "Name: value" per line; a line has no valid header name before ":".`);
         out[name] = line.slice(at + 1).trim();
     }
     return out;
@@ -61272,6 +62227,93 @@ async function tagsAt(ref, repoRoot) {
     catch {
         return [];
     }
+}
+
+;// CONCATENATED MODULE: ./lib/github/usage.js
+/**
+ * The Action's `usage` input: the usage summaries the gate reads, each a file of the workspace
+ * or an https URL. They decide which breaks count, so a pull request must not be able to bring
+ * or change them, and they are read before any code of the pull request runs:
+ * - a file committed at the base is read as the base has it (the pull request's edits to it do
+ *   not count); a file the pull request itself commits is refused; any other file of the
+ *   workspace (an artifact an earlier step downloaded) is read from the checkout, as hostile data,
+ *   before the servers start (they run as the runner's user and could rewrite it);
+ * - a URL is fetched with the repository's bounded HTTP client, `usage-headers` sent only to its
+ *   own origin (a redirect elsewhere gets none), its body read up to the summary's size limit.
+ *
+ * A summary that cannot be had or read downgrades nothing: the run says why (a warning and a
+ * note in the comment) and the gate judges as if there were none. It never fails the review.
+ */
+
+
+
+
+
+
+/** How long fetching one summary may take. */
+const FETCH_TIMEOUT_MS = 30_000;
+async function readUsageInputs(inputs, runner, trees, log) {
+    const read = { summaries: [], reproduce: [], notes: [] };
+    for (const source of inputs.usage) {
+        const label = source.kind === 'url' ? redact_redactUrl(source.url) : (0,external_node_path_.relative)(runner.workspace, source.path) || source.path;
+        try {
+            const file = source.kind === 'url' ? { text: await fetchSummary(source, inputs.usageHeaders), from: 'url' } : await readSummaryFile(source.path, label, runner, trees);
+            const summary = readUsageSummaryText(file.text);
+            read.summaries.push(summary);
+            read.reproduce.push(reproduceLines(file.from, label, trees.baseRef));
+            log(`Usage: ${label} covers ${summary.calls.toLocaleString('en-US')} calls of ${summary.server.name === null ? 'an unnamed server' : `"${summary.server.name}"`} from ${summary.window.from} to ${summary.window.to}.`);
+        }
+        catch (error) {
+            const why = error instanceof UsageSummaryError ? `it is not a usage summary this version can read (${error.message})` : (0,errors/* errorMessage */.gJ)(error);
+            read.notes.push(`The usage summary ${label} was not used, so no break is downgraded by usage: ${why}.`);
+        }
+    }
+    return read;
+}
+/** A summary file: the base's copy when the base commits it; refused when the pull request does; else the checkout's. */
+async function readSummaryFile(path, label, runner, trees) {
+    const atBase = trees.base === undefined ? null : await trees.base.read(path, 'the usage summary');
+    if (atBase !== null)
+        return { text: atBase, from: 'base' };
+    if (trees.base !== undefined && trees.head !== undefined && (await trees.head.read(path, 'the usage summary')) !== null) {
+        throw new Error(`${label} is committed by this pull request, not by its base, and a pull request cannot bring the evidence that downgrades its own breaks (commit it to the base branch, or download it in an earlier step)`);
+    }
+    const { readWorkspaceFile } = await Promise.resolve(/* import() */).then(__nccwpck_require__.bind(__nccwpck_require__, 1075));
+    const text = await readWorkspaceFile(path, runner.roots, 'the usage summary');
+    if (text === null)
+        throw new Error(`there is no ${label} in the workspace (download it in an earlier step, or give its https:// URL)`);
+    return { text, from: 'workspace' };
+}
+/**
+ * How "Reproduce locally" gets a summary: from git at the base when the base commits it, else
+ * from where the workflow got it (a URL or an earlier step's download: said, never fetched with
+ * its secrets).
+ */
+function reproduceLines(from, label, baseRef) {
+    const path = '/tmp/usage.json';
+    if (from === 'base' && baseRef !== undefined)
+        return { fetch: [`git show ${source_shellQuote(`${baseRef}:${label}`)} > ${path}`], path };
+    const where = from === 'url' ? `from ${label}` : `as the workflow's earlier step got ${label}`;
+    return { fetch: [`# the usage summary the review read, ${where}, saved to ${path}`], path };
+}
+async function fetchSummary(source, headers) {
+    const signal = AbortSignal.timeout(FETCH_TIMEOUT_MS);
+    let response;
+    try {
+        response = await fetchFollowingRedirects(source.url, { method: 'GET', signal, headers: (sameOrigin) => ({ accept: 'application/json', ...(sameOrigin ? headers : {}) }) });
+    }
+    catch (error) {
+        const name = error.name;
+        throw new Error(name === 'TimeoutError' || name === 'AbortError' ? `fetching it took longer than ${FETCH_TIMEOUT_MS / 1000} s` : `fetching it failed (${(0,errors/* errorMessage */.gJ)(error)})`);
+    }
+    if (!response.ok) {
+        await response.body?.cancel();
+        throw new Error(`fetching it answered HTTP ${response.status}${response.status === 401 || response.status === 403 ? ' (check "usage-headers")' : ''}`);
+    }
+    const body = await readBody(response, SUMMARY_CAPS.length);
+    if (body === undefined)
+        throw new Error(`it is larger than ${SUMMARY_CAPS.length.toLocaleString('en-US')} bytes`);
+    return body;
 }
 
 ;// CONCATENATED MODULE: ./lib/contract/pins.js
@@ -61330,7 +62372,7 @@ function renderPinFile(file) {
 function pins_wholeFileDigest(body) {
     const servers = model_isJsonObject(body.servers) ? body.servers : {};
     const manifest = Object.fromEntries(Object.entries(servers).map(([name, server]) => [name, { launch: model_isJsonObject(server) ? server.launch : undefined, lockfile: model_isJsonObject(server) && model_isJsonObject(server.lockfile) ? server.lockfile.digest : undefined }]));
-    return sha256(json_canonicalJson({ configuration: body.configuration, generator: body.generator, pinVersion: body.pinVersion, servers: manifest }));
+    return sha256((0,json/* canonicalJson */.dj)({ configuration: body.configuration, generator: body.generator, pinVersion: body.pinVersion, servers: manifest }));
 }
 function launchJson(launch) {
     const out = {};
@@ -61452,7 +62494,7 @@ const NPM_NAME = /^(?:@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i;
 const PYPI_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
 /** The package `command args` runs from a registry, if it runs one. */
 function packageOf(command, args) {
-    const program = (0,external_node_path_namespaceObject.basename)(command).replace(/\.(?:cmd|exe)$/i, '');
+    const program = (0,external_node_path_.basename)(command).replace(/\.(?:cmd|exe)$/i, '');
     if (program === 'npx')
         return npxPackage(args);
     if (program === 'uvx')
@@ -61646,7 +62688,7 @@ function compareVersions(a, b) {
 function repinCommand(configuration, pinFile, server) {
     if (configuration === undefined)
         return undefined;
-    const path = (0,external_node_path_namespaceObject.isAbsolute)(configuration) ? configuration : (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)(pinFile), configuration);
+    const path = (0,external_node_path_.isAbsolute)(configuration) ? configuration : (0,external_node_path_.join)((0,external_node_path_.dirname)(pinFile), configuration);
     return `mcp-contract-guard pin ${source_shellQuote(path)} --server ${source_shellQuote(server)} --lockfile ${source_shellQuote(pinFile)}`;
 }
 
@@ -61701,12 +62743,12 @@ function markerPrefix(pinFile) {
 const WATCH_EVENTS = ['schedule', 'workflow_dispatch', 'push', 'repository_dispatch'];
 async function watchPins(inputs, context, runner, api, commandFiles) {
     if (!WATCH_EVENTS.includes(context.eventName)) {
-        throw new errors_UserError(`mode: watch runs on ${WATCH_EVENTS.join(', ')} (a schedule, usually): under ${context.eventName} the pin file, and so the servers it starts, could be a pull request's.`);
+        throw new errors/* UserError */.yo(`mode: watch runs on ${WATCH_EVENTS.join(', ')} (a schedule, usually): under ${context.eventName} the pin file, and so the servers it starts, could be a pull request's.`);
     }
-    const shown = (0,external_node_path_namespaceObject.relative)(runner.workspace, inputs.pinFile) || inputs.pinFile;
+    const shown = (0,external_node_path_.relative)(runner.workspace, inputs.pinFile) || inputs.pinFile;
     const pins = await readPins(inputs.pinFile, shown, runner);
     if (!api)
-        throw new errors_UserError('mode: watch opens an issue for each server that drifted: set "github-token" (with "issues: write").');
+        throw new errors/* UserError */.yo('mode: watch opens an issue for each server that drifted: set "github-token" (with "issues: write").');
     const issues = await watchIssues(api, inputs.watchLabel, shown);
     const rows = [];
     const failures = [];
@@ -61779,15 +62821,15 @@ async function watchPins(inputs, context, runner, api, commandFiles) {
     const tampered = await commandFiles.restore();
     if (tampered.length > 0)
         failures.unshift(tamperingMessage(tampered, 'pinned'));
-    await writeSummary(redactor.redact(watchSummary(names.length, shown, rows, drifted))).catch((error) => log.info(`Could not write the job summary: ${errorMessage(error)}`));
+    await writeSummary(redactor.redact(watchSummary(names.length, shown, rows, drifted))).catch((error) => log.info(`Could not write the job summary: ${(0,errors/* errorMessage */.gJ)(error)}`));
     setOutput('drifted', drifted.map(({ review }) => review.name).join(','));
     if (failures.length > 0)
         setFailed(redactor.redact(failures.join('\n')));
 }
 async function readPins(path, shown, runner) {
-    const text = await readWorkspaceFile(path, runner.roots, 'the pin file');
+    const text = await (0,github_paths.readWorkspaceFile)(path, runner.roots, 'the pin file');
     if (text === null)
-        throw new errors_UserError(`There is no pin file at ${shown}: write it with "mcp-contract-guard pin <client configuration>" and commit it, or point "pin-file" at it.`);
+        throw new errors/* UserError */.yo(`There is no pin file at ${shown}: write it with "mcp-contract-guard pin <client configuration>" and commit it, or point "pin-file" at it.`);
     try {
         return parsePinFile(text, shown);
     }
@@ -61795,7 +62837,7 @@ async function readPins(path, shown, runner) {
         if (!(error instanceof LockfileError))
             throw error;
         const cause = error.problem === 'tampered' ? ' The watch compares releases with the pin that was reviewed: restore it from version control, or pin again.' : '';
-        throw new errors_UserError(`${error.message}${cause}`);
+        throw new errors/* UserError */.yo(`${error.message}${cause}`);
     }
 }
 /**
@@ -61876,7 +62918,7 @@ async function checkServer(name, pin, inputs, runner) {
         return { kind: 'checked', release, command, report };
     }
     catch (error) {
-        if (error instanceof CompileError || error instanceof errors_UserError)
+        if (error instanceof CompileError || error instanceof errors/* UserError */.yo)
             return { kind: 'failed', why: error.message };
         throw error;
     }
@@ -61990,6 +63032,8 @@ function reviewOf(name, check, inputs, context) {
 
 
 
+
+
 async function runAction() {
     // The first line of the log, before any work: what ran, on what (the cold-start bench waits for it).
     info(`mcp-contract-guard: ${github_context.eventName ?? 'local'} run${process.env.GITHUB_REPOSITORY ? ` in ${process.env.GITHUB_REPOSITORY}` : ''}.`);
@@ -62007,6 +63051,10 @@ async function runAction() {
         redactor.addSecret(inputs.token);
         redactor.addHeaderValues(inputs.headers);
         redactor.addUrl(inputs.url);
+        redactor.addHeaderValues(inputs.usageHeaders);
+        for (const usage of inputs.usage)
+            if (usage.kind === 'url')
+                redactor.addUrl(usage.url);
         redactor.addEnvironment(process.env, inputs.passEnv);
         const context = {
             eventName: github_context.eventName ?? 'unknown',
@@ -62029,12 +63077,12 @@ async function runAction() {
             await run_review(inputs, context, runner, api, commandFiles);
     }
     catch (error) {
-        const user = asUserError(error);
+        const user = (0,errors/* asUserError */.Yl)(error);
         // Whatever failed, a server may have run: the runner's files are put back before anything of ours is written.
         const tampered = (await commandFiles?.restore().catch(() => [])) ?? [];
         const message = redactor.redact([
             ...(tampered.length > 0 ? [tamperingMessage(tampered)] : []),
-            user !== undefined ? user.message : `Unexpected failure: ${errorMessage(error)}. This is a bug in mcp-contract-guard; please report it with the log of this step.`,
+            user !== undefined ? user.message : `Unexpected failure: ${(0,errors/* errorMessage */.gJ)(error)}. This is a bug in mcp-contract-guard; please report it with the log of this step.`,
         ].join('\n\n'));
         setFailed(message);
         if (commenting)
@@ -62042,7 +63090,7 @@ async function runAction() {
         // The summary is written on every run, this one included: the message, never a stack trace.
         await writeSummary(`## MCP contract review\n\n> [!CAUTION]\n> The review could not run:\n\n${whatWentWrong(message)}\n`).catch(() => undefined);
         // For a bug, the stack goes to the log (not the summary), where a report can quote it.
-        if (!(error instanceof errors_UserError) && error instanceof Error && error.stack)
+        if (!(error instanceof errors/* UserError */.yo) && error instanceof Error && error.stack)
             log.info(error.stack);
     }
 }
@@ -62052,7 +63100,7 @@ async function run_review(inputs, context, runner, api, commandFiles) {
     if (policy.warning)
         warning(policy.warning);
     if (policy.headFromCommit && !/^[0-9a-f]{40}$/.test(plan.headSha)) {
-        throw new errors_UserError(`Under ${plan.eventName} the head's files are read at the head commit, but this event names none: run the review on pull_request instead.`);
+        throw new errors/* UserError */.yo(`Under ${plan.eventName} the head's files are read at the head commit, but this event names none: run the review on pull_request instead.`);
     }
     const commit = (ref) => commitTree(ref, { workspace: runner.repoRoot, ...(api ? { api } : {}), log: log.info, warn: log.warning });
     const run = { inputs, plan, runner, api, head: policy.headFromCommit ? commit(plan.headSha) : checkoutTree(runner.roots) };
@@ -62067,7 +63115,7 @@ async function run_review(inputs, context, runner, api, commandFiles) {
     const live = subjects.flatMap((s) => (inputs.compile && !run.captured && s.target && s.target.source.kind !== 'file' ? [{ name: s.name ?? s.id, kind: s.target.source.kind }] : []));
     const refusal = policy.refusal(live);
     if (refusal)
-        throw new errors_UserError(refusal);
+        throw new errors/* UserError */.yo(refusal);
     if (policy.headFromCommit)
         log.info(`${plan.eventName} runs with this repository's secrets: the head's files are read at ${shortSha(plan.headSha)}, not from the checkout, and no server is started.`);
     if (plan.baseline)
@@ -62075,7 +63123,12 @@ async function run_review(inputs, context, runner, api, commandFiles) {
     else
         log.info(`No base to compare with: ${plan.noBaselineReason}. The review compares with the lockfile in the checkout.`);
     // Everything the base and GitHub say is read before any code of the pull request starts: the
-    // baselines, the release tags, the approval label and what its record in our comment covers.
+    // usage summaries, the baselines, the release tags, the approval label and what its record in our
+    // comment covers.
+    const headCommit = policy.headFromCommit ? run.head : /^[0-9a-f]{40}$/.test(plan.headSha) ? commit(plan.headSha) : undefined;
+    const usage = inputs.usage.length === 0 ? undefined : await readUsageInputs(inputs, runner, { base: run.base, head: headCommit, baseRef: plan.baseline?.ref }, log.info);
+    for (const note of usage?.notes ?? [])
+        log.warning(note);
     const baseLockfiles = [];
     for (const subject of subjects)
         baseLockfiles.push(await readBaseLockfile(subject, run));
@@ -62103,11 +63156,17 @@ async function run_review(inputs, context, runner, api, commandFiles) {
     const tampered = [...new Set([...(run.captured?.file.tampered ?? []), ...(await commandFiles.restore())])];
     const tampering = tampered.length > 0 ? tamperingMessage(tampered) : undefined;
     const today = todayUtc(process.env.MCP_CONTRACT_GUARD_TODAY);
-    const allowEvaluation = evaluateAllowList(drafts.map((d) => ({ server: d.name, report: d.report })), allow, today, inputs.allowMaxDays);
+    // The policy over the changes, as the CLI applies it: usage first, then the allow list.
+    const judgedChanges = judgeChanges(drafts.map((d) => ({ server: d.name, names: d.serverNames ?? [d.name], report: d.report })), { allow, today, allowMaxDays: inputs.allowMaxDays, ...(usage !== undefined && usage.summaries.length > 0 ? { usage: { summaries: usage.summaries, unusedDays: inputs.unusedDays } } : {}) });
+    drafts.forEach((draft, i) => {
+        draft.report = judgedChanges.reports[i] ?? null;
+        draft.notes.push(...(usage?.notes ?? []));
+    });
+    const allowEvaluation = judgedChanges.allow;
     const allowNotes = allowListNotes(allowEvaluation);
     const present = drafts.map((d) => ({ id: d.subject.id, present: d.report ? needingApproval(d.report, inputs.failOn) : null }));
     const coverages = plan.pr ? coveragesOf(present, label, senderOf(context.payload), records) : [];
-    const judged = { label, acceptedBy: allowEvaluation.acceptedBy, allowNotes, allowFile, today, tags };
+    const judged = { label, acceptedBy: allowEvaluation.acceptedBy, allowNotes, allowFile, today, usage, tags };
     const reviews = drafts.map((draft, i) => finishReview(draft, run, context, { ...judged, coverage: coverages[i] }));
     if (tampering)
         for (const review of reviews)
@@ -62140,16 +63199,16 @@ async function run_review(inputs, context, runner, api, commandFiles) {
 }
 /** The capture file of `capture-file`, checked as hostile data, and that it is of this repository and this commit. */
 async function readCaptureFile(path, runner, context, plan) {
-    const label = (0,external_node_path_namespaceObject.relative)(runner.workspace, path) || path;
-    const text = await readWorkspaceFile(path, runner.roots, 'the capture file');
+    const label = (0,external_node_path_.relative)(runner.workspace, path) || path;
+    const text = await (0,github_paths.readWorkspaceFile)(path, runner.roots, 'the capture file');
     if (text === null)
-        throw new errors_UserError(`There is no capture file at ${label}: download the artifact the capture job uploaded (its "capture-path") into the workspace and point "capture-file" at it.`);
+        throw new errors/* UserError */.yo(`There is no capture file at ${label}: download the artifact the capture job uploaded (its "capture-path") into the workspace and point "capture-file" at it.`);
     const file = parseCaptureFile(text, label);
     const repository = `${context.repo.owner}/${context.repo.repo}`;
     if (file.repository !== repository)
-        throw new errors_UserError(`The capture file ${label} is of ${file.repository}, but this run is in ${repository}.`);
+        throw new errors/* UserError */.yo(`The capture file ${label} is of ${file.repository}, but this run is in ${repository}.`);
     if (file.headSha !== plan.headSha)
-        throw new errors_UserError(`The capture file ${label} is of commit ${shortSha(file.headSha)}, but this run reviews ${shortSha(plan.headSha)}: the capture job must run on the same commit (the same workflow run).`);
+        throw new errors/* UserError */.yo(`The capture file ${label} is of commit ${shortSha(file.headSha)}, but this run reviews ${shortSha(plan.headSha)}: the capture job must run on the same commit (the same workflow run).`);
     log.info(`The servers' contracts come from ${label}, captured in another job at ${shortSha(file.headSha)}: no server is started here.`);
     return { file, label };
 }
@@ -62159,9 +63218,17 @@ async function planOf(context, inputs, api) {
     if (plan.lookUpPullRequest === undefined)
         return plan;
     if (!api)
-        throw new errors_UserError(`This ${plan.eventName} event is about PR #${plan.lookUpPullRequest}, whose commits only the API can tell: set "github-token".`);
+        throw new errors/* UserError */.yo(`This ${plan.eventName} event is about PR #${plan.lookUpPullRequest}, whose commits only the API can tell: set "github-token".`);
     const pullRequest = await api.pullRequest(plan.lookUpPullRequest);
     return planEvent({ ...context, payload: { ...context.payload, pull_request: pullRequest } }, inputs.baselineRef);
+}
+/** The summary a review was judged with, as "Reproduce locally" gets it (none when usage was not applied). */
+function usageToReproduce(draft, usage, unusedDays) {
+    if (usage === undefined || draft.report?.usage?.applied !== true)
+        return {};
+    const at = usage.summaries.findIndex((s) => s.server.name === draft.report?.usage?.server);
+    const how = usage.reproduce[at];
+    return how === undefined ? {} : { usage: { ...how, unusedDays } };
 }
 function finishReview(draft, run, context, judged) {
     const { inputs, plan } = run;
@@ -62217,6 +63284,7 @@ function finishReview(draft, run, context, judged) {
                 ...(plan.baseline ? { baselineRef: plan.baseline.ref } : {}),
                 compile: inputs.compile && draft.headSource !== 'lockfile',
                 failOn: inputs.failOn,
+                ...usageToReproduce(draft, judged.usage, inputs.unusedDays),
             }).map(redact),
         notes: draft.notes.map(redact),
     };
@@ -62247,7 +63315,7 @@ function finishReview(draft, run, context, judged) {
 /** The artifact(s), the Markdown report, the review bundle and SARIF: the run's files, credentials taken out. */
 async function writeFiles(reviews, drafts, run, context) {
     const { inputs, runner, plan } = run;
-    const write = (path, text, what) => writeOutputFile(path, redactor.redact(text), runner.roots, what);
+    const write = (path, text, what) => (0,github_paths/* writeOutputFile */.BF)(path, redactor.redact(text), runner.roots, what);
     const several = reviews.length > 1;
     const artifacts = [];
     for (const review of reviews) {
@@ -62257,10 +63325,10 @@ async function writeFiles(reviews, drafts, run, context) {
         await write(path, renderArtifact(review.report), 'the delta artifact');
         artifacts.push(path);
     }
-    const scratch = (0,external_node_path_namespaceObject.join)(runner.temp, 'mcp-contract-guard');
-    const reportPath = (0,external_node_path_namespaceObject.join)(scratch, 'report.md');
+    const scratch = (0,external_node_path_.join)(runner.temp, 'mcp-contract-guard');
+    const reportPath = (0,external_node_path_.join)(scratch, 'report.md');
     await write(reportPath, renderSummary(reviews, []), 'the report');
-    const reviewPath = inputs.reviewPath ?? (0,external_node_path_namespaceObject.join)(scratch, 'mcp-contract-guard-review.json');
+    const reviewPath = inputs.reviewPath ?? (0,external_node_path_.join)(scratch, 'mcp-contract-guard-review.json');
     const bundle = { version: BUNDLE_VERSION, repository: `${context.repo.owner}/${context.repo.repo}`, pullRequest: plan.pr?.number ?? null, headSha: plan.headSha, reviews };
     await write(reviewPath, renderBundle(bundle), 'the review file');
     const paths = { artifacts, report: reportPath, review: reviewPath };
@@ -62274,7 +63342,7 @@ async function writeFiles(reviews, drafts, run, context) {
         await write(inputs.sarifPath, `${JSON.stringify({ ...first, runs }, null, 2)}\n`, 'the SARIF file');
         paths.sarif = inputs.sarifPath;
     }
-    const shown = (p) => ((0,external_node_path_namespaceObject.relative)(runner.workspace, p).startsWith('..') ? p : (0,external_node_path_namespaceObject.relative)(runner.workspace, p));
+    const shown = (p) => ((0,external_node_path_.relative)(runner.workspace, p).startsWith('..') ? p : (0,external_node_path_.relative)(runner.workspace, p));
     log.info(`Wrote ${[...artifacts, reportPath, reviewPath, ...(paths.sarif ? [paths.sarif] : [])].map(shown).join(', ')}.`);
     return paths;
 }
@@ -62318,13 +63386,188 @@ function repoOf() {
         return github_context.repo;
     }
     catch {
-        throw new errors_UserError('GITHUB_REPOSITORY is not set: this Action runs in a GitHub Actions workflow (or with the variables a runner sets).');
+        throw new errors/* UserError */.yo('GITHUB_REPOSITORY is not set: this Action runs in a GitHub Actions workflow (or with the variables a runner sets).');
     }
 }
 function withSuffix(path, id) {
-    const ext = (0,external_node_path_namespaceObject.extname)(path);
+    const ext = (0,external_node_path_.extname)(path);
     const safe = id.replace(/[^\w.-]+/g, '-');
-    return (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)(path), `${(0,external_node_path_namespaceObject.basename)(path, ext)}.${safe}${ext}`);
+    return (0,external_node_path_.join)((0,external_node_path_.dirname)(path), `${(0,external_node_path_.basename)(path, ext)}.${safe}${ext}`);
+}
+
+
+/***/ }),
+
+/***/ 2412:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   FL: () => (/* binding */ nullPrototypeRecord),
+/* harmony export */   OW: () => (/* binding */ isJsonObject),
+/* harmony export */   Yg: () => (/* binding */ markCanonical),
+/* harmony export */   Yi: () => (/* binding */ withoutByteOrderMark),
+/* harmony export */   Zm: () => (/* binding */ jsonEqual),
+/* harmony export */   at: () => (/* binding */ hasSortedKeys),
+/* harmony export */   dj: () => (/* binding */ canonicalJson),
+/* harmony export */   q8: () => (/* binding */ withSortedKeys),
+/* harmony export */   qF: () => (/* binding */ parseJson)
+/* harmony export */ });
+/**
+ * Canonical JSON: object keys in sorted order, `undefined` members left out, 2-space indent and
+ * a trailing newline when `pretty`. The same value always gives the same bytes, whatever order
+ * it was built in, so digests, lockfiles, reports and runtime errors are reproducible.
+ *
+ * Keys follow JavaScript's own property order once sorted: integer-like keys ("2", "10") first
+ * in numeric order, then the others by code unit. That order is fixed for a given set of keys,
+ * and it lets the native `JSON.stringify` do the writing (three times faster than a
+ * hand-written serializer on lockfiles of thousands of tools). A bigint, which JSON cannot
+ * hold, is written as the decimal string it stands for.
+ */
+function canonicalJson(value, pretty = false) {
+    const ordered = withSortedKeys(value);
+    return pretty ? `${JSON.stringify(ordered, null, 2)}\n` : JSON.stringify(ordered);
+}
+/**
+ * A record without inherited members: a key named `__proto__`, `constructor` or `toString` is
+ * data like any other. Made by a constructor whose prototype has no prototype, rather than by
+ * `Object.create(null)`: V8 keeps those in its fast object layout, where `Object.create(null)`
+ * makes hash-table objects (measured on Node 20: 5× slower to build, 6× slower to iterate and
+ * 1.6× slower to serialize; normalization builds one per schema node).
+ */
+const NullPrototypeRecord = function NullPrototypeRecord() { };
+NullPrototypeRecord.prototype = Object.create(null);
+function nullPrototypeRecord() {
+    return new NullPrototypeRecord();
+}
+/** Values known to be canonical throughout (see `markCanonical`): written as they are. */
+const knownCanonical = new WeakSet();
+/**
+ * Vouch that `value` is, at every level, what `withSortedKeys` would return for it (keys in
+ * canonical order, no `undefined` member, no bigint), and that it will not be changed: its
+ * builder made it so (normalization builds every contract in canonical form). Writing it then
+ * skips the walk over it: a lockfile of thousands of contracts is written without checking
+ * each of their keys again.
+ */
+function markCanonical(value) {
+    knownCanonical.add(value);
+}
+/**
+ * `value` with every object's keys in canonical order (what `canonicalJson` writes), so that
+ * `JSON.stringify` of the result is its canonical JSON, and every object a record without a
+ * prototype. Parts already so are reused, not copied.
+ */
+function withSortedKeys(value) {
+    if (typeof value !== 'object' || value === null)
+        return typeof value === 'bigint' ? value.toString() : value;
+    if (knownCanonical.has(value))
+        return value;
+    if (Array.isArray(value)) {
+        let copy;
+        for (let i = 0; i < value.length; i++) {
+            const child = withSortedKeys(value[i]);
+            if (child !== value[i])
+                (copy ??= value.slice())[i] = child;
+        }
+        return copy ?? value;
+    }
+    const record = value;
+    // A record with a prototype (JSON.parse makes them) is copied too: reading a member it lacks
+    // (`constructor`, `toString`) would find the prototype's, and the names are a server's.
+    if (!isBare(record) || !hasSortedKeys(record)) {
+        // Null prototype: a key named "__proto__" stays a key.
+        const sorted = nullPrototypeRecord();
+        for (const key of Object.keys(record).sort())
+            if (record[key] !== undefined)
+                sorted[key] = withSortedKeys(record[key]);
+        return sorted;
+    }
+    let copy;
+    for (const key in record) {
+        const child = record[key];
+        if (child === undefined) {
+            copy ??= copyOf(record);
+            delete copy[key];
+            continue;
+        }
+        const ordered = withSortedKeys(child);
+        if (ordered !== child)
+            (copy ??= copyOf(record))[key] = ordered;
+    }
+    return copy ?? value;
+}
+/** A record without inherited members (see `nullPrototypeRecord`). */
+function isBare(record) {
+    const prototype = Object.getPrototypeOf(record);
+    return prototype === null || prototype === NullPrototypeRecord.prototype;
+}
+function copyOf(record) {
+    return Object.assign(nullPrototypeRecord(), record);
+}
+/**
+ * The record's keys come in canonical order. Checked with for…in rather than Object.keys: this
+ * runs on every object, so no allocation.
+ */
+function hasSortedKeys(record) {
+    let previous;
+    for (const key in record) {
+        if (previous !== undefined && previous > key)
+            return false;
+        previous = key;
+    }
+    return true;
+}
+/** Structural equality of two JSON values (key order ignored; own keys only). */
+function jsonEqual(a, b) {
+    if (a === b)
+        return true;
+    if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null)
+        return false;
+    if (Array.isArray(a)) {
+        if (!Array.isArray(b) || a.length !== b.length)
+            return false;
+        for (let i = 0; i < a.length; i++)
+            if (!jsonEqual(a[i], b[i]))
+                return false;
+        return true;
+    }
+    if (Array.isArray(b))
+        return false;
+    const left = a;
+    const right = b;
+    let count = 0;
+    for (const key in left) {
+        if (left[key] === undefined)
+            continue;
+        // No hasOwn on this hot path: a key missing from `right` (even `__proto__`, whose read
+        // yields the prototype) leaves the key counts unequal, so the result is still false.
+        if (!jsonEqual(left[key], right[key]))
+            return false;
+        count++;
+    }
+    for (const key in right)
+        if (right[key] !== undefined)
+            count--;
+    return count === 0;
+}
+/** A JSON object (not an array, not null). */
+function isJsonObject(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+/**
+ * The text without its byte order mark: Windows editors and PowerShell write one, it is not
+ * part of the JSON, and `JSON.parse` refuses it.
+ */
+function withoutByteOrderMark(text) {
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+/** The value a JSON text holds; undefined when it is not JSON (a peer's answer may be anything). */
+function parseJson(text) {
+    try {
+        return JSON.parse(text);
+    }
+    catch {
+        return undefined;
+    }
 }
 
 
@@ -62435,6 +63678,36 @@ function withSuffix(path, id) {
 /******/ 	};
 /******/ })();
 /******/ 
+/******/ /* webpack/runtime/create fake namespace object */
+/******/ (() => {
+/******/ 	var getProto = Object.getPrototypeOf ? (obj) => (Object.getPrototypeOf(obj)) : (obj) => (obj.__proto__);
+/******/ 	var leafPrototypes;
+/******/ 	// create a fake namespace object
+/******/ 	// mode & 1: value is a module id, require it
+/******/ 	// mode & 2: merge all properties of value into the ns
+/******/ 	// mode & 4: return value when already ns object
+/******/ 	// mode & 16: return value when it's Promise-like
+/******/ 	// mode & 8|1: behave like require
+/******/ 	__nccwpck_require__.t = function(value, mode) {
+/******/ 		if(mode & 1) value = this(value);
+/******/ 		if(mode & 8) return value;
+/******/ 		if(typeof value === 'object' && value) {
+/******/ 			if((mode & 4) && value.__esModule) return value;
+/******/ 			if((mode & 16) && typeof value.then === 'function') return value;
+/******/ 		}
+/******/ 		var ns = Object.create(null);
+/******/ 		__nccwpck_require__.r(ns);
+/******/ 		var def = {};
+/******/ 		leafPrototypes = leafPrototypes || [null, getProto({}), getProto([]), getProto(getProto)];
+/******/ 		for(var current = mode & 2 && value; typeof current == 'object' && !~leafPrototypes.indexOf(current); current = getProto(current)) {
+/******/ 			Object.getOwnPropertyNames(current).forEach((key) => (def[key] = () => (value[key])));
+/******/ 		}
+/******/ 		def['default'] = () => (value);
+/******/ 		__nccwpck_require__.d(ns, def);
+/******/ 		return ns;
+/******/ 	};
+/******/ })();
+/******/ 
 /******/ /* webpack/runtime/define property getters */
 /******/ (() => {
 /******/ 	// define getter functions for harmony exports
@@ -62450,6 +63723,17 @@ function withSuffix(path, id) {
 /******/ /* webpack/runtime/hasOwnProperty shorthand */
 /******/ (() => {
 /******/ 	__nccwpck_require__.o = (obj, prop) => (Object.prototype.hasOwnProperty.call(obj, prop))
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/make namespace object */
+/******/ (() => {
+/******/ 	// define __esModule on exports
+/******/ 	__nccwpck_require__.r = (exports) => {
+/******/ 		if(typeof Symbol !== 'undefined' && Symbol.toStringTag) {
+/******/ 			Object.defineProperty(exports, Symbol.toStringTag, { value: 'Module' });
+/******/ 		}
+/******/ 		Object.defineProperty(exports, '__esModule', { value: true });
+/******/ 	};
 /******/ })();
 /******/ 
 /************************************************************************/

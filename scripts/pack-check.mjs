@@ -1,7 +1,9 @@
 // The package as a stranger gets it from npm: packed as `npm publish` packs it, installed into an
-// empty project with its production dependencies only (not @modelcontextprotocol/sdk: an
-// optional peer), then used: the bin (--version, --help, lock, check and diff on a dump), the
-// proxy's help, the runtime imported and typed without the SDK, and typed with it. Prints the
+// empty project with its production dependencies only (not @modelcontextprotocol/sdk nor
+// @opentelemetry/api: optional peers), then used: the bin (--version, --help, lock, check and
+// diff on a dump), the proxy's help, the runtime imported and typed without the SDK, and typed
+// with it; usage recorded without @opentelemetry/api, and through the application's own copy
+// when it runs an OpenTelemetry SDK of the previous API minor. Prints the
 // figures and fails past the size budget. Leaves the tarball in .tmp/pack/ for the release tests
 // (MCG_TARBALL). Run by .ci/run:
 //   node scripts/pack-check.mjs
@@ -69,6 +71,8 @@ try {
   if (!check(install.code === 0, `npm install of the tarball failed:\n${install.stderr}`)) throw new Error('install');
   const modules = join(project, 'node_modules');
   check(!existsSync(join(modules, '@modelcontextprotocol/sdk')), '@modelcontextprotocol/sdk was installed: it must stay an optional peer');
+  // A second copy of the API beside the application's would not see the meter provider it registers.
+  check(!existsSync(join(modules, '@opentelemetry/api')), '@opentelemetry/api was installed: it must stay an optional peer');
   const installed = bytesUnder(modules);
 
   // 3. The bin.
@@ -111,6 +115,11 @@ try {
      const enriched = enhance('<validation_error tool="create_order"><field name="currency">Missing.</field></validation_error>');
      let refusal = '';
      try { withSelfHealing({}, { deltas }); } catch (error) { refusal = error.message; }
+     // Usage without @opentelemetry/api installed: recorded to the file, no metrics, no error.
+     const { UsageRecorder } = await import('mcp-contract-guard/runtime');
+     const recorder = new UsageRecorder({ file: 'usage.jsonl' });
+     recorder.call('create_order', { sku: 'A-1' });
+     await recorder.close();
      console.log(JSON.stringify({ tools: [...deltas.keys()], enriched, refusal }));`,
   ]);
   if (check(runtime.code === 0, `the runtime failed without the SDK (exit ${runtime.code}):\n${runtime.stderr}`)) {
@@ -118,6 +127,7 @@ try {
     check(out.tools.includes('create_order'), `the runtime read no delta for create_order: ${runtime.stdout}`);
     check(out.enriched.includes('<contract_awareness>') && out.enriched.includes('field="currency"'), `the runtime did not explain the change: ${out.enriched}`);
     check(/^withSelfHealing: .*@modelcontextprotocol\/sdk/.test(out.refusal) && !out.refusal.includes('\n'), `withSelfHealing without an McpServer said: ${JSON.stringify(out.refusal)}`);
+    check(readFileSync(join(project, 'usage.jsonl'), 'utf8').includes('"tool":"create_order"'), 'the usage recorder wrote nothing without @opentelemetry/api');
   }
 
   // 6. Its types, strict and without skipLibCheck: the runtime's in an agent that has neither
@@ -143,7 +153,17 @@ try {
   );
   // The versions this checkout is tested with, so the install is the one CI already cached.
   const versionOf = (name) => JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
-  const peers = run('npm', ['install', '--no-save', '--no-audit', '--no-fund', `@modelcontextprotocol/sdk@${versionOf('@modelcontextprotocol/sdk')}`, `@types/node@${versionOf('@types/node')}`]);
+  // And an OpenTelemetry SDK of the API minor before ours (sdk-metrics 2 takes @opentelemetry/api 1.9).
+  const peers = run('npm', [
+    'install',
+    '--no-save',
+    '--no-audit',
+    '--no-fund',
+    `@modelcontextprotocol/sdk@${versionOf('@modelcontextprotocol/sdk')}`,
+    `@types/node@${versionOf('@types/node')}`,
+    '@opentelemetry/api@~1.9.0',
+    '@opentelemetry/sdk-metrics@^2.0.0',
+  ]);
   if (check(peers.code === 0, `npm install of the SDK and @types/node failed:\n${peers.stderr}`)) {
     typeCheck(
       'server.ts',
@@ -155,6 +175,38 @@ try {
        export const review = (before: string, after: string): Promise<DiffReport> => diffContracts(parseLockfile(before, 'old'), parseLockfile(after, 'new'));
        export default server;`,
     );
+
+    // 6b. A server whose application registered an OpenTelemetry SDK: usage reaches its meter provider.
+    const metrics = run(process.execPath, [
+      '--input-type=module',
+      '--eval',
+      `import { metrics } from '@opentelemetry/api';
+       import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+       import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+       import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+       import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+       import { withSelfHealing } from 'mcp-contract-guard/runtime';
+       class Reader extends MetricReader { async onForceFlush() {} async onShutdown() {} }
+       const reader = new Reader();
+       metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+       const server = new McpServer({ name: 'inventory', version: '2.0.0' });
+       server.registerTool('create_order', { inputSchema: {} }, async () => ({ content: [{ type: 'text', text: 'ok' }] }));
+       withSelfHealing(server, { deltas: new Map(), usage: { file: 'otel-usage.jsonl' } });
+       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+       await server.connect(serverSide);
+       const client = new Client({ name: 'pack-check', version: '1.0.0' });
+       await client.connect(clientSide);
+       // The recorder imports @opentelemetry/api in the background (here from the module cache): a call after it has.
+       await new Promise((resolve) => setTimeout(resolve, 1000));
+       await client.callTool({ name: 'create_order', arguments: { sku: 'A-1' } });
+       const { resourceMetrics } = await reader.collect();
+       console.log(JSON.stringify(resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics.map((metric) => metric.descriptor.name))));
+       await client.close();`,
+    ]);
+    if (check(metrics.code === 0, `a server recording usage beside an OpenTelemetry SDK failed (exit ${metrics.code}):\n${metrics.stderr}`)) {
+      const names = JSON.parse(metrics.stdout);
+      check(names.includes('mcp.server.operation.duration') && names.includes('mcp_contract_guard.tool.argument.calls'), `usage reached the application's OpenTelemetry SDK as ${metrics.stdout.trim()}, not as mcp.server.operation.duration and mcp_contract_guard.tool.argument.calls`);
+    }
   }
 
   // 7. The figures, against the budget.

@@ -45,7 +45,7 @@ export const FLAGS = {
   'pass-env': { type: 'string', multiple: true, value: 'NAME', scope: 'source-option', help: 'pass this variable of your environment to --command (repeatable; needed for GITHUB_TOKEN, GH_TOKEN)' },
   capabilities: { type: 'string', value: 'LIST', scope: 'source-option', help: 'client capabilities to declare: roots,sampling,elicitation (default all) or none' },
   config: { type: 'string', value: 'PATH', scope: 'source-option', help: `the config file (default ./${CONFIG_NAME})` },
-  server: { type: 'string', value: 'NAME', scope: 'source-option', help: 'only this server of the config file' },
+  server: { type: 'string', value: 'NAME', scope: 'source-option', help: 'only this server of the config file (of the recordings, for usage summarize)' },
   // The name is LOCKFILE_NAME's (a test holds them together): its module is not worth loading for --help.
   lockfile: { type: 'string', value: 'PATH', scope: 'command', help: 'the lockfile (default ./mcp-contracts.lock.json)' },
   from: { type: 'string', value: 'REF', scope: 'command', help: 'start after this commit, tag or branch (default: the lockfile\'s first version)' },
@@ -54,6 +54,10 @@ export const FLAGS = {
   'fail-on': { type: 'string', value: 'SEVERITY', scope: 'command', help: 'exit 1 on a change at or above it: BREAKING (default), RISKY, SAFE, COSMETIC or never' },
   'lockfile-check': { type: 'string', value: 'MODE', scope: 'command', help: 'a lockfile that no longer matches its server: fail (default, exit 1), warn (only said) or off' },
   artifact: { type: 'string', value: 'PATH', scope: 'command', help: 'also write the delta artifact the runtime loads' },
+  usage: { type: 'string', value: 'FILE', scope: 'command', help: 'a usage summary (usage summarize): a BREAKING change no call used in the window is RISKY' },
+  'unused-days': { type: 'string', value: 'N', scope: 'command', help: 'with --usage: the days without a call that make a break RISKY (default 30)' },
+  out: { type: 'string', value: 'FILE', scope: 'command', help: 'write the summary to FILE (default: stdout)' },
+  days: { type: 'string', value: 'N', scope: 'command', help: 'summarize only the last N days (today included)' },
   'released-at': { type: 'string', value: 'DATE', scope: 'command', help: 'the day the new side is released (YYYY-MM-DD, a date-time, or today): renames are served under their old names for a window from it' },
   release: { type: 'string', value: 'VERSION', scope: 'command', help: "the version released (default: the server's own version)" },
   'no-color': { type: 'boolean', scope: 'command', help: 'plain text, even on a terminal (also NO_COLOR=1)' },
@@ -87,6 +91,8 @@ export interface CliArgs {
   /** What a lockfile that no longer matches its server does (`check`), as the Action's lockfile-check input. */
   lockfileCheck: CheckMode;
   artifact: string | undefined;
+  /** The usage summary (`--usage`; `--unused-days` is read with it, by the commands). */
+  usage: string | undefined;
   /** `--released-at`, as the UTC day it names. */
   releasedAt: string | undefined;
   quiet: boolean;
@@ -133,6 +139,7 @@ export function parseCli(argv: string[], isTty: boolean): CliArgs {
     failOn: 'BREAKING',
     lockfileCheck: 'fail',
     artifact: values.artifact,
+    usage: values.usage,
     releasedAt: undefined,
     quiet: values.quiet ?? false,
     debug: values.debug ?? false,

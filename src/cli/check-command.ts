@@ -32,6 +32,7 @@ export const run: Runner = async (args, io) => {
     throw new UserError(`${what}, but the config lists ${targets.length} servers: pick one with --server (or run once per server).`);
   }
   if (args.artifact !== undefined) await assertWritable(args.artifact, 'the delta artifact');
+  const usage = args.usage === undefined && args.flags['unused-days'] === undefined ? undefined : await (await import('./review.js')).readUsageOption(context);
   const allow = config?.allow ?? [];
   const reviews: Review[] = [];
   let blocked = false;
@@ -47,13 +48,15 @@ export const run: Runner = async (args, io) => {
       io.stdout(`✓ ${server} matches ${lockfile} (${summarizeContracts(compiled.contracts)})\n`);
       return;
     }
-    const { judge, releaseOf, renderReport, verdictText, writeArtifact } = await import('./review.js');
-    const report = await diffOf(locked, compiled.contracts, config?.rules, releaseOf(args, compiled.contracts.server.version));
-    const review = { server, report };
-    reviews.push(review);
+    const { judge, releaseOf, renderReport, usageWarning, verdictText, writeArtifact } = await import('./review.js');
+    const diffed = await diffOf(locked, compiled.contracts, config?.rules, releaseOf(args, compiled.contracts.server.version));
     // A lockfile that no longer matches fails the gate as the Action's lockfile-check does (default fail).
     const stale = drifted ? { message: `${lockfile} no longer matches ${server}.`, lockfileCheck: args.lockfileCheck } : undefined;
-    const judgement = judge(review, args.failOn, allow, stale);
+    const judgement = judge({ server, names: [locked.server.name, server], report: diffed }, args.failOn, allow, { usage, stale });
+    const { report } = judgement;
+    const review = { server, report };
+    reviews.push(review);
+    usageWarning(context, report);
     blocked ||= !judgement.gate.pass;
     if (args.format === 'text') {
       io.stdout(drifted ? `✗ ${server} no longer matches ${lockfile}:\n\n` : `✓ ${server} matches ${lockfile} (${summarizeContracts(compiled.contracts)})\n`);

@@ -17,6 +17,8 @@ export interface CommandSpec {
   flags: readonly FlagName[];
   /** The formats it prints, the default first; it takes `--format` only if it has them. */
   formats?: readonly Format[];
+  /** Where a shared flag means something else for this command (another default, say). */
+  flagHelp?: Partial<Record<FlagName, string>>;
   /** Loaded only when the command runs, so `--help` and the other commands pay nothing for it. */
   load: () => Promise<{ run: Runner }>;
 }
@@ -51,7 +53,7 @@ const TABLE = {
       'A lockfile that no longer matches the server fails too (exit 1), whatever the threshold, as the Action\'s\n' +
       'lockfile-check does: it says so with the lock command that updates it (--lockfile-check warn only says it).',
     source: true,
-    flags: ['lockfile', 'fail-on', 'lockfile-check', 'artifact', 'released-at', 'release', 'no-color'],
+    flags: ['lockfile', 'fail-on', 'lockfile-check', 'artifact', 'released-at', 'release', 'usage', 'unused-days', 'no-color'],
     formats: FORMATS,
     load: () => import('./check-command.js'),
   },
@@ -63,7 +65,7 @@ const TABLE = {
       'classified, then the gate at --fail-on.\n' +
       'The allow list of the config file (--config, or ./mcp-contract-guard.config.json if there is one) applies.',
     source: false,
-    flags: ['config', 'fail-on', 'artifact', 'released-at', 'release', 'no-color'],
+    flags: ['config', 'fail-on', 'artifact', 'released-at', 'release', 'usage', 'unused-days', 'no-color'],
     formats: FORMATS,
     load: () => import('./diff-command.js'),
   },
@@ -79,6 +81,7 @@ const TABLE = {
       'or printed. If any server cannot be pinned, nothing is written.',
     source: false,
     flags: ['lockfile', 'server', 'rewrite', 'on-drift', 'proxy-command'],
+    flagHelp: { lockfile: 'the pin file (default ./mcp-pins.lock.json)', server: 'only this server of the client configuration' },
     load: () => import('./pin-command.js'),
   },
   changelog: {
@@ -92,6 +95,17 @@ const TABLE = {
     flags: ['lockfile', 'from', 'to'],
     formats: ['markdown', 'json'],
     load: () => import('./changelog-command.js'),
+  },
+  usage: {
+    operands: 'summarize <FILE…>',
+    summary: 'merge usage recordings into one summary',
+    details:
+      'Merges the usage recordings of many replicas and days (proxy --usage, withSelfHealing\'s usage option) into one\n' +
+      'summary: the server, the days it covers, and per tool the calls, argument fields and enum values used. check and\n' +
+      'diff read it with --usage: a BREAKING change no call used in the window is RISKY.',
+    source: false,
+    flags: ['out', 'days', 'server'],
+    load: () => import('./usage-command.js'),
   },
 } satisfies Record<string, CommandSpec>;
 

@@ -5,7 +5,7 @@ import { UserError } from '../errors.js';
 import { assertWritable, readTextIfExists } from '../files.js';
 import type { Runner } from './commands.js';
 import { CommandContext } from './context.js';
-import { expiredEntryNotes, judge, releaseOf, renderReport, verdictText, writeArtifact } from './review.js';
+import { expiredEntryNotes, judge, readUsageOption, releaseOf, renderReport, usageWarning, verdictText, writeArtifact } from './review.js';
 import { configFileOf, configOf } from './targets.js';
 
 /**
@@ -17,12 +17,16 @@ export const run: Runner = async (args, io) => {
   if (args.positionals.length !== 2) throw new UserError('diff compares two files: mcp-contract-guard diff OLD NEW (each a lockfile, a tools/list dump or what compile --format json printed).');
   const [oldPath, newPath] = args.positionals.map((p) => resolve(io.cwd, p)) as [string, string];
   if (args.artifact !== undefined) await assertWritable(args.artifact, 'the delta artifact');
+  const usage = await readUsageOption(context);
   const [[previous, current], config] = await Promise.all([compileFilesToDiff(oldPath, newPath), configOf(args, io.cwd)]);
   const release = releaseOf(args, current.contracts.server.version);
-  const report = await diffContracts(previous.contracts, current.contracts, { ...(config === undefined ? {} : { severityOverrides: config.rules }), ...(release !== undefined ? { release } : {}) });
+  const diffed = await diffContracts(previous.contracts, current.contracts, { ...(config === undefined ? {} : { severityOverrides: config.rules }), ...(release !== undefined ? { release } : {}) });
   const allow = config?.allow ?? [];
+  const names = [previous.contracts.server.name, current.contracts.server.name];
+  const judgement = judge({ server: current.contracts.server.name, names, report: diffed }, args.failOn, allow, { usage });
+  const { report } = judgement;
   const review = { server: current.contracts.server.name, report };
-  const judgement = judge(review, args.failOn, allow);
+  usageWarning(context, report);
   // SARIF results point at the lines of the new file.
   const sarifText = args.format === 'sarif' ? await readTextIfExists(newPath, 'the file') : undefined;
   io.stdout(await renderReport(report, args.format, { color: args.color, sarifFile: { path: args.positionals[1]!, text: sarifText } }));

@@ -3,7 +3,7 @@
  * can promise a flag the parser refuses or hide one it takes.
  */
 import { FLAGS, flagsOf, type FlagName, type FlagSpec } from './args.js';
-import { COMMANDS, type CommandName } from './commands.js';
+import { COMMANDS, type CommandName, type CommandSpec } from './commands.js';
 
 /** The exit-code rule, stated once: the usage, every command's help and docs/cli.md show it. */
 export const EXIT_CODES = `Exit codes:
@@ -91,7 +91,10 @@ function synopsisOf(flag: FlagName, name: CommandName): string {
 }
 
 function helpOf(flag: FlagName, name: CommandName): string {
-  const formats: readonly string[] | undefined = COMMANDS[name].formats;
+  const spec: CommandSpec = COMMANDS[name];
+  const own = spec.flagHelp?.[flag];
+  if (own !== undefined) return own;
+  const formats = spec.formats;
   if (flag !== 'format' || !formats) return FLAGS[flag].help;
   const [first, ...rest] = formats;
   return `${first} (default)${rest.length > 1 ? `, ${rest.slice(0, -1).join(', ')}` : ''} or ${rest.at(-1)}`;

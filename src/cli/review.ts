@@ -6,9 +6,11 @@
 import { resolve } from 'node:path';
 import type { AllowEntry } from '../config.js';
 import { ENTRY_NOUN } from '../contract/model.js';
-import { SEVERITIES, type DiffReport, type Release } from '../protocol/index.js';
-import { writeTextAtomically } from '../files.js';
+import { DEFAULT_UNUSED_DAYS, SEVERITIES, UsageSummaryError, readUsageSummaryText, type DiffReport, type Release } from '../protocol/index.js';
+import { UserError } from '../errors.js';
+import { readTextIfExists, writeTextAtomically } from '../files.js';
 import { allowListNotes, evaluateAllowList, offeredExpiry, todayUtc } from '../policy/allow.js';
+import { judgeChanges, type ChangePolicy } from '../policy/judge.js';
 import type { LocatedDelta } from '../policy/deltas.js';
 import type { CheckMode, FailOn } from '../policy/checks.js';
 import type { GateDecision } from '../policy/gate.js';
@@ -20,10 +22,14 @@ import type { CommandContext } from './context.js';
 
 export interface Review {
   server: string;
+  /** The names the report's server goes by (previous and current), matched against a usage summary's. */
+  names?: readonly string[];
   report: DiffReport;
 }
 
 export interface Judgement {
+  /** The report as judged: a usage summary's downgrades and evidence applied. */
+  report: DiffReport;
   gate: GateDecision;
   acceptedBy: (fingerprint: string) => AllowEntry | undefined;
 }
@@ -36,21 +42,53 @@ function today(): string {
 }
 
 /**
- * The allow list's verdict on each delta, then the gate at `failOn`: the Action's rule. `stale`
- * (check) is a lockfile that no longer matches its server, which fails the gate when
- * `lockfileCheck` is fail, as in the Action.
+ * The usage summary and the allow list's verdict on each delta (the Action's policy, in the same
+ * place), then the gate at `failOn`. `stale` (check) is a lockfile that no longer matches its
+ * server, which fails the gate when `lockfileCheck` is fail, as in the Action.
  */
-export function judge(review: Review, failOn: FailOn, allow: AllowEntry[], stale?: { message: string; lockfileCheck: CheckMode }): Judgement {
-  const { acceptedBy } = evaluateAllowList([review], allow, today());
+export function judge(review: Review, failOn: FailOn, allow: AllowEntry[], options: { usage?: ChangePolicy['usage']; stale?: { message: string; lockfileCheck: CheckMode } } = {}): Judgement {
+  const { usage, stale } = options;
+  const { reports, allow: evaluation } = judgeChanges([{ server: review.server, names: review.names ?? [review.server], report: review.report }], { allow, today: today(), ...(usage ? { usage } : {}) });
+  const report = reports[0] as DiffReport;
+  const { acceptedBy } = evaluation;
   const { gate } = decideReview({
     server: review.server,
-    report: review.report,
+    report,
     failOn,
     acceptedBy,
     lockfileCheck: stale?.lockfileCheck ?? 'off',
     ...(stale ? { staleMessage: stale.message } : {}),
   });
-  return { gate, acceptedBy };
+  return { report, gate, acceptedBy };
+}
+
+/**
+ * The usage summary of `--usage`, read as hostile: a file that is not a summary of this version
+ * is an error (asked for, it is never silently ignored), and so is one cut short or edited.
+ */
+export async function readUsageOption(context: CommandContext): Promise<ChangePolicy['usage']> {
+  const { usage } = context.args;
+  const days = context.args.flags['unused-days'];
+  if (usage === undefined) {
+    if (days !== undefined) throw new UserError('--unused-days only applies with --usage FILE (a usage summary).');
+    return undefined;
+  }
+  const unusedDays = days === undefined ? DEFAULT_UNUSED_DAYS : /^\d{1,5}$/.test(days) ? Number(days) : 0;
+  if (unusedDays < 1 || unusedDays > 3650) throw new UserError(`--unused-days takes a whole number of days from 1 to 3650; got "${days}".`);
+  const path = resolve(context.io.cwd, usage);
+  const text = await readTextIfExists(path, 'the usage summary');
+  if (text === undefined) throw new UserError(`There is no usage summary at ${usage}. Write one with: mcp-contract-guard usage summarize <recordings…> --out ${usage}`);
+  try {
+    return { summaries: [readUsageSummaryText(text)], unusedDays };
+  } catch (error) {
+    if (error instanceof UsageSummaryError) throw new UserError(`--usage ${usage} is not a usage summary this version can read: ${error.message}.`);
+    throw error;
+  }
+}
+
+/** Says when the usage summary could not be used for a report, and why. */
+export function usageWarning(context: CommandContext, report: DiffReport): void {
+  if (report.usage !== undefined && !report.usage.applied) context.warn(`--usage ${context.args.usage} downgraded nothing: ${report.usage.reason}.`);
 }
 
 /**

@@ -50,6 +50,8 @@ export interface ServerDraft {
   notes: string[];
   /** The server's version (serverInfo.version) as the base's lockfile records it, and at the head. */
   versions: { previous?: string; current?: string };
+  /** The names the server gives itself (serverInfo.name) at the base and at the head: what a usage summary is matched by. */
+  serverNames?: string[];
 }
 
 /**
@@ -153,7 +155,7 @@ export async function draftReview(subject: Subject, run: Run, baseLockfile: Base
   const report = await diffContracts(base, head, { severityOverrides: run.rules ?? {}, release });
   const name = subject.name ?? (head.server.name !== 'unknown' ? head.server.name : subject.id);
   log.info(`${name}: ${report.summary.maxSeverity === null ? 'no contract changes' : `worst change ${report.summary.maxSeverity}`}.`);
-  const draft: ServerDraft = { subject, name, report, headLockText, headSource, notes, versions: versionsOf(base, head) };
+  const draft: ServerDraft = { subject, name, report, headLockText, headSource, notes, versions: versionsOf(base, head), serverNames: [base.server.name, head.server.name] };
   if (stale) draft.stale = stale;
   return draft;
 }

@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { checkPassEnv, parseClientCapabilities, type ClientCapability } from '../compile/index.js';
 import { UserError } from '../errors.js';
 import { DEFAULT_ALLOW_MAX_DAYS } from '../policy/allow.js';
+import { DEFAULT_UNUSED_DAYS } from '../protocol/index.js';
 import { parseCheckMode, parseFailOn, type CheckMode, type FailOn } from '../policy/checks.js';
 import { redactUrl } from './redact.js';
 
@@ -50,11 +51,20 @@ export interface ActionInputs {
   unsafeAllowPrivilegedEvents: boolean;
   /** How many days ahead an allow-list entry may expire. */
   allowMaxDays: number;
+  /** Usage summaries (`usage summarize`): paths (absolute) or https URLs, one per server. */
+  usage: UsageSource[];
+  /** HTTP headers for the usage URLs (secrets). */
+  usageHeaders: Record<string, string>;
+  /** The days without a call that make a break RISKY. */
+  unusedDays: number;
   /** `mode: watch`: the pin file whose servers are checked at their latest release (absolute). */
   pinFile: string;
   /** `mode: watch`: the label of the issues it opens (and finds again). */
   watchLabel: string;
 }
+
+/** Where a usage summary is: a file of the workspace, or an https URL. */
+export type UsageSource = { kind: 'file'; path: string } | { kind: 'url'; url: string };
 
 export const INPUT_DEFAULTS = {
   mode: 'review',
@@ -69,6 +79,7 @@ export const INPUT_DEFAULTS = {
   'unsafe-allow-privileged-events': 'false',
   'unsafe-allow-pull-request-target': 'false',
   'allow-max-days': String(DEFAULT_ALLOW_MAX_DAYS),
+  'unused-days': String(DEFAULT_UNUSED_DAYS),
   'pin-file': 'mcp-pins.lock.json',
   'watch-label': 'mcp-pin-drift',
 } as const;
@@ -110,9 +121,13 @@ export function readInputs(get: (name: string) => string, workspace: string): Ac
     unsafeAllowPrivilegedEvents:
       bool('unsafe-allow-privileged-events', raw('unsafe-allow-privileged-events')!) || bool('unsafe-allow-pull-request-target', raw('unsafe-allow-pull-request-target')!),
     allowMaxDays: parseDays(raw('allow-max-days')!),
+    usage: parseUsage(get('usage'), path),
+    usageHeaders: parseHeaders(get('usage-headers'), 'usage-headers'),
+    unusedDays: parseDays(raw('unused-days')!, 'unused-days', 3650),
     pinFile: path(raw('pin-file'))!,
     watchLabel: raw('watch-label')!,
   };
+  if (Object.keys(inputs.usageHeaders).length > 0 && !inputs.usage.some((u) => u.kind === 'url')) throw new UserError('"usage-headers" are sent with a "usage" URL; no "usage" is an https:// URL.');
   const optional = {
     command: raw('command'),
     url,
@@ -159,21 +174,38 @@ function parseTimeout(value: string | undefined): number | undefined {
   return Math.round(seconds * 1000);
 }
 
-function parseDays(value: string): number {
+function parseDays(value: string, name = 'allow-max-days', max = 3660): number {
   const days = Number(value);
-  if (!Number.isInteger(days) || days < 1 || days > 3660) throw new UserError(`The input "allow-max-days" is a whole number of days, from 1 to 3660; got "${value}".`);
+  if (!Number.isInteger(days) || days < 1 || days > max) throw new UserError(`The input "${name}" is a whole number of days, from 1 to ${max}; got "${value}".`);
   return days;
 }
 
+/**
+ * `usage`: one usage summary per line, a path (relative to the working directory) or an https
+ * URL. A URL is never shown in full (its query may hold a credential).
+ */
+function parseUsage(text: string, path: (value: string) => string | undefined): UsageSource[] {
+  const out: UsageSource[] = [];
+  for (const line of text.split(/\r?\n/).map((l) => l.trim())) {
+    if (line === '') continue;
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(line)) {
+      if (!/^https:\/\//i.test(line) || !URL.canParse(line)) throw new UserError(`The input "usage" takes a path in the workspace or an https:// URL; got "${redactUrl(line)}".`);
+      out.push({ kind: 'url', url: line });
+    } else out.push({ kind: 'file', path: path(line) as string });
+  }
+  if (out.length > 20) throw new UserError(`The input "usage" lists ${out.length} summaries; at most 20 (one per server).`);
+  return out;
+}
+
 /** `headers`: one `Name: value` per line (values usually come from secrets). */
-function parseHeaders(text: string): Record<string, string> {
+function parseHeaders(text: string, input = 'headers'): Record<string, string> {
   const out: Record<string, string> = {};
   for (const line of text.split(/\r?\n/)) {
     if (line.trim() === '') continue;
     const at = line.indexOf(':');
     const name = at > 0 ? line.slice(0, at).trim() : '';
     // The value is never echoed: it is usually a secret.
-    if (!/^[\w-]+$/.test(name)) throw new UserError('The input "headers" takes one "Name: value" per line; a line has no valid header name before ":".');
+    if (!/^[\w-]+$/.test(name)) throw new UserError(`The input "${input}" takes one "Name: value" per line; a line has no valid header name before ":".`);
     out[name] = line.slice(at + 1).trim();
   }
   return out;

@@ -1,5 +1,6 @@
 import { shellQuote } from '../compile/index.js';
 import { VERSION } from '../version.js';
+import { DEFAULT_UNUSED_DAYS } from '../protocol/index.js';
 import type { FailOn } from '../policy/checks.js';
 
 /** How the CLI selects this server: source flags, or `--server NAME` of a config file. */
@@ -34,6 +35,8 @@ export function reproduceCommands(options: {
   baselineRef?: string;
   compile: boolean;
   failOn: FailOn;
+  /** The usage summary the review was judged with: how to get it here (`fetch` lines, or none), and its `--usage` path. */
+  usage?: { fetch: string[]; path: string; unusedDays: number };
 }): string[] {
   const { selection } = options;
   const lines: string[] = [];
@@ -46,7 +49,10 @@ export function reproduceCommands(options: {
     lines.push(`${CLI} lock ${selection.flags} --lockfile ${head}`);
   }
   const failOn = options.failOn === 'never' ? '' : ` --fail-on ${options.failOn}`;
-  lines.push(`${CLI} diff ${base} ${head}${failOn}`);
+  const { usage } = options;
+  if (usage !== undefined) lines.push(...usage.fetch);
+  const judged = usage === undefined ? '' : ` --usage ${shellQuote(usage.path)}${usage.unusedDays === DEFAULT_UNUSED_DAYS ? '' : ` --unused-days ${usage.unusedDays}`}`;
+  lines.push(`${CLI} diff ${base} ${head}${failOn}${judged}`);
   if (options.compile) lines.push(`${CLI} check ${selection.flags}${selection.lockfileFlag}`);
   return lines;
 }

@@ -10,7 +10,8 @@ import type { AllowEntry } from '../config.js';
 import { emptyReport } from '../protocol/index.js';
 import { UserError, asUserError, errorMessage } from '../errors.js';
 import { renderArtifact, renderSarif } from '../report/index.js';
-import { allowListNotes, evaluateAllowList, offeredExpiry, todayUtc } from '../policy/allow.js';
+import { allowListNotes, offeredExpiry, todayUtc } from '../policy/allow.js';
+import { judgeChanges } from '../policy/judge.js';
 import { needingApproval, type Coverage } from '../policy/coverage.js';
 import { decideReview } from '../policy/review.js';
 import { entryAnnotations, selectAnnotations, type Annotation } from './annotations.js';
@@ -35,6 +36,7 @@ import { reproduceCommands } from './reproduce.js';
 import type { ServerReview } from './review.js';
 import { log, redactor, registerCredentials, runnerOf, writeSummary, type Runner } from './step.js';
 import { subjectsOf, type RunSubjects } from './subjects.js';
+import { readUsageInputs, type UsageRead } from './usage.js';
 import { watchPins } from './watch.js';
 import { computeOutputs, renderSummary } from './summary.js';
 
@@ -55,6 +57,8 @@ export async function runAction(): Promise<void> {
     redactor.addSecret(inputs.token);
     redactor.addHeaderValues(inputs.headers);
     redactor.addUrl(inputs.url);
+    redactor.addHeaderValues(inputs.usageHeaders);
+    for (const usage of inputs.usage) if (usage.kind === 'url') redactor.addUrl(usage.url);
     redactor.addEnvironment(process.env, inputs.passEnv);
     const context: RunContext = {
       eventName: githubContext.eventName ?? 'unknown',
@@ -111,7 +115,11 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
   else log.info(`No base to compare with: ${plan.noBaselineReason}. The review compares with the lockfile in the checkout.`);
 
   // Everything the base and GitHub say is read before any code of the pull request starts: the
-  // baselines, the release tags, the approval label and what its record in our comment covers.
+  // usage summaries, the baselines, the release tags, the approval label and what its record in our
+  // comment covers.
+  const headCommit = policy.headFromCommit ? run.head : /^[0-9a-f]{40}$/.test(plan.headSha) ? commit(plan.headSha) : undefined;
+  const usage = inputs.usage.length === 0 ? undefined : await readUsageInputs(inputs, runner, { base: run.base, head: headCommit, baseRef: plan.baseline?.ref }, log.info);
+  for (const note of usage?.notes ?? []) log.warning(note);
   const baseLockfiles: BaseLockfile[] = [];
   for (const subject of subjects) baseLockfiles.push(await readBaseLockfile(subject, run));
   const tags = inputs.versionCheck === 'off' ? {} : await releaseTagsOf(plan, runner.repoRoot);
@@ -136,16 +144,20 @@ async function review(inputs: ActionInputs, context: RunContext, runner: Runner,
   const tampering = tampered.length > 0 ? tamperingMessage(tampered) : undefined;
 
   const today = todayUtc(process.env.MCP_CONTRACT_GUARD_TODAY);
-  const allowEvaluation = evaluateAllowList(
-    drafts.map((d) => ({ server: d.name, report: d.report })),
-    allow,
-    today,
-    inputs.allowMaxDays,
+  // The policy over the changes, as the CLI applies it: usage first, then the allow list.
+  const judgedChanges = judgeChanges(
+    drafts.map((d) => ({ server: d.name, names: d.serverNames ?? [d.name], report: d.report })),
+    { allow, today, allowMaxDays: inputs.allowMaxDays, ...(usage !== undefined && usage.summaries.length > 0 ? { usage: { summaries: usage.summaries, unusedDays: inputs.unusedDays } } : {}) },
   );
+  drafts.forEach((draft, i) => {
+    draft.report = judgedChanges.reports[i] ?? null;
+    draft.notes.push(...(usage?.notes ?? []));
+  });
+  const allowEvaluation = judgedChanges.allow;
   const allowNotes = allowListNotes(allowEvaluation);
   const present = drafts.map((d) => ({ id: d.subject.id, present: d.report ? needingApproval(d.report, inputs.failOn) : null }));
   const coverages = plan.pr ? coveragesOf(present, label, senderOf(context.payload), records) : [];
-  const judged = { label, acceptedBy: allowEvaluation.acceptedBy, allowNotes, allowFile, today, tags };
+  const judged = { label, acceptedBy: allowEvaluation.acceptedBy, allowNotes, allowFile, today, usage, tags };
   const reviews = drafts.map((draft, i) => finishReview(draft, run, context, { ...judged, coverage: coverages[i] }));
   if (tampering) for (const review of reviews) review.alert = redactor.redact(tampering);
   for (const review of reviews) if (review.release) log.info(`${review.name}: ${releaseLine(review.release)}`);
@@ -198,8 +210,17 @@ interface Judged {
   allowNotes: string[];
   allowFile: RunSubjects['allowFile'];
   today: string;
+  usage: UsageRead | undefined;
   /** The release's tag and the previous release's, for the version check. */
   tags: ReleaseTags;
+}
+
+/** The summary a review was judged with, as "Reproduce locally" gets it (none when usage was not applied). */
+function usageToReproduce(draft: ServerDraft, usage: UsageRead | undefined, unusedDays: number): { usage?: { fetch: string[]; path: string; unusedDays: number } } {
+  if (usage === undefined || draft.report?.usage?.applied !== true) return {};
+  const at = usage.summaries.findIndex((s) => s.server.name === draft.report?.usage?.server);
+  const how = usage.reproduce[at];
+  return how === undefined ? {} : { usage: { ...how, unusedDays } };
 }
 
 function finishReview(draft: ServerDraft, run: Run, context: RunContext, judged: Judged): ServerReview {
@@ -253,6 +274,7 @@ function finishReview(draft: ServerDraft, run: Run, context: RunContext, judged:
             ...(plan.baseline ? { baselineRef: plan.baseline.ref } : {}),
             compile: inputs.compile && draft.headSource !== 'lockfile',
             failOn: inputs.failOn,
+            ...usageToReproduce(draft, judged.usage, inputs.unusedDays),
           }).map(redact),
     notes: draft.notes.map(redact),
   };

@@ -24,7 +24,9 @@ import {
   zeroCounts,
   type Delta,
   type DeltaFacts,
+  type DeltaUsage,
   type DiffReport,
+  type ReportUsage,
   type Direction,
   type EntryReport,
   type Release,
@@ -57,7 +59,7 @@ export class ReportFormatError extends Error {
 const MAX_PROBLEMS = 20;
 /** Longer than any version string a release is named by. */
 const MAX_VERSION_LENGTH = 200;
-const DELTA_FIELDS = new Set(['severity', 'kind', 'field', 'action', 'direction', 'message', 'previous', 'current', 'fingerprint', 'hint', 'renamedFrom', 'renamedTo', 'match', 'note', 'defaultSeverity', 'reason', 'facts']);
+const DELTA_FIELDS = new Set(['severity', 'kind', 'field', 'action', 'direction', 'message', 'previous', 'current', 'fingerprint', 'hint', 'renamedFrom', 'renamedTo', 'match', 'note', 'defaultSeverity', 'reason', 'facts', 'usage']);
 const OPTIONAL_TEXT = ['hint', 'renamedFrom', 'renamedTo', 'match', 'note', 'reason'] as const;
 const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
@@ -168,12 +170,63 @@ class Reader {
         count(server);
       }
     }
+    if (data.usage !== undefined) {
+      const usage = this.reportUsage(data.usage);
+      if (usage !== undefined) out.usage = usage;
+    }
     if (data.release !== undefined) {
       const release = this.release(data.release);
       if (release !== undefined) out.release = release;
     }
     out.summary = this.summary(data.summary, counts);
     return out;
+  }
+
+  private reportUsage(data: unknown): ReportUsage | undefined {
+    const at = 'usage';
+    if (!isJsonObject(data)) {
+      this.problem(at, `must be an object when present, got ${kindOf(data)}`);
+      return undefined;
+    }
+    const before = this.problems.length;
+    if (data.server !== null && typeof data.server !== 'string') this.problem(`${at}.server`, `must be a name or null, got ${describe(data.server)}`);
+    for (const key of ['from', 'to'] as const) if (typeof data[key] !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(data[key])) this.problem(`${at}.${key}`, `must be a day (YYYY-MM-DD), got ${describe(data[key])}`);
+    for (const key of ['days', 'calls', 'unusedDays', 'downgraded'] as const) if (!isCount(data[key])) this.problem(`${at}.${key}`, `must be a whole number, got ${describe(data[key])}`);
+    if (typeof data.applied !== 'boolean') this.problem(`${at}.applied`, `must be true or false, got ${describe(data.applied)}`);
+    if (data.reason !== undefined && typeof data.reason !== 'string') this.problem(`${at}.reason`, `must be a string when present, got ${describe(data.reason)}`);
+    if (this.problems.length > before) return undefined;
+    const usage: ReportUsage = {
+      server: data.server as string | null,
+      from: data.from as string,
+      to: data.to as string,
+      days: data.days as number,
+      calls: data.calls as number,
+      unusedDays: data.unusedDays as number,
+      applied: data.applied as boolean,
+      downgraded: data.downgraded as number,
+    };
+    if (typeof data.reason === 'string') usage.reason = data.reason;
+    return usage;
+  }
+
+  private deltaUsage(data: unknown, at: string): DeltaUsage | undefined {
+    if (!isJsonObject(data)) {
+      this.problem(at, `must be an object when present, got ${kindOf(data)}`);
+      return undefined;
+    }
+    const before = this.problems.length;
+    if (data.basis !== 'tool' && data.basis !== 'field' && data.basis !== 'values' && data.basis !== 'action') this.problem(`${at}.basis`, `must be "tool", "field", "values" or "action", got ${describe(data.basis)}`);
+    if (typeof data.tool !== 'string') this.problem(`${at}.tool`, `must be a tool name, got ${describe(data.tool)}`);
+    for (const key of ['calls', 'affected'] as const) if (!isCount(data[key])) this.problem(`${at}.${key}`, `must be a whole number, got ${describe(data[key])}`);
+    if (data.field !== undefined && typeof data.field !== 'string') this.problem(`${at}.field`, `must be a field path when present, got ${describe(data.field)}`);
+    if (data.values !== undefined && !Array.isArray(data.values)) this.problem(`${at}.values`, `must be an array when present, got ${kindOf(data.values)}`);
+    if (data.downgraded !== undefined && data.downgraded !== true) this.problem(`${at}.downgraded`, `must be true when present, got ${describe(data.downgraded)}`);
+    if (this.problems.length > before) return undefined;
+    const usage: DeltaUsage = { basis: data.basis as DeltaUsage['basis'], tool: data.tool as string, calls: data.calls as number, affected: data.affected as number };
+    if (typeof data.field === 'string') usage.field = data.field;
+    if (Array.isArray(data.values)) usage.values = data.values;
+    if (data.downgraded === true) usage.downgraded = true;
+    return usage;
   }
 
   private summary(data: unknown, counts: Record<Severity, number>): DiffReport['summary'] {
@@ -290,6 +343,7 @@ class Reader {
     if (!fingerprintOk) this.problem(`${at}.fingerprint`, `must be ${this.strict ? '16 hex digits' : 'a string'}, got ${describe(data.fingerprint)}`);
     for (const key of OPTIONAL_TEXT) if (data[key] !== undefined && typeof data[key] !== 'string') this.problem(`${at}.${key}`, `must be a string when present, got ${describe(data[key])}`);
     if (data.facts !== undefined && !isJsonObject(data.facts)) this.problem(`${at}.facts`, `must be an object when present, got ${kindOf(data.facts)}`);
+    const usage = data.usage === undefined ? undefined : this.deltaUsage(data.usage, `${at}.usage`);
     if (data.defaultSeverity !== undefined && !isSeverity(data.defaultSeverity)) this.problem(`${at}.defaultSeverity`, `must be one of ${SEVERITIES.join(', ')}, got ${describe(data.defaultSeverity)}`);
     if (this.strict && data.severity === 'BREAKING' && typeof data.hint !== 'string') this.problem(`${at}.hint`, 'is missing: a BREAKING delta must carry a fix hint');
     if (this.problems.length > before) return undefined;
@@ -307,8 +361,13 @@ class Reader {
     for (const key of OPTIONAL_TEXT) if (typeof data[key] === 'string') delta[key] = data[key] as string;
     if (data.defaultSeverity !== undefined) delta.defaultSeverity = data.defaultSeverity as Severity;
     if (isJsonObject(data.facts)) delta.facts = data.facts as DeltaFacts;
+    if (usage !== undefined) delta.usage = usage;
     return delta;
   }
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
 function isSeverity(value: unknown): value is Severity {

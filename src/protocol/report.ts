@@ -62,6 +62,55 @@ export interface Delta {
   reason?: string;
   /** The typed facts its sentence was made from (see `DeltaFacts`); absent when there are none beyond the values. */
   facts?: DeltaFacts;
+  /**
+   * The recorded usage a BREAKING change (or one downgraded from BREAKING) rests on, when the
+   * report was judged with a usage summary (`--usage`) that could speak for it. Absent otherwise.
+   */
+  usage?: DeltaUsage;
+}
+
+/**
+ * What the calls of a usage summary's window say about one change: how many calls the change
+ * breaks (`affected`) out of the calls of its tool, counted as `basis` says. `downgraded`: it
+ * was BREAKING, and no call in the window was affected, so it is RISKY.
+ */
+export interface DeltaUsage {
+  /**
+   * What `affected` counts: the calls of the tool (`tool`), the calls that sent `field`
+   * (`field`), the calls that sent one of `values` there (`values`), the calls of action
+   * `values[0]` (`action`).
+   */
+  basis: 'tool' | 'field' | 'values' | 'action';
+  /** The tool as its callers called it (the old name of a renamed tool). */
+  tool: string;
+  /** Calls of the tool in the window. */
+  calls: number;
+  /** Of the calls of the whole server in the window, those the change breaks. */
+  affected: number;
+  /** The argument field (protocol field path) for `field` and `values`. */
+  field?: string;
+  /** The values taken away (`values`), or the action's value (`action`). */
+  values?: unknown[];
+  downgraded?: true;
+}
+
+/** The usage summary a report was judged with: what it covers, and whether it could speak (`applied`), else why not. */
+export interface ReportUsage {
+  /** The server the summary is about (null when its recordings named none). */
+  server: string | null;
+  /** The days it covers, both included. */
+  from: string;
+  to: string;
+  days: number;
+  /** Calls of the server in those days. */
+  calls: number;
+  /** The window asked for (`--unused-days`, the Action's `unused-days`). */
+  unusedDays: number;
+  applied: boolean;
+  /** Why nothing was downgraded, when `applied` is false. */
+  reason?: string;
+  /** BREAKING changes moved to RISKY. */
+  downgraded: number;
 }
 
 export interface EntryReport {
@@ -128,6 +177,8 @@ export interface DiffReport {
   prompts: Record<string, EntryReport>;
   resources: Record<string, EntryReport>;
   resourceTemplates: Record<string, EntryReport>;
+  /** Set when the report was judged with a usage summary (see `ReportUsage`). */
+  usage?: ReportUsage;
 }
 
 export function maxSeverityOf(severities: Iterable<Severity>): Severity | null {
@@ -155,6 +206,14 @@ export function zeroCounts(): Record<Severity, number> {
 /** A report of no change at all (nothing to compare, or two equal sides). */
 export function emptyReport(): DiffReport {
   return { version: REPORT_VERSION, summary: { maxSeverity: null, counts: zeroCounts(), semverBump: 'none' }, tools: {}, prompts: {}, resources: {}, resourceTemplates: {} };
+}
+
+/** The report's summary as its deltas make it: counts, worst severity, semver bump (after severities moved). */
+export function summaryOf(report: DiffReport): DiffReport['summary'] {
+  const counts = zeroCounts();
+  for (const { entry } of entryReports(report)) for (const delta of entry.deltas) counts[delta.severity]++;
+  const maxSeverity = maxSeverityOf(SEVERITIES.filter((s) => counts[s] > 0));
+  return { maxSeverity, counts, semverBump: semverBumpOf(maxSeverity) };
 }
 
 /** Every entry report of a report, the server's first, in report order. */

@@ -29,6 +29,8 @@ export interface ProxyOptions {
   log?: string | undefined;
   /** Put the arguments' values in the log too (default: field names only). */
   logValues?: boolean;
+  /** Record what the calls use, per day, to this file (`usage summarize` reads it). */
+  usage?: string | undefined;
   /** Serve streamable HTTP here instead of stdio, one server process per MCP session. */
   listen?: ListenAddress | undefined;
   /** With `listen`: the sessions served at once, and how long one may stay idle. */
@@ -52,6 +54,7 @@ const OPTIONS = {
   'rename-window-days': { type: 'string' },
   log: { type: 'string' },
   'log-values': { type: 'boolean' },
+  usage: { type: 'string' },
   listen: { type: 'string' },
   'max-sessions': { type: 'string' },
   'session-idle': { type: 'string' },
@@ -67,7 +70,7 @@ const OPTIONS = {
 export const PROXY_USAGE = `mcp-contract-guard proxy: an MCP stdio proxy that a client launches in place of the server.
 
 Usage:
-  mcp-contract-guard proxy [--artifact contract-deltas.json] [--renames route|explain [--rename-window-days N]] [--no-validate] [--no-explain-all] [--log FILE [--log-values]] [--listen HOST:PORT [--max-sessions N] [--session-idle TIME]] -- <server command…>
+  mcp-contract-guard proxy [--artifact contract-deltas.json] [--renames route|explain [--rename-window-days N]] [--no-validate] [--no-explain-all] [--log FILE [--log-values]] [--usage FILE] [--listen HOST:PORT [--max-sessions N] [--session-idle TIME]] -- <server command…>
   mcp-contract-guard proxy [same options] --url http://host:port/mcp [--header "Name: value"]…
   mcp-contract-guard proxy --lockfile mcp-pins.lock.json [--server NAME] [--on-drift block|hide|warn] [same options] -- <server command…>
 
@@ -97,6 +100,9 @@ Options:
                     --explain-all)
   --log FILE        append one JSON line per tools/call: tool, outcome, fields (never values)
   --log-values      also log the arguments' values
+  --usage FILE      record what the calls use, per day (tools, argument fields, enum values, refusals;
+                    never free text), for "mcp-contract-guard usage summarize"; several proxies may
+                    share the file
   --listen HOST:PORT  serve streamable HTTP at http://HOST:PORT/mcp instead of stdio, one server
                     process per MCP session (PORT 0: any free port, printed on stderr)
   --max-sessions N  with --listen: sessions served at once (default ${DEFAULT_SESSION_LIMITS.maxSessions}); when full, the
@@ -158,6 +164,7 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions & { help: 
     renameWindowDays: values['rename-window-days'] === undefined ? DEFAULT_RENAME_WINDOW_DAYS : parseDays(values['rename-window-days']),
     log: values.log,
     logValues: values['log-values'] ?? false,
+    usage: values.usage,
     listen: values.listen === undefined ? undefined : parseListen(values.listen),
     sessions: {
       maxSessions: values['max-sessions'] === undefined ? DEFAULT_SESSION_LIMITS.maxSessions : parseCount('--max-sessions', values['max-sessions']),

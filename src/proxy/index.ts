@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { UserError, errorMessage } from '../errors.js';
 import type { DeltaMap } from '../runtime/index.js';
+import type { UsageRecorder } from '../runtime/usage.js';
 import { PROXY_USAGE, parseProxyArgs, type ProxyOptions } from './args.js';
 import { CallLog } from './call-log.js';
 import { launchServer, type Upstream } from './server-link.js';
@@ -36,6 +37,8 @@ export async function runProxy(options: ProxyOptions, streams: ProxyStreams = pr
   // Only a pinning proxy loads the pin's code (the lockfile reader, the drift policy, the config).
   const pin = options.lockfile === undefined ? undefined : await (await import('./pin-settings.js')).loadPin(options, warn);
   const log = options.log === undefined ? undefined : new CallLog(options.log, options.logValues === true, warn);
+  const usage = options.usage === undefined ? undefined : await openUsage(options.usage, warn);
+  usage?.setTransport(options.listen !== undefined ? 'tcp' : 'pipe');
   const renames = options.renames ?? 'explain';
   if (renames === 'route' && deltas.size > 0 && deltas.release?.date === undefined) {
     warn('the artifact records no release date, so renames are routed with no end to the deprecation window; write it with --released-at (the Action dates it itself).');
@@ -49,7 +52,7 @@ export async function runProxy(options: ProxyOptions, streams: ProxyStreams = pr
   try {
     const { CallRouter } = await import('../runtime/routing.js');
     const router = new CallRouter(deltas, { renames, ...(options.renameWindowDays !== undefined ? { renameWindowDays: options.renameWindowDays } : {}) });
-    const relay = { deltas, router, validate: options.validate !== false, explainAll: options.explainAll !== false, log, warn, pin };
+    const relay = { deltas, router, validate: options.validate !== false, explainAll: options.explainAll !== false, log, usage, warn, pin };
     const { httpUpstream } = url !== undefined ? await import('./http-upstream.js') : { httpUpstream: undefined };
     const upstream = (): Upstream => (httpUpstream !== undefined && url !== undefined ? httpUpstream(url, headers, warn) : launchServer(command));
     if (options.listen !== undefined) return await (await import('./http.js')).serveHttp(upstream, relay, options.listen, signal.received, options.sessions);
@@ -57,6 +60,7 @@ export async function runProxy(options: ProxyOptions, streams: ProxyStreams = pr
   } finally {
     signal.dispose();
     log?.close();
+    await usage?.close();
   }
 }
 
@@ -101,6 +105,16 @@ export async function proxyCommand(argv: readonly string[], io: { stdout: (text:
 
 function processStreams(): ProxyStreams {
   return { input: process.stdin, output: process.stdout, errors: process.stderr };
+}
+
+/** The usage recorder of `--usage FILE` (its code loaded only then); a file that cannot be opened stops the proxy before it starts. */
+async function openUsage(file: string, warn: (message: string) => void): Promise<UsageRecorder> {
+  const { UsageRecorder } = await import('../runtime/usage.js');
+  try {
+    return new UsageRecorder({ file, warn: (message) => warn(`usage: ${message}`) });
+  } catch (error) {
+    throw new UserError(`--usage ${file} cannot be opened for appending (${errorMessage(error)}).`);
+  }
 }
 
 /** The artifact's deltas. A missing file is a warning (a first release has none); a corrupt one stops the proxy. */

@@ -26,7 +26,8 @@ import { errorResult, type DeltaMap } from '../runtime/index.js';
 import { CallRouter, NEEDS_LISTING, withNotice, type CallDecision, type CallNotice, type ListedTools, type RoutingOptions } from '../runtime/routing.js';
 import { reportedFields } from '../runtime/validation-error.js';
 import type { CallLog, CallOutcome } from './call-log.js';
-import { explainServerError } from '../runtime/server-errors.js';
+import type { CallOutcome as UsageOutcome, UsageRecorder } from '../runtime/usage.js';
+import { explainServerError, isUnknownToolError } from '../runtime/server-errors.js';
 import { DriftGuard, LIST_CHANGED, LIST_METHODS, filteredListing, type PinSettings } from './pin.js';
 import { ArgumentValidator } from '../runtime/argument-validator.js';
 
@@ -40,6 +41,8 @@ export interface RelayOptions extends RoutingOptions {
   /** Check and explain every tool's calls (default); false: only the tools with deltas (`--no-explain-all`). */
   explainAll?: boolean;
   log?: CallLog | undefined;
+  /** Counts what the calls use (`--usage FILE`), shared by every session of the proxy. */
+  usage?: UsageRecorder | undefined;
   /** A line for the operator (stderr). */
   warn: (message: string) => void;
   /** How long calls wait for the proxy's own `tools/list` before going out unchecked (default 10 s). */
@@ -65,7 +68,8 @@ type ClientRequest =
   /** A listing of prompts, resources or resource templates, followed only to hold them to the pin. */
   | { readonly kind: 'entries'; readonly entries: EntryKind; readonly chain: Map<string, JsonObject> | undefined }
   /** `notice`: the call was routed (`--renames route`), and its answer says so. */
-  | { readonly kind: 'call'; readonly tool: string; readonly args: unknown; readonly started: number; readonly notice?: CallNotice };
+  /** `called`: the name the client called, when a rename routed the call to `tool`. */
+  | { readonly kind: 'call'; readonly tool: string; readonly called?: string; readonly args: unknown; readonly started: number; readonly notice?: CallNotice };
 
 interface OwnListing {
   readonly id: string;
@@ -275,9 +279,12 @@ export class RelaySession {
   private call(key: string, id: JsonValue, params: JsonObject | undefined): ClientAction {
     const called = params?.name;
     if (typeof called !== 'string' || params === undefined) return undefined;
+    // Usage counts the call as the client made it: the name and arguments it sent.
+    this.options.usage?.call(called, params.arguments);
     const held = this.heldByPin(id, called, params.arguments);
     if (held !== undefined) return held;
     const decision = this.decide(called, params.arguments);
+    if (decision?.kind === 'serve' && decision.name !== called) this.options.usage?.routed(called, decision.name);
     if (decision?.kind === 'refuse') {
       const schema = this.tools?.get(decision.name)?.inputSchema;
       const text = this.explainer.refusedCall(decision, schema, this.validator.errors(decision.name, schema, decision.args));
@@ -295,7 +302,7 @@ export class RelaySession {
       const tool = this.tools.get(name);
       const moved = tool === undefined ? this.explainer.movedTool(name) : undefined;
       if (moved !== undefined) {
-        this.record(name, 'moved', [], args);
+        this.record(name, 'moved', [], args, undefined, undefined, called);
         return { answer: errorAnswer(id, moved) };
       }
       if (tool !== undefined && this.explainer.explains(name)) {
@@ -304,12 +311,12 @@ export class RelaySession {
         else if (verdict.notChecked.length > 0) this.reportPatternsNotChecked(name, verdict.notChecked);
         if (verdict.kind === 'invalid' && verdict.blocking) {
           const text = this.explainer.invalidArguments(name, tool.inputSchema, args, verdict.errors);
-          this.record(name, 'blocked', fieldsOf(text), args);
+          this.record(name, 'blocked', fieldsOf(text), args, undefined, undefined, called);
           return { answer: errorAnswer(id, notice === undefined ? text : `${text}\n${notice.text}`) };
         }
       }
     }
-    this.track(key, { kind: 'call', tool: name, args, started: performance.now(), ...(notice !== undefined ? { notice } : {}) });
+    this.track(key, { kind: 'call', tool: name, args, started: performance.now(), ...(notice !== undefined ? { notice } : {}), ...(name !== called ? { called } : {}) });
     if (decision === undefined) return undefined;
     return { forward: { jsonrpc: '2.0', id, method: 'tools/call', params: { ...params, name, arguments: args as JsonValue } } };
   }
@@ -438,6 +445,7 @@ export class RelaySession {
       case 'initialize':
       case 'discover':
         if (result !== undefined) this.toolsDeclared = isJsonObject(result.capabilities) && result.capabilities.tools !== undefined;
+        if (isJsonObject(result?.serverInfo)) this.options.usage?.setServer(result.serverInfo);
         if (request.kind === 'discover' && result !== undefined && !this.clientListed && this.tools === undefined) this.startListing();
         return FORWARD;
       case 'list':
@@ -490,7 +498,7 @@ export class RelaySession {
     const ms = Math.round(performance.now() - request.started);
     const error = isJsonObject(message.error) ? message.error : undefined;
     if (error === undefined && result?.isError !== true) {
-      this.record(request.tool, request.notice === undefined ? 'passed' : 'routed', [], request.args, ms);
+      this.record(request.tool, request.notice === undefined ? 'passed' : 'routed', [], request.args, ms, undefined, request.called);
       return request.notice === undefined || result === undefined ? undefined : { ...message, result: withNotice(result, request.notice) as JsonObject };
     }
     const text = error !== undefined ? (typeof error.message === 'string' ? error.message : undefined) : textOf(result);
@@ -505,11 +513,11 @@ export class RelaySession {
             readIssues: () => this.validator.errors(request.tool, schema, request.args),
           });
     if (explained === undefined) {
-      this.record(request.tool, 'failed', [], request.args, ms);
+      this.record(request.tool, 'failed', [], request.args, ms, message, request.called);
       // A tool's own error still tells the agent where its call went.
       return request.notice === undefined || result === undefined ? undefined : { ...message, result: withNotice(result, request.notice) as JsonObject };
     }
-    this.record(request.tool, explained.outcome, fieldsOf(explained.text), request.args, ms);
+    this.record(request.tool, explained.outcome, fieldsOf(explained.text), request.args, ms, undefined, request.called);
     // A JSON-RPC error becomes a tool result: the model sees tool results, not protocol errors.
     const content = [{ type: 'text', text: request.notice === undefined ? explained.text : `${explained.text}\n${request.notice.text}` }];
     return { jsonrpc: '2.0', id: message.id as JsonValue, result: { ...(result ?? {}), content, isError: true } };
@@ -577,6 +585,7 @@ export class RelaySession {
 
   private learn(chain: Map<string, JsonObject>): void {
     this.tools = chain;
+    this.options.usage?.listed(chain.values());
     this.guard?.judge('tools', chain.values());
     this.validator.retain(new Set(chain.keys()));
     if (this.ownListing === undefined) this.release();
@@ -589,8 +598,13 @@ export class RelaySession {
     if (this.requests.size > MAX_TRACKED_REQUESTS) this.requests.delete(this.requests.keys().next().value as string);
   }
 
-  private record(tool: string, outcome: CallOutcome, fields: readonly string[], args: unknown, ms?: number): void {
+  /** The call's line in the log, and its end in the usage counts (under the name the client called). */
+  private record(tool: string, outcome: CallOutcome, fields: readonly string[], args: unknown, ms?: number, answer?: JsonObject, called = tool): void {
     this.options.log?.write({ tool, outcome, fields, ...(ms !== undefined ? { ms } : {}) }, args);
+    if (this.options.usage !== undefined && outcome !== 'cancelled') {
+      const { counted, errorType } = usageOutcome(tool, outcome, answer);
+      this.options.usage.outcome(called, counted, (ms ?? 0) / 1000, errorType);
+    }
   }
 
   private reportMalformed(line: Buffer): void {
@@ -649,6 +663,35 @@ function textOf(result: JsonObject | undefined): string | undefined {
   if (!Array.isArray(content)) return undefined;
   const texts = content.map((part) => (isJsonObject(part) && part.type === 'text' && typeof part.text === 'string' ? part.text : undefined));
   return texts.length > 0 && texts.every((text) => text !== undefined) ? texts.join('\n') : undefined;
+}
+
+/**
+ * A call's end as usage counts it: refused (the proxy's or the server's refusal of its
+ * arguments or its tool), another JSON-RPC error, the tool's own error, or success; with
+ * OpenTelemetry's `error.type` (the JSON-RPC code, or `tool_error`).
+ */
+function usageOutcome(tool: string, outcome: CallOutcome, answer: JsonObject | undefined): { counted: UsageOutcome; errorType?: string } {
+  switch (outcome) {
+    case 'passed':
+    case 'routed':
+      return { counted: 'ok' };
+    case 'blocked':
+    case 'explained':
+      return { counted: 'invalid-arguments', errorType: '-32602' };
+    case 'moved':
+      return { counted: 'unknown-tool', errorType: '-32602' };
+    case 'held':
+      // Refused by the pin (the tool drifted from it): called all the same, so it counts as used.
+      return { counted: 'error' };
+    default: {
+      const error = isJsonObject(answer?.error) ? answer.error : undefined;
+      const text = error !== undefined ? error.message : textOf(isJsonObject(answer?.result) ? answer.result : undefined);
+      const code = error !== undefined ? error.code : typeof text === 'string' && /^MCP error -32602: /.test(text) ? -32602 : undefined;
+      if (code === -32602) return { counted: typeof text === 'string' && isUnknownToolError(tool, text) ? 'unknown-tool' : 'invalid-arguments', errorType: '-32602' };
+      if (error !== undefined) return { counted: 'error', ...(typeof code === 'number' ? { errorType: String(code) } : {}) };
+      return { counted: 'tool-error', errorType: 'tool_error' };
+    }
+  }
 }
 
 /** The argument paths an explanation names, for the call log. */

@@ -18,6 +18,7 @@ import { mdCell, mdCode, mdCodeBlock, mdText, truncate } from './escape.js';
 import { isRewording, showsValues, titleOf } from '../rules/index.js';
 import { entryName } from './entry-name.js';
 import { describeChanges } from './phrases.js';
+import { usageEvidence, usageNote, usageShare } from './usage.js';
 
 export interface MarkdownOptions {
   /** Heading text (trusted; default "MCP contract changes"). */
@@ -106,8 +107,9 @@ export function partialNote(options: Pick<MarkdownOptions, 'fullReport'>): strin
 export function renderDigest(report: DiffReport, options: Pick<MarkdownOptions, 'markOf'> & { fixes?: boolean } = {}): string {
   if (report.summary.maxSeverity === null) return 'No contract changes.';
   const located = locatedDeltas(report);
+  const usage = report.usage === undefined ? '' : usageNote(report.usage, usageCode, mdText);
   // The fixes speak to the server's developers: a consumer of a third-party server leaves them out.
-  return [countsLine(report), callerTable(report, options.markOf), options.fixes === false ? '' : fixList(located)].filter((s) => s !== '').join('\n\n');
+  return [countsLine(report), usage, callerTable(report, options.markOf), options.fixes === false ? '' : fixList(located)].filter((s) => s !== '').join('\n\n');
 }
 
 /** `🔴 3 breaking · 🟢 2 safe`: the severities that occur. */
@@ -123,6 +125,8 @@ interface Row {
   where: Where;
   names: string[];
   what: string;
+  /** What the recorded usage says of the row's changes ('' when it says nothing). */
+  usage: string;
 }
 
 function callerTable(report: DiffReport, markOf: MarkdownOptions['markOf']): string {
@@ -136,10 +140,11 @@ function callerTable(report: DiffReport, markOf: MarkdownOptions['markOf']): str
       const phrases = describeChanges(deltas);
       const shown = phrases.length > MAX_PHRASES_PER_ROW ? [...phrases.slice(0, MAX_PHRASES_PER_ROW - 1), `${phrases.length - MAX_PHRASES_PER_ROW + 1} more changes`] : phrases;
       const what = `${shown.join('; ')}${markSuffix(rowMark(deltas, markOf))}`;
-      const key = `${severity}|${where}|${what}`;
+      const usage = rowUsage(deltas, report);
+      const key = `${severity}|${where}|${what}|${usage}`;
       const row = rows.get(key);
       if (row) row.names.push(called);
-      else rows.set(key, { severity, where, names: [called], what });
+      else rows.set(key, { severity, where, names: [called], what, usage });
     }
   }
   if (rows.size === 0) return '';
@@ -147,19 +152,36 @@ function callerTable(report: DiffReport, markOf: MarkdownOptions['markOf']): str
   const kept = all.slice(0, MAX_ROWS);
   const rest = all.slice(MAX_ROWS);
   const allTools = all.every((r) => r.where === 'tools');
+  // Judged with usage: a column says what each row rests on ("breaks 4% of calls", "breaks nobody").
+  const withUsage = report.usage?.applied === true;
+  // A BREAKING row usage says nothing of (a result, a tool never recorded) is still a break: said so, not left blank.
+  const usageCell = (r: Row) => (withUsage ? ` ${mdCell(r.usage !== '' ? r.usage : r.severity === 'BREAKING' ? 'usage cannot tell' : '—')} |` : '');
   const lines = [
     all.some((r) => r.severity === 'BREAKING') ? '#### What breaks for callers' : '#### What to review',
     '',
-    `| | ${allTools ? 'Tool' : 'Name'} | What changes for callers |`,
-    '| --- | --- | --- |',
-    ...kept.map((r) => `| ${BADGES[r.severity]} | ${mdCell(namesOf(r.where, r.names, allTools))} | ${mdCell(r.what)} |`),
+    `| | ${allTools ? 'Tool' : 'Name'} | What changes for callers |${withUsage ? ' Usage |' : ''}`,
+    `| --- | --- | --- |${withUsage ? ' --- |' : ''}`,
+    ...kept.map((r) => `| ${BADGES[r.severity]} | ${mdCell(namesOf(r.where, r.names, allTools))} | ${mdCell(r.what)} |${usageCell(r)}`),
   ];
   if (rest.length > 0) {
     const names = rest.flatMap((r) => r.names.map((n) => mdCode(truncate(n, 100))));
     const listed = names.slice(0, MAX_TOOLS_PER_ROW).join(', ') + (names.length > MAX_TOOLS_PER_ROW ? ` and ${names.length - MAX_TOOLS_PER_ROW} more` : '');
-    lines.push(`| ${BADGES[rest[0]!.severity]} | ${mdCell(listed)} | ${rest.length} more kinds of change: see the detail below |`);
+    lines.push(`| ${BADGES[rest[0]!.severity]} | ${mdCell(listed)} | ${rest.length} more kinds of change: see the detail below |${withUsage ? ' |' : ''}`);
   }
   return lines.join('\n');
+}
+
+/**
+ * What the recorded usage says of a row's changes: the share of the one that breaks the most
+ * calls; "breaks nobody" when none breaks any; '' when usage cannot speak for any of them.
+ */
+function rowUsage(deltas: readonly Delta[], report: DiffReport): string {
+  if (report.usage?.applied !== true) return '';
+  let worst: Delta | undefined;
+  for (const d of deltas) if (d.usage !== undefined && (worst?.usage === undefined || d.usage.affected > worst.usage.affected)) worst = d;
+  if (worst?.usage === undefined) return '';
+  const share = usageShare(worst.usage, report.usage);
+  return worst.usage.affected === 0 ? `${share} (unused for ${report.usage.days} day${report.usage.days === 1 ? '' : 's'})` : share;
 }
 
 function namesOf(where: Where, names: readonly string[], allTools: boolean): string {
@@ -225,7 +247,7 @@ export function renderDetails(report: DiffReport, level: DetailLevel, options: P
       counted.push(`${deltas.length} ${severity}`);
       continue;
     }
-    const items = groupChanges(deltas, options.markOf).map((change) => (shown === 'lines' ? `- ${sentenceOf(change)}` : changeItem(change, maxValue)));
+    const items = groupChanges(deltas, options.markOf).map((change) => (shown === 'lines' ? `- ${sentenceOf(change)}` : changeItem(change, maxValue, report)));
     blocks.push(`<details>\n<summary>${BADGES[severity]} ${deltas.length} ${severity} change${deltas.length === 1 ? '' : 's'}</summary>\n\n${items.join('\n')}\n\n</details>`);
   }
   if (counted.length > 0) {
@@ -234,6 +256,9 @@ export function renderDetails(report: DiffReport, level: DetailLevel, options: P
   }
   return blocks.join('\n\n');
 }
+
+/** Names and values in the usage evidence: code spans, cut to a readable length. */
+const usageCode = (text: string) => mdCode(truncate(text, 200));
 
 function fullReportOf(options: Pick<MarkdownOptions, 'fullReport'>): string {
   return options.fullReport ?? 'the JSON report (`mcp-contract-guard diff --format json`)';
@@ -262,7 +287,7 @@ function groupChanges(located: readonly Located[], markOf: MarkdownOptions['mark
       ? `rename|${d.fingerprint}`
       : d.field === ''
         ? `${item.where}|${d.kind}|${mark}`
-        : [item.where, d.kind, d.direction, d.field, d.action, d.message, canonicalJson(d.previous ?? null), canonicalJson(d.current ?? null), d.defaultSeverity, mark].join('|');
+        : [item.where, d.kind, d.direction, d.field, d.action, d.message, canonicalJson(d.previous ?? null), canonicalJson(d.current ?? null), d.defaultSeverity, mark, canonicalJson(d.usage ?? null)].join('|');
     const group = groups.get(key);
     if (group) group.entries.push(item);
     else groups.set(key, { delta: d, entries: [item], mark });
@@ -295,7 +320,7 @@ function entriesOf(entries: readonly Located[], withNoun: boolean): string {
 }
 
 /** A change in full: the sentence, then where it is (path, rule, values), then a rewording as a diff. */
-function changeItem(change: Change, maxValue: number): string {
+function changeItem(change: Change, maxValue: number, report: DiffReport): string {
   const d = change.delta;
   const facts: string[] = [];
   if (d.direction === 'output') facts.push('output (what the server returns)');
@@ -303,6 +328,7 @@ function changeItem(change: Change, maxValue: number): string {
   if (d.action !== null) facts.push(`action ${mdCode(truncate(d.action, 100))}`);
   facts.push(mdCode(d.kind));
   if (d.defaultSeverity !== undefined) facts.push(`${d.severity} by configuration (the rule says ${d.defaultSeverity})`);
+  if (d.usage !== undefined && report.usage !== undefined) facts.push(`${d.usage.downgraded ? 'RISKY by usage (the rule says BREAKING): ' : 'usage: '}${usageEvidence(d.usage, report.usage, usageCode)}`);
   const rewording = rewordingOf(d);
   if (rewording === null && showsValues(d) && !isRename(d)) facts.push(`${mdCode(deltaValue(d, 'previous', maxValue))} → ${mdCode(deltaValue(d, 'current', maxValue))}`);
   if (d.match !== undefined) facts.push(`matched ${mdCode(truncate(d.match, 200))}`);

@@ -8,6 +8,7 @@ import { ENTRY_NOUN } from '../contract/model.js';
 import { deltaValue, entryReports, truncate, type DiffReport, type Severity } from '../protocol/index.js';
 import { deltaReason, ruleOf, titleOf } from '../rules/index.js';
 import { entryName } from './entry-name.js';
+import { usageEvidence } from './usage.js';
 
 export interface SarifOptions {
   /** Path of the lockfile, relative to the repository root (results point at it). */
@@ -58,6 +59,7 @@ export function renderSarif(report: DiffReport, options: SarifOptions): string {
         d.field === '' ? '' : `Previous: ${deltaValue(d, 'previous', 300)}. Current: ${deltaValue(d, 'current', 300)}.`,
         d.hint === undefined ? '' : `Fix: ${d.hint}`,
         d.note ?? '',
+        d.usage === undefined || report.usage === undefined ? '' : `Usage: ${usageEvidence(d.usage, report.usage, (name) => `\`${truncate(name, 200)}\``)}.`,
       ].filter((s) => s !== '').join('\n');
       results.push({
         ruleId: d.kind,
@@ -80,6 +82,7 @@ export function renderSarif(report: DiffReport, options: SarifOptions): string {
           action: d.action,
           direction: d.direction,
           reason: deltaReason(d),
+          ...(d.usage !== undefined ? { usage: d.usage } : {}),
         },
       });
     }
@@ -100,6 +103,7 @@ export function renderSarif(report: DiffReport, options: SarifOptions): string {
         },
         results,
         columnKind: 'utf16CodeUnits',
+        ...(report.usage !== undefined ? { properties: { usage: report.usage } } : {}),
       },
     ],
   };

@@ -9,6 +9,7 @@ import { SEVERITIES, SEVERITY_RANK, canonicalJson, deltaValue, entryReports, quo
 import { showsValues, titleOf } from '../rules/index.js';
 import { entryName } from './entry-name.js';
 import { terminalText, truncate } from './escape.js';
+import { usageEvidence, usageNote } from './usage.js';
 
 export interface TextOptions {
   color: boolean;
@@ -27,6 +28,7 @@ export function renderText(report: DiffReport, options: TextOptions): string {
 
   const lines: string[] = [];
   lines.push(`${SEVERITIES.map((s) => (counts[s] > 0 ? paint(COLORS[s], `${s} ${counts[s]}`) : `${s} 0`)).join(' · ')} · semver: ${report.summary.semverBump}`);
+  if (report.usage !== undefined) lines.push(usageNote(report.usage, plain, terminalText));
   const order = (kind: string) => (kind === 'server' ? -1 : ENTRY_KINDS.indexOf(kind as (typeof ENTRY_KINDS)[number]));
   const entries = [...entryReports(report)].filter(({ entry }) => entry.deltas.length > 0);
   entries.sort((a, b) => rank(b.entry.maxSeverity) - rank(a.entry.maxSeverity) || order(a.kind) - order(b.kind) || (a.name < b.name ? -1 : 1));
@@ -37,7 +39,7 @@ export function renderText(report: DiffReport, options: TextOptions): string {
     const more = names.length > MAX_NAMES ? ` and ${names.length - MAX_NAMES} more` : '';
     const noun = kind === 'server' ? 'server' : names.length === 1 ? ENTRY_NOUN[kind] : `${countOf(kind, names.length)}:`;
     lines.push(`${noun} ${shown.join(', ')}${more}  ${paint(COLORS[severity], severity)}`);
-    for (const d of entry.deltas) lines.push(...deltaLines(d, paint, max, names.length > 1));
+    for (const d of entry.deltas) lines.push(...deltaLines(d, paint, max, names.length > 1, report));
   }
   return `${lines.join('\n')}\n`;
 }
@@ -55,6 +57,7 @@ function groupEntries(entries: ReadonlyArray<{ kind: EntryKind | 'server'; name:
   for (const { kind, name, entry } of entries) {
     const same = entry.deltas
       .map((d) => (d.field === '' ? `${d.kind}|${d.severity}|${d.defaultSeverity}` : [d.kind, d.severity, d.defaultSeverity, d.field, d.direction, d.action, d.message, canonicalJson(d.previous ?? null), canonicalJson(d.current ?? null), d.hint, d.note].join('|')))
+      .map((line, i) => (entry.deltas[i]?.usage === undefined ? line : `${line}|${canonicalJson(entry.deltas[i]?.usage)}`))
       .join('\n');
     // A renamed entry, or the server, stands alone: its name is part of what changed.
     const key = kind === 'server' || entryName(name, entry) !== name ? `${kind}|${name}|alone` : `${kind}|${same}`;
@@ -65,10 +68,10 @@ function groupEntries(entries: ReadonlyArray<{ kind: EntryKind | 'server'; name:
   return [...groups.values()];
 }
 
-function deltaLines(d: Delta, paint: (code: string, text: string) => string, max: number, shared: boolean): string[] {
+function deltaLines(d: Delta, paint: (code: string, text: string) => string, max: number, shared: boolean, report: DiffReport): string[] {
   const where = d.field === '' ? '' : `  ${terminalText(truncate(d.field, 200))}`;
-  // A severity the configuration re-levelled says so: the policy stays visible where it applies.
-  const relevelled = d.defaultSeverity === undefined ? '' : ` (rules: ${d.defaultSeverity} → ${d.severity})`;
+  // A severity the configuration or the usage re-levelled says so: the policy stays visible where it applies.
+  const relevelled = d.defaultSeverity !== undefined ? ` (rules: ${d.defaultSeverity} → ${d.severity})` : d.usage?.downgraded ? ' (usage: BREAKING → RISKY)' : '';
   const out = [`  ${paint(COLORS[d.severity], `${MARKS[d.severity]} ${d.severity.padEnd(8)}`)} ${d.kind}${where}${relevelled}`];
   // A sentence about the whole entry names it: for several entries, the rule's title says it for all.
   const message = shared && d.field === '' ? `${titleOf(d.kind).replace(/^./, (c) => c.toUpperCase())}.` : truncate(d.message, 400);
@@ -76,6 +79,7 @@ function deltaLines(d: Delta, paint: (code: string, text: string) => string, max
   if (showsValues(d) && !quotesBoth(message, d)) out.push(`      ${terminalText(deltaValue(d, 'previous', max))} → ${terminalText(deltaValue(d, 'current', max))}`);
   if (d.hint !== undefined) out.push(`      ${paint('36', 'fix:')} ${d.hint}`);
   if (d.note !== undefined) out.push(`      ${paint('2', `note: ${d.note}`)}`);
+  if (d.usage !== undefined && report.usage !== undefined) out.push(`      ${paint('35', 'usage:')} ${usageEvidence(d.usage, report.usage, plain)}`);
   return out;
 }
 
@@ -86,6 +90,8 @@ function deltaLines(d: Delta, paint: (code: string, text: string) => string, max
 function quotesBoth(message: string, d: Delta): boolean {
   return quotes(message, deltaValue(d, 'previous')) && quotes(message, deltaValue(d, 'current'));
 }
+
+const plain = (text: string) => `\`${terminalText(truncate(text, 200))}\``;
 
 function rank(severity: Severity | null): number {
   return severity === null ? -1 : SEVERITY_RANK[severity];

@@ -5,6 +5,7 @@ import { family, type MessageFacts, show, quoted, B, S } from './rule.js';
 export const LIFECYCLE_RULES = family({
   // Entries appearing, disappearing, being renamed.
   'tool-removed': {
+    usage: 'calls',
     scope: 'tool', severity: B,
     reason: 'Agents that call it get "unknown tool".',
     hint: 'Keep the tool for a release, marked deprecated in its description, before removing it.',
@@ -29,6 +30,7 @@ export const LIFECYCLE_RULES = family({
     },
   },
   'tool-renamed': {
+    usage: 'calls',
     scope: 'tool', severity: B,
     reason: 'Agents calling the old name get "unknown tool", even though the tool still exists.',
     hint: 'Keep the old name registered as an alias of the renamed tool for a release.',

@@ -122,8 +122,21 @@ export interface CannotOccur {
 
 export type SchemaExamples = { input: SchemaExample | CannotOccur; output: SchemaExample | CannotOccur };
 
+/**
+ * Who a BREAKING change of a rule breaks, in the terms recorded usage counts (see
+ * policy/usage.ts): every call of the tool (`calls`); the calls that sent the object holding the
+ * delta's property (`holders`: the tool's arguments at the root, so every call); the calls that
+ * sent the argument at the delta's place (`senders`); the calls that sent one of the values the
+ * change takes away (`values`, from its `removed` facts; the senders when it has none); the
+ * calls of the action the delta removes (`action`). Only for what callers send: outputs, text,
+ * prompts and resources have none, and are never downgraded by usage.
+ */
+export type UsageReach = 'calls' | 'holders' | 'senders' | 'values' | 'action';
+
 export interface Rule {
   scope: RuleScope;
+  /** Who its BREAKING changes to a tool's input break, as usage can count them (see `UsageReach`); absent: usage cannot tell. */
+  usage?: UsageReach;
   /** Required for schema rules (see `Effect`). */
   effect?: Effect;
   severity: Severity | PerDirection<Severity>;

@@ -6,6 +6,7 @@ import { acceptsFewerPhrase } from './words.js';
 
 export const SCHEMA_COMBINATOR_RULES = family({
   'union-branch-removed': {
+    usage: 'senders',
     ...narrowing('Arguments that only matched the removed variant are rejected.',
       'Keep accepting the removed variant, or convert it server-side.',
       (f) => `${at(f)}variant ${f.subject} removed (${show(f.previous)}).`),
@@ -26,6 +27,7 @@ export const SCHEMA_COMBINATOR_RULES = family({
     }),
   },
   'union-made-exclusive': {
+    usage: 'senders',
     ...narrowing('anyOf → oneOf: values matching several variants are now rejected.',
       'Keep anyOf, or make the variants disjoint.',
       (f) => `${at(f)}anyOf became oneOf: a value must now match exactly one variant.`),
@@ -46,6 +48,7 @@ export const SCHEMA_COMBINATOR_RULES = family({
     }),
   },
   'one-of-overlap': {
+    usage: 'senders',
     scope: 'schema', effect: 'reshapes', severity: { input: B, output: R },
     reason: {
       input: 'oneOf rejects a value that matches two variants; its variants are not provably disjoint and changed, so some arguments may now match two.',
@@ -61,6 +64,7 @@ export const SCHEMA_COMBINATOR_RULES = family({
     }),
   },
   'action-removed': {
+    usage: 'action',
     ...narrowing('Calls with this action are rejected.',
       'Keep the action as a deprecated alias that forwards to its replacement.',
       (f) => `Action ${quoted(f.subject)} was removed.`),
@@ -81,6 +85,7 @@ export const SCHEMA_COMBINATOR_RULES = family({
     }),
   },
   'all-of-branch-added': {
+    usage: 'senders',
     ...narrowing('A new constraint every argument must satisfy.',
       'Enforce the new constraint in the handler with a helpful error, or make it optional.',
       (f) => `${at(f)}new allOf constraint ${f.subject}.`),
@@ -101,6 +106,7 @@ export const SCHEMA_COMBINATOR_RULES = family({
     }),
   },
   'not-added': {
+    usage: 'senders',
     ...narrowing('Values matching the new exclusion are rejected.',
       'Drop the exclusion, or handle the excluded values in the handler.',
       (f) => `${at(f)}now excludes values matching ${show(f.current)}.`),
@@ -121,6 +127,7 @@ export const SCHEMA_COMBINATOR_RULES = family({
     }),
   },
   'not-excludes-more': {
+    usage: 'senders',
     ...narrowing('The `not` schema now matches more values, all of them rejected.',
       'Narrow the exclusion back, or handle the newly excluded values in the handler.',
       (f) => `${at(f)}now excludes more: ${show(f.previous)} → ${show(f.current)}.`),
@@ -141,6 +148,7 @@ export const SCHEMA_COMBINATOR_RULES = family({
     }),
   },
   'not-changed': {
+    usage: 'senders',
     ...reshaping('Some values that passed the old exclusion are now excluded.', 'The server may return values it used to exclude.',
       'Keep excluding only what was excluded before, or handle the difference in the handler.',
       (f) => `${at(f)}exclusion changed: ${show(f.previous)} → ${show(f.current)}.`),
@@ -152,6 +160,7 @@ export const SCHEMA_COMBINATOR_RULES = family({
     }),
   },
   'constraint-added': {
+    usage: 'senders',
     ...narrowing('A new validation keyword may reject arguments that used to pass.',
       'Make sure every argument that was valid before still passes.',
       (f) => `${at(f)}new constraint ${f.subject}: ${show(f.current)}.`),
@@ -172,6 +181,7 @@ export const SCHEMA_COMBINATOR_RULES = family({
     }),
   },
   'constraint-changed': {
+    usage: 'senders',
     ...reshaping('The changed keyword may reject arguments that used to pass.',
       'The server may return values the old keyword excluded.',
       'Make sure every argument that was valid before still passes.',

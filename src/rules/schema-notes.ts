@@ -90,6 +90,7 @@ export const SCHEMA_NOTE_RULES = family({
     }),
   },
   'semantic-narrowing': {
+    usage: 'senders',
     scope: 'schema', effect: 'narrows', severity: { input: B, output: S },
     reason: {
       input: 'json-schema-diff found arguments the old schema accepted and the new one rejects, which no keyword rule explained.',

@@ -5,6 +5,7 @@ import { family, show, at, quoted, B, R, S, narrowing, widening } from './rule.j
 
 export const SCHEMA_OBJECT_RULES = family({
   'required-property-added': {
+    usage: 'holders',
     scope: 'schema', effect: 'reshapes', severity: { input: B, output: R },
     reason: {
       input: 'Calls that do not send the new property are rejected.',
@@ -37,6 +38,7 @@ export const SCHEMA_OBJECT_RULES = family({
     },
   },
   'property-became-required': {
+    usage: 'holders',
     ...narrowing('Calls that omitted the property are rejected.',
       'Keep the property optional with a default, so existing calls keep working.',
       (f) => `${at(f)}property ${quoted(f.subject)} is now required.`),
@@ -94,6 +96,7 @@ export const SCHEMA_OBJECT_RULES = family({
     }),
   },
   'property-removed': {
+    usage: 'senders',
     scope: 'schema', effect: 'reshapes', severity: { input: B, output: B },
     reason: {
       input: 'The object rejects undeclared properties, so calls that still send it are refused.',
@@ -128,6 +131,7 @@ export const SCHEMA_OBJECT_RULES = family({
     }),
   },
   'property-renamed': {
+    usage: 'senders',
     scope: 'schema', effect: 'reshapes', severity: { input: B, output: B },
     reason: {
       input: 'Calls that send the old name are refused or lose the value: the same argument now has another name.',
@@ -146,6 +150,7 @@ export const SCHEMA_OBJECT_RULES = family({
     }),
   },
   'additional-properties-forbidden': {
+    usage: 'senders',
     ...narrowing('Calls that send a property the schema does not list are rejected.',
       'Keep accepting unknown properties (and ignore them), or list the ones callers send.',
       (f) => `${at(f)}undeclared properties are now rejected.`),
@@ -167,6 +172,7 @@ export const SCHEMA_OBJECT_RULES = family({
     }),
   },
   'schema-became-false': {
+    usage: 'senders',
     ...narrowing('Nothing is accepted at this location any more.',
       'Restore the previous schema at this location.',
       (f) => `${at(f)}no value is accepted here any more.`),

@@ -6,6 +6,7 @@ import { typePhrase, fewerValuesPhrase, acceptsFewerPhrase, valuesMoved } from '
 
 export const SCHEMA_VALUE_RULES = family({
   'type-narrowed': {
+    usage: 'senders',
     ...narrowing('Arguments of a type no longer listed are rejected.',
       'Keep accepting the old type (list both) and convert server-side.',
       (f) => `${at(f)}type narrowed ${fromTo(f)}.`),
@@ -27,6 +28,7 @@ export const SCHEMA_VALUE_RULES = family({
     }),
   },
   'type-changed': {
+    usage: 'senders',
     scope: 'schema', effect: 'reshapes', severity: { input: B, output: B },
     reason: {
       input: 'Arguments of the old type are rejected.',
@@ -45,6 +47,7 @@ export const SCHEMA_VALUE_RULES = family({
     }),
   },
   'enum-narrowed': {
+    usage: 'values',
     ...narrowing('Arguments using a value no longer listed are rejected.',
       'Keep accepting the removed values (map them to their replacement) for a release.',
       (f) => `${at(f)}fewer values accepted${valuesMoved(f)}.`),
@@ -65,6 +68,7 @@ export const SCHEMA_VALUE_RULES = family({
     }),
   },
   'enum-changed': {
+    usage: 'values',
     ...reshaping('Arguments using a removed value are rejected.', 'The server may return a value consumers never saw.',
       'Keep accepting the removed values (map them to their replacement) for a release.',
       (f) => `${at(f)}allowed values changed${valuesMoved(f)}.`),
@@ -76,6 +80,7 @@ export const SCHEMA_VALUE_RULES = family({
     }),
   },
   'number-range-narrowed': {
+    usage: 'senders',
     ...narrowing('Numbers between the old and the new bound are rejected.',
       'Keep the old bound, or clamp out-of-range values server-side.',
       (f) => `${at(f)}${f.subject} tightened ${fromTo(f)}.`),
@@ -96,6 +101,7 @@ export const SCHEMA_VALUE_RULES = family({
     }),
   },
   'length-range-narrowed': {
+    usage: 'senders',
     ...narrowing('Strings of a length that used to be fine are rejected.',
       'Keep the old length limit, or truncate server-side.',
       (f) => `${at(f)}${f.subject} tightened ${fromTo(f)}.`),
@@ -116,6 +122,7 @@ export const SCHEMA_VALUE_RULES = family({
     }),
   },
   'item-count-range-narrowed': {
+    usage: 'senders',
     ...narrowing('Arrays with a count of items that used to be fine are rejected.',
       'Keep the old item limit, or split/pad server-side.',
       (f) => `${at(f)}${f.subject} tightened ${fromTo(f)}.`),
@@ -136,6 +143,7 @@ export const SCHEMA_VALUE_RULES = family({
     }),
   },
   'property-count-range-narrowed': {
+    usage: 'senders',
     ...narrowing('Objects with a number of properties that used to be fine are rejected.',
       'Keep the old property-count limit.',
       (f) => `${at(f)}${f.subject} tightened ${fromTo(f)}.`),
@@ -156,6 +164,7 @@ export const SCHEMA_VALUE_RULES = family({
     }),
   },
   'multiple-of-narrowed': {
+    usage: 'senders',
     ...narrowing('Numbers that were multiples of the old step but not of the new one are rejected.',
       'Keep the old multipleOf, or round server-side.',
       (f) => `${at(f)}multipleOf changed ${fromTo(f)}.`),
@@ -176,6 +185,7 @@ export const SCHEMA_VALUE_RULES = family({
     }),
   },
   'multiple-of-changed': {
+    usage: 'senders',
     ...reshaping('Multiples of the old step are rejected.', 'The server may return numbers off the old step.',
       'Keep the old multipleOf, or round server-side.',
       (f) => `${at(f)}multipleOf changed ${fromTo(f)}.`),
@@ -187,6 +197,7 @@ export const SCHEMA_VALUE_RULES = family({
     }),
   },
   'pattern-added': {
+    usage: 'senders',
     ...narrowing('Strings that do not match the new pattern are rejected.',
       'Accept the previously valid strings too, or normalize them server-side.',
       (f) => `${at(f)}now must match pattern ${show(f.current)}.`),
@@ -216,6 +227,7 @@ export const SCHEMA_VALUE_RULES = family({
     }),
   },
   'pattern-narrowed': {
+    usage: 'senders',
     ...narrowing('Strings the old pattern matched and the new one does not are rejected.',
       'Keep the old pattern, or accept the strings it matched and normalize them server-side.',
       (f) => `${at(f)}pattern narrowed ${fromTo(f)}: every string the new one matches was matched before.`),
@@ -227,6 +239,7 @@ export const SCHEMA_VALUE_RULES = family({
     }),
   },
   'pattern-changed': {
+    usage: 'senders',
     ...reshaping('Strings that matched the old pattern may not match the new one.',
       'The server may return strings that did not match the old pattern.',
       'Widen the pattern so previously valid strings still match, or normalize them server-side.',
@@ -239,6 +252,7 @@ export const SCHEMA_VALUE_RULES = family({
     }),
   },
   'format-added': {
+    usage: 'senders',
     ...narrowing('Strings that are not in the new format are rejected.',
       'Accept the previous strings too, or normalize them server-side.',
       (f) => `${at(f)}now must be in format ${show(f.current)}.`),
@@ -259,6 +273,7 @@ export const SCHEMA_VALUE_RULES = family({
     }),
   },
   'format-changed': {
+    usage: 'senders',
     ...reshaping('Strings in the old format are rejected.', 'The server returns strings in a format consumers do not parse.',
       'Accept both formats and normalize server-side.',
       (f) => `${at(f)}format changed ${fromTo(f)}.`),
@@ -270,6 +285,7 @@ export const SCHEMA_VALUE_RULES = family({
     }),
   },
   'unique-items-added': {
+    usage: 'senders',
     ...narrowing('Arrays with duplicates are rejected.',
       'De-duplicate server-side instead of rejecting duplicates.',
       (f) => `${at(f)}items must now be unique.`),

@@ -57,6 +57,7 @@ export const TOOL_RULES = family({
     example: annotated('openWorldHint goes from true to false', { openWorldHint: true }, { openWorldHint: false }),
   },
   'task-support-required': {
+    usage: 'calls',
     scope: 'tool', severity: B,
     reason: 'Clients that cannot run the tool as a task can no longer call it at all.',
     hint: 'Keep execution.taskSupport "optional" so clients without task support keep working.',
@@ -65,6 +66,7 @@ export const TOOL_RULES = family({
     example: executed('the tool must now be called as a task', { taskSupport: 'optional' }, { taskSupport: 'required' }),
   },
   'task-support-withdrawn': {
+    usage: 'calls',
     scope: 'tool', severity: B,
     reason: 'Clients that call it as a task are now refused.',
     hint: 'Keep accepting task-augmented calls for a release, or ship the change as a new tool.',

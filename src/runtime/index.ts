@@ -23,6 +23,7 @@ export {
   type ZodIssueLike,
 } from './validation-error.js';
 export { withSelfHealing, type McpServerLike, type WithSelfHealingOptions } from './mcp-server.js';
+export { UsageRecorder, createUsageRecorder, type CallOutcome, type MeterLike, type UsageRecorderOptions } from './usage.js';
 export { NOTICE_META_KEY, type RenameMode, type RoutingOptions } from './routing.js';
 export {
   callWithSelfHealing,

@@ -37,8 +37,18 @@ import { errorResult } from './protocol.js';
 import { CallRouter, NEEDS_LISTING, withNotice, type CallNotice, type RoutingOptions } from './routing.js';
 import { createExplainer, type Explainer, type ExplainerOptions } from './self-healing.js';
 import type { CallExplanations } from './session.js';
+import { UsageRecorder, createUsageRecorder, type CallOutcome, type UsageRecorderOptions } from './usage.js';
 
-export type WithSelfHealingOptions = ExplainerOptions & RoutingOptions;
+export type WithSelfHealingOptions = ExplainerOptions &
+  RoutingOptions & {
+    /**
+     * Record what the calls use (tools, argument fields, enum values, refusals, renames routed),
+     * per day, for `usage summarize` and the gate: `{ file }` appends to that file (one recorder
+     * per file per process), or a recorder made with `createUsageRecorder` (share one between the
+     * servers a process makes per session). See docs/usage.md.
+     */
+    usage?: UsageRecorderOptions | UsageRecorder;
+  };
 
 /**
  * What `withSelfHealing` needs of an `McpServer` (@modelcontextprotocol/sdk 1.x), written out
@@ -60,12 +70,14 @@ interface ProtocolLike {
 interface TransportLike {
   send(message: unknown, options?: unknown): Promise<void>;
   onmessage?: ((message: unknown, extra?: unknown) => void) | undefined;
+  onclose?: (() => void) | undefined;
 }
 
 /** A server's configuration: how it explains, and how it decides about old-shaped calls. */
 interface Healing {
   readonly explainer: Explainer;
   readonly router: CallRouter;
+  readonly recorder: UsageRecorder | undefined;
 }
 
 const configurations = new WeakMap<object, Healing>();
@@ -88,11 +100,12 @@ export function withSelfHealing<T extends McpServerLike>(server: T, options: Wit
       'withSelfHealing: this is not an McpServer of @modelcontextprotocol/sdk 1.x (it has no low-level `server` with a `connect` method), so its answers cannot be hooked.',
     );
   }
-  if (!explainer.active && !router.active) {
+  const recorder = options.usage === undefined ? undefined : options.usage instanceof UsageRecorder ? options.usage : createUsageRecorder(options.usage);
+  if (!explainer.active && !router.active && recorder === undefined) {
     configurations.delete(protocol);
     return server;
   }
-  configurations.set(protocol, { explainer, router });
+  configurations.set(protocol, { explainer, router, recorder });
   if (!hooked.has(protocol)) {
     hooked.add(protocol);
     const connect = protocol.connect;
@@ -115,6 +128,19 @@ function attach(protocol: object, transport: TransportLike): void {
   if (attached.has(transport) || typeof transport.send !== 'function') return;
   attached.add(transport);
   const connection = new Connection(protocol, transport, transport.onmessage, transport.send);
+  const recorder = configurations.get(protocol)?.recorder;
+  if (recorder !== undefined) {
+    // OpenTelemetry's network.transport: `pipe` for stdio, `tcp` for HTTP (streamable or SSE), unsaid for any other (in memory).
+    const kind = transport.constructor?.name ?? '';
+    if (/stdio/i.test(kind)) recorder.setTransport('pipe');
+    else if (/http|sse/i.test(kind)) recorder.setTransport('tcp');
+    // The stdio transport closing is often the end of the process: what was counted goes out now.
+    const onclose = transport.onclose;
+    transport.onclose = function (this: unknown) {
+      void configurations.get(protocol)?.recorder?.flush();
+      onclose?.call(this);
+    };
+  }
   transport.onmessage = function (this: unknown, message, extra) {
     connection.incoming(this, message, extra);
   };
@@ -170,14 +196,22 @@ class Connection {
       });
       return;
     }
+    // Usage counts a call once it is decided, as the client made it: the name and arguments it sent.
+    const recorder = healing?.recorder;
+    const recorded = recorder === undefined ? undefined : (call ?? callOf(message));
+    if (recorded !== undefined) recorder?.call(recorded.name, recorded.args);
+    else if (recorder !== undefined) this.calls.observeListing(message);
+    const usage = recorder === undefined || recorded === undefined ? undefined : { recorder, called: recorded.name };
     if (decision === undefined || call === undefined) {
-      this.calls.observe(message, extra);
+      this.calls.observe(message, extra, undefined, usage);
       this.deliver?.call(self, message, extra);
     } else if (decision.kind === 'serve') {
       const routed = { ...call.message, params: { ...call.params, name: decision.name, arguments: decision.args } };
-      this.calls.observe(routed, extra, decision.notice);
+      if (decision.name !== call.name) recorder?.routed(call.name, decision.name);
+      this.calls.observe(routed, extra, decision.notice, usage);
       this.deliver?.call(self, routed, extra);
     } else {
+      recorder?.outcome(call.name, 'invalid-arguments', 0, '-32602');
       const tools = this.listing?.current;
       void this.explainer()
         .then((explanations) => explanations.refusal((healing as Healing).explainer, decision, tools))
@@ -197,7 +231,16 @@ class Connection {
       if (isJsonObject(message) && message.method === 'notifications/tools/list_changed') this.listing.forget();
     }
     if (isJsonObject(message) && message.method === 'notifications/tools/list_changed') this.unlisted = false;
-    const call = this.calls.answered(message);
+    const answered = this.calls.answered(message);
+    if (answered !== undefined && answered.kind !== 'call') {
+      const recorder = configurations.get(this.protocol)?.recorder;
+      const result = isJsonObject(message) && isJsonObject(message.result) ? message.result : undefined;
+      if (answered.kind === 'list') recorder?.listed(Array.isArray(result?.tools) ? result.tools : []);
+      else recorder?.setServer(isJsonObject(result?.serverInfo) ? result.serverInfo : undefined);
+      return this.send.call(self, message, options);
+    }
+    const call = answered;
+    if (call?.usage !== undefined) recordOutcome(call, message);
     const explainer = call === undefined ? undefined : configurations.get(this.protocol)?.explainer;
     const text = explainer === undefined ? undefined : failureText(message);
     const plain = call?.notice === undefined ? message : answerWithNotice(message, call.notice);
@@ -250,26 +293,41 @@ function answerWithNotice(message: unknown, notice: CallNotice): unknown {
   return isJsonObject(message) && isJsonObject(message.result) ? { ...message, result: withNotice(message.result, notice) } : message;
 }
 
-/** The `tools/call` requests awaiting an answer: the request path's whole cost is one entry here. */
+/**
+ * The `tools/call` requests awaiting an answer (and, when usage is recorded, the `tools/list`
+ * and `initialize` ones): the request path's whole cost is one entry here.
+ */
 class CallRegister {
-  private readonly pending = new Map<string, PendingCall>();
+  private readonly pending = new Map<string, Pending>();
 
-  observe(message: unknown, extra: unknown, notice?: CallNotice): void {
+  observe(message: unknown, extra: unknown, notice?: CallNotice, usage?: { recorder: UsageRecorder; called: string }): void {
     if (!isJsonObject(message) || message.method !== 'tools/call' || !isJsonObject(message.params)) return;
     const key = idKey(message.id);
     const name = message.params.name;
     if (key === undefined || typeof name !== 'string') return;
-    this.pending.set(key, notice === undefined ? { name, args: message.params.arguments, extra } : { name, args: message.params.arguments, extra, notice });
-    // Calls cancelled without an answer are forgotten, oldest first, past any real concurrency.
-    if (this.pending.size > MAX_PENDING_CALLS) this.pending.delete(this.pending.keys().next().value as string);
+    const call: PendingCall = { kind: 'call', name, args: message.params.arguments, extra };
+    this.track(key, { ...call, ...(notice !== undefined ? { notice } : {}), ...(usage !== undefined ? { usage: { ...usage, started: performance.now() } } : {}) });
   }
 
-  answered(message: unknown): PendingCall | undefined {
+  /** A `tools/list` or `initialize` request, whose answer tells the usage recorder the tools shown and the server. */
+  observeListing(message: unknown): void {
+    if (!isJsonObject(message) || (message.method !== 'tools/list' && message.method !== 'initialize')) return;
+    const key = idKey(message.id);
+    if (key !== undefined) this.track(key, { kind: message.method === 'tools/list' ? 'list' : 'initialize' });
+  }
+
+  answered(message: unknown): Pending | undefined {
     if (!isJsonObject(message) || !('result' in message || 'error' in message)) return undefined;
     const key = idKey(message.id);
-    const call = key === undefined ? undefined : this.pending.get(key);
-    if (call !== undefined) this.pending.delete(key as string);
-    return call;
+    const pending = key === undefined ? undefined : this.pending.get(key);
+    if (pending !== undefined) this.pending.delete(key as string);
+    return pending;
+  }
+
+  private track(key: string, pending: Pending): void {
+    this.pending.set(key, pending);
+    // Calls cancelled without an answer are forgotten, oldest first, past any real concurrency.
+    if (this.pending.size > MAX_PENDING_CALLS) this.pending.delete(this.pending.keys().next().value as string);
   }
 }
 
@@ -279,12 +337,47 @@ const MAX_HELD = 10_000;
 
 /** A `tools/call` as the server was given it. */
 export interface PendingCall {
+  readonly kind: 'call';
   readonly name: string;
   readonly args: unknown;
   /** What the transport handed the protocol with the call (authentication, the HTTP request). */
   readonly extra: unknown;
   /** What its answer must carry: the call was routed. */
   readonly notice?: CallNotice;
+  /** Usage is recorded: the recorder, the name the client called, and when the call came in (`performance.now()`). */
+  readonly usage?: { readonly recorder: UsageRecorder; readonly called: string; readonly started: number };
+}
+
+type Pending = PendingCall | { readonly kind: 'list' | 'initialize' };
+
+/**
+ * How a call ended, as usage counts it (under the name the client called): a refusal by the SDK
+ * (invalid arguments, an unknown tool: its InvalidParams error, thrown or as an `isError`
+ * result), another JSON-RPC error, the tool's own error, or success.
+ */
+function recordOutcome(call: PendingCall, message: unknown): void {
+  const usage = call.usage;
+  if (usage === undefined || !isJsonObject(message)) return;
+  const seconds = (performance.now() - usage.started) / 1000;
+  let outcome: CallOutcome = 'ok';
+  let errorType: string | undefined;
+  if (isJsonObject(message.error)) {
+    const code = message.error.code;
+    errorType = typeof code === 'number' ? String(code) : undefined;
+    outcome = code === -32602 ? refusalOf(call.name, message.error.message) : 'error';
+  } else if (isJsonObject(message.result) && message.result.isError === true) {
+    const text = failureText(message);
+    if (text === undefined) outcome = 'tool-error';
+    else {
+      outcome = refusalOf(call.name, text);
+      errorType = '-32602';
+    }
+  }
+  usage.recorder.outcome(usage.called, outcome, seconds, errorType);
+}
+
+function refusalOf(toolName: string, text: unknown): CallOutcome {
+  return typeof text === 'string' && text.replace(/^MCP error -?\d+: /, '') === `Tool ${toolName} not found` ? 'unknown-tool' : 'invalid-arguments';
 }
 
 /**

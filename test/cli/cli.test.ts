@@ -340,7 +340,7 @@ describe('usage and compile errors', () => {
   it('usage errors read as sentences: the commands include proxy, a missing value, a zero --timeout', async () => {
     const unknown = await cli(['frobnicate']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toBe('error: Unknown command "frobnicate". The commands are: compile, lock, check, diff, pin, changelog, proxy. Run "mcp-contract-guard --help" for details.\n');
+    expect(unknown.stderr).toBe('error: Unknown command "frobnicate". The commands are: compile, lock, check, diff, pin, changelog, usage, proxy. Run "mcp-contract-guard --help" for details.\n');
     const missing = await cli(['compile', '--format']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe('error: Option \'--format <value>\' argument missing. Run "mcp-contract-guard --help" for the options.\n');

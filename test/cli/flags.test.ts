@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { FLAGS, flagsOf, parseCli, type FlagName } from '../../src/cli/args.js';
 import { COMMANDS, type CommandName } from '../../src/cli/commands.js';
+import { PIN_FILE_NAME } from '../../src/contract/pins.js';
 import { EXIT_CODES, commandHelp, ownFlags, usage } from '../../src/cli/help.js';
 import { DEFAULT_TIMEOUT_MS } from '../../src/compile/source.js';
 import { LOCKFILE_NAME } from '../../src/contract/lockfile.js';
@@ -82,6 +83,8 @@ describe('flags per command', () => {
   it('the defaults the help states are the real ones', () => {
     expect(FLAGS.lockfile.help).toContain(`./${LOCKFILE_NAME})`);
     expect(FLAGS.timeout.help).toContain(`(default ${DEFAULT_TIMEOUT_MS / 1000})`);
+    // pin writes a pin file, not the server's own lockfile: its help says so.
+    expect(commandHelp('pin')).toMatch(new RegExp(`--lockfile PATH +the pin file \\(default \\./${PIN_FILE_NAME.replaceAll('.', '\\.')}\\)`));
   });
 
   it('the usage lists each command with its own flags, and the formats it really prints', () => {

@@ -9,17 +9,12 @@
  *   would (`lock`, then `check --artifact --released-at`).
  */
 import { writeFileSync } from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { normalizeCapture } from '../../src/contract/normalize.js';
-import { diffContracts } from '../../src/diff/index.js';
 import { NOTICE_META_KEY } from '../../src/runtime/index.js';
 import { cli } from '../helpers/cli.js';
 import { fixture } from '../helpers/processes.js';
 import { findPython } from '../helpers/python.js';
-// @ts-expect-error: a JavaScript fixture (the same server the runtime tests build in-process).
-import { createServer, toolkit } from '../fixtures/servers/renamed-tools.mjs';
+import { renamedToolsReport } from '../helpers/renamed-tools.js';
 import { connect, jsonLines, proxyArgs, scratch, textOf, type Connected } from './helpers.js';
 
 const files = scratch();
@@ -29,18 +24,7 @@ const fieldLines = (text: string) => [...text.matchAll(/<field name="[^"]*">[^<]
 
 /** The artifact the diff writes for the TypeScript fixture's two releases, released `date`. */
 async function writeTsArtifact(path: string, date: string): Promise<string> {
-  const kit = await toolkit({ sdk: 'newest', zod: '4' });
-  const listing = async (release: number) => {
-    const server = createServer(kit, release);
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const client = new Client({ name: 'lister', version: '1' });
-    await server.connect(serverSide);
-    await client.connect(clientSide);
-    const { tools } = await client.listTools();
-    await client.close();
-    return normalizeCapture({ server: { name: 'browser', version: `${release}.0.0` }, protocolVersion: '', era: 'legacy', tools, prompts: [], resources: [], resourceTemplates: [] }).contracts;
-  };
-  writeFileSync(path, JSON.stringify(await diffContracts(await listing(1), await listing(2), { semantic: false, release: { version: '2.0.0', date } })));
+  writeFileSync(path, JSON.stringify(await renamedToolsReport(date)));
   return path;
 }
 

@@ -10,21 +10,10 @@
  *   handler gets what the agent meant, and the result says so (text and _meta);
  * - past the deprecation window, route explains.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { normalizeCapture } from '../../src/contract/normalize.js';
-import { diffContracts } from '../../src/diff/index.js';
-import { NOTICE_META_KEY, loadDeltaMap, withSelfHealing, type DeltaMap, type WithSelfHealingOptions } from '../../src/runtime/index.js';
-// @ts-expect-error: a JavaScript fixture (the same server the proxy tests start as a process).
-import { createServer, toolkit } from '../fixtures/servers/renamed-tools.mjs';
-
-type Kit = Awaited<ReturnType<typeof toolkit>>;
-interface Server {
-  connect(transport: unknown): Promise<void>;
-  close(): Promise<void>;
-  server: { connect(transport: never): Promise<void> };
-}
+import { NOTICE_META_KEY, loadDeltaMap, withSelfHealing, type WithSelfHealingOptions } from '../../src/runtime/index.js';
+import { connectInMemory, createServer, renamedToolsReport, toolkit, type Kit, type RenamedToolsServer as Server } from '../helpers/renamed-tools.js';
 
 const open: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -32,10 +21,7 @@ afterEach(async () => {
 });
 
 async function connect(server: Server): Promise<Client> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'agent', version: '1.0.0' });
-  await server.connect(serverSide);
-  await client.connect(clientSide);
+  const client = await connectInMemory(server);
   open.push(async () => {
     await client.close();
     await server.close();
@@ -44,17 +30,7 @@ async function connect(server: Server): Promise<Client> {
 }
 
 /** The artifact `diff v1 v2 --artifact --released-at 2025-06-01` writes for the fixture's two releases. */
-async function artifact(): Promise<DeltaMap> {
-  const kit = (await toolkit({ sdk: 'newest', zod: '4' })) as Kit;
-  const listing = async (release: number) => {
-    const client = await connect(createServer(kit, release) as Server);
-    return normalizeCapture({ server: { name: 'browser', version: `${release}.0.0` }, protocolVersion: '', era: 'legacy', tools: (await client.listTools()).tools, prompts: [], resources: [], resourceTemplates: [] }).contracts;
-  };
-  const report = await diffContracts(await listing(1), await listing(2), { semantic: false, release: { version: '2.0.0', date: '2025-06-01' } });
-  return loadDeltaMap(report);
-}
-
-const deltas = await artifact();
+const deltas = loadDeltaMap(await renamedToolsReport('2025-06-01'));
 const WITHIN = () => Date.parse('2025-09-01T12:00:00Z');
 const AFTER = () => Date.parse('2026-06-02T12:00:00Z');
 
