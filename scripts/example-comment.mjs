@@ -8,8 +8,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { normalizeCapture } from '../lib/contract/normalize.js';
 import { diffContracts } from '../lib/diff/index.js';
-import { renderComment } from '../lib/github/comment.js';
-import { reproduceCommands } from '../lib/github/reproduce.js';
+import { renderComment } from '../lib/github/render/comment.js';
+import { reproduceCommands } from '../lib/github/render/reproduce.js';
 import { reviewGate } from '../lib/github/review.js';
 import { decideGate } from '../lib/policy/gate.js';
 

@@ -12,15 +12,15 @@ import type { SeverityOverrides } from '../rules/index.js';
 import { todayUtc } from '../policy/allow.js';
 import { UserError, errorMessage } from '../errors.js';
 import type { DiffReport } from '../protocol/index.js';
-import { isPermissionError, type GitHubApi } from './api.js';
-import { repoPath, type Tree } from './baseline.js';
-import { capturedContracts, type CaptureFile } from './capture-file.js';
-import type { EventPlan } from './event.js';
-import type { ActionInputs } from './inputs.js';
+import { isPermissionError, type GitHubApi } from './io/api.js';
+import { repoPath, type Tree } from './io/baseline.js';
+import { capturedContracts, type CaptureFile } from './io/capture-file.js';
+import type { EventPlan } from './io/event.js';
+import type { ActionInputs } from './io/inputs.js';
 import { plural, shortSha } from './text.js';
-import { lockCommand } from './reproduce.js';
+import { lockCommand } from './render/reproduce.js';
 import type { ServerReview } from './review.js';
-import { log, type Runner } from './step.js';
+import { log, type Runner } from './io/step.js';
 import type { Subject } from './subjects.js';
 
 /** One review run: what it was asked, about which event, and where each side's files are read. */

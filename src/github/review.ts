@@ -46,7 +46,7 @@ export interface ServerReview extends DecidedReview {
   /**
    * Where the comment's allow-list snippet goes (the config file from the repository root, and
    * whether the head has one) and the `expires` date it offers, within the horizon so that the
-   * snippet passes as pasted (github/allow-snippet.ts renders it).
+   * snippet passes as pasted (github/render/allow-snippet.ts renders it).
    */
   allowList?: { file: string; fileExists: boolean; expires: string };
   /** The workflow run, for the links of the comment: `$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID`. */

@@ -1,5 +1,5 @@
-import { ENTRY_KINDS, countOf, type EntryKind } from '../contract/model.js';
-import type { Delta, Severity } from '../protocol/index.js';
+import { ENTRY_KINDS, countOf, type EntryKind } from '../../contract/model.js';
+import type { Delta, Severity } from '../../protocol/index.js';
 import {
   DETAIL_LEVELS,
   mdCode,
@@ -12,11 +12,11 @@ import {
   truncateMarkdown,
   type DetailLevel,
   type MarkdownOptions,
-} from '../report/index.js';
-import { shortSha } from './text.js';
-import type { ServerReview } from './review.js';
+} from '../../report/index.js';
+import { shortSha } from '../text.js';
+import type { ServerReview } from '../review.js';
 import { allowSnippet } from './allow-snippet.js';
-import { commentMarker } from './sticky.js';
+import { commentMarker } from '../io/sticky.js';
 
 /** A GitHub login shown without pinging it (inside a code span a mention is inert). */
 function quietMention(login: string): string {

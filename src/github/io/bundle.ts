@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { SEVERITIES } from '../protocol/index.js';
-import { UserError } from '../errors.js';
-import { CHECK_MODES, FAIL_ON } from '../policy/checks.js';
-import { validateArtifact } from '../report/index.js';
-import type { ServerReview } from './review.js';
+import { SEVERITIES } from '../../protocol/index.js';
+import { UserError } from '../../errors.js';
+import { CHECK_MODES, FAIL_ON } from '../../policy/checks.js';
+import { validateArtifact } from '../../report/index.js';
+import type { ServerReview } from '../review.js';
 
 /**
  * The review bundle: what a `pull_request` job hands to a `workflow_run` job that posts the
