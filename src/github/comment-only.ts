@@ -7,17 +7,11 @@ import * as core from '@actions/core';
 import { relative, resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import { needingApproval } from '../policy/coverage.js';
-import type { GitHubApi } from './io/api.js';
-import { parseBundle } from './io/bundle.js';
-import { runLink } from './render/comment.js';
-import type { RunContext } from './io/event.js';
-import type { ActionInputs } from './io/inputs.js';
-import { approvalOf, approvalRecordsOf, coveragesOf, recordsOf } from './approval/label.js';
+import { log, parseBundle, readWorkspaceFile, writeSummary, type ActionInputs, type GitHubApi, type RunContext, type Runner } from './io/index.js';
+import { computeOutputs, renderSummary, runLink } from './render/index.js';
+import { approvalOf, approvalRecordsOf, coveragesOf, recordsOf } from './approval/index.js';
 import { shortSha } from './text.js';
-import { readWorkspaceFile } from './io/paths.js';
 import { postComments, runUrl } from './post.js';
-import { log, writeSummary, type Runner } from './io/step.js';
-import { computeOutputs, renderSummary } from './render/summary.js';
 import { vouchReview } from './vouch.js';
 
 /**

@@ -4,15 +4,24 @@
  * fails the step: what could not be posted becomes a warning, and the report stays in the
  * job summary.
  */
-import { DEFAULT_RETRY, isPermissionError, isTransient, retryPolicy, type GitHubApi } from './io/api.js';
-import { renderApprovalRecord, withApprovalRecord } from './approval/record.js';
+import {
+  commentMarker,
+  DEFAULT_RETRY,
+  isPermissionError,
+  isTransient,
+  log,
+  planComment,
+  planEvent,
+  redactor,
+  retryPolicy,
+  type ActionInputs,
+  type GitHubApi,
+  type RunContext,
+} from './io/index.js';
+import { renderApprovalRecord, withApprovalRecord } from './approval/index.js';
 import type { ApprovalRecord } from '../policy/coverage.js';
-import { COMMENT_LIMIT, renderComment, renderFailedReview, renderQuietComment } from './render/comment.js';
-import { planEvent, type RunContext } from './io/event.js';
-import type { ActionInputs } from './io/inputs.js';
+import { COMMENT_LIMIT, renderComment, renderFailedReview, renderQuietComment } from './render/index.js';
 import { hasSomethingToSay, type ServerReview } from './review.js';
-import { log, redactor } from './io/step.js';
-import { commentMarker, planComment } from './io/sticky.js';
 import { errorMessage } from '../errors.js';
 
 const FORK_HELP =

@@ -14,31 +14,47 @@ import { allowListNotes, offeredExpiry, todayUtc } from '../policy/allow.js';
 import { judgeChanges } from '../policy/judge.js';
 import { needingApproval, type Coverage } from '../policy/coverage.js';
 import { decideReview } from '../policy/review.js';
-import { entryAnnotations, selectAnnotations, type Annotation } from './render/annotations.js';
-import { GitHubApi, retryPolicy } from './io/api.js';
-import { checkoutTree, commitTree } from './io/baseline.js';
-import { guardCommandFiles, tamperingMessage, type CommandFileGuard } from './io/command-files.js';
-import { renderBundle, BUNDLE_VERSION, type ReviewBundle } from './io/bundle.js';
-import { whatWentWrong } from './render/comment.js';
+import { computeOutputs, entryAnnotations, renderSummary, reproduceCommands, selectAnnotations, whatWentWrong, type Annotation } from './render/index.js';
+import {
+  BUNDLE_VERSION,
+  checkoutTree,
+  commitTree,
+  GitHubApi,
+  guardCommandFiles,
+  log,
+  parseCaptureFile,
+  planEvent,
+  readInputs,
+  readUsageInputs,
+  readWorkspaceFile,
+  redactor,
+  registerCredentials,
+  releaseTagsOf,
+  renderBundle,
+  retryPolicy,
+  runnerOf,
+  tamperingMessage,
+  writeOutputFile,
+  writeSummary,
+  type ActionInputs,
+  type CommandFileGuard,
+  type EventPlan,
+  type ReleaseTags,
+  type ReviewBundle,
+  type RunContext,
+  type Runner,
+  type UsageRead,
+} from './io/index.js';
 import { captureOnly } from './capture-only.js';
-import { parseCaptureFile } from './io/capture-file.js';
 import { commentOnly } from './comment-only.js';
 import { draftReview, readBaseLockfile, type BaseLockfile, type Run, type ServerDraft } from './draft.js';
-import { planEvent, type EventPlan, type RunContext } from './io/event.js';
-import { readInputs, type ActionInputs } from './io/inputs.js';
-import { approvalOf, approvalRecordsOf, coveragesOf, recordsOf, senderOf, type LabelState } from './approval/label.js';
+import { approvalOf, approvalRecordsOf, coveragesOf, recordsOf, senderOf, type LabelState } from './approval/index.js';
 import { plural, shortSha } from './text.js';
-import { readWorkspaceFile, writeOutputFile } from './io/paths.js';
 import { postComments, replaceWithFailure, runUrl } from './post.js';
 import { PRIVILEGED_EVENTS, privilegePolicy } from './privilege.js';
-import { releaseTagsOf, type ReleaseTags } from './io/release-tags.js';
-import { reproduceCommands } from './render/reproduce.js';
 import type { ServerReview } from './review.js';
-import { log, redactor, registerCredentials, runnerOf, writeSummary, type Runner } from './io/step.js';
 import { subjectsOf, type RunSubjects } from './subjects.js';
-import { readUsageInputs, type UsageRead } from './io/usage.js';
 import { watchPins } from './watch.js';
-import { computeOutputs, renderSummary } from './render/summary.js';
 
 export async function runAction(): Promise<void> {
   // The first line of the log, before any work: what ran, on what (the cold-start bench waits for it).

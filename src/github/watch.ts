@@ -30,17 +30,26 @@ import { repinCommand } from '../pin/repin.js';
 import { decideReview } from '../policy/review.js';
 import type { DiffReport } from '../protocol/index.js';
 import { mdCell, mdCode, mdText, truncate } from '../report/index.js';
-import type { GitHubApi, RepoIssue } from './io/api.js';
-import { tamperingMessage, type CommandFileGuard } from './io/command-files.js';
-import { renderDriftReview, SUMMARY_LIMIT } from './render/comment.js';
-import type { RunContext } from './io/event.js';
-import type { ActionInputs } from './io/inputs.js';
+import {
+  isOwn,
+  log,
+  markerValue,
+  readWorkspaceFile,
+  redactor,
+  registerCredentials,
+  tamperingMessage,
+  writeSummary,
+  type ActionInputs,
+  type CommandFileGuard,
+  type GitHubApi,
+  type RepoIssue,
+  type RunContext,
+  type Runner,
+} from './io/index.js';
+import { renderDriftReview, SUMMARY_LIMIT } from './render/index.js';
 import { plural } from './text.js';
-import { readWorkspaceFile } from './io/paths.js';
 import { runUrl } from './post.js';
 import type { ServerReview } from './review.js';
-import { isOwn, markerValue } from './io/sticky.js';
-import { log, redactor, registerCredentials, writeSummary, type Runner } from './io/step.js';
 
 /** What the watch found for one pinned server. */
 type Check =

@@ -3,13 +3,10 @@
  * (who added it, with which permission), and what it covers (the record in this Action's own
  * sticky comment). The rules are policy/approval.ts and policy/coverage.ts; this is the I/O.
  */
-import type { GitHubApi } from '../io/api.js';
+import { commentMarker, log, type GitHubApi, type PullRequestInfo } from '../io/index.js';
 import { readApprovalRecord } from './record.js';
-import type { PullRequestInfo } from '../io/event.js';
 import { plural } from '../text.js';
 import type { ServerReview } from '../review.js';
-import { log } from '../io/step.js';
-import { commentMarker } from '../io/sticky.js';
 import { errorMessage } from '../../errors.js';
 import { judgeApproval } from '../../policy/approval.js';
 import { approvalCoverage, type ApprovalRecord, type Coverage } from '../../policy/coverage.js';

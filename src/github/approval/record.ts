@@ -5,7 +5,7 @@
  * their own approves nothing.
  */
 import { MAX_RECORDED, type ApprovalRecord } from '../../policy/coverage.js';
-import { markerValue } from '../io/sticky.js';
+import { markerValue } from '../io/index.js';
 
 const PREFIX = '<!-- mcp-contract-guard:approved';
 const LINE = /^<!-- mcp-contract-guard:approved label=(\S*) by=(\S*) at=(\S*) fingerprints=([0-9a-f,]*) -->$/;

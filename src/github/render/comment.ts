@@ -16,7 +16,7 @@ import {
 import { shortSha } from '../text.js';
 import type { ServerReview } from '../review.js';
 import { allowSnippet } from './allow-snippet.js';
-import { commentMarker } from '../io/sticky.js';
+import { commentMarker } from '../io/index.js';
 
 /** A GitHub login shown without pinging it (inside a code span a mention is inert). */
 function quietMention(login: string): string {
