@@ -8,10 +8,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { normalizeCapture } from '../lib/contract/normalize.js';
 import { diffContracts } from '../lib/diff/index.js';
-import { renderComment } from '../lib/github/comment.js';
-import { reproduceCommands } from '../lib/github/reproduce.js';
-import { reviewGate } from '../lib/github/review.js';
-import { decideGate } from '../lib/policy/gate.js';
+import { renderComment } from '../lib/github/render/comment.js';
+import { reproduceCommands } from '../lib/github/render/reproduce.js';
+import { decideReview } from '../lib/policy/review.js';
 
 const fixtures = fileURLToPath(new URL('../test/fixtures/real-world/', import.meta.url));
 // The captures keep what `initialize` answered (server name, version, capabilities).
@@ -22,7 +21,7 @@ const contractsOf = (file) => {
 
 const report = await diffContracts(contractsOf('tavily@0.2.12.json'), contractsOf('tavily@0.2.16.json'));
 const selection = { flags: "--command 'node build/index.js'", lockfileFlag: '', dir: '' };
-const gate = decideGate({ server: 'tavily', report, failOn: 'BREAKING', accepted: () => false, approveLabel: 'contract-change-approved', lockfileCheck: 'fail' });
+const decided = decideReview({ server: 'tavily', report, failOn: 'BREAKING', acceptedBy: () => undefined, approveLabel: 'contract-change-approved', lockfileCheck: 'fail' }).review;
 const review = {
   id: 'mcp-contracts.lock.json',
   name: 'tavily',
@@ -35,9 +34,8 @@ const review = {
   report,
   lockfileCheck: 'fail',
   failOn: 'BREAKING',
-  gate: reviewGate(gate),
+  ...decided,
   approveLabel: 'contract-change-approved',
-  accepted: [],
   allowNotes: [],
   reproduce: reproduceCommands({ selection, lockfileRepoPath: 'mcp-contracts.lock.json', lockfileLocalPath: 'mcp-contracts.lock.json', baselineRef: '4f2c1a9', compile: true, failOn: 'BREAKING' }),
   notes: [],

@@ -7,7 +7,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { access, constants, readFile, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UserError } from './errors.js';
-import { withoutByteOrderMark } from './protocol/json.js';
+import { withoutByteOrderMark } from './protocol/index.js';
 
 /**
  * The text of a JSON file's bytes, decoded in one piece. `readFile(path, 'utf8')` decodes each

@@ -27,7 +27,7 @@ export {
 } from './compile/index.js';
 export { normalizeCapture, normalizeTool, ANNOTATION_DEFAULTS, EXECUTION_DEFAULTS } from './contract/normalize.js';
 export { normalizeSchema } from './contract/schema.js';
-export { canonicalJson, digestOf } from './contract/canonical.js';
+export { digestOf } from './contract/canonical.js';
 export { LOCKFILE_NAME, LOCKFILE_VERSION, LockfileError, entryDigest, parseLockfile, renderLockfile } from './contract/lockfile.js';
 export { compareContracts, hasChanges, type ContractChanges } from './contract/compare.js';
 export { ENTRY_KINDS, type ContractEntry, type Contracts, type EntryKind, type JsonSchema, type RawCapture } from './contract/model.js';
@@ -36,6 +36,7 @@ export { diffContracts, fingerprintOf, type DiffOptions } from './diff/index.js'
 export { RULES, RULE_KINDS, classify, renderSeverityTable, type Rule, type RuleKind, type SeverityOverrides } from './rules/index.js';
 export {
   REPORT_VERSION,
+  canonicalJson,
   SEVERITIES,
   SEVERITY_RANK,
   maxSeverityOf,

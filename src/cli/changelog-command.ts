@@ -13,8 +13,7 @@ import { diffContracts } from '../diff/index.js';
 import { UserError } from '../errors.js';
 import { releaseTagOf } from '../policy/semver.js';
 import { changelogSection, renderChangelogJson, renderChangelogMarkdown, type Changelog, type ChangelogSection } from '../report/changelog.js';
-import type { Runner } from './commands.js';
-import { CommandContext } from './context.js';
+import { CommandContext, type Runner } from './context.js';
 
 /** Most mainline commits walked, and most lockfile versions read: older ones are left out, and the changelog says so. */
 const MAX_COMMITS = 100_000;

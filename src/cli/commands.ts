@@ -1,8 +1,4 @@
-import type { CliArgs, FlagName } from './args.js';
-import type { Io } from './context.js';
-
-/** Runs one command; resolves to its exit code. */
-export type Runner = (args: CliArgs, io: Io) => Promise<number>;
+import type { FlagName } from './flags.js';
 
 export interface CommandSpec {
   /** What follows the command's name in the usage ('' for none). */
@@ -19,8 +15,6 @@ export interface CommandSpec {
   formats?: readonly Format[];
   /** Where a shared flag means something else for this command (another default, say). */
   flagHelp?: Partial<Record<FlagName, string>>;
-  /** Loaded only when the command runs, so `--help` and the other commands pay nothing for it. */
-  load: () => Promise<{ run: Runner }>;
 }
 
 /** Every format a diff report renders to. */
@@ -35,7 +29,6 @@ const TABLE = {
     source: true,
     flags: [],
     formats: ['text', 'json'],
-    load: () => import('./compile-command.js'),
   },
   lock: {
     operands: '<source>',
@@ -43,7 +36,6 @@ const TABLE = {
     details: 'Compiles a server and writes its canonical lockfile: created, updated or unchanged (an unchanged server changes\nno byte). The file is replaced atomically.',
     source: true,
     flags: ['lockfile'],
-    load: () => import('./lock-command.js'),
   },
   check: {
     operands: '<source>',
@@ -55,7 +47,6 @@ const TABLE = {
     source: true,
     flags: ['lockfile', 'fail-on', 'lockfile-check', 'artifact', 'released-at', 'release', 'usage', 'unused-days', 'no-color'],
     formats: FORMATS,
-    load: () => import('./check-command.js'),
   },
   diff: {
     operands: '<OLD> <NEW>',
@@ -67,7 +58,6 @@ const TABLE = {
     source: false,
     flags: ['config', 'fail-on', 'artifact', 'released-at', 'release', 'usage', 'unused-days', 'no-color'],
     formats: FORMATS,
-    load: () => import('./diff-command.js'),
   },
   pin: {
     operands: '<client-config>',
@@ -82,7 +72,6 @@ const TABLE = {
     source: false,
     flags: ['lockfile', 'server', 'rewrite', 'on-drift', 'proxy-command'],
     flagHelp: { lockfile: 'the pin file (default ./mcp-pins.lock.json)', server: 'only this server of the client configuration' },
-    load: () => import('./pin-command.js'),
   },
   changelog: {
     operands: '',
@@ -94,7 +83,6 @@ const TABLE = {
     source: false,
     flags: ['lockfile', 'from', 'to'],
     formats: ['markdown', 'json'],
-    load: () => import('./changelog-command.js'),
   },
   usage: {
     operands: 'summarize <FILE…>',
@@ -105,11 +93,14 @@ const TABLE = {
       'diff read it with --usage: a BREAKING change no call used in the window is RISKY.',
     source: false,
     flags: ['out', 'days', 'server'],
-    load: () => import('./usage-command.js'),
   },
 } satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof TABLE;
 
-/** Every command of the CLI: one entry each. The parser, the dispatcher and the help read it. */
+/**
+ * Every command of the CLI: one entry each. The parser and the help read it; the dispatcher
+ * (main.ts) loads each command's code, which imports this table's types, so the table names
+ * no command module and no command module is loaded with it.
+ */
 export const COMMANDS: Record<CommandName, CommandSpec> = TABLE;

@@ -1,8 +1,7 @@
-import { canonicalJson } from '../contract/canonical.js';
+import { canonicalJson } from '../protocol/index.js';
 import type { Contracts } from '../contract/model.js';
-import type { Runner } from './commands.js';
 import { renderContractsText } from './contracts-text.js';
-import { CommandContext } from './context.js';
+import { CommandContext, type Runner } from './context.js';
 import { compileTarget, forEachTarget } from './servers.js';
 import { resolveTargets } from './targets.js';
 

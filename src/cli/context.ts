@@ -10,6 +10,9 @@ export interface Io {
   isTty: boolean;
 }
 
+/** Runs one command; resolves to its exit code. */
+export type Runner = (args: CliArgs, io: Io) => Promise<number>;
+
 /** What every command uses to talk to the user. */
 export class CommandContext {
   constructor(

@@ -3,8 +3,7 @@ import { compileFilesToDiff } from '../compile/dump.js';
 import { diffContracts } from '../diff/index.js';
 import { UserError } from '../errors.js';
 import { assertWritable, readTextIfExists } from '../files.js';
-import type { Runner } from './commands.js';
-import { CommandContext } from './context.js';
+import { CommandContext, type Runner } from './context.js';
 import { expiredEntryNotes, judge, readUsageOption, releaseOf, renderReport, usageWarning, verdictText, writeArtifact } from './review.js';
 import { configFileOf, configOf } from './targets.js';
 

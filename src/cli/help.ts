@@ -2,7 +2,8 @@
  * The usage and each command's help, generated from the flag and command tables, so neither
  * can promise a flag the parser refuses or hide one it takes.
  */
-import { FLAGS, flagsOf, type FlagName, type FlagSpec } from './args.js';
+import { flagsOf } from './args.js';
+import { FLAGS, type FlagName, type FlagSpec } from './flags.js';
 import { COMMANDS, type CommandName, type CommandSpec } from './commands.js';
 
 /** The exit-code rule, stated once: the usage, every command's help and docs/cli.md show it. */

@@ -1,8 +1,7 @@
 import { LockfileError, parseLockfile, renderLockfile } from '../contract/lockfile.js';
 import { assertWritable, readTextIfExists, writeTextAtomically } from '../files.js';
-import type { Runner } from './commands.js';
 import { summarizeContracts } from './contracts-text.js';
-import { CommandContext } from './context.js';
+import { CommandContext, type Runner } from './context.js';
 import { compileTarget, forEachTarget } from './servers.js';
 import { resolveTargets } from './targets.js';
 

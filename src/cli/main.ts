@@ -1,10 +1,25 @@
 import { UserError } from '../errors.js';
 import { parseCli, type CliArgs } from './args.js';
-import { COMMANDS } from './commands.js';
-import { formatError, type Io } from './context.js';
+import type { CommandName } from './commands.js';
+import { formatError, type Io, type Runner } from './context.js';
 import { commandHelp, usage } from './help.js';
 
 export type { Io };
+
+/**
+ * Each command's code, loaded only when it runs, so `--help` and the other commands pay
+ * nothing for it. A command missing here is a type error: every name of the command table
+ * has its loader.
+ */
+const RUNNERS: Record<CommandName, () => Promise<{ run: Runner }>> = {
+  compile: () => import('./compile-command.js'),
+  lock: () => import('./lock-command.js'),
+  check: () => import('./check-command.js'),
+  diff: () => import('./diff-command.js'),
+  pin: () => import('./pin-command.js'),
+  changelog: () => import('./changelog-command.js'),
+  usage: () => import('./usage-command.js'),
+};
 
 /**
  * Run the CLI; resolves to the exit code. Never throws. Only the table of flags and commands
@@ -30,7 +45,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       io.stderr(`${usage()}\n`);
       return 2;
     }
-    const { run } = await COMMANDS[args.command].load();
+    const { run } = await RUNNERS[args.command]();
     return await run(args, io);
   } catch (error) {
     io.stderr(`${formatError(error, args?.debug ?? argv.includes('--debug'))}\n`);

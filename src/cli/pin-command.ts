@@ -24,8 +24,7 @@ import { describePolicy, parseDriftPolicy } from '../policy/drift.js';
 import { expandServer, readClientConfig, redactSecrets, rewriteClientConfig, type ClientConfig, type ConfiguredServer, type Expanded, type Replacement } from '../pin/client-config.js';
 import { ResolveError, packageOf, resolveVersion, withVersion } from '../pin/packages.js';
 import { VERSION } from '../version.js';
-import type { Runner } from './commands.js';
-import { CommandContext, formatError } from './context.js';
+import { CommandContext, formatError, type Runner } from './context.js';
 
 /** A server pinned: what goes in the pin file, and what the rewrite starts. */
 interface Pinned {

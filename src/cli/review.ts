@@ -1,6 +1,6 @@
 /**
- * What `check` and `diff` share once they hold a report: the config's allow list and the gate
- * (the same pure decisions as the Action's, from src/policy), the report in the asked format,
+ * What `check` and `diff` share once they hold a report: the config's allow list and the review
+ * (decided by policy/review.ts, as the Action's), the report in the asked format,
  * the verdict beside it, and the delta artifact.
  */
 import { resolve } from 'node:path';
@@ -12,8 +12,9 @@ import { readTextIfExists, writeTextAtomically } from '../files.js';
 import { allowListNotes, evaluateAllowList, offeredExpiry, todayUtc } from '../policy/allow.js';
 import { judgeChanges, type ChangePolicy } from '../policy/judge.js';
 import type { LocatedDelta } from '../policy/deltas.js';
-import type { CheckMode } from '../policy/checks.js';
-import { decideGate, type FailOn, type GateDecision } from '../policy/gate.js';
+import type { CheckMode, FailOn } from '../policy/checks.js';
+import type { GateDecision } from '../policy/gate.js';
+import { decideReview } from '../policy/review.js';
 import { terminalText, truncate } from '../report/escape.js';
 import type { CliArgs } from './args.js';
 import type { Format } from './commands.js';
@@ -50,11 +51,11 @@ export function judge(review: Review, failOn: FailOn, allow: AllowEntry[], optio
   const { reports, allow: evaluation } = judgeChanges([{ server: review.server, names: review.names ?? [review.server], report: review.report }], { allow, today: today(), ...(usage ? { usage } : {}) });
   const report = reports[0] as DiffReport;
   const { acceptedBy } = evaluation;
-  const gate = decideGate({
+  const { gate } = decideReview({
     server: review.server,
     report,
     failOn,
-    accepted: (f) => acceptedBy(f) !== undefined,
+    acceptedBy,
     lockfileCheck: stale?.lockfileCheck ?? 'off',
     ...(stale ? { staleMessage: stale.message } : {}),
   });

@@ -6,9 +6,10 @@
 import { compileFile } from '../compile/dump.js';
 import type { Compiled, HealingFailedError } from '../compile/index.js';
 import { shellQuote, sourceFlags } from '../compile/source.js';
-import { canonicalJson } from '../contract/canonical.js';
+import { canonicalJson } from '../protocol/index.js';
 import type { Target } from '../config.js';
-import { FLAGS, type CliArgs, type FlagName } from './args.js';
+import type { CliArgs } from './args.js';
+import { FLAGS, type FlagName } from './flags.js';
 import { formatError, type CommandContext } from './context.js';
 
 /**

@@ -14,8 +14,7 @@ import { UserError } from '../errors.js';
 import { writeTextAtomically } from '../files.js';
 import { MAX_RECORD_LENGTH, UsageRecordError, UsageSummaryBuilder, UsageSummaryError, addDays, readUsageRecordLine, renderUsageSummary, type UsageRecord } from '../protocol/index.js';
 import { todayUtc } from '../policy/allow.js';
-import type { Runner } from './commands.js';
-import { CommandContext } from './context.js';
+import { CommandContext, type Runner } from './context.js';
 
 const USAGE = 'mcp-contract-guard usage summarize <FILE…> [--out usage.json] [--days N] [--server NAME]';
 /** Damaged lines named one by one in the warning; the rest are counted. */

@@ -115,7 +115,7 @@ export function resolveProgram(program: string, path: string | undefined, cwd: s
  * It stands between the client and the server's first answer (the proxy starts one on every
  * launch), so it imports only modules built into the interpreter: `_signal` rather than
  * `signal` (which builds enums on import) and `_ctypes` rather than `ctypes` (which defines its
- * whole type system), about 15 ms less before the server starts; prctl is called through
+ * whole type system): the server starts some 6 ms sooner; prctl is called through
  * `_ctypes` as `ctypes.CDLL(None).prctl` would call it.
  */
 export const SUPERVISOR = String.raw`

@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { createParser, type ParseError } from 'eventsource-parser';
 import type { JsonObject } from '../contract/model.js';
 import { isJsonObject } from '../contract/model.js';
-import { parseJson } from '../protocol/json.js';
+import { parseJson } from '../protocol/index.js';
 import {
   ChannelError,
   MAX_MESSAGE_BYTES,

@@ -7,13 +7,12 @@ import { compileFile, type FileContracts } from './dump.js';
 import type { ContractSource } from './source.js';
 
 export { splitCommand } from './argv.js';
-export { CompileError, START_BUDGET_FACTOR, captureServer, type Progress, type ServerCapture } from './capture.js';
-export { diagnose, envNamesIn, type Diagnosis, type FailureCategory } from './diagnose.js';
-export { compileFile, contractsOfFile, lockfileAdvice, parseContractsFile, readContractsFile, type FileContents, type FileContracts } from './dump.js';
+export { CompileError, captureServer, type ServerCapture } from './capture.js';
+export { diagnose, type Diagnosis, type FailureCategory } from './diagnose.js';
+export { compileFile, compileFilesToDiff, contractsOfFile, lockfileAdvice, parseContractsFile } from './dump.js';
 export {
   CLIENT_CAPABILITIES,
   DEFAULT_TIMEOUT_MS,
-  checkClientCapabilities,
   checkPassEnv,
   declaringAsRecorded,
   parseClientCapabilities,
@@ -23,20 +22,9 @@ export {
   type ContractSource,
   type ServerSource,
 } from './source.js';
-export { ISOLATED_ENV, RUNNER_INTERNALS, WITHHELD_UNLESS_NAMED, serverEnvironment } from './env.js';
 export { exitOnInterrupt } from './interrupt.js';
-export { redactUrl } from './redact.js';
-export type { AttemptEvidence } from './channel.js';
-
-export {
-  DEFAULT_MAX_ATTEMPTS,
-  HealingFailedError,
-  buildCommand,
-  describeAttempts,
-  proposeFix,
-  type Attempt,
-  type HealingReport,
-} from './heal.js';
+export { redactUrl, urlSecrets } from './redact.js';
+export { HealingFailedError, proposeFix, type Attempt, type HealingReport } from './heal.js';
 
 export interface Compiled {
   contracts: Contracts;
@@ -53,7 +41,6 @@ export interface CompileOptions extends Omit<CaptureOptions, 'deadline'> {
   heal?: boolean;
   maxAttempts?: number;
 }
-
 
 /**
  * Contracts from any source: a live server, a tools/list dump, or a lockfile. A server that

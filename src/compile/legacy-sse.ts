@@ -1,5 +1,5 @@
 import { isJsonObject, type JsonObject } from '../contract/model.js';
-import { parseJson } from '../protocol/json.js';
+import { parseJson } from '../protocol/index.js';
 import { openOlderTransportStream } from '../http-client.js';
 import { ChannelError, MAX_MESSAGE_BYTES, type AttemptEvidence } from './channel.js';
 

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../protocol/json.js';
+import { canonicalJson } from '../protocol/index.js';
 import type { ContractEntry } from './model.js';
 
-/** The canonical JSON every digest and lockfile is written in (one implementation, the protocol's). */
-export { canonicalJson, jsonEqual } from '../protocol/json.js';
+// Digests are of the canonical JSON every lockfile is written in: the protocol's one implementation.
 
 export function sha256(text: string): string {
   return `sha256:${createHash('sha256').update(text).digest('hex')}`;

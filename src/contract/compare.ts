@@ -1,4 +1,4 @@
-import { jsonEqual } from '../protocol/json.js';
+import { jsonEqual } from '../protocol/index.js';
 import { entryDigest } from './canonical.js';
 import { ENTRY_KINDS, type Contracts, type EntryKind } from './model.js';
 

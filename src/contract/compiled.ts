@@ -6,7 +6,7 @@
  * word for what a server exposes. What `compile` prints when it fails (its error report) and
  * for a config file (several servers, keyed by name) are told apart, with what to do instead.
  */
-import { markCanonical, withSortedKeys } from '../protocol/json.js';
+import { markCanonical, withSortedKeys } from '../protocol/index.js';
 import { UserError } from '../errors.js';
 import { ENTRY_KINDS, emptyContracts, isJsonObject, type ContractEntry, type Contracts, type JsonObject } from './model.js';
 

@@ -1,5 +1,5 @@
-import { markCanonical, nullPrototypeRecord, parseJson, withSortedKeys } from '../protocol/json.js';
-import { canonicalJson, entryDigest, jsonEqual, rememberDigest, sha256 } from './canonical.js';
+import { canonicalJson, jsonEqual, markCanonical, nullPrototypeRecord, parseJson, withSortedKeys } from '../protocol/index.js';
+import { entryDigest, rememberDigest, sha256 } from './canonical.js';
 import {
   ENTRY_KINDS,
   emptyContracts,

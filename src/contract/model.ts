@@ -7,8 +7,7 @@
  * - `Contracts` is the canonical form: one entry per tool, prompt, resource and resource
  *   template, each holding its normalized contract. Lockfiles store it and the diff reads it.
  */
-import { isJsonObject as isRecord, nullPrototypeRecord } from '../protocol/json.js';
-import type { EntryKind } from '../protocol/report.js';
+import { isJsonObject as isRecord, nullPrototypeRecord, type EntryKind } from '../protocol/index.js';
 
 export type JsonPrimitive = string | number | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
@@ -41,7 +40,7 @@ export interface RawCapture {
   clientCapabilities?: string[];
 }
 
-export { ENTRY_KINDS, type EntryKind } from '../protocol/report.js';
+export { ENTRY_KINDS, type EntryKind } from '../protocol/index.js';
 
 /** How an entry kind reads in a sentence ("tool", "resource template"). */
 export const ENTRY_NOUN: Record<EntryKind, string> = {

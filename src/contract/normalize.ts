@@ -1,4 +1,4 @@
-import { jsonEqual, markCanonical, withSortedKeys } from '../protocol/json.js';
+import { jsonEqual, markCanonical, withSortedKeys } from '../protocol/index.js';
 import { rememberDigest, sha256 } from './canonical.js';
 import { normalizeSchema } from './schema.js';
 import {

@@ -20,7 +20,8 @@
  * the proxy takes the lockfile of `lock` as readily as the pin file of `pin`.
  */
 import { z } from 'zod';
-import { canonicalJson, sha256 } from './canonical.js';
+import { canonicalJson } from '../protocol/index.js';
+import { sha256 } from './canonical.js';
 import { LockfileError, looksLikeLockfile, renderLockfile, verifyLockfile } from './lockfile.js';
 import { isJsonObject, nameRecord, type Contracts } from './model.js';
 

@@ -1,6 +1,4 @@
-import { hasSortedKeys, withSortedKeys } from '../protocol/json.js';
-import { pointerTokens } from '../protocol/schema.js';
-import { canonicalJson, jsonEqual } from './canonical.js';
+import { canonicalJson, hasSortedKeys, jsonEqual, pointerTokens, withSortedKeys } from '../protocol/index.js';
 import { isJsonObject, nameRecord, type JsonObject, type JsonSchema, type JsonValue } from './model.js';
 
 /**

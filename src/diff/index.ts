@@ -10,10 +10,11 @@
  * byte for byte (the cross-check's time budget is the one thing a slow machine can change,
  * and then only a `note`, never a silent verdict).
  */
-import { canonicalJson, entryDigest, sha256 } from '../contract/canonical.js';
+import { entryDigest, sha256 } from '../contract/canonical.js';
 import { ENTRY_KINDS, isJsonObject, type ContractEntry, type Contracts, type EntryKind } from '../contract/model.js';
 import {
   REPORT_VERSION,
+  canonicalJson,
   fieldOf,
   SEVERITIES,
   compareDeltas,
@@ -260,7 +261,7 @@ function buildReport(found: Found, serverFindings: Finding[] | null, previous: C
   return report;
 }
 
-/** The property discriminating a tool's root input union, if it has one (see protocol/union.ts). */
+/** The property discriminating a tool's root input union, if it has one (see `discriminatorOf` in protocol/schema.ts). */
 function rootDiscriminator(entry: ContractEntry | undefined): string | null {
   const schema = entry?.contract.inputSchema;
   if (!isJsonObject(schema)) return null;

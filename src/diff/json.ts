@@ -1,5 +1,5 @@
 /** Small pure helpers over JSON values shared by the detectors. */
-import { canonicalJson, jsonEqual as deepEqual } from '../contract/canonical.js';
+import { canonicalJson, jsonEqual as deepEqual } from '../protocol/index.js';
 import { isJsonObject, nameRecord, objectOr, type JsonObject, type JsonValue } from '../contract/model.js';
 
 export { isJsonObject, objectOr };

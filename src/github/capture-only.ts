@@ -10,16 +10,27 @@ import { join } from 'node:path';
 import { CompileError } from '../compile/index.js';
 import { renderLockfile } from '../contract/lockfile.js';
 import { UserError, errorMessage } from '../errors.js';
-import { checkoutTree } from './baseline.js';
-import { CAPTURE_KIND, CAPTURE_VERSION, renderCaptureFile, type CapturedServer } from './capture-file.js';
-import { tamperingMessage, type CommandFileGuard } from './command-files.js';
+import {
+  CAPTURE_KIND,
+  CAPTURE_VERSION,
+  checkoutTree,
+  log,
+  planEvent,
+  redactor,
+  registerCredentials,
+  renderCaptureFile,
+  tamperingMessage,
+  writeOutputFile,
+  writeSummary,
+  type ActionInputs,
+  type CapturedServer,
+  type CommandFileGuard,
+  type RunContext,
+  type Runner,
+} from './io/index.js';
 import { captureLive } from './draft.js';
-import { planEvent, type RunContext } from './event.js';
-import type { ActionInputs } from './inputs.js';
-import { plural } from './markdown.js';
+import { plural } from './text.js';
 import { privilegePolicy } from './privilege.js';
-import { writeOutputFile } from './paths.js';
-import { log, redactor, registerCredentials, writeSummary, type Runner } from './step.js';
 import { subjectsOf } from './subjects.js';
 
 export async function captureOnly(inputs: ActionInputs, context: RunContext, runner: Runner, commandFiles: CommandFileGuard): Promise<void> {

@@ -7,17 +7,11 @@ import * as core from '@actions/core';
 import { relative, resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import { needingApproval } from '../policy/coverage.js';
-import type { GitHubApi } from './api.js';
-import { parseBundle } from './bundle.js';
-import { runLink } from './comment.js';
-import type { RunContext } from './event.js';
-import type { ActionInputs } from './inputs.js';
-import { approvalOf, approvalRecordsOf, coveragesOf, recordsOf } from './label.js';
-import { shortSha } from './markdown.js';
-import { readWorkspaceFile } from './paths.js';
+import { log, parseBundle, readWorkspaceFile, writeSummary, type ActionInputs, type GitHubApi, type RunContext, type Runner } from './io/index.js';
+import { computeOutputs, renderSummary, runLink } from './render/index.js';
+import { approvalOf, approvalRecordsOf, coveragesOf, recordsOf } from './approval/index.js';
+import { shortSha } from './text.js';
 import { postComments, runUrl } from './post.js';
-import { log, writeSummary, type Runner } from './step.js';
-import { computeOutputs, renderSummary } from './summary.js';
 import { vouchReview } from './vouch.js';
 
 /**

@@ -3,7 +3,17 @@
  * the head's contracts (captured live, or its lockfile), the freshness of its lockfile, the
  * baseline the base commit's config names, and the diff between them.
  */
-import { CompileError, compileContracts, contractsOfFile, declaringAsRecorded, lockfileAdvice, parseContractsFile, sourceFlags, type Compiled, type ContractSource } from '../compile/index.js';
+import {
+  CompileError,
+  compileContracts,
+  contractsOfFile,
+  declaringAsRecorded,
+  lockfileAdvice,
+  parseContractsFile,
+  sourceFlags,
+  type Compiled,
+  type ContractSource,
+} from '../compile/index.js';
 import { compareContracts, hasChanges } from '../contract/compare.js';
 import { LockfileError, parseLockfile, recordedClientCapabilities } from '../contract/lockfile.js';
 import { ENTRY_KINDS, emptyContracts, type Contracts } from '../contract/model.js';
@@ -12,15 +22,10 @@ import type { SeverityOverrides } from '../rules/index.js';
 import { todayUtc } from '../policy/allow.js';
 import { UserError, errorMessage } from '../errors.js';
 import type { DiffReport } from '../protocol/index.js';
-import { isPermissionError, type GitHubApi } from './api.js';
-import { repoPath, type Tree } from './baseline.js';
-import { capturedContracts, type CaptureFile } from './capture-file.js';
-import type { EventPlan } from './event.js';
-import type { ActionInputs } from './inputs.js';
-import { plural, shortSha } from './markdown.js';
-import { lockCommand } from './reproduce.js';
+import { capturedContracts, isPermissionError, log, repoPath, type ActionInputs, type CaptureFile, type EventPlan, type GitHubApi, type Runner, type Tree } from './io/index.js';
+import { plural, shortSha } from './text.js';
+import { lockCommand } from './render/index.js';
 import type { ServerReview } from './review.js';
-import { log, type Runner } from './step.js';
 import type { Subject } from './subjects.js';
 
 /** One review run: what it was asked, about which event, and where each side's files are read. */

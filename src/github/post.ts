@@ -4,15 +4,24 @@
  * fails the step: what could not be posted becomes a warning, and the report stays in the
  * job summary.
  */
-import { DEFAULT_RETRY, isPermissionError, isTransient, retryPolicy, type GitHubApi } from './api.js';
-import { renderApprovalRecord, withApprovalRecord } from './approval-record.js';
+import {
+  commentMarker,
+  DEFAULT_RETRY,
+  isPermissionError,
+  isTransient,
+  log,
+  planComment,
+  planEvent,
+  redactor,
+  retryPolicy,
+  type ActionInputs,
+  type GitHubApi,
+  type RunContext,
+} from './io/index.js';
+import { renderApprovalRecord, withApprovalRecord } from './approval/index.js';
 import type { ApprovalRecord } from '../policy/coverage.js';
-import { COMMENT_LIMIT, renderComment, renderFailedReview, renderQuietComment } from './comment.js';
-import { planEvent, type RunContext } from './event.js';
-import type { ActionInputs } from './inputs.js';
+import { COMMENT_LIMIT, renderComment, renderFailedReview, renderQuietComment } from './render/index.js';
 import { hasSomethingToSay, type ServerReview } from './review.js';
-import { log, redactor } from './step.js';
-import { commentMarker, planComment } from './sticky.js';
 import { errorMessage } from '../errors.js';
 
 const FORK_HELP =
@@ -38,7 +47,7 @@ export async function postComments(
     const marker = commentMarker(review.id, review.job);
     try {
       const existing = await api.findStickyComment(issue, marker);
-      // What the approval covers rides along as the comment's second line (approval-record.ts).
+      // What the approval covers rides along as the comment's second line (approval/record.ts).
       const record = records.get(review.id);
       const room = COMMENT_LIMIT - (record ? renderApprovalRecord(record).length + 1 : 0);
       const body = withApprovalRecord(redactor.redact(renderComment(review, room)), record);

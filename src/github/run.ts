@@ -12,34 +12,49 @@ import { UserError, asUserError, errorMessage } from '../errors.js';
 import { renderArtifact, renderSarif } from '../report/index.js';
 import { allowListNotes, offeredExpiry, todayUtc } from '../policy/allow.js';
 import { judgeChanges } from '../policy/judge.js';
-import { covers, needingApproval, type Coverage } from '../policy/coverage.js';
-import { decideGate } from '../policy/gate.js';
-import { releaseVerdict, versionFailure } from '../policy/semver.js';
-import { entryAnnotations, selectAnnotations, type Annotation } from './annotations.js';
-import { GitHubApi, retryPolicy } from './api.js';
-import { checkoutTree, commitTree } from './baseline.js';
-import { guardCommandFiles, tamperingMessage, type CommandFileGuard } from './command-files.js';
-import { renderBundle, BUNDLE_VERSION, type ReviewBundle } from './bundle.js';
-import { whatWentWrong } from './comment.js';
+import { needingApproval, type Coverage } from '../policy/coverage.js';
+import { decideReview } from '../policy/review.js';
+import { computeOutputs, entryAnnotations, renderSummary, reproduceCommands, selectAnnotations, whatWentWrong, type Annotation } from './render/index.js';
+import {
+  BUNDLE_VERSION,
+  checkoutTree,
+  commitTree,
+  GitHubApi,
+  guardCommandFiles,
+  log,
+  parseCaptureFile,
+  planEvent,
+  readInputs,
+  readUsageInputs,
+  readWorkspaceFile,
+  redactor,
+  registerCredentials,
+  releaseTagsOf,
+  renderBundle,
+  retryPolicy,
+  runnerOf,
+  tamperingMessage,
+  writeOutputFile,
+  writeSummary,
+  type ActionInputs,
+  type CommandFileGuard,
+  type EventPlan,
+  type ReleaseTags,
+  type ReviewBundle,
+  type RunContext,
+  type Runner,
+  type UsageRead,
+} from './io/index.js';
 import { captureOnly } from './capture-only.js';
-import { parseCaptureFile } from './capture-file.js';
 import { commentOnly } from './comment-only.js';
 import { draftReview, readBaseLockfile, type BaseLockfile, type Run, type ServerDraft } from './draft.js';
-import { planEvent, type EventPlan, type RunContext } from './event.js';
-import { readInputs, type ActionInputs } from './inputs.js';
-import { approvalOf, approvalRecordsOf, coveragesOf, recordsOf, senderOf, type LabelState } from './label.js';
-import { plural, shortSha } from './markdown.js';
-import { readWorkspaceFile, writeOutputFile } from './paths.js';
+import { approvalOf, approvalRecordsOf, coveragesOf, recordsOf, senderOf, type LabelState } from './approval/index.js';
+import { plural, shortSha } from './text.js';
 import { postComments, replaceWithFailure, runUrl } from './post.js';
 import { PRIVILEGED_EVENTS, privilegePolicy } from './privilege.js';
-import { releaseTagsOf, type ReleaseTags } from './release-tags.js';
-import { reproduceCommands } from './reproduce.js';
-import { reviewCoverage, reviewGate, type ServerReview } from './review.js';
-import { log, redactor, registerCredentials, runnerOf, writeSummary, type Runner } from './step.js';
+import type { ServerReview } from './review.js';
 import { subjectsOf, type RunSubjects } from './subjects.js';
-import { readUsageInputs, type UsageRead } from './usage.js';
 import { watchPins } from './watch.js';
-import { computeOutputs, renderSummary } from './summary.js';
 
 export async function runAction(): Promise<void> {
   // The first line of the log, before any work: what ran, on what (the cold-start bench waits for it).
@@ -228,31 +243,31 @@ function finishReview(draft: ServerDraft, run: Run, context: RunContext, judged:
   const { inputs, plan } = run;
   const { label, coverage, acceptedBy, allowNotes } = judged;
   const redact = (text: string) => redactor.redact(text);
-  const accepted = (fingerprint: string) => acceptedBy(fingerprint) !== undefined;
   const stale = draft.stale && { message: redact(draft.stale.message), command: redact(draft.stale.command) };
   const reviewError = draft.reviewError === undefined ? undefined : redact(draft.reviewError);
   // The label approves only what its record covers; without a record it does not approve (coverage says why).
   const record = coverage && 'record' in coverage ? coverage.record : undefined;
   const approval = coverage === undefined || record ? label.approval : undefined;
   const ignored = coverage && 'ignored' in coverage ? coverage.ignored : label.ignored;
-  const release = draft.report
-    ? releaseVerdict({ bump: draft.report.summary.semverBump, ...draft.versions, tags: judged.tags, mode: inputs.versionCheck, removed: draft.headSource === 'removed' })
-    : undefined;
-  const failure = versionFailure(draft.name, release);
-  const gate = decideGate({
+  const { review: decided } = decideReview({
     server: draft.name,
     report: draft.report,
     failOn: inputs.failOn,
-    accepted,
+    acceptedBy,
     ...(approval ? { approval } : {}),
-    ...(record ? { covers: covers(record) } : {}),
+    ...(record ? { approvalRecord: record } : {}),
+    ...(ignored !== undefined ? { approvalIgnored: ignored } : {}),
     ...(plan.pr ? { approveLabel: inputs.approveLabel } : {}),
     allowFile: judged.allowFile.path,
     ...(stale ? { staleMessage: `${stale.message} Fix it with \`${stale.command}\` and commit ${draft.subject.lockfileRepoPath}.` } : {}),
     lockfileCheck: inputs.lockfileCheck,
-    ...(failure !== undefined ? { versionFailure: redact(failure) } : {}),
+    release: { ...draft.versions, tags: judged.tags, mode: inputs.versionCheck, removed: draft.headSource === 'removed' },
     ...(reviewError !== undefined ? { reviewError } : {}),
   });
+  // The version check quotes the server's versions: what the gate and the comment say of it is redacted like the rest.
+  const { release } = decided;
+  if (release?.message !== undefined) release.message = redact(release.message);
+  decided.gate.failures = decided.gate.failures.map(redact);
   const review: ServerReview = {
     id: draft.subject.id,
     name: draft.name,
@@ -263,11 +278,7 @@ function finishReview(draft: ServerDraft, run: Run, context: RunContext, judged:
     report: draft.report,
     lockfileCheck: inputs.lockfileCheck,
     failOn: inputs.failOn,
-    gate: reviewGate(gate),
-    accepted: gate.accepted.map((d) => {
-      const allowed = acceptedBy(d.delta.fingerprint)!;
-      return { entry: `${d.collection}.${d.name}`, severity: d.delta.severity, fingerprint: d.delta.fingerprint, reason: allowed.reason, ...(allowed.expires ? { expires: allowed.expires } : {}) };
-    }),
+    ...decided,
     allowNotes,
     reproduce:
       draft.headSource === 'removed'
@@ -289,11 +300,7 @@ function finishReview(draft: ServerDraft, run: Run, context: RunContext, judged:
   }
   if (reviewError !== undefined) review.reviewError = reviewError;
   if (stale) review.stale = stale;
-  if (approval && gate.verdict === 'approved') review.approval = approval;
-  if (ignored !== undefined && gate.verdict === 'blocked') review.approvalIgnored = ignored;
-  if (record && draft.report) review.approvalCoverage = reviewCoverage(record, gate);
   if (plan.pr) review.approveLabel = inputs.approveLabel;
-  if (release) review.release = { ...release, ...(release.message !== undefined ? { message: redact(release.message) } : {}) };
   review.allowList = { file: judged.allowFile.path, fileExists: judged.allowFile.exists, expires: offeredExpiry(judged.today, inputs.allowMaxDays) };
   const url = runUrl();
   if (url !== undefined) review.runUrl = url;

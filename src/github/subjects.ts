@@ -13,9 +13,8 @@ import type { SeverityOverrides } from '../rules/index.js';
 import { UserError, errorMessage } from '../errors.js';
 import { canonicalJson } from '../protocol/index.js';
 import { planServers, type PlannedServer } from '../policy/servers.js';
-import { repoPath, type Tree } from './baseline.js';
-import type { ActionInputs } from './inputs.js';
-import type { CliSelection } from './reproduce.js';
+import { repoPath, type ActionInputs, type Tree } from './io/index.js';
+import type { CliSelection } from './render/index.js';
 
 /** A server to review, with what the comment and the CLI call it. */
 export interface Subject {

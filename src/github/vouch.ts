@@ -8,10 +8,10 @@
  * changes and versions the file lists, and shown as passing only when the run that wrote the
  * file succeeded.
  */
-import { covers, type ApprovalRecord } from '../policy/coverage.js';
-import { decideGate, type Approval } from '../policy/gate.js';
-import { releaseVerdict, versionFailure } from '../policy/semver.js';
-import { reviewCoverage, reviewGate, type ServerReview } from './review.js';
+import type { ApprovalRecord } from '../policy/coverage.js';
+import type { Approval } from '../policy/gate.js';
+import { decideReview, type ReviewFacts } from '../policy/review.js';
+import type { ServerReview } from './review.js';
 
 export interface Vouch {
   /** The conclusion of the run that wrote the file, as GitHub's event says (undefined: not a workflow_run). */
@@ -27,50 +27,43 @@ export interface Vouch {
 }
 
 export function vouchReview(file: ServerReview, vouch: Vouch): ServerReview {
-  const review = file.reviewError === undefined ? file : { ...file, reviewError: asReportedByFile(file.reviewError) };
-  const accepted = new Set(review.accepted.map((a) => a.fingerprint.trim().toLowerCase()));
-  const record = vouch.approval ? vouch.approvalRecord : undefined;
-  const release =
-    review.release && review.report
-      ? releaseVerdict({
-          bump: review.report.summary.semverBump,
-          ...(review.release.previousVersion !== undefined ? { previous: review.release.previousVersion } : {}),
-          ...(review.release.currentVersion !== undefined ? { current: review.release.currentVersion } : {}),
-          tags: { ...(review.release.previousTag !== undefined ? { previous: review.release.previousTag } : {}), ...(review.release.currentTag !== undefined ? { current: review.release.currentTag } : {}) },
-          mode: review.release.mode,
-          removed: review.headSource === 'removed',
-        })
-      : undefined;
-  const failure = versionFailure(review.name, release);
-  const decision = decideGate({
+  // What the file may not decide is dropped, then decided again; its accepted changes stay as it lists them.
+  const { approval: _approval, approvalIgnored: _ignored, approvalCoverage: _coverage, release: claimed, ...review } = file;
+  if (review.reviewError !== undefined) review.reviewError = asReportedByFile(review.reviewError);
+  const accepted = new Map(review.accepted.map((a) => [a.fingerprint.trim().toLowerCase(), a]));
+  const facts: ReviewFacts = {
     server: review.name,
     report: review.report,
     failOn: review.failOn,
-    accepted: (fingerprint) => accepted.has(fingerprint.trim().toLowerCase()),
-    ...(vouch.approval ? { approval: vouch.approval } : {}),
-    ...(record ? { covers: covers(record) } : {}),
+    acceptedBy: (fingerprint) => accepted.get(fingerprint.trim().toLowerCase()),
     approveLabel: vouch.approveLabel,
+    ...(vouch.approval ? { approval: vouch.approval } : {}),
+    ...(vouch.approvalRecord ? { approvalRecord: vouch.approvalRecord } : {}),
+    ...(vouch.approvalIgnored !== undefined ? { approvalIgnored: vouch.approvalIgnored } : {}),
     ...(review.stale ? { staleMessage: review.stale.message } : {}),
     lockfileCheck: review.lockfileCheck,
-    ...(failure !== undefined ? { versionFailure: failure } : {}),
     ...(review.reviewError !== undefined ? { reviewError: review.reviewError } : {}),
-  });
-  const vouched: ServerReview = { ...review, approveLabel: vouch.approveLabel, gate: reviewGate(decision) };
-  delete vouched.approval;
-  delete vouched.approvalIgnored;
-  delete vouched.approvalCoverage;
-  delete vouched.release;
-  if (release) vouched.release = release;
-  if (record && review.report) vouched.approvalCoverage = reviewCoverage(record, decision);
-  if (decision.verdict === 'approved' && vouch.approval) vouched.approval = vouch.approval;
-  if (vouch.approvalIgnored !== undefined && decision.verdict === 'blocked') vouched.approvalIgnored = vouch.approvalIgnored;
-  if (decision.pass && vouch.runConclusion !== 'success') {
+    ...(claimed
+      ? {
+          release: {
+            ...(claimed.previousVersion !== undefined ? { previous: claimed.previousVersion } : {}),
+            ...(claimed.currentVersion !== undefined ? { current: claimed.currentVersion } : {}),
+            tags: { ...(claimed.previousTag !== undefined ? { previous: claimed.previousTag } : {}), ...(claimed.currentTag !== undefined ? { current: claimed.currentTag } : {}) },
+            mode: claimed.mode,
+            removed: review.headSource === 'removed',
+          },
+        }
+      : {}),
+  };
+  const { review: decided } = decideReview(facts);
+  const vouched: ServerReview = { ...review, approveLabel: vouch.approveLabel, ...decided, accepted: review.accepted };
+  if (decided.gate.pass && vouch.runConclusion !== 'success') {
     const how =
       vouch.runConclusion === undefined
         ? 'GitHub did not say how the run that wrote this review file ended (this run was not triggered by its workflow_run event)'
         : `The run that wrote this review file concluded "${vouch.runConclusion}", not "success"`;
     const reviewError = `${how}, so this comment does not show the review as passing. That run's log says what failed; the changes below are as the review file lists them.`;
-    return { ...vouched, reviewError, gate: reviewGate(decideGate({ server: review.name, report: null, failOn: review.failOn, accepted: () => false, lockfileCheck: review.lockfileCheck, reviewError })) };
+    return { ...vouched, reviewError, gate: decideReview({ ...facts, report: null, reviewError }).review.gate };
   }
   return vouched;
 }

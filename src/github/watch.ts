@@ -20,27 +20,36 @@
  */
 import * as core from '@actions/core';
 import { relative } from 'node:path';
-import { CompileError, DEFAULT_TIMEOUT_MS, compileContracts, declaringAsRecorded, type ContractSource } from '../compile/index.js';
-import { shellQuote } from '../compile/source.js';
+import { CompileError, DEFAULT_TIMEOUT_MS, compileContracts, declaringAsRecorded, shellQuote, type ContractSource } from '../compile/index.js';
 import { LockfileError } from '../contract/lockfile.js';
 import { parsePinFile, type PinFile, type PinnedServer } from '../contract/pins.js';
 import { diffContracts } from '../diff/index.js';
 import { UserError, errorMessage } from '../errors.js';
 import { ResolveError, packageOf, resolveVersion, withVersion } from '../pin/packages.js';
 import { repinCommand } from '../pin/repin.js';
+import { decideReview } from '../policy/review.js';
 import type { DiffReport } from '../protocol/index.js';
-import { truncate } from '../report/escape.js';
-import type { GitHubApi, RepoIssue } from './api.js';
-import { tamperingMessage, type CommandFileGuard } from './command-files.js';
-import { renderDriftReview, SUMMARY_LIMIT } from './comment.js';
-import type { RunContext } from './event.js';
-import type { ActionInputs } from './inputs.js';
-import { mdCell, mdCode, mdText, plural } from './markdown.js';
-import { readWorkspaceFile } from './paths.js';
+import { mdCell, mdCode, mdText, truncate } from '../report/index.js';
+import {
+  isOwn,
+  log,
+  markerValue,
+  readWorkspaceFile,
+  redactor,
+  registerCredentials,
+  tamperingMessage,
+  writeSummary,
+  type ActionInputs,
+  type CommandFileGuard,
+  type GitHubApi,
+  type RepoIssue,
+  type RunContext,
+  type Runner,
+} from './io/index.js';
+import { renderDriftReview, SUMMARY_LIMIT } from './render/index.js';
+import { plural } from './text.js';
 import { runUrl } from './post.js';
 import type { ServerReview } from './review.js';
-import { isOwn, markerValue } from './sticky.js';
-import { log, redactor, registerCredentials, writeSummary, type Runner } from './step.js';
 
 /** What the watch found for one pinned server. */
 type Check =
@@ -284,7 +293,7 @@ function driftVerdict(name: string, pin: PinnedServer, check: Check & { kind: 'c
   );
 }
 
-/** The review the issue and the summary render: the watch reports, and gates nothing. */
+/** The review the issue and the summary render: the watch reports, and gates nothing (its review is decided at fail-on never). */
 function reviewOf(name: string, check: Check & { kind: 'checked' }, inputs: ActionInputs, context: RunContext): ServerReview {
   const review: ServerReview = {
     id: name,
@@ -296,8 +305,7 @@ function reviewOf(name: string, check: Check & { kind: 'checked' }, inputs: Acti
     report: check.report,
     lockfileCheck: 'off',
     failOn: inputs.failOn,
-    gate: { pass: true, verdict: 'not-gated', blocking: [], failures: [] },
-    accepted: [],
+    ...decideReview({ server: name, report: check.report, failOn: 'never', acceptedBy: () => undefined, lockfileCheck: 'off' }).review,
     allowNotes: [],
     reproduce: [],
     // The footer names the pin and the release; how the release was started is said here.

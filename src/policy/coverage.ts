@@ -9,12 +9,13 @@
  * A record names the label event it belongs to (the label, who added it, and when, as GitHub's
  * issue events say), so neither another label the approver adds later nor an old record after
  * the label was removed and added again can stand in for it. The record is kept where only
- * this Action writes (the sticky comment, see github/approval-record.ts); this module only
+ * this Action writes (the sticky comment, see github/approval/record.ts); this module only
  * decides, from the record found there.
  */
 import { meetsThreshold, type DiffReport } from '../protocol/index.js';
 import { deltasOf } from './deltas.js';
-import type { Approval, FailOn } from './gate.js';
+import type { FailOn } from './checks.js';
+import type { Approval } from './gate.js';
 
 /** The changes an approval covers: its label event, and the fingerprints present then. */
 export interface ApprovalRecord {

@@ -1,10 +1,7 @@
 import { meetsThreshold, SEVERITIES, type DiffReport, type Severity } from '../protocol/index.js';
 import { CONFIG_NAME } from '../config-location.js';
-import type { CheckMode } from './checks.js';
+import type { CheckMode, FailOn } from './checks.js';
 import { deltasOf, type LocatedDelta } from './deltas.js';
-
-/** The threshold of the gate: a severity, or `never` to only report. */
-export type FailOn = Severity | 'never';
 
 export interface Approval {
   label: string;

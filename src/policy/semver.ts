@@ -2,7 +2,7 @@
  * The release verdict: whether a release's version went up by as much as its contract changes
  * call for (`summary.semverBump`), by the version the server reports (`serverInfo.version`)
  * and by the release's git tag: either one too small is a missed bump, whatever the other
- * says. The Action (github/release-tags.ts finds the tags) and `changelog` both judge here.
+ * says. The Action (github/io/release-tags.ts finds the tags) and `changelog` both judge here.
  * Semantic versions are parsed here, by the grammar of semver.org (an optional leading `v`
  * allowed): ten lines do not justify a dependency. Anything else, and a missing version, is
  * `unknown`: reported, never a crash, never a failure.

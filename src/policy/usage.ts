@@ -38,8 +38,6 @@ import {
 } from '../protocol/index.js';
 import { ruleOf } from '../rules/index.js';
 
-export { DEFAULT_UNUSED_DAYS } from '../protocol/usage-summary.js';
-
 export interface UsageJudgement {
   summary: UsageSummary;
   /** The days without a call a change must show to be downgraded (the window, ending today). */

@@ -31,7 +31,7 @@
 import { PassThrough, Writable } from 'node:stream';
 import { createParser } from 'eventsource-parser';
 import { isJsonObject, type JsonObject, type JsonValue } from '../contract/model.js';
-import { parseJson } from '../protocol/json.js';
+import { parseJson } from '../protocol/index.js';
 import { REFUSED_BY_OLDER_SERVERS, fetchFollowingRedirects, openOlderTransportStream, readBody } from '../http-client.js';
 import { LineReader } from './lines.js';
 import { idKey } from './relay.js';

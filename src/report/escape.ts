@@ -79,21 +79,6 @@ export function mdCodeBlock(text: string, language = ''): string {
   return `${fence}${language}\n${body}\n${fence}`;
 }
 
-/**
- * Text inside HTML elements (`<summary>`): entities, mentions and links defused, one line.
- * GitHub does not parse Markdown inside an HTML block; in case a renderer did, the characters
- * that make links, images and code spans (`[`, `]`, a backtick) become numeric entities too,
- * which show as themselves either way. Emphasis characters are left alone: at worst they
- * format, and names like `create_order` stay readable in the raw comment.
- */
-export function htmlText(text: string): string {
-  return defuseLinks(
-    oneLineWithEntities(text)
-      .replace(/"/g, '&quot;')
-      .replace(/[`[\]]/g, (c) => `&#${c.charCodeAt(0)};`),
-  );
-}
-
 /** Terminal text: controls (ANSI escapes included) made visible, so a name cannot recolour or clear the screen. */
 export function terminalText(text: string): string {
   return visibleText(text);

@@ -23,7 +23,6 @@ import { TEXT_RULES } from './text.js';
 import { TOOL_RULES } from './tools.js';
 
 export type { CannotOccur, ChangeGroup, Effect, EntryExample, MessageFacts, Phrase, PhraseKit, Rule, RuleScope, SchemaExample, SchemaExamples, ServerSketch } from './rule.js';
-export { show } from './rule.js';
 
 /** Every rule, in reference order. Frozen: re-levelling belongs in configuration. */
 export const RULES = deepFreeze({

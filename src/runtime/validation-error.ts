@@ -129,6 +129,7 @@ type IssueKind =
 interface FieldIssue {
   kind: IssueKind;
   path: ArgPath;
+  /** The validator's own words: shown only for an issue of no kind known here (`other`); the others are said from their kind. */
   message: string;
   expectedType?: string;
   values?: readonly unknown[];
@@ -553,7 +554,7 @@ function normalizeAjvError(error: AjvErrorFields, args: unknown): FieldIssue {
   const sized = (kind: 'too_small' | 'too_big', origin: string, inclusive = true): FieldIssue => ({ ...base, kind, origin, inclusive, ...(limit !== undefined ? { limit } : {}) });
   switch (error.keyword) {
     case 'required':
-      return { kind: 'missing', path: [...path, String(params.missingProperty)], message: `Required field "${String(params.missingProperty)}" is missing.` };
+      return { ...base, kind: 'missing', path: [...path, String(params.missingProperty)] };
     case 'type':
       return { ...base, kind: 'type', expectedType: Array.isArray(params.type) ? params.type.join(' or ') : String(params.type) };
     case 'minimum':

@@ -1,11 +1,11 @@
 /** The allow-list snippet a failing review offers, and the approval record the sticky comment carries. */
 import { describe, expect, test } from 'vitest';
-import { allowSnippet } from '../../src/github/allow-snippet.js';
-import { readApprovalRecord, renderApprovalRecord, withApprovalRecord } from '../../src/github/approval-record.js';
-import { COMMENT_LIMIT, renderComment } from '../../src/github/comment.js';
+import { allowSnippet } from '../../src/github/render/allow-snippet.js';
+import { readApprovalRecord, renderApprovalRecord, withApprovalRecord } from '../../src/github/approval/record.js';
+import { COMMENT_LIMIT, renderComment } from '../../src/github/render/comment.js';
 import type { ServerReview } from '../../src/github/review.js';
-import { commentMarker } from '../../src/github/sticky.js';
-import { renderSummary } from '../../src/github/summary.js';
+import { commentMarker } from '../../src/github/io/sticky.js';
+import { renderSummary } from '../../src/github/render/summary.js';
 import { parseConfig } from '../../src/config.js';
 import { evaluateAllowList, offeredExpiry } from '../../src/policy/allow.js';
 import { delta, reportOf, serverReview } from './reports.js';

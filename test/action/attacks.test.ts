@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { PRIVILEGED_EVENTS } from '../../src/github/privilege.js';
-import { commentMarker } from '../../src/github/sticky.js';
+import { commentMarker } from '../../src/github/io/sticky.js';
 import { renderLockfile } from '../../src/contract/lockfile.js';
 import { ENTRY_KINDS } from '../../src/contract/model.js';
 import { normalizeCapture } from '../../src/contract/normalize.js';

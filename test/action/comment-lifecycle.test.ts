@@ -5,7 +5,7 @@
  * standing), and the next good push puts the review back.
  */
 import { describe, expect, test } from 'vitest';
-import { commentMarker } from '../../src/github/sticky.js';
+import { commentMarker } from '../../src/github/io/sticky.js';
 import { setUpActionSuite, type Inventory } from './fixtures.js';
 import type { GitHubMock } from './github-mock.js';
 import { EXAMPLE, GitRepo, pullRequestPayload, runAction } from './harness.js';

@@ -1,11 +1,11 @@
 /** The comment's text: escaping of what the PR controls, the size limit, the review bundle. */
 import { describe, expect, test } from 'vitest';
-import { parseBundle, renderBundle, type ReviewBundle } from '../../src/github/bundle.js';
-import { COMMENT_LIMIT, renderComment, renderQuietComment } from '../../src/github/comment.js';
-import { truncateMarkdown } from '../../src/github/markdown.js';
+import { parseBundle, renderBundle, type ReviewBundle } from '../../src/github/io/bundle.js';
+import { COMMENT_LIMIT, renderComment, renderQuietComment } from '../../src/github/render/comment.js';
+import { truncateMarkdown } from '../../src/report/index.js';
 import type { ServerReview } from '../../src/github/review.js';
-import { commentMarker } from '../../src/github/sticky.js';
-import { renderSummary } from '../../src/github/summary.js';
+import { commentMarker } from '../../src/github/io/sticky.js';
+import { renderSummary } from '../../src/github/render/summary.js';
 import { delta, reportOf, serverReview } from './reports.js';
 
 /** The Markdown outside code spans and fences: where HTML and mentions would be live. */

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { renderArtifact } from '../../src/report/index.js';
-import { commentMarker } from '../../src/github/sticky.js';
+import { commentMarker } from '../../src/github/io/sticky.js';
 import { setUpActionSuite, type Inventory } from './fixtures.js';
 import type { GitHubMock } from './github-mock.js';
 import { EXAMPLE, GitRepo, pullRequestPayload, runAction, type RunOptions } from './harness.js';

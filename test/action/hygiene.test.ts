@@ -1,7 +1,7 @@
 /** What the Action writes about untrusted text: never a workflow command in the log, never a credential anywhere. */
 import { describe, expect, test } from 'vitest';
-import { inert } from '../../src/github/log.js';
-import { REDACTED, Redactor, redactUrl } from '../../src/github/redact.js';
+import { inert } from '../../src/github/io/log.js';
+import { REDACTED, Redactor, redactUrl } from '../../src/github/io/redact.js';
 import { workflowCommands } from './harness.js';
 
 /** The lines a runner would process as workflow commands, but the one that resumes. */

@@ -4,7 +4,7 @@ import { linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { confine, readWorkspaceFile, writeOutputFile, type FileRoots } from '../../src/github/paths.js';
+import { confine, readWorkspaceFile, writeOutputFile, type FileRoots } from '../../src/github/io/paths.js';
 
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'mcg-paths-')));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

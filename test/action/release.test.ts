@@ -6,8 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { readApprovalRecord, renderApprovalRecord } from '../../src/github/approval-record.js';
-import { commentMarker } from '../../src/github/sticky.js';
+import { readApprovalRecord, renderApprovalRecord } from '../../src/github/approval/record.js';
+import { commentMarker } from '../../src/github/io/sticky.js';
 import { renderLockfile } from '../../src/contract/lockfile.js';
 import type { Contracts } from '../../src/contract/model.js';
 import { setUpActionSuite, type Inventory } from './fixtures.js';

@@ -5,8 +5,8 @@
  */
 import { describe, expect, test } from 'vitest';
 import { parseConfig } from '../../src/config.js';
-import { planEvent, type RunContext } from '../../src/github/event.js';
-import { readInputs } from '../../src/github/inputs.js';
+import { planEvent, type RunContext } from '../../src/github/io/event.js';
+import { readInputs } from '../../src/github/io/inputs.js';
 import { PRIVILEGED_EVENTS, privilegePolicy } from '../../src/github/privilege.js';
 import type { ServerReview } from '../../src/github/review.js';
 import { vouchReview } from '../../src/github/vouch.js';

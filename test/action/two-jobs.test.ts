@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { load } from 'js-yaml';
 import { describe, expect, test } from 'vitest';
 import { renderLockfile } from '../../src/contract/lockfile.js';
-import { commentMarker } from '../../src/github/sticky.js';
+import { commentMarker } from '../../src/github/io/sticky.js';
 import { fixture, processesLeft } from '../helpers/processes.js';
 import { setUpActionSuite, type Inventory } from './fixtures.js';
 import type { GitHubMock } from './github-mock.js';

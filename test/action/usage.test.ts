@@ -6,7 +6,7 @@
  * commits is refused, and one committed at the base is read as the base has it. Over https,
  * `usage-headers` go only to the URL's own origin and never into what the Action writes.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -31,6 +31,7 @@ setUpActionSuite((_, m) => {
 
 beforeAll(async () => {
   const dir = join(ROOT, '.tmp');
+  mkdirSync(dir, { recursive: true });
   const lock = async (version: 'v1' | 'v2') => {
     const path = join(dir, `usage-action-${process.pid}-${version}.lock.json`);
     const result = await cli(['lock', '--file', `test/fixtures/usage/shop-${version}.json`, '--lockfile', path, '--quiet']);

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/contract/canonical.js';
+import { canonicalJson } from '../../src/protocol/index.js';
 import { CompileError, HealingFailedError, compileContracts, type ContractSource } from '../../src/compile/index.js';
 import { ROOT, example, fixture, freePort, groupAlive, startHttpServer, timeoutForThisMachine } from '../helpers/processes.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, sha256 } from '../../src/contract/canonical.js';
-import { markCanonical } from '../../src/protocol/json.js';
+import { sha256 } from '../../src/contract/canonical.js';
+import { canonicalJson, markCanonical } from '../../src/protocol/index.js';
 import { LockfileError, parseLockfile, renderLockfile } from '../../src/contract/lockfile.js';
 import type { RawCapture } from '../../src/contract/model.js';
 import { normalizeCapture } from '../../src/contract/normalize.js';

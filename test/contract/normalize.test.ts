@@ -3,11 +3,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { returnsToEventLoop } from '../helpers/timing.js';
 import { contractsOfFile, parseContractsFile } from '../../src/compile/dump.js';
-import { canonicalJson, entryDigest, sha256 } from '../../src/contract/canonical.js';
+import { entryDigest, sha256 } from '../../src/contract/canonical.js';
 import { parseLockfile } from '../../src/contract/lockfile.js';
 import { ENTRY_KINDS, type Contracts, type EntryKind, type JsonObject, type JsonValue, type RawCapture } from '../../src/contract/model.js';
 import { normalizeCapture, normalizeDifferences, normalizeTool } from '../../src/contract/normalize.js';
 import { diffContracts } from '../../src/diff/index.js';
+import { canonicalJson } from '../../src/protocol/index.js';
 import { normalizeSchema } from '../../src/contract/schema.js';
 
 function capture(tools: JsonObject[], extra: Partial<RawCapture> = {}): RawCapture {

@@ -54,7 +54,7 @@ async function crossCheckedFindings(direction: Direction, example: SchemaExample
   return found.get('t') ?? [];
 }
 
-describe('every rule kind has an example that produces it (test/fixtures/rule-kinds.ts)', () => {
+describe('every rule kind has an example that produces it (its record\'s `example`, in src/rules)', () => {
   it('the examples are of kinds in the vocabulary, each saying what it shows in one phrase', () => {
     expect(Object.keys(RULE_EXAMPLES).filter((kind) => !isRuleKind(kind))).toEqual([]);
     for (const [kind, examples] of Object.entries(RULE_EXAMPLES)) {
@@ -67,7 +67,7 @@ describe('every rule kind has an example that produces it (test/fixtures/rule-ki
 
   for (const kind of RULE_KINDS) {
     const examples = RULE_EXAMPLES[kind];
-    const missing = `${kind} has no example in test/fixtures/rule-kinds.ts`;
+    const missing = `${kind} has no example in its rule record (src/rules)`;
 
     if (RULES[kind].scope !== 'schema') {
       it(kind, async () => {

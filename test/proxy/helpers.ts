@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { expect } from 'vitest';
-import type { Delta } from '../../src/diff/types.js';
+import type { Delta } from '../../src/protocol/index.js';
 import { report } from '../runtime/helpers.js';
 import { ROOT, groupAlive } from '../helpers/processes.js';
 

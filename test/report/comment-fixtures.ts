@@ -8,8 +8,8 @@ import type { Contracts } from '../../src/contract/model.js';
 import { normalizeCapture } from '../../src/contract/normalize.js';
 import { diffContracts } from '../../src/diff/index.js';
 import type { ServerReview } from '../../src/github/review.js';
-import { reviewGate } from '../../src/github/review.js';
-import { decideGate, type FailOn } from '../../src/policy/gate.js';
+import type { FailOn } from '../../src/policy/checks.js';
+import { decideReview } from '../../src/policy/review.js';
 import type { DiffReport } from '../../src/protocol/index.js';
 
 export const RUN_URL = 'https://github.com/acme/tools/actions/runs/4242';
@@ -28,16 +28,16 @@ export function releaseReport(from: string, to: string): Promise<DiffReport> {
 /** The review of `report` as a pull_request run makes it: gated at `failOn`, nothing accepted, no label. */
 export function reviewOf(name: string, report: DiffReport, overrides: Partial<ServerReview> & { failOn?: FailOn } = {}): ServerReview {
   const failOn = overrides.failOn ?? 'BREAKING';
-  const accepted = new Set((overrides.accepted ?? []).map((a) => a.fingerprint));
-  const gate = decideGate({
+  const accepted = new Map((overrides.accepted ?? []).map((a) => [a.fingerprint, a]));
+  const { gate } = decideReview({
     server: name,
     report,
     failOn,
-    accepted: (fingerprint) => accepted.has(fingerprint),
+    acceptedBy: (fingerprint) => accepted.get(fingerprint),
     ...(overrides.approval ? { approval: overrides.approval } : {}),
     approveLabel: 'contract-change-approved',
     lockfileCheck: 'fail',
-  });
+  }).review;
   return {
     id: 'mcp-contracts.lock.json',
     name,
@@ -50,7 +50,7 @@ export function reviewOf(name: string, report: DiffReport, overrides: Partial<Se
     report,
     lockfileCheck: 'fail',
     failOn,
-    gate: reviewGate(gate),
+    gate,
     approveLabel: 'contract-change-approved',
     accepted: [],
     allowNotes: [],

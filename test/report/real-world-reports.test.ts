@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { diffContracts, type DiffReport } from '../../src/diff/index.js';
-import { renderComment } from '../../src/github/comment.js';
+import { renderComment } from '../../src/github/render/comment.js';
 import { changelogSection, renderChangelogMarkdown } from '../../src/report/changelog.js';
 import { renderJson, renderMarkdown, renderSarif, renderText, renderXml } from '../../src/report/index.js';
 import { loadDump } from '../diff/helpers.js';

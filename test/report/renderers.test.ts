@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/contract/canonical.js';
+import { canonicalJson } from '../../src/protocol/index.js';
 import type { DiffReport } from '../../src/protocol/index.js';
 import { UserError } from '../../src/errors.js';
 import { emptyReport, renderContractDeltas } from '../../src/protocol/index.js';

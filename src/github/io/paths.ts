@@ -9,8 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { UserError } from '../errors.js';
-import { decodedText } from '../files.js';
+import { UserError } from '../../errors.js';
+import { decodedText } from '../../files.js';
 
 /** A root the Action may use, as given (GITHUB_WORKSPACE) and with its symbolic links resolved. */
 export interface Root {

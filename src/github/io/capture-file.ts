@@ -11,9 +11,9 @@
  * code under review. Neither can a live capture (the server says what it likes): SECURITY.md.
  */
 import { z } from 'zod';
-import { LockfileError, parseLockfile } from '../contract/lockfile.js';
-import type { Contracts } from '../contract/model.js';
-import { UserError } from '../errors.js';
+import { LockfileError, parseLockfile } from '../../contract/lockfile.js';
+import type { Contracts } from '../../contract/model.js';
+import { UserError } from '../../errors.js';
 import { COMMAND_FILES, type CommandFile } from './command-files.js';
 
 export const CAPTURE_VERSION = 1;

@@ -1,10 +1,8 @@
-import { largestBump, overallVersionCheck } from '../policy/semver.js';
-import { SEVERITIES, maxSeverityOf, type Severity } from '../protocol/index.js';
+import { largestBump, overallVersionCheck } from '../../policy/semver.js';
+import { SEVERITIES, maxSeverityOf, type Severity } from '../../protocol/index.js';
 import { renderSummarySection, serverName, SUMMARY_LIMIT } from './comment.js';
-import { truncate } from '../report/escape.js';
-import { BADGES } from '../report/markdown.js';
-import { mdCell, mdText } from './markdown.js';
-import type { ServerReview } from './review.js';
+import { BADGES, mdCell, mdText, truncate } from '../../report/index.js';
+import type { ServerReview } from '../review.js';
 
 /**
  * The job summary: one table over every server, the run's warnings, then each server's full

@@ -1,11 +1,27 @@
-import { ENTRY_KINDS, countOf, type EntryKind } from '../contract/model.js';
-import type { Delta, Severity } from '../protocol/index.js';
-import { truncate } from '../report/escape.js';
-import { DETAIL_LEVELS, partialNote, renderDetails, renderDigest, truncateMarkdown, type DetailLevel, type MarkdownOptions } from '../report/markdown.js';
-import { mdCode, mdCodeBlock, mdText, quietMention, shortSha } from './markdown.js';
-import type { ServerReview } from './review.js';
+import { ENTRY_KINDS, countOf, type EntryKind } from '../../contract/model.js';
+import type { Delta, Severity } from '../../protocol/index.js';
+import {
+  DETAIL_LEVELS,
+  mdCode,
+  mdCodeBlock,
+  mdText,
+  partialNote,
+  renderDetails,
+  renderDigest,
+  truncate,
+  truncateMarkdown,
+  type DetailLevel,
+  type MarkdownOptions,
+} from '../../report/index.js';
+import { shortSha } from '../text.js';
+import type { ServerReview } from '../review.js';
 import { allowSnippet } from './allow-snippet.js';
-import { commentMarker } from './sticky.js';
+import { commentMarker } from '../io/index.js';
+
+/** A GitHub login shown without pinging it (inside a code span a mention is inert). */
+function quietMention(login: string): string {
+  return mdCode(`@${login}`);
+}
 
 /** GitHub rejects comment bodies over 65,536 characters; keep a margin for its own counting. */
 export const COMMENT_LIMIT = 65_000;

@@ -1,4 +1,4 @@
-import { shortSha } from './markdown.js';
+import { shortSha } from '../text.js';
 
 /** The subset of the workflow run the Action looks at (from `@actions/github`'s context). */
 export interface RunContext {

@@ -5,9 +5,9 @@
  * has none (a file holding only `allow` is valid beside the `command`/`url`/`file` input), or
  * the `allow` key to add to the one it has.
  */
-import { CONFIG_NAME } from '../config-location.js';
-import { truncate } from '../report/escape.js';
-import type { ServerReview } from './review.js';
+import { CONFIG_NAME } from '../../config-location.js';
+import { truncate } from '../../report/index.js';
+import type { ServerReview } from '../review.js';
 
 export interface AllowSnippet {
   /** The config file to paste into, from the repository root. */

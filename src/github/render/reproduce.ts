@@ -1,7 +1,7 @@
-import { shellQuote } from '../compile/index.js';
-import { VERSION } from '../version.js';
-import { DEFAULT_UNUSED_DAYS } from '../protocol/index.js';
-import type { FailOn } from './inputs.js';
+import { shellQuote } from '../../compile/index.js';
+import { VERSION } from '../../version.js';
+import { DEFAULT_UNUSED_DAYS } from '../../protocol/index.js';
+import type { FailOn } from '../../policy/checks.js';
 
 /** How the CLI selects this server: source flags, or `--server NAME` of a config file. */
 export interface CliSelection {

@@ -9,7 +9,7 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { parseSemver, releaseTagOf } from '../policy/semver.js';
+import { parseSemver, releaseTagOf } from '../../policy/semver.js';
 import type { EventPlan } from './event.js';
 
 const run = promisify(execFile);

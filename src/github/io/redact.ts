@@ -14,7 +14,7 @@
  * says so, and why the job that runs pull request code should hold nothing worth stealing.
  */
 
-import { redactUrl, urlSecrets } from '../compile/redact.js';
+import { redactUrl, urlSecrets } from '../../compile/index.js';
 
 export { redactUrl };
 

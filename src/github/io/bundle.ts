@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { SEVERITIES } from '../protocol/index.js';
-import { UserError } from '../errors.js';
-import { validateArtifact } from '../report/index.js';
-import type { ServerReview } from './review.js';
+import { SEVERITIES } from '../../protocol/index.js';
+import { UserError } from '../../errors.js';
+import { CHECK_MODES, FAIL_ON } from '../../policy/checks.js';
+import { validateArtifact } from '../../report/index.js';
+import type { ServerReview } from '../review.js';
 
 /**
  * The review bundle: what a `pull_request` job hands to a `workflow_run` job that posts the
@@ -24,7 +25,6 @@ export interface ReviewBundle {
 
 const text = (max: number) => z.string().max(max);
 const severity = z.enum(SEVERITIES);
-const failOn = z.union([severity, z.literal('never')]);
 /** A commit, as GitHub names it: the comment shows its first seven digits raw. */
 const sha = z.string().regex(/^[0-9a-f]{40}$/, 'a 40-digit commit SHA');
 
@@ -41,8 +41,8 @@ const reviewSchema = z
     report: z.unknown(),
     reviewError: text(20_000).optional(),
     stale: z.object({ message: text(5_000), command: text(5_000) }).optional(),
-    lockfileCheck: z.enum(['fail', 'warn', 'off']),
-    failOn,
+    lockfileCheck: z.enum(CHECK_MODES),
+    failOn: z.enum(FAIL_ON),
     gate: z.object({
       pass: z.boolean(),
       verdict: z.enum(['clean', 'below-threshold', 'accepted', 'approved', 'blocked', 'not-gated', 'unknown']),

@@ -4,8 +4,8 @@
  * github-actions[bot], or the token's own account) is ever read, so a person who pastes such a line into a comment of
  * their own approves nothing.
  */
-import { MAX_RECORDED, type ApprovalRecord } from '../policy/coverage.js';
-import { markerValue } from './sticky.js';
+import { MAX_RECORDED, type ApprovalRecord } from '../../policy/coverage.js';
+import { markerValue } from '../io/index.js';
 
 const PREFIX = '<!-- mcp-contract-guard:approved';
 const LINE = /^<!-- mcp-contract-guard:approved label=(\S*) by=(\S*) at=(\S*) fingerprints=([0-9a-f,]*) -->$/;

@@ -1,17 +1,13 @@
 import { isAbsolute, resolve } from 'node:path';
-import { checkPassEnv, parseClientCapabilities, type ClientCapability } from '../compile/source.js';
-import { SEVERITIES } from '../protocol/index.js';
-import { UserError } from '../errors.js';
-import { DEFAULT_ALLOW_MAX_DAYS } from '../policy/allow.js';
-import { DEFAULT_UNUSED_DAYS } from '../protocol/usage-summary.js';
-import { parseCheckMode, type CheckMode } from '../policy/checks.js';
+import { checkPassEnv, parseClientCapabilities, type ClientCapability } from '../../compile/index.js';
+import { UserError } from '../../errors.js';
+import { DEFAULT_ALLOW_MAX_DAYS } from '../../policy/allow.js';
+import { DEFAULT_UNUSED_DAYS } from '../../protocol/index.js';
+import { parseCheckMode, parseFailOn, type CheckMode, type FailOn } from '../../policy/checks.js';
 import { redactUrl } from './redact.js';
 
 export type Mode = 'review' | 'comment-only' | 'capture' | 'watch';
 export type CommentMode = 'on-change' | 'always' | 'never';
-export type { FailOn } from '../policy/gate.js';
-import type { FailOn } from '../policy/gate.js';
-export type LockfileCheck = CheckMode;
 
 /** The Action's inputs, validated, with paths resolved against the working directory. */
 export interface ActionInputs {
@@ -34,7 +30,7 @@ export interface ActionInputs {
   lockfile?: string;
   compile: boolean;
   failOn: FailOn;
-  lockfileCheck: LockfileCheck;
+  lockfileCheck: CheckMode;
   /** Whether a head version smaller than its changes call for fails the gate, warns, or is not checked. */
   versionCheck: CheckMode;
   comment: CommentMode;
@@ -114,7 +110,7 @@ export function readInputs(get: (name: string) => string, workspace: string): Ac
     headers: parseHeaders(get('headers')),
     passEnv: checkPassEnv(get('pass-env').split(/[\s,]+/).filter((name) => name !== ''), 'The input "pass-env"'),
     compile: bool('compile', raw('compile')!),
-    failOn: parseFailOn(raw('fail-on')!),
+    failOn: parseFailOn(raw('fail-on')!, 'The input "fail-on"'),
     lockfileCheck: parseCheckMode(raw('lockfile-check')!, 'The input "lockfile-check"'),
     versionCheck: parseCheckMode(raw('version-check')!, 'The input "version-check"'),
     comment: oneOf('comment', raw('comment')!.toLowerCase(), ['on-change', 'always', 'never'] as const),
@@ -159,14 +155,8 @@ export function readInputs(get: (name: string) => string, workspace: string): Ac
   return inputs;
 }
 
-function parseFailOn(value: string): FailOn {
-  const upper = value.toUpperCase();
-  if (upper === 'NEVER') return 'never';
-  return oneOf('fail-on', upper, SEVERITIES, [...SEVERITIES, 'never'].join(', '));
-}
-
-function oneOf<T extends string>(name: string, value: string, allowed: readonly T[], shown = allowed.join(', ')): T {
-  if (!(allowed as readonly string[]).includes(value)) throw new UserError(`The input "${name}" must be one of ${shown}; got "${value}".`);
+function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new UserError(`The input "${name}" must be one of ${allowed.join(', ')}; got "${value}".`);
   return value as T;
 }
 

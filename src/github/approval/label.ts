@@ -3,17 +3,14 @@
  * (who added it, with which permission), and what it covers (the record in this Action's own
  * sticky comment). The rules are policy/approval.ts and policy/coverage.ts; this is the I/O.
  */
-import type { GitHubApi } from './api.js';
-import { readApprovalRecord } from './approval-record.js';
-import type { PullRequestInfo } from './event.js';
-import { plural } from './markdown.js';
-import type { ServerReview } from './review.js';
-import { log } from './step.js';
-import { commentMarker } from './sticky.js';
-import { errorMessage } from '../errors.js';
-import { judgeApproval } from '../policy/approval.js';
-import { approvalCoverage, type ApprovalRecord, type Coverage } from '../policy/coverage.js';
-import type { Approval } from '../policy/gate.js';
+import { commentMarker, log, type GitHubApi, type PullRequestInfo } from '../io/index.js';
+import { readApprovalRecord } from './record.js';
+import { plural } from '../text.js';
+import type { ServerReview } from '../review.js';
+import { errorMessage } from '../../errors.js';
+import { judgeApproval } from '../../policy/approval.js';
+import { approvalCoverage, type ApprovalRecord, type Coverage } from '../../policy/coverage.js';
+import type { Approval } from '../../policy/gate.js';
 
 /** The approval label on the pull request: the approval when it counts, when it was added, or why it does not count. */
 export interface LabelState {

@@ -7,7 +7,7 @@ import * as core from '@actions/core';
 import { mkdir, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
-import type { ContractSource } from '../compile/index.js';
+import type { ContractSource } from '../../compile/index.js';
 import { repoRootOf } from './baseline.js';
 import { inert } from './log.js';
 import type { FileRoots } from './paths.js';

@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, sep } from 'node:path';
 import type { GitHubApi } from './api.js';
-import { UserError } from '../errors.js';
-import { shortSha } from './markdown.js';
+import { UserError } from '../../errors.js';
+import { shortSha } from '../text.js';
 import { TamperedObjectError, git, readCommittedFile } from './git-objects.js';
 import { readWorkspaceFile, type FileRoots } from './paths.js';
 

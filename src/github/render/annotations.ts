@@ -1,7 +1,7 @@
-import { ENTRY_KINDS } from '../contract/model.js';
-import { SEVERITY_RANK, type DiffReport, type Severity } from '../protocol/index.js';
-import { lockfileLines } from '../contract/lockfile.js';
-import { ENTRY_NOUN } from '../contract/model.js';
+import { ENTRY_KINDS } from '../../contract/model.js';
+import { SEVERITY_RANK, type DiffReport, type Severity } from '../../protocol/index.js';
+import { lockfileLines } from '../../contract/lockfile.js';
+import { ENTRY_NOUN } from '../../contract/model.js';
 
 export type AnnotationLevel = 'error' | 'warning' | 'notice';
 

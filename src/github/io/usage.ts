@@ -13,10 +13,10 @@
  * note in the comment) and the gate judges as if there were none. It never fails the review.
  */
 import { relative } from 'node:path';
-import { shellQuote } from '../compile/index.js';
-import { errorMessage } from '../errors.js';
-import { fetchFollowingRedirects, readBody } from '../http-client.js';
-import { SUMMARY_CAPS, UsageSummaryError, readUsageSummaryText, type UsageSummary } from '../protocol/index.js';
+import { shellQuote } from '../../compile/index.js';
+import { errorMessage } from '../../errors.js';
+import { fetchFollowingRedirects, readBody } from '../../http-client.js';
+import { SUMMARY_CAPS, UsageSummaryError, readUsageSummaryText, type UsageSummary } from '../../protocol/index.js';
 import type { Tree } from './baseline.js';
 import type { ActionInputs, UsageSource } from './inputs.js';
 import { redactUrl } from './redact.js';
