@@ -25,25 +25,34 @@ const outdir = join(root, 'lib/bundle');
 export const ENTRIES = {
   cli: 'lib/cli.js',
   index: 'lib/index.js',
-  runtime: 'lib/runtime/index.js',
   'semantic-worker': 'lib/diff/semantic-worker.js',
 };
+/**
+ * The runtime is bundled on its own, into one file: a server imports it at start-up, where
+ * each file costs Node about half a millisecond to resolve, read and link (one file instead of
+ * nine: 10 ms instead of 14). Its code shared with the library and the CLI (the protocol) is
+ * then a copy of its own; the runtime exports no class the library exports, so no `instanceof`
+ * tells the copies apart. Its one lazy part (the explanations of `withSelfHealing`) is in the
+ * same file, evaluated on first use.
+ */
+const RUNTIME_ENTRY = { runtime: 'lib/runtime/index.js' };
 
-rmSync(outdir, { recursive: true, force: true });
-await build({
+const common = {
   absWorkingDir: root,
-  entryPoints: ENTRIES,
   outdir,
   bundle: true,
-  splitting: true,
   format: 'esm',
   platform: 'node',
   // package.json's engines.
   target: 'node20',
   packages: 'external',
-  chunkNames: 'chunk-[hash]',
   logLevel: 'warning',
-});
+};
+rmSync(outdir, { recursive: true, force: true });
+await Promise.all([
+  build({ ...common, entryPoints: ENTRIES, splitting: true, chunkNames: 'chunk-[hash]' }),
+  build({ ...common, entryPoints: RUNTIME_ENTRY }),
+]);
 
 if (!process.argv.includes('--quiet')) {
   const files = readdirSync(outdir);

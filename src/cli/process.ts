@@ -2,8 +2,8 @@
  * The CLI as a process (lib/cli.js imports it once the compile cache is on): its streams, the
  * interrupt handling and the exit code around `main`.
  */
-import { main } from './main.js';
 import { exitOnInterrupt } from '../compile/interrupt.js';
+import type { Io } from './context.js';
 
 // Ctrl-C / SIGTERM: exit 130 / 143, and kill every server tree still running on the way out.
 exitOnInterrupt();
@@ -28,11 +28,11 @@ function writerOf(stream: NodeJS.WriteStream): (text: string) => void {
   };
 }
 
-const code = await main(process.argv.slice(2), {
-  cwd: process.cwd(),
-  stdout: writerOf(process.stdout),
-  stderr: writerOf(process.stderr),
-  isTty: process.stdout.isTTY === true,
-});
+const argv = process.argv.slice(2);
+const io: Io = { cwd: process.cwd(), stdout: writerOf(process.stdout), stderr: writerOf(process.stderr), isTty: process.stdout.isTTY === true };
+// The proxy stands between a client and the server it waits for: it goes to its own code at
+// once (as `main` would send it), without loading the CLI's flags, commands and help first, so
+// the server starts sooner.
+const code = argv[0] === 'proxy' ? await (await import('../proxy/index.js')).proxyCommand(argv.slice(1), io) : await (await import('./main.js')).main(argv, io);
 // A failed write (reported above) keeps its 2.
 if (process.exitCode !== 2) process.exitCode = code;

@@ -111,9 +111,15 @@ export function resolveProgram(program: string, path: string | undefined, cwd: s
  * round until none is left; SIGUSR1 skips the grace (our process is exiting). It exits as the
  * server did (the same code, or the same signal). On file descriptor 3, when there is one, it
  * names each process it could not kill ("survivor PID COMMAND"): the caller reports them.
+ *
+ * It stands between the client and the server's first answer (the proxy starts one on every
+ * launch), so it imports only modules built into the interpreter: `_signal` rather than
+ * `signal` (which builds enums on import) and `_ctypes` rather than `ctypes` (which defines its
+ * whole type system): the server starts some 6 ms sooner; prctl is called through
+ * `_ctypes` as `ctypes.CDLL(None).prctl` would call it.
  */
 export const SUPERVISOR = String.raw`
-import ctypes, os, signal, sys, time
+import _ctypes, _signal as signal, os, sys, time
 grace, command = float(sys.argv[1]), sys.argv[3:]
 try:
     os.set_inheritable(3, False)
@@ -127,7 +133,12 @@ def say(line):
         pass
 init = os.getpid() == 1
 if not init:
-    ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    class Int(_ctypes._SimpleCData):
+        _type_ = 'i'
+    class Function(_ctypes.CFuncPtr):
+        _flags_ = _ctypes.FUNCFLAG_CDECL
+        _restype_ = Int
+    Function(_ctypes.dlsym(_ctypes.dlopen(None), 'prctl'))(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 class Stop(Exception):
     pass
 urgent = False

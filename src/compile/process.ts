@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { EVIDENCE_LINE_CHARS, MAX_MESSAGE_BYTES, noteLogLine, type AttemptEvidence } from './channel.js';
 import { containmentPlan, resolveProgram, type Containment } from './containment.js';
@@ -51,6 +50,19 @@ const SUPERVISOR_MARGIN_MS = 6000;
  * process group, it is what finds a descendant that left the group but kept its environment.
  */
 export const SERVER_MARKER_NAME = 'MCP_CONTRACT_GUARD_SERVER';
+/** Servers started by this process so far: with its pid, what makes each marker its own. */
+let started = 0;
+
+/**
+ * A marker value no other server's has: this process's id and a count tell apart every server
+ * started while it runs, the time and a random part those of processes long gone. It is no
+ * secret (a server may read its own environment): it only has to find the server's processes,
+ * and a UUID would load node:crypto (some 4 ms) before the proxy can start its server.
+ */
+function newMarker(): string {
+  return `${process.pid}-${++started}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
 /**
  * A tree sweep repeats while it finds marked processes: one forking while we kill it leaves
  * children the next round finds. Each round kills a generation; real servers have two or three.
@@ -71,7 +83,7 @@ process.once('exit', () => {
  */
 export class ServerProcess {
   private readonly child: ChildProcess;
-  private readonly marker = randomUUID();
+  private readonly marker = newMarker();
   /** What holds the server's whole tree; undefined when it was started as it is (it cannot start). */
   readonly containment: Containment | undefined;
   /** Resolves when the process has exited (or could not start). */

@@ -1,4 +1,4 @@
-import { canonicalJson, jsonEqual, markCanonical, parseJson, withSortedKeys } from '../protocol/index.js';
+import { canonicalJson, jsonEqual, markCanonical, nullPrototypeRecord, parseJson, withSortedKeys } from '../protocol/index.js';
 import { entryDigest, rememberDigest, sha256 } from './canonical.js';
 import {
   ENTRY_KINDS,
@@ -51,14 +51,23 @@ export function renderLockfile(contracts: Contracts): string {
   const body: Record<string, unknown> = { lockfileVersion: LOCKFILE_VERSION, generator: GENERATOR, server };
   if (contracts.clientCapabilities !== undefined) body.capture = { clientCapabilities: contracts.clientCapabilities };
   for (const kind of ENTRY_KINDS) {
-    const entries: Record<string, LockedEntry> = Object.create(null);
-    for (const key of Object.keys(contracts[kind]).sort()) {
-      const entry = contracts[kind][key] as ContractEntry;
-      entries[key] = { digest: entryDigest(entry), ...entry };
-    }
+    const entries = nullPrototypeRecord<LockedEntry>();
+    for (const key of Object.keys(contracts[kind]).sort()) entries[key] = storedEntry(contracts[kind][key] as ContractEntry);
     body[kind] = entries;
   }
   return canonicalJson({ ...body, digest: wholeFileDigest(body) }, true);
+}
+
+/**
+ * An entry as the lockfile stores it, built in canonical form (its fields in canonical order, the
+ * contract canonical already), so writing thousands of them copies none.
+ */
+function storedEntry(entry: ContractEntry): LockedEntry {
+  const stored = nullPrototypeRecord<unknown>() as unknown as LockedEntry;
+  stored.contract = entry.contract;
+  if (entry.dialects !== undefined) stored.dialects = withSortedKeys(entry.dialects) as ContractEntry['dialects'];
+  stored.digest = entryDigest(entry);
+  return stored;
 }
 
 /**
@@ -70,7 +79,16 @@ function wholeFileDigest(body: Record<string, unknown>): string {
   const manifest: Record<string, unknown> = { lockfileVersion: body.lockfileVersion, generator: body.generator, server: body.server, capture: body.capture };
   for (const kind of ENTRY_KINDS) {
     const entries = (isJsonObject(body[kind]) ? body[kind] : {}) as Record<string, Partial<LockedEntry>>;
-    manifest[kind] = Object.fromEntries(Object.entries(entries).map(([key, e]) => [key, { digest: e?.digest, dialects: e?.dialects }]));
+    // Records without a prototype, in canonical order (`dialects`, `digest`): written without a copy.
+    const listed = nullPrototypeRecord<unknown>();
+    for (const key in entries) {
+      const e = entries[key];
+      const record = nullPrototypeRecord<unknown>();
+      if (e?.dialects !== undefined) record.dialects = e.dialects;
+      if (e?.digest !== undefined) record.digest = e.digest;
+      listed[key] = record;
+    }
+    manifest[kind] = listed;
   }
   return sha256(canonicalJson(manifest));
 }

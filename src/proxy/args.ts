@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { UserError } from '../errors.js';
 import { parseDriftPolicy, type DriftPolicy } from '../policy/drift.js';
-import { DEFAULT_RENAME_WINDOW_DAYS, type RenameMode } from '../runtime/routing.js';
+import type { RenameMode } from '../runtime/routing.js';
 import type { ListenAddress } from './http.js';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from './sessions.js';
 
@@ -161,7 +161,7 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions & { help: 
     validate: !values['no-validate'],
     explainAll: !values['no-explain-all'],
     renames: (values.renames ?? 'explain') as RenameMode,
-    renameWindowDays: values['rename-window-days'] === undefined ? DEFAULT_RENAME_WINDOW_DAYS : parseDays(values['rename-window-days']),
+    ...(values['rename-window-days'] === undefined ? {} : { renameWindowDays: parseDays(values['rename-window-days']) }),
     log: values.log,
     logValues: values['log-values'] ?? false,
     usage: values.usage,

@@ -15,13 +15,14 @@ import { readTextIfExists } from '../files.js';
 import { repinCommand } from '../pin/repin.js';
 import { DEFAULT_DRIFT_POLICY, describePolicy, type DriftPolicy } from '../policy/drift.js';
 import type { ProxyOptions } from './args.js';
-import type { PinSettings } from './pin.js';
+import { DriftGuard, type Pin, type PinSettings } from './pin.js';
 
 /**
  * `--lockfile`: the pinned server's contracts, verified (a pin that does not match its digests
- * is refused: it was edited by hand, or is not the one reviewed), and what to do with drift.
+ * is refused: it was edited by hand, or is not the one reviewed), and what to do with drift; a
+ * drift guard for each session holds the server to them.
  */
-export async function loadPin(options: ProxyOptions, warn: (message: string) => void): Promise<PinSettings> {
+export async function loadPin(options: ProxyOptions, warn: (message: string) => void): Promise<Pin> {
   const file = options.lockfile as string;
   const text = await readTextIfExists(file, 'the pin file');
   if (text === undefined) throw new UserError(`There is no pin file at ${file}: write it with "mcp-contract-guard pin <client configuration>" (or a lockfile with "mcp-contract-guard lock").`);
@@ -43,7 +44,8 @@ export async function loadPin(options: ProxyOptions, warn: (message: string) => 
   const { contracts } = chosen.pin;
   const counts = ENTRY_KINDS.filter((kind) => Object.keys(contracts[kind]).length > 0).map((kind) => countOf(kind, Object.keys(contracts[kind]).length));
   warn(`holding ${JSON.stringify(chosen.name)} to ${file} (${counts.join(', ') || 'nothing listed'}); on drift: ${describePolicy(policy)}.`);
-  return { server: chosen.name, file, contracts, policy, repin: acceptCommand(pins, chosen, file, options), logged: new Set(), warn };
+  const settings: PinSettings = { server: chosen.name, file, contracts, policy, repin: acceptCommand(pins, chosen, file, options), logged: new Set(), warn };
+  return { guard: () => new DriftGuard(settings) };
 }
 
 /** The config file's `onDrift`: the one --config names, else ./mcp-contract-guard.config.json if there is one. */

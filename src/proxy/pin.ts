@@ -27,6 +27,15 @@ import { type DriftAction, type DriftClass, type DriftPolicy } from '../policy/d
 import { entryRenameOf, flagsText, renderContractDeltas, type Delta, type EntryReport } from '../protocol/index.js';
 import { toolError } from '../runtime/protocol.js';
 
+/**
+ * What the relay holds of a pin: a drift guard for each session, all holding the server to the
+ * same pin. The relay knows the guard by this alone, so a proxy without a pin loads none of this
+ * module (the normalizer and the diff engine it judges drift with).
+ */
+export interface Pin {
+  guard(): DriftGuard;
+}
+
 /** What the sessions of one proxy share. */
 export interface PinSettings {
   /** The server's name in the pin file. */
@@ -65,18 +74,6 @@ const MAX_LOGGED = 10_000;
 /** Deltas shown in a refusal; the rest are counted. */
 const MAX_DELTAS_SHOWN = 8;
 
-/** What each listing method lists, and each call method reaches. */
-export const LIST_METHODS: Readonly<Record<string, EntryKind>> = {
-  'tools/list': 'tools',
-  'prompts/list': 'prompts',
-  'resources/list': 'resources',
-  'resources/templates/list': 'resourceTemplates',
-};
-export const LIST_CHANGED: Readonly<Record<string, EntryKind[]>> = {
-  'notifications/tools/list_changed': ['tools'],
-  'notifications/prompts/list_changed': ['prompts'],
-  'notifications/resources/list_changed': ['resources', 'resourceTemplates'],
-};
 /** The result key of each kind's listing. */
 const RESULT_KEY: Record<EntryKind, string> = { tools: 'tools', prompts: 'prompts', resources: 'resources', resourceTemplates: 'resourceTemplates' };
 
@@ -119,6 +116,12 @@ export class DriftGuard {
   forget(kind: EntryKind): void {
     this.verdicts.delete(kind);
     this.judgedText.delete(kind);
+  }
+
+  /** The result of a listing answer with its hidden entries left out, or undefined to forward it as it is. */
+  filteredListing(kind: EntryKind, result: JsonObject): JsonObject | undefined {
+    const kept = this.filter(kind, result[RESULT_KEY[kind]]);
+    return kept === undefined ? undefined : { ...result, [RESULT_KEY[kind]]: kept as JsonObject[] };
   }
 
   /**
@@ -290,8 +293,3 @@ function summarize(deltas: readonly Delta[]): string {
   return `${shown.join(' ')}${more}`.replace(/\s+/g, ' ');
 }
 
-/** The result of a listing answer with its hidden entries left out, or undefined to forward it as it is. */
-export function filteredListing(guard: DriftGuard, kind: EntryKind, result: JsonObject): JsonObject | undefined {
-  const kept = guard.filter(kind, result[RESULT_KEY[kind]]);
-  return kept === undefined ? undefined : { ...result, [RESULT_KEY[kind]]: kept as JsonObject[] };
-}

@@ -22,13 +22,14 @@
 import { randomUUID } from 'node:crypto';
 import { ENTRY_KEY, isJsonObject, type EntryKind, type JsonObject, type JsonValue } from '../contract/model.js';
 import { createExplainer, type Explainer } from '../runtime/self-healing.js';
-import { errorResult, type DeltaMap } from '../runtime/index.js';
+import type { DeltaMap } from '../runtime/delta-map.js';
+import { errorResult } from '../runtime/protocol.js';
 import { CallRouter, NEEDS_LISTING, withNotice, type CallDecision, type CallNotice, type ListedTools, type RoutingOptions } from '../runtime/routing.js';
 import { reportedFields } from '../runtime/validation-error.js';
 import type { CallLog, CallOutcome } from './call-log.js';
 import type { CallOutcome as UsageOutcome, UsageRecorder } from '../runtime/usage.js';
 import { explainServerError, isUnknownToolError } from '../runtime/server-errors.js';
-import { DriftGuard, LIST_CHANGED, LIST_METHODS, filteredListing, type PinSettings } from './pin.js';
+import type { DriftGuard, Pin } from './pin.js';
 import { ArgumentValidator } from '../runtime/argument-validator.js';
 
 export interface RelayOptions extends RoutingOptions {
@@ -48,8 +49,22 @@ export interface RelayOptions extends RoutingOptions {
   /** How long calls wait for the proxy's own `tools/list` before going out unchecked (default 10 s). */
   listTimeoutMs?: number;
   /** `--lockfile`: hold the server to its pinned contracts (see pin.ts). */
-  pin?: PinSettings | undefined;
+  pin?: Pin | undefined;
 }
+
+/** What each listing method lists (followed with a pin, to judge its entries). */
+const LIST_METHODS: Readonly<Record<string, EntryKind>> = {
+  'tools/list': 'tools',
+  'prompts/list': 'prompts',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resourceTemplates',
+};
+/** What each list_changed notification makes stale. */
+const LIST_CHANGED: Readonly<Record<string, EntryKind[]>> = {
+  'notifications/tools/list_changed': ['tools'],
+  'notifications/prompts/list_changed': ['prompts'],
+  'notifications/resources/list_changed': ['resources', 'resourceTemplates'],
+};
 
 /** Where the session's output goes; each string or buffer is one or more complete lines. */
 export interface RelayPeers {
@@ -132,7 +147,7 @@ export class RelaySession {
     private readonly peers: RelayPeers,
   ) {
     this.explainer = createExplainer({ deltas: options.deltas, explainAll: options.explainAll !== false });
-    this.guard = options.pin === undefined ? undefined : new DriftGuard(options.pin);
+    this.guard = options.pin?.guard();
     this.router = options.router ?? new CallRouter(options.deltas, options);
   }
 
@@ -461,7 +476,7 @@ export class RelaySession {
 
   /** A listing answer without the entries the pin hides, or FORWARD. */
   private pinnedListing(kind: EntryKind, message: JsonObject, result: JsonObject | undefined): Disposition {
-    const filtered = this.guard === undefined || result === undefined ? undefined : filteredListing(this.guard, kind, result);
+    const filtered = this.guard === undefined || result === undefined ? undefined : this.guard.filteredListing(kind, result);
     return filtered === undefined ? FORWARD : { ...message, result: filtered };
   }
 

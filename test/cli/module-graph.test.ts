@@ -35,10 +35,10 @@ afterAll(() => {
  * `failing` is the exit code expected besides 0 (diff exits 1 on the BREAKING removal): the
  * modules it loaded are what matters here.
  */
-function modulesLoadedBy(args: string[], failing = 1): string[] {
+function modulesLoadedBy(args: string[], failing = 1, input = ''): string[] {
   const urls = probe.record((env) => {
     try {
-      execFileSync(process.execPath, [...probe.nodeArgs, resolve(ROOT, 'lib/cli.js'), ...args], { cwd: work, env, stdio: 'pipe' });
+      execFileSync(process.execPath, [...probe.nodeArgs, resolve(ROOT, 'lib/cli.js'), ...args], { cwd: work, env, input, stdio: 'pipe' });
     } catch (error) {
       if ((error as { status?: number }).status !== failing) throw error;
     }
@@ -81,5 +81,14 @@ describe('the modules each command loads', () => {
     for (const url of loaded) for (const pattern of NEVER_FOR_DIFF) expect(url).not.toMatch(pattern);
     // Nothing from node_modules at all for a JSON report.
     expect(loaded.filter((url) => url.includes('/node_modules/'))).toEqual([]);
+  });
+
+  it("proxy, without --lockfile or --usage: the relay, not the CLI's tables, nor the pin's drift judge (normalizer, diff engine, rules), nor the usage recorder", () => {
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'module-graph', version: '1' } } };
+    const server = [process.execPath, resolve(ROOT, 'test/fixtures/servers/raw-inventory.mjs')];
+    // The client's input ends after initialize: the proxy answers it, stops the server and exits 0.
+    const own = ours(modulesLoadedBy(['proxy', '--', ...server], 0, `${JSON.stringify(initialize)}\n`));
+    expect(own).toEqual(expect.arrayContaining(['proxy/index.js', 'proxy/relay.js', 'compile/process.js']));
+    for (const module of own) expect(module, `the proxy loads ${module}`).not.toMatch(/^(diff|rules)\/|^contract\/(normalize|schema|lockfile)\.js$|^proxy\/pin\.js$|^runtime\/usage\.js$|^cli\/(main|args|help|commands)\.js$/);
   });
 });
