@@ -30350,8 +30350,6 @@ class LegacySseSession {
 
 // EXTERNAL MODULE: external "node:child_process"
 var external_node_child_process_ = __nccwpck_require__(1421);
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
 ;// CONCATENATED MODULE: ./lib/compile/containment.js
 /**
  * Where a server we start runs, so that stopping it stops everything it started. A process
@@ -30451,9 +30449,15 @@ function resolveProgram(program, path, cwd) {
  * round until none is left; SIGUSR1 skips the grace (our process is exiting). It exits as the
  * server did (the same code, or the same signal). On file descriptor 3, when there is one, it
  * names each process it could not kill ("survivor PID COMMAND"): the caller reports them.
+ *
+ * It stands between the client and the server's first answer (the proxy starts one on every
+ * launch), so it imports only modules built into the interpreter: `_signal` rather than
+ * `signal` (which builds enums on import) and `_ctypes` rather than `ctypes` (which defines its
+ * whole type system): the server starts some 6 ms sooner; prctl is called through
+ * `_ctypes` as `ctypes.CDLL(None).prctl` would call it.
  */
 const SUPERVISOR = String.raw `
-import ctypes, os, signal, sys, time
+import _ctypes, _signal as signal, os, sys, time
 grace, command = float(sys.argv[1]), sys.argv[3:]
 try:
     os.set_inheritable(3, False)
@@ -30467,7 +30471,12 @@ def say(line):
         pass
 init = os.getpid() == 1
 if not init:
-    ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    class Int(_ctypes._SimpleCData):
+        _type_ = 'i'
+    class Function(_ctypes.CFuncPtr):
+        _flags_ = _ctypes.FUNCFLAG_CDECL
+        _restype_ = Int
+    Function(_ctypes.dlsym(_ctypes.dlopen(None), 'prctl'))(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 class Stop(Exception):
     pass
 urgent = False
@@ -30575,7 +30584,6 @@ var compile_env = __nccwpck_require__(3370);
 
 
 
-
 /** The stderr tail kept for diagnosis: the last lines carry the error, a flood is dropped. */
 const STDERR_LINES = 40;
 /** Stdout lines that were not protocol (a banner, logs on the wrong stream): a few show the pattern. */
@@ -30594,6 +30602,17 @@ const SUPERVISOR_MARGIN_MS = 6000;
  * process group, it is what finds a descendant that left the group but kept its environment.
  */
 const SERVER_MARKER_NAME = 'MCP_CONTRACT_GUARD_SERVER';
+/** Servers started by this process so far: with its pid, what makes each marker its own. */
+let started = 0;
+/**
+ * A marker value no other server's has: this process's id and a count tell apart every server
+ * started while it runs, the time and a random part those of processes long gone. It is no
+ * secret (a server may read its own environment): it only has to find the server's processes,
+ * and a UUID would load node:crypto (some 4 ms) before the proxy can start its server.
+ */
+function newMarker() {
+    return `${process.pid}-${++started}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+}
 /**
  * A tree sweep repeats while it finds marked processes: one forking while we kill it leaves
  * children the next round finds. Each round kills a generation; real servers have two or three.
@@ -30614,7 +30633,7 @@ process.once('exit', () => {
 class ServerProcess {
     evidence;
     child;
-    marker = (0,external_node_crypto_.randomUUID)();
+    marker = newMarker();
     /** What holds the server's whole tree; undefined when it was started as it is (it cannot start). */
     containment;
     /** Resolves when the process has exited (or could not start). */
@@ -32890,14 +32909,24 @@ function renderLockfile(contracts) {
     if (contracts.clientCapabilities !== undefined)
         body.capture = { clientCapabilities: contracts.clientCapabilities };
     for (const kind of _model_js__WEBPACK_IMPORTED_MODULE_2__/* .ENTRY_KINDS */ .pf) {
-        const entries = Object.create(null);
-        for (const key of Object.keys(contracts[kind]).sort()) {
-            const entry = contracts[kind][key];
-            entries[key] = { digest: (0,_canonical_js__WEBPACK_IMPORTED_MODULE_1__/* .entryDigest */ .LE)(entry), ...entry };
-        }
+        const entries = (0,_protocol_index_js__WEBPACK_IMPORTED_MODULE_0__/* .nullPrototypeRecord */ .FL)();
+        for (const key of Object.keys(contracts[kind]).sort())
+            entries[key] = storedEntry(contracts[kind][key]);
         body[kind] = entries;
     }
     return (0,_protocol_index_js__WEBPACK_IMPORTED_MODULE_0__/* .canonicalJson */ .dj)({ ...body, digest: wholeFileDigest(body) }, true);
+}
+/**
+ * An entry as the lockfile stores it, built in canonical form (its fields in canonical order, the
+ * contract canonical already), so writing thousands of them copies none.
+ */
+function storedEntry(entry) {
+    const stored = (0,_protocol_index_js__WEBPACK_IMPORTED_MODULE_0__/* .nullPrototypeRecord */ .FL)();
+    stored.contract = entry.contract;
+    if (entry.dialects !== undefined)
+        stored.dialects = (0,_protocol_index_js__WEBPACK_IMPORTED_MODULE_0__/* .withSortedKeys */ .ZK)(entry.dialects);
+    stored.digest = (0,_canonical_js__WEBPACK_IMPORTED_MODULE_1__/* .entryDigest */ .LE)(entry);
+    return stored;
 }
 /**
  * The whole-file digest covers the header and every entry's digest and dialects (a Merkle
@@ -32908,7 +32937,18 @@ function wholeFileDigest(body) {
     const manifest = { lockfileVersion: body.lockfileVersion, generator: body.generator, server: body.server, capture: body.capture };
     for (const kind of _model_js__WEBPACK_IMPORTED_MODULE_2__/* .ENTRY_KINDS */ .pf) {
         const entries = ((0,_model_js__WEBPACK_IMPORTED_MODULE_2__/* .isJsonObject */ .OW)(body[kind]) ? body[kind] : {});
-        manifest[kind] = Object.fromEntries(Object.entries(entries).map(([key, e]) => [key, { digest: e?.digest, dialects: e?.dialects }]));
+        // Records without a prototype, in canonical order (`dialects`, `digest`): written without a copy.
+        const listed = (0,_protocol_index_js__WEBPACK_IMPORTED_MODULE_0__/* .nullPrototypeRecord */ .FL)();
+        for (const key in entries) {
+            const e = entries[key];
+            const record = (0,_protocol_index_js__WEBPACK_IMPORTED_MODULE_0__/* .nullPrototypeRecord */ .FL)();
+            if (e?.dialects !== undefined)
+                record.dialects = e.dialects;
+            if (e?.digest !== undefined)
+                record.digest = e.digest;
+            listed[key] = record;
+        }
+        manifest[kind] = listed;
     }
     return (0,_canonical_js__WEBPACK_IMPORTED_MODULE_1__/* .sha256 */ .sc)((0,_protocol_index_js__WEBPACK_IMPORTED_MODULE_0__/* .canonicalJson */ .dj)(manifest));
 }
