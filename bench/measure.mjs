@@ -3,6 +3,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** The value after `name` on the command line (`--runs 15`), or undefined when it is not given. */
+export function option(name) {
+  const at = process.argv.indexOf(name);
+  return at < 0 ? undefined : process.argv[at + 1];
+}
+
 /** The CLI a checkout's package runs (its package.json `bin`): what a user's command starts. */
 export function binOf(root) {
   const { bin } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));

@@ -15,14 +15,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { binOf, printTargets } from './measure.mjs';
+import { binOf, option, printTargets } from './measure.mjs';
 import { nestedUnions, syntheticRelease } from './synthetic.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const option = (name) => {
-  const at = process.argv.indexOf(name);
-  return at < 0 ? undefined : process.argv[at + 1];
-};
 const RUNS = Number(option('--runs') ?? 5);
 const BASELINE = option('--baseline');
 const strict = process.argv.includes('--strict');
