@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { binOf, printTable } from './measure.mjs';
+import { RUNNER_ENV, binOf, printTable } from './measure.mjs';
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
 const CLI = binOf(ROOT);
@@ -25,7 +25,7 @@ const cases = [
 
 function wallMs(args) {
   const start = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, args, { stdio: 'ignore' });
+  const result = spawnSync(process.execPath, args, { env: RUNNER_ENV, stdio: 'ignore' });
   if (result.status !== 0) throw new Error(`node ${args.join(' ')} exited ${result.status}`);
   return Number(process.hrtime.bigint() - start) / 1e6;
 }

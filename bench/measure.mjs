@@ -9,6 +9,14 @@ export function option(name) {
   return at < 0 ? undefined : process.argv[at + 1];
 }
 
+/**
+ * The environment whole-process benchmarks run their commands in: this one, as a GitHub runner
+ * has it. Without NODE_EXTRA_CA_CERTS: where it is set (this machine sets it), Node reads and
+ * parses the certificates at every start, some 50 ms before running any code (26 ms → 80 ms for
+ * `node -e 0` here); that inflates every floor and hides the share of the cost that is ours.
+ */
+export const RUNNER_ENV = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_EXTRA_CA_CERTS'));
+
 /** The CLI a checkout's package runs (its package.json `bin`): what a user's command starts. */
 export function binOf(root) {
   const { bin } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));

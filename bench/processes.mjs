@@ -15,7 +15,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { binOf, option, printTargets } from './measure.mjs';
+import { RUNNER_ENV, binOf, option, printTargets } from './measure.mjs';
 import { nestedUnions, syntheticRelease } from './synthetic.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -91,7 +91,7 @@ const deep = [6, 7, 8].map((depth) => ({
   after: file(`deep-${depth}-after.json`, { tools: [{ name: 'deep', inputSchema: nestedUnions(depth, 3, 5) }] }),
 }));
 const lockfile = join(scratch, 'mcp-contracts.lock.json');
-spawnSync(process.execPath, [cliOf(ROOT), 'lock', '--file', thousand.before, '--lockfile', lockfile, '--quiet'], { stdio: 'inherit' });
+spawnSync(process.execPath, [cliOf(ROOT), 'lock', '--file', thousand.before, '--lockfile', lockfile, '--quiet'], { stdio: 'inherit', env: RUNNER_ENV });
 
 // ── the cases ─────────────────────────────────────────────────────────────────────────────
 const node = (...args) => [process.execPath, ...args];
@@ -120,7 +120,7 @@ function measure({ argv, exits, reports }) {
   const timeFile = join(scratch, 'time.txt');
   const command = TIME ? [TIME, '-f', '%M', '-o', timeFile, ...argv] : argv;
   const started = process.hrtime.bigint();
-  const result = spawnSync(command[0], command.slice(1), { stdio: ['ignore', reports ? 'pipe' : 'ignore', 'pipe'], encoding: 'utf8', maxBuffer: 1 << 26 });
+  const result = spawnSync(command[0], command.slice(1), { env: RUNNER_ENV, stdio: ['ignore', reports ? 'pipe' : 'ignore', 'pipe'], encoding: 'utf8', maxBuffer: 1 << 26 });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (result.error || !exits.includes(result.status)) throw new Error(`${argv.join(' ')} exited ${result.status}: ${result.error?.message ?? result.stderr.slice(0, 500)}`);
   // GNU time writes a line about a non-zero exit before the figure.

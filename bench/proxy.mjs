@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { binOf, printTargets } from './measure.mjs';
+import { RUNNER_ENV, binOf, printTargets } from './measure.mjs';
 
 const strict = process.argv.includes('--strict');
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -48,7 +48,7 @@ const ROUTING = [process.execPath, binOf(root), 'proxy', '--artifact', ARTIFACT,
 
 /** A raw JSON-RPC client over a child's stdio; `call()` resolves with the answer's round trip in ms. */
 function start(argv) {
-  const child = spawn(argv[0], argv.slice(1), { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(argv[0], argv.slice(1), { env: RUNNER_ENV, stdio: ['pipe', 'pipe', 'inherit'] });
   const waiting = new Map();
   let buffer = '';
   let nextId = 1;

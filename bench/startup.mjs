@@ -8,13 +8,13 @@
 //                 export), e.g. main, for a before/after table from one run.
 // Peak memory and CPU time (user + system) are GNU time's (/usr/bin/time). The targets are on wall
 // time; the CPU ratios beside them hold better on a busy machine, where waiting for a core
-// lengthens every wall time.
+// lengthens every wall time. Commands run in RUNNER_ENV (measure.mjs): without NODE_EXTRA_CA_CERTS.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { binOf, option, printTargets } from './measure.mjs';
+import { RUNNER_ENV, binOf, option, printTargets } from './measure.mjs';
 import { syntheticRelease } from './synthetic.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -44,7 +44,7 @@ const { before, after } = syntheticRelease(1000, 100);
 const thousand = [file('before-1k.json', { tools: before }), file('after-1k.json', { tools: after })];
 const tiny = file('tiny.json', { tools: before.slice(0, 1) });
 const lockfile = join(scratch, 'mcp-contracts.lock.json');
-spawnSync(process.execPath, [binOf(ROOT), 'lock', '--file', thousand[0], '--lockfile', lockfile, '--quiet'], { stdio: 'inherit' });
+spawnSync(process.execPath, [binOf(ROOT), 'lock', '--file', thousand[0], '--lockfile', lockfile, '--quiet'], { stdio: 'inherit', env: RUNNER_ENV });
 /** A server without an SDK; the shell notes when it starts (ns since the epoch), to tell the proxy's share before it from after. */
 const serverStartedFile = join(scratch, 'server-started.txt');
 const SERVER = ['/bin/sh', '-c', `date +%s%N > '${serverStartedFile}'; exec '${process.execPath}' '${join(ROOT, 'test/fixtures/servers/raw-inventory.mjs')}'`];
@@ -80,7 +80,7 @@ function run({ argv, exits, reports, cwd = ROOT }) {
   const timeFile = join(scratch, 'time.txt');
   const command = TIME ? [TIME, '-f', '%M %U %S', '-o', timeFile, ...argv] : argv;
   const started = process.hrtime.bigint();
-  const result = spawnSync(command[0], command.slice(1), { cwd, stdio: ['ignore', reports ? 'pipe' : 'ignore', 'pipe'], encoding: 'utf8' });
+  const result = spawnSync(command[0], command.slice(1), { cwd, env: RUNNER_ENV, stdio: ['ignore', reports ? 'pipe' : 'ignore', 'pipe'], encoding: 'utf8' });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (result.error || !exits.includes(result.status)) throw new Error(`${argv.join(' ')} exited ${result.status}: ${result.error?.message ?? result.stderr.slice(0, 500)}`);
   // GNU time writes a line about a non-zero exit before the figures.
@@ -96,7 +96,7 @@ function ready({ ready: argv }) {
   return new Promise((resolve, reject) => {
     const spawnedAt = performance.timeOrigin + performance.now();
     const started = process.hrtime.bigint();
-    const child = spawn(argv[0], argv.slice(1), { cwd: ROOT, stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn(argv[0], argv.slice(1), { cwd: ROOT, env: RUNNER_ENV, stdio: ['pipe', 'pipe', 'ignore'] });
     let ms;
     let buffer = '';
     child.stdout.setEncoding('utf8').on('data', (chunk) => {
