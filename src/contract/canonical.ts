@@ -1,12 +1,21 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { canonicalJson } from '../protocol/index.js';
 import type { ContractEntry } from './model.js';
 
 // Digests are of the canonical JSON every lockfile is written in: the protocol's one implementation.
 
 export function sha256(text: string): string {
-  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+  return `sha256:${hexDigest(text)}`;
 }
+
+/**
+ * The one-shot `crypto.hash` (Node 20.12 and later) where there is one: a lockfile hashes every
+ * entry, and a Hash object per entry costs more than hashing a few kilobytes. Older Node 20
+ * releases (package.json's engines) build the Hash object; hence the namespace import, since a
+ * named import of an export this Node lacks would fail to link.
+ */
+const hexDigest: (text: string) => string =
+  typeof crypto.hash === 'function' ? (text) => crypto.hash('sha256', text, 'hex') : (text) => crypto.createHash('sha256').update(text).digest('hex');
 
 /** Digest of a value's canonical (compact) JSON. */
 export function digestOf(value: unknown): string {

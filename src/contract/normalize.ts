@@ -153,7 +153,9 @@ const NORMALIZERS: Record<EntryKind, (item: JsonObject, lint: Lint) => ContractE
  */
 function canonicalEntry(item: JsonObject, normalized: JsonObject): JsonObject {
   const contract: JsonObject = nameRecord();
-  for (const key of [...new Set([...Object.keys(item), ...Object.keys(normalized)])].sort()) {
+  const keys = Object.keys(item);
+  for (const key of Object.keys(normalized)) if (!Object.hasOwn(item, key)) keys.push(key);
+  for (const key of keys.sort()) {
     contract[key] = (Object.hasOwn(normalized, key) ? normalized[key] : withSortedKeys(item[key])) as JsonValue;
   }
   return contract;

@@ -32,40 +32,52 @@ export interface NormalizedSchema {
   problems: string[];
 }
 
-const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', 'dependentSchemas']);
-const SCHEMA_KEYWORDS = new Set([
-  'additionalProperties', 'items', 'contains', 'not', 'if', 'then', 'else', 'propertyNames',
-  'unevaluatedProperties', 'unevaluatedItems', 'contentSchema',
-]);
-/** Subschema keywords for which the accept-everything schema `{}` is the same as absence. */
-const ANYTHING_IS_NO_OP = new Set([
-  'additionalProperties', 'items', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'then', 'else',
-]);
-const SCHEMA_LIST_KEYWORDS = new Set(['allOf', 'prefixItems']);
-/** Unions whose branch order carries no meaning: sorted so reordering is not a change. */
-const UNORDERED_SCHEMA_LISTS = new Set(['anyOf', 'oneOf', 'allOf']);
-/** Keywords that mean nothing for acceptance or identity and are dropped. */
-const DROPPED_KEYWORDS = new Set(['$schema', '$comment', '$defs', 'definitions']);
-/** Keywords whose value is the default, i.e. the same as leaving them out. */
-const NO_OP_VALUES = new Map<string, JsonValue>([
-  ['uniqueItems', false],
-  ['minLength', 0],
-  ['minItems', 0],
-  ['minProperties', 0],
-  ['minContains', 1],
-  ['deprecated', false],
-  ['readOnly', false],
-  ['writeOnly', false],
-]);
-/** What `keywords` does with a keyword's value: one lookup per keyword (absent: data, kept). */
+/** What `keywords` does with a keyword's value (a keyword not listed is data, kept as sent). */
 type KeywordRole = 'dropped' | 'schema map' | 'schema' | 'schema list' | 'unordered schema list';
-const KEYWORD_ROLES = new Map<string, KeywordRole>([
-  ...[...DROPPED_KEYWORDS].map((k) => [k, 'dropped'] as const),
-  ...[...SCHEMA_MAP_KEYWORDS].map((k) => [k, 'schema map'] as const),
-  ...[...SCHEMA_KEYWORDS].map((k) => [k, 'schema'] as const),
-  ...[...SCHEMA_LIST_KEYWORDS].map((k) => [k, 'schema list'] as const),
-  ...[...UNORDERED_SCHEMA_LISTS].map((k) => [k, 'unordered schema list'] as const),
-]);
+
+interface Keyword {
+  role?: KeywordRole;
+  /** The value that means the same as leaving the keyword out (dropped when the keyword has it). */
+  noOp?: JsonValue;
+  /** A subschema keyword for which the accept-everything schema `{}` is the same as absence. */
+  anythingIsNoOp?: true;
+  /**
+   * The keyword, with this value, is one a rewrite after the walk reads (a generator convention,
+   * the tidying of sets). A node without any such keyword, as most are, is done when written.
+   */
+  rewritten?: (value: JsonValue) => boolean;
+}
+
+const always = () => true;
+
+/** Each keyword's treatment: one lookup per keyword of every node. */
+const KEYWORDS = new Map<string, Keyword>([
+  // Mean nothing for acceptance or identity (definitions are inlined where referenced).
+  ...['$schema', '$comment', '$defs', 'definitions'].map((k) => [k, { role: 'dropped' }] as const),
+  ...['properties', 'patternProperties', 'dependentSchemas'].map((k) => [k, { role: 'schema map' }] as const),
+  ...['contains', 'not', 'if', 'contentSchema'].map((k) => [k, { role: 'schema' }] as const),
+  ...['additionalProperties', 'items', 'unevaluatedProperties', 'unevaluatedItems', 'then', 'else'].map((k) => [k, { role: 'schema', anythingIsNoOp: true }] as const),
+  // Also a generator convention's subject.
+  ['propertyNames', { role: 'schema', anythingIsNoOp: true, rewritten: always }],
+  ['prefixItems', { role: 'schema list' }],
+  // Unions whose branch order carries no meaning: sorted so reordering is not a change.
+  ...['anyOf', 'oneOf', 'allOf'].map((k) => [k, { role: 'unordered schema list', rewritten: always }] as const),
+  ...(
+    [
+      ['uniqueItems', false],
+      ['minLength', 0],
+      ['minItems', 0],
+      ['minProperties', 0],
+      ['minContains', 1],
+      ['deprecated', false],
+      ['readOnly', false],
+      ['writeOnly', false],
+    ] as const
+  ).map(([k, noOp]) => [k, { noOp }] as const),
+  // An integer's bounds are rewritten, a list of types sorted; `"type": "string"` needs neither.
+  ['type', { rewritten: (type) => typeof type !== 'string' || type === 'integer' }],
+  ...['required', 'enum', 'dependentRequired'].map((k) => [k, { rewritten: always }] as const),
+] as Array<[string, Keyword]>);
 /** Where a referenced definition's own description is kept when the referring property has one. */
 export const DEFINITION_DESCRIPTION = 'x-definition-description';
 
@@ -320,7 +332,13 @@ class SchemaWalker {
 
   private reference(value: JsonObject, ref: string, stack: string[]): JsonSchema {
     const pointer = canonicalPointer(ref);
-    const { $ref: _ref, ...siblings } = value;
+    const siblings: JsonObject = nameRecord();
+    let hasSiblings = false;
+    for (const key of Object.keys(value)) {
+      if (key === '$ref') continue;
+      siblings[key] = value[key] as JsonValue;
+      hasSiblings = true;
+    }
     let target: JsonSchema;
     if (stack.includes(pointer)) {
       target = { $ref: this.placeholderFor(pointer) };
@@ -332,7 +350,7 @@ class SchemaWalker {
       }
       target = this.node(resolved as JsonValue, [...stack, pointer]);
     }
-    if (Object.keys(siblings).length === 0) return target;
+    if (!hasSiblings) return target;
     const rest = this.keywords(siblings, stack);
     const onlyAnnotations = Object.keys(siblings).every((k) => ANNOTATION_KEYWORDS.has(k));
     if (onlyAnnotations && isJsonObject(target) && isJsonObject(rest)) {
@@ -361,12 +379,17 @@ class SchemaWalker {
     // Null-prototype records throughout: a property (or keyword) named `__proto__` is data.
     const out: JsonObject = nameRecord();
     const input = upgradeDraftKeywords(value);
+    let rewritten = false;
     for (const key of Object.keys(input).sort()) {
       const child = input[key] as JsonValue;
-      const role = KEYWORD_ROLES.get(key);
-      if (role === 'dropped') continue;
-      const noOp = NO_OP_VALUES.get(key);
-      if (noOp !== undefined && child === noOp) continue;
+      const keyword = KEYWORDS.get(key);
+      if (keyword === undefined) {
+        // Data the schema carries (`default`, `const`, `examples`, extensions…).
+        out[key] = withSortedKeys(child) as JsonValue;
+        continue;
+      }
+      const role = keyword.role;
+      if (role === 'dropped' || child === keyword.noOp) continue;
       if (role === 'schema map' && isJsonObject(child)) {
         const names = Object.keys(child).sort();
         if (names.length === 0) continue;
@@ -376,17 +399,18 @@ class SchemaWalker {
       } else if (role === 'schema') {
         const sub = this.node(child, stack);
         // `additionalProperties: {}`, `items: {}`… accept anything: the same as leaving them out.
-        if (ANYTHING_IS_NO_OP.has(key) && isEmptyObject(sub)) continue;
+        if (keyword.anythingIsNoOp === true && isEmptyObject(sub)) continue;
         out[key] = sub;
       } else if ((role === 'schema list' || role === 'unordered schema list') && Array.isArray(child)) {
         const list = child.map((c) => this.node(c, stack));
         out[key] = role === 'unordered schema list' ? sortByCanonical(list) : list;
       } else {
-        // Data the schema carries (`default`, `const`, `enum`, `examples`, extensions…).
+        // Data in a keyword's place (`enum`, `type`, a malformed `properties`…).
         out[key] = withSortedKeys(child) as JsonValue;
       }
+      rewritten ||= keyword.rewritten?.(child) === true;
     }
-    return inCanonicalOrder(withConventions(out));
+    return inCanonicalOrder(rewritten ? withConventions(out) : out);
   }
 }
 
@@ -495,10 +519,46 @@ function sortByCanonical<T>(values: T[]): T[] {
 }
 
 function dedupeByCanonical(values: JsonValue[]): JsonValue[] {
+  if (inCanonicalStringOrder(values)) return values;
   const seen = new Map<string, JsonValue>();
   for (const value of values) seen.set(canonicalJson(value), value);
   return [...seen.keys()].sort().map((k) => seen.get(k) as JsonValue);
 }
+
+/**
+ * The values are strings, each once, already in the order of their JSON texts, as most `enum`s
+ * are: then `dedupeByCanonical` would return them as they are, and this says so without writing
+ * each as JSON. Only strings JSON writes without an escape qualify (no quote, backslash, control
+ * character or surrogate); their texts are the strings between quotes, compared as such.
+ */
+function inCanonicalStringOrder(values: JsonValue[]): boolean {
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (typeof value !== 'string' || NEEDS_ESCAPE.test(value)) return false;
+    if (i > 0 && !quotedBefore(values[i - 1] as string, value)) return false;
+  }
+  return true;
+}
+
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * `"a"` before `"b"` as JSON texts, for strings without escapes: where one string is a prefix of
+ * the other, the shorter one's closing quote meets the longer one's next character (so `"a b"`
+ * comes before `"a"`: a space is below the quote).
+ */
+function quotedBefore(a: string, b: string): boolean {
+  const shorter = Math.min(a.length, b.length);
+  for (let i = 0; i < shorter; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return x < y;
+  }
+  if (a.length === b.length) return false;
+  return a.length < b.length ? QUOTE < b.charCodeAt(shorter) : a.charCodeAt(shorter) < QUOTE;
+}
+
+const QUOTE = 0x22;
 
 /** `#/definitions/X` and `#/$defs/X` name the same thing across dialects. */
 function canonicalPointer(ref: string): string {

@@ -136,6 +136,18 @@ describe('normalizeCapture', () => {
     expect(canonicalJson(a)).toBe(canonicalJson(b));
   });
 
+  it('lists enum values in the order of their JSON texts, each once (a space sorts before the closing quote)', () => {
+    const enumOf = (values: JsonValue[]) => (normalizeSchema({ enum: values }).schema as JsonObject).enum;
+    // "a b" < "a": the text of "a" ends with a quote (0x22) where "a b" goes on with a space (0x20).
+    expect(enumOf(['a', 'a b', 'b'])).toEqual(['a b', 'a', 'b']);
+    expect(enumOf(['a!', 'a', 'a#'])).toEqual(['a!', 'a', 'a#']);
+    expect(enumOf(['b', 'a', 'b', 'A'])).toEqual(['A', 'a', 'b']);
+    // A quote or backslash is written escaped, and sorts as its escape: a backslash after the closing quote.
+    expect(enumOf(['x\\n', 'x"', 'x'])).toEqual(['x', 'x"', 'x\\n']);
+    expect(enumOf(['é', 'e', '😀', 'z'])).toEqual(['e', 'z', 'é', '😀']);
+    expect(enumOf([2, 'a', 10, null])).toEqual(['a', 10, 2, null]);
+  });
+
   it('keeps what changes acceptance', () => {
     const base = canonicalJson(normalizeSchema({ type: 'object', properties: { a: { type: 'string' } } }).schema);
     for (const changed of [
