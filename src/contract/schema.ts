@@ -41,14 +41,20 @@ interface Keyword {
   noOp?: JsonValue;
   /** A subschema keyword for which the accept-everything schema `{}` is the same as absence. */
   anythingIsNoOp?: true;
-  /**
-   * The keyword, with this value, is one a rewrite after the walk reads (a generator convention,
-   * the tidying of sets). A node without any such keyword, as most are, is done when written.
-   */
-  rewritten?: (value: JsonValue) => boolean;
+  /** What a node with this keyword (and this value) needs once written: see `Pending`. */
+  pending?: Pending | ((value: JsonValue) => Pending);
 }
 
-const always = () => true;
+/**
+ * What a node needs once its keywords are written: nothing (most nodes), its sets tidied, or the
+ * generator conventions applied and then its sets tidied. Each step is a no-op on a node without
+ * a keyword that calls for it, so skipping it there changes nothing and saves reading a dozen
+ * keywords the node does not have.
+ */
+type Pending = typeof NOTHING | typeof TIDY_SETS | typeof CONVENTIONS;
+const NOTHING = 0;
+const TIDY_SETS = 1;
+const CONVENTIONS = 2;
 
 /** Each keyword's treatment: one lookup per keyword of every node. */
 const KEYWORDS = new Map<string, Keyword>([
@@ -57,11 +63,10 @@ const KEYWORDS = new Map<string, Keyword>([
   ...['properties', 'patternProperties', 'dependentSchemas'].map((k) => [k, { role: 'schema map' }] as const),
   ...['contains', 'not', 'if', 'contentSchema'].map((k) => [k, { role: 'schema' }] as const),
   ...['additionalProperties', 'items', 'unevaluatedProperties', 'unevaluatedItems', 'then', 'else'].map((k) => [k, { role: 'schema', anythingIsNoOp: true }] as const),
-  // Also a generator convention's subject.
-  ['propertyNames', { role: 'schema', anythingIsNoOp: true, rewritten: always }],
+  ['propertyNames', { role: 'schema', anythingIsNoOp: true, pending: CONVENTIONS }],
   ['prefixItems', { role: 'schema list' }],
   // Unions whose branch order carries no meaning: sorted so reordering is not a change.
-  ...['anyOf', 'oneOf', 'allOf'].map((k) => [k, { role: 'unordered schema list', rewritten: always }] as const),
+  ...['anyOf', 'oneOf', 'allOf'].map((k) => [k, { role: 'unordered schema list', pending: CONVENTIONS }] as const),
   ...(
     [
       ['uniqueItems', false],
@@ -74,10 +79,12 @@ const KEYWORDS = new Map<string, Keyword>([
       ['writeOnly', false],
     ] as const
   ).map(([k, noOp]) => [k, { noOp }] as const),
-  // An integer's bounds are rewritten, a list of types sorted; `"type": "string"` needs neither.
-  ['type', { rewritten: (type) => typeof type !== 'string' || type === 'integer' }],
-  ...['required', 'enum', 'dependentRequired'].map((k) => [k, { rewritten: always }] as const),
+  // An integer's bounds are rewritten, a list of types read against the listed values and sorted;
+  // a single other type (`"type": "string"`) needs neither.
+  ['type', { pending: (type) => (typeof type === 'string' && type !== 'integer' ? NOTHING : CONVENTIONS) }],
+  ...['required', 'enum', 'dependentRequired'].map((k) => [k, { pending: TIDY_SETS }] as const),
 ] as Array<[string, Keyword]>);
+
 /** Where a referenced definition's own description is kept when the referring property has one. */
 export const DEFINITION_DESCRIPTION = 'x-definition-description';
 
@@ -379,7 +386,7 @@ class SchemaWalker {
     // Null-prototype records throughout: a property (or keyword) named `__proto__` is data.
     const out: JsonObject = nameRecord();
     const input = upgradeDraftKeywords(value);
-    let rewritten = false;
+    let pending: Pending = NOTHING;
     for (const key of Object.keys(input).sort()) {
       const child = input[key] as JsonValue;
       const keyword = KEYWORDS.get(key);
@@ -408,9 +415,10 @@ class SchemaWalker {
         // Data in a keyword's place (`enum`, `type`, a malformed `properties`…).
         out[key] = withSortedKeys(child) as JsonValue;
       }
-      rewritten ||= keyword.rewritten?.(child) === true;
+      const needs = typeof keyword.pending === 'function' ? keyword.pending(child) : (keyword.pending ?? NOTHING);
+      if (needs > pending) pending = needs;
     }
-    return inCanonicalOrder(rewritten ? withConventions(out) : out);
+    return inCanonicalOrder(pending === CONVENTIONS ? withConventions(out) : pending === TIDY_SETS ? tidySetKeywords(out) : out);
   }
 }
 
@@ -519,43 +527,42 @@ function sortByCanonical<T>(values: T[]): T[] {
 }
 
 function dedupeByCanonical(values: JsonValue[]): JsonValue[] {
-  if (inCanonicalStringOrder(values)) return values;
+  if (values.every(isPlainString)) return inQuotedOrder(values as string[]) ? values : [...new Set(values as string[])].sort(compareQuoted);
   const seen = new Map<string, JsonValue>();
   for (const value of values) seen.set(canonicalJson(value), value);
   return [...seen.keys()].sort().map((k) => seen.get(k) as JsonValue);
 }
 
 /**
- * The values are strings, each once, already in the order of their JSON texts, as most `enum`s
- * are: then `dedupeByCanonical` would return them as they are, and this says so without writing
- * each as JSON. Only strings JSON writes without an escape qualify (no quote, backslash, control
- * character or surrogate); their texts are the strings between quotes, compared as such.
+ * Most `enum`s list plain strings, which JSON writes without an escape (no quote, backslash,
+ * control character or surrogate): their JSON texts are the strings between quotes, so they
+ * sort and compare as such (`compareQuoted`) without writing each as JSON.
  */
-function inCanonicalStringOrder(values: JsonValue[]): boolean {
-  for (let i = 0; i < values.length; i++) {
-    const value = values[i];
-    if (typeof value !== 'string' || NEEDS_ESCAPE.test(value)) return false;
-    if (i > 0 && !quotedBefore(values[i - 1] as string, value)) return false;
-  }
-  return true;
+function isPlainString(value: JsonValue): boolean {
+  return typeof value === 'string' && !NEEDS_ESCAPE.test(value);
 }
 
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
+/** Each once, in canonical order already (as many are): kept, not copied. */
+function inQuotedOrder(values: string[]): boolean {
+  for (let i = 1; i < values.length; i++) if (compareQuoted(values[i - 1] as string, values[i] as string) >= 0) return false;
+  return true;
+}
+
 /**
- * `"a"` before `"b"` as JSON texts, for strings without escapes: where one string is a prefix of
- * the other, the shorter one's closing quote meets the longer one's next character (so `"a b"`
- * comes before `"a"`: a space is below the quote).
+ * The order of two plain strings' JSON texts. Where one string is a prefix of the other, the
+ * shorter one's closing quote meets the longer one's next character: `"a b"` comes before `"a"`
+ * (a space is below the quote), `"a"` before `"ab"`.
  */
-function quotedBefore(a: string, b: string): boolean {
+function compareQuoted(a: string, b: string): number {
   const shorter = Math.min(a.length, b.length);
   for (let i = 0; i < shorter; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x !== y) return x < y;
+    const difference = a.charCodeAt(i) - b.charCodeAt(i);
+    if (difference !== 0) return difference;
   }
-  if (a.length === b.length) return false;
-  return a.length < b.length ? QUOTE < b.charCodeAt(shorter) : a.charCodeAt(shorter) < QUOTE;
+  if (a.length === b.length) return 0;
+  return a.length < b.length ? QUOTE - b.charCodeAt(shorter) : a.charCodeAt(shorter) - QUOTE;
 }
 
 const QUOTE = 0x22;

@@ -12,7 +12,10 @@ export { isJsonObject, objectOr };
  * hashes differ, equal hashes are confirmed with `jsonEqual`.
  */
 export function shapeHash(value: unknown): number {
-  if (typeof value !== 'object' || value === null) return hashText(typeof value === 'string' ? `s${value}` : `${typeof value}:${String(value)}`);
+  // A string is hashed as it is (with a seed of its own: "1" the string is not 1 the number),
+  // not as a new string made for the purpose, which would copy every text of the contract.
+  if (typeof value === 'string') return hashText(value, STRING_SEED);
+  if (typeof value !== 'object' || value === null) return hashText(`${typeof value}:${String(value)}`);
   const known = hashes.get(value);
   if (known !== undefined) return known;
   let hash: number;
@@ -32,8 +35,10 @@ export function shapeHash(value: unknown): number {
 
 const hashes = new WeakMap<object, number>();
 
-function hashText(text: string): number {
-  let hash = 0x811c9dc5;
+const STRING_SEED = 0x2f3a1c5b;
+
+function hashText(text: string, seed = 0x811c9dc5): number {
+  let hash = seed;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
   return hash >>> 0;
 }
