@@ -1,4 +1,4 @@
-import { jsonEqual, markCanonical, withSortedKeys } from '../protocol/index.js';
+import { jsonEqual, markCanonical, sortedKeys, withSortedKeys } from '../protocol/index.js';
 import { rememberDigest, sha256 } from './canonical.js';
 import { normalizeSchema } from './schema.js';
 import {
@@ -194,7 +194,7 @@ export function normalizeTool(tool: JsonObject, lint: Lint = () => {}): Contract
  */
 export function normalizeCapabilities(capabilities: JsonObject, depth = 0): JsonObject {
   const out: JsonObject = nameRecord();
-  for (const key of Object.keys(capabilities).sort()) {
+  for (const key of sortedKeys(capabilities)) {
     const value = capabilities[key] as JsonValue;
     if (value === false || value === null) continue;
     out[key] = isJsonObject(value) && depth < 4 ? normalizeCapabilities(value, depth + 1) : (withSortedKeys(value) as JsonValue);

@@ -1,4 +1,4 @@
-import { canonicalJson, hasSortedKeys, jsonEqual, pointerTokens, withSortedKeys } from '../protocol/index.js';
+import { canonicalJson, hasSortedKeys, jsonEqual, pointerTokens, sortedKeys, withSortedKeys } from '../protocol/index.js';
 import { isJsonObject, nameRecord, type JsonObject, type JsonSchema, type JsonValue } from './model.js';
 
 /**
@@ -387,7 +387,7 @@ class SchemaWalker {
     const out: JsonObject = nameRecord();
     const input = upgradeDraftKeywords(value);
     let pending: Pending = NOTHING;
-    for (const key of Object.keys(input).sort()) {
+    for (const key of sortedKeys(input)) {
       const child = input[key] as JsonValue;
       const keyword = KEYWORDS.get(key);
       if (keyword === undefined) {
@@ -398,7 +398,7 @@ class SchemaWalker {
       const role = keyword.role;
       if (role === 'dropped' || child === keyword.noOp) continue;
       if (role === 'schema map' && isJsonObject(child)) {
-        const names = Object.keys(child).sort();
+        const names = sortedKeys(child);
         if (names.length === 0) continue;
         const map: JsonObject = nameRecord();
         for (const name of names) map[name] = this.node(child[name] as JsonValue, stack);
@@ -418,7 +418,9 @@ class SchemaWalker {
       const needs = typeof keyword.pending === 'function' ? keyword.pending(child) : (keyword.pending ?? NOTHING);
       if (needs > pending) pending = needs;
     }
-    return inCanonicalOrder(pending === CONVENTIONS ? withConventions(out) : pending === TIDY_SETS ? tidySetKeywords(out) : out);
+    // Written in canonical order; only a rewrite can add a keyword out of place (`enum` → `const`).
+    if (pending === NOTHING) return out;
+    return inCanonicalOrder(pending === CONVENTIONS ? withConventions(out) : tidySetKeywords(out));
   }
 }
 
@@ -430,7 +432,7 @@ class SchemaWalker {
 function inCanonicalOrder(record: JsonObject): JsonObject {
   if (hasSortedKeys(record)) return record;
   const sorted: JsonObject = nameRecord();
-  for (const key of Object.keys(record).sort()) sorted[key] = record[key] as JsonValue;
+  for (const key of sortedKeys(record)) sorted[key] = record[key] as JsonValue;
   return sorted;
 }
 
