@@ -14,7 +14,6 @@
 import { canonicalJson, isJsonObject, parseJson, withoutByteOrderMark } from './json.js';
 import { nestingDepth } from './read.js';
 import { REFUSALS, USAGE_CAPS, describe, isCount, isDay, type Counts, type UsageRecord, type UsageServer } from './usage.js';
-import { CLI_COMMAND } from '../version.js';
 
 /** The window a summary must cover for the gate to read it, by default (`--unused-days`, the Action's `unused-days`). */
 export const DEFAULT_UNUSED_DAYS = 30;
@@ -256,7 +255,7 @@ export function readUsageSummary(data: unknown): UsageSummary {
   const problems: string[] = [];
   const problem = (text: string) => void (problems.length < 20 && problems.push(text));
   if (!isJsonObject(data) || data.format !== USAGE_SUMMARY_FORMAT) {
-    throw new UsageSummaryError([`is not a usage summary (no "format": "${USAGE_SUMMARY_FORMAT}"); write one with "${CLI_COMMAND} usage summarize"`]);
+    throw new UsageSummaryError([`is not a usage summary (no "format": "${USAGE_SUMMARY_FORMAT}"); write one with "mcp-contract-guard usage summarize"`]);
   }
   if (data.version !== USAGE_SUMMARY_VERSION) {
     const newer = typeof data.version === 'number' && data.version > USAGE_SUMMARY_VERSION;
