@@ -396,7 +396,7 @@ class SchemaWalker {
         continue;
       }
       const role = keyword.role;
-      if (role === 'dropped' || child === keyword.noOp) continue;
+      if (role === 'dropped' || (keyword.noOp !== undefined && child === keyword.noOp)) continue;
       if (role === 'schema map' && isJsonObject(child)) {
         const names = sortedKeys(child);
         if (names.length === 0) continue;

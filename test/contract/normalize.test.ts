@@ -148,6 +148,13 @@ describe('normalizeCapture', () => {
     expect(enumOf([2, 'a', 10, null])).toEqual(['a', 10, 2, null]);
   });
 
+  it('reads a keyword an in-memory schema sets to undefined as it always has: a subschema that is not one is said', () => {
+    // Not JSON (a schema built in a process, as the runtime's are): a keyword may be there, undefined.
+    const { schema, problems } = normalizeSchema({ type: 'object', not: undefined, minLength: undefined, title: undefined });
+    expect(JSON.parse(JSON.stringify(schema))).toEqual({ not: {}, type: 'object' });
+    expect(problems).toEqual(['a subschema is a undefined, not a JSON Schema']);
+  });
+
   it('keeps what changes acceptance', () => {
     const base = canonicalJson(normalizeSchema({ type: 'object', properties: { a: { type: 'string' } } }).schema);
     for (const changed of [
