@@ -12,4 +12,4 @@ if (Number(process.versions.node.split('.')[0]) >= 22) {
   node.getBuiltinModule?.('node:module').enableCompileCache?.();
 }
 
-await import('./cli/process.js');
+await (await import('./cli/process.js')).runCli();
