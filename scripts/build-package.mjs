@@ -44,14 +44,14 @@ export const ENTRIES = {
 /**
  * Who loads what, by the modules each starts from: a module goes into the chunk named after the
  * set of these that reach it through static imports. The front is what main.ts loads before it
- * knows the command; the commands are those that read files, with the report formats they print
+ * knows the command (and the version, a line); the commands are those that read files, with the report formats they print
  * without a flag; the proxy is what any proxy session loads, its pin what a pinning one adds.
  * Modules none of them reaches statically (what a command imports only when it needs it, the
  * proxy's own parts) are laid out by rollup's default: a chunk per set of dynamic imports.
  */
 const CONSUMERS = {
-  front: ['cli/process.js', 'cli/main.js'],
-  engine: ['cli/diff-command.js', 'cli/check-command.js', 'cli/lock-command.js', 'cli/compile-command.js', 'cli/changelog-command.js', 'cli/usage-command.js', 'report/text.js', 'report/artifact.js'],
+  front: ['cli/process.js', 'cli/main.js', 'version.js'],
+  engine: ['cli/diff-command.js', 'cli/check-command.js', 'cli/lock-command.js', 'cli/compile-command.js', 'report/text.js', 'report/artifact.js'],
   proxy: ['proxy/index.js', 'proxy/relay.js', 'runtime/routing.js', 'proxy/stdio.js'],
   pin: ['proxy/pin-settings.js'],
 };
