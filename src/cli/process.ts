@@ -35,8 +35,8 @@ export async function runCli(): Promise<void> {
   const argv = process.argv.slice(2);
   const io: Io = { cwd: process.cwd(), stdout: writerOf(process.stdout), stderr: writerOf(process.stderr), isTty: process.stdout.isTTY === true };
   // The proxy stands between a client and the server it waits for: it goes to its own code at
-  // once (as `main` would send it), without loading the CLI's flags, commands and help first, so
-  // the server starts sooner.
+  // once (as `main` would send it), without parsing the CLI's flags or loading a command first,
+  // so the server starts sooner. (In the bundle, main.ts is in the file this one is in.)
   const code = argv[0] === 'proxy' ? await (await import('../proxy/index.js')).proxyCommand(argv.slice(1), io) : await (await import('./main.js')).main(argv, io);
   // A failed write (reported above) keeps its 2.
   if (process.exitCode !== 2) process.exitCode = code;
