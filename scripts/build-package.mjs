@@ -3,17 +3,19 @@
 // runtime (`mcp-contract-guard/runtime`) and the semantic cross-check's worker thread.
 //
 // Why: loading dominates a short command. Node's ES-module loader spends some 0.3 ms of CPU per
-// file on finding, reading and linking it, whatever its size, and each dynamic import is one
-// more round of that before the code runs. So the CLI is laid out by who loads each module, not
-// by where each dynamic import happens to point:
-//   front   the argument parser, the command table and the help: every command, `--help` too;
-//   engine  the file commands (diff, check, lock, compile, changelog, usage) and the report
-//           formats they print by default, as one file;
-//   …+proxy what those share with the proxy, in chunks of their own, so the proxy loads none of
-//           the commands' code (and a proxy without a pin none of the diff engine).
-// `diff` then loads 7 files instead of 31 and `--help` 4 instead of 11. What a command may not
-// need stays behind its dynamic import, in chunks of its own: the config file's reader (zod),
-// the markdown report (diff), the server pipeline (compile, lock, check of a server), pin.
+// file on finding, reading and linking it, whatever its size (more than it spends compiling a
+// 40 kB file), and each dynamic import is one more round of that before the code runs. So the
+// CLI is laid out by who loads each module, not by where each dynamic import happens to point:
+//   front   what every run of the bin loads: the process wrapper, the argument parser, the
+//           command table, the help (the proxy loads it too, and parses none of it);
+//   engine  the commands that read files (diff, check, lock, compile) and the report formats
+//           they print by default, as one file;
+//   engine_proxy, engine_pin…  what those share with the proxy and with the pinning proxy, in
+//           chunks of their own, so the proxy loads none of the commands' code (and a proxy
+//           without a pin none of the diff engine).
+// `diff` then loads 5 files instead of 31, `--help` 2 instead of 11, the proxy 11 instead of 19.
+// What a command may not need stays behind its dynamic import, in chunks of its own: the config
+// file's reader (zod), the markdown report (diff), the server pipeline, pin, changelog, usage.
 //
 // Rollup lays the chunks out (its manualChunks is the one well-kept bundler option that groups
 // modules by a rule; esbuild's splitting makes a chunk for every combination of dynamic imports
@@ -43,11 +45,12 @@ export const ENTRIES = {
 
 /**
  * Who loads what, by the modules each starts from: a module goes into the chunk named after the
- * set of these that reach it through static imports. The front is what main.ts loads before it
- * knows the command (and the version, a line); the commands are those that read files, with the report formats they print
- * without a flag; the proxy is what any proxy session loads, its pin what a pinning one adds.
- * Modules none of them reaches statically (what a command imports only when it needs it, the
- * proxy's own parts) are laid out by rollup's default: a chunk per set of dynamic imports.
+ * set of these that reach it through static imports, except that whatever the front reaches is
+ * in the front. The front is what the bin loads before it knows the command (and the version, a
+ * line); the engine, the commands that read files and the report formats they print without a
+ * flag; the proxy, what any proxy session loads; its pin, what a pinning one adds. Modules none
+ * of them reaches statically (what a command imports only when it needs it, the proxy's own
+ * parts) are laid out by rollup's default: a chunk per set of dynamic imports.
  */
 const CONSUMERS = {
   front: ['cli/process.js', 'cli/main.js', 'version.js'],
@@ -60,6 +63,7 @@ const CONSUMERS = {
 function staticClosure(roots, getModuleInfo) {
   const seen = new Set();
   const stack = roots.map(lib);
+  for (const id of stack) if (getModuleInfo(id) === null) throw new Error(`build-package.mjs: ${id} is not in the bundle's module graph (renamed? update CONSUMERS)`);
   while (stack.length > 0) {
     const id = stack.pop();
     const info = getModuleInfo(id);
@@ -73,7 +77,7 @@ function staticClosure(roots, getModuleInfo) {
 }
 
 let closures;
-/** The chunk of a module: the consumers that reach it, joined ('engine', 'engine+proxy'…), or rollup's choice. */
+/** The chunk of a module: 'front', or the consumers that reach it joined ('engine', 'engine_proxy_pin'…), or rollup's choice. */
 function chunkOf(id, { getModuleInfo }) {
   closures ??= Object.entries(CONSUMERS).map(([name, roots]) => [name, staticClosure(roots, getModuleInfo)]);
   const names = closures.filter(([, modules]) => modules.has(id)).map(([name]) => name);
@@ -81,7 +85,7 @@ function chunkOf(id, { getModuleInfo }) {
   if (names.includes('front')) return 'front';
   // The proxy's own modules: its chunks as rollup lays them out.
   if (!names.includes('engine')) return undefined;
-  return names.join('+');
+  return names.join('_');
 }
 
 const isExternal = (id) => id.startsWith('node:') || builtinModules.includes(id) || !(id.startsWith('.') || id.startsWith('/'));
