@@ -3,7 +3,9 @@
  * proxy, which launches a server written without any SDK (raw-inventory.mjs, which records
  * every message it receives) or a published one from npm.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
@@ -11,8 +13,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListRootsRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ROOT, fixture, freePort, groupAlive, groupOf, listeningFixture } from '../helpers/processes.js';
+import { soon } from '../helpers/timing.js';
 import { delta } from '../runtime/helpers.js';
 import {
   RawProxy,
@@ -359,6 +362,30 @@ describe('proxy process handling', () => {
     } finally {
       proxy.child.kill();
       upstream.close();
+    }
+  });
+
+  it('starts the server without waiting for the artifact, and stops it when the artifact then proves corrupt', async () => {
+    const files = scratch();
+    // A FIFO: reading the artifact blocks until the test writes it, after the server has started.
+    const artifact = files.file('deltas.json');
+    execFileSync('mkfifo', [artifact]);
+    const record = files.file('record.jsonl');
+    const proxy = new RawProxy(proxyArgs(['--artifact', artifact], RAW_SERVER), { RECORD_FILE: record });
+    try {
+      const serverPid = await vi.waitFor(() => {
+        const pid = jsonLines(record)[0]?.pid;
+        expect(pid).toBeTypeOf('number');
+        return pid as number;
+      }, soon);
+      const serverGroup = groupOf(serverPid);
+      await writeFile(artifact, '{"version": 7, "tools": {}}');
+      expect(await proxy.exited).toBe(2);
+      expect(proxy.stderr).toContain('unknown version 7');
+      expect(groupAlive(serverGroup)).toBe(false);
+    } finally {
+      proxy.child.kill('SIGKILL');
+      files.remove();
     }
   });
 
