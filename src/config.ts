@@ -9,6 +9,7 @@ import { isRuleKind, type SeverityOverrides } from './rules/index.js';
 import { UserError } from './errors.js';
 import { readTextIfExists } from './files.js';
 import { SEVERITIES } from './protocol/report.js';
+import type { AllowEntry } from './policy/allow.js';
 import { DRIFT_ACTIONS, DRIFT_CLASSES, driftPolicyOf, type DriftPolicy } from './policy/drift.js';
 
 export { CONFIG_NAME, findConfig } from './config-location.js';
@@ -90,7 +91,7 @@ const configSchema = z
   })
   .strict();
 
-export type AllowEntry = z.infer<typeof allowSchema>;
+export type { AllowEntry };
 
 /** One server to guard: where its contracts come from and where its lockfile lives. */
 export interface Target {

@@ -4,7 +4,7 @@
  * the verdict beside it, and the delta artifact.
  */
 import { resolve } from 'node:path';
-import type { AllowEntry } from '../config.js';
+import type { AllowEntry } from '../policy/allow.js';
 import { ENTRY_NOUN } from '../contract/model.js';
 import { DEFAULT_UNUSED_DAYS, SEVERITIES, UsageSummaryError, readUsageSummaryText, type DiffReport, type Release } from '../protocol/index.js';
 import { UserError } from '../errors.js';

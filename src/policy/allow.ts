@@ -1,8 +1,13 @@
-import type { AllowEntry } from '../config.js';
 import type { DiffReport } from '../protocol/index.js';
 import { deltasOf, type LocatedDelta } from './deltas.js';
 
-export type { AllowEntry };
+/** One entry of the config's `allow` list: a reviewed change (by fingerprint), accepted until a day. */
+export interface AllowEntry {
+  fingerprint: string;
+  reason: string;
+  /** YYYY-MM-DD, inclusive (UTC). */
+  expires?: string | undefined;
+}
 
 export interface AcceptedDelta extends LocatedDelta {
   server: string;

@@ -4,9 +4,8 @@
  * its evidence), then the allow list, over the severities so judged (and so the approval's
  * record and the gate see the same changes the reports show).
  */
-import type { AllowEntry } from '../config.js';
 import type { DiffReport, UsageSummary } from '../protocol/index.js';
-import { evaluateAllowList, type AllowEvaluation } from './allow.js';
+import { evaluateAllowList, type AllowEntry, type AllowEvaluation } from './allow.js';
 import { applyUsage } from './usage.js';
 
 export interface ReviewedServer {
