@@ -14,7 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListRootsRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ROOT, fixture, freePort, groupAlive, groupOf, listeningFixture } from '../helpers/processes.js';
+import { ROOT, fixture, freePort, groupAlive, groupOf, listeningFixture, processesLeft } from '../helpers/processes.js';
 import { soon } from '../helpers/timing.js';
 import { delta } from '../runtime/helpers.js';
 import {
@@ -385,6 +385,19 @@ describe('proxy process handling', () => {
       expect(groupAlive(serverGroup)).toBe(false);
     } finally {
       proxy.child.kill('SIGKILL');
+      files.remove();
+    }
+  });
+
+  it('a --usage file that cannot be opened: exit 2 with the message, and the server, started meanwhile, stopped', async () => {
+    const files = scratch();
+    try {
+      // The scratch folder on the server's command line tells its processes apart.
+      const proxy = new RawProxy(proxyArgs(['--usage', files.file('no-such-folder/usage.jsonl')], [...RAW_SERVER, files.dir]));
+      expect(await proxy.exited).toBe(2);
+      expect(proxy.stderr).toContain('cannot be opened for appending');
+      expect(await processesLeft(files.dir)).toEqual([]);
+    } finally {
       files.remove();
     }
   });
