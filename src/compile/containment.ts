@@ -10,9 +10,10 @@
  *   read their environment). When that init exits, the kernel kills every process left inside.
  *   GitHub's ubuntu-24.04 runners refuse unprivileged user namespaces (AppArmor), so this is
  *   what a developer's machine or a root container gets.
- * - `subreaper`: the server starts as the child of a small supervisor (python3) that made
- *   itself the child subreaper of its tree (PR_SET_CHILD_SUBREAPER): a descendant whose parent
- *   exits is re-parented to it, never to init, so it finds them all and kills them.
+ * - `subreaper`: the server starts as the child of a small supervisor (python3; the proxy's:
+ *   perl, see below) that made itself the child subreaper of its tree (PR_SET_CHILD_SUBREAPER):
+ *   a descendant whose parent exits is re-parented to it, never to init, so it finds them all
+ *   and kills them.
  * - `process-group`: neither is available (not Linux, no python3): the server's process group
  *   and the marker variable, which a descendant that leaves both escapes. Said in the log.
  *
@@ -78,7 +79,7 @@ const PRCTL_SYSCALL: Partial<Record<string, number>> = { x64: 157, arm64: 167, r
  * switches such as -M (code loaded first), I/O layers, signal delivery, Unicode on the standard
  * handles. With any of them set, the quick start is left to Python, whose -I ignores its own.
  */
-export const PERL_STARTUP = ['PERL5OPT', 'PERLIO', 'PERL_SIGNALS', 'PERL_UNICODE'];
+const PERL_STARTUP = ['PERL5OPT', 'PERLIO', 'PERL_SIGNALS', 'PERL_UNICODE'];
 
 function probe(strongest: Containment, quickStart: boolean): ContainmentPlan {
   const caps = [strongest, process.env.MCP_CONTRACT_GUARD_CONTAINMENT as Containment].map((level) => CONTAINMENTS.indexOf(level));
