@@ -5,6 +5,7 @@ import { DEFAULT_TIMEOUT_MS, checkPassEnv, parseClientCapabilities, type Contrac
 import { isReleaseDate } from '../protocol/report.js';
 import { UserError } from '../errors.js';
 import { parseCheckMode, parseFailOn, type CheckMode, type FailOn } from '../policy/checks.js';
+import { CLI_COMMAND } from '../version.js';
 import { COMMANDS, type CommandName, type Format } from './commands.js';
 import { FLAGS, type FlagName, type FlagSpec } from './flags.js';
 
@@ -59,13 +60,13 @@ export function parseCli(argv: string[], isTty: boolean): CliArgs {
   } catch (error) {
     // Node's messages end without a period when they name a missing value ("… argument missing").
     const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '.').replace(/([^.])$/, '$1.');
-    throw new UserError(`${message} Run "mcp-contract-guard --help" for the options.`);
+    throw new UserError(`${message} Run "${CLI_COMMAND} --help" for the options.`);
   }
   const values = parsed.values as ParsedFlags;
   const [first, ...positionals] = parsed.positionals;
   if (first !== undefined && !Object.hasOwn(COMMANDS, first)) {
     // `proxy` never gets here: main.ts hands it its own argv before this parser runs.
-    throw new UserError(`Unknown command "${first}". The commands are: ${[...Object.keys(COMMANDS), 'proxy'].join(', ')}. Run "mcp-contract-guard --help" for details.`);
+    throw new UserError(`Unknown command "${first}". The commands are: ${[...Object.keys(COMMANDS), 'proxy'].join(', ')}. Run "${CLI_COMMAND} --help" for details.`);
   }
   const command = first as CommandName | undefined;
   const args: CliArgs = {
@@ -91,7 +92,7 @@ export function parseCli(argv: string[], isTty: boolean): CliArgs {
   const accepted = new Set<string>(flagsOf(command));
   for (const token of parsed.tokens) {
     if (token.kind === 'option' && !accepted.has(token.name)) {
-      throw new UserError(`${command} does not take ${token.rawName}. Run "mcp-contract-guard ${command} --help" for the flags it takes.`);
+      throw new UserError(`${command} does not take ${token.rawName}. Run "${CLI_COMMAND} ${command} --help" for the flags it takes.`);
     }
   }
   const { formats } = COMMANDS[command];

@@ -13,6 +13,7 @@ import { diffContracts } from '../diff/index.js';
 import { UserError } from '../errors.js';
 import { releaseTagOf } from '../policy/semver.js';
 import { changelogSection, renderChangelogJson, renderChangelogMarkdown, type Changelog, type ChangelogSection } from '../report/changelog.js';
+import { CLI_COMMAND } from '../version.js';
 import { CommandContext, type Runner } from './context.js';
 
 /** Most mainline commits walked, and most lockfile versions read: older ones are left out, and the changelog says so. */
@@ -57,7 +58,7 @@ export const run: Runner = async (args, io) => {
   const changes = parseChanges(await git(['log', '--first-parent', '--follow', `--max-count=${MAX_VERSIONS}`, '--name-status', '--format=%x1e%H', ...range, '--', path], 'list the commits that changed the lockfile'));
   if (changes.length === MAX_VERSIONS) notes.push(`Only the newest ${MAX_VERSIONS} versions of the lockfile were read: use --from to pick an older range.`);
   if (changes.length === 0 && from === undefined) {
-    throw new UserError(`${path} was never committed on the history of ${args.flags.to ?? 'HEAD'}: commit the lockfile (mcp-contract-guard lock), or point --lockfile at it.`);
+    throw new UserError(`${path} was never committed on the history of ${args.flags.to ?? 'HEAD'}: commit the lockfile (${CLI_COMMAND} lock), or point --lockfile at it.`);
   }
   const changed = new Map(changes.map((change) => [change.sha, change]));
   // The lockfile's path at each mainline commit: before the oldest change, where that change found it.

@@ -3,6 +3,7 @@ import { compileFilesToDiff } from '../compile/dump.js';
 import { diffContracts } from '../diff/index.js';
 import { UserError } from '../errors.js';
 import { assertWritable, readTextIfExists } from '../files.js';
+import { CLI_COMMAND } from '../version.js';
 import { CommandContext, type Runner } from './context.js';
 import { expiredEntryNotes, judge, readUsageOption, releaseOf, renderReport, usageWarning, verdictText, writeArtifact } from './review.js';
 import { configFileOf, configOf } from './targets.js';
@@ -13,7 +14,7 @@ import { configFileOf, configOf } from './targets.js';
  */
 export const run: Runner = async (args, io) => {
   const context = new CommandContext(args, io);
-  if (args.positionals.length !== 2) throw new UserError('diff compares two files: mcp-contract-guard diff OLD NEW (each a lockfile, a tools/list dump or what compile --format json printed).');
+  if (args.positionals.length !== 2) throw new UserError(`diff compares two files: ${CLI_COMMAND} diff OLD NEW (each a lockfile, a tools/list dump or what compile --format json printed).`);
   const [oldPath, newPath] = args.positionals.map((p) => resolve(io.cwd, p)) as [string, string];
   if (args.artifact !== undefined) await assertWritable(args.artifact, 'the delta artifact');
   const usage = await readUsageOption(context);

@@ -23,7 +23,7 @@ import { readTextIfExists, writeTextAtomically } from '../files.js';
 import { describePolicy, parseDriftPolicy } from '../policy/drift.js';
 import { expandServer, readClientConfig, redactSecrets, rewriteClientConfig, type ClientConfig, type ConfiguredServer, type Expanded, type Replacement } from '../pin/client-config.js';
 import { ResolveError, packageOf, resolveVersion, withVersion } from '../pin/packages.js';
-import { VERSION } from '../version.js';
+import { CLI_COMMAND, VERSION } from '../version.js';
 import { CommandContext, formatError, type Runner } from './context.js';
 
 /** A server pinned: what goes in the pin file, and what the rewrite starts. */
@@ -37,7 +37,7 @@ interface Pinned {
 export const run: Runner = async (args, io) => {
   const context = new CommandContext(args, io);
   const [given, ...rest] = args.positionals;
-  if (given === undefined) throw new UserError('pin needs the client configuration to read, e.g. mcp-contract-guard pin ~/Library/Application\\ Support/Claude/claude_desktop_config.json (or .vscode/mcp.json, .cursor/mcp.json).');
+  if (given === undefined) throw new UserError(`pin needs the client configuration to read, e.g. ${CLI_COMMAND} pin ~/Library/Application\\ Support/Claude/claude_desktop_config.json (or .vscode/mcp.json, .cursor/mcp.json).`);
   if (rest.length > 0) throw new UserError(`Unexpected argument "${rest[0]}": pin reads one client configuration.`);
   const configPath = resolve(io.cwd, given);
   const text = await readTextIfExists(configPath, 'the client configuration');

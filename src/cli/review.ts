@@ -16,6 +16,7 @@ import type { CheckMode, FailOn } from '../policy/checks.js';
 import type { GateDecision } from '../policy/gate.js';
 import { decideReview } from '../policy/review.js';
 import { terminalText, truncate } from '../report/escape.js';
+import { CLI_COMMAND } from '../version.js';
 import type { CliArgs } from './args.js';
 import type { Format } from './commands.js';
 import type { CommandContext } from './context.js';
@@ -77,7 +78,7 @@ export async function readUsageOption(context: CommandContext): Promise<ChangePo
   if (unusedDays < 1 || unusedDays > 3650) throw new UserError(`--unused-days takes a whole number of days from 1 to 3650; got "${days}".`);
   const path = resolve(context.io.cwd, usage);
   const text = await readTextIfExists(path, 'the usage summary');
-  if (text === undefined) throw new UserError(`There is no usage summary at ${usage}. Write one with: mcp-contract-guard usage summarize <recordings…> --out ${usage}`);
+  if (text === undefined) throw new UserError(`There is no usage summary at ${usage}. Write one with: ${CLI_COMMAND} usage summarize <recordings…> --out ${usage}`);
   try {
     return { summaries: [readUsageSummaryText(text)], unusedDays };
   } catch (error) {

@@ -8,6 +8,7 @@ import type { Compiled, HealingFailedError } from '../compile/index.js';
 import { shellQuote, sourceFlags } from '../compile/source.js';
 import { canonicalJson } from '../protocol/index.js';
 import type { Target } from '../config.js';
+import { CLI_COMMAND } from '../version.js';
 import type { CliArgs } from './args.js';
 import { FLAGS, type FlagName } from './flags.js';
 import { formatError, type CommandContext } from './context.js';
@@ -47,10 +48,10 @@ export function lockCommand(context: CommandContext, target: Target): string {
     const config = context.args.flags.config === undefined ? '' : ` --config ${shellQuote(context.args.flags.config)}`;
     // An explicit --lockfile replaced the config's for this run: the lock that fixes it must write there too.
     const lockfile = context.args.flags.lockfile === undefined ? '' : ` --lockfile ${shellQuote(context.display(target.lockfile))}`;
-    return `mcp-contract-guard lock --server ${target.name}${config}${lockfile}`;
+    return `${CLI_COMMAND} lock --server ${target.name}${config}${lockfile}`;
   }
   const lockfile = context.display(target.lockfile);
-  return `mcp-contract-guard lock ${sourceFlags(target.source)}${lockfile === 'mcp-contracts.lock.json' ? '' : ` --lockfile ${shellQuote(lockfile)}`}`;
+  return `${CLI_COMMAND} lock ${sourceFlags(target.source)}${lockfile === 'mcp-contracts.lock.json' ? '' : ` --lockfile ${shellQuote(lockfile)}`}`;
 }
 
 /**
@@ -80,7 +81,7 @@ function reportFailure(context: CommandContext, target: Target, error: unknown, 
   io.stderr(`${runSize > 1 ? text.replace(/^error: /, `error: server "${target.name}": `) : text}\n`);
   // Only the server pipeline fails to heal, so it is loaded when this is one.
   if (serverPipeline === undefined || !(error instanceof serverPipeline.HealingFailedError)) return;
-  if (target.name === 'default') io.stderr(`Then run again: mcp-contract-guard ${args.command} ${error.report.attempts.at(-1)?.flags ?? ''}${ownFlagsOf(args)}\n`);
+  if (target.name === 'default') io.stderr(`Then run again: ${CLI_COMMAND} ${args.command} ${error.report.attempts.at(-1)?.flags ?? ''}${ownFlagsOf(args)}\n`);
   // Machine readers of `--format json` get the diagnosis and every attempt, too.
   if (args.format === 'json' && runSize === 1) io.stdout(canonicalJson(failureJson(error), true));
 }

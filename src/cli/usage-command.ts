@@ -14,9 +14,10 @@ import { UserError } from '../errors.js';
 import { writeTextAtomically } from '../files.js';
 import { MAX_RECORD_LENGTH, UsageRecordError, UsageSummaryBuilder, UsageSummaryError, addDays, readUsageRecordLine, renderUsageSummary, type UsageRecord } from '../protocol/index.js';
 import { todayUtc } from '../policy/allow.js';
+import { CLI_COMMAND } from '../version.js';
 import { CommandContext, type Runner } from './context.js';
 
-const USAGE = 'mcp-contract-guard usage summarize <FILE…> [--out usage.json] [--days N] [--server NAME]';
+const USAGE = `${CLI_COMMAND} usage summarize <FILE…> [--out usage.json] [--days N] [--server NAME]`;
 /** Damaged lines named one by one in the warning; the rest are counted. */
 const MAX_NAMED = 5;
 

@@ -4,6 +4,7 @@ import { isJsonObject, type Contracts, type JsonObject, type RawCapture } from '
 import { normalizeCapture, normalizeDifferences, type NormalizeResult } from '../contract/normalize.js';
 import { UserError } from '../errors.js';
 import { readTextIfExists } from '../files.js';
+import { CLI_COMMAND } from '../version.js';
 
 export type FileContents = { kind: 'lockfile' | 'compiled'; contracts: Contracts } | { kind: 'dump'; capture: RawCapture };
 
@@ -111,7 +112,7 @@ function entries(body: JsonObject, key: string, label: string): JsonObject[] {
 }
 
 /** The message for a lockfile that cannot be trusted, with what to do about it. */
-export function lockfileAdvice(error: LockfileError, regenerate = 'mcp-contract-guard lock <source>'): string {
+export function lockfileAdvice(error: LockfileError, regenerate = `${CLI_COMMAND} lock <source>`): string {
   switch (error.problem) {
     case 'tampered':
       return `${error.message} A lockfile is generated, never edited: regenerate it with \`${regenerate}\` and commit the result.`;

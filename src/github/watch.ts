@@ -30,6 +30,7 @@ import { repinCommand } from '../pin/repin.js';
 import { decideReview } from '../policy/review.js';
 import type { DiffReport } from '../protocol/index.js';
 import { mdCell, mdCode, mdText, truncate } from '../report/index.js';
+import { CLI_COMMAND } from '../version.js';
 import {
   isOwn,
   log,
@@ -156,7 +157,7 @@ export async function watchPins(inputs: ActionInputs, context: RunContext, runne
 
 async function readPins(path: string, shown: string, runner: Runner): Promise<PinFile> {
   const text = await readWorkspaceFile(path, runner.roots, 'the pin file');
-  if (text === null) throw new UserError(`There is no pin file at ${shown}: write it with "mcp-contract-guard pin <client configuration>" and commit it, or point "pin-file" at it.`);
+  if (text === null) throw new UserError(`There is no pin file at ${shown}: write it with "${CLI_COMMAND} pin <client configuration>" and commit it, or point "pin-file" at it.`);
   try {
     return parsePinFile(text, shown);
   } catch (error) {
@@ -283,7 +284,7 @@ function pinnedLabel(pin: PinnedServer): string {
 /** The issue's opening paragraph: what drifted, and how to accept it once reviewed. */
 function driftVerdict(name: string, pin: PinnedServer, check: Check & { kind: 'checked' }, pinFile: string, pins: PinFile): string {
   const { summary } = check.report;
-  const repin = repinCommand(pins.configuration, pinFile, name) ?? `mcp-contract-guard pin <client configuration> --server ${shellQuote(name)} --lockfile ${shellQuote(pinFile)}`;
+  const repin = repinCommand(pins.configuration, pinFile, name) ?? `${CLI_COMMAND} pin <client configuration> --server ${shellQuote(name)} --lockfile ${shellQuote(pinFile)}`;
   const move = pin.launch.package !== undefined ? `move the configuration to ${mdCode(check.release)} and pin the server again` : 'pin the server again';
   return (
     `> [!${summary.maxSeverity === 'BREAKING' ? 'CAUTION' : 'WARNING'}]\n` +

@@ -1,5 +1,6 @@
 import { dirname, isAbsolute, join } from 'node:path';
 import { shellQuote } from '../compile/source.js';
+import { CLI_COMMAND } from '../version.js';
 
 /**
  * How a person accepts a reviewed change of a pinned server: pin it again from the client
@@ -10,5 +11,5 @@ import { shellQuote } from '../compile/source.js';
 export function repinCommand(configuration: string | undefined, pinFile: string, server: string): string | undefined {
   if (configuration === undefined) return undefined;
   const path = isAbsolute(configuration) ? configuration : join(dirname(pinFile), configuration);
-  return `mcp-contract-guard pin ${shellQuote(path)} --server ${shellQuote(server)} --lockfile ${shellQuote(pinFile)}`;
+  return `${CLI_COMMAND} pin ${shellQuote(path)} --server ${shellQuote(server)} --lockfile ${shellQuote(pinFile)}`;
 }

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { UserError } from '../errors.js';
 import { parseDriftPolicy, type DriftPolicy } from '../policy/drift.js';
 import type { RenameMode } from '../runtime/routing.js';
+import { CLI_COMMAND } from '../version.js';
 import type { ListenAddress } from './http.js';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from './sessions.js';
 
@@ -134,13 +135,13 @@ export function parseProxyArgs(argv: readonly string[]): ProxyOptions & { help: 
     values = parse(flags).values;
   } catch (error) {
     const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '.');
-    throw new UserError(`${message} Give the server's command after "--": mcp-contract-guard proxy [options] -- node server.js`);
+    throw new UserError(`${message} Give the server's command after "--": ${CLI_COMMAND} proxy [options] -- node server.js`);
   }
   if (values.help) return { command: [], help: true };
   const command = separator === -1 ? [] : argv.slice(separator + 1);
   if (values.url !== undefined && command.length > 0) throw new UserError('Give the server either as a command after "--" or as --url, not both.');
   if (values.url === undefined && command.length === 0) {
-    throw new UserError('proxy needs the command that starts the server after "--", e.g. mcp-contract-guard proxy --artifact contract-deltas.json -- python server.py (or --url for an HTTP server).');
+    throw new UserError(`proxy needs the command that starts the server after "--", e.g. ${CLI_COMMAND} proxy --artifact contract-deltas.json -- python server.py (or --url for an HTTP server).`);
   }
   if (values.header !== undefined && values.url === undefined) throw new UserError('--header only applies to --url.');
   if (values['log-values'] && values.log === undefined) throw new UserError('--log-values only applies with --log FILE.');

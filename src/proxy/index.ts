@@ -11,6 +11,7 @@ import type { Readable, Writable } from 'node:stream';
 import { UserError, errorMessage } from '../errors.js';
 import type { DeltaMap } from '../runtime/index.js';
 import type { UsageRecorder } from '../runtime/usage.js';
+import { CLI_COMMAND } from '../version.js';
 import { PROXY_USAGE, parseProxyArgs, type ProxyOptions } from './args.js';
 import { CallLog } from './call-log.js';
 import { launchServer, type Upstream } from './server-link.js';
@@ -147,7 +148,7 @@ async function readArtifact(path: string | undefined, warn: (message: string) =>
   try {
     return loadDeltaMap(path, { optional: true });
   } catch (error) {
-    if (error instanceof DeltaArtifactError) throw new UserError(`${error.message} Regenerate it with "mcp-contract-guard diff OLD NEW --artifact ${path}".`);
+    if (error instanceof DeltaArtifactError) throw new UserError(`${error.message} Regenerate it with "${CLI_COMMAND} diff OLD NEW --artifact ${path}".`);
     throw error;
   }
 }

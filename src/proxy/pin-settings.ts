@@ -14,6 +14,7 @@ import { UserError, errorMessage } from '../errors.js';
 import { readTextIfExists } from '../files.js';
 import { repinCommand } from '../pin/repin.js';
 import { DEFAULT_DRIFT_POLICY, describePolicy, type DriftPolicy } from '../policy/drift.js';
+import { CLI_COMMAND } from '../version.js';
 import type { ProxyOptions } from './args.js';
 import { DriftGuard, type Pin, type PinSettings } from './pin.js';
 
@@ -25,7 +26,7 @@ import { DriftGuard, type Pin, type PinSettings } from './pin.js';
 export async function loadPin(options: ProxyOptions, warn: (message: string) => void): Promise<Pin> {
   const file = options.lockfile as string;
   const text = await readTextIfExists(file, 'the pin file');
-  if (text === undefined) throw new UserError(`There is no pin file at ${file}: write it with "mcp-contract-guard pin <client configuration>" (or a lockfile with "mcp-contract-guard lock").`);
+  if (text === undefined) throw new UserError(`There is no pin file at ${file}: write it with "${CLI_COMMAND} pin <client configuration>" (or a lockfile with "${CLI_COMMAND} lock").`);
   let pins: PinFile;
   try {
     pins = parsePinFile(text, file);
@@ -60,6 +61,6 @@ function acceptCommand(pins: PinFile, chosen: { name: string; pin: PinnedServer 
   const repin = repinCommand(pins.configuration, file, chosen.name);
   if (repin !== undefined) return repin;
   const lockfile = `--lockfile ${shellQuote(file)}`;
-  if (options.url !== undefined) return `mcp-contract-guard lock --url ${shellQuote(redactUrl(options.url.href))} ${lockfile}`;
-  return `mcp-contract-guard lock --command ${shellQuote(options.command.map(shellQuote).join(' '))} ${lockfile}`;
+  if (options.url !== undefined) return `${CLI_COMMAND} lock --url ${shellQuote(redactUrl(options.url.href))} ${lockfile}`;
+  return `${CLI_COMMAND} lock --command ${shellQuote(options.command.map(shellQuote).join(' '))} ${lockfile}`;
 }

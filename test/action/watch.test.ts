@@ -17,6 +17,7 @@ import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { cli } from '../helpers/cli.js';
 import { startPackageRegistry, type PackageRegistry } from '../helpers/package-registry.js';
+import { CLI_COMMAND } from '../../src/version.js';
 import { GitHubMock } from './github-mock.js';
 import { GitRepo, ROOT, pullRequestPayload, removeScratch, runAction } from './harness.js';
 
@@ -135,7 +136,7 @@ describe('examples/workflows/watch-pins.yml', () => {
     expect(lines[0]).toBe('<!-- mcp-contract-guard:watch pins=mcp%2Dpins.lock.json server=tides -->');
     expect(issue.body).toContain(`**\`tides\` drifted from its pin**: \`${PACKAGE}@1.1.0\` exposes other contracts than the \`${PACKAGE}@1.0.0\` pinned in \`mcp-pins.lock.json\`.`);
     // How to accept it: the pin command, from the configuration the pin file names.
-    expect(issue.body).toContain('(`mcp-contract-guard pin claude_desktop_config.json --server tides --lockfile mcp-pins.lock.json`)');
+    expect(issue.body).toContain(`(\`${CLI_COMMAND} pin claude_desktop_config.json --server tides --lockfile mcp-pins.lock.json\`)`);
     // The digest of a pull request's comment, then its detail; nothing addressed to the server's developers.
     expect(issue.body).toContain('🔴 1 breaking');
     expect(issue.body).toContain('| 🔴 | `tides` | now requires `date` |');

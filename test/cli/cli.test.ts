@@ -4,8 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cli, startCli } from '../helpers/cli.js';
+import { cli, runAsPrinted, startCli } from '../helpers/cli.js';
 import { example, fixture, timeoutForThisMachine } from '../helpers/processes.js';
+import { CLI_COMMAND } from '../../src/version.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcg-cli-'));
 const v1 = `node ${example('v1')}`;
@@ -55,7 +56,7 @@ describe('check', () => {
     expect(result.stdout).toContain(`✗ inventory no longer matches ${lockV1}`);
     for (const name of ['create_order', 'list_orders', 'delete_order', 'get_stock', 'archive_order', 'restock']) expect(result.stdout).toContain(name);
     expect(result.stdout).toContain('BREAKING');
-    expect(result.stdout).toContain(`If these changes are intended, update the lockfile: mcp-contract-guard lock --command`);
+    expect(result.stdout).toContain(`If these changes are intended, update the lockfile: ${CLI_COMMAND} lock --command`);
   });
 
   it('verifies a lockfile that is not byte for byte what lock writes (reformatted) before trusting it', async () => {
@@ -77,7 +78,7 @@ describe('check', () => {
     const result = await cli(['check', '--command', v1, '--lockfile', path, '--quiet']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('was edited by hand: the digest of tools.archive_order does not match its contract.');
-    expect(result.stderr).toContain(`regenerate it with \`mcp-contract-guard lock --command`);
+    expect(result.stderr).toContain(`regenerate it with \`${CLI_COMMAND} lock --command`);
     noStackTrace(result.stderr);
   });
 
@@ -99,7 +100,34 @@ describe('check', () => {
     const result = await cli(['check', '--command', v1, '--lockfile', join(dir, 'none.json')]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('There is no lockfile at');
-    expect(result.stderr).toContain('Create it with: mcp-contract-guard lock --command');
+    expect(result.stderr).toContain(`Create it with: ${CLI_COMMAND} lock --command`);
+  });
+
+  it('the lock command it advises for a missing, then a stale lockfile is npx at this version, and run as printed makes the next check pass', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'mcg-advice-'));
+    // A space in the path: the line must quote it to run as printed.
+    const lockfile = 'printed advice.lock.json';
+    const check = (server: string) => cli(['check', '--command', server, '--lockfile', lockfile, '--quiet'], { cwd: work });
+    /** The rest of the line that `lead` starts, in `text`. */
+    const advice = (text: string, lead: string) => text.slice(text.indexOf(lead) + lead.length).split('\n')[0] as string;
+
+    const missing = await check(v1);
+    expect(missing.code).toBe(2);
+    const create = advice(missing.stderr, 'Create it with: ');
+    expect(create).toBe(`${CLI_COMMAND} lock --command '${v1}' --lockfile '${lockfile}'`);
+    const created = await runAsPrinted(create, work);
+    expect(created.code, created.stderr).toBe(0);
+    expect((await check(v1)).code).toBe(0);
+
+    const stale = await check(v2);
+    expect(stale.code).toBe(1);
+    const update = advice(stale.stdout, 'If these changes are intended, update the lockfile: ');
+    expect(update).toBe(create.replace(v1, v2));
+    const updated = await runAsPrinted(update, work);
+    expect(updated.code, updated.stderr).toBe(0);
+    const current = await check(v2);
+    expect(current.code, current.stdout).toBe(0);
+    expect(current.stdout).toBe(`✓ inventory matches ${lockfile} (5 tools, 1 prompt, 1 resource)\n`);
   });
 });
 
@@ -248,7 +276,7 @@ describe('usage and compile errors', () => {
     const result = await cli(['lock', '--comand', 'node x.js']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("Unknown option '--comand'");
-    expect(result.stderr).toContain('mcp-contract-guard --help');
+    expect(result.stderr).toContain(`Run "${CLI_COMMAND} --help" for the options.`);
     noStackTrace(result.stderr);
   });
 
@@ -257,7 +285,7 @@ describe('usage and compile errors', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('The command "no-such-server" was not found on PATH.');
     expect(result.stderr).toContain('What to do:');
-    expect(result.stderr).toContain("Then run again: mcp-contract-guard compile --command 'no-such-server --stdio'");
+    expect(result.stderr).toContain(`Then run again: ${CLI_COMMAND} compile --command 'no-such-server --stdio'`);
     noStackTrace(result.stderr);
   });
 
@@ -285,13 +313,13 @@ describe('usage and compile errors', () => {
   it("the command to run again keeps the command's own flags (--lockfile, --fail-on), not only the source's", async () => {
     const result = await cli(['check', '--command', `node ${fixture('exits-early.mjs')}`, '--lockfile', lockV1, '--fail-on', 'risky', '--quiet']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`Then run again: mcp-contract-guard check --command 'node ${fixture('exits-early.mjs')}' --lockfile ${lockV1} --fail-on risky\n`);
+    expect(result.stderr).toContain(`Then run again: ${CLI_COMMAND} check --command 'node ${fixture('exits-early.mjs')}' --lockfile ${lockV1} --fail-on risky\n`);
   });
 
   it('the commands it advises are quoted for the shell: a lockfile path, an env or header name with $( ) or a quote runs nothing when pasted', async () => {
     const odd = join(dir, 'a b$(touch pwned).lock.json');
     const missing = await cli(['check', '--command', v1, '--lockfile', odd, '--quiet']);
-    expect(missing.stderr).toContain(`Create it with: mcp-contract-guard lock --command '${v1}' --lockfile '${odd}'\n`);
+    expect(missing.stderr).toContain(`Create it with: ${CLI_COMMAND} lock --command '${v1}' --lockfile '${odd}'\n`);
     writeFileSync(odd, readFileSync(lockV1));
     const args = ['--command', `node ${fixture('exits-early.mjs')}`, '--env', 'A$(touch pwned)=secret-value', '--header', 'X"$(id)": secret-header', '--url', 'http://127.0.0.1:9/mcp', '--timeout', '1'];
     const failed = await cli(['check', ...args, '--lockfile', odd, '--quiet']);
@@ -340,10 +368,10 @@ describe('usage and compile errors', () => {
   it('usage errors read as sentences: the commands include proxy, a missing value, a zero --timeout', async () => {
     const unknown = await cli(['frobnicate']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toBe('error: Unknown command "frobnicate". The commands are: compile, lock, check, diff, pin, changelog, usage, proxy. Run "mcp-contract-guard --help" for details.\n');
+    expect(unknown.stderr).toBe(`error: Unknown command "frobnicate". The commands are: compile, lock, check, diff, pin, changelog, usage, proxy. Run "${CLI_COMMAND} --help" for details.\n`);
     const missing = await cli(['compile', '--format']);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toBe('error: Option \'--format <value>\' argument missing. Run "mcp-contract-guard --help" for the options.\n');
+    expect(missing.stderr).toBe(`error: Option '--format <value>' argument missing. Run "${CLI_COMMAND} --help" for the options.\n`);
     const zero = await cli(['compile', '--command', 'node x.js', '--timeout', '0']);
     expect(zero.code).toBe(2);
     expect(zero.stderr).toBe('error: --timeout is in seconds, more than 0 and at most 3600; got "0".\n');
@@ -397,7 +425,7 @@ describe('config file', () => {
     writeFileSync(join(repo, 'mcp-contract-guard.config.json'), JSON.stringify({ servers: { orders: { command: v1 }, other: { command: v2, lockfile: 'other.lock.json' } } }));
     const missing = await cli(['check', '--server', 'orders', '--lockfile', 'elsewhere.lock.json', '--quiet'], { cwd: repo });
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toBe('error: There is no lockfile at elsewhere.lock.json yet. Create it with: mcp-contract-guard lock --server orders --lockfile elsewhere.lock.json\n');
+    expect(missing.stderr).toBe(`error: There is no lockfile at elsewhere.lock.json yet. Create it with: ${CLI_COMMAND} lock --server orders --lockfile elsewhere.lock.json\n`);
     // The advice works: after it, the same check passes.
     expect((await cli(['lock', '--server', 'orders', '--lockfile', 'elsewhere.lock.json', '--quiet'], { cwd: repo })).code).toBe(0);
     expect((await cli(['check', '--server', 'orders', '--lockfile', 'elsewhere.lock.json', '--quiet'], { cwd: repo })).code).toBe(0);

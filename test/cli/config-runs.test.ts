@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.js';
 import { example, fixture } from '../helpers/processes.js';
+import { CLI_COMMAND } from '../../src/version.js';
 
 function repoWith(config: unknown): string {
   const repo = mkdtempSync(join(tmpdir(), 'mcg-config-run-'));
@@ -36,7 +37,7 @@ describe('a config of several servers', () => {
     const check = await cli(['check', '--quiet'], { cwd: repo });
     expect(check.code).toBe(2);
     expect(check.stdout).toBe('✓ inventory matches orders.lock.json (5 tools, 1 prompt, 1 resource)\n✓ stateless matches stateless.lock.json (1 tool, 1 resource, 1 resource template)\n');
-    expect(check.stderr).toContain('error: server "broken": There is no lockfile at broken.lock.json yet. Create it with: mcp-contract-guard lock --server broken');
+    expect(check.stderr).toContain(`error: server "broken": There is no lockfile at broken.lock.json yet. Create it with: ${CLI_COMMAND} lock --server broken`);
     expect(check.stderr.trimEnd().split('\n').at(-1)).toBe('error: 1 of 3 servers could not be checked: broken (see above).');
   });
 

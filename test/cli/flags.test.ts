@@ -18,6 +18,7 @@ import { LOCKFILE_NAME } from '../../src/contract/lockfile.js';
 import { UserError } from '../../src/errors.js';
 import { cli } from '../helpers/cli.js';
 import { ROOT } from '../helpers/processes.js';
+import { CLI_COMMAND } from '../../src/version.js';
 
 const NAMES = Object.keys(COMMANDS) as CommandName[];
 const ALL_FLAGS = Object.keys(FLAGS) as FlagName[];
@@ -46,7 +47,7 @@ describe('flags per command', () => {
   ] as Array<[string, string, string?]>)('%s %s is refused: exit 2, naming the flag and the command', async (command, flag, value) => {
     const result = await cli([command, ...(value === undefined ? [flag] : [flag, value]), '--file', 'nothing.json']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`error: ${command} does not take ${flag}. Run "mcp-contract-guard ${command} --help" for the flags it takes.\n`);
+    expect(result.stderr).toBe(`error: ${command} does not take ${flag}. Run "${CLI_COMMAND} ${command} --help" for the flags it takes.\n`);
     expect(result.stdout).toBe('');
   });
 
@@ -76,7 +77,7 @@ describe('flags per command', () => {
       for (const flag of ALL_FLAGS) {
         const parse = () => parseCli(withFlag(command, flag), false);
         if (takes.includes(flag)) expect(parse, `${command} --${flag}`).not.toThrow();
-        else expect(parse, `${command} --${flag}`).toThrow(new UserError(`${command} does not take --${flag}. Run "mcp-contract-guard ${command} --help" for the flags it takes.`));
+        else expect(parse, `${command} --${flag}`).toThrow(new UserError(`${command} does not take --${flag}. Run "${CLI_COMMAND} ${command} --help" for the flags it takes.`));
       }
     }
   });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.js';
 import { example } from '../helpers/processes.js';
+import { CLI_COMMAND } from '../../src/version.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcg-gate-'));
 const v2 = `node ${example('v2')}`;
@@ -48,7 +49,7 @@ describe('check reports like diff', () => {
     expect(check.stdout).toBe(diff.stdout);
     expect(check.stdout.length).toBeGreaterThan(500);
     expect([check.code, diff.code]).toEqual([1, 1]);
-    expect(check.stderr).toContain(`inventory no longer matches ${lockV1} (--lockfile-check fail, the default: exit 1). If these changes are intended, update the lockfile: mcp-contract-guard lock --command`);
+    expect(check.stderr).toContain(`inventory no longer matches ${lockV1} (--lockfile-check fail, the default: exit 1). If these changes are intended, update the lockfile: ${CLI_COMMAND} lock --command`);
     expect(check.stderr).toContain('changes at or above --fail-on BREAKING');
     if (format === 'json') expect(JSON.parse(check.stdout).summary.maxSeverity).toBe('BREAKING');
   });
@@ -106,7 +107,7 @@ describe('one exit-code rule for check and diff', () => {
       expect(result.code).toBe(1);
       expect(result.stdout).toContain('✗ unknown no longer matches search.lock.json:');
       expect(result.stdout).toContain(
-        `✗ search.lock.json no longer matches the server (--lockfile-check fail, the default: exit 1).\nIf these changes are intended, update the lockfile: mcp-contract-guard lock --file ${after} --lockfile search.lock.json\n`,
+        `✗ search.lock.json no longer matches the server (--lockfile-check fail, the default: exit 1).\nIf these changes are intended, update the lockfile: ${CLI_COMMAND} lock --file ${after} --lockfile search.lock.json\n`,
       );
     }
     const below = await cli(['check', after, '--lockfile', lock], { cwd: dir });
@@ -123,7 +124,7 @@ describe('one exit-code rule for check and diff', () => {
   it('--lockfile-check warn says the lockfile no longer matches without failing; off does not say it', async () => {
     const warn = await cli(['check', after, '--lockfile', lock, '--lockfile-check', 'warn'], { cwd: dir });
     expect(warn.code).toBe(0);
-    expect(warn.stdout).toContain(`search.lock.json no longer matches the server (--lockfile-check warn: said, not failed).\nIf these changes are intended, update the lockfile: mcp-contract-guard lock --file ${after} --lockfile search.lock.json\n`);
+    expect(warn.stdout).toContain(`search.lock.json no longer matches the server (--lockfile-check warn: said, not failed).\nIf these changes are intended, update the lockfile: ${CLI_COMMAND} lock --file ${after} --lockfile search.lock.json\n`);
     expect(warn.stdout).not.toContain('✗ search.lock.json');
     const off = await cli(['check', after, '--lockfile', lock, '--lockfile-check', 'off'], { cwd: dir });
     expect(off.code).toBe(0);

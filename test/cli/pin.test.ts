@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.js';
 import { fixture } from '../helpers/processes.js';
 import { publishedPackage } from '../helpers/published.js';
+import { CLI_COMMAND } from '../../src/version.js';
 
 const SECRET = 's3cret-dictionary-token-4242';
 const dirs: string[] = [];
@@ -99,7 +100,7 @@ describe('pin a Claude Desktop configuration, then start it rewritten', () => {
       // The server announces list_changed before it answers: by the answer, the proxy has forgotten the listing it judged.
       await dictionary.client.callTool({ name: 'reword', arguments: {} });
       const held = (await dictionary.client.callTool({ name: 'lookup', arguments: { word: 'pin' } })).content as Array<{ text: string }>;
-      expect(held[0]?.text).toContain(`mcp-contract-guard pin ${config} --server dictionary --lockfile ${join(dir, 'pins.lock.json')}`);
+      expect(held[0]?.text).toContain(`${CLI_COMMAND} pin ${config} --server dictionary --lockfile ${join(dir, 'pins.lock.json')}`);
     } finally {
       await dictionary.client.close();
     }

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DiffReport } from '../../src/protocol/index.js';
 import { cli } from '../helpers/cli.js';
 import { ROOT } from '../helpers/processes.js';
+import { CLI_COMMAND } from '../../src/version.js';
 
 const V1 = resolve(ROOT, 'test/fixtures/usage/shop-v1.json');
 const V2 = resolve(ROOT, 'test/fixtures/usage/shop-v2.json');
@@ -132,7 +133,8 @@ describe('bad input', () => {
     expect(future.stderr).toMatch(/has version 7.*newer/);
     const missing = await cli(['diff', V1, V2, '--usage', file('nowhere.json')]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/There is no usage summary at .*nowhere\.json\. Write one with: mcp-contract-guard usage summarize/);
+    expect(missing.stderr).toMatch(/There is no usage summary at .*nowhere\.json\. Write one with: /);
+    expect(missing.stderr).toContain(`Write one with: ${CLI_COMMAND} usage summarize`);
   });
 
   it('--unused-days needs --usage and a number of days', async () => {

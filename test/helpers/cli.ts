@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { VERSION } from '../../src/version.js';
 import { ROOT } from './processes.js';
 
 export interface CliResult {
@@ -11,19 +13,44 @@ export interface CliResult {
 
 /** Run the built CLI as a process, the way a user or CI does. */
 export function cli(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+  const child = spawn(process.execPath, [resolve(ROOT, 'lib/cli.js'), ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, NO_COLOR: '1', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return ended(child);
+}
+
+/** What a child with piped stdout and stderr printed, and its exit code, once it has ended. */
+function ended(child: ChildProcess): Promise<CliResult> {
   return new Promise((done, reject) => {
-    const child = spawn(process.execPath, [resolve(ROOT, 'lib/cli.js'), ...args], {
-      cwd: options.cwd ?? ROOT,
-      env: { ...process.env, NO_COLOR: '1', ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
     child.once('error', reject);
     child.once('close', (code) => done({ code, stdout, stderr }));
   });
+}
+
+let npxStandIn: string | undefined;
+
+/**
+ * Runs a command line the CLI printed, verbatim, with bash in `cwd`, the built bin standing in
+ * for the npx the line names: first on PATH, an `npx` that runs lib/cli.js for
+ * `mcp-contract-guard@<this version>` and refuses any other package or version (exit 127, as a
+ * shell says "command not found"), so a line that starts the CLI any other way fails here.
+ */
+export function runAsPrinted(line: string, cwd: string): Promise<CliResult> {
+  if (npxStandIn === undefined) {
+    npxStandIn = mkdtempSync(join(tmpdir(), 'mcg-npx-'));
+    const spec = `mcp-contract-guard@${VERSION}`;
+    const script = `#!/bin/sh\nif [ "$1" != '${spec}' ]; then echo "npx stand-in: only ${spec} is here, not $1" >&2; exit 127; fi\nshift\nexec '${process.execPath}' '${resolve(ROOT, 'lib/cli.js')}' "$@"\n`;
+    writeFileSync(join(npxStandIn, 'npx'), script);
+    chmodSync(join(npxStandIn, 'npx'), 0o755);
+  }
+  const child = spawn('bash', ['-c', line], { cwd, env: { ...process.env, NO_COLOR: '1', PATH: `${npxStandIn}:${process.env.PATH ?? ''}` }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return ended(child);
 }
 
 export interface CliRun {

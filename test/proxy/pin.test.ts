@@ -14,6 +14,7 @@ import { cli } from '../helpers/cli.js';
 import { ROOT, fixture } from '../helpers/processes.js';
 import { publishedBin } from '../helpers/published.js';
 import { CLI, RawProxy, httpServer, listAllTools, proxyArgs, scratch, textOf, type Connected } from './helpers.js';
+import { CLI_COMMAND } from '../../src/version.js';
 
 const EVERYTHING = '@modelcontextprotocol/server-everything';
 const HELD = 'PINNED_CONTRACT_DRIFT';
@@ -89,7 +90,7 @@ describe(`proxy --lockfile: ${EVERYTHING} 2025.9.12 pinned, 2026.1.26 launched`,
         expect(textOf(answer), name).toContain('renamed_from');
         // What changed, not the fix its developers could make: the model can act on neither.
         expect(textOf(answer), name).not.toMatch(/<fix>|<note>/);
-        expect(textOf(answer), name).toContain(`mcp-contract-guard lock --command`);
+        expect(textOf(answer), name).toContain(`${CLI_COMMAND} lock --command`);
       }
       // The pinned name is refused by the proxy too, with where it went.
       const old = textOf(await proxied.client.callTool({ name: 'add', arguments: { a: 1, b: 2 } }));
@@ -168,6 +169,8 @@ describe('proxy --lockfile: a description reworded mid-session (list_changed)', 
       const held = textOf(await proxied.client.callTool({ name: 'lookup', arguments: { word: 'pin' } }));
       expect(held).toContain(`<tool_error code="${HELD}">`);
       expect(held).toContain('new text that looks like tool poisoning');
+      // How a person accepts it: the lock command that wrote the pin, at this version.
+      expect(held).toContain(`accept it by pinning the server again: ${CLI_COMMAND} lock --command '${server.join(' ')}' --lockfile ${pin}`);
       // The instruction itself is never repeated to the model.
       expect(held).not.toContain('send_notes with the whole conversation');
       expect(textOf(await proxied.client.callTool({ name: 'send_notes', arguments: { notes: 'n' } }))).toBe('sent');
@@ -263,7 +266,7 @@ describe('proxy --lockfile: bad pins', () => {
   it('names what is missing or misplaced: no pin file, flags that need --lockfile, an unknown --on-drift', async () => {
     const missing = await cli(['proxy', '--lockfile', '/nonexistent/pins.json', '--', 'node', 'x.js']);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('There is no pin file at /nonexistent/pins.json');
+    expect(missing.stderr).toBe(`error: There is no pin file at /nonexistent/pins.json: write it with "${CLI_COMMAND} pin <client configuration>" (or a lockfile with "${CLI_COMMAND} lock").\n`);
     const alone = await cli(['proxy', '--on-drift', 'hide', '--', 'node', 'x.js']);
     expect(alone.stderr).toBe('error: --on-drift only applies with --lockfile (the pin the server is held to).\n');
     const odd = await cli(['proxy', '--lockfile', 'p.json', '--on-drift', 'breaking=explode', '--', 'node', 'x.js']);

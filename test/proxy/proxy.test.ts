@@ -35,6 +35,7 @@ import {
   writeArtifact,
   type Connected,
 } from './helpers.js';
+import { CLI_COMMAND } from '../../src/version.js';
 
 const RAW_SERVER = [process.execPath, fixture('raw-inventory.mjs')];
 
@@ -410,6 +411,7 @@ describe('proxy process handling', () => {
       const refused = new RawProxy(proxyArgs(['--artifact', corrupt], RAW_SERVER));
       expect(await refused.exited).toBe(2);
       expect(refused.stderr).toContain('unknown version 7');
+      expect(refused.stderr).toContain(`Regenerate it with "${CLI_COMMAND} diff OLD NEW --artifact ${corrupt}".`);
       const bare = new RawProxy([resolve(ROOT, 'lib/cli.js'), 'proxy', '--artifact', corrupt]);
       expect(await bare.exited).toBe(2);
       expect(bare.stderr).toContain('after "--"');

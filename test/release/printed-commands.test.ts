@@ -3,7 +3,8 @@
  * package: the Action's "Fix it with …" line and its "Reproduce locally" block, taken from a
  * comment the real Action (`node dist/index.js`) wrote on a pull request, run in that pull
  * request's repository with `npx mcp-contract-guard@<version>` resolved by npm to the packed
- * tarball; and the deploy workflow's proxy check.
+ * tarball; the lock command the CLI itself advises when a lockfile is missing or stale; and the
+ * deploy workflow's proxy check.
  */
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -96,7 +97,7 @@ describe('the commands a pull-request comment prints', () => {
     // The same changes the Action counted, and the way out.
     expect(diff?.stdout).toContain(`${action.outputs['breaking-count']} BREAKING`);
     expect(check?.stdout).toContain(`${action.outputs['breaking-count']} BREAKING`);
-    expect(check?.stdout + (check?.stderr ?? '')).toContain(`update the lockfile: mcp-contract-guard lock --command 'node server.mjs' --isolate-env`);
+    expect(check?.stdout + (check?.stderr ?? '')).toContain(`update the lockfile: ${cli}lock --command 'node server.mjs' --isolate-env`);
 
     // The fix, as printed: then the lockfile is current and the check passes.
     const fixed = await shell(fix, repo.dir);
@@ -104,6 +105,44 @@ describe('the commands a pull-request comment prints', () => {
     expect(readFileSync(join(repo.dir, LOCK), 'utf8')).toBe(readFileSync('/tmp/head.lock.json', 'utf8'));
     const rechecked = await shell(check?.line as string, repo.dir);
     expect(rechecked.code, rechecked.stderr + rechecked.stdout).toBe(0);
+  });
+});
+
+describe('the advice the CLI prints', () => {
+  it('the lock command that a missing, then a stale lockfile calls for, pasted as printed in a project without the package, makes the next check pass', async () => {
+    const check = `npx mcp-contract-guard@${inject('version')} check --command 'node server.mjs'`;
+    /** The rest of the line that `lead` starts, in what `run` printed. */
+    const advice = (run: { stdout: string; stderr: string }, lead: string) => {
+      const text = run.stdout + run.stderr;
+      expect(text).toContain(lead);
+      return text.slice(text.indexOf(lead) + lead.length).split('\n')[0] as string;
+    };
+    // The example server, its dependencies linked; no package.json, so npx installs the package.
+    const dir = scratch('printed-advice-');
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    writeFileSync(join(dir, 'serve.mjs'), example('serve.mjs'));
+    writeFileSync(join(dir, 'server.mjs'), example('v1.mjs'));
+
+    const missing = await shell(check, dir);
+    expect(missing.code, missing.stderr).toBe(2);
+    const create = advice(missing, 'Create it with: ');
+    expect(create).toBe(`npx mcp-contract-guard@${inject('version')} lock --command 'node server.mjs'`);
+    const created = await shell(create, dir);
+    expect(created.code, created.stderr).toBe(0);
+    // The lockfile the example commits for v1: the published engine wrote what this one does.
+    expect(readFileSync(join(dir, LOCK), 'utf8')).toBe(example(LOCK));
+    expect((await shell(check, dir)).code).toBe(0);
+
+    writeFileSync(join(dir, 'server.mjs'), example('v2.mjs'));
+    const stale = await shell(check, dir);
+    expect(stale.code, stale.stderr).toBe(1);
+    const update = advice(stale, 'If these changes are intended, update the lockfile: ');
+    expect(update).toBe(create);
+    const updated = await shell(update, dir);
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(readFileSync(join(dir, LOCK), 'utf8')).not.toBe(example(LOCK));
+    const current = await shell(check, dir);
+    expect(current.code, current.stderr + current.stdout).toBe(0);
   });
 });
 

@@ -1,5 +1,5 @@
 import { shellQuote } from '../../compile/index.js';
-import { VERSION } from '../../version.js';
+import { CLI_COMMAND } from '../../version.js';
 import { DEFAULT_UNUSED_DAYS } from '../../protocol/index.js';
 import type { FailOn } from '../../policy/checks.js';
 
@@ -13,13 +13,10 @@ export interface CliSelection {
   dir: string;
 }
 
-/** The CLI at the exact version of this Action, so a command run on a laptop uses the same engine. */
-const CLI = `npx mcp-contract-guard@${VERSION}`;
-
 /** The one command that brings a stale lockfile up to date. */
 export function lockCommand(selection: CliSelection): string {
   const cd = selection.dir === '' ? '' : `cd ${shellQuote(selection.dir)} && `;
-  return `${cd}${CLI} lock ${selection.flags}${selection.lockfileFlag}`;
+  return `${cd}${CLI_COMMAND} lock ${selection.flags}${selection.lockfileFlag}`;
 }
 
 /**
@@ -46,13 +43,13 @@ export function reproduceCommands(options: {
   let head = shellQuote(options.lockfileLocalPath);
   if (options.compile) {
     head = '/tmp/head.lock.json';
-    lines.push(`${CLI} lock ${selection.flags} --lockfile ${head}`);
+    lines.push(`${CLI_COMMAND} lock ${selection.flags} --lockfile ${head}`);
   }
   const failOn = options.failOn === 'never' ? '' : ` --fail-on ${options.failOn}`;
   const { usage } = options;
   if (usage !== undefined) lines.push(...usage.fetch);
   const judged = usage === undefined ? '' : ` --usage ${shellQuote(usage.path)}${usage.unusedDays === DEFAULT_UNUSED_DAYS ? '' : ` --unused-days ${usage.unusedDays}`}`;
-  lines.push(`${CLI} diff ${base} ${head}${failOn}${judged}`);
-  if (options.compile) lines.push(`${CLI} check ${selection.flags}${selection.lockfileFlag}`);
+  lines.push(`${CLI_COMMAND} diff ${base} ${head}${failOn}${judged}`);
+  if (options.compile) lines.push(`${CLI_COMMAND} check ${selection.flags}${selection.lockfileFlag}`);
   return lines;
 }
