@@ -2,24 +2,39 @@
 // run build` does both): the CLI (the package's bin), the library (`mcp-contract-guard`), the
 // runtime (`mcp-contract-guard/runtime`) and the semantic cross-check's worker thread.
 //
-// Why: loading dominates a short command. Run from lib/, `diff` of two 20-tool dumps loads 67
-// modules, and Node spends more on finding, reading and linking them than on the diff itself.
-// Bundled, the same command loads a handful of files. Code splitting keeps each command's code
-// apart (a `--help` loads none of the diff engine, `diff` none of the proxy), the entries share
-// their common code as chunks, and dependencies stay external (installed beside the package, as
-// declared in package.json). The worker is an entry of its own beside the chunks: semantic.ts
-// finds it next to itself (`new URL('./semantic-worker.js', import.meta.url)`), so the output is
-// one flat folder.
+// Why: loading dominates a short command. Node's ES-module loader spends some 0.3 ms of CPU per
+// file on finding, reading and linking it, whatever its size (more than it spends compiling a
+// 40 kB file), and each dynamic import is one more round of that before the code runs. So the
+// CLI is laid out by who loads each module, not by where each dynamic import happens to point:
+//   front   what every run of the bin loads: the process wrapper, the argument parser, the
+//           command table, the help (the proxy loads it too, and parses none of it);
+//   engine  the commands that read files (diff, check, lock, compile) and the report formats
+//           they print by default, as one file;
+//   engine_proxy, engine_pin…  what those share with the proxy and with the pinning proxy, in
+//           chunks of their own, so the proxy loads none of the commands' code (and a proxy
+//           without a pin none of the diff engine).
+// `diff` then loads 5 files instead of 31, `--help` 2 instead of 11, the proxy 11 instead of 19.
+// What a command may not need stays behind its dynamic import, in chunks of its own: the config
+// file's reader (zod), the markdown report (diff), the server pipeline, pin, changelog, usage.
 //
-// Nothing is minified: a stack trace under --debug names the functions of the sources.
+// Rollup lays the chunks out (its manualChunks is the one well-kept bundler option that groups
+// modules by a rule; esbuild's splitting makes a chunk for every combination of dynamic imports
+// that reaches a module); esbuild prints each chunk without the sources' comments. Nothing is
+// minified: a stack trace under --debug names the functions of the sources. Dependencies stay
+// external (installed beside the package, as declared in package.json). The worker is an entry
+// of its own beside the chunks: semantic.ts finds it next to itself (`new URL('./semantic-worker.js',
+// import.meta.url)`), so the output is one flat folder.
 //   node scripts/build-package.mjs [--quiet]
 import { readdirSync, rmSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
+import { rollup } from 'rollup';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = join(root, 'lib/bundle');
+const lib = (path) => join(root, 'lib', path);
 
 /** Output name → compiled entry module. The package.json `bin` and `exports` name the outputs. */
 export const ENTRIES = {
@@ -27,6 +42,56 @@ export const ENTRIES = {
   index: 'lib/index.js',
   'semantic-worker': 'lib/diff/semantic-worker.js',
 };
+
+/**
+ * Who loads what, by the modules each starts from: a module goes into the chunk named after the
+ * set of these that reach it through static imports, except that whatever the front reaches is
+ * in the front. The front is what the bin loads before it knows the command (and the version, a
+ * line); the engine, the commands that read files and the report formats they print without a
+ * flag; the proxy, what any proxy session loads; its pin, what a pinning one adds. Modules none
+ * of them reaches statically (what a command imports only when it needs it, the proxy's own
+ * parts) are laid out by rollup's default: a chunk per set of dynamic imports.
+ */
+const CONSUMERS = {
+  front: ['cli/process.js', 'cli/main.js', 'version.js'],
+  engine: ['cli/diff-command.js', 'cli/check-command.js', 'cli/lock-command.js', 'cli/compile-command.js', 'report/text.js', 'report/artifact.js'],
+  proxy: ['proxy/index.js', 'proxy/relay.js', 'runtime/routing.js', 'proxy/stdio.js'],
+  pin: ['proxy/pin-settings.js'],
+};
+
+/** Every module `roots` reach through static imports. */
+function staticClosure(roots, getModuleInfo) {
+  const seen = new Set();
+  const stack = roots.map(lib);
+  for (const id of stack) if (getModuleInfo(id) === null) throw new Error(`build-package.mjs: ${id} is not in the bundle's module graph (renamed? update CONSUMERS)`);
+  while (stack.length > 0) {
+    const id = stack.pop();
+    const info = getModuleInfo(id);
+    if (seen.has(id) || info === null) continue;
+    if (!info.isExternal) {
+      seen.add(id);
+      stack.push(...info.importedIds);
+    }
+  }
+  return seen;
+}
+
+let closures;
+/** The chunk of a module: 'front', or the consumers that reach it joined ('engine', 'engine_proxy_pin'…), or rollup's choice. */
+function chunkOf(id, { getModuleInfo }) {
+  closures ??= Object.entries(CONSUMERS).map(([name, roots]) => [name, staticClosure(roots, getModuleInfo)]);
+  const names = closures.filter(([, modules]) => modules.has(id)).map(([name]) => name);
+  // What every run of the bin loads is one chunk, whoever else needs it.
+  if (names.includes('front')) return 'front';
+  // The proxy's own modules: its chunks as rollup lays them out.
+  if (!names.includes('engine')) return undefined;
+  return names.join('_');
+}
+
+const isExternal = (id) => id.startsWith('node:') || builtinModules.includes(id) || !(id.startsWith('.') || id.startsWith('/'));
+/** The chunk as esbuild prints it: the same code without the comments of lib/ (they weigh a third). */
+const withoutComments = { name: 'without-comments', renderChunk: async (code) => ({ code: (await transform(code, { loader: 'js', format: 'esm', target: 'node20' })).code, map: null }) };
+
 /**
  * The runtime is bundled on its own, into one file: a server imports it at start-up, where
  * each file costs Node about half a millisecond to resolve, read and link (one file instead of
@@ -37,21 +102,22 @@ export const ENTRIES = {
  */
 const RUNTIME_ENTRY = { runtime: 'lib/runtime/index.js' };
 
-const common = {
-  absWorkingDir: root,
-  outdir,
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  // package.json's engines.
-  target: 'node20',
-  packages: 'external',
-  logLevel: 'warning',
-};
 rmSync(outdir, { recursive: true, force: true });
+async function bundleCliAndLibrary() {
+  const bundle = await rollup({
+    input: Object.fromEntries(Object.entries(ENTRIES).map(([name, path]) => [name, join(root, path)])),
+    external: isExternal,
+    onwarn: (warning, warn) => {
+      // The sources' import cycles are ES modules' to resolve, as they are in lib/.
+      if (warning.code !== 'CIRCULAR_DEPENDENCY') warn(warning);
+    },
+  });
+  await bundle.write({ dir: outdir, format: 'es', chunkFileNames: '[name]-[hash].js', manualChunks: chunkOf, plugins: [withoutComments] });
+  await bundle.close();
+}
 await Promise.all([
-  build({ ...common, entryPoints: ENTRIES, splitting: true, chunkNames: 'chunk-[hash]' }),
-  build({ ...common, entryPoints: RUNTIME_ENTRY }),
+  bundleCliAndLibrary(),
+  build({ absWorkingDir: root, outdir, entryPoints: RUNTIME_ENTRY, bundle: true, format: 'esm', platform: 'node', target: 'node20', packages: 'external', logLevel: 'warning' }),
 ]);
 
 if (!process.argv.includes('--quiet')) {

@@ -1,12 +1,14 @@
 import { isJsonObject, objectOr, type JsonObject, type ProtocolEra, type ServerInfo } from '../contract/model.js';
 import { ChannelError, JSONRPC_METHOD_NOT_FOUND, RpcError, type Patience, type RpcChannel } from './channel.js';
 import type { ClientCapability } from './source.js';
+import { VERSION } from '../version.js';
 
 /** What we send in `initialize`: the newest revision of the handshake era. */
 export const HANDSHAKE_PROTOCOL_VERSION = '2025-11-25';
 /** The stateless revision: no handshake, `server/discover`, `_meta` on every request. */
 export const STATELESS_PROTOCOL_VERSION = '2026-07-28';
-const CLIENT_INFO = { name: 'mcp-contract-guard', version: '0.1.0' };
+/** Who we are to the server: this package at its own version (a server may answer by the client's version). */
+const CLIENT_INFO = { name: 'mcp-contract-guard', version: VERSION };
 
 export interface Session {
   era: ProtocolEra;

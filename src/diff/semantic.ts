@@ -21,7 +21,6 @@
  *   threads that are terminated when a pair exceeds its time, or the whole diff its budget.
  */
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import type { JsonObject, JsonSchema, JsonValue } from '../contract/model.js';
 import { isJsonObject } from './json.js';
@@ -174,8 +173,9 @@ export async function runSemanticChecks(jobs: readonly SemanticJob[], budget: Se
     for (const job of jobs) results.set(job.id, { status: 'skipped', reason: 'the json-schema-diff worker is not installed' });
     return results;
   }
-  // Loaded with the first pair to check: worker threads are some 26 of Node's own modules.
-  const { Worker } = await import('node:worker_threads');
+  // Loaded with the first pair to check: worker threads are some 26 of Node's own modules (and
+  // os one more), which most diffs never need.
+  const [{ Worker }, { availableParallelism }] = await Promise.all([import('node:worker_threads'), import('node:os')]);
 
   const deadline = Date.now() + budget.totalMs;
   const queue = [...jobs];

@@ -1,13 +1,15 @@
 /**
  * The package runs its bundle (lib/bundle/, scripts/build-package.mjs), not lib/: the same
  * commands must say the same bytes through both, the semantic cross-check's worker thread must
- * run from the bundle, and where Node has a compile cache the bin must use it.
+ * run from the bundle, where Node has a compile cache the bin must use it, and each command loads
+ * the few files the bundle's layout gives it (each file costs Node's loader more than its size).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { moduleLog, type ModuleLog } from '../helpers/module-log.js';
 import { ROOT } from '../helpers/processes.js';
 
 const packageJson = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
@@ -16,6 +18,7 @@ const LIB = resolve(ROOT, 'lib/cli.js');
 const realWorld = (name: string) => resolve(ROOT, 'test/fixtures/real-world', name);
 
 let work: string;
+let probe: ModuleLog;
 
 /** A folder with the inputs the commands below read. */
 function folder(dir: string): string {
@@ -30,6 +33,7 @@ function folder(dir: string): string {
 
 beforeAll(() => {
   work = folder(mkdtempSync(join(tmpdir(), 'mcg-bundle-')));
+  probe = moduleLog(work);
 });
 
 afterAll(() => {
@@ -100,5 +104,48 @@ describe('the bundled bin', () => {
     const warm = run(newer as string, BIN, args, env);
     expect(warm).toEqual(cold);
     expect(warm.code).toBe(0);
+  });
+});
+
+describe("the bundle's layout: what each command loads", () => {
+  const release = [realWorld('server-everything@2025.9.12.json'), realWorld('server-everything@2026.7.4.json')];
+  /** The files of lib/bundle/ (by their chunk's name, without the hash) and of node_modules that `args` loads, in order. */
+  function loaded(args: string[], input?: string): { bundle: string[]; dependencies: string[] } {
+    const urls = probe.record((env) => {
+      spawnSync(process.execPath, [...probe.nodeArgs, BIN, ...args], { cwd: work, env, input, encoding: 'utf8', timeout: 60_000 });
+    });
+    const files = [...new Set(urls.filter((url) => url.startsWith('file:')))];
+    return {
+      bundle: files.filter((url) => url.includes('/lib/bundle/')).map((url) => url.slice(url.lastIndexOf('/') + 1).replace(/-[\w-]{8}\.js$/, '')),
+      dependencies: files.filter((url) => url.includes('/node_modules/')),
+    };
+  }
+
+  it('--help loads the bin and the front chunk (parser, command table, help), nothing else', () => {
+    expect(loaded(['--help'])).toEqual({ bundle: ['cli.js', 'front'], dependencies: [] });
+  });
+
+  it('diff of two dumps loads the front and the engine in a handful of files, the engine asked for first: no config reader, server pipeline or proxy, no dependency', () => {
+    for (const args of [['diff', 'one.json', 'one.json'], ['diff', ...release]]) {
+      const { bundle, dependencies } = loaded(args);
+      // The bin asks for the command's code as it starts, before the front that parses the
+      // command line: the two load together instead of one after the other.
+      expect(bundle.slice(0, 3), args.join(' ')).toEqual(['cli.js', 'engine', 'front']);
+      // Beyond them: what the engine shares with the proxy and the pinning proxy.
+      expect(bundle.slice(3).every((name) => /^engine_\w+$/.test(name)), bundle.join(' ')).toBe(true);
+      expect(bundle.length, bundle.join(' ')).toBeLessThanOrEqual(5);
+      expect(dependencies).toEqual([]);
+    }
+  });
+
+  it("a command's help loads none of its code", () => {
+    expect(loaded(['diff', '--help'])).toEqual({ bundle: ['cli.js', 'front'], dependencies: [] });
+  });
+
+  it('the proxy loads none of the commands\' code, and without a pin none of the diff engine', () => {
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'layout', version: '1' } } };
+    const { bundle } = loaded(['proxy', '--', process.execPath, resolve(ROOT, 'test/fixtures/servers/raw-inventory.mjs')], `${JSON.stringify(initialize)}\n`);
+    expect(bundle).toContain('relay');
+    expect(bundle.filter((name) => name.startsWith('engine') && name !== 'engine_proxy_pin')).toEqual([]);
   });
 });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { captureServer, declaringAsRecorded } from '../../src/compile/index.js';
 import { cli } from '../helpers/cli.js';
+import { VERSION } from '../../src/version.js';
 import { ROOT, fixture, freePort } from '../helpers/processes.js';
 
 const EVERYTHING = `node ${ROOT}/node_modules/@modelcontextprotocol/server-everything/dist/index.js`;
@@ -111,5 +112,29 @@ describe('declaring what a lockfile was captured with', () => {
     const declared = { ...command, clientCapabilities: ['sampling' as const] };
     expect(declaringAsRecorded(declared, ['sampling'])).toEqual({ source: declared });
     expect(declaringAsRecorded(declared, ['roots', 'sampling'])).toEqual({ source: declared, mismatch: { recorded: ['roots', 'sampling'], declared: ['sampling'] } });
+  });
+});
+
+describe('who we say we are', () => {
+  it("initialize names this package and its version as the client (a server may answer by the client's version)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcg-client-info-'));
+    // A server that names itself after the client it was started by.
+    const server = join(dir, 'mirror.mjs');
+    writeFileSync(
+      server,
+      `import { createInterface } from 'node:readline';
+for await (const line of createInterface({ input: process.stdin })) {
+  const message = JSON.parse(line);
+  if (message.id === undefined) continue;
+  const result = message.method === 'initialize'
+    ? { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: message.params.clientInfo }
+    : message.method === 'tools/list' ? { tools: [] } : {};
+  process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }) + '\\n');
+}
+`,
+    );
+    const result = await cli(['compile', '--command', `node ${server}`, '--format', 'json', '--quiet', '--timeout', '10']);
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout).server).toEqual({ name: 'mcp-contract-guard', version: VERSION });
   });
 });
