@@ -190,7 +190,8 @@ describe.each(['stdio', 'listen', 'url'] as const)('proxy (%s) around a server w
     const lists = jsonLines(record).filter((message) => message.method === 'tools/list');
     const own = lists.filter((message) => typeof message.id === 'string');
     expect(own.length).toBeGreaterThanOrEqual(3);
-    for (const message of own) expect(message.id).toMatch(/^mcp-contract-guard-proxy\/[0-9a-f-]{36}\/\d+$/);
+    // The session's own prefix (the proxy's pid, the time, a random part), then a count.
+    for (const message of own) expect(message.id).toMatch(/^mcp-contract-guard-proxy\/\d+-[0-9a-z]+-[0-9a-z]+\/\d+$/);
     // The SDK client numbers its requests; it never received an answer it did not ask for,
     // or it would have reported an unknown response id on stderr / as a connection error.
     expect(lists.filter((message) => typeof message.id === 'number').length).toBeGreaterThan(0);
