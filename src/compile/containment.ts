@@ -10,10 +10,9 @@
  *   read their environment). When that init exits, the kernel kills every process left inside.
  *   GitHub's ubuntu-24.04 runners refuse unprivileged user namespaces (AppArmor), so this is
  *   what a developer's machine or a root container gets.
- * - `subreaper`: the server starts as the child of a small supervisor (python3; the proxy's:
- *   perl, see below) that made itself the child subreaper of its tree (PR_SET_CHILD_SUBREAPER):
- *   a descendant whose parent exits is re-parented to it, never to init, so it finds them all
- *   and kills them.
+ * - `subreaper`: the server starts as the child of a small supervisor (python3) that made
+ *   itself the child subreaper of its tree (PR_SET_CHILD_SUBREAPER): a descendant whose parent
+ *   exits is re-parented to it, never to init, so it finds them all and kills them.
  * - `process-group`: neither is available (not Linux, no python3): the server's process group
  *   and the marker variable, which a descendant that leaves both escapes. Said in the log.
  *
@@ -21,14 +20,6 @@
  * server that cannot start in a namespace (one that needs sudo, say). The proxy starts the
  * server its user chose, not code under review: it gets the subreaper at most, which changes
  * nothing the server can see (same PID namespace, same /proc, same user).
- *
- * The proxy's server also starts on its client's clock (the client waits for its first
- * answer), and Python takes some 9 ms to start where Perl takes 2: the proxy's subreaper is
- * `PERL_SUPERVISOR`, the same supervisor in Perl (`quickStart`), where perl is installed (every
- * Debian and Ubuntu: perl-base is essential) and the environment leaves its start alone
- * (`PERL_STARTUP`); else the Python one. A capture keeps the Python one: a capture's server
- * is code under review with an environment a pull request may set, and Python's `-I` ignores
- * every PYTHON* variable, where no Perl switch makes it ignore its own (short of taint mode).
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -55,43 +46,23 @@ export interface ContainmentPlan {
 /** System tools are taken from the system's directories first: PATH may have been written by code under review. */
 const SYSTEM_DIRS = ['/usr/bin', '/bin', '/usr/sbin', '/sbin'];
 
-const plans = new Map<string, ContainmentPlan>();
+const plans = new Map<Containment, ContainmentPlan>();
 
-/**
- * The strongest containment this machine allows, `strongest` at most (probed once per level).
- * `quickStart`: the subreaper's supervisor is the one that starts sooner (Perl), where it may be.
- */
-export function containmentPlan(strongest: Containment = 'pid-namespace', { quickStart = false } = {}): ContainmentPlan {
-  const key = `${strongest} ${quickStart}`;
-  let plan = plans.get(key);
+/** The strongest containment this machine allows, `strongest` at most (probed once per level). */
+export function containmentPlan(strongest: Containment = 'pid-namespace'): ContainmentPlan {
+  let plan = plans.get(strongest);
   if (plan === undefined) {
-    plan = probe(strongest, quickStart);
-    plans.set(key, plan);
+    plan = probe(strongest);
+    plans.set(strongest, plan);
   }
   return plan;
 }
 
-/** prctl's system call number, by `process.arch`: Perl's `syscall` takes the number. */
-const PRCTL_SYSCALL: Partial<Record<string, number>> = { x64: 157, arm64: 167, riscv64: 167, loong64: 167, arm: 172, ia32: 172, s390x: 172, ppc64: 171 };
-
-/**
- * The variables that change what perl does before it runs a line of a script (perlrun):
- * switches such as -M (code loaded first), I/O layers, signal delivery, Unicode on the standard
- * handles. With any of them set, the quick start is left to Python, whose -I ignores its own.
- */
-const PERL_STARTUP = ['PERL5OPT', 'PERLIO', 'PERL_SIGNALS', 'PERL_UNICODE'];
-
-function probe(strongest: Containment, quickStart: boolean): ContainmentPlan {
+function probe(strongest: Containment): ContainmentPlan {
   const caps = [strongest, process.env.MCP_CONTRACT_GUARD_CONTAINMENT as Containment].map((level) => CONTAINMENTS.indexOf(level));
   const allowed = (level: Containment) => caps.every((cap) => cap < 0 || CONTAINMENTS.indexOf(level) >= cap);
-  if (process.platform !== 'linux' || !allowed('subreaper')) return { containment: 'process-group', wrap: (command) => [...command] };
-  const prctl = PRCTL_SYSCALL[process.arch];
-  const perl = quickStart && prctl !== undefined && PERL_STARTUP.every((name) => process.env[name] === undefined) ? systemProgram('perl') : undefined;
-  if (perl !== undefined && !allowed('pid-namespace')) {
-    return { containment: 'subreaper', wrap: (command, graceMs) => [perl, '-e', PERL_SUPERVISOR, '--', String(prctl), String(graceMs / 1000), ...command] };
-  }
-  const python = systemProgram('python3');
-  if (python === undefined) return { containment: 'process-group', wrap: (command) => [...command] };
+  const python = process.platform === 'linux' ? systemProgram('python3') : undefined;
+  if (python === undefined || !allowed('subreaper')) return { containment: 'process-group', wrap: (command) => [...command] };
   const supervised = (command: readonly string[], graceMs: number) => [python, '-I', '-S', '-c', SUPERVISOR, String(graceMs / 1000), '--', ...command];
   const unshare = systemProgram('unshare');
   if (unshare !== undefined && allowed('pid-namespace')) {
@@ -265,131 +236,4 @@ if status is None or os.WIFSIGNALED(status):
         os.kill(os.getpid(), number)
     os._exit(128 + number)
 os._exit(os.WEXITSTATUS(status))
-`;
-
-/**
- * `SUPERVISOR` in Perl, for the subreaper only (never PID 1 of a namespace): perl -e
- * PERL_SUPERVISOR -- PRCTL_SYSCALL GRACE_SECONDS COMMAND…, with the same contract (the exit
- * code or signal, SIGUSR1, the survivors on fd 3). It loads no module (`@INC` is emptied before
- * it runs, so PERL5LIB cannot put one in it): prctl through `syscall`, its number from the
- * caller; the clock is /proc/uptime (Time::HiRes is a module). Unlike Python, perl leaves
- * SIGPIPE alone, so the server starts with it as we have it; the supervisor ignores it once
- * the server is started (its report may find our end closed).
- */
-export const PERL_SUPERVISOR = String.raw`
-BEGIN { @INC = () }
-my ($prctl, $grace, @command) = @ARGV;
-my $me = $$;
-my $report;
-if (open($report, '>&=', 3)) {
-    fcntl($report, 2, 1);  # F_SETFD, FD_CLOEXEC: not the server's
-    select((select($report), $| = 1)[0]);
-} else {
-    undef $report;
-}
-sub note { print {$report} "$_[0]\n" if $report }
-sub now {
-    open(my $uptime, '<', '/proc/uptime') or return time;
-    return (split ' ', scalar <$uptime>)[0];
-}
-syscall($prctl, 36, 1, 0, 0, 0);  # PR_SET_CHILD_SUBREAPER
-my ($server, $status, $urgent);
-sub on_signal {
-    my ($name) = @_;
-    if ($$ != $me) {
-        # The server's process before its exec: the signal does what it would have done.
-        $SIG{$name} = 'DEFAULT';
-        kill $name, $$;
-        exit 1;
-    }
-    $urgent ||= $name eq 'USR1';
-    die "stop\n";
-}
-$SIG{$_} = \&on_signal for qw(TERM INT HUP USR1);
-sub reap {
-    my ($block) = @_;
-    while (1) {
-        my $pid = waitpid(-1, $block ? 0 : 1);  # WNOHANG
-        return 0 if $pid < 0;
-        return 1 if $pid == 0;
-        $status = $? if $pid == $server;
-        return 1 if $block;
-    }
-}
-eval {
-    $server = fork();
-    if (!defined $server) {
-        print STDERR "$command[0]: $!\n";
-        exit 127;
-    }
-    if ($server == 0) {
-        $SIG{$_} = 'DEFAULT' for qw(TERM INT HUP USR1);
-        exec { $command[0] } @command;
-        print STDERR "$command[0]: $!\n";
-        exit 127;
-    }
-    $SIG{PIPE} = 'IGNORE';
-    # Our copies of the server's stdin and stdout would keep its pipes open after it is gone.
-    open(STDIN, '<', '/dev/null');
-    open(STDOUT, '>', '/dev/null');
-    while (!defined $status) {
-        last unless reap(1);
-    }
-    1;
-} or do {
-    die $@ unless $@ eq "stop\n";
-};
-$SIG{$_} = 'IGNORE' for qw(TERM INT HUP USR1);
-sub descendants {
-    my %children;
-    opendir(my $proc, '/proc') or return ();
-    for my $entry (readdir $proc) {
-        next unless $entry =~ /^[0-9]+$/;
-        open(my $stat, '<', "/proc/$entry/stat") or next;
-        my $text = do { local $/; <$stat> };
-        my $end = rindex($text, ')');
-        next if $end < 0;
-        my ($state, $parent) = split ' ', substr($text, $end + 1);
-        next if !defined $parent || $state eq 'Z';
-        push @{ $children{$parent} }, $entry;
-    }
-    my (@found, @todo);
-    @todo = ($$);
-    while (@todo) {
-        for my $child (@{ $children{ pop @todo } || [] }) {
-            push @found, $child;
-            push @todo, $child;
-        }
-    }
-    return @found;
-}
-kill 'TERM', descendants();
-my $deadline = now() + ($urgent ? 0 : $grace);
-while (!defined $status && now() < $deadline && reap(0)) {
-    select(undef, undef, undef, 0.01);
-}
-$deadline = now() + 5;
-while (now() < $deadline) {
-    kill 'KILL', descendants();
-    select(undef, undef, undef, 0.01);
-    last if !reap(0) && !descendants();
-}
-for my $pid (descendants()) {
-    my $shown = '?';
-    if (open(my $line, '<', "/proc/$pid/cmdline")) {
-        read($line, $shown, 200);
-        $shown =~ tr/\0/ /;
-        $shown =~ s/^\s+|\s+$//g;
-    }
-    note("survivor $pid $shown");
-}
-if (!defined $status || ($status & 127)) {
-    my $number = defined $status ? $status & 127 : 9;
-    if ($number != 9) {
-        $SIG{$_} = 'DEFAULT' for qw(TERM INT HUP USR1 PIPE);
-        kill $number, $$;
-    }
-    exit 128 + $number;
-}
-exit $status >> 8;
 `;

@@ -99,9 +99,8 @@ export class ServerProcess {
     private readonly evidence: AttemptEvidence,
   ) {
     const env: Record<string, string> = { ...serverEnvironment(process.env, options), [SERVER_MARKER_NAME]: this.marker };
-    // The proxy's server: the subreaper at most, under the supervisor that starts sooner (containment.ts).
-    const plan = options.launcher ? containmentPlan('subreaper', { quickStart: true }) : containmentPlan();
     // A command that cannot start is spawned as it is: its error (ENOENT, EACCES) is the diagnosis.
+    const plan = containmentPlan(options.launcher ? 'subreaper' : undefined);
     const startable = plan.containment === 'process-group' || resolveProgram(options.command[0] as string, env.PATH, options.cwd ?? process.cwd()) !== undefined;
     this.containment = startable ? plan.containment : undefined;
     const [program, ...args] = startable ? plan.wrap(options.command, GRACE_MS) : options.command;

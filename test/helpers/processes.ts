@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -23,21 +23,6 @@ export function groupAlive(pid: number): boolean {
  */
 export function groupOf(pid: number): number {
   return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[2]);
-}
-
-/** The program names (`comm`) of the live children of `pid`, read from /proc (Linux). */
-export function childrenOf(pid: number): string[] {
-  const names: string[] = [];
-  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === pid && fields[0] !== 'Z') names.push(stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return names;
 }
 
 /** Start an example server over HTTP on a free port; resolves once it listens. */
