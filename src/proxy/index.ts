@@ -34,30 +34,39 @@ export interface ProxyStreams {
  */
 export async function runProxy(options: ProxyOptions, streams: ProxyStreams = processStreams()): Promise<number> {
   const warn = (message: string) => void streams.errors.write(`mcp-contract-guard proxy: ${message}\n`);
-  const deltas = await readArtifact(options.artifact, warn);
   // Only a pinning proxy loads the pin's code (the lockfile reader, the drift policy, the config).
+  // Read before the server starts: a pin that does not match its digests never starts the server.
   const pin = options.lockfile === undefined ? undefined : await (await import('./pin-settings.js')).loadPin(options, warn);
-  const log = options.log === undefined ? undefined : new CallLog(options.log, options.logValues === true, warn);
-  const usage = options.usage === undefined ? undefined : await openUsage(options.usage, warn);
-  usage?.setTransport(options.listen !== undefined ? 'tcp' : 'pipe');
-  const renames = options.renames ?? 'explain';
-  if (renames === 'route' && deltas.size > 0 && deltas.release?.date === undefined) {
-    warn('the artifact records no release date, so renames are routed with no end to the deprecation window; write it with --released-at (the Action dates it itself).');
-  }
   const { url, headers = {}, command } = options;
   const signal = stopSignal();
   // On stdio the client waits for the server's first answer: the server starts now, and the
-  // relay's code (the validator, the explainer) loads while it does. The client's first lines
-  // wait in the pipe until the relay reads them.
+  // rest (the artifact, the log and usage files, the relay's code: the validator, the explainer)
+  // is read and loaded while it does. The client's first lines wait in the pipe until the relay
+  // reads them. What cannot be read then stops the server, and the proxy, with the same error.
   const server = options.listen === undefined && url === undefined ? launchServer(command) : undefined;
+  let log: CallLog | undefined;
+  let usage: UsageRecorder | undefined;
   try {
+    const deltas = await readArtifact(options.artifact, warn);
+    log = options.log === undefined ? undefined : new CallLog(options.log, options.logValues === true, warn);
+    usage = options.usage === undefined ? undefined : await openUsage(options.usage, warn);
+    usage?.setTransport(options.listen !== undefined ? 'tcp' : 'pipe');
+    const renames = options.renames ?? 'explain';
+    if (renames === 'route' && deltas.size > 0 && deltas.release?.date === undefined) {
+      warn('the artifact records no release date, so renames are routed with no end to the deprecation window; write it with --released-at (the Action dates it itself).');
+    }
     const { CallRouter } = await import('../runtime/routing.js');
     const router = new CallRouter(deltas, { renames, ...(options.renameWindowDays !== undefined ? { renameWindowDays: options.renameWindowDays } : {}) });
     const relay = { deltas, router, validate: options.validate !== false, explainAll: options.explainAll !== false, log, usage, warn, pin };
     const { httpUpstream } = url !== undefined ? await import('./http-upstream.js') : { httpUpstream: undefined };
     const upstream = (): Upstream => (httpUpstream !== undefined && url !== undefined ? httpUpstream(url, headers, warn) : launchServer(command));
     if (options.listen !== undefined) return await (await import('./http.js')).serveHttp(upstream, relay, options.listen, signal.received, options.sessions);
-    return await (await import('./stdio.js')).runStdio(server ?? upstream(), relay, streams.input, streams.output, signal.received);
+    const { runStdio } = await import('./stdio.js');
+    // From here the relay owns the server: it stops it when the session ends.
+    return await runStdio(server ?? upstream(), relay, streams.input, streams.output, signal.received);
+  } catch (error) {
+    await server?.stop();
+    throw error;
   } finally {
     signal.dispose();
     log?.close();
@@ -104,8 +113,19 @@ export async function proxyCommand(argv: readonly string[], io: { stdout: (text:
   }
 }
 
+/** This process's stdio, each taken on first use: creating them is work the server's start need not wait for. */
 function processStreams(): ProxyStreams {
-  return { input: process.stdin, output: process.stdout, errors: process.stderr };
+  return {
+    get input() {
+      return process.stdin;
+    },
+    get output() {
+      return process.stdout;
+    },
+    get errors() {
+      return process.stderr;
+    },
+  };
 }
 
 /** The usage recorder of `--usage FILE` (its code loaded only then); a file that cannot be opened stops the proxy before it starts. */

@@ -19,7 +19,6 @@
  * relayed as they came unless the proxy answers some of their calls itself: the rest then go
  * out as a smaller batch, and the proxy's answers come back as a batch of their own.
  */
-import { randomUUID } from 'node:crypto';
 import { ENTRY_KEY, isJsonObject, type EntryKind, type JsonObject, type JsonValue } from '../contract/model.js';
 import { createExplainer, type Explainer } from '../runtime/self-healing.js';
 import type { DeltaMap } from '../runtime/delta-map.js';
@@ -117,7 +116,12 @@ type Disposition = typeof FORWARD | typeof DROP | JsonObject;
 const MALFORMED = Symbol('malformed');
 
 export class RelaySession {
-  private readonly idPrefix = `mcp-contract-guard-proxy/${randomUUID()}/`;
+  /**
+   * The ids of the proxy's own requests to the server, which no client's id meets. Not a UUID:
+   * the relay loads while the server starts, and node:crypto (some 5 ms to load) would compete
+   * with it for the CPU; nothing here needs to be unguessable (the server sees these ids).
+   */
+  private readonly idPrefix = `mcp-contract-guard-proxy/${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}/`;
   private nextOwnId = 1;
   private readonly validator = new ArgumentValidator();
   private readonly explainer: Explainer;

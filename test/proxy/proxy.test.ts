@@ -3,7 +3,9 @@
  * proxy, which launches a server written without any SDK (raw-inventory.mjs, which records
  * every message it receives) or a published one from npm.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
@@ -11,8 +13,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListRootsRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, fixture, freePort, groupAlive, groupOf, listeningFixture } from '../helpers/processes.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ROOT, fixture, freePort, groupAlive, groupOf, listeningFixture, processesLeft } from '../helpers/processes.js';
+import { soon } from '../helpers/timing.js';
 import { delta } from '../runtime/helpers.js';
 import {
   RawProxy,
@@ -187,7 +190,8 @@ describe.each(['stdio', 'listen', 'url'] as const)('proxy (%s) around a server w
     const lists = jsonLines(record).filter((message) => message.method === 'tools/list');
     const own = lists.filter((message) => typeof message.id === 'string');
     expect(own.length).toBeGreaterThanOrEqual(3);
-    for (const message of own) expect(message.id).toMatch(/^mcp-contract-guard-proxy\/[0-9a-f-]{36}\/\d+$/);
+    // The session's own prefix (the proxy's pid, the time, a random part), then a count.
+    for (const message of own) expect(message.id).toMatch(/^mcp-contract-guard-proxy\/\d+-[0-9a-z]+-[0-9a-z]+\/\d+$/);
     // The SDK client numbers its requests; it never received an answer it did not ask for,
     // or it would have reported an unknown response id on stderr / as a connection error.
     expect(lists.filter((message) => typeof message.id === 'number').length).toBeGreaterThan(0);
@@ -360,6 +364,43 @@ describe('proxy process handling', () => {
     } finally {
       proxy.child.kill();
       upstream.close();
+    }
+  });
+
+  it('starts the server without waiting for the artifact, and stops it when the artifact then proves corrupt', async () => {
+    const files = scratch();
+    // A FIFO: reading the artifact blocks until the test writes it, after the server has started.
+    const artifact = files.file('deltas.json');
+    execFileSync('mkfifo', [artifact]);
+    const record = files.file('record.jsonl');
+    const proxy = new RawProxy(proxyArgs(['--artifact', artifact], RAW_SERVER), { RECORD_FILE: record });
+    try {
+      const serverPid = await vi.waitFor(() => {
+        const pid = jsonLines(record)[0]?.pid;
+        expect(pid).toBeTypeOf('number');
+        return pid as number;
+      }, soon);
+      const serverGroup = groupOf(serverPid);
+      await writeFile(artifact, '{"version": 7, "tools": {}}');
+      expect(await proxy.exited).toBe(2);
+      expect(proxy.stderr).toContain('unknown version 7');
+      expect(groupAlive(serverGroup)).toBe(false);
+    } finally {
+      proxy.child.kill('SIGKILL');
+      files.remove();
+    }
+  });
+
+  it('a --usage file that cannot be opened: exit 2 with the message, and the server, started meanwhile, stopped', async () => {
+    const files = scratch();
+    try {
+      // The scratch folder on the server's command line tells its processes apart.
+      const proxy = new RawProxy(proxyArgs(['--usage', files.file('no-such-folder/usage.jsonl')], [...RAW_SERVER, files.dir]));
+      expect(await proxy.exited).toBe(2);
+      expect(proxy.stderr).toContain('cannot be opened for appending');
+      expect(await processesLeft(files.dir)).toEqual([]);
+    } finally {
+      files.remove();
     }
   });
 
