@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import type { AllowEntry } from '../policy/allow.js';
+import { shellQuote } from '../compile/source.js';
 import { ENTRY_NOUN } from '../contract/model.js';
 import { DEFAULT_UNUSED_DAYS, SEVERITIES, UsageSummaryError, readUsageSummaryText, type DiffReport, type Release } from '../protocol/index.js';
 import { UserError } from '../errors.js';
@@ -78,11 +79,12 @@ export async function readUsageOption(context: CommandContext): Promise<ChangePo
   if (unusedDays < 1 || unusedDays > 3650) throw new UserError(`--unused-days takes a whole number of days from 1 to 3650; got "${days}".`);
   const path = resolve(context.io.cwd, usage);
   const text = await readTextIfExists(path, 'the usage summary');
-  if (text === undefined) throw new UserError(`There is no usage summary at ${usage}. Write one with: ${CLI_COMMAND} usage summarize <recordings…> --out ${usage}`);
+  const advice = `Write one with: ${CLI_COMMAND} usage summarize <recordings…> --out ${shellQuote(usage)}`;
+  if (text === undefined) throw new UserError(`There is no usage summary at ${usage}. ${advice}`);
   try {
     return { summaries: [readUsageSummaryText(text)], unusedDays };
   } catch (error) {
-    if (error instanceof UsageSummaryError) throw new UserError(`--usage ${usage} is not a usage summary this version can read: ${error.message}.`);
+    if (error instanceof UsageSummaryError) throw new UserError(`--usage ${usage} is not a usage summary this version can read: ${error.message}. ${advice}`);
     throw error;
   }
 }

@@ -126,6 +126,7 @@ describe('bad input', () => {
     const notSummary = await cli(['diff', V1, V2, '--usage', file('report.json')]);
     expect(notSummary.code).toBe(2);
     expect(notSummary.stderr).toMatch(/--usage .*report\.json is not a usage summary this version can read: is not a usage summary/);
+    expect(notSummary.stderr).toContain(`Write one with: ${CLI_COMMAND} usage summarize <recordings…> --out ${file('report.json')}`);
     const newer = readFileSync(file('usage.json'), 'utf8').replace('"version": 1', '"version": 7');
     writeFileSync(file('newer.json'), newer);
     const future = await cli(['diff', V1, V2, '--usage', file('newer.json')]);
