@@ -10,12 +10,12 @@
 // same dumps (in its own snapshot format) when it is on PATH or MCPDIFF names it; this bench never
 // installs it.
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RUNNER_ENV, binOf, option, printTargets } from './measure.mjs';
+import { findPeer, peerSnapshot } from './peer.mjs';
 import { nestedUnions, syntheticRelease } from './synthetic.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -32,15 +32,6 @@ for (const root of [ROOT, BASELINE].filter(Boolean)) {
   }
 }
 
-/** `mcpdiff`: MCPDIFF, else the first on PATH; null when it is not installed. */
-function findPeer() {
-  if (process.env.MCPDIFF) return existsSync(process.env.MCPDIFF) ? process.env.MCPDIFF : null;
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    const candidate = join(dir, 'mcpdiff');
-    if (dir !== '' && existsSync(candidate)) return candidate;
-  }
-  return null;
-}
 const peer = findPeer();
 
 // ── the data ──────────────────────────────────────────────────────────────────────────────
@@ -59,26 +50,6 @@ function release(count, changed) {
     before: file(`before-${name}.json`, { tools: before }),
     after: file(`after-${name}.json`, { tools: after }),
     peer: [file(`before-${name}.mcpc.json`, peerSnapshot(before)), file(`after-${name}.mcpc.json`, peerSnapshot(after))],
-  };
-}
-
-/** mcp-contracts' snapshot format (its SPEC.md): tools keyed by name, the content hash over tools, resources and prompts. */
-function peerSnapshot(tools) {
-  const contracts = {};
-  for (const tool of tools) {
-    contracts[tool.name] = { description: tool.description ?? '', inputSchema: tool.inputSchema, ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}), ...(tool.annotations ? { annotations: tool.annotations } : {}) };
-  }
-  const sorted = (value) =>
-    value === null || typeof value !== 'object' ? value : Array.isArray(value) ? value.map(sorted) : Object.fromEntries(Object.keys(value).sort().map((k) => [k, sorted(value[k])]));
-  const content = { tools: contracts, resources: {}, prompts: {} };
-  const contentHash = `sha256:${createHash('sha256').update(JSON.stringify(sorted(content))).digest('hex')}`;
-  return {
-    snapshotVersion: '1.0.0',
-    capturedAt: '2026-01-01T00:00:00.000Z',
-    contentHash,
-    server: { name: 'synthetic', version: '1.0.0', protocolVersion: '2025-11-25' },
-    capture: { transport: 'stdio', source: 'bench', tool: 'bench' },
-    ...content,
   };
 }
 

@@ -15,6 +15,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RUNNER_ENV, binOf, option, printTargets } from './measure.mjs';
+import { findPeer, peerSnapshot } from './peer.mjs';
 import { syntheticRelease } from './synthetic.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -43,6 +44,11 @@ const release = [realWorld('server-everything@2025.9.12.json'), realWorld('serve
 const { before, after } = syntheticRelease(1000, 100);
 const thousand = [file('before-1k.json', { tools: before }), file('after-1k.json', { tools: after })];
 const tiny = file('tiny.json', { tools: before.slice(0, 1) });
+/** The peer, when installed (bench/peer.mjs), on the same tools in its snapshot format. */
+const peer = findPeer();
+const toolsOf = (path) => JSON.parse(readFileSync(path, 'utf8')).tools;
+const peerRelease = release.map((path, i) => file(`release-${i}.mcpc.json`, peerSnapshot(toolsOf(path))));
+const peerThousand = [file('before-1k.mcpc.json', peerSnapshot(before)), file('after-1k.mcpc.json', peerSnapshot(after))];
 const lockfile = join(scratch, 'mcp-contracts.lock.json');
 spawnSync(process.execPath, [binOf(ROOT), 'lock', '--file', thousand[0], '--lockfile', lockfile, '--quiet'], { stdio: 'inherit', env: RUNNER_ENV });
 /** A server without an SDK; the shell notes when it starts (ns since the epoch), to tell the proxy's share before it from after. */
@@ -71,6 +77,12 @@ const cases = [
   { id: 'dumps-floor', argv: node(references, 'dumps-floor', ...thousand), exits: [0] },
   { id: 'lockfile-floor', argv: node(references, 'lockfile-floor', lockfile), exits: [0] },
   { id: 'server-ready', ready: SERVER },
+  ...(peer
+    ? [
+        { id: 'peer-release', argv: [peer, 'diff', ...peerRelease], exits: [0, 1] },
+        { id: 'peer-diff-1k', argv: [peer, '--format', 'json', 'diff', ...peerThousand], exits: [0, 1] },
+      ]
+    : []),
   ...commands(ROOT, ''),
   ...(BASELINE ? commands(BASELINE, 'baseline ') : []),
 ];
@@ -148,6 +160,11 @@ ratio('diff of two identical 1-tool dumps / reading them', 'identical', 'identic
 ratio('diff of a real release (server-everything, 13 tools) / reading it', 'release', 'release-floor', 1.15);
 ratio('diff --format json, 1,000 tools, 100 changed / reading them', 'diff-1k', 'dumps-floor', 1.25);
 ratio('check, unchanged 1,000-tool server / the lockfile read, parsed, hashed, written', 'check-1k', 'lockfile-floor', 1.5);
+if (peer) {
+  for (const [id, floorId, label] of [['release', 'release-floor', 'the real release'], ['diff-1k', 'dumps-floor', '1,000 tools, 100 changed']]) {
+    rows.push([`mcpdiff (mcp-contracts) on ${label}, its tools only`, `${shown(`peer-${id}`)}: ${(ms(`peer-${id}`) / ms(floorId)).toFixed(2)}× the floor; we take ${(ms(id) / ms(`peer-${id}`)).toFixed(2)}× its time`, '(reference)', '']);
+  }
+} else rows.push(['mcpdiff (mcp-contracts)', 'not installed: put it on PATH or set MCPDIFF', '(reference)', '']);
 for (const id of ['diff-1k', 'check-1k']) {
   if (TIME) rows.push([`  ${id}: peak memory`, `${peak(id).toFixed(0)} MiB`, '≤ 120 MiB', peak(id) <= 120]);
 }
