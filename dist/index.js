@@ -63573,7 +63573,7 @@ function readUsageSummary(data) {
     const problems = [];
     const problem = (text) => void (problems.length < 20 && problems.push(text));
     if (!json_isJsonObject(data) || data.format !== USAGE_SUMMARY_FORMAT) {
-        throw new UsageSummaryError([`is not a usage summary (no "format": "${USAGE_SUMMARY_FORMAT}"); write one with "mcp-contract-guard usage summarize"`]);
+        throw new UsageSummaryError([`is not a usage summary (no "format": "${USAGE_SUMMARY_FORMAT}")`]);
     }
     if (data.version !== USAGE_SUMMARY_VERSION) {
         const newer = typeof data.version === 'number' && data.version > USAGE_SUMMARY_VERSION;
