@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import type { CommandName } from './cli/commands.js';
 
 // V8's compile cache where Node has it (22.3 and later, reached through `process.getBuiltinModule`;
 // Node 20 has no cache and loads nothing for it): the CLI's code is compiled once per Node
@@ -11,27 +10,6 @@ import type { CommandName } from './cli/commands.js';
 if (Number(process.versions.node.split('.')[0]) >= 22) {
   const node = process as NodeJS.Process & { getBuiltinModule?: (id: 'node:module') => { enableCompileCache?: () => unknown } };
   node.getBuiltinModule?.('node:module').enableCompileCache?.();
-}
-
-/**
- * The code of the command argv names, started now, while the front (process.ts, main.ts, the
- * parser and the help) loads, instead of after it: loading is a chain of file reads otherwise,
- * each waiting for the one before. main.ts imports the same modules when the command runs, and
- * gets them from Node's module map. Not for a command's help, which needs none of it; a failure
- * here is reported there.
- */
-const COMMAND_CODE: Record<CommandName, () => Promise<unknown>> = {
-  compile: () => import('./cli/compile-command.js'),
-  lock: () => import('./cli/lock-command.js'),
-  check: () => import('./cli/check-command.js'),
-  diff: () => import('./cli/diff-command.js'),
-  pin: () => import('./cli/pin-command.js'),
-  changelog: () => import('./cli/changelog-command.js'),
-  usage: () => import('./cli/usage-command.js'),
-};
-const [command, ...rest] = process.argv.slice(2);
-if (command !== undefined && Object.hasOwn(COMMAND_CODE, command) && !rest.some((arg) => arg === '--help' || arg === '-h')) {
-  COMMAND_CODE[command as CommandName]().catch(() => undefined);
 }
 
 await (await import('./cli/process.js')).runCli();
