@@ -7,9 +7,12 @@
 // NODE_COMPILE_CACHE moves it and NODE_DISABLE_COMPILE_CACHE turns it off, as for any Node
 // program. Only the CLI turns it on: the library and the runtime leave their host's settings
 // alone. It applies to modules loaded after this call, hence the rest is imported below.
+//
+// No top-level await: the package's bin is this module bundled as CommonJS
+// (scripts/build-package.mjs), where the import below becomes a require() one tick later.
 if (Number(process.versions.node.split('.')[0]) >= 22) {
   const node = process as NodeJS.Process & { getBuiltinModule?: (id: 'node:module') => { enableCompileCache?: () => unknown } };
   node.getBuiltinModule?.('node:module').enableCompileCache?.();
 }
 
-await (await import('./cli/process.js')).runCli();
+void import('./cli/process.js').then(({ runCli }) => runCli());

@@ -47,7 +47,7 @@ function run(node: string, cli: string, args: string[], env: Record<string, stri
 
 describe('the bundled bin', () => {
   it('is what package.json names, and not lib/cli.js', () => {
-    expect(BIN).toBe(resolve(ROOT, 'lib/bundle/cli.js'));
+    expect(BIN).toBe(resolve(ROOT, 'lib/bundle/cli.cjs'));
   });
 
   it('prints what lib/cli.js prints, byte for byte, with the same exit code', () => {
@@ -116,19 +116,19 @@ describe("the bundle's layout: what each command loads", () => {
     });
     const files = [...new Set(urls.filter((url) => url.startsWith('file:')))];
     return {
-      bundle: files.filter((url) => url.includes('/lib/bundle/')).map((url) => url.slice(url.lastIndexOf('/') + 1).replace(/-[\w-]{8}\.js$/, '')),
+      bundle: files.filter((url) => url.includes('/lib/bundle/')).map((url) => url.slice(url.lastIndexOf('/') + 1).replace(/-[\w-]{8}\.cjs$/, '')),
       dependencies: files.filter((url) => url.includes('/node_modules/')),
     };
   }
 
   it('--help loads the bin and the front chunk (parser, command table, help), nothing else', () => {
-    expect(loaded(['--help'])).toEqual({ bundle: ['cli.js', 'front'], dependencies: [] });
+    expect(loaded(['--help'])).toEqual({ bundle: ['cli.cjs', 'front'], dependencies: [] });
   });
 
   it('diff of two dumps loads the front and the engine in a handful of files: no config reader, server pipeline or proxy, no dependency', () => {
     for (const args of [['diff', 'one.json', 'one.json'], ['diff', ...release]]) {
       const { bundle, dependencies } = loaded(args);
-      expect(bundle.slice(0, 3), args.join(' ')).toEqual(['cli.js', 'front', 'engine']);
+      expect(bundle.slice(0, 3), args.join(' ')).toEqual(['cli.cjs', 'front', 'engine']);
       // Beyond them: what the engine shares with the proxy and the pinning proxy.
       expect(bundle.slice(3).every((name) => /^engine_\w+$/.test(name)), bundle.join(' ')).toBe(true);
       expect(bundle.length, bundle.join(' ')).toBeLessThanOrEqual(5);
@@ -137,7 +137,7 @@ describe("the bundle's layout: what each command loads", () => {
   });
 
   it("a command's help loads none of its code", () => {
-    expect(loaded(['diff', '--help'])).toEqual({ bundle: ['cli.js', 'front'], dependencies: [] });
+    expect(loaded(['diff', '--help'])).toEqual({ bundle: ['cli.cjs', 'front'], dependencies: [] });
   });
 
   it('the proxy loads none of the commands\' code, and without a pin none of the diff engine', () => {

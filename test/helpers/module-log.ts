@@ -4,7 +4,9 @@ import { pathToFileURL } from 'node:url';
 
 /**
  * A probe of what a node process loads: a resolve hook, installed with `--import`, that
- * appends every module URL it resolves to the file named by MODULE_LOG.
+ * appends every module URL it resolves to the file named by MODULE_LOG, and the same for each
+ * file `require()` loads (the package's bundle is CommonJS, which Node 20's resolve hooks do not
+ * see): CommonJS's loader, `Module._load`, wrapped to log the file it resolves, as a file URL.
  */
 export interface ModuleLog {
   /** The node arguments that install the hook. */
@@ -29,8 +31,15 @@ export async function resolve(specifier, context, next) {
   );
   writeFileSync(
     join(dir, 'register.mjs'),
-    `import { register } from 'node:module';
+    `import { appendFileSync } from 'node:fs';
+import Module, { register } from 'node:module';
+import { pathToFileURL } from 'node:url';
 register(new URL('./hooks.mjs', import.meta.url), { data: { log: process.env.MODULE_LOG } });
+const load = Module._load;
+Module._load = function (request, parent, isMain) {
+  if (!Module.isBuiltin(request)) appendFileSync(process.env.MODULE_LOG, pathToFileURL(Module._resolveFilename(request, parent, isMain)).href + '\\n');
+  return load.apply(this, arguments);
+};
 `,
   );
   return {
