@@ -3,9 +3,9 @@
  * is wrong with which path, and writes that never leave half a file or a temporary one behind.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, rmSync } from 'node:fs';
-import { access, constants, readFile, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { existsSync, readFile, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { UserError } from './errors.js';
 import { withoutByteOrderMark } from './protocol/index.js';
 
@@ -32,10 +32,20 @@ export function decodedText(bytes: Buffer): string {
   return withoutByteOrderMark(bytes.toString('utf8'));
 }
 
+/**
+ * The bytes of a file, read with node:fs's callback API: node:fs/promises, which the writers
+ * below load when they run, brings readline, the file watchers and directory streams with it
+ * (some 1.5 ms of a command that only reads, such as `diff`).
+ */
+const readBytes = promisify(readFile);
+
+/** node:fs/promises, loaded by the first write. */
+const fsPromises = () => import('node:fs/promises');
+
 /** The text of `path`, or undefined when there is no such file. `what` names it in errors ("the lockfile"). */
 export async function readTextIfExists(path: string, what: string): Promise<string | undefined> {
   try {
-    return decodedText(await readFile(path));
+    return decodedText(await readBytes(path));
   } catch (error) {
     if (codeOf(error) === 'ENOENT') return undefined;
     throw new UserError(`Cannot read ${what} ${path}: ${problemOf(error, path)}`, 2, { cause: error });
@@ -48,6 +58,7 @@ export async function readTextIfExists(path: string, what: string): Promise<stri
  */
 export async function assertWritable(path: string, what: string): Promise<void> {
   const fail = (error: unknown) => new UserError(`Cannot write ${what} ${path}: ${problemOf(error, path)}`, 2, { cause: error });
+  const { access, constants, stat } = await fsPromises();
   const existing = await stat(path).catch((error: unknown) => {
     if (codeOf(error) === 'ENOENT') return undefined;
     throw fail(error);
@@ -76,6 +87,7 @@ let exitHook = false;
 export async function writeTextAtomically(path: string, text: string, what: string): Promise<void> {
   const fail = (error: unknown) => new UserError(`Cannot write ${what} ${path}: ${problemOf(error, path)}`, 2, { cause: error });
   await assertWritable(path, what);
+  const { realpath, rename, stat, unlink, writeFile } = await fsPromises();
   const target = await realpath(path).catch(() => resolve(path));
   const existing = await stat(target).catch(() => undefined);
   // /dev/stdout may resolve to the file the shell redirected to: replacing that file would
