@@ -179,4 +179,28 @@ describe('a closed pipe (EPIPE)', () => {
     expect(piped(['diff', big, bigV2])).toEqual({ head: 'BREAKING 3000 · RISKY 0 · SAFE 0 · COSMETIC 0 · semver: major', status: 1, stderr: '' });
     expect(piped(['diff', big, bigV2, '--fail-on', 'never'])).toMatchObject({ status: 0, stderr: '' });
   });
+  // The CLI writes a pipe synchronously (src/cli/process.ts); one another process left
+  // non-blocking refuses a write once full (EAGAIN), and the stream must then take the rest.
+  it('a pipe left non-blocking and full: the whole output arrives, in order, once the reader reads', () => {
+    const args = ['diff', big, bigV2, '--format', 'json'];
+    const expected = spawnSync(process.execPath, [resolve(ROOT, 'lib/cli.js'), ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    expect(expected.stdout.length).toBeGreaterThan(1 << 20);
+    // Python sets O_NONBLOCK on the pipe's write end and reads nothing until the pipe is full.
+    const harness = [
+      'import fcntl, os, struct, subprocess, sys, termios',
+      'r, w = os.pipe()',
+      'os.set_blocking(w, False)',
+      'child = subprocess.Popen(sys.argv[1:], stdout=w, stderr=subprocess.DEVNULL)',
+      'os.close(w)',
+      'size = fcntl.fcntl(r, 1032)  # F_GETPIPE_SZ',
+      'while struct.unpack("i", fcntl.ioctl(r, termios.FIONREAD, b"    "))[0] < size and child.poll() is None: os.sched_yield()',
+      'chunks = []',
+      'while (chunk := os.read(r, 1 << 16)): chunks.append(chunk)',
+      'sys.stdout.buffer.write(b"".join(chunks))',
+      'sys.exit(child.wait())',
+    ].join('\n');
+    const result = spawnSync('python3', ['-c', harness, process.execPath, resolve(ROOT, 'lib/cli.js'), ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    expect(result.status).toBe(expected.status);
+    expect(result.stdout === expected.stdout).toBe(true);
+  });
 });
