@@ -12,7 +12,6 @@
 import { copyFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { splitCommand } from '../compile/argv.js';
 import { DEFAULT_TIMEOUT_MS, type ContractSource } from '../compile/source.js';
 import { LockfileError } from '../contract/lockfile.js';
@@ -176,10 +175,14 @@ function configurationFrom(pinPath: string, configPath: string): string {
   return rel.startsWith('..') || isAbsolute(rel) ? configPath : rel;
 }
 
-/** How the rewritten configuration starts the proxy: --proxy-command, else this very installation. */
+/**
+ * How the rewritten configuration starts the proxy: --proxy-command, else this very installation,
+ * by the script this process runs (the package's bin, lib/bundle/cli.cjs; a path found from this
+ * module would depend on where the bundle put it).
+ */
 function proxyCommand(given: string | undefined): string[] {
   if (given !== undefined) return splitCommand(given);
-  const cli = fileURLToPath(new URL('../cli.js', import.meta.url));
+  const cli = resolve(process.argv[1] as string);
   // Run from npx's cache, which npm may clear: the published package, at this version.
   if (/[\\/]_npx[\\/]/.test(cli)) return ['npx', '-y', `mcp-contract-guard@${VERSION}`];
   return [process.execPath, cli];

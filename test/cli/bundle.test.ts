@@ -79,6 +79,15 @@ describe('the bundled bin', () => {
     }
   });
 
+  it('pin --rewrite starts the proxy through the bin it runs: the path names the file the package ships', () => {
+    const config = join(work, 'claude_desktop_config.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { dictionary: { command: process.execPath, args: [resolve(ROOT, 'test/fixtures/servers/rewording.mjs')] } } }));
+    const { code, stderr } = run(process.execPath, BIN, ['pin', config, '--rewrite', '--lockfile', join(work, 'pins.lock.json')]);
+    expect(code, stderr).toBe(0);
+    const { mcpServers } = JSON.parse(readFileSync(config, 'utf8')) as { mcpServers: { dictionary: { command: string; args: string[] } } };
+    expect([mcpServers.dictionary.command, mcpServers.dictionary.args[0]]).toEqual([process.execPath, BIN]);
+  });
+
   it('runs the semantic cross-check from the bundle: its worker thread is found beside the chunks', () => {
     const { code, stdout } = run(process.execPath, BIN, ['diff', '--format', 'json', 'variants-old.json', 'variants-new.json']);
     expect(code).toBe(0);
