@@ -58,9 +58,9 @@ try {
   const tarball = join(work, packed.filename);
   const files = packed.files.map((f) => f.path);
   // The package runs its bundle (lib/bundle/); of the rest of lib/ it ships only the types.
-  const stray = files.filter((f) => !/^(lib\/bundle\/[^/]+\.js|lib\/.+\.d\.ts|package\.json|README\.md|LICENSE|CHANGELOG\.md)$/.test(f) || /^lib\/(github\/|action\.)/.test(f));
+  const stray = files.filter((f) => !/^(lib\/bundle\/[^/]+\.c?js|lib\/.+\.d\.ts|package\.json|README\.md|LICENSE|CHANGELOG\.md)$/.test(f) || /^lib\/(github\/|action\.)/.test(f));
   check(stray.length === 0, `the package holds files it should not: ${stray.join(', ')}`);
-  for (const needed of ['lib/bundle/cli.js', 'lib/bundle/index.js', 'lib/index.d.ts', 'lib/bundle/runtime.js', 'lib/runtime/index.d.ts', 'lib/bundle/semantic-worker.js', 'README.md', 'LICENSE', 'CHANGELOG.md']) {
+  for (const needed of ['lib/bundle/cli.cjs', 'lib/bundle/index.js', 'lib/bundle/index.cjs', 'lib/index.d.ts', 'lib/bundle/runtime.js', 'lib/runtime/index.d.ts', 'lib/bundle/semantic-worker.js', 'README.md', 'LICENSE', 'CHANGELOG.md']) {
     check(files.includes(needed), `the package lacks ${needed}`);
   }
 
