@@ -33879,8 +33879,8 @@ function asUserError(error) {
 /* unused harmony exports assertWritable, writeTextAtomically */
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3024);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(6760);
-/* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(7975);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1455);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(6760);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(452);
 /* harmony import */ var _protocol_index_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(2943);
 /**
@@ -33916,18 +33916,10 @@ function decodedText(bytes) {
     }
     return (0,_protocol_index_js__WEBPACK_IMPORTED_MODULE_5__/* .withoutByteOrderMark */ .Yi)(bytes.toString('utf8'));
 }
-/**
- * The bytes of a file, read with node:fs's callback API: node:fs/promises, which the writers
- * below load when they run, brings readline, the file watchers and directory streams with it
- * (some 1.5 ms of a command that only reads, such as `diff`).
- */
-const readBytes = (0,node_util__WEBPACK_IMPORTED_MODULE_3__.promisify)(node_fs__WEBPACK_IMPORTED_MODULE_1__.readFile);
-/** node:fs/promises, loaded by the first write. */
-const fsPromises = () => Promise.resolve(/* import() */).then(__nccwpck_require__.t.bind(__nccwpck_require__, 1455, 19));
 /** The text of `path`, or undefined when there is no such file. `what` names it in errors ("the lockfile"). */
 async function readTextIfExists(path, what) {
     try {
-        return decodedText(await readBytes(path));
+        return decodedText(await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.readFile)(path));
     }
     catch (error) {
         if (codeOf(error) === 'ENOENT')
@@ -33941,7 +33933,6 @@ async function readTextIfExists(path, what) {
  */
 async function assertWritable(path, what) {
     const fail = (error) => new UserError(`Cannot write ${what} ${path}: ${problemOf(error, path)}`, 2, { cause: error });
-    const { access, constants, stat } = await fsPromises();
     const existing = await stat(path).catch((error) => {
         if (codeOf(error) === 'ENOENT')
             return undefined;
@@ -33971,7 +33962,6 @@ let exitHook = false;
 async function writeTextAtomically(path, text, what) {
     const fail = (error) => new UserError(`Cannot write ${what} ${path}: ${problemOf(error, path)}`, 2, { cause: error });
     await assertWritable(path, what);
-    const { realpath, rename, stat, unlink, writeFile } = await fsPromises();
     const target = await realpath(path).catch(() => resolve(path));
     const existing = await stat(target).catch(() => undefined);
     // /dev/stdout may resolve to the file the shell redirected to: replacing that file would
@@ -34011,7 +34001,7 @@ function problemOf(error, path) {
         case 'EISDIR':
             return 'it is a directory, not a file.';
         case 'ENOENT': {
-            const directory = (0,node_path__WEBPACK_IMPORTED_MODULE_2__.dirname)((0,node_path__WEBPACK_IMPORTED_MODULE_2__.resolve)(path));
+            const directory = (0,node_path__WEBPACK_IMPORTED_MODULE_3__.dirname)((0,node_path__WEBPACK_IMPORTED_MODULE_3__.resolve)(path));
             return (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.existsSync)(directory) ? `files cannot be created in ${directory}.` : `the directory ${directory} does not exist: create it first.`;
         }
         case 'ENOTDIR':
