@@ -128,6 +128,9 @@ async function bundleCliAndLibrary() {
       if (warning.code !== 'CIRCULAR_DEPENDENCY') warn(warning);
     },
   });
+  // No transitive imports hoisted into a chunk (ES modules' way of fetching ahead, which
+  // require() has no use for), and a dynamic import of a built-in or a dependency made a
+  // require() too: a real import() would start the ES loader and its facades.
   await bundle.write({ dir: outdir, format: 'cjs', hoistTransitiveImports: false, dynamicImportInCjs: false, entryFileNames: '[name].cjs', chunkFileNames: '[name]-[hash].cjs', manualChunks: chunkOf, plugins: [withoutComments, chunkUrl] });
   await bundle.close();
   // The library's entry, as its importers expect it: an ES module (package.json `exports`).
