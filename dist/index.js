@@ -43862,6 +43862,8 @@ function segmentsOf(field) {
     return (0,protocol/* fieldSegments */.nz)(field) ?? [];
 }
 
+// EXTERNAL MODULE: ./lib/version.js
+var version = __nccwpck_require__(3411);
 ;// CONCATENATED MODULE: ./lib/report/markdown.js
 /**
  * The Markdown form, for pull-request comments, job summaries and `diff --format markdown`,
@@ -43876,6 +43878,7 @@ function segmentsOf(field) {
  * and COSMETIC changes down to their counts, then one line per change; the text says so at the
  * top and where the rest is.
  */
+
 
 
 
@@ -44089,7 +44092,8 @@ function renderDetails(report, level, options = {}) {
 /** Names and values in the usage evidence: code spans, cut to a readable length. */
 const usageCode = (text) => mdCode((0,protocol/* truncate */.xv)(text, 200));
 function fullReportOf(options) {
-    return options.fullReport ?? 'the JSON report (`mcp-contract-guard diff --format json`)';
+    // The command as a reader can paste it (npx fetches this version), as every advice line prints it.
+    return options.fullReport ?? `the JSON report (\`${version/* CLI_COMMAND */.z} diff --format json\`)`;
 }
 function capitalize(text) {
     return text.charAt(0).toUpperCase() + text.slice(1);
@@ -47748,7 +47752,7 @@ class Doc {
 }
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/versions.js
-const version = {
+const versions_version = {
     major: 4,
     minor: 6,
     patch: 7,
@@ -47767,7 +47771,7 @@ const $ZodType = /*@__PURE__*/ $constructor("$ZodType", (inst, def) => {
     inst ?? (inst = {});
     inst._zod.def = def; // set _def property
     inst._zod.bag = inst._zod.bag || {}; // initialize _bag object
-    inst._zod.version = version;
+    inst._zod.version = versions_version;
     const defChecks = inst._zod.def.checks;
     // if inst is itself a checks.$ZodCheck, run it as a check
     const checks = inst._zod.traits.has("$ZodCheck")
@@ -56489,8 +56493,6 @@ function runLink(url) {
     return url !== undefined && /^https?:\/\/[A-Za-z0-9.-]+(:\d+)?(\/[A-Za-z0-9_.-]+){2,3}\/actions\/runs\/\d+$/.test(url) ? url : undefined;
 }
 
-// EXTERNAL MODULE: ./lib/version.js
-var lib_version = __nccwpck_require__(3411);
 ;// CONCATENATED MODULE: ./lib/github/render/reproduce.js
 
 
@@ -56498,7 +56500,7 @@ var lib_version = __nccwpck_require__(3411);
 /** The one command that brings a stale lockfile up to date. */
 function lockCommand(selection) {
     const cd = selection.dir === '' ? '' : `cd ${(0,compile/* shellQuote */.ZL)(selection.dir)} && `;
-    return `${cd}${lib_version/* CLI_COMMAND */.z} lock ${selection.flags}${selection.lockfileFlag}`;
+    return `${cd}${version/* CLI_COMMAND */.z} lock ${selection.flags}${selection.lockfileFlag}`;
 }
 /**
  * Commands that redo this review on a laptop: fetch the base lockfile from git, lock the head
@@ -56515,16 +56517,16 @@ function reproduceCommands(options) {
     let head = (0,compile/* shellQuote */.ZL)(options.lockfileLocalPath);
     if (options.compile) {
         head = '/tmp/head.lock.json';
-        lines.push(`${lib_version/* CLI_COMMAND */.z} lock ${selection.flags} --lockfile ${head}`);
+        lines.push(`${version/* CLI_COMMAND */.z} lock ${selection.flags} --lockfile ${head}`);
     }
     const failOn = options.failOn === 'never' ? '' : ` --fail-on ${options.failOn}`;
     const { usage } = options;
     if (usage !== undefined)
         lines.push(...usage.fetch);
     const judged = usage === undefined ? '' : ` --usage ${(0,compile/* shellQuote */.ZL)(usage.path)}${usage.unusedDays === protocol/* DEFAULT_UNUSED_DAYS */.Ru ? '' : ` --unused-days ${usage.unusedDays}`}`;
-    lines.push(`${lib_version/* CLI_COMMAND */.z} diff ${base} ${head}${failOn}${judged}`);
+    lines.push(`${version/* CLI_COMMAND */.z} diff ${base} ${head}${failOn}${judged}`);
     if (options.compile)
-        lines.push(`${lib_version/* CLI_COMMAND */.z} check ${selection.flags}${selection.lockfileFlag}`);
+        lines.push(`${version/* CLI_COMMAND */.z} check ${selection.flags}${selection.lockfileFlag}`);
     return lines;
 }
 
@@ -60903,7 +60905,7 @@ function repinCommand(configuration, pinFile, server) {
     if (configuration === undefined)
         return undefined;
     const path = (0,external_node_path_.isAbsolute)(configuration) ? configuration : (0,external_node_path_.join)((0,external_node_path_.dirname)(pinFile), configuration);
-    return `${lib_version/* CLI_COMMAND */.z} pin ${(0,compile_source/* shellQuote */.ZL)(path)} --server ${(0,compile_source/* shellQuote */.ZL)(server)} --lockfile ${(0,compile_source/* shellQuote */.ZL)(pinFile)}`;
+    return `${version/* CLI_COMMAND */.z} pin ${(0,compile_source/* shellQuote */.ZL)(path)} --server ${(0,compile_source/* shellQuote */.ZL)(server)} --lockfile ${(0,compile_source/* shellQuote */.ZL)(pinFile)}`;
 }
 
 ;// CONCATENATED MODULE: ./lib/github/watch.js
@@ -61041,7 +61043,7 @@ async function watchPins(inputs, context, runner, api, commandFiles) {
 async function readPins(path, shown, runner) {
     const text = await (0,io_paths.readWorkspaceFile)(path, runner.roots, 'the pin file');
     if (text === null)
-        throw new errors/* UserError */.yo(`There is no pin file at ${shown}: write it with "${lib_version/* CLI_COMMAND */.z} pin <client configuration>" and commit it, or point "pin-file" at it.`);
+        throw new errors/* UserError */.yo(`There is no pin file at ${shown}: write it with "${version/* CLI_COMMAND */.z} pin <client configuration>" and commit it, or point "pin-file" at it.`);
     try {
         return parsePinFile(text, shown);
     }
@@ -61172,7 +61174,7 @@ function pinnedLabel(pin) {
 /** The issue's opening paragraph: what drifted, and how to accept it once reviewed. */
 function driftVerdict(name, pin, check, pinFile, pins) {
     const { summary } = check.report;
-    const repin = repinCommand(pins.configuration, pinFile, name) ?? `${lib_version/* CLI_COMMAND */.z} pin <client configuration> --server ${(0,compile/* shellQuote */.ZL)(name)} --lockfile ${(0,compile/* shellQuote */.ZL)(pinFile)}`;
+    const repin = repinCommand(pins.configuration, pinFile, name) ?? `${version/* CLI_COMMAND */.z} pin <client configuration> --server ${(0,compile/* shellQuote */.ZL)(name)} --lockfile ${(0,compile/* shellQuote */.ZL)(pinFile)}`;
     const move = pin.launch.package !== undefined ? `move the configuration to ${mdCode(check.release)} and pin the server again` : 'pin the server again';
     return (`> [!${summary.maxSeverity === 'BREAKING' ? 'CAUTION' : 'WARNING'}]\n` +
         `> **${mdCode(name)} drifted from its pin**: ${mdCode(check.release)} exposes other contracts than the ${mdCode(pinnedLabel(pin))} pinned in ${mdCode(pinFile)}. ` +

@@ -19,6 +19,7 @@ import { isRewording, showsValues, titleOf } from '../rules/index.js';
 import { entryName } from './entry-name.js';
 import { describeChanges } from './phrases.js';
 import { usageEvidence, usageNote, usageShare } from './usage.js';
+import { CLI_COMMAND } from '../version.js';
 
 export interface MarkdownOptions {
   /** Heading text (trusted; default "MCP contract changes"). */
@@ -261,7 +262,8 @@ export function renderDetails(report: DiffReport, level: DetailLevel, options: P
 const usageCode = (text: string) => mdCode(truncate(text, 200));
 
 function fullReportOf(options: Pick<MarkdownOptions, 'fullReport'>): string {
-  return options.fullReport ?? 'the JSON report (`mcp-contract-guard diff --format json`)';
+  // The command as a reader can paste it (npx fetches this version), as every advice line prints it.
+  return options.fullReport ?? `the JSON report (\`${CLI_COMMAND} diff --format json\`)`;
 }
 
 function capitalize(text: string): string {

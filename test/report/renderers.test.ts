@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/protocol/index.js';
 import type { DiffReport } from '../../src/protocol/index.js';
 import { UserError } from '../../src/errors.js';
+import { CLI_COMMAND } from '../../src/version.js';
 import { emptyReport, renderContractDeltas } from '../../src/protocol/index.js';
 import { renderArtifact, renderJson, renderMarkdown, renderSarif, renderText, renderXml, validateArtifact } from '../../src/report/index.js';
 import { diffContracts } from '../../src/diff/index.js';
@@ -158,7 +159,7 @@ describe('markdown', () => {
     const short = renderMarkdown(report, { maxLength: 1_500 });
     expect(short.length).toBeLessThanOrEqual(1_500);
     expect(short.match(/<details( open)?>/g)?.length ?? 0).toBe(short.match(/<\/details>/g)?.length ?? 0);
-    expect(short).toContain('**Partial report**: some detail is left out to fit the size limit. The JSON report (`mcp-contract-guard diff --format json`) has every change.');
+    expect(short).toContain(`**Partial report**: some detail is left out to fit the size limit. The JSON report (\`${CLI_COMMAND} diff --format json\`) has every change.`);
   });
 });
 
