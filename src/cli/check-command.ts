@@ -41,7 +41,8 @@ export const run: Runner = async (args, io) => {
     const compiled = await compileTarget(context, declaringAsLocked(context, target, lockText));
     const locked = parseTrustedLockfile(context, target, lockText, compiled.contracts);
     const lockfile = context.display(target.lockfile);
-    const drifted = hasChanges(compareContracts(locked, compiled.contracts));
+    // A lockfile that is, byte for byte, the live contracts' own is them: nothing to compare.
+    const drifted = locked !== compiled.contracts && hasChanges(compareContracts(locked, compiled.contracts));
     const server = compiled.contracts.server.name;
     if (!drifted && args.format === 'text' && args.artifact === undefined) {
       io.stdout(`✓ ${server} matches ${lockfile} (${summarizeContracts(compiled.contracts)})\n`);

@@ -1,4 +1,4 @@
-import { jsonEqual, markCanonical, sortedKeys, withSortedKeys } from '../protocol/index.js';
+import { jsonEqual, markCanonical, sortedInPlace, sortedKeys, withSortedKeys } from '../protocol/index.js';
 import { rememberDigest, sha256 } from './canonical.js';
 import { normalizeSchema } from './schema.js';
 import {
@@ -119,7 +119,9 @@ function normalizeEntriesWith(raw: RawCapture, normalize: (kind: EntryKind, key:
   if (raw.clientCapabilities !== undefined) contracts.clientCapabilities = [...new Set(raw.clientCapabilities)].sort();
   for (const kind of ENTRY_KINDS) {
     const keyField = ENTRY_KEY[kind];
-    for (const [index, item] of raw[kind].entries()) {
+    const items = raw[kind];
+    for (let index = 0; index < items.length; index++) {
+      const item = items[index]!;
       const key = item[keyField];
       if (typeof key !== 'string' || key === '') {
         warnings.push({ entry: `${kind}[${index}]`, message: `has no "${keyField}"; skipped` });
@@ -155,7 +157,9 @@ function canonicalEntry(item: JsonObject, normalized: JsonObject): JsonObject {
   const contract: JsonObject = nameRecord();
   const keys = Object.keys(item);
   for (const key of Object.keys(normalized)) if (!Object.hasOwn(item, key)) keys.push(key);
-  for (const key of keys.sort()) {
+  sortedInPlace(keys);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
     contract[key] = (Object.hasOwn(normalized, key) ? normalized[key] : withSortedKeys(item[key])) as JsonValue;
   }
   return contract;

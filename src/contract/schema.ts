@@ -1,4 +1,4 @@
-import { canonicalJson, hasSortedKeys, jsonEqual, pointerTokens, sortedKeys, withSortedKeys } from '../protocol/index.js';
+import { canonicalJson, hasSortedKeys, jsonEqual, pointerTokens, sortedInPlace, sortedKeys, withSortedKeys } from '../protocol/index.js';
 import { isJsonObject, nameRecord, type JsonObject, type JsonSchema, type JsonValue } from './model.js';
 
 /**
@@ -149,24 +149,38 @@ function integerOnly(schema: JsonObject): boolean {
 
 function integerBounds(schema: JsonObject): void {
   if (!integerOnly(schema)) return;
-  const finite = (value: JsonValue | undefined) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
-  const lows = [finite(schema.minimum) === undefined ? undefined : Math.ceil(schema.minimum as number), finite(schema.exclusiveMinimum) === undefined ? undefined : Math.floor(schema.exclusiveMinimum as number) + 1];
-  const highs = [finite(schema.maximum) === undefined ? undefined : Math.floor(schema.maximum as number), finite(schema.exclusiveMaximum) === undefined ? undefined : Math.ceil(schema.exclusiveMaximum as number) - 1];
-  const low = lows.filter((v): v is number => v !== undefined);
-  const high = highs.filter((v): v is number => v !== undefined);
-  if (low.length > 0 && finite(schema.exclusiveMinimum) !== undefined) {
-    delete schema.exclusiveMinimum;
-    schema.minimum = Math.max(...low);
-  } else if (low.length > 0) schema.minimum = Math.max(...low);
-  if (high.length > 0 && finite(schema.exclusiveMaximum) !== undefined) {
-    delete schema.exclusiveMaximum;
-    schema.maximum = Math.min(...high);
-  } else if (high.length > 0) schema.maximum = Math.min(...high);
+  const minimum = finite(schema.minimum);
+  const exclusiveMinimum = finite(schema.exclusiveMinimum);
+  const low = higher(minimum === undefined ? undefined : Math.ceil(minimum), exclusiveMinimum === undefined ? undefined : Math.floor(exclusiveMinimum) + 1);
+  if (low !== undefined) {
+    if (exclusiveMinimum !== undefined) delete schema.exclusiveMinimum;
+    schema.minimum = low;
+  }
+  const maximum = finite(schema.maximum);
+  const exclusiveMaximum = finite(schema.exclusiveMaximum);
+  const high = lower(maximum === undefined ? undefined : Math.floor(maximum), exclusiveMaximum === undefined ? undefined : Math.ceil(exclusiveMaximum) - 1);
+  if (high !== undefined) {
+    if (exclusiveMaximum !== undefined) delete schema.exclusiveMaximum;
+    schema.maximum = high;
+  }
+}
+
+function finite(value: JsonValue | undefined): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+/** The higher of two bounds, either of which may be missing. */
+function higher(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.max(a, b);
+}
+
+function lower(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }
 
 /** A schema whose subschemas are normalized, with the generator conventions applied and its sets tidied. */
 function withConventions(schema: JsonObject): JsonObject {
-  for (const convention of GENERATOR_CONVENTIONS) convention.apply(schema);
+  for (let i = 0; i < GENERATOR_CONVENTIONS.length; i++) GENERATOR_CONVENTIONS[i]!.apply(schema);
   return tidySetKeywords(schema);
 }
 
@@ -217,8 +231,11 @@ function typeOfListedValues(schema: JsonObject): void {
  * union becomes the enum itself. A value any branch lists is accepted either way; under `oneOf`
  * a value two branches list is refused, so such a union is left as written.
  */
+const CONSTANT_UNIONS = ['anyOf', 'oneOf'] as const;
+
 function constantUnions(schema: JsonObject): void {
-  for (const keyword of ['anyOf', 'oneOf'] as const) {
+  for (let i = 0; i < CONSTANT_UNIONS.length; i++) {
+    const keyword = CONSTANT_UNIONS[i]!;
     const branches = schema[keyword];
     if (!Array.isArray(branches) || branches.length < 2) continue;
     const lists = branches.filter(isValueList) as JsonObject[];
@@ -298,10 +315,11 @@ export function normalizeSchema(input: unknown): NormalizedSchema {
 }
 
 class SchemaWalker {
+  // Both maps are made when first needed: most schemas have no `$ref`, and a server has thousands of schemas.
   /** Recursive targets found so far: output `$defs` name → JSON pointer in the input. */
-  private readonly recursive = new Map<string, string>();
+  private recursive: Map<string, string> | undefined;
   /** Each pointer is resolved once, however many `$ref`s name it. */
-  private readonly targets = new Map<string, unknown>();
+  private targets: Map<string, unknown> | undefined;
 
   constructor(
     private readonly root: JsonObject,
@@ -310,11 +328,12 @@ class SchemaWalker {
 
   normalizeRoot(): JsonSchema {
     const schema = this.node(this.root, ['#']);
-    if (this.recursive.size === 0 || !isJsonObject(schema)) return schema;
+    const recursive = this.recursive;
+    if (recursive === undefined || !isJsonObject(schema)) return schema;
     // Emit each recursive target once. Normalizing one may discover another, hence the loop.
     const defs: JsonObject = nameRecord();
-    for (let done = 0; done < this.recursive.size; ) {
-      const entries = [...this.recursive.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+    for (let done = 0; done < recursive.size; ) {
+      const entries = [...recursive.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
       for (const [name, pointer] of entries) {
         if (name in defs) continue;
         const target = this.resolve(pointer);
@@ -371,14 +390,15 @@ class SchemaWalker {
   }
 
   private resolve(pointer: string): unknown {
-    if (!this.targets.has(pointer)) this.targets.set(pointer, resolvePointer(this.root, pointer));
-    return this.targets.get(pointer);
+    const targets = (this.targets ??= new Map());
+    if (!targets.has(pointer)) targets.set(pointer, resolvePointer(this.root, pointer));
+    return targets.get(pointer);
   }
 
   private placeholderFor(pointer: string): string {
     if (pointer === '#') return '#';
     const name = defName(pointer);
-    this.recursive.set(name, pointer);
+    (this.recursive ??= new Map()).set(name, pointer);
     return `#/$defs/${escapePointerToken(name)}`;
   }
 
@@ -387,7 +407,11 @@ class SchemaWalker {
     const out: JsonObject = nameRecord();
     const input = upgradeDraftKeywords(value);
     let pending: Pending = NOTHING;
-    for (const key of sortedKeys(input)) {
+    // Indexed loops on this path: a for…of allocates an iterator and a result per step until
+    // the code is optimized, and one run of the CLI normalizes each node once, mostly unoptimized.
+    const keys = sortedKeys(input);
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k] as string;
       const child = input[key] as JsonValue;
       const keyword = KEYWORDS.get(key);
       if (keyword === undefined) {
@@ -401,7 +425,7 @@ class SchemaWalker {
         const names = sortedKeys(child);
         if (names.length === 0) continue;
         const map = memberRecord();
-        for (const name of names) map[name] = this.node(child[name] as JsonValue, stack);
+        for (let n = 0; n < names.length; n++) map[names[n] as string] = this.node(child[names[n] as string] as JsonValue, stack);
         out[key] = map;
       } else if (role === 'schema') {
         const sub = this.node(child, stack);
@@ -529,7 +553,18 @@ function tidySetKeywords(out: JsonObject): JsonObject {
 function sortedStrings(values: JsonValue[]): string[] {
   let tidy = true;
   for (let i = 0; tidy && i < values.length; i++) tidy = typeof values[i] === 'string' && (i === 0 || (values[i - 1] as string) < (values[i] as string));
-  return tidy ? (values as string[]) : [...new Set(values.filter((v): v is string => typeof v === 'string'))].sort();
+  if (tidy) return values as string[];
+  const strings: string[] = [];
+  for (let i = 0; i < values.length; i++) if (typeof values[i] === 'string') strings.push(values[i] as string);
+  return withoutRepeats(sortedInPlace(strings));
+}
+
+/** A sorted list with each item once: what `[...new Set(list)].sort()` gives, without the copies. */
+function withoutRepeats(sorted: string[]): string[] {
+  let kept = 0;
+  for (let i = 0; i < sorted.length; i++) if (kept === 0 || sorted[i] !== sorted[kept - 1]) sorted[kept++] = sorted[i] as string;
+  sorted.length = kept;
+  return sorted;
 }
 
 /** Normalized schemas sorted by their canonical JSON (which, being normalized, `JSON.stringify` writes). */
@@ -541,7 +576,7 @@ function sortByCanonical<T>(values: T[]): T[] {
 }
 
 function dedupeByCanonical(values: JsonValue[]): JsonValue[] {
-  if (values.every(isPlainString)) return inQuotedOrder(values as string[]) ? values : [...new Set(values as string[])].sort(compareQuoted);
+  if (values.every(isPlainString)) return inQuotedOrder(values as string[]) ? values : withoutRepeats(sortedInPlace(values.slice() as string[], compareQuoted));
   const seen = new Map<string, JsonValue>();
   for (const value of values) seen.set(canonicalJson(value), value);
   return [...seen.keys()].sort().map((k) => seen.get(k) as JsonValue);
@@ -597,10 +632,11 @@ export function resolvePointer(root: JsonObject, pointer: string): unknown {
   const tokens = pointerTokens(pointer);
   if (tokens === undefined) return undefined;
   let node: unknown = root;
-  for (const [index, token] of tokens.entries()) {
+  for (let index = 0; index < tokens.length; index++) {
+    const token = tokens[index]!;
     // The input may spell the container either way; try both.
-    const candidates = index === 0 && token === '$defs' ? ['$defs', 'definitions'] : [token];
-    const next = candidates.map((c) => childOf(node, c)).find((c) => c !== undefined);
+    let next = childOf(node, token);
+    if (next === undefined && index === 0 && token === '$defs') next = childOf(node, 'definitions');
     if (next === undefined) return undefined;
     node = next;
   }

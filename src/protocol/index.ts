@@ -34,7 +34,7 @@ export {
   type SemverBump,
   type Severity,
 } from './report.js';
-export { canonicalJson, hasSortedKeys, isJsonObject, jsonEqual, markCanonical, nullPrototypeRecord, parseJson, sortedKeys, withSortedKeys, withoutByteOrderMark } from './json.js';
+export { canonicalJson, hasSortedKeys, isJsonObject, jsonEqual, markCanonical, nullPrototypeRecord, parseJson, sortedInPlace, sortedKeys, withSortedKeys, withoutByteOrderMark } from './json.js';
 export { DEFAULT_READ_LIMITS, ReportFormatError, readReport, readReportText, type ReadLimits } from './read.js';
 export {
   displayJson,
