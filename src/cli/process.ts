@@ -1,5 +1,5 @@
 /**
- * The CLI as a process (lib/cli.js imports it once the compile cache is on and runs it): its
+ * The CLI as a process (the bin, src/cli.ts, requires it once the compile cache is on and runs it): its
  * streams, the interrupt handling and the exit code around `main`. Nothing happens on import,
  * and nothing here waits at the top level: the bundle puts this module in the chunk every
  * command's code imports from (scripts/build-package.mjs), and a chunk that awaited the command

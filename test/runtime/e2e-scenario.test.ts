@@ -5,12 +5,12 @@
  * a `<contract_awareness>` block naming the new required field → `callWithSelfHealing`, with a
  * scripted `correct` that reads only the error's field lines, fixes the call and the retry succeeds.
  *
- * Needs the package as built, its bin (lib/bundle/cli.js) and its runtime (lib/bundle/runtime.js,
- * which the example imports as 'mcp-contract-guard/runtime'), and examples/inventory/v{1,2}.mjs;
- * skipped until they exist (`npm test` builds first).
+ * Runs the package as built (the test run's global setup builds it): its bin, as package.json
+ * names it, and its runtime (lib/bundle/runtime.js, which the example imports as
+ * 'mcp-contract-guard/runtime'), with examples/inventory/v{1,2}.mjs.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -20,10 +20,9 @@ import { callWithSelfHealing, loadDeltaMap } from '../../src/runtime/index.js';
 import { correctFromFieldLines } from './helpers.js';
 
 const repo = resolve(import.meta.dirname, '../..');
-const cli = join(repo, 'lib/bundle/cli.js');
+const cli = join(repo, (JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin['mcp-contract-guard'] as string);
 const v1 = join(repo, 'examples/inventory/v1.mjs');
 const v2 = join(repo, 'examples/inventory/v2.mjs');
-const ready = [cli, v1, v2, join(repo, 'lib/bundle/runtime.js')].every((path) => existsSync(path));
 const run = promisify(execFile);
 
 /** Args v1's `create_order` accepted: no `currency`, which v2 requires. */
@@ -57,7 +56,7 @@ function textOf(result: { content?: unknown }): string {
   return (result.content as Array<{ type: string; text?: string }>).map((part) => part.text ?? '').join('\n');
 }
 
-describe.skipIf(!ready)('acceptance: lock v1, change to v2, artifact, self-healing server, self-correcting client', () => {
+describe('acceptance: lock v1, change to v2, artifact, self-healing server, self-correcting client', () => {
   it('runs the whole scenario', async () => {
     mkdirSync(join(repo, '.tmp'), { recursive: true });
     work = mkdtempSync(join(repo, '.tmp', 'e2e-'));
