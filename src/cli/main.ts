@@ -31,7 +31,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   if (argv[0] === 'proxy') return (await import('../proxy/index.js')).proxyCommand(argv.slice(1), io);
   let args: CliArgs | undefined;
   try {
-    args = parseCli(argv, io.isTty);
+    args = parseCli(argv, () => io.isTty);
     if (args.version) {
       io.stdout(`${(await import('../version.js')).VERSION}\n`);
       return 0;

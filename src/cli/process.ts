@@ -10,11 +10,9 @@ import { exitOnInterrupt } from '../compile/interrupt.js';
 import type { Io } from './context.js';
 
 /**
- * Whether fd 1 or 2 is a character device: a terminal is one (so is /dev/null). Output that goes
- * anywhere else (a pipe, a socket, a file) is written with `writeSync`, without creating
- * process.stdout: that costs some 3 ms of a short command (the stream stack, and node:net for a
- * pipe), a third of what `--help` adds to Node's own start, and tells nothing a synchronous
- * write does not. An fd that cannot be looked at gets the stream, as before.
+ * Whether fd 1 or 2 is a character device: a terminal is one (so is /dev/null), a pipe, a
+ * socket or a file is not, and so is known not to be a terminal without creating
+ * process.stdout. An fd that cannot be looked at may be one.
  */
 function isCharacterDevice(fd: number): boolean {
   try {
@@ -25,14 +23,25 @@ function isCharacterDevice(fd: number): boolean {
 }
 
 /**
+ * Whether output to fd 1 or 2 is written with `writeSync` rather than through process.stdout or
+ * process.stderr: creating that stream costs some 3 ms of a short command (the stream stack, and
+ * node:net for a pipe), a third of what `--help` adds to Node's own start, and on Linux and
+ * macOS it writes every kind of fd synchronously anyway. Windows' console is the exception: the
+ * stream writes it as text (WriteConsoleW), where bytes would be read in the console's code page.
+ */
+function writesDirectly(fd: number): boolean {
+  return process.platform !== 'win32' || !isCharacterDevice(fd);
+}
+
+/**
  * A writer for fd 1 or 2 that survives its reader going away: after EPIPE (`… | head -1`)
  * further output is dropped and the command finishes its work (a lockfile is still written) and
  * exits with its own code. Any other write error (a full disk under `> out.json`) would lose
- * output silently, so it is reported and the exit code becomes 2. A terminal gets the process's
- * stream, taken on the first write (creating it is work the proxy's server need not wait for);
- * a pipe, a socket or a file is written synchronously, until a write would block (a pipe left
+ * output silently, so it is reported and the exit code becomes 2. Output is written
+ * synchronously (`writesDirectly`) until a write would block (a pipe or a terminal left
  * non-blocking by another process, and full): from there on the stream, which waits for the
- * reader, takes the rest in order.
+ * reader, takes the rest in order. Otherwise it is the process's stream, taken on the first
+ * write (creating it is work the proxy's server need not wait for).
  */
 function writerOf(name: 'stdout' | 'stderr', direct: boolean): (text: string) => void {
   const fd = name === 'stdout' ? 1 : 2;
@@ -75,15 +84,13 @@ export async function runCli(): Promise<void> {
   // The proxy's session writes through process.stdout and process.stderr: its own messages go
   // the same way, behind what those streams may still hold.
   const proxy = argv[0] === 'proxy';
-  const stdoutIsDevice = isCharacterDevice(1);
   const io: Io = {
     cwd: process.cwd(),
-    stdout: writerOf('stdout', !proxy && !stdoutIsDevice),
-    stderr: writerOf('stderr', !proxy && !isCharacterDevice(2)),
-    // Only a character device can be a terminal: anything else is known not to be one without
-    // creating the stream.
+    stdout: writerOf('stdout', !proxy && writesDirectly(1)),
+    stderr: writerOf('stderr', !proxy && writesDirectly(2)),
+    // Asked only when a command colors its output (args.ts); only a character device can be a terminal.
     get isTty() {
-      return stdoutIsDevice && process.stdout.isTTY === true;
+      return isCharacterDevice(1) && process.stdout.isTTY === true;
     },
   };
   // The proxy stands between a client and the server it waits for: it goes to its own code at

@@ -203,4 +203,32 @@ describe('a closed pipe (EPIPE)', () => {
     expect(result.status).toBe(expected.status);
     expect(result.stdout === expected.stdout).toBe(true);
   });
+
+  // A terminal is written synchronously too (src/cli/process.ts), and still known to be one.
+  it('a terminal: the whole output arrives, colored, as a pipe gets it but for the colors', () => {
+    const args = ['diff', big, bigV2];
+    const { NO_COLOR: _noColor, FORCE_COLOR: _forceColor, ...env } = process.env;
+    const piped = spawnSync(process.execPath, [resolve(ROOT, 'lib/cli.js'), ...args], { encoding: 'utf8', env, maxBuffer: 1 << 26 });
+    // Python gives the CLI a pseudo-terminal as stdout and reads it until the CLI closes it.
+    const harness = [
+      'import os, pty, subprocess, sys',
+      'main, terminal = pty.openpty()',
+      'child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=terminal, stderr=subprocess.DEVNULL)',
+      'os.close(terminal)',
+      'chunks = []',
+      'while True:',
+      '    try: chunk = os.read(main, 1 << 16)',
+      '    except OSError: break  # EIO: the CLI closed the terminal',
+      '    if not chunk: break',
+      '    chunks.append(chunk)',
+      'sys.stdout.buffer.write(b"".join(chunks))',
+      'sys.exit(child.wait())',
+    ].join('\n');
+    const result = spawnSync('python3', ['-c', harness, process.execPath, resolve(ROOT, 'lib/cli.js'), ...args], { encoding: 'utf8', env, maxBuffer: 1 << 26 });
+    expect(result.status).toBe(piped.status);
+    // The terminal turns each newline into CR LF.
+    const shown = result.stdout.replaceAll('\r\n', '\n');
+    expect(shown).toContain('\u001b[');
+    expect(shown.replace(/\u001b\[[0-9;]*m/g, '') === piped.stdout).toBe(true);
+  });
 });

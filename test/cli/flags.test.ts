@@ -75,7 +75,7 @@ describe('flags per command', () => {
       const takes = flagsOf(command);
       expect(listedFlags(commandHelp(command))).toEqual([...takes].sort());
       for (const flag of ALL_FLAGS) {
-        const parse = () => parseCli(withFlag(command, flag), false);
+        const parse = () => parseCli(withFlag(command, flag), () => false);
         if (takes.includes(flag)) expect(parse, `${command} --${flag}`).not.toThrow();
         else expect(parse, `${command} --${flag}`).toThrow(new UserError(`${command} does not take --${flag}. Run "${CLI_COMMAND} ${command} --help" for the flags it takes.`));
       }

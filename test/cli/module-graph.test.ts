@@ -4,7 +4,7 @@
  * The built CLI runs in a child node process with a resolve hook that logs every module URL.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,6 +72,23 @@ describe('the modules each command loads', () => {
       expect(own).toContain('cli/main.js');
       for (const module of own) expect(module, `${args.join(' ')} loads ${module}`).toMatch(/^(cli\.js|cli\/(process|main|args|flags|commands|context|help)\.js|compile\/(argv|source|env|redact|interrupt)\.js|config-location\.js|protocol\/report\.js|policy\/checks\.js|errors\.js|version\.js)$/);
     }
+  });
+
+  // The process's streams are made only to tell a terminal (for colors): `--help` asks no such
+  // thing, and writing with writeSync needs none. Node's own modules are in process.moduleLoadList.
+  // The package's bin: lib/cli.js, an ES module, loads node:stream with the facade of node:fs.
+  it('--help from the bin, its output to /dev/null or a file: Node\'s stream modules are never loaded', () => {
+    const bin = resolve(ROOT, (JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin['mcp-contract-guard'] as string);
+    const preload = join(work, 'loaded-builtins.cjs');
+    const record = join(work, 'builtins.json');
+    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify(process.moduleLoadList)));`);
+    for (const stdout of ['ignore', openSync(join(work, 'help.txt'), 'w')] as const) {
+      execFileSync(process.execPath, ['-r', preload, bin, '--help'], { cwd: work, stdio: ['ignore', stdout, 'pipe'] });
+      const loaded = JSON.parse(readFileSync(record, 'utf8')) as string[];
+      expect(loaded).toContain('NativeModule internal/util/parse_args/parse_args');
+      expect(loaded.filter((name) => /^NativeModule (stream|net|tty|internal\/fs\/sync_write_stream)$/.test(name))).toEqual([]);
+    }
+    expect(readFileSync(join(work, 'help.txt'), 'utf8')).toContain('Usage');
   });
 
   it('diff: the file reader and the diff engine, never the server pipeline, src/github, @actions, Octokit, zod or json-schema-diff', () => {
