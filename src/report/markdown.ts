@@ -263,7 +263,7 @@ const usageCode = (text: string) => mdCode(truncate(text, 200));
 
 function fullReportOf(options: Pick<MarkdownOptions, 'fullReport'>): string {
   // The command as a reader can paste it (npx fetches this version), as every advice line prints it.
-  return options.fullReport ?? `the JSON report (\`${CLI_COMMAND} diff --format json\`)`;
+  return options.fullReport ?? `the JSON report (${mdCode(`${CLI_COMMAND} diff --format json`)})`;
 }
 
 function capitalize(text: string): string {
