@@ -44142,7 +44142,7 @@ function renderDetails(report, level, options = {}) {
 const usageCode = (text) => mdCode((0,protocol/* truncate */.xv)(text, 200));
 function fullReportOf(options) {
     // The command as a reader can paste it (npx fetches this version), as every advice line prints it.
-    return options.fullReport ?? `the JSON report (\`${version/* CLI_COMMAND */.z} diff --format json\`)`;
+    return options.fullReport ?? `the JSON report (${mdCode(`${version/* CLI_COMMAND */.z} diff --format json`)})`;
 }
 function capitalize(text) {
     return text.charAt(0).toUpperCase() + text.slice(1);
