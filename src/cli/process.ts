@@ -25,9 +25,10 @@ function isCharacterDevice(fd: number): boolean {
 /**
  * Whether output to fd 1 or 2 is written with `writeSync` rather than through process.stdout or
  * process.stderr: creating that stream costs some 3 ms of a short command (the stream stack, and
- * node:net for a pipe), a third of what `--help` adds to Node's own start, and on Linux and
- * macOS it writes every kind of fd synchronously anyway. Windows' console is the exception: the
- * stream writes it as text (WriteConsoleW), where bytes would be read in the console's code page.
+ * node:net for a pipe), a third of what `--help` adds to Node's own start, and the CLI's output
+ * all goes through these writers, so nothing else writes to the fd in between. Windows' console
+ * is the exception: the stream writes it as text (WriteConsoleW), where bytes would be read in
+ * the console's code page.
  */
 function writesDirectly(fd: number): boolean {
   return process.platform !== 'win32' || !isCharacterDevice(fd);
