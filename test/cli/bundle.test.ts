@@ -10,10 +10,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moduleLog, type ModuleLog } from '../helpers/module-log.js';
-import { ROOT } from '../helpers/processes.js';
+import { PACKAGE_BIN as BIN, ROOT } from '../helpers/processes.js';
 
-const packageJson = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
-const BIN = resolve(ROOT, packageJson.bin['mcp-contract-guard'] as string);
 const LIB = resolve(ROOT, 'lib/cli.js');
 const realWorld = (name: string) => resolve(ROOT, 'test/fixtures/real-world', name);
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moduleLog, type ModuleLog } from '../helpers/module-log.js';
-import { ROOT } from '../helpers/processes.js';
+import { PACKAGE_BIN, ROOT } from '../helpers/processes.js';
 
 const SERVER_PIPELINE = /\/lib\/compile\/(capture|stdio|http|legacy-sse|heal|process|channel|diagnose|protocol|index)\.js$/;
 const NEVER_FOR_DIFF = [/\/lib\/github\//, SERVER_PIPELINE, /\/node_modules\/@actions\//, /octokit/i, /\/node_modules\/zod\//, /json-schema-diff/];
@@ -78,12 +78,11 @@ describe('the modules each command loads', () => {
   // thing, and writing with writeSync needs none. Node's own modules are in process.moduleLoadList.
   // The package's bin: lib/cli.js, an ES module, loads node:stream with the facade of node:fs.
   it('--help from the bin, its output to /dev/null or a file: Node\'s stream modules are never loaded', () => {
-    const bin = resolve(ROOT, (JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin['mcp-contract-guard'] as string);
     const preload = join(work, 'loaded-builtins.cjs');
     const record = join(work, 'builtins.json');
     writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify(process.moduleLoadList)));`);
     for (const stdout of ['ignore', openSync(join(work, 'help.txt'), 'w')] as const) {
-      execFileSync(process.execPath, ['-r', preload, bin, '--help'], { cwd: work, stdio: ['ignore', stdout, 'pipe'] });
+      execFileSync(process.execPath, ['-r', preload, PACKAGE_BIN, '--help'], { cwd: work, stdio: ['ignore', stdout, 'pipe'] });
       const loaded = JSON.parse(readFileSync(record, 'utf8')) as string[];
       expect(loaded).toContain('NativeModule internal/util/parse_args/parse_args');
       expect(loaded.filter((name) => /^NativeModule (stream|net|tty|internal\/fs\/sync_write_stream)$/.test(name))).toEqual([]);

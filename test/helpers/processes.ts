@@ -6,6 +6,8 @@ import { resolve } from 'node:path';
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const fixture = (name: string) => resolve(ROOT, 'test/fixtures/servers', name);
 export const example = (version: 'v1' | 'v2') => resolve(ROOT, 'examples/inventory', `${version}.mjs`);
+/** The package's bin as package.json names it (lib/bundle/, built by the suite's global setup): what a user runs. */
+export const PACKAGE_BIN = resolve(ROOT, (JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin['mcp-contract-guard'] as string);
 
 /** True while any process of the group led by `pid` is alive. */
 export function groupAlive(pid: number): boolean {

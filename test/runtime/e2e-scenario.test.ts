@@ -10,17 +10,18 @@
  * 'mcp-contract-guard/runtime'), with examples/inventory/v{1,2}.mjs.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { callWithSelfHealing, loadDeltaMap } from '../../src/runtime/index.js';
+import { PACKAGE_BIN } from '../helpers/processes.js';
 import { correctFromFieldLines } from './helpers.js';
 
 const repo = resolve(import.meta.dirname, '../..');
-const cli = join(repo, (JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin['mcp-contract-guard'] as string);
+const cli = PACKAGE_BIN;
 const v1 = join(repo, 'examples/inventory/v1.mjs');
 const v2 = join(repo, 'examples/inventory/v2.mjs');
 const run = promisify(execFile);
