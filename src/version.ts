@@ -6,6 +6,9 @@
  */
 export const VERSION = '1.0.0';
 
+/** This package at this exact version, as npm names it. */
+export const PACKAGE_AT_VERSION = `mcp-contract-guard@${VERSION}`;
+
 /**
  * How every message that tells the user a command to run starts it: `npx` at this exact version.
  * It runs wherever the line is pasted: in a project that has this version as a dependency npx
@@ -14,4 +17,4 @@ export const VERSION = '1.0.0';
  * the advice writes is one this version's `check` accepts, which a bare name on PATH (whatever
  * version was installed there) does not promise. `--help` synopses name the program instead.
  */
-export const CLI_COMMAND = `npx mcp-contract-guard@${VERSION}`;
+export const CLI_COMMAND = `npx ${PACKAGE_AT_VERSION}`;

@@ -22,7 +22,7 @@ import { readTextIfExists, writeTextAtomically } from '../files.js';
 import { describePolicy, parseDriftPolicy } from '../policy/drift.js';
 import { expandServer, readClientConfig, redactSecrets, rewriteClientConfig, type ClientConfig, type ConfiguredServer, type Expanded, type Replacement } from '../pin/client-config.js';
 import { ResolveError, packageOf, resolveVersion, withVersion } from '../pin/packages.js';
-import { CLI_COMMAND, VERSION } from '../version.js';
+import { CLI_COMMAND, PACKAGE_AT_VERSION } from '../version.js';
 import { CommandContext, formatError, type Runner } from './context.js';
 
 /** A server pinned: what goes in the pin file, and what the rewrite starts. */
@@ -184,7 +184,7 @@ function proxyCommand(given: string | undefined): string[] {
   if (given !== undefined) return splitCommand(given);
   const cli = resolve(process.argv[1] as string);
   // Run from npx's cache, which npm may clear: the published package, at this version.
-  if (/[\\/]_npx[\\/]/.test(cli)) return ['npx', '-y', `mcp-contract-guard@${VERSION}`];
+  if (/[\\/]_npx[\\/]/.test(cli)) return ['npx', '-y', PACKAGE_AT_VERSION];
   return [process.execPath, cli];
 }
 
