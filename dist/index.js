@@ -30929,7 +30929,7 @@ const HANDSHAKE_PROTOCOL_VERSION = '2025-11-25';
 /** The stateless revision: no handshake, `server/discover`, `_meta` on every request. */
 const STATELESS_PROTOCOL_VERSION = '2026-07-28';
 /** Who we are to the server: this package at its own version (a server may answer by the client's version). */
-const CLIENT_INFO = { name: 'mcp-contract-guard', version: version/* VERSION */.x };
+const CLIENT_INFO = { name: 'mcp-contract-guard', version: version/* VERSION */.xv };
 /** More entries than any real server lists; past it the server is paginating forever. */
 const MAX_ENTRIES = 10_000;
 /**
@@ -32562,7 +32562,7 @@ function entries(body, key, label) {
     });
 }
 /** The message for a lockfile that cannot be trusted, with what to do about it. */
-function lockfileAdvice(error, regenerate = `${version/* CLI_COMMAND */.z} lock <source>`) {
+function lockfileAdvice(error, regenerate = `${version/* CLI_COMMAND */.zy} lock <source>`) {
     switch (error.problem) {
         case 'tampered':
             return `${error.message} A lockfile is generated, never edited: regenerate it with \`${regenerate}\` and commit the result.`;
@@ -44142,7 +44142,7 @@ function renderDetails(report, level, options = {}) {
 const usageCode = (text) => mdCode((0,protocol/* truncate */.xv)(text, 200));
 function fullReportOf(options) {
     // The command as a reader can paste it (npx fetches this version), as every advice line prints it.
-    return options.fullReport ?? `the JSON report (${mdCode(`${version/* CLI_COMMAND */.z} diff --format json`)})`;
+    return options.fullReport ?? `the JSON report (${mdCode(`${version/* CLI_COMMAND */.zy} diff --format json`)})`;
 }
 function capitalize(text) {
     return text.charAt(0).toUpperCase() + text.slice(1);
@@ -56549,7 +56549,7 @@ function runLink(url) {
 /** The one command that brings a stale lockfile up to date. */
 function lockCommand(selection) {
     const cd = selection.dir === '' ? '' : `cd ${(0,compile/* shellQuote */.ZL)(selection.dir)} && `;
-    return `${cd}${version/* CLI_COMMAND */.z} lock ${selection.flags}${selection.lockfileFlag}`;
+    return `${cd}${version/* CLI_COMMAND */.zy} lock ${selection.flags}${selection.lockfileFlag}`;
 }
 /**
  * Commands that redo this review on a laptop: fetch the base lockfile from git, lock the head
@@ -56566,16 +56566,16 @@ function reproduceCommands(options) {
     let head = (0,compile/* shellQuote */.ZL)(options.lockfileLocalPath);
     if (options.compile) {
         head = '/tmp/head.lock.json';
-        lines.push(`${version/* CLI_COMMAND */.z} lock ${selection.flags} --lockfile ${head}`);
+        lines.push(`${version/* CLI_COMMAND */.zy} lock ${selection.flags} --lockfile ${head}`);
     }
     const failOn = options.failOn === 'never' ? '' : ` --fail-on ${options.failOn}`;
     const { usage } = options;
     if (usage !== undefined)
         lines.push(...usage.fetch);
     const judged = usage === undefined ? '' : ` --usage ${(0,compile/* shellQuote */.ZL)(usage.path)}${usage.unusedDays === protocol/* DEFAULT_UNUSED_DAYS */.Ru ? '' : ` --unused-days ${usage.unusedDays}`}`;
-    lines.push(`${version/* CLI_COMMAND */.z} diff ${base} ${head}${failOn}${judged}`);
+    lines.push(`${version/* CLI_COMMAND */.zy} diff ${base} ${head}${failOn}${judged}`);
     if (options.compile)
-        lines.push(`${version/* CLI_COMMAND */.z} check ${selection.flags}${selection.lockfileFlag}`);
+        lines.push(`${version/* CLI_COMMAND */.zy} check ${selection.flags}${selection.lockfileFlag}`);
     return lines;
 }
 
@@ -60954,7 +60954,7 @@ function repinCommand(configuration, pinFile, server) {
     if (configuration === undefined)
         return undefined;
     const path = (0,external_node_path_.isAbsolute)(configuration) ? configuration : (0,external_node_path_.join)((0,external_node_path_.dirname)(pinFile), configuration);
-    return `${version/* CLI_COMMAND */.z} pin ${(0,compile_source/* shellQuote */.ZL)(path)} --server ${(0,compile_source/* shellQuote */.ZL)(server)} --lockfile ${(0,compile_source/* shellQuote */.ZL)(pinFile)}`;
+    return `${version/* CLI_COMMAND */.zy} pin ${(0,compile_source/* shellQuote */.ZL)(path)} --server ${(0,compile_source/* shellQuote */.ZL)(server)} --lockfile ${(0,compile_source/* shellQuote */.ZL)(pinFile)}`;
 }
 
 ;// CONCATENATED MODULE: ./lib/github/watch.js
@@ -61092,7 +61092,7 @@ async function watchPins(inputs, context, runner, api, commandFiles) {
 async function readPins(path, shown, runner) {
     const text = await (0,io_paths.readWorkspaceFile)(path, runner.roots, 'the pin file');
     if (text === null)
-        throw new errors/* UserError */.yo(`There is no pin file at ${shown}: write it with "${version/* CLI_COMMAND */.z} pin <client configuration>" and commit it, or point "pin-file" at it.`);
+        throw new errors/* UserError */.yo(`There is no pin file at ${shown}: write it with "${version/* CLI_COMMAND */.zy} pin <client configuration>" and commit it, or point "pin-file" at it.`);
     try {
         return parsePinFile(text, shown);
     }
@@ -61223,7 +61223,7 @@ function pinnedLabel(pin) {
 /** The issue's opening paragraph: what drifted, and how to accept it once reviewed. */
 function driftVerdict(name, pin, check, pinFile, pins) {
     const { summary } = check.report;
-    const repin = repinCommand(pins.configuration, pinFile, name) ?? `${version/* CLI_COMMAND */.z} pin <client configuration> --server ${(0,compile/* shellQuote */.ZL)(name)} --lockfile ${(0,compile/* shellQuote */.ZL)(pinFile)}`;
+    const repin = repinCommand(pins.configuration, pinFile, name) ?? `${version/* CLI_COMMAND */.zy} pin <client configuration> --server ${(0,compile/* shellQuote */.ZL)(name)} --lockfile ${(0,compile/* shellQuote */.ZL)(pinFile)}`;
     const move = pin.launch.package !== undefined ? `move the configuration to ${mdCode(check.release)} and pin the server again` : 'pin the server again';
     return (`> [!${summary.maxSeverity === 'BREAKING' ? 'CAUTION' : 'WARNING'}]\n` +
         `> **${mdCode(name)} drifted from its pin**: ${mdCode(check.release)} exposes other contracts than the ${mdCode(pinnedLabel(pin))} pinned in ${mdCode(pinFile)}. ` +
@@ -63882,9 +63882,10 @@ function compareText(a, b) {
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   x: () => (/* binding */ VERSION),
-/* harmony export */   z: () => (/* binding */ CLI_COMMAND)
+/* harmony export */   xv: () => (/* binding */ VERSION),
+/* harmony export */   zy: () => (/* binding */ CLI_COMMAND)
 /* harmony export */ });
+/* unused harmony export PACKAGE_AT_VERSION */
 /**
  * This package's version. Written from package.json by `scripts/version.mjs --write` (npm's
  * `version` hook runs it), and checked against it by a test and by the release workflow: a
@@ -63892,6 +63893,8 @@ function compareText(a, b) {
  * prints (`npx mcp-contract-guard@VERSION …`) run the same engine on a laptop.
  */
 const VERSION = '1.0.0';
+/** This package at this exact version, as npm names it. */
+const PACKAGE_AT_VERSION = `mcp-contract-guard@${VERSION}`;
 /**
  * How every message that tells the user a command to run starts it: `npx` at this exact version.
  * It runs wherever the line is pasted: in a project that has this version as a dependency npx
@@ -63900,7 +63903,7 @@ const VERSION = '1.0.0';
  * the advice writes is one this version's `check` accepts, which a bare name on PATH (whatever
  * version was installed there) does not promise. `--help` synopses name the program instead.
  */
-const CLI_COMMAND = `npx mcp-contract-guard@${VERSION}`;
+const CLI_COMMAND = `npx ${PACKAGE_AT_VERSION}`;
 
 
 /***/ }),
