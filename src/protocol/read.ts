@@ -374,14 +374,16 @@ function isSeverity(value: unknown): value is Severity {
   return typeof value === 'string' && (SEVERITIES as readonly string[]).includes(value);
 }
 
-function kindOf(value: unknown): string {
+/** What a value is, for a message: `null`, `an array`, `a string`… */
+export function kindOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (value === undefined) return 'nothing';
   return `a ${typeof value}`;
 }
 
-function describe(value: unknown): string {
+/** A value as a message shows it: its JSON, cut at 60 characters. */
+export function describe(value: unknown): string {
   if (value === undefined) return 'nothing';
   const json = JSON.stringify(value) ?? String(value);
   return json.length > 60 ? `${json.slice(0, 60)}…` : json;
