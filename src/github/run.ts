@@ -7,7 +7,7 @@ import * as core from '@actions/core';
 import { context as githubContext } from '@actions/github';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import type { AllowEntry } from '../config.js';
-import { emptyReport } from '../protocol/index.js';
+import { emptyReport, type ServerReview } from '../protocol/index.js';
 import { UserError, asUserError, errorMessage } from '../errors.js';
 import { renderArtifact, renderSarif } from '../report/index.js';
 import { allowListNotes, offeredExpiry, todayUtc } from '../policy/allow.js';
@@ -52,7 +52,6 @@ import { approvalOf, approvalRecordsOf, coveragesOf, recordsOf, senderOf, type L
 import { plural, shortSha } from './text.js';
 import { postComments, replaceWithFailure, runUrl } from './post.js';
 import { PRIVILEGED_EVENTS, privilegePolicy } from './privilege.js';
-import type { ServerReview } from './review.js';
 import { subjectsOf, type RunSubjects } from './subjects.js';
 import { watchPins } from './watch.js';
 

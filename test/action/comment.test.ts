@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { parseBundle, renderBundle, type ReviewBundle } from '../../src/github/io/bundle.js';
 import { COMMENT_LIMIT, renderComment, renderQuietComment } from '../../src/github/render/comment.js';
 import { truncateMarkdown } from '../../src/report/index.js';
-import type { ServerReview } from '../../src/github/review.js';
+import type { ServerReview } from '../../src/protocol/index.js';
 import { commentMarker } from '../../src/github/io/sticky.js';
 import { renderSummary } from '../../src/github/render/summary.js';
 import { delta, reportOf, serverReview } from './reports.js';

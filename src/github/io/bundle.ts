@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import { SEVERITIES } from '../../protocol/index.js';
 import { UserError } from '../../errors.js';
-import { CHECK_MODES, FAIL_ON } from '../../policy/checks.js';
+import { CHECK_MODES, FAIL_ON, HEAD_SOURCES, REVIEW_FILE_VERSION, REVIEW_VERDICTS, SEMVER_BUMPS, SEVERITIES, VERSION_CHECKS, type ReviewFile, type ServerReview } from '../../protocol/index.js';
 import { validateArtifact } from '../../report/index.js';
-import type { ServerReview } from '../review.js';
 
 /**
  * The review bundle: what a `pull_request` job hands to a `workflow_run` job that posts the
@@ -13,15 +11,9 @@ import type { ServerReview } from '../review.js';
  * against the triggering run before anything is posted, and the gate and the approval it
  * claims are not believed (vouch.ts takes them from GitHub).
  */
-export const BUNDLE_VERSION = 1;
-
-export interface ReviewBundle {
-  version: typeof BUNDLE_VERSION;
-  repository: string;
-  pullRequest: number | null;
-  headSha: string;
-  reviews: ServerReview[];
-}
+export { REVIEW_FILE_VERSION as BUNDLE_VERSION, type ReviewFile as ReviewBundle };
+const BUNDLE_VERSION = REVIEW_FILE_VERSION;
+type ReviewBundle = ReviewFile;
 
 const text = (max: number) => z.string().max(max);
 const severity = z.enum(SEVERITIES);
@@ -37,7 +29,7 @@ const reviewSchema = z
     baseline: text(500).optional(),
     baselineRef: text(300).optional(),
     headSha: sha,
-    headSource: z.enum(['server', 'lockfile', 'file', 'removed']),
+    headSource: z.enum(HEAD_SOURCES),
     report: z.unknown(),
     reviewError: text(20_000).optional(),
     stale: z.object({ message: text(5_000), command: text(5_000) }).optional(),
@@ -45,7 +37,7 @@ const reviewSchema = z
     failOn: z.enum(FAIL_ON),
     gate: z.object({
       pass: z.boolean(),
-      verdict: z.enum(['clean', 'below-threshold', 'accepted', 'approved', 'blocked', 'not-gated', 'unknown']),
+      verdict: z.enum(REVIEW_VERDICTS),
       blocking: z.array(z.object({ entry: text(1_000), severity, kind: text(200), field: text(2_000), fingerprint: text(200) })).max(10_000),
       failures: z.array(text(20_000)).max(100),
     }),
@@ -63,15 +55,15 @@ const reviewSchema = z
       .optional(),
     release: z
       .object({
-        bump: z.enum(['major', 'minor', 'patch', 'none']),
+        bump: z.enum(SEMVER_BUMPS),
         previousVersion: text(300).optional(),
         currentVersion: text(300).optional(),
         requiredVersion: text(300).optional(),
         previousTag: text(300).optional(),
         currentTag: text(300).optional(),
         requiredTag: text(300).optional(),
-        check: z.enum(['ok', 'too-small', 'unknown', 'off']),
-        mode: z.enum(['fail', 'warn', 'off']),
+        check: z.enum(VERSION_CHECKS),
+        mode: z.enum(CHECK_MODES),
         message: text(2_000).optional(),
       })
       .strict()
