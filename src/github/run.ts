@@ -7,7 +7,7 @@ import * as core from '@actions/core';
 import { context as githubContext } from '@actions/github';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import type { AllowEntry } from '../config.js';
-import { emptyReport, type ServerReview } from '../protocol/index.js';
+import { REVIEW_FILE_VERSION, emptyReport, renderReviewFile, type ReviewFile, type ServerReview } from '../protocol/index.js';
 import { UserError, asUserError, errorMessage } from '../errors.js';
 import { renderArtifact, renderSarif } from '../report/index.js';
 import { allowListNotes, offeredExpiry, todayUtc } from '../policy/allow.js';
@@ -16,7 +16,6 @@ import { needingApproval, type Coverage } from '../policy/coverage.js';
 import { decideReview } from '../policy/review.js';
 import { computeOutputs, entryAnnotations, renderSummary, reproduceCommands, selectAnnotations, whatWentWrong, type Annotation } from './render/index.js';
 import {
-  BUNDLE_VERSION,
   checkoutTree,
   commitTree,
   GitHubApi,
@@ -30,7 +29,6 @@ import {
   redactor,
   registerCredentials,
   releaseTagsOf,
-  renderBundle,
   retryPolicy,
   runnerOf,
   tamperingMessage,
@@ -40,7 +38,6 @@ import {
   type CommandFileGuard,
   type EventPlan,
   type ReleaseTags,
-  type ReviewBundle,
   type RunContext,
   type Runner,
   type UsageRead,
@@ -322,8 +319,8 @@ async function writeFiles(reviews: ServerReview[], drafts: ServerDraft[], run: R
   const reportPath = join(scratch, 'report.md');
   await write(reportPath, renderSummary(reviews, []), 'the report');
   const reviewPath = inputs.reviewPath ?? join(scratch, 'mcp-contract-guard-review.json');
-  const bundle: ReviewBundle = { version: BUNDLE_VERSION, repository: `${context.repo.owner}/${context.repo.repo}`, pullRequest: plan.pr?.number ?? null, headSha: plan.headSha, reviews };
-  await write(reviewPath, renderBundle(bundle), 'the review file');
+  const file: ReviewFile = { version: REVIEW_FILE_VERSION, repository: `${context.repo.owner}/${context.repo.repo}`, pullRequest: plan.pr?.number ?? null, headSha: plan.headSha, reviews };
+  await write(reviewPath, renderReviewFile(file), 'the review file');
   const paths: { artifacts: string[]; report: string; review: string; sarif?: string } = { artifacts, report: reportPath, review: reviewPath };
   if (inputs.sarifPath !== undefined) {
     const runs = reviews.flatMap((review, i) => {

@@ -60,6 +60,7 @@ export {
   type ServerReview,
   type VersionCheck,
 } from './review.js';
+export { REVIEW_FILE_CAPS, ReviewFileError, readReviewFile, readReviewFileText, renderReviewFile } from './review-file.js';
 export {
   displayJson,
   escapeAttr,

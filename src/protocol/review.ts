@@ -6,12 +6,16 @@
  * the review counts, where the head's contracts came from, the version check's findings. The
  * policy decides with these words, the Action and the CLI parse their inputs into them, and
  * review-file.ts reads them back; each is defined here once. (Loaded by the CLI's `--help`
- * through policy/checks.ts: it imports nothing but the severities.)
+ * through policy/checks.ts: it imports types only.)
  */
-import { SEVERITIES, type DiffReport, type SemverBump, type Severity } from './report.js';
+import type { DiffReport, SEVERITIES, SemverBump, Severity } from './report.js';
 
-/** The threshold of the gate (`fail-on`): a severity, or `never` to only report. */
-export const FAIL_ON = [...SEVERITIES, 'never'] as const;
+/**
+ * The threshold of the gate (`fail-on`): a severity, or `never` to only report. Spelled out
+ * (the type holds it to SEVERITIES) rather than spread from them, which a bundler would keep
+ * in a bundle that never reads it (the runtime's).
+ */
+export const FAIL_ON = ['BREAKING', 'RISKY', 'SAFE', 'COSMETIC', 'never'] as const satisfies readonly [...typeof SEVERITIES, 'never'];
 export type FailOn = (typeof FAIL_ON)[number];
 
 /** How a check beside the contract review counts (a stale lockfile, a too-small version): it fails the run, it is only reported, or it is not made. */
