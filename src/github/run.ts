@@ -303,7 +303,7 @@ function finishReview(draft: ServerDraft, run: Run, context: RunContext, judged:
   return review;
 }
 
-/** The artifact(s), the Markdown report, the review bundle and SARIF: the run's files, credentials taken out. */
+/** The artifact(s), the Markdown report, the review file and SARIF: the run's files, credentials taken out. */
 async function writeFiles(reviews: ServerReview[], drafts: ServerDraft[], run: Run, context: RunContext) {
   const { inputs, runner, plan } = run;
   const write = (path: string, text: string, what: string) => writeOutputFile(path, redactor.redact(text), runner.roots, what);

@@ -42,7 +42,7 @@ export interface ActionInputs {
    * instead of starting them (capture-file.ts). Absolute.
    */
   captureFile?: string;
-  /** Review mode writes the review bundle here (default: RUNNER_TEMP); comment-only reads it. */
+  /** Review mode writes the review file here (default: RUNNER_TEMP); comment-only reads it. */
   reviewPath?: string;
   token: string;
   baselineRef?: string;
