@@ -31500,8 +31500,8 @@ const DETECTORS = [
             return { category: 'command-not-found', confidence: 0.95, explanation: `The working directory "${oneLine(source.cwd)}" does not exist.` };
         }
         const program = source.command[0];
-        const local = (0,external_node_path_.resolve)(source.cwd ?? '.', 'node_modules', '.bin', program);
-        const hint = (0,external_node_fs_.existsSync)(local)
+        const local = projectBinary(source.cwd ?? process.cwd(), program);
+        const hint = local !== undefined
             ? ` It is installed in this project (${oneLine(local)}) but not on PATH.`
             : ` Check the spelling, or install it first (a package's own binary lives in node_modules/.bin after npm install).`;
         return { category: 'command-not-found', confidence: 0.95, explanation: `The command "${oneLine(program)}" was not found on PATH.${hint}` };
@@ -31694,6 +31694,27 @@ const DETECTORS = [
         return { category: 'crashed', confidence: 0.6, explanation: `The server ${how} ${when}.${daemon}${stderr}` };
     },
 ];
+/**
+ * `relative` in `start` or the nearest folder above it that has it; undefined when none does.
+ * A project's packages may sit above the server's own folder (npm, pnpm and yarn workspaces
+ * hoist them to the workspace's root).
+ */
+function findUpwards(start, relative) {
+    for (let dir = (0,external_node_path_.resolve)(start);; dir = (0,external_node_path_.dirname)(dir)) {
+        const candidate = (0,external_node_path_.join)(dir, relative);
+        if ((0,external_node_fs_.existsSync)(candidate))
+            return candidate;
+        if ((0,external_node_path_.dirname)(dir) === dir)
+            return undefined;
+    }
+}
+/**
+ * The project's own install of `program` (`node_modules/.bin/program`, found upwards from
+ * `cwd`): what the diagnosis names and what the healer runs in its place, so both find the same.
+ */
+function projectBinary(cwd, program) {
+    return findUpwards(cwd, (0,external_node_path_.join)('node_modules', '.bin', program));
+}
 /** The first argument that names a script file (by extension) and does not exist. */
 function missingScript(source) {
     for (const arg of source.command) {
@@ -32107,7 +32128,7 @@ const FIXERS = {
             return { userAction: 'Check the command.' };
         const [program, ...args] = source.command;
         const cwd = source.cwd ?? process.cwd();
-        const local = findUpwards(cwd, (0,external_node_path_.join)('node_modules', '.bin', program));
+        const local = projectBinary(cwd, program);
         if (local) {
             return { fix: { description: `ran "${program}" from the project's node_modules/.bin`, source: { ...source, command: [local, ...args] } } };
         }
@@ -32338,15 +32359,6 @@ function isPython(program) {
 /** A crash worth one more try: resources that were busy or a network that hiccuped. */
 function looksTransient(diagnosis) {
     return /\b(EBUSY|EAGAIN|EADDRINUSE|ECONNRESET|ETIMEDOUT|EAI_AGAIN|temporar(y|ily)|try again|resource busy|locked)\b/i.test(diagnosis.explanation);
-}
-function findUpwards(start, relative) {
-    for (let dir = (0,external_node_path_.resolve)(start);; dir = (0,external_node_path_.dirname)(dir)) {
-        const candidate = (0,external_node_path_.join)(dir, relative);
-        if ((0,external_node_fs_.existsSync)(candidate))
-            return candidate;
-        if ((0,external_node_path_.dirname)(dir) === dir)
-            return undefined;
-    }
 }
 /** The build command a person would run, from the nearest package.json's scripts; undefined when none is known. */
 function buildCommand(cwd) {

@@ -5,7 +5,7 @@
  * command's code imports from (scripts/build-package.mjs), and a chunk that awaited the command
  * it imports would never finish loading.
  */
-import { fstatSync, writeSync } from 'node:fs';
+import { fstatSync, statSync, writeSync } from 'node:fs';
 import { exitOnInterrupt } from '../compile/interrupt.js';
 import type { Io } from './context.js';
 
@@ -17,6 +17,21 @@ import type { Io } from './context.js';
 function isCharacterDevice(fd: number): boolean {
   try {
     return fstatSync(fd).isCharacterDevice();
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Whether fd 1 may be a terminal, known without creating process.stdout where it can be: a
+ * character device other than the null device (`> /dev/null`, where a benchmark or a script
+ * sends what it does not read). Asking the stream instead would build it, and the stream stack
+ * with it, for output nobody sees. Windows' NUL is left to the stream.
+ */
+function mayBeTerminal(fd: number): boolean {
+  try {
+    const device = fstatSync(fd);
+    return device.isCharacterDevice() && (process.platform === 'win32' || device.rdev !== statSync('/dev/null').rdev);
   } catch {
     return true;
   }
@@ -89,9 +104,9 @@ export async function runCli(): Promise<void> {
     cwd: process.cwd(),
     stdout: writerOf('stdout', !proxy && writesDirectly(1)),
     stderr: writerOf('stderr', !proxy && writesDirectly(2)),
-    // Asked only when a command colors its output (args.ts); only a character device can be a terminal.
+    // Asked only when a command colors its output (args.ts).
     get isTty() {
-      return isCharacterDevice(1) && process.stdout.isTTY === true;
+      return mayBeTerminal(1) && process.stdout.isTTY === true;
     },
   };
   // The proxy stands between a client and the server it waits for: it goes to its own code at

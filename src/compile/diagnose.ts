@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ChannelError, RpcError, type AttemptEvidence } from './channel.js';
 import { portOf } from './http.js';
 import { HANDSHAKE_PROTOCOL_VERSION, STATELESS_PROTOCOL_VERSION } from './protocol.js';
@@ -91,8 +91,8 @@ const DETECTORS: Detector[] = [
       return { category: 'command-not-found', confidence: 0.95, explanation: `The working directory "${oneLine(source.cwd)}" does not exist.` };
     }
     const program = source.command[0] as string;
-    const local = resolve(source.cwd ?? '.', 'node_modules', '.bin', program);
-    const hint = existsSync(local)
+    const local = projectBinary(source.cwd ?? process.cwd(), program);
+    const hint = local !== undefined
       ? ` It is installed in this project (${oneLine(local)}) but not on PATH.`
       : ` Check the spelling, or install it first (a package's own binary lives in node_modules/.bin after npm install).`;
     return { category: 'command-not-found', confidence: 0.95, explanation: `The command "${oneLine(program)}" was not found on PATH.${hint}` };
@@ -283,6 +283,27 @@ const DETECTORS: Detector[] = [
     return { category: 'crashed', confidence: 0.6, explanation: `The server ${how} ${when}.${daemon}${stderr}` };
   },
 ];
+
+/**
+ * `relative` in `start` or the nearest folder above it that has it; undefined when none does.
+ * A project's packages may sit above the server's own folder (npm, pnpm and yarn workspaces
+ * hoist them to the workspace's root).
+ */
+export function findUpwards(start: string, relative: string): string | undefined {
+  for (let dir = resolve(start); ; dir = dirname(dir)) {
+    const candidate = join(dir, relative);
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/**
+ * The project's own install of `program` (`node_modules/.bin/program`, found upwards from
+ * `cwd`): what the diagnosis names and what the healer runs in its place, so both find the same.
+ */
+export function projectBinary(cwd: string, program: string): string | undefined {
+  return findUpwards(cwd, join('node_modules', '.bin', program));
+}
 
 /** The first argument that names a script file (by extension) and does not exist. */
 function missingScript(source: ServerSource & { kind: 'command' }): string | undefined {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { CaptureOptions, ServerCapture } from './capture.js';
 import { CompileError, START_BUDGET_FACTOR } from './capture.js';
-import { oneLine, type Diagnosis, type FailureCategory } from './diagnose.js';
+import { findUpwards, oneLine, projectBinary, type Diagnosis, type FailureCategory } from './diagnose.js';
 import { withheldFrom } from './env.js';
 import { portOf } from './http.js';
 import { redactUrl } from './redact.js';
@@ -88,7 +88,7 @@ const FIXERS: Record<FailureCategory, Fixer> = {
     if (source.kind !== 'command') return { userAction: 'Check the command.' };
     const [program, ...args] = source.command as [string, ...string[]];
     const cwd = source.cwd ?? process.cwd();
-    const local = findUpwards(cwd, join('node_modules', '.bin', program));
+    const local = projectBinary(cwd, program);
     if (local) {
       return { fix: { description: `ran "${program}" from the project's node_modules/.bin`, source: { ...source, command: [local, ...args] } } };
     }
@@ -349,14 +349,6 @@ function isPython(program: string): boolean {
 /** A crash worth one more try: resources that were busy or a network that hiccuped. */
 function looksTransient(diagnosis: Diagnosis): boolean {
   return /\b(EBUSY|EAGAIN|EADDRINUSE|ECONNRESET|ETIMEDOUT|EAI_AGAIN|temporar(y|ily)|try again|resource busy|locked)\b/i.test(diagnosis.explanation);
-}
-
-function findUpwards(start: string, relative: string): string | undefined {
-  for (let dir = resolve(start); ; dir = dirname(dir)) {
-    const candidate = join(dir, relative);
-    if (existsSync(candidate)) return candidate;
-    if (dirname(dir) === dir) return undefined;
-  }
 }
 
 /** The build command a person would run, from the nearest package.json's scripts; undefined when none is known. */

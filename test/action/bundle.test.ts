@@ -4,7 +4,7 @@
  * dependency would still resolve; this test runs the json-schema-diff worker from a directory
  * with nothing around it.
  */
-import { copyFileSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -30,6 +30,18 @@ describe('dist/semantic-worker.js', () => {
       expect(reply).toMatchObject({ id: 'p', ok: true, removalsFound: true, additionsFound: true });
     } finally {
       await worker.terminate();
+    }
+  });
+});
+
+// ncc rewrites a path expression it can evaluate at build time, when files on the build machine
+// match it, into one relative to the bundle: the same sources then bundle differently from one
+// machine to another, and the rewritten path no longer means what the sources say.
+describe('dist/ is the sources, whatever surrounds the build', () => {
+  it('no path of the sources is rewritten into one relative to the bundle', () => {
+    for (const file of ['index.js', 'semantic-worker.js']) {
+      const relocated = readFileSync(join(ROOT, 'dist', file), 'utf8').match(/^.*__nccwpck_require__\.ab\s*\+.*$/gm) ?? [];
+      expect(relocated, `dist/${file}`).toEqual([]);
     }
   });
 });

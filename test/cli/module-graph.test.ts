@@ -90,6 +90,24 @@ describe('the modules each command loads', () => {
     expect(readFileSync(join(work, 'help.txt'), 'utf8')).toContain('Usage');
   });
 
+  // A text report asks whether its output is a terminal (to color it): /dev/null is a character
+  // device, like a terminal, but never one, and is told apart without making the stream.
+  it('a text diff to /dev/null: asks for colors, yet makes no stream for its output', () => {
+    const preload = join(work, 'loaded-builtins.cjs');
+    const record = join(work, 'builtins.json');
+    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify(process.moduleLoadList)));`);
+    try {
+      execFileSync(process.execPath, ['-r', preload, PACKAGE_BIN, 'diff', 'old.json', 'new.json'], { cwd: work, stdio: ['ignore', 'ignore', 'pipe'] });
+    } catch (error) {
+      if ((error as { status?: number }).status !== 1) throw error;
+    }
+    const loaded = JSON.parse(readFileSync(record, 'utf8')) as string[];
+    // node:crypto (the fingerprints) loads node:stream itself: the stream for /dev/null is
+    // sync_write_stream, and a terminal's tty (with net).
+    expect(loaded).toContain('NativeModule crypto');
+    expect(loaded.filter((name) => /^NativeModule (net|tty|internal\/fs\/sync_write_stream)$/.test(name))).toEqual([]);
+  });
+
   it('diff: the file reader and the diff engine, never the server pipeline, src/github, @actions, Octokit, zod or json-schema-diff', () => {
     const loaded = modulesLoadedBy(['diff', 'old.json', 'new.json', '--format', 'json']);
     const own = ours(loaded);

@@ -107,9 +107,16 @@ describe('healing that succeeds without help', () => {
     chmodSync(bin, 0o755);
     const result = await compileContracts(command(['weather-mcp', TAG], { cwd: project }));
     expect(categories(result)).toEqual(['command-not-found', 'captured']);
+    expect(result.healing!.attempts[0]!.diagnosis!.explanation).toContain(`It is installed in this project (${bin}) but not on PATH.`);
     expect(result.healing!.attempts[0]!.fixApplied).toBe(`ran "weather-mcp" from the project's node_modules/.bin`);
     expect(result.healing!.healedSource).toMatchObject({ command: [bin, TAG] });
     expect(Object.keys(result.contracts.tools)).toEqual(['bare', 'tree', 'pair']);
+    // A workspace's package: its binaries are hoisted to the workspace's root, above the server's folder.
+    const member = join(project, 'packages', 'weather');
+    mkdirSync(member, { recursive: true });
+    const hoisted = await compileContracts(command(['weather-mcp', TAG], { cwd: member }));
+    expect(hoisted.healing!.attempts[0]!.diagnosis!.explanation).toContain(`It is installed in this project (${bin}) but not on PATH.`);
+    expect(hoisted.healing!.healedSource).toMatchObject({ command: [bin, TAG] });
   });
 
   it('transport mismatch: an HTTP server started as a stdio command', async () => {
