@@ -7,7 +7,9 @@ import * as core from '@actions/core';
 import { relative, resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import { needingApproval } from '../policy/coverage.js';
-import { log, parseBundle, readWorkspaceFile, writeSummary, type ActionInputs, type GitHubApi, type RunContext, type Runner } from './io/index.js';
+import { ReviewFileError, readReviewFileText, type ReviewFile } from '../protocol/index.js';
+import { isRuleKind } from '../rules/index.js';
+import { log, readWorkspaceFile, writeSummary, type ActionInputs, type GitHubApi, type RunContext, type Runner } from './io/index.js';
 import { computeOutputs, renderSummary, runLink } from './render/index.js';
 import { approvalOf, approvalRecordsOf, coveragesOf, recordsOf } from './approval/index.js';
 import { shortSha } from './text.js';
@@ -26,7 +28,7 @@ export async function commentOnly(inputs: ActionInputs, context: RunContext, run
   if (text === null) {
     throw new UserError(`There is no review file at ${path}. In the workflow_run job, download the artifact the pull_request job uploaded (its "review-path" output) and point "review-path" at the file.`);
   }
-  const bundle = parseBundle(text, relative(runner.workspace, path) || path);
+  const bundle = reviewFileOf(text, relative(runner.workspace, path) || path);
   const repository = `${context.repo.owner}/${context.repo.repo}`;
   if (bundle.repository !== repository) throw new UserError(`The review file is for ${bundle.repository}, but this run is in ${repository}.`);
   const triggering =
@@ -76,4 +78,15 @@ export async function commentOnly(inputs: ActionInputs, context: RunContext, run
   for (const [name, value] of Object.entries(computeOutputs(reviews, { artifacts: [], report: '', review: path }))) core.setOutput(name, value);
   for (const warning of warnings) log.warning(warning);
   await writeSummary(renderSummary(reviews, warnings));
+}
+
+/** The review file's text, read as the hostile input it is; `label` names the file in the error. */
+function reviewFileOf(text: string, label: string): ReviewFile {
+  try {
+    return readReviewFileText(text, isRuleKind);
+  } catch (error) {
+    if (!(error instanceof ReviewFileError)) throw error;
+    const problems = error.problems.map((problem) => `  - ${problem}`).join('\n');
+    throw new UserError(`${label} is not a review file of this mcp-contract-guard version:\n${problems}\nIt should be the file a "review" run of the same mcp-contract-guard version wrote (its "review-path").`);
+  }
 }

@@ -21,11 +21,10 @@ import { diffContracts } from '../diff/index.js';
 import type { SeverityOverrides } from '../rules/index.js';
 import { todayUtc } from '../policy/allow.js';
 import { UserError, errorMessage } from '../errors.js';
-import type { DiffReport } from '../protocol/index.js';
+import type { DiffReport, ServerReview } from '../protocol/index.js';
 import { capturedContracts, isPermissionError, log, repoPath, type ActionInputs, type CaptureFile, type EventPlan, type GitHubApi, type Runner, type Tree } from './io/index.js';
 import { plural, shortSha } from './text.js';
 import { lockCommand } from './render/index.js';
-import type { ServerReview } from './review.js';
 import type { Subject } from './subjects.js';
 
 /** One review run: what it was asked, about which event, and where each side's files are read. */

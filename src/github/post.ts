@@ -21,7 +21,7 @@ import {
 import { renderApprovalRecord, withApprovalRecord } from './approval/index.js';
 import type { ApprovalRecord } from '../policy/coverage.js';
 import { COMMENT_LIMIT, renderComment, renderFailedReview, renderQuietComment } from './render/index.js';
-import { hasSomethingToSay, type ServerReview } from './review.js';
+import type { ServerReview } from '../protocol/index.js';
 import { errorMessage } from '../errors.js';
 
 const FORK_HELP =
@@ -29,6 +29,11 @@ const FORK_HELP =
   '("review-path" output) as an artifact, and a second workflow on workflow_run downloads it and runs this Action with ' +
   '"mode: comment-only", which posts the comment without running any code of the pull request ' +
   '(examples/workflows/fork-review.yml and fork-comment.yml). The report is in this job\'s summary.';
+
+/** True when the comment has something to say beyond "no changes". */
+function hasSomethingToSay(review: ServerReview): boolean {
+  return review.report === null || review.report.summary.maxSeverity !== null || review.stale !== undefined || review.reviewError !== undefined;
+}
 
 /**
  * Create or update each server's sticky comment. Never fails the step: a token that may not

@@ -7,7 +7,7 @@ import * as core from '@actions/core';
 import { context as githubContext } from '@actions/github';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import type { AllowEntry } from '../config.js';
-import { emptyReport } from '../protocol/index.js';
+import { REVIEW_FILE_VERSION, emptyReport, renderReviewFile, type ReviewFile, type ServerReview } from '../protocol/index.js';
 import { UserError, asUserError, errorMessage } from '../errors.js';
 import { renderArtifact, renderSarif } from '../report/index.js';
 import { allowListNotes, offeredExpiry, todayUtc } from '../policy/allow.js';
@@ -16,7 +16,6 @@ import { needingApproval, type Coverage } from '../policy/coverage.js';
 import { decideReview } from '../policy/review.js';
 import { computeOutputs, entryAnnotations, renderSummary, reproduceCommands, selectAnnotations, whatWentWrong, type Annotation } from './render/index.js';
 import {
-  BUNDLE_VERSION,
   checkoutTree,
   commitTree,
   GitHubApi,
@@ -30,7 +29,6 @@ import {
   redactor,
   registerCredentials,
   releaseTagsOf,
-  renderBundle,
   retryPolicy,
   runnerOf,
   tamperingMessage,
@@ -40,7 +38,6 @@ import {
   type CommandFileGuard,
   type EventPlan,
   type ReleaseTags,
-  type ReviewBundle,
   type RunContext,
   type Runner,
   type UsageRead,
@@ -52,7 +49,6 @@ import { approvalOf, approvalRecordsOf, coveragesOf, recordsOf, senderOf, type L
 import { plural, shortSha } from './text.js';
 import { postComments, replaceWithFailure, runUrl } from './post.js';
 import { PRIVILEGED_EVENTS, privilegePolicy } from './privilege.js';
-import type { ServerReview } from './review.js';
 import { subjectsOf, type RunSubjects } from './subjects.js';
 import { watchPins } from './watch.js';
 
@@ -307,7 +303,7 @@ function finishReview(draft: ServerDraft, run: Run, context: RunContext, judged:
   return review;
 }
 
-/** The artifact(s), the Markdown report, the review bundle and SARIF: the run's files, credentials taken out. */
+/** The artifact(s), the Markdown report, the review file and SARIF: the run's files, credentials taken out. */
 async function writeFiles(reviews: ServerReview[], drafts: ServerDraft[], run: Run, context: RunContext) {
   const { inputs, runner, plan } = run;
   const write = (path: string, text: string, what: string) => writeOutputFile(path, redactor.redact(text), runner.roots, what);
@@ -323,8 +319,8 @@ async function writeFiles(reviews: ServerReview[], drafts: ServerDraft[], run: R
   const reportPath = join(scratch, 'report.md');
   await write(reportPath, renderSummary(reviews, []), 'the report');
   const reviewPath = inputs.reviewPath ?? join(scratch, 'mcp-contract-guard-review.json');
-  const bundle: ReviewBundle = { version: BUNDLE_VERSION, repository: `${context.repo.owner}/${context.repo.repo}`, pullRequest: plan.pr?.number ?? null, headSha: plan.headSha, reviews };
-  await write(reviewPath, renderBundle(bundle), 'the review file');
+  const file: ReviewFile = { version: REVIEW_FILE_VERSION, repository: `${context.repo.owner}/${context.repo.repo}`, pullRequest: plan.pr?.number ?? null, headSha: plan.headSha, reviews };
+  await write(reviewPath, renderReviewFile(file), 'the review file');
   const paths: { artifacts: string[]; report: string; review: string; sarif?: string } = { artifacts, report: reportPath, review: reviewPath };
   if (inputs.sarifPath !== undefined) {
     const runs = reviews.flatMap((review, i) => {

@@ -9,9 +9,8 @@
  * file succeeded.
  */
 import type { ApprovalRecord } from '../policy/coverage.js';
-import type { Approval } from '../policy/gate.js';
 import { decideReview, type ReviewFacts } from '../policy/review.js';
-import type { ServerReview } from './review.js';
+import type { Approval, ServerReview } from '../protocol/index.js';
 
 export interface Vouch {
   /** The conclusion of the run that wrote the file, as GitHub's event says (undefined: not a workflow_run). */

@@ -28,7 +28,7 @@ import { UserError, errorMessage } from '../errors.js';
 import { ResolveError, packageOf, resolveVersion, withVersion } from '../pin/packages.js';
 import { repinCommand } from '../pin/repin.js';
 import { decideReview } from '../policy/review.js';
-import type { DiffReport } from '../protocol/index.js';
+import type { DiffReport, ServerReview } from '../protocol/index.js';
 import { mdCell, mdCode, mdText, truncate } from '../report/index.js';
 import { CLI_COMMAND } from '../version.js';
 import {
@@ -50,7 +50,6 @@ import {
 import { renderDriftReview, SUMMARY_LIMIT } from './render/index.js';
 import { plural } from './text.js';
 import { runUrl } from './post.js';
-import type { ServerReview } from './review.js';
 
 /** What the watch found for one pinned server. */
 type Check =

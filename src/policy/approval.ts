@@ -1,4 +1,4 @@
-import type { Approval } from './gate.js';
+import type { Approval } from '../protocol/index.js';
 
 /**
  * Whether the approval label approves. Anyone who can label a pull request (a triager, a bot,

@@ -12,10 +12,8 @@
  * this Action writes (the sticky comment, see github/approval/record.ts); this module only
  * decides, from the record found there.
  */
-import { meetsThreshold, type DiffReport } from '../protocol/index.js';
+import { meetsThreshold, type Approval, type DiffReport, type FailOn } from '../protocol/index.js';
 import { deltasOf } from './deltas.js';
-import type { FailOn } from './checks.js';
-import type { Approval } from './gate.js';
 
 /** The changes an approval covers: its label event, and the fingerprints present then. */
 export interface ApprovalRecord {

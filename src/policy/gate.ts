@@ -1,13 +1,6 @@
-import { meetsThreshold, SEVERITIES, type DiffReport, type Severity } from '../protocol/index.js';
+import { meetsThreshold, SEVERITIES, type Approval, type CheckMode, type DiffReport, type FailOn, type ReviewVerdict, type Severity } from '../protocol/index.js';
 import { CONFIG_NAME } from '../config-location.js';
-import type { CheckMode, FailOn } from './checks.js';
 import { deltasOf, type LocatedDelta } from './deltas.js';
-
-export interface Approval {
-  label: string;
-  /** Who added the label, when known. */
-  by?: string;
-}
 
 export interface GateInput {
   server: string;
@@ -32,16 +25,6 @@ export interface GateInput {
   versionFailure?: string;
   reviewError?: string;
 }
-
-/**
- * Where the review stands:
- * - `clean`: no delta at all; `below-threshold`: deltas, none at or above `fail-on`;
- * - `accepted`: the ones at or above were all accepted by the allow-list;
- * - `approved`: some were not, but the PR carries the approval label;
- * - `blocked`: the gate fails on them; `not-gated`: `fail-on: never`;
- * - `unknown`: the review could not be made (the head did not compile, the base was unreadable).
- */
-export type ReviewVerdict = 'clean' | 'below-threshold' | 'accepted' | 'approved' | 'blocked' | 'not-gated' | 'unknown';
 
 export interface GateDecision {
   pass: boolean;

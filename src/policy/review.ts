@@ -5,11 +5,10 @@
  * file another job wrote (`mode: comment-only`) all decide here, from the facts each has, so
  * that none of them can say something else of the same changes.
  */
-import type { DiffReport, Severity } from '../protocol/index.js';
-import type { CheckMode, FailOn } from './checks.js';
+import type { Approval, CheckMode, DecidedReview, DiffReport, FailOn } from '../protocol/index.js';
 import { covers, type ApprovalRecord } from './coverage.js';
-import { decideGate, type Approval, type GateDecision, type ReviewVerdict } from './gate.js';
-import { releaseVerdict, versionFailure, type ReleaseVerdict } from './semver.js';
+import { decideGate, type GateDecision } from './gate.js';
+import { releaseVerdict, versionFailure } from './semver.js';
 
 /** What an allow-list entry says of the change it accepts. */
 export interface Acceptance {
@@ -40,49 +39,6 @@ export interface ReviewFacts {
   approvalIgnored?: string;
   /** The version check: the versions and release tags compared, and how it counts. Absent: not made. */
   release?: { previous?: string; current?: string; tags?: { previous?: string; current?: string }; mode: CheckMode; removed?: boolean };
-}
-
-/** The gate's decision as plain data (a review file carries it): each blocking change by its entry. */
-export interface ReviewGate {
-  pass: boolean;
-  verdict: ReviewVerdict;
-  blocking: Array<{ entry: string; severity: Severity; kind: string; field: string; fingerprint: string }>;
-  failures: string[];
-}
-
-/** A change the allow list accepted, with the entry's reason and date. */
-export interface AcceptedChange {
-  entry: string;
-  severity: Severity;
-  fingerprint: string;
-  reason: string;
-  expires?: string;
-}
-
-/**
- * What the approval label covers (issue 11): the changes present when it was added. Blocking
- * changes added by later pushes are not approved: they are listed by fingerprint and fail the
- * gate again.
- */
-export interface ApprovalCoverage {
-  label: string;
-  by: string;
-  approvedFingerprints: string[];
-  newSinceApproval: string[];
-}
-
-/** What a review says of one server, as plain data: the part of a review every shell shows. */
-export interface DecidedReview {
-  gate: ReviewGate;
-  accepted: AcceptedChange[];
-  /** The release verdict, when the version check was asked for and there is a report. */
-  release?: ReleaseVerdict;
-  /** The approval, when it is what lets the gate pass. */
-  approval?: Approval;
-  /** Why the label does not approve, when the gate is blocked. */
-  approvalIgnored?: string;
-  /** What the approval covers, when one approves a review that was made. */
-  approvalCoverage?: ApprovalCoverage;
 }
 
 export interface ReviewDecision {

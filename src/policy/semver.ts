@@ -10,8 +10,7 @@
  * In 0.x the slots shift down by one, as npm's caret ranges and Cargo read them: `^0.3.1`
  * accepts 0.3.x only, so a breaking change needs 0.4.0 and a new feature 0.3.2.
  */
-import type { SemverBump } from '../protocol/index.js';
-import type { CheckMode } from './checks.js';
+import type { CheckMode, ReleaseVerdict, SemverBump, VersionCheck } from '../protocol/index.js';
 
 export interface SemVer {
   major: number;
@@ -85,26 +84,6 @@ export function requiredVersion(previous: SemVer, bump: SemverBump): string | un
   return `${major}.${minor}.${patch + 1}`;
 }
 
-export type VersionCheckMode = CheckMode;
-export type VersionCheck = 'ok' | 'too-small' | 'unknown' | 'off';
-
-/** What `version-check` found for one server (the shape of `ServerReview.release`). */
-export interface ReleaseVerdict {
-  bump: SemverBump;
-  previousVersion?: string;
-  currentVersion?: string;
-  /** The smallest version the server should report, when its own is too small. */
-  requiredVersion?: string;
-  /** The release tags compared (the previous release's and this one's), when this release has one. */
-  previousTag?: string;
-  currentTag?: string;
-  /** The smallest tag this release should carry, when its own is too small. */
-  requiredTag?: string;
-  check: VersionCheck;
-  mode: VersionCheckMode;
-  message?: string;
-}
-
 const NEEDS: Readonly<Record<Exclude<SemverBump, 'none'>, string>> = {
   major: 'BREAKING changes need a major release',
   minor: 'RISKY or SAFE changes (new or changed behaviour) need a minor release',
@@ -142,7 +121,7 @@ type Finding = { check: 'ok' | 'unknown'; sentence: string } | { check: 'too-sma
  * request usually has none). `removed` is a server the head no longer has: there is no
  * version to check. Too small by either the server's version or the tag is too small.
  */
-export function releaseVerdict(input: { bump: SemverBump; previous?: string; current?: string; tags?: { previous?: string; current?: string }; mode: VersionCheckMode; removed?: boolean }): ReleaseVerdict {
+export function releaseVerdict(input: { bump: SemverBump; previous?: string; current?: string; tags?: { previous?: string; current?: string }; mode: CheckMode; removed?: boolean }): ReleaseVerdict {
   const { bump, previous, current, tags, mode } = input;
   const verdict: ReleaseVerdict = { bump, check: 'unknown', mode };
   if (previous !== undefined) verdict.previousVersion = previous;

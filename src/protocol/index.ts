@@ -1,17 +1,20 @@
 /**
- * The report and artifact format: the contract between the CI side (diff, renderers, the
- * Action) and the runtime inside a deployed server, which ship separately. This module owns its
- * types, its one reader, its canonical order and canonical JSON,
- * the XML escaping and `<contract_deltas>` block, and the definition of a discriminated union.
- * It imports nothing else of the project, so the runtime can stand on it alone. Other folders
- * import it through this index; the CLI's argument parser and policy/checks.ts take the
- * severities from report.js directly, so that `--help` loads nothing more.
+ * The formats that cross a boundary: the report and artifact (the contract between the CI side
+ * (diff, renderers, the Action) and the runtime inside a deployed server, which ship
+ * separately), the usage recordings and summary, and the review file one job of the Action
+ * hands another. This module owns their types, their readers with caps, their canonical order
+ * and canonical JSON, the XML escaping and `<contract_deltas>` block, and the definition of a
+ * discriminated union. It imports nothing else of the project, so the runtime can stand on it
+ * alone. Other folders import it through this index; the CLI's argument parser and
+ * policy/checks.ts take the severities and the gate's vocabularies from report.js and
+ * review.js directly, so that `--help` loads nothing more.
  */
 export {
   ENTRY_KINDS,
   compareDeltas,
   compareText,
   REPORT_VERSION,
+  SEMVER_BUMPS,
   SEVERITIES,
   SEVERITY_RANK,
   emptyReport,
@@ -36,6 +39,28 @@ export {
 } from './report.js';
 export { canonicalJson, hasSortedKeys, isJsonObject, jsonEqual, markCanonical, nullPrototypeRecord, parseJson, sortedInPlace, sortedKeys, withSortedKeys, withoutByteOrderMark } from './json.js';
 export { DEFAULT_READ_LIMITS, ReportFormatError, readReport, readReportText, type ReadLimits } from './read.js';
+export {
+  CHECK_MODES,
+  FAIL_ON,
+  HEAD_SOURCES,
+  REVIEW_FILE_VERSION,
+  REVIEW_VERDICTS,
+  VERSION_CHECKS,
+  type AcceptedChange,
+  type Approval,
+  type ApprovalCoverage,
+  type CheckMode,
+  type DecidedReview,
+  type FailOn,
+  type HeadSource,
+  type ReleaseVerdict,
+  type ReviewFile,
+  type ReviewGate,
+  type ReviewVerdict,
+  type ServerReview,
+  type VersionCheck,
+} from './review.js';
+export { REVIEW_FILE_CAPS, ReviewFileError, readReviewFile, readReviewFileText, renderReviewFile } from './review-file.js';
 export {
   displayJson,
   escapeAttr,

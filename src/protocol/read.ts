@@ -68,19 +68,25 @@ const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
  * before `JSON.parse` sees it, so a hostile file cannot exhaust memory or the stack.
  */
 export function readReportText(text: string, mode: ReadMode, limits: ReadLimits = {}): DiffReport {
-  const { maxLength, maxDepth } = { ...DEFAULT_READ_LIMITS, ...limits };
-  // An artifact saved by a Windows editor starts with a byte order mark.
+  return readReport(parseWithin(text, { ...DEFAULT_READ_LIMITS, ...limits }, (problem) => new ReportFormatError([problem])), mode);
+}
+
+/**
+ * The value JSON `text` holds, its size and nesting checked before `JSON.parse` sees it (and a
+ * byte order mark, which a Windows editor writes, dropped). `refuse` makes the error thrown for
+ * a problem, a phrase such as "is not valid JSON (…)".
+ */
+export function parseWithin(text: string, limits: Required<ReadLimits>, refuse: (problem: string) => Error): unknown {
+  const { maxLength, maxDepth } = limits;
   text = withoutByteOrderMark(text);
-  if (text.length > maxLength) throw new ReportFormatError([`is ${text.length.toLocaleString('en-US')} characters long; the limit is ${maxLength.toLocaleString('en-US')}`]);
+  if (text.length > maxLength) throw refuse(`is ${text.length.toLocaleString('en-US')} characters long; the limit is ${maxLength.toLocaleString('en-US')}`);
   const depth = nestingDepth(text);
-  if (depth > maxDepth) throw new ReportFormatError([`nests ${depth > 10_000 ? 'over 10,000' : depth} levels deep; the limit is ${maxDepth}`]);
-  let data: unknown;
+  if (depth > maxDepth) throw refuse(`nests ${depth > 10_000 ? 'over 10,000' : depth} levels deep; the limit is ${maxDepth}`);
   try {
-    data = JSON.parse(text);
+    return JSON.parse(text);
   } catch (error) {
-    throw new ReportFormatError([`is not valid JSON (${error instanceof Error ? error.message : String(error)})`]);
+    throw refuse(`is not valid JSON (${error instanceof Error ? error.message : String(error)})`);
   }
-  return readReport(data, mode);
 }
 
 /** How deeply arrays and objects nest in JSON text (brackets inside strings ignored). Linear. */
@@ -374,14 +380,16 @@ function isSeverity(value: unknown): value is Severity {
   return typeof value === 'string' && (SEVERITIES as readonly string[]).includes(value);
 }
 
-function kindOf(value: unknown): string {
+/** What a value is, for a message: `null`, `an array`, `a string`… */
+export function kindOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (value === undefined) return 'nothing';
   return `a ${typeof value}`;
 }
 
-function describe(value: unknown): string {
+/** A value as a message shows it: its JSON, cut at 60 characters. */
+export function describe(value: unknown): string {
   if (value === undefined) return 'nothing';
   const json = JSON.stringify(value) ?? String(value);
   return json.length > 60 ? `${json.slice(0, 60)}…` : json;

@@ -141,7 +141,8 @@ export interface ServerReport extends EntryReport {
  * change (callers must change), `minor` for RISKY or SAFE ones (new or changed behaviour that
  * existing callers survive), `patch` for COSMETIC-only ones (text), `none` when nothing changed.
  */
-export type SemverBump = 'major' | 'minor' | 'patch' | 'none';
+export const SEMVER_BUMPS = ['major', 'minor', 'patch', 'none'] as const;
+export type SemverBump = (typeof SEMVER_BUMPS)[number];
 
 export const REPORT_VERSION = 1;
 

@@ -12,8 +12,8 @@
  * that the counts add up (a hand-edited or hostile summary is refused, never half-read).
  */
 import { canonicalJson, isJsonObject, parseJson, withoutByteOrderMark } from './json.js';
-import { nestingDepth } from './read.js';
-import { REFUSALS, USAGE_CAPS, describe, isCount, isDay, type Counts, type UsageRecord, type UsageServer } from './usage.js';
+import { describe, nestingDepth } from './read.js';
+import { REFUSALS, USAGE_CAPS, isCount, isDay, type Counts, type UsageRecord, type UsageServer } from './usage.js';
 
 /** The window a summary must cover for the gate to read it, by default (`--unused-days`, the Action's `unused-days`). */
 export const DEFAULT_UNUSED_DAYS = 30;

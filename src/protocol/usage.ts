@@ -20,7 +20,7 @@
  * there counts as `(other)`).
  */
 import { isJsonObject, parseJson } from './json.js';
-import { nestingDepth } from './read.js';
+import { describe, nestingDepth } from './read.js';
 
 /** Written in every line of a recording. */
 export const USAGE_RECORD_FORMAT = 'mcp-contract-guard/usage';
@@ -226,10 +226,4 @@ function counts(value: unknown, at: string, max: number, maxKey: number): Counts
 
 function isName(value: unknown, max: number): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= max;
-}
-
-export function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  const json = JSON.stringify(value) ?? String(value);
-  return json.length > 60 ? `${json.slice(0, 60)}…` : json;
 }

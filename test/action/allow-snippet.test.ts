@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { allowSnippet } from '../../src/github/render/allow-snippet.js';
 import { readApprovalRecord, renderApprovalRecord, withApprovalRecord } from '../../src/github/approval/record.js';
 import { COMMENT_LIMIT, renderComment } from '../../src/github/render/comment.js';
-import type { ServerReview } from '../../src/github/review.js';
+import type { ServerReview } from '../../src/protocol/index.js';
 import { commentMarker } from '../../src/github/io/sticky.js';
 import { renderSummary } from '../../src/github/render/summary.js';
 import { parseConfig } from '../../src/config.js';

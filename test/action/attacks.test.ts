@@ -343,6 +343,25 @@ describe('comment-only', () => {
     expect(comments()).toHaveLength(1);
   });
 
+  test('a review file past its form (a __proto__ key in the gate, a name past its cap) is refused: each field named, no stack trace, nothing posted', async () => {
+    const { run, headSha } = pullRequest({ [LOCK]: inventory.lockV1 }, { [LOCK]: inventory.lockV2 });
+    const reviewed = await run({ compile: 'false', comment: 'never' });
+    const text = readFileSync(reviewed.outputs['review-path']!, 'utf8').replace('"gate": {', '"gate": {"__proto__": {"pass": true}, ');
+    const bundle = JSON.parse(text) as { reviews: Array<Record<string, unknown>> };
+    bundle.reviews[0]!.name = 'x'.repeat(501);
+    const posted = await postReviewFile(bundle, headSha, 'success');
+    expect(posted.code).toBe(1);
+    const [error] = posted.annotations.filter((a) => a.level === 'error').map((a) => a.message);
+    expect(error).toBe(
+      'mcp-contract-guard-review.json is not a review file of this mcp-contract-guard version:\n' +
+        '  - reviews[0].name must be a string of at most 500 characters, got 501 characters\n' +
+        '  - reviews[0].gate.__proto__ is not a field of a gate\n' +
+        'It should be the file a "review" run of the same mcp-contract-guard version wrote (its "review-path").',
+    );
+    expect(posted.stdout).not.toMatch(/\n\s+at .+:\d+:\d+/);
+    expect(comments()).toEqual([]);
+  });
+
   test("a review file's error is shown as the file wrote it, in one code block under a sentence of ours", async () => {
     const { run, headSha } = pullRequest({ [LOCK]: inventory.lockV1 }, { [LOCK]: inventory.lockV2 });
     const reviewed = await run({ compile: 'false', comment: 'never' });

@@ -1,9 +1,8 @@
-/** The comment's text: escaping of what the PR controls, the size limit, the review bundle. */
+/** The comment's text: escaping of what the PR controls, the size limit. (The review file: test/protocol/review-file.test.ts.) */
 import { describe, expect, test } from 'vitest';
-import { parseBundle, renderBundle, type ReviewBundle } from '../../src/github/io/bundle.js';
 import { COMMENT_LIMIT, renderComment, renderQuietComment } from '../../src/github/render/comment.js';
 import { truncateMarkdown } from '../../src/report/index.js';
-import type { ServerReview } from '../../src/github/review.js';
+import type { ServerReview } from '../../src/protocol/index.js';
 import { commentMarker } from '../../src/github/io/sticky.js';
 import { renderSummary } from '../../src/github/render/summary.js';
 import { delta, reportOf, serverReview } from './reports.js';
@@ -115,22 +114,5 @@ describe('truncateMarkdown', () => {
     const cut = truncateMarkdown(text, 1_000, 'NOTE');
     expect(cut.length).toBeLessThanOrEqual(1_000);
     expect(cut).toMatch(/\n```\n<\/details>\n\nNOTE\n$/);
-  });
-});
-
-describe('the review bundle', () => {
-  const bundle: ReviewBundle = { version: 1, repository: 'acme/tools', pullRequest: 7, headSha: 'b'.repeat(40), reviews: [review()] };
-
-  test('round-trips', () => {
-    expect(parseBundle(renderBundle(bundle), 'review.json')).toEqual(bundle);
-  });
-
-  test('rejects what a PR job could forge: unknown fields, wrong types, an inconsistent report', () => {
-    expect(() => parseBundle('{', 'review.json')).toThrow(/not valid JSON/);
-    expect(() => parseBundle(JSON.stringify({ ...bundle, extra: 1 }), 'review.json')).toThrow(/not a review file/);
-    expect(() => parseBundle(JSON.stringify({ ...bundle, pullRequest: '7' }), 'review.json')).toThrow(/pullRequest/);
-    const lying = structuredClone(bundle);
-    lying.reviews[0]!.report!.summary.counts.BREAKING = 0;
-    expect(() => parseBundle(JSON.stringify(lying), 'review.json')).toThrow();
   });
 });

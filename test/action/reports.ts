@@ -1,6 +1,5 @@
 /** Hand-made reports for the unit tests of the Action's decisions and comment. */
-import type { ServerReview } from '../../src/github/review.js';
-import { compareDeltas, maxSeverityOf, semverBumpOf, zeroCounts, type Delta, type DiffReport, type RuleKind, type Severity } from '../../src/protocol/index.js';
+import { compareDeltas, maxSeverityOf, semverBumpOf, zeroCounts, type Delta, type DiffReport, type RuleKind, type Severity, type ServerReview } from '../../src/protocol/index.js';
 
 /** A real rule kind of each severity (for inputs), so hand-made reports read like real ones. */
 const KIND_OF: Record<Severity, RuleKind> = { BREAKING: 'required-property-added', RISKY: 'default-changed', SAFE: 'property-added', COSMETIC: 'description-changed' };

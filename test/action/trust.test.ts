@@ -8,7 +8,7 @@ import { parseConfig } from '../../src/config.js';
 import { planEvent, type RunContext } from '../../src/github/io/event.js';
 import { readInputs } from '../../src/github/io/inputs.js';
 import { PRIVILEGED_EVENTS, privilegePolicy } from '../../src/github/privilege.js';
-import type { ServerReview } from '../../src/github/review.js';
+import type { ServerReview } from '../../src/protocol/index.js';
 import { vouchReview } from '../../src/github/vouch.js';
 import { allowListNotes, evaluateAllowList } from '../../src/policy/allow.js';
 import { judgeApproval } from '../../src/policy/approval.js';

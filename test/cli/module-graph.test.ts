@@ -70,7 +70,7 @@ describe('the modules each command loads', () => {
       expect(loaded.filter((url) => url.includes('/node_modules/'))).toEqual([]);
       const own = ours(loaded);
       expect(own).toContain('cli/main.js');
-      for (const module of own) expect(module, `${args.join(' ')} loads ${module}`).toMatch(/^(cli\.js|cli\/(process|main|args|flags|commands|context|help)\.js|compile\/(argv|source|env|redact|interrupt)\.js|config-location\.js|protocol\/report\.js|policy\/checks\.js|errors\.js|version\.js)$/);
+      for (const module of own) expect(module, `${args.join(' ')} loads ${module}`).toMatch(/^(cli\.js|cli\/(process|main|args|flags|commands|context|help)\.js|compile\/(argv|source|env|redact|interrupt)\.js|config-location\.js|protocol\/(report|review)\.js|policy\/checks\.js|errors\.js|version\.js)$/);
     }
   });
 

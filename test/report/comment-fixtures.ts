@@ -7,10 +7,8 @@ import { readFileSync } from 'node:fs';
 import type { Contracts } from '../../src/contract/model.js';
 import { normalizeCapture } from '../../src/contract/normalize.js';
 import { diffContracts } from '../../src/diff/index.js';
-import type { ServerReview } from '../../src/github/review.js';
-import type { FailOn } from '../../src/policy/checks.js';
 import { decideReview } from '../../src/policy/review.js';
-import type { DiffReport } from '../../src/protocol/index.js';
+import type { DiffReport, FailOn, ServerReview } from '../../src/protocol/index.js';
 
 export const RUN_URL = 'https://github.com/acme/tools/actions/runs/4242';
 

@@ -6,9 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { COMMENT_LIMIT, renderComment } from '../../src/github/render/comment.js';
-import type { ServerReview } from '../../src/github/review.js';
 import { renderSummary } from '../../src/github/render/summary.js';
-import { entryReports, type DiffReport } from '../../src/protocol/index.js';
+import { entryReports, type DiffReport, type ServerReview } from '../../src/protocol/index.js';
 import { renderDetails } from '../../src/report/markdown.js';
 import { diffContracts } from '../../src/diff/index.js';
 import { normalizeCapture } from '../../src/contract/normalize.js';

@@ -4,7 +4,7 @@
  * URL, and reports the CommonJS cache too; nothing from the CLI's dependency tree may appear.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -88,5 +88,9 @@ describe('the runtime module graph', () => {
     expect(esm.some((url) => url.endsWith('/lib/bundle/runtime.js'))).toBe(true);
     for (const url of [...esm, ...cjs]) for (const pattern of FORBIDDEN) expect(url).not.toMatch(pattern);
     expect([...esm, ...cjs].filter((url) => url.includes('node_modules'))).toEqual([]);
+    // The protocol's formats the runtime never reads are left out of its bundle: the review
+    // file's reader and form (built on use, so a bundler can drop them), its vocabularies.
+    const bundled = readFileSync(join(repo, 'lib/bundle/runtime.js'), 'utf8');
+    for (const name of ['readReviewFile', 'REVIEW_FILE_CAPS', 'reviewFileForm', 'REVIEW_VERDICTS', 'FAIL_ON']) expect(bundled).not.toContain(name);
   });
 });

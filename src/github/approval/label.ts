@@ -6,11 +6,10 @@
 import { commentMarker, log, type GitHubApi, type PullRequestInfo } from '../io/index.js';
 import { readApprovalRecord } from './record.js';
 import { plural } from '../text.js';
-import type { ServerReview } from '../review.js';
+import type { Approval, ServerReview } from '../../protocol/index.js';
 import { errorMessage } from '../../errors.js';
 import { judgeApproval } from '../../policy/approval.js';
 import { approvalCoverage, type ApprovalRecord, type Coverage } from '../../policy/coverage.js';
-import type { Approval } from '../../policy/gate.js';
 
 /** The approval label on the pull request: the approval when it counts, when it was added, or why it does not count. */
 export interface LabelState {

@@ -2,8 +2,8 @@ import { isAbsolute, resolve } from 'node:path';
 import { checkPassEnv, parseClientCapabilities, type ClientCapability } from '../../compile/index.js';
 import { UserError } from '../../errors.js';
 import { DEFAULT_ALLOW_MAX_DAYS } from '../../policy/allow.js';
-import { DEFAULT_UNUSED_DAYS } from '../../protocol/index.js';
-import { parseCheckMode, parseFailOn, type CheckMode, type FailOn } from '../../policy/checks.js';
+import { DEFAULT_UNUSED_DAYS, type CheckMode, type FailOn } from '../../protocol/index.js';
+import { parseCheckMode, parseFailOn } from '../../policy/checks.js';
 import { redactUrl } from './redact.js';
 
 export type Mode = 'review' | 'comment-only' | 'capture' | 'watch';
@@ -42,7 +42,7 @@ export interface ActionInputs {
    * instead of starting them (capture-file.ts). Absolute.
    */
   captureFile?: string;
-  /** Review mode writes the review bundle here (default: RUNNER_TEMP); comment-only reads it. */
+  /** Review mode writes the review file here (default: RUNNER_TEMP); comment-only reads it. */
   reviewPath?: string;
   token: string;
   baselineRef?: string;

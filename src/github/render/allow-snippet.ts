@@ -7,7 +7,7 @@
  */
 import { CONFIG_NAME } from '../../config-location.js';
 import { truncate } from '../../report/index.js';
-import type { ServerReview } from '../review.js';
+import type { ServerReview } from '../../protocol/index.js';
 
 export interface AllowSnippet {
   /** The config file to paste into, from the repository root. */

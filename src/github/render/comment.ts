@@ -1,5 +1,5 @@
 import { ENTRY_KINDS, countOf, type EntryKind } from '../../contract/model.js';
-import type { Delta, Severity } from '../../protocol/index.js';
+import type { Delta, Severity, ServerReview } from '../../protocol/index.js';
 import {
   DETAIL_LEVELS,
   mdCode,
@@ -14,7 +14,6 @@ import {
   type MarkdownOptions,
 } from '../../report/index.js';
 import { shortSha } from '../text.js';
-import type { ServerReview } from '../review.js';
 import { allowSnippet } from './allow-snippet.js';
 import { commentMarker } from '../io/index.js';
 

@@ -1,7 +1,6 @@
 import { shellQuote } from '../../compile/index.js';
 import { CLI_COMMAND } from '../../version.js';
-import { DEFAULT_UNUSED_DAYS } from '../../protocol/index.js';
-import type { FailOn } from '../../policy/checks.js';
+import { DEFAULT_UNUSED_DAYS, type FailOn } from '../../protocol/index.js';
 
 /** How the CLI selects this server: source flags, or `--server NAME` of a config file. */
 export interface CliSelection {

@@ -1,8 +1,7 @@
 import { largestBump, overallVersionCheck } from '../../policy/semver.js';
-import { SEVERITIES, maxSeverityOf, type Severity } from '../../protocol/index.js';
+import { SEVERITIES, maxSeverityOf, type Severity, type ServerReview } from '../../protocol/index.js';
 import { renderSummarySection, serverName, SUMMARY_LIMIT } from './comment.js';
 import { BADGES, mdCell, mdText, truncate } from '../../report/index.js';
-import type { ServerReview } from '../review.js';
 
 /**
  * The job summary: one table over every server, the run's warnings, then each server's full
