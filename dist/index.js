@@ -29630,7 +29630,7 @@ function qstring(str) {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _compile_index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4194);
-/* harmony import */ var _github_index_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1135);
+/* harmony import */ var _github_index_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8530);
 /**
  * Entry point of the GitHub Action (bundled into dist/index.js by `npm run build:action`).
  * Thin on purpose: everything lives in src/github, where the decisions are pure and tested.
@@ -29930,8 +29930,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: CLIENT_CAPABILITIES, HealingFailedError, captureServer, compileFile, compileFilesToDiff, diagnose, proposeFix
 
-// EXTERNAL MODULE: ./lib/protocol/index.js + 9 modules
-var protocol = __nccwpck_require__(2943);
+// EXTERNAL MODULE: ./lib/protocol/index.js + 10 modules
+var protocol = __nccwpck_require__(1084);
 // EXTERNAL MODULE: ./lib/contract/canonical.js
 var canonical = __nccwpck_require__(7220);
 // EXTERNAL MODULE: ./lib/contract/schema.js
@@ -32856,7 +32856,7 @@ function shellQuote(word) {
 /* harmony export */   sc: () => (/* binding */ sha256)
 /* harmony export */ });
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
-/* harmony import */ var _protocol_index_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2943);
+/* harmony import */ var _protocol_index_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1084);
 
 
 // Digests are of the canonical JSON every lockfile is written in: the protocol's one implementation.
@@ -32910,7 +32910,7 @@ function rememberDigest(contract, digest) {
 /* harmony export */   to: () => (/* binding */ looksLikeLockfile)
 /* harmony export */ });
 /* unused harmony export LOCKFILE_VERSION */
-/* harmony import */ var _protocol_index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2943);
+/* harmony import */ var _protocol_index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1084);
 /* harmony import */ var _canonical_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7220);
 /* harmony import */ var _model_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(3379);
 
@@ -33158,7 +33158,7 @@ function parseKey(quoted) {
 /* harmony export */   pf: () => (/* reexport safe */ _protocol_index_js__WEBPACK_IMPORTED_MODULE_0__.pf),
 /* harmony export */   pq: () => (/* binding */ countOf)
 /* harmony export */ });
-/* harmony import */ var _protocol_index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2943);
+/* harmony import */ var _protocol_index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1084);
 /**
  * The contract model: what an MCP server exposes to the agents that call it.
  *
@@ -33217,7 +33217,7 @@ function emptyContracts(server = { name: 'unknown' }) {
 /* harmony export */   lF: () => (/* binding */ normalizeSchema),
 /* harmony export */   xY: () => (/* binding */ DEFINITION_DESCRIPTION)
 /* harmony export */ });
-/* harmony import */ var _protocol_index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2943);
+/* harmony import */ var _protocol_index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1084);
 /* harmony import */ var _model_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3379);
 
 
@@ -33933,7 +33933,7 @@ function asUserError(error) {
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(6760);
 /* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(7975);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(452);
-/* harmony import */ var _protocol_index_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(2943);
+/* harmony import */ var _protocol_index_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(1084);
 /**
  * Reading and writing the user's files (lockfiles, artifacts, dumps) with errors that say what
  * is wrong with which path, and writes that never leave half a file or a temporary one behind.
@@ -34084,7 +34084,7 @@ function problemOf(error, path) {
 
 /***/ }),
 
-/***/ 1135:
+/***/ 8530:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -41748,8 +41748,8 @@ function getOctokit(token, options, ...additionalPlugins) {
 //# sourceMappingURL=github.js.map
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(6760);
-// EXTERNAL MODULE: ./lib/protocol/index.js + 9 modules
-var protocol = __nccwpck_require__(2943);
+// EXTERNAL MODULE: ./lib/protocol/index.js + 10 modules
+var protocol = __nccwpck_require__(1084);
 // EXTERNAL MODULE: ./lib/errors.js
 var errors = __nccwpck_require__(452);
 ;// CONCATENATED MODULE: ./lib/rules/examples.js
@@ -55300,137 +55300,6 @@ function preprocess(fn, schema) {
     });
 }
 
-// EXTERNAL MODULE: ./lib/protocol/report.js
-var report = __nccwpck_require__(8180);
-;// CONCATENATED MODULE: ./lib/policy/checks.js
-/**
- * The settings of the gate, as the CLI's flags, the Action's inputs and a review file give
- * them: the threshold the gate fails at (`fail-on`), and how a check beside the contract
- * review counts (a lockfile that no longer matches its server, a version smaller than the
- * changes call for): it fails the run, it is only reported, or it is not made. One parser
- * each, so `--fail-on`, the input `fail-on` and a review file's `failOn` take the same values.
- * (Loaded by the CLI's `--help`: it imports nothing heavier than the severities.)
- */
-
-
-/** The threshold of the gate: a severity, or `never` to only report. */
-const FAIL_ON = [...report/* SEVERITIES */.oC, 'never'];
-/** `value` as a threshold (severities in any case, `never` in any case); `what` names the input or flag in the message. */
-function parseFailOn(value, what) {
-    const given = value.trim();
-    const threshold = given.toLowerCase() === 'never' ? 'never' : given.toUpperCase();
-    if (!FAIL_ON.includes(threshold))
-        throw new errors/* UserError */.yo(`${what} must be one of ${FAIL_ON.join(', ')}; got "${value}".`);
-    return threshold;
-}
-const CHECK_MODES = ['fail', 'warn', 'off'];
-/** `value` as a mode (any case); `what` names the input or flag in the message. */
-function parseCheckMode(value, what) {
-    const mode = value.trim().toLowerCase();
-    if (!CHECK_MODES.includes(mode))
-        throw new errors/* UserError */.yo(`${what} must be one of ${CHECK_MODES.join(', ')}; got "${value}".`);
-    return mode;
-}
-
-;// CONCATENATED MODULE: ./lib/github/io/bundle.js
-
-
-
-
-
-/**
- * The review bundle: what a `pull_request` job hands to a `workflow_run` job that posts the
- * comment (`mode: comment-only`) without running any code of the PR. It travels as a workflow
- * artifact written by the PR's job, so the posting side treats it as untrusted input: every
- * field is checked here, every string is escaped when rendered, the PR number is checked
- * against the triggering run before anything is posted, and the gate and the approval it
- * claims are not believed (vouch.ts takes them from GitHub).
- */
-const BUNDLE_VERSION = 1;
-const bundle_text = (max) => schemas_string().max(max);
-const severity = schemas_enum(protocol/* SEVERITIES */.oC);
-/** A commit, as GitHub names it: the comment shows its first seven digits raw. */
-const sha = schemas_string().regex(/^[0-9a-f]{40}$/, 'a 40-digit commit SHA');
-const reviewSchema = schemas_object({
-    id: bundle_text(500),
-    name: bundle_text(500),
-    job: bundle_text(200),
-    lockfile: bundle_text(1_000),
-    baseline: bundle_text(500).optional(),
-    baselineRef: bundle_text(300).optional(),
-    headSha: sha,
-    headSource: schemas_enum(['server', 'lockfile', 'file', 'removed']),
-    report: unknown(),
-    reviewError: bundle_text(20_000).optional(),
-    stale: schemas_object({ message: bundle_text(5_000), command: bundle_text(5_000) }).optional(),
-    lockfileCheck: schemas_enum(CHECK_MODES),
-    failOn: schemas_enum(FAIL_ON),
-    gate: schemas_object({
-        pass: schemas_boolean(),
-        verdict: schemas_enum(['clean', 'below-threshold', 'accepted', 'approved', 'blocked', 'not-gated', 'unknown']),
-        blocking: array(schemas_object({ entry: bundle_text(1_000), severity, kind: bundle_text(200), field: bundle_text(2_000), fingerprint: bundle_text(200) })).max(10_000),
-        failures: array(bundle_text(20_000)).max(100),
-    }),
-    approval: schemas_object({ label: bundle_text(200), by: bundle_text(100).optional() }).optional(),
-    approvalIgnored: bundle_text(2_000).optional(),
-    approveLabel: bundle_text(200).optional(),
-    accepted: array(schemas_object({ entry: bundle_text(1_000), severity, fingerprint: bundle_text(200), reason: bundle_text(2_000), expires: bundle_text(20).optional() })).max(10_000),
-    allowNotes: array(bundle_text(3_000)).max(1_000),
-    reproduce: array(bundle_text(3_000)).max(20),
-    notes: array(bundle_text(3_000)).max(100),
-    alert: bundle_text(3_000).optional(),
-    approvalCoverage: schemas_object({ label: bundle_text(200), by: bundle_text(100), approvedFingerprints: array(bundle_text(200)).max(10_000), newSinceApproval: array(bundle_text(200)).max(10_000) })
-        .strict()
-        .optional(),
-    release: schemas_object({
-        bump: schemas_enum(['major', 'minor', 'patch', 'none']),
-        previousVersion: bundle_text(300).optional(),
-        currentVersion: bundle_text(300).optional(),
-        requiredVersion: bundle_text(300).optional(),
-        previousTag: bundle_text(300).optional(),
-        currentTag: bundle_text(300).optional(),
-        requiredTag: bundle_text(300).optional(),
-        check: schemas_enum(['ok', 'too-small', 'unknown', 'off']),
-        mode: schemas_enum(['fail', 'warn', 'off']),
-        message: bundle_text(2_000).optional(),
-    })
-        .strict()
-        .optional(),
-    allowList: schemas_object({ file: bundle_text(1_000), fileExists: schemas_boolean(), expires: schemas_string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date like 2026-12-31') }).strict().optional(),
-    runUrl: bundle_text(1_000).optional(),
-})
-    .strict();
-const bundleSchema = schemas_object({
-    version: literal(BUNDLE_VERSION),
-    repository: bundle_text(200),
-    pullRequest: schemas_number().int().positive().nullable(),
-    headSha: sha,
-    reviews: array(reviewSchema).max(100),
-})
-    .strict();
-function renderBundle(bundle) {
-    return `${JSON.stringify(bundle, null, 2)}\n`;
-}
-function parseBundle(source, label) {
-    let data;
-    try {
-        data = JSON.parse(source);
-    }
-    catch (error) {
-        throw new errors/* UserError */.yo(`${label} is not valid JSON (${error.message}): it should be the review file a "review" run of mcp-contract-guard wrote (its "review-path").`);
-    }
-    const parsed = bundleSchema.safeParse(data);
-    if (!parsed.success) {
-        const problems = parsed.error.issues.slice(0, 10).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-        throw new errors/* UserError */.yo(`${label} is not a review file of this mcp-contract-guard version:\n  ${problems.join('\n  ')}`);
-    }
-    const reviews = parsed.data.reviews.map((review) => {
-        const report = review.report === null ? null : validateArtifact(review.report);
-        return { ...review, report };
-    });
-    return { ...parsed.data, reviews };
-}
-
 ;// CONCATENATED MODULE: ./lib/github/io/command-files.js
 /**
  * The runner's command files belong to the Action. The runner reads them once the step ends:
@@ -55712,6 +55581,35 @@ function str(value) {
 
 // EXTERNAL MODULE: ./lib/compile/index.js + 14 modules
 var compile = __nccwpck_require__(4194);
+// EXTERNAL MODULE: ./lib/protocol/review.js
+var protocol_review = __nccwpck_require__(5070);
+;// CONCATENATED MODULE: ./lib/policy/checks.js
+/**
+ * The settings of the gate, as the CLI's flags and the Action's inputs give them: the
+ * threshold the gate fails at (`fail-on`), and how a check beside the contract review counts
+ * (a lockfile that no longer matches its server, a version smaller than the changes call for).
+ * One parser each, so `--fail-on` and the input `fail-on` take the same values as a review
+ * file's `failOn` (the vocabularies are the review format's, protocol/review.ts).
+ * (Loaded by the CLI's `--help`: it imports nothing heavier than those vocabularies.)
+ */
+
+
+/** `value` as a threshold (severities in any case, `never` in any case); `what` names the input or flag in the message. */
+function parseFailOn(value, what) {
+    const given = value.trim();
+    const threshold = given.toLowerCase() === 'never' ? 'never' : given.toUpperCase();
+    if (!protocol_review/* FAIL_ON */.d$.includes(threshold))
+        throw new errors/* UserError */.yo(`${what} must be one of ${protocol_review/* FAIL_ON */.d$.join(', ')}; got "${value}".`);
+    return threshold;
+}
+/** `value` as a mode (any case); `what` names the input or flag in the message. */
+function parseCheckMode(value, what) {
+    const mode = value.trim().toLowerCase();
+    if (!protocol_review/* CHECK_MODES */.Sc.includes(mode))
+        throw new errors/* UserError */.yo(`${what} must be one of ${protocol_review/* CHECK_MODES */.Sc.join(', ')}; got "${value}".`);
+    return mode;
+}
+
 ;// CONCATENATED MODULE: ./lib/github/io/redact.js
 /**
  * Credentials the Action holds: its token, header values and the variables passed to a server
@@ -56206,7 +56104,6 @@ async function fetchSummary(source, headers) {
  * summary with credentials redacted, release tags, the files one job hands another (the
  * capture file, the review file) and the usage summaries.
  */
-
 
 
 
@@ -59655,6 +59552,8 @@ var env = __nccwpck_require__(3370);
 var compile_source = __nccwpck_require__(592);
 // EXTERNAL MODULE: ./lib/files.js
 var files = __nccwpck_require__(5428);
+// EXTERNAL MODULE: ./lib/protocol/report.js
+var report = __nccwpck_require__(8180);
 ;// CONCATENATED MODULE: ./lib/policy/drift.js
 /**
  * What the pinning proxy does with each class of drift from a pin (`--on-drift`, or `onDrift` in
@@ -59754,12 +59653,12 @@ function isCalendarDate(day) {
     const time = Date.parse(`${day}T00:00:00Z`);
     return Number.isFinite(time) && new Date(time).toISOString().slice(0, 10) === day;
 }
-const config_severity = schemas_enum(report/* SEVERITIES */.oC);
+const severity = schemas_enum(report/* SEVERITIES */.oC);
 /**
  * `rules`: re-level a rule, for both directions or per direction. Reports show a re-levelled
  * delta as such (its `defaultSeverity`), so the policy stays visible wherever it applies.
  */
-const rulesSchema = record(schemas_string(), union([config_severity, schemas_object({ input: config_severity.optional(), output: config_severity.optional() }).strict()]))
+const rulesSchema = record(schemas_string(), union([severity, schemas_object({ input: severity.optional(), output: severity.optional() }).strict()]))
     .superRefine((rules, context) => {
     for (const kind of Object.keys(rules)) {
         if (!isRuleKind(kind))
@@ -60342,12 +60241,6 @@ function senderOf(payload) {
 
 
 
-;// CONCATENATED MODULE: ./lib/github/review.js
-/** True when the comment has something to say beyond "no changes". */
-function hasSomethingToSay(review) {
-    return review.report === null || review.report.summary.maxSeverity !== null || review.stale !== undefined || review.reviewError !== undefined;
-}
-
 ;// CONCATENATED MODULE: ./lib/github/post.js
 /**
  * Posting the sticky comments: one per server and job, created once, updated in place, and
@@ -60359,11 +60252,14 @@ function hasSomethingToSay(review) {
 
 
 
-
 const FORK_HELP = 'To comment on pull requests from forks, split the job in two: this workflow (on pull_request) uploads the review file ' +
     '("review-path" output) as an artifact, and a second workflow on workflow_run downloads it and runs this Action with ' +
     '"mode: comment-only", which posts the comment without running any code of the pull request ' +
     '(examples/workflows/fork-review.yml and fork-comment.yml). The report is in this job\'s summary.';
+/** True when the comment has something to say beyond "no changes". */
+function hasSomethingToSay(review) {
+    return review.report === null || review.report.summary.maxSeverity !== null || review.stale !== undefined || review.reviewError !== undefined;
+}
 /**
  * Create or update each server's sticky comment. Never fails the step: a token that may not
  * comment (a fork's, a read-only one) gets one warning explaining the two-workflow pattern,
@@ -60523,6 +60419,8 @@ function asReportedByFile(error) {
 
 
 
+
+
 /**
  * `mode: comment-only`: post the comments of a review computed by another job, without
  * running any code of the PR. The review file comes from that (possibly forged) job: it is
@@ -60535,7 +60433,7 @@ async function commentOnly(inputs, context, runner, api) {
     if (text === null) {
         throw new errors/* UserError */.yo(`There is no review file at ${path}. In the workflow_run job, download the artifact the pull_request job uploaded (its "review-path" output) and point "review-path" at the file.`);
     }
-    const bundle = parseBundle(text, (0,external_node_path_.relative)(runner.workspace, path) || path);
+    const bundle = reviewFileOf(text, (0,external_node_path_.relative)(runner.workspace, path) || path);
     const repository = `${context.repo.owner}/${context.repo.repo}`;
     if (bundle.repository !== repository)
         throw new errors/* UserError */.yo(`The review file is for ${bundle.repository}, but this run is in ${repository}.`);
@@ -60589,6 +60487,18 @@ async function commentOnly(inputs, context, runner, api) {
     for (const warning of warnings)
         log.warning(warning);
     await writeSummary(renderSummary(reviews, warnings));
+}
+/** The review file's text, read as the hostile input it is; `label` names the file in the error. */
+function reviewFileOf(text, label) {
+    try {
+        return (0,protocol/* readReviewFileText */.iS)(text, isRuleKind);
+    }
+    catch (error) {
+        if (!(error instanceof protocol/* ReviewFileError */.nK))
+            throw error;
+        const problems = error.problems.map((problem) => `  - ${problem}`).join('\n');
+        throw new errors/* UserError */.yo(`${label} is not a review file of this mcp-contract-guard version:\n${problems}\nIt should be the file a "review" run of the same mcp-contract-guard version wrote (its "review-path").`);
+    }
 }
 
 ;// CONCATENATED MODULE: ./lib/contract/pins.js
@@ -61560,7 +61470,7 @@ function finishReview(draft, run, context, judged) {
         review.runUrl = url;
     return review;
 }
-/** The artifact(s), the Markdown report, the review bundle and SARIF: the run's files, credentials taken out. */
+/** The artifact(s), the Markdown report, the review file and SARIF: the run's files, credentials taken out. */
 async function writeFiles(reviews, drafts, run, context) {
     const { inputs, runner, plan } = run;
     const write = (path, text, what) => (0,io_paths/* writeOutputFile */.BF)(path, redactor.redact(text), runner.roots, what);
@@ -61577,8 +61487,8 @@ async function writeFiles(reviews, drafts, run, context) {
     const reportPath = (0,external_node_path_.join)(scratch, 'report.md');
     await write(reportPath, renderSummary(reviews, []), 'the report');
     const reviewPath = inputs.reviewPath ?? (0,external_node_path_.join)(scratch, 'mcp-contract-guard-review.json');
-    const bundle = { version: BUNDLE_VERSION, repository: `${context.repo.owner}/${context.repo.repo}`, pullRequest: plan.pr?.number ?? null, headSha: plan.headSha, reviews };
-    await write(reviewPath, renderBundle(bundle), 'the review file');
+    const file = { version: protocol/* REVIEW_FILE_VERSION */.jW, repository: `${context.repo.owner}/${context.repo.repo}`, pullRequest: plan.pr?.number ?? null, headSha: plan.headSha, reviews };
+    await write(reviewPath, (0,protocol/* renderReviewFile */.Jx)(file), 'the review file');
     const paths = { artifacts, report: reportPath, review: reviewPath };
     if (inputs.sarifPath !== undefined) {
         const runs = reviews.flatMap((review, i) => {
@@ -61977,7 +61887,7 @@ async function openOlderTransportStream({ get, url, timeoutMs, signal, maxEventC
 
 /***/ }),
 
-/***/ 2943:
+/***/ 1084:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -61987,7 +61897,9 @@ __nccwpck_require__.d(__webpack_exports__, {
   pf: () => (/* reexport */ report/* ENTRY_KINDS */.pf),
   J_: () => (/* reexport */ JSON_TYPES),
   Aj: () => (/* reexport */ report/* REPORT_VERSION */.Aj),
+  jW: () => (/* reexport */ protocol_review/* REVIEW_FILE_VERSION */.jW),
   Qs: () => (/* reexport */ ReportFormatError),
+  nK: () => (/* reexport */ ReviewFileError),
   oC: () => (/* reexport */ report/* SEVERITIES */.oC),
   f3: () => (/* reexport */ report/* SEVERITY_RANK */.f3),
   zr: () => (/* reexport */ SUMMARY_CAPS),
@@ -62020,7 +61932,9 @@ __nccwpck_require__.d(__webpack_exports__, {
   qF: () => (/* reexport */ json_parseJson),
   Mr: () => (/* reexport */ pointerTokens),
   tL: () => (/* reexport */ readReport),
+  iS: () => (/* reexport */ readReviewFileText),
   h9: () => (/* reexport */ readUsageSummaryText),
+  Jx: () => (/* reexport */ renderReviewFile),
   ol: () => (/* reexport */ report/* semverBumpOf */.ol),
   Kv: () => (/* reexport */ sortedInPlace),
   Mf: () => (/* reexport */ sortedKeys),
@@ -62030,11 +61944,11 @@ __nccwpck_require__.d(__webpack_exports__, {
   r1: () => (/* reexport */ typesOverlap),
   de: () => (/* reexport */ whereOf),
   ZK: () => (/* reexport */ withSortedKeys),
-  Yi: () => (/* reexport */ json_withoutByteOrderMark),
+  Yi: () => (/* reexport */ withoutByteOrderMark),
   Nd: () => (/* reexport */ report/* zeroCounts */.Nd)
 });
 
-// UNUSED EXPORTS: DEFAULT_READ_LIMITS, MAX_RECORD_LENGTH, OTHER_VALUE, REFUSALS, USAGE_RECORD_FORMAT, USAGE_RECORD_VERSION, USAGE_SUMMARY_FORMAT, USAGE_SUMMARY_VERSION, UsageRecordError, UsageSummaryBuilder, compareText, displayJson, escapeAttr, escapeText, flaggedFieldsOf, flagsText, isCount, isDay, isReleaseDate, isSureRename, jsonTypeName, jsonTypeOf, listValues, memberRemovalOf, quotes, readReportText, readUsageRecordLine, readUsageSummary, removesEntry, renderContractDelta, renderContractDeltas, renderUsageSummary, usageRecordLine
+// UNUSED EXPORTS: CHECK_MODES, DEFAULT_READ_LIMITS, FAIL_ON, HEAD_SOURCES, MAX_RECORD_LENGTH, OTHER_VALUE, REFUSALS, REVIEW_FILE_CAPS, REVIEW_VERDICTS, SEMVER_BUMPS, USAGE_RECORD_FORMAT, USAGE_RECORD_VERSION, USAGE_SUMMARY_FORMAT, USAGE_SUMMARY_VERSION, UsageRecordError, UsageSummaryBuilder, VERSION_CHECKS, compareText, displayJson, escapeAttr, escapeText, flaggedFieldsOf, flagsText, isCount, isDay, isReleaseDate, isSureRename, jsonTypeName, jsonTypeOf, listValues, memberRemovalOf, quotes, readReportText, readReviewFile, readUsageRecordLine, readUsageSummary, removesEntry, renderContractDelta, renderContractDeltas, renderUsageSummary, usageRecordLine
 
 // EXTERNAL MODULE: ./lib/protocol/report.js
 var report = __nccwpck_require__(8180);
@@ -62216,7 +62130,7 @@ function json_isJsonObject(value) {
  * The text without its byte order mark: Windows editors and PowerShell write one, it is not
  * part of the JSON, and `JSON.parse` refuses it.
  */
-function json_withoutByteOrderMark(text) {
+function withoutByteOrderMark(text) {
     return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 /** The value a JSON text holds; undefined when it is not JSON (a peer's answer may be anything). */
@@ -62269,22 +62183,27 @@ const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
  * before `JSON.parse` sees it, so a hostile file cannot exhaust memory or the stack.
  */
 function readReportText(text, mode, limits = {}) {
-    const { maxLength, maxDepth } = { ...DEFAULT_READ_LIMITS, ...limits };
-    // An artifact saved by a Windows editor starts with a byte order mark.
+    return readReport(parseWithin(text, { ...DEFAULT_READ_LIMITS, ...limits }, (problem) => new ReportFormatError([problem])), mode);
+}
+/**
+ * The value JSON `text` holds, its size and nesting checked before `JSON.parse` sees it (and a
+ * byte order mark, which a Windows editor writes, dropped). `refuse` makes the error thrown for
+ * a problem, a phrase such as "is not valid JSON (…)".
+ */
+function parseWithin(text, limits, refuse) {
+    const { maxLength, maxDepth } = limits;
     text = withoutByteOrderMark(text);
     if (text.length > maxLength)
-        throw new ReportFormatError([`is ${text.length.toLocaleString('en-US')} characters long; the limit is ${maxLength.toLocaleString('en-US')}`]);
+        throw refuse(`is ${text.length.toLocaleString('en-US')} characters long; the limit is ${maxLength.toLocaleString('en-US')}`);
     const depth = read_nestingDepth(text);
     if (depth > maxDepth)
-        throw new ReportFormatError([`nests ${depth > 10_000 ? 'over 10,000' : depth} levels deep; the limit is ${maxDepth}`]);
-    let data;
+        throw refuse(`nests ${depth > 10_000 ? 'over 10,000' : depth} levels deep; the limit is ${maxDepth}`);
     try {
-        data = JSON.parse(text);
+        return JSON.parse(text);
     }
     catch (error) {
-        throw new ReportFormatError([`is not valid JSON (${error instanceof Error ? error.message : String(error)})`]);
+        throw refuse(`is not valid JSON (${error instanceof Error ? error.message : String(error)})`);
     }
-    return readReport(data, mode);
 }
 /** How deeply arrays and objects nest in JSON text (brackets inside strings ignored). Linear. */
 function read_nestingDepth(text) {
@@ -62345,7 +62264,7 @@ class Reader {
             throw new ReportFormatError(this.problems);
         }
         if (data.version !== report/* REPORT_VERSION */.Aj) {
-            this.problem('', `has unknown version ${describe(data.version)}; this mcp-contract-guard reads version ${report/* REPORT_VERSION */.Aj} (write and read it with the same version)`);
+            this.problem('', `has unknown version ${read_describe(data.version)}; this mcp-contract-guard reads version ${report/* REPORT_VERSION */.Aj} (write and read it with the same version)`);
             throw new ReportFormatError(this.problems);
         }
         const counts = (0,report/* zeroCounts */.Nd)();
@@ -62401,17 +62320,17 @@ class Reader {
         }
         const before = this.problems.length;
         if (data.server !== null && typeof data.server !== 'string')
-            this.problem(`${at}.server`, `must be a name or null, got ${describe(data.server)}`);
+            this.problem(`${at}.server`, `must be a name or null, got ${read_describe(data.server)}`);
         for (const key of ['from', 'to'])
             if (typeof data[key] !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(data[key]))
-                this.problem(`${at}.${key}`, `must be a day (YYYY-MM-DD), got ${describe(data[key])}`);
+                this.problem(`${at}.${key}`, `must be a day (YYYY-MM-DD), got ${read_describe(data[key])}`);
         for (const key of ['days', 'calls', 'unusedDays', 'downgraded'])
             if (!isCount(data[key]))
-                this.problem(`${at}.${key}`, `must be a whole number, got ${describe(data[key])}`);
+                this.problem(`${at}.${key}`, `must be a whole number, got ${read_describe(data[key])}`);
         if (typeof data.applied !== 'boolean')
-            this.problem(`${at}.applied`, `must be true or false, got ${describe(data.applied)}`);
+            this.problem(`${at}.applied`, `must be true or false, got ${read_describe(data.applied)}`);
         if (data.reason !== undefined && typeof data.reason !== 'string')
-            this.problem(`${at}.reason`, `must be a string when present, got ${describe(data.reason)}`);
+            this.problem(`${at}.reason`, `must be a string when present, got ${read_describe(data.reason)}`);
         if (this.problems.length > before)
             return undefined;
         const usage = {
@@ -62435,18 +62354,18 @@ class Reader {
         }
         const before = this.problems.length;
         if (data.basis !== 'tool' && data.basis !== 'field' && data.basis !== 'values' && data.basis !== 'action')
-            this.problem(`${at}.basis`, `must be "tool", "field", "values" or "action", got ${describe(data.basis)}`);
+            this.problem(`${at}.basis`, `must be "tool", "field", "values" or "action", got ${read_describe(data.basis)}`);
         if (typeof data.tool !== 'string')
-            this.problem(`${at}.tool`, `must be a tool name, got ${describe(data.tool)}`);
+            this.problem(`${at}.tool`, `must be a tool name, got ${read_describe(data.tool)}`);
         for (const key of ['calls', 'affected'])
             if (!isCount(data[key]))
-                this.problem(`${at}.${key}`, `must be a whole number, got ${describe(data[key])}`);
+                this.problem(`${at}.${key}`, `must be a whole number, got ${read_describe(data[key])}`);
         if (data.field !== undefined && typeof data.field !== 'string')
-            this.problem(`${at}.field`, `must be a field path when present, got ${describe(data.field)}`);
+            this.problem(`${at}.field`, `must be a field path when present, got ${read_describe(data.field)}`);
         if (data.values !== undefined && !Array.isArray(data.values))
             this.problem(`${at}.values`, `must be an array when present, got ${kindOf(data.values)}`);
         if (data.downgraded !== undefined && data.downgraded !== true)
-            this.problem(`${at}.downgraded`, `must be true when present, got ${describe(data.downgraded)}`);
+            this.problem(`${at}.downgraded`, `must be true when present, got ${read_describe(data.downgraded)}`);
         if (this.problems.length > before)
             return undefined;
         const usage = { basis: data.basis, tool: data.tool, calls: data.calls, affected: data.affected };
@@ -62469,11 +62388,11 @@ class Reader {
         }
         for (const s of report/* SEVERITIES */.oC)
             if (data.counts[s] !== counts[s])
-                this.problem(`summary.counts.${s}`, `must be ${counts[s]} (the number of ${s} deltas), got ${describe(data.counts[s])}`);
+                this.problem(`summary.counts.${s}`, `must be ${counts[s]} (the number of ${s} deltas), got ${read_describe(data.counts[s])}`);
         if (data.maxSeverity !== maxSeverity)
-            this.problem('summary.maxSeverity', `must be ${JSON.stringify(maxSeverity)}, got ${describe(data.maxSeverity)}`);
+            this.problem('summary.maxSeverity', `must be ${JSON.stringify(maxSeverity)}, got ${read_describe(data.maxSeverity)}`);
         if (data.semverBump !== summary.semverBump)
-            this.problem('summary.semverBump', `must be ${JSON.stringify(summary.semverBump)}, got ${describe(data.semverBump)}`);
+            this.problem('summary.semverBump', `must be ${JSON.stringify(summary.semverBump)}, got ${read_describe(data.semverBump)}`);
         return summary;
     }
     server(data) {
@@ -62496,10 +62415,10 @@ class Reader {
         }
         const before = this.problems.length;
         if (data.version !== undefined && (typeof data.version !== 'string' || data.version === '' || data.version.length > MAX_VERSION_LENGTH)) {
-            this.problem('release.version', `must be a version of 1 to ${MAX_VERSION_LENGTH} characters when present, got ${describe(data.version)}`);
+            this.problem('release.version', `must be a version of 1 to ${MAX_VERSION_LENGTH} characters when present, got ${read_describe(data.version)}`);
         }
         if (data.date !== undefined && !(0,report/* isReleaseDate */.Or)(data.date))
-            this.problem('release.date', `must be a day as YYYY-MM-DD when present, got ${describe(data.date)}`);
+            this.problem('release.date', `must be a day as YYYY-MM-DD when present, got ${read_describe(data.date)}`);
         if (this.strict)
             for (const key of Object.keys(data))
                 if (key !== 'version' && key !== 'date')
@@ -62515,11 +62434,11 @@ class Reader {
     }
     identity(data, at) {
         if (!json_isJsonObject(data) || typeof data.name !== 'string') {
-            this.problem(at, `must be { name, version? }, got ${describe(data)}`);
+            this.problem(at, `must be { name, version? }, got ${read_describe(data)}`);
             return undefined;
         }
         if (data.version !== undefined && typeof data.version !== 'string')
-            this.problem(`${at}.version`, `must be a string when present, got ${describe(data.version)}`);
+            this.problem(`${at}.version`, `must be a string when present, got ${read_describe(data.version)}`);
         return typeof data.version === 'string' ? { name: data.name, version: data.version } : { name: data.name };
     }
     entry(data, at) {
@@ -62549,10 +62468,10 @@ class Reader {
             this.problem(at, 'has no deltas (entries without deltas are left out)');
         const maxSeverity = (0,report/* maxSeverityOf */.z6)(deltas.map((d) => d.severity));
         if (data.maxSeverity !== null && !isSeverity(data.maxSeverity)) {
-            this.problem(`${at}.maxSeverity`, `must be null or one of ${report/* SEVERITIES */.oC.join(', ')}, got ${describe(data.maxSeverity)}`);
+            this.problem(`${at}.maxSeverity`, `must be null or one of ${report/* SEVERITIES */.oC.join(', ')}, got ${read_describe(data.maxSeverity)}`);
         }
         else if (this.strict && complete && data.maxSeverity !== maxSeverity) {
-            this.problem(`${at}.maxSeverity`, `must be ${JSON.stringify(maxSeverity)} (the worst of its deltas), got ${describe(data.maxSeverity)}`);
+            this.problem(`${at}.maxSeverity`, `must be ${JSON.stringify(maxSeverity)} (the worst of its deltas), got ${read_describe(data.maxSeverity)}`);
         }
         if (!this.strict)
             deltas.sort(report/* compareDeltas */.Pq);
@@ -62561,7 +62480,7 @@ class Reader {
             if (typeof data.discriminator === 'string' && data.discriminator !== '')
                 entry.discriminator = data.discriminator;
             else
-                this.problem(`${at}.discriminator`, `must be a property name when present, got ${describe(data.discriminator)}`);
+                this.problem(`${at}.discriminator`, `must be a property name when present, got ${read_describe(data.discriminator)}`);
         }
         return entry;
     }
@@ -62576,36 +62495,36 @@ class Reader {
                 if (!DELTA_FIELDS.has(key))
                     this.problem(`${at}.${key}`, 'is not a delta field');
         if (!isSeverity(data.severity))
-            this.problem(`${at}.severity`, `must be one of ${report/* SEVERITIES */.oC.join(', ')}, got ${describe(data.severity)}`);
+            this.problem(`${at}.severity`, `must be one of ${report/* SEVERITIES */.oC.join(', ')}, got ${read_describe(data.severity)}`);
         if (typeof data.kind !== 'string' || !KEBAB.test(data.kind))
-            this.problem(`${at}.kind`, `must be a kebab-case rule id, got ${describe(data.kind)}`);
+            this.problem(`${at}.kind`, `must be a kebab-case rule id, got ${read_describe(data.kind)}`);
         else if (this.strict && this.isKnownKind !== undefined && !this.isKnownKind(data.kind))
-            this.problem(`${at}.kind`, `${describe(data.kind)} is not a rule kind of this version`);
+            this.problem(`${at}.kind`, `${read_describe(data.kind)} is not a rule kind of this version`);
         for (const key of ['field', 'message'])
             if (typeof data[key] !== 'string')
-                this.problem(`${at}.${key}`, `must be a string, got ${describe(data[key])}`);
+                this.problem(`${at}.${key}`, `must be a string, got ${read_describe(data[key])}`);
         if (data.message === '')
             this.problem(`${at}.message`, 'must not be empty');
         if (data.action !== null && typeof data.action !== 'string')
-            this.problem(`${at}.action`, `must be a string or null, got ${describe(data.action)}`);
+            this.problem(`${at}.action`, `must be a string or null, got ${read_describe(data.action)}`);
         const direction = data.direction === undefined && !this.strict ? null : data.direction;
         if (direction !== null && direction !== 'input' && direction !== 'output')
-            this.problem(`${at}.direction`, `must be "input", "output" or null, got ${describe(direction)}`);
+            this.problem(`${at}.direction`, `must be "input", "output" or null, got ${read_describe(direction)}`);
         for (const key of ['previous', 'current'])
             if (!(key in data))
                 this.problem(at, `has no "${key}" (use null for none)`);
         // Allow-lists match fingerprints: what this version writes is exact; a runtime only displays deltas.
         const fingerprintOk = this.strict ? typeof data.fingerprint === 'string' && /^[0-9a-f]{16}$/.test(data.fingerprint) : typeof data.fingerprint === 'string';
         if (!fingerprintOk)
-            this.problem(`${at}.fingerprint`, `must be ${this.strict ? '16 hex digits' : 'a string'}, got ${describe(data.fingerprint)}`);
+            this.problem(`${at}.fingerprint`, `must be ${this.strict ? '16 hex digits' : 'a string'}, got ${read_describe(data.fingerprint)}`);
         for (const key of OPTIONAL_TEXT)
             if (data[key] !== undefined && typeof data[key] !== 'string')
-                this.problem(`${at}.${key}`, `must be a string when present, got ${describe(data[key])}`);
+                this.problem(`${at}.${key}`, `must be a string when present, got ${read_describe(data[key])}`);
         if (data.facts !== undefined && !json_isJsonObject(data.facts))
             this.problem(`${at}.facts`, `must be an object when present, got ${kindOf(data.facts)}`);
         const usage = data.usage === undefined ? undefined : this.deltaUsage(data.usage, `${at}.usage`);
         if (data.defaultSeverity !== undefined && !isSeverity(data.defaultSeverity))
-            this.problem(`${at}.defaultSeverity`, `must be one of ${report/* SEVERITIES */.oC.join(', ')}, got ${describe(data.defaultSeverity)}`);
+            this.problem(`${at}.defaultSeverity`, `must be one of ${report/* SEVERITIES */.oC.join(', ')}, got ${read_describe(data.defaultSeverity)}`);
         if (this.strict && data.severity === 'BREAKING' && typeof data.hint !== 'string')
             this.problem(`${at}.hint`, 'is missing: a BREAKING delta must carry a fix hint');
         if (this.problems.length > before)
@@ -62639,6 +62558,7 @@ function isCount(value) {
 function isSeverity(value) {
     return typeof value === 'string' && report/* SEVERITIES */.oC.includes(value);
 }
+/** What a value is, for a message: `null`, `an array`, `a string`… */
 function kindOf(value) {
     if (value === null)
         return 'null';
@@ -62648,11 +62568,423 @@ function kindOf(value) {
         return 'nothing';
     return `a ${typeof value}`;
 }
-function describe(value) {
+/** A value as a message shows it: its JSON, cut at 60 characters. */
+function read_describe(value) {
     if (value === undefined)
         return 'nothing';
     const json = JSON.stringify(value) ?? String(value);
     return json.length > 60 ? `${json.slice(0, 60)}…` : json;
+}
+
+// EXTERNAL MODULE: ./lib/protocol/review.js
+var protocol_review = __nccwpck_require__(5070);
+;// CONCATENATED MODULE: ./lib/protocol/usage.js
+/**
+ * Usage: what the runtime and the proxy record of the calls they see, and the summary the gate
+ * reads. Two formats, both owned here:
+ *
+ * - **Recordings** (`withSelfHealing(…, { usage: { file } })`, `proxy --usage FILE`): JSON
+ *   Lines, appended. One `day` line per UTC day a recorder ran (its calls, the tools it saw
+ *   listed), one `tool` line per tool called that day (argument fields sent, enum and const
+ *   values sent, calls refused and why, calls a rename routed). A recorder appends its lines
+ *   in the background, each in one `write` of a file opened with O_APPEND and each of bounded
+ *   size (the caps below), so several processes can append to one file: their lines never
+ *   interleave, and a line cut short by a crash spoils only itself (the reader skips it and
+ *   says so).
+ * - **The summary** (`usage summarize`, usage-summary.ts): the recordings of many replicas and
+ *   days merged into one document, which `check`, `diff` and the Action read.
+ *
+ * What is recorded is names and counts, never free text: the argument *fields* present (as
+ * field paths of this module's codec, `inputSchema.properties.items.items.properties.sku`, so the
+ * gate matches them to the fields of deltas), and values only of arguments the schema the client
+ * was shown constrains to an `enum` or a `const` (each as its JSON text; any other value sent
+ * there counts as `(other)`).
+ */
+
+
+/** Written in every line of a recording. */
+const USAGE_RECORD_FORMAT = 'mcp-contract-guard/usage';
+const USAGE_RECORD_VERSION = 1;
+/** Why a call was refused: a category, never the error's text. */
+const usage_REFUSALS = ['invalid-arguments', 'unknown-tool', 'error'];
+/** The key of a value sent where the schema allows only some: not one of them (never its text). */
+const OTHER_VALUE = '(other)';
+/**
+ * The bounds of what one recorder keeps per UTC day, and so of a line's size: past them, names
+ * and values are counted as overflow, never kept. They bound a recorder's memory whatever its
+ * clients send, and keep each line within `MAX_RECORD_LENGTH` (one atomic append).
+ */
+const USAGE_CAPS = {
+    /** Distinct tool names per day (a client may call names the server never had). */
+    tools: 512,
+    /** Argument fields per tool per day. */
+    fields: 128,
+    /** Distinct (field, value) pairs per tool per day. */
+    values: 128,
+    /** Rename targets per tool per day. */
+    routes: 16,
+    /** The longest tool name kept (MCP's own limit is 128). */
+    nameLength: 128,
+    /** The longest field path kept, encoded. */
+    fieldLength: 256,
+    /** The longest value kept, as JSON text (a longer enum value is `(other)`). */
+    valueLength: 128,
+    /** The server's name and version as kept. */
+    serverLength: 256,
+    /** How deep into the arguments fields are recorded, and how many nodes of one call are visited. */
+    depth: 8,
+    nodes: 512,
+};
+/** The longest line a reader accepts: every line a recorder writes is shorter, by the caps. */
+const MAX_RECORD_LENGTH = (/* unused pure expression or super */ null && (256 * 1024));
+/** One line of a recording (no newline), keys in a fixed order. */
+function usageRecordLine(record) {
+    const head = { format: USAGE_RECORD_FORMAT, version: USAGE_RECORD_VERSION, type: record.type, day: record.day, ...(record.server ? { server: record.server } : {}) };
+    if (record.type === 'day') {
+        const { listed, overflowTools, overflowCalls } = record;
+        return JSON.stringify({ ...head, listed, overflowTools, overflowCalls });
+    }
+    const { tool, calls, fields, values, refused, routed, overflowFields, overflowValues } = record;
+    return JSON.stringify({ ...head, tool, calls, fields, values, refused, routed, overflowFields, overflowValues });
+}
+/** A line that is not a record of this version: `newer` when a later mcp-contract-guard wrote it (never read as if it were ours). */
+class UsageRecordError extends Error {
+    newer;
+    name = 'UsageRecordError';
+    constructor(message, newer = false) {
+        super(message);
+        this.newer = newer;
+    }
+}
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+/** Whether `text` is a real calendar day, YYYY-MM-DD. */
+function isDay(text) {
+    return typeof text === 'string' && DAY.test(text) && new Date(`${text}T00:00:00Z`).toISOString().startsWith(text);
+}
+/** A count as a recording or a summary holds it: a whole number JavaScript adds exactly. */
+function usage_isCount(value) {
+    return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+/**
+ * Reads one line of a recording. Throws `UsageRecordError` for anything else: not JSON, too
+ * long or deep, another format, a newer version (`newer`), a field of the wrong type, a count
+ * that is not a whole number below 2^53, a name past the caps.
+ */
+function readUsageRecordLine(line) {
+    if (line.length > MAX_RECORD_LENGTH)
+        throw new UsageRecordError(`is ${line.length.toLocaleString('en-US')} characters long; the longest record is ${MAX_RECORD_LENGTH.toLocaleString('en-US')}`);
+    if (nestingDepth(line) > 6)
+        throw new UsageRecordError('nests deeper than a record does');
+    const data = parseJson(line);
+    if (!isJsonObject(data))
+        throw new UsageRecordError('is not a JSON object (a line cut short?)');
+    if (data.format !== USAGE_RECORD_FORMAT)
+        throw new UsageRecordError(`is not a usage record (its "format" is ${describe(data.format)})`);
+    if (data.version !== USAGE_RECORD_VERSION) {
+        const newer = typeof data.version === 'number' && data.version > USAGE_RECORD_VERSION;
+        throw new UsageRecordError(`has version ${describe(data.version)}; this mcp-contract-guard reads version ${USAGE_RECORD_VERSION}${newer ? ' (it was written by a newer one: summarize with that version)' : ''}`, newer);
+    }
+    if (!isDay(data.day))
+        throw new UsageRecordError(`has no valid "day" (YYYY-MM-DD), got ${describe(data.day)}`);
+    const server = data.server === undefined ? undefined : serverOf(data.server);
+    const base = { day: data.day, ...(server ? { server } : {}) };
+    if (data.type === 'day') {
+        const listed = data.listed;
+        if (!Array.isArray(listed) || listed.length > USAGE_CAPS.tools || !listed.every((name) => isName(name, USAGE_CAPS.nameLength))) {
+            throw new UsageRecordError(`"listed" must be at most ${USAGE_CAPS.tools} tool names`);
+        }
+        return { type: 'day', ...base, listed: listed, overflowTools: count(data.overflowTools, 'overflowTools'), overflowCalls: count(data.overflowCalls, 'overflowCalls') };
+    }
+    if (data.type !== 'tool')
+        throw new UsageRecordError(`has unknown "type" ${describe(data.type)}`);
+    if (!isName(data.tool, USAGE_CAPS.nameLength))
+        throw new UsageRecordError(`"tool" must be a name of 1 to ${USAGE_CAPS.nameLength} characters`);
+    const values = Object.create(null);
+    const rawValues = data.values;
+    if (!isJsonObject(rawValues))
+        throw new UsageRecordError('"values" must be an object');
+    const fieldsWithValues = Object.keys(rawValues);
+    if (fieldsWithValues.length > USAGE_CAPS.values)
+        throw new UsageRecordError(`"values" holds more than ${USAGE_CAPS.values} fields`);
+    let pairs = 0;
+    for (const field of fieldsWithValues) {
+        if (!isName(field, USAGE_CAPS.fieldLength))
+            throw new UsageRecordError('"values" holds a field that is not one');
+        values[field] = counts(rawValues[field], `values[${JSON.stringify(field)}]`, USAGE_CAPS.values, USAGE_CAPS.valueLength);
+        pairs += Object.keys(values[field]).length;
+    }
+    if (pairs > USAGE_CAPS.values)
+        throw new UsageRecordError(`"values" holds more than ${USAGE_CAPS.values} values`);
+    const record = {
+        type: 'tool',
+        ...base,
+        tool: data.tool,
+        calls: count(data.calls, 'calls'),
+        fields: counts(data.fields, 'fields', USAGE_CAPS.fields, USAGE_CAPS.fieldLength),
+        values,
+        refused: counts(data.refused, 'refused', usage_REFUSALS.length + 8, 40),
+        routed: counts(data.routed, 'routed', USAGE_CAPS.routes, USAGE_CAPS.nameLength),
+        overflowFields: count(data.overflowFields, 'overflowFields'),
+        overflowValues: count(data.overflowValues, 'overflowValues'),
+    };
+    // Each count is of calls of the tool: none can exceed them.
+    const most = Math.max(0, ...Object.values(record.fields), ...Object.values(record.refused), ...Object.values(record.routed), ...Object.values(values).flatMap((v) => Object.values(v)));
+    if (most > record.calls)
+        throw new UsageRecordError(`counts ${most} calls of something, more than the ${record.calls} calls of the tool`);
+    return record;
+}
+function serverOf(value) {
+    if (!isJsonObject(value) || !isName(value.name, USAGE_CAPS.serverLength))
+        throw new UsageRecordError('"server" must be { name, version? }');
+    if (value.version !== undefined && !isName(value.version, USAGE_CAPS.serverLength))
+        throw new UsageRecordError('"server.version" must be a short string');
+    return typeof value.version === 'string' ? { name: value.name, version: value.version } : { name: value.name };
+}
+function count(value, at) {
+    if (!usage_isCount(value))
+        throw new UsageRecordError(`"${at}" must be a whole number from 0 to 2^53, got ${describe(value)}`);
+    return value;
+}
+function counts(value, at, max, maxKey) {
+    if (!isJsonObject(value))
+        throw new UsageRecordError(`"${at}" must be an object of counts`);
+    const keys = Object.keys(value);
+    if (keys.length > max)
+        throw new UsageRecordError(`"${at}" holds more than ${max} names`);
+    const out = Object.create(null);
+    for (const key of keys) {
+        if (key.length === 0 || key.length > maxKey)
+            throw new UsageRecordError(`"${at}" holds a name of ${key.length} characters`);
+        out[key] = count(value[key], `${at}[${JSON.stringify(key.slice(0, 40))}]`);
+    }
+    return out;
+}
+function isName(value, max) {
+    return typeof value === 'string' && value.length > 0 && value.length <= max;
+}
+
+;// CONCATENATED MODULE: ./lib/protocol/review-file.js
+/**
+ * The review file (its types in review.ts): its one reader, with caps, and its writer. A pull
+ * request's job writes it, running the PR's code, so the reader takes it as hostile: its size
+ * and nesting are capped before parsing; every object must hold exactly the fields this version
+ * writes (an unknown one, `__proto__` included, is refused, so the rest hold no name but ours);
+ * every string and list is capped, commit SHAs, dates and vocabularies checked; each review's
+ * report is read by the strict report reader, which keeps its names in null-prototype records.
+ * Problems are collected, at most 20, into one `ReviewFileError` naming where and why. The
+ * reader checks the form only: what the file claims (the gate, the approval) is decided again
+ * by whoever posts it (github/vouch.ts).
+ */
+
+
+
+
+
+/** Plain numbers, which a bundler can leave out of a bundle that reads no review file (the runtime's); the tests hold them to what they stand for. */
+const REVIEW_FILE_CAPS = {
+    /** The longest text read, 64 MiB: the Action reads no larger file (github/io/paths.ts). */
+    length: 67_108_864,
+    /** The deepest nesting: a report's own limit (`DEFAULT_READ_LIMITS.maxDepth`, 64), inside the file, its list of reviews and a review. */
+    depth: 67,
+    reviews: 100,
+};
+const review_file_MAX_PROBLEMS = 20;
+/** The text is not a review file of this version; `problems` says where and why. */
+class ReviewFileError extends Error {
+    problems;
+    name = 'ReviewFileError';
+    constructor(problems) {
+        super(problems.join('\n'));
+        this.problems = problems;
+    }
+}
+/** The file as written: canonical JSON (sorted keys, 2-space indent, newline). */
+function renderReviewFile(file) {
+    return json_canonicalJson(file, true);
+}
+/**
+ * Parse review file text within the caps, then read it (see the module comment). `isKnownKind`
+ * (the rules know their ids; this format does not) is handed to the report reader.
+ */
+function readReviewFileText(text, isKnownKind) {
+    const limits = { maxLength: REVIEW_FILE_CAPS.length, maxDepth: REVIEW_FILE_CAPS.depth };
+    return readReviewFile(parseWithin(text, limits, (problem) => new ReviewFileError([`it ${problem}`])), isKnownKind);
+}
+/** Read parsed data as a review file. Throws `ReviewFileError`. */
+function readReviewFile(data, isKnownKind) {
+    if (!json_isJsonObject(data))
+        throw new ReviewFileError([`it must be a JSON object (a review file), got ${kindOf(data)}`]);
+    if (data.version !== protocol_review/* REVIEW_FILE_VERSION */.jW) {
+        throw new ReviewFileError([`it has version ${read_describe(data.version)}; this mcp-contract-guard reads version ${protocol_review/* REVIEW_FILE_VERSION */.jW} (write and read it with the same version)`]);
+    }
+    const reader = new review_file_Reader(isKnownKind);
+    reviewFileForm()(data, '', reader);
+    if (reader.problems.length > 0)
+        throw new ReviewFileError(reader.problems);
+    const file = data;
+    return { ...file, reviews: file.reviews.map((review) => ({ ...review, report: review.report === null ? null : reader.reports.get(review.report) })) };
+}
+class review_file_Reader {
+    isKnownKind;
+    problems = [];
+    /** Each review's report as the report reader read it, by the parsed object it was read from. */
+    reports = new Map();
+    constructor(isKnownKind) {
+        this.isKnownKind = isKnownKind;
+    }
+    get full() {
+        return this.problems.length >= review_file_MAX_PROBLEMS;
+    }
+    problem(at, text) {
+        if (!this.full)
+            this.problems.push(at === '' ? text : `${at} ${text}`);
+    }
+}
+/** Checks a field may be absent for (a JSON value is never `undefined`). */
+const OPTIONAL = new WeakSet();
+function optional(check) {
+    const field = (value, at, reader) => check(value, at, reader);
+    OPTIONAL.add(field);
+    return field;
+}
+function review_file_text(max) {
+    return (value, at, reader) => {
+        if (typeof value === 'string' && value.length <= max)
+            return;
+        const got = typeof value === 'string' ? `${value.length.toLocaleString('en-US')} characters` : read_describe(value);
+        reader.problem(at, `must be a string of at most ${max.toLocaleString('en-US')} characters, got ${got}`);
+    };
+}
+function matching(pattern, what) {
+    return (value, at, reader) => {
+        if (typeof value !== 'string' || !pattern.test(value))
+            reader.problem(at, `must be ${what}, got ${read_describe(value)}`);
+    };
+}
+function oneOf(values) {
+    return (value, at, reader) => {
+        if (!values.includes(value))
+            reader.problem(at, `must be ${values.length === 1 ? '' : 'one of '}${values.map((v) => JSON.stringify(v)).join(', ')}, got ${read_describe(value)}`);
+    };
+}
+function list(item, max) {
+    return (value, at, reader) => {
+        if (!Array.isArray(value))
+            return reader.problem(at, `must be a list, got ${kindOf(value)}`);
+        if (value.length > max)
+            return reader.problem(at, `holds ${value.length.toLocaleString('en-US')} items; at most ${max.toLocaleString('en-US')}`);
+        for (let i = 0; i < value.length && !reader.full; i++)
+            item(value[i], `${at}[${i}]`, reader);
+    };
+}
+/** An object with exactly these fields (those marked `optional` may be absent). */
+function object(what, fields) {
+    return (value, at, reader) => {
+        if (!json_isJsonObject(value))
+            return reader.problem(at, `must be ${what}, got ${kindOf(value)}`);
+        for (const key of Object.keys(value))
+            if (!Object.hasOwn(fields, key))
+                reader.problem(pathOf(at, key), `is not a field of ${what}`);
+        for (const [key, check] of Object.entries(fields)) {
+            if (value[key] !== undefined)
+                check(value[key], pathOf(at, key), reader);
+            else if (!OPTIONAL.has(check))
+                reader.problem(at === '' ? 'it' : at, `has no "${key}"`);
+        }
+    };
+}
+/** `at.key`, or `at["key"]` (shortened) for a name the file made up. */
+function pathOf(at, key) {
+    if (!/^[A-Za-z_$][\w$]{0,59}$/.test(key))
+        return `${at}[${read_describe(key)}]`;
+    return at === '' ? key : `${at}.${key}`;
+}
+const day = (value, at, reader) => {
+    if (!isDay(value))
+        reader.problem(at, `must be a day like 2026-12-31, got ${read_describe(value)}`);
+};
+const pullRequest = (value, at, reader) => {
+    if (value !== null && !(Number.isSafeInteger(value) && value > 0))
+        reader.problem(at, `must be a pull request's number or null, got ${read_describe(value)}`);
+};
+/** Null (no review could be made) or a report exactly as this version writes it. */
+const review_file_report = (value, at, reader) => {
+    if (value === null)
+        return;
+    try {
+        reader.reports.set(value, readReport(value, 'strict', reader.isKnownKind));
+    }
+    catch (error) {
+        if (!(error instanceof ReportFormatError))
+            throw error;
+        for (const problem of error.problems)
+            reader.problem(`${at}:`, problem);
+    }
+};
+/**
+ * The form of a review file, as checks. Built when a file is read rather than when the module
+ * loads: a bundle that reads none (the runtime's) then leaves all of it out.
+ */
+function reviewFileForm() {
+    const boolean = oneOf([true, false]);
+    const severity = oneOf(report/* SEVERITIES */.oC);
+    /** A commit, as GitHub names it: the comment shows its first seven digits raw. */
+    const sha = matching(/^[0-9a-f]{40}$/, 'a commit SHA (40 hex digits)');
+    const review = object('a review', {
+        id: review_file_text(500),
+        name: review_file_text(500),
+        job: review_file_text(200),
+        lockfile: review_file_text(1_000),
+        baseline: optional(review_file_text(500)),
+        baselineRef: optional(review_file_text(300)),
+        headSha: sha,
+        headSource: oneOf(protocol_review/* HEAD_SOURCES */.wc),
+        report: review_file_report,
+        reviewError: optional(review_file_text(20_000)),
+        stale: optional(object('{ message, command }', { message: review_file_text(5_000), command: review_file_text(5_000) })),
+        lockfileCheck: oneOf(protocol_review/* CHECK_MODES */.Sc),
+        failOn: oneOf(protocol_review/* FAIL_ON */.d$),
+        gate: object('a gate', {
+            pass: boolean,
+            verdict: oneOf(protocol_review/* REVIEW_VERDICTS */.MF),
+            blocking: list(object('a blocking change', { entry: review_file_text(1_000), severity, kind: review_file_text(200), field: review_file_text(2_000), fingerprint: review_file_text(200) }), 10_000),
+            failures: list(review_file_text(20_000), 100),
+        }),
+        approval: optional(object('an approval', { label: review_file_text(200), by: optional(review_file_text(100)) })),
+        approvalIgnored: optional(review_file_text(2_000)),
+        approveLabel: optional(review_file_text(200)),
+        accepted: list(object('an accepted change', { entry: review_file_text(1_000), severity, fingerprint: review_file_text(200), reason: review_file_text(2_000), expires: optional(review_file_text(20)) }), 10_000),
+        allowNotes: list(review_file_text(3_000), 1_000),
+        reproduce: list(review_file_text(3_000), 20),
+        notes: list(review_file_text(3_000), 100),
+        alert: optional(review_file_text(3_000)),
+        approvalCoverage: optional(object('an approval coverage', { label: review_file_text(200), by: review_file_text(100), approvedFingerprints: list(review_file_text(200), 10_000), newSinceApproval: list(review_file_text(200), 10_000) })),
+        release: optional(object('a release verdict', {
+            bump: oneOf(report/* SEMVER_BUMPS */.d3),
+            previousVersion: optional(review_file_text(300)),
+            currentVersion: optional(review_file_text(300)),
+            requiredVersion: optional(review_file_text(300)),
+            previousTag: optional(review_file_text(300)),
+            currentTag: optional(review_file_text(300)),
+            requiredTag: optional(review_file_text(300)),
+            check: oneOf(protocol_review/* VERSION_CHECKS */.tC),
+            mode: oneOf(protocol_review/* CHECK_MODES */.Sc),
+            message: optional(review_file_text(2_000)),
+        })),
+        allowList: optional(object('an allow-list target', {
+            file: review_file_text(1_000),
+            fileExists: boolean,
+            expires: day,
+        })),
+        runUrl: optional(review_file_text(1_000)),
+    });
+    return object('a review file', {
+        version: oneOf([protocol_review/* REVIEW_FILE_VERSION */.jW]),
+        repository: review_file_text(200),
+        pullRequest,
+        headSha: sha,
+        reviews: list(review, REVIEW_FILE_CAPS.reviews),
+    });
 }
 
 ;// CONCATENATED MODULE: ./lib/protocol/field-path.js
@@ -63230,197 +63562,6 @@ function renderContractDelta(d, options = {}) {
     return out.join('\n');
 }
 
-;// CONCATENATED MODULE: ./lib/protocol/usage.js
-/**
- * Usage: what the runtime and the proxy record of the calls they see, and the summary the gate
- * reads. Two formats, both owned here:
- *
- * - **Recordings** (`withSelfHealing(…, { usage: { file } })`, `proxy --usage FILE`): JSON
- *   Lines, appended. One `day` line per UTC day a recorder ran (its calls, the tools it saw
- *   listed), one `tool` line per tool called that day (argument fields sent, enum and const
- *   values sent, calls refused and why, calls a rename routed). A recorder appends its lines
- *   in the background, each in one `write` of a file opened with O_APPEND and each of bounded
- *   size (the caps below), so several processes can append to one file: their lines never
- *   interleave, and a line cut short by a crash spoils only itself (the reader skips it and
- *   says so).
- * - **The summary** (`usage summarize`, usage-summary.ts): the recordings of many replicas and
- *   days merged into one document, which `check`, `diff` and the Action read.
- *
- * What is recorded is names and counts, never free text: the argument *fields* present (as
- * field paths of this module's codec, `inputSchema.properties.items.items.properties.sku`, so the
- * gate matches them to the fields of deltas), and values only of arguments the schema the client
- * was shown constrains to an `enum` or a `const` (each as its JSON text; any other value sent
- * there counts as `(other)`).
- */
-
-
-/** Written in every line of a recording. */
-const USAGE_RECORD_FORMAT = 'mcp-contract-guard/usage';
-const USAGE_RECORD_VERSION = 1;
-/** Why a call was refused: a category, never the error's text. */
-const usage_REFUSALS = ['invalid-arguments', 'unknown-tool', 'error'];
-/** The key of a value sent where the schema allows only some: not one of them (never its text). */
-const OTHER_VALUE = '(other)';
-/**
- * The bounds of what one recorder keeps per UTC day, and so of a line's size: past them, names
- * and values are counted as overflow, never kept. They bound a recorder's memory whatever its
- * clients send, and keep each line within `MAX_RECORD_LENGTH` (one atomic append).
- */
-const USAGE_CAPS = {
-    /** Distinct tool names per day (a client may call names the server never had). */
-    tools: 512,
-    /** Argument fields per tool per day. */
-    fields: 128,
-    /** Distinct (field, value) pairs per tool per day. */
-    values: 128,
-    /** Rename targets per tool per day. */
-    routes: 16,
-    /** The longest tool name kept (MCP's own limit is 128). */
-    nameLength: 128,
-    /** The longest field path kept, encoded. */
-    fieldLength: 256,
-    /** The longest value kept, as JSON text (a longer enum value is `(other)`). */
-    valueLength: 128,
-    /** The server's name and version as kept. */
-    serverLength: 256,
-    /** How deep into the arguments fields are recorded, and how many nodes of one call are visited. */
-    depth: 8,
-    nodes: 512,
-};
-/** The longest line a reader accepts: every line a recorder writes is shorter, by the caps. */
-const MAX_RECORD_LENGTH = (/* unused pure expression or super */ null && (256 * 1024));
-/** One line of a recording (no newline), keys in a fixed order. */
-function usageRecordLine(record) {
-    const head = { format: USAGE_RECORD_FORMAT, version: USAGE_RECORD_VERSION, type: record.type, day: record.day, ...(record.server ? { server: record.server } : {}) };
-    if (record.type === 'day') {
-        const { listed, overflowTools, overflowCalls } = record;
-        return JSON.stringify({ ...head, listed, overflowTools, overflowCalls });
-    }
-    const { tool, calls, fields, values, refused, routed, overflowFields, overflowValues } = record;
-    return JSON.stringify({ ...head, tool, calls, fields, values, refused, routed, overflowFields, overflowValues });
-}
-/** A line that is not a record of this version: `newer` when a later mcp-contract-guard wrote it (never read as if it were ours). */
-class UsageRecordError extends Error {
-    newer;
-    name = 'UsageRecordError';
-    constructor(message, newer = false) {
-        super(message);
-        this.newer = newer;
-    }
-}
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-/** Whether `text` is a real calendar day, YYYY-MM-DD. */
-function isDay(text) {
-    return typeof text === 'string' && DAY.test(text) && new Date(`${text}T00:00:00Z`).toISOString().startsWith(text);
-}
-/** A count as a recording or a summary holds it: a whole number JavaScript adds exactly. */
-function usage_isCount(value) {
-    return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-}
-/**
- * Reads one line of a recording. Throws `UsageRecordError` for anything else: not JSON, too
- * long or deep, another format, a newer version (`newer`), a field of the wrong type, a count
- * that is not a whole number below 2^53, a name past the caps.
- */
-function readUsageRecordLine(line) {
-    if (line.length > MAX_RECORD_LENGTH)
-        throw new UsageRecordError(`is ${line.length.toLocaleString('en-US')} characters long; the longest record is ${MAX_RECORD_LENGTH.toLocaleString('en-US')}`);
-    if (nestingDepth(line) > 6)
-        throw new UsageRecordError('nests deeper than a record does');
-    const data = parseJson(line);
-    if (!isJsonObject(data))
-        throw new UsageRecordError('is not a JSON object (a line cut short?)');
-    if (data.format !== USAGE_RECORD_FORMAT)
-        throw new UsageRecordError(`is not a usage record (its "format" is ${usage_describe(data.format)})`);
-    if (data.version !== USAGE_RECORD_VERSION) {
-        const newer = typeof data.version === 'number' && data.version > USAGE_RECORD_VERSION;
-        throw new UsageRecordError(`has version ${usage_describe(data.version)}; this mcp-contract-guard reads version ${USAGE_RECORD_VERSION}${newer ? ' (it was written by a newer one: summarize with that version)' : ''}`, newer);
-    }
-    if (!isDay(data.day))
-        throw new UsageRecordError(`has no valid "day" (YYYY-MM-DD), got ${usage_describe(data.day)}`);
-    const server = data.server === undefined ? undefined : serverOf(data.server);
-    const base = { day: data.day, ...(server ? { server } : {}) };
-    if (data.type === 'day') {
-        const listed = data.listed;
-        if (!Array.isArray(listed) || listed.length > USAGE_CAPS.tools || !listed.every((name) => isName(name, USAGE_CAPS.nameLength))) {
-            throw new UsageRecordError(`"listed" must be at most ${USAGE_CAPS.tools} tool names`);
-        }
-        return { type: 'day', ...base, listed: listed, overflowTools: count(data.overflowTools, 'overflowTools'), overflowCalls: count(data.overflowCalls, 'overflowCalls') };
-    }
-    if (data.type !== 'tool')
-        throw new UsageRecordError(`has unknown "type" ${usage_describe(data.type)}`);
-    if (!isName(data.tool, USAGE_CAPS.nameLength))
-        throw new UsageRecordError(`"tool" must be a name of 1 to ${USAGE_CAPS.nameLength} characters`);
-    const values = Object.create(null);
-    const rawValues = data.values;
-    if (!isJsonObject(rawValues))
-        throw new UsageRecordError('"values" must be an object');
-    const fieldsWithValues = Object.keys(rawValues);
-    if (fieldsWithValues.length > USAGE_CAPS.values)
-        throw new UsageRecordError(`"values" holds more than ${USAGE_CAPS.values} fields`);
-    let pairs = 0;
-    for (const field of fieldsWithValues) {
-        if (!isName(field, USAGE_CAPS.fieldLength))
-            throw new UsageRecordError('"values" holds a field that is not one');
-        values[field] = counts(rawValues[field], `values[${JSON.stringify(field)}]`, USAGE_CAPS.values, USAGE_CAPS.valueLength);
-        pairs += Object.keys(values[field]).length;
-    }
-    if (pairs > USAGE_CAPS.values)
-        throw new UsageRecordError(`"values" holds more than ${USAGE_CAPS.values} values`);
-    const record = {
-        type: 'tool',
-        ...base,
-        tool: data.tool,
-        calls: count(data.calls, 'calls'),
-        fields: counts(data.fields, 'fields', USAGE_CAPS.fields, USAGE_CAPS.fieldLength),
-        values,
-        refused: counts(data.refused, 'refused', usage_REFUSALS.length + 8, 40),
-        routed: counts(data.routed, 'routed', USAGE_CAPS.routes, USAGE_CAPS.nameLength),
-        overflowFields: count(data.overflowFields, 'overflowFields'),
-        overflowValues: count(data.overflowValues, 'overflowValues'),
-    };
-    // Each count is of calls of the tool: none can exceed them.
-    const most = Math.max(0, ...Object.values(record.fields), ...Object.values(record.refused), ...Object.values(record.routed), ...Object.values(values).flatMap((v) => Object.values(v)));
-    if (most > record.calls)
-        throw new UsageRecordError(`counts ${most} calls of something, more than the ${record.calls} calls of the tool`);
-    return record;
-}
-function serverOf(value) {
-    if (!isJsonObject(value) || !isName(value.name, USAGE_CAPS.serverLength))
-        throw new UsageRecordError('"server" must be { name, version? }');
-    if (value.version !== undefined && !isName(value.version, USAGE_CAPS.serverLength))
-        throw new UsageRecordError('"server.version" must be a short string');
-    return typeof value.version === 'string' ? { name: value.name, version: value.version } : { name: value.name };
-}
-function count(value, at) {
-    if (!usage_isCount(value))
-        throw new UsageRecordError(`"${at}" must be a whole number from 0 to 2^53, got ${usage_describe(value)}`);
-    return value;
-}
-function counts(value, at, max, maxKey) {
-    if (!isJsonObject(value))
-        throw new UsageRecordError(`"${at}" must be an object of counts`);
-    const keys = Object.keys(value);
-    if (keys.length > max)
-        throw new UsageRecordError(`"${at}" holds more than ${max} names`);
-    const out = Object.create(null);
-    for (const key of keys) {
-        if (key.length === 0 || key.length > maxKey)
-            throw new UsageRecordError(`"${at}" holds a name of ${key.length} characters`);
-        out[key] = count(value[key], `${at}[${JSON.stringify(key.slice(0, 40))}]`);
-    }
-    return out;
-}
-function isName(value, max) {
-    return typeof value === 'string' && value.length > 0 && value.length <= max;
-}
-function usage_describe(value) {
-    if (value === undefined)
-        return 'nothing';
-    const json = JSON.stringify(value) ?? String(value);
-    return json.length > 60 ? `${json.slice(0, 60)}…` : json;
-}
-
 ;// CONCATENATED MODULE: ./lib/protocol/usage-summary.js
 /**
  * The usage summary (`usage summarize … --out usage.json`): the recordings of many replicas and
@@ -63633,7 +63774,7 @@ function renderUsageSummary(summary) {
  * `source` names it in the errors.
  */
 function readUsageSummaryText(text) {
-    text = json_withoutByteOrderMark(text);
+    text = withoutByteOrderMark(text);
     if (text.length > SUMMARY_CAPS.length)
         throw new UsageSummaryError([`is ${text.length.toLocaleString('en-US')} characters long; the limit is ${SUMMARY_CAPS.length.toLocaleString('en-US')}`]);
     const depth = read_nestingDepth(text);
@@ -63652,12 +63793,12 @@ function readUsageSummary(data) {
     }
     if (data.version !== USAGE_SUMMARY_VERSION) {
         const newer = typeof data.version === 'number' && data.version > USAGE_SUMMARY_VERSION;
-        throw new UsageSummaryError([`has version ${usage_describe(data.version)}; this mcp-contract-guard reads version ${USAGE_SUMMARY_VERSION}${newer ? ' (a newer mcp-contract-guard wrote it)' : ''}`]);
+        throw new UsageSummaryError([`has version ${read_describe(data.version)}; this mcp-contract-guard reads version ${USAGE_SUMMARY_VERSION}${newer ? ' (a newer mcp-contract-guard wrote it)' : ''}`]);
     }
     const counted = (value, at) => {
         if (usage_isCount(value))
             return value;
-        problem(`${at} must be a whole number from 0 to 2^53, got ${usage_describe(value)}`);
+        problem(`${at} must be a whole number from 0 to 2^53, got ${read_describe(value)}`);
         return 0;
     };
     const countsOf = (value, at, max) => {
@@ -63676,17 +63817,17 @@ function readUsageSummary(data) {
     const server = json_isJsonObject(data.server) ? data.server : {};
     const name = server.name === null || (typeof server.name === 'string' && server.name.length <= USAGE_CAPS.serverLength) ? server.name : undefined;
     if (name === undefined)
-        problem(`server.name must be a name or null, got ${usage_describe(server.name)}`);
+        problem(`server.name must be a name or null, got ${read_describe(server.name)}`);
     const versions = Array.isArray(server.versions) && server.versions.length <= SUMMARY_CAPS.versions && server.versions.every((v) => typeof v === 'string' && v.length <= USAGE_CAPS.serverLength) ? server.versions : undefined;
     if (versions === undefined)
         problem(`server.versions must be at most ${SUMMARY_CAPS.versions} version strings`);
     const window = json_isJsonObject(data.window) ? data.window : {};
     const { from, to } = window;
     if (!isDay(from) || !isDay(to) || from > to)
-        problem(`window must run from one day (YYYY-MM-DD) to the same or a later one, got ${usage_describe(from)} to ${usage_describe(to)}`);
+        problem(`window must run from one day (YYYY-MM-DD) to the same or a later one, got ${read_describe(from)} to ${read_describe(to)}`);
     const days = counted(window.days, 'window.days');
     if (isDay(from) && isDay(to) && days !== daysBetween(from, to))
-        problem(`window.days must be ${daysBetween(from, to)} (from ${from} to ${to}), got ${usage_describe(window.days)}`);
+        problem(`window.days must be ${daysBetween(from, to)} (from ${from} to ${to}), got ${read_describe(window.days)}`);
     const missingCount = counted(window.missingCount, 'window.missingCount');
     const missing = Array.isArray(window.missing) && window.missing.length <= SUMMARY_CAPS.missingDays && window.missing.every((d) => isDay(d) && (!isDay(from) || d > from) && (!isDay(to) || d < to)) ? window.missing : undefined;
     if (missing === undefined)
@@ -63769,14 +63910,18 @@ function readUsageSummary(data) {
 
 ;// CONCATENATED MODULE: ./lib/protocol/index.js
 /**
- * The report and artifact format: the contract between the CI side (diff, renderers, the
- * Action) and the runtime inside a deployed server, which ship separately. This module owns its
- * types, its one reader, its canonical order and canonical JSON,
- * the XML escaping and `<contract_deltas>` block, and the definition of a discriminated union.
- * It imports nothing else of the project, so the runtime can stand on it alone. Other folders
- * import it through this index; the CLI's argument parser and policy/checks.ts take the
- * severities from report.js directly, so that `--help` loads nothing more.
+ * The formats that cross a boundary: the report and artifact (the contract between the CI side
+ * (diff, renderers, the Action) and the runtime inside a deployed server, which ship
+ * separately), the usage recordings and summary, and the review file one job of the Action
+ * hands another. This module owns their types, their readers with caps, their canonical order
+ * and canonical JSON, the XML escaping and `<contract_deltas>` block, and the definition of a
+ * discriminated union. It imports nothing else of the project, so the runtime can stand on it
+ * alone. Other folders import it through this index; the CLI's argument parser and
+ * policy/checks.ts take the severities and the gate's vocabularies from report.js and
+ * review.js directly, so that `--help` loads nothing more.
  */
+
+
 
 
 
@@ -63803,6 +63948,7 @@ function readUsageSummary(data) {
 /* harmony export */   SR: () => (/* binding */ entryReports),
 /* harmony export */   YG: () => (/* binding */ summaryOf),
 /* harmony export */   _O: () => (/* binding */ emptyReport),
+/* harmony export */   d3: () => (/* binding */ SEMVER_BUMPS),
 /* harmony export */   f3: () => (/* binding */ SEVERITY_RANK),
 /* harmony export */   oC: () => (/* binding */ SEVERITIES),
 /* harmony export */   ol: () => (/* binding */ semverBumpOf),
@@ -63821,6 +63967,12 @@ const SEVERITIES = ['BREAKING', 'RISKY', 'SAFE', 'COSMETIC'];
 const SEVERITY_RANK = { BREAKING: 3, RISKY: 2, SAFE: 1, COSMETIC: 0 };
 /** The four collections a server exposes, in the order reports list them (fixed). */
 const ENTRY_KINDS = ['tools', 'prompts', 'resources', 'resourceTemplates'];
+/**
+ * The release a set of deltas calls for under semantic versioning: `major` for any BREAKING
+ * change (callers must change), `minor` for RISKY or SAFE ones (new or changed behaviour that
+ * existing callers survive), `patch` for COSMETIC-only ones (text), `none` when nothing changed.
+ */
+const SEMVER_BUMPS = ['major', 'minor', 'patch', 'none'];
 const REPORT_VERSION = 1;
 /** `YYYY-MM-DD`, a real day of the Gregorian calendar. */
 function isReleaseDate(value) {
@@ -63886,6 +64038,43 @@ function compareDeltas(a, b) {
 function compareText(a, b) {
     return a < b ? -1 : a > b ? 1 : 0;
 }
+
+
+/***/ }),
+
+/***/ 5070:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   MF: () => (/* binding */ REVIEW_VERDICTS),
+/* harmony export */   Sc: () => (/* binding */ CHECK_MODES),
+/* harmony export */   d$: () => (/* binding */ FAIL_ON),
+/* harmony export */   jW: () => (/* binding */ REVIEW_FILE_VERSION),
+/* harmony export */   tC: () => (/* binding */ VERSION_CHECKS),
+/* harmony export */   wc: () => (/* binding */ HEAD_SOURCES)
+/* harmony export */ });
+/**
+ * The threshold of the gate (`fail-on`): a severity, or `never` to only report. Spelled out
+ * (the type holds it to SEVERITIES) rather than spread from them, which a bundler would keep
+ * in a bundle that never reads it (the runtime's).
+ */
+const FAIL_ON = ['BREAKING', 'RISKY', 'SAFE', 'COSMETIC', 'never'];
+/** How a check beside the contract review counts (a stale lockfile, a too-small version): it fails the run, it is only reported, or it is not made. */
+const CHECK_MODES = ['fail', 'warn', 'off'];
+/**
+ * Where the review stands:
+ * - `clean`: no delta at all; `below-threshold`: deltas, none at or above `fail-on`;
+ * - `accepted`: the ones at or above were all accepted by the allow-list;
+ * - `approved`: some were not, but the PR carries the approval label;
+ * - `blocked`: the gate fails on them; `not-gated`: `fail-on: never`;
+ * - `unknown`: the review could not be made (the head did not compile, the base was unreadable).
+ */
+const REVIEW_VERDICTS = ['clean', 'below-threshold', 'accepted', 'approved', 'blocked', 'not-gated', 'unknown'];
+/** Where the head's contracts came from: the server (compiled live), its lockfile (compile: false), a dump file, or nowhere (the head's config dropped the server). */
+const HEAD_SOURCES = ['server', 'lockfile', 'file', 'removed'];
+/** What the version check found: the version says at least what the changes call for, it is too small, it could not tell, or it was not asked. */
+const VERSION_CHECKS = ['ok', 'too-small', 'unknown', 'off'];
+const REVIEW_FILE_VERSION = 1;
 
 
 /***/ }),
