@@ -1,9 +1,9 @@
 /**
- * The form of a file one job hands another (the review file), as checks the readers compose:
- * strings and lists with a cap, vocabularies, objects with exactly the fields the format writes
- * (an unknown one, `__proto__` included, is refused, so a checked object holds no name but
- * ours). A check says what is wrong with a value to a `Reader`, which collects the problems, at
- * most 20, each named with its place.
+ * The form of a file one job hands another (the review file, the capture file), as checks the
+ * readers compose: strings and lists with a cap, vocabularies, objects with exactly the fields
+ * the format writes (an unknown one, `__proto__` included, is refused, so a checked object holds
+ * no name but ours), records of names the file gives. A check says what is wrong with a value
+ * to a `Reader`, which collects the problems, at most 20, each named with its place.
  *
  * A reader builds its form when it reads a file, not when its module loads, from the checks
  * `formChecks()` hands it: a bundle that reads none of these files (the runtime's) then leaves
@@ -35,7 +35,7 @@ export type Check<R extends Reader = Reader> = (value: unknown, at: string, read
 
 /** The checks a form is built of (see the module comment). */
 export function formChecks() {
-  return { optional, text, matching, oneOf, list, object };
+  return { optional, text, matching, oneOf, list, object, record };
 }
 
 /** Checks a field may be absent for (a JSON value is never `undefined`). */
@@ -83,6 +83,24 @@ function object<R extends Reader>(what: string, fields: Record<string, Check<R>>
     for (const [key, check] of Object.entries(fields)) {
       if (value[key] !== undefined) check(value[key], pathOf(at, key), reader);
       else if (!OPTIONAL.has(check)) reader.problem(at === '' ? 'it' : at, `has no "${key}"`);
+    }
+  };
+}
+
+/**
+ * An object of at most `max` entries under names the file gives (a server's, from the pull
+ * request: `__proto__` is one like any other), each name of at most `maxName` characters and
+ * each value of the form `item`. Whoever keeps the entries keeps them in a null-prototype record.
+ */
+function record<R extends Reader>(what: string, item: Check<R>, limits: { max: number; maxName: number }): Check<R> {
+  return (value, at, reader) => {
+    if (!isJsonObject(value)) return reader.problem(at, `must be ${what}, got ${kindOf(value)}`);
+    const names = Object.keys(value);
+    if (names.length > limits.max) return reader.problem(at, `holds ${names.length.toLocaleString('en-US')} entries; at most ${limits.max.toLocaleString('en-US')}`);
+    for (let i = 0; i < names.length && !reader.full; i++) {
+      const name = names[i] as string;
+      if (name.length > limits.maxName) reader.problem(pathOf(at, name), `is a name of ${name.length.toLocaleString('en-US')} characters; at most ${limits.maxName.toLocaleString('en-US')}`);
+      else item(value[name], pathOf(at, name), reader);
     }
   };
 }
