@@ -10,20 +10,17 @@ import { join } from 'node:path';
 import { CompileError } from '../compile/index.js';
 import { renderLockfile } from '../contract/lockfile.js';
 import { UserError, errorMessage } from '../errors.js';
+import { CAPTURE_FILE_NAME, CAPTURE_KIND, CAPTURE_VERSION, nullPrototypeRecord, renderCaptureFile, type CapturedServer } from '../protocol/index.js';
 import {
-  CAPTURE_KIND,
-  CAPTURE_VERSION,
   checkoutTree,
   log,
   planEvent,
   redactor,
   registerCredentials,
-  renderCaptureFile,
   tamperingMessage,
   writeOutputFile,
   writeSummary,
   type ActionInputs,
-  type CapturedServer,
   type CommandFileGuard,
   type RunContext,
   type Runner,
@@ -45,7 +42,7 @@ export async function captureOnly(inputs: ActionInputs, context: RunContext, run
   const live = subjects.flatMap((s) => (s.target && s.target.source.kind !== 'file' ? [{ name: s.name ?? s.id, kind: s.target.source.kind }] : []));
   const refusal = policy.refusal(live);
   if (refusal) throw new UserError(refusal);
-  const servers = Object.create(null) as Record<string, CapturedServer>;
+  const servers = nullPrototypeRecord<CapturedServer>();
   for (const subject of subjects) {
     const source = subject.target?.source;
     // A dump or lockfile named by "file" is read by the reviewing job from its own checkout.
@@ -68,7 +65,7 @@ export async function captureOnly(inputs: ActionInputs, context: RunContext, run
   // Every server is stopped: what it wrote to the runner's files is undone, and the file says so.
   const tampered = await commandFiles.restore();
   const repository = `${context.repo.owner}/${context.repo.repo}`;
-  const path = join(runner.temp, 'mcp-contract-guard', 'mcp-contract-guard-capture.json');
+  const path = join(runner.temp, 'mcp-contract-guard', CAPTURE_FILE_NAME);
   const file = { version: CAPTURE_VERSION, kind: CAPTURE_KIND, repository, headSha: plan.headSha, tampered, servers } as const;
   await writeOutputFile(path, redactor.redact(renderCaptureFile({ ...file, tampered: [...tampered] })), runner.roots, 'the capture file');
   core.setOutput('capture-path', path);

@@ -1,13 +1,13 @@
 /**
  * The formats that cross a boundary: the report and artifact (the contract between the CI side
  * (diff, renderers, the Action) and the runtime inside a deployed server, which ship
- * separately), the usage recordings and summary, and the review file one job of the Action
- * hands another. This module owns their types, their readers with caps, their canonical order
- * and canonical JSON, the XML escaping and `<contract_deltas>` block, and the definition of a
- * discriminated union. It imports nothing else of the project, so the runtime can stand on it
- * alone. Other folders import it through this index; the CLI's argument parser and
- * policy/checks.ts take the severities and the gate's vocabularies from report.js and
- * review.js directly, so that `--help` loads nothing more.
+ * separately), the usage recordings and summary, and the files one job of the Action hands
+ * another (the review file, the capture file). This module owns their types, their readers with
+ * caps (their checks in form.ts), their canonical order and canonical JSON, the XML escaping and
+ * `<contract_deltas>` block, and the definition of a discriminated union. It imports nothing
+ * else of the project, so the runtime can stand on it alone. Other folders import it through
+ * this index; the CLI's argument parser and policy/checks.ts take the severities and the gate's
+ * vocabularies from report.js and review.js directly, so that `--help` loads nothing more.
  */
 export {
   ENTRY_KINDS,
@@ -61,6 +61,20 @@ export {
   type VersionCheck,
 } from './review.js';
 export { REVIEW_FILE_CAPS, ReviewFileError, readReviewFile, readReviewFileText, renderReviewFile } from './review-file.js';
+export {
+  CAPTURE_FILE_CAPS,
+  CAPTURE_FILE_NAME,
+  CAPTURE_KIND,
+  CAPTURE_VERSION,
+  COMMAND_FILES,
+  CaptureFileError,
+  readCaptureFile,
+  readCaptureFileText,
+  renderCaptureFile,
+  type CaptureFile,
+  type CapturedServer,
+  type CommandFile,
+} from './capture-file.js';
 export {
   displayJson,
   escapeAttr,

@@ -10,6 +10,7 @@
  * by whoever posts it (github/vouch.ts).
  */
 import { canonicalJson, isJsonObject } from './json.js';
+import { Reader, formChecks, type Check } from './form.js';
 import { ReportFormatError, describe, kindOf, parseWithin, readReport } from './read.js';
 import { SEMVER_BUMPS, SEVERITIES, type DiffReport } from './report.js';
 import { CHECK_MODES, FAIL_ON, HEAD_SOURCES, REVIEW_FILE_VERSION, REVIEW_VERDICTS, VERSION_CHECKS, type ReviewFile } from './review.js';
@@ -23,8 +24,6 @@ export const REVIEW_FILE_CAPS = {
   depth: 67,
   reviews: 100,
 } as const;
-
-const MAX_PROBLEMS = 20;
 
 /** The text is not a review file of this version; `problems` says where and why. */
 export class ReviewFileError extends Error {
@@ -54,85 +53,21 @@ export function readReviewFile(data: unknown, isKnownKind?: (kind: string) => bo
   if (data.version !== REVIEW_FILE_VERSION) {
     throw new ReviewFileError([`it has version ${describe(data.version)}; this mcp-contract-guard reads version ${REVIEW_FILE_VERSION} (write and read it with the same version)`]);
   }
-  const reader = new Reader(isKnownKind);
+  const reader = new ReviewReader(isKnownKind);
   reviewFileForm()(data, '', reader);
   if (reader.problems.length > 0) throw new ReviewFileError(reader.problems);
   const file = data as unknown as ReviewFile;
   return { ...file, reviews: file.reviews.map((review) => ({ ...review, report: review.report === null ? null : (reader.reports.get(review.report) as DiffReport) })) };
 }
 
-class Reader {
-  readonly problems: string[] = [];
+/** Collects the problems, and each review's report as the report reader read it. */
+class ReviewReader extends Reader {
   /** Each review's report as the report reader read it, by the parsed object it was read from. */
   readonly reports = new Map<object, DiffReport>();
 
-  constructor(readonly isKnownKind: ((kind: string) => boolean) | undefined) {}
-
-  get full(): boolean {
-    return this.problems.length >= MAX_PROBLEMS;
+  constructor(readonly isKnownKind: ((kind: string) => boolean) | undefined) {
+    super();
   }
-
-  problem(at: string, text: string): void {
-    if (!this.full) this.problems.push(at === '' ? text : `${at} ${text}`);
-  }
-}
-
-/** What a field must be: says what is wrong with `value`, found at `at`, to `reader`. */
-type Check = (value: unknown, at: string, reader: Reader) => void;
-
-/** Checks a field may be absent for (a JSON value is never `undefined`). */
-const OPTIONAL = new WeakSet<Check>();
-
-function optional(check: Check): Check {
-  const field: Check = (value, at, reader) => check(value, at, reader);
-  OPTIONAL.add(field);
-  return field;
-}
-
-function text(max: number): Check {
-  return (value, at, reader) => {
-    if (typeof value === 'string' && value.length <= max) return;
-    const got = typeof value === 'string' ? `${value.length.toLocaleString('en-US')} characters` : describe(value);
-    reader.problem(at, `must be a string of at most ${max.toLocaleString('en-US')} characters, got ${got}`);
-  };
-}
-
-function matching(pattern: RegExp, what: string): Check {
-  return (value, at, reader) => {
-    if (typeof value !== 'string' || !pattern.test(value)) reader.problem(at, `must be ${what}, got ${describe(value)}`);
-  };
-}
-
-function oneOf(values: readonly unknown[]): Check {
-  return (value, at, reader) => {
-    if (!values.includes(value)) reader.problem(at, `must be ${values.length === 1 ? '' : 'one of '}${values.map((v) => JSON.stringify(v)).join(', ')}, got ${describe(value)}`);
-  };
-}
-
-function list(item: Check, max: number): Check {
-  return (value, at, reader) => {
-    if (!Array.isArray(value)) return reader.problem(at, `must be a list, got ${kindOf(value)}`);
-    if (value.length > max) return reader.problem(at, `holds ${value.length.toLocaleString('en-US')} items; at most ${max.toLocaleString('en-US')}`);
-    for (let i = 0; i < value.length && !reader.full; i++) item(value[i], `${at}[${i}]`, reader);
-  };
-}
-
-/** An object with exactly these fields (those marked `optional` may be absent). */
-function object(what: string, fields: Record<string, Check>): Check {
-  return (value, at, reader) => {
-    if (!isJsonObject(value)) return reader.problem(at, `must be ${what}, got ${kindOf(value)}`);
-    for (const key of Object.keys(value)) if (!Object.hasOwn(fields, key)) reader.problem(pathOf(at, key), `is not a field of ${what}`);
-    for (const [key, check] of Object.entries(fields)) {
-      if (value[key] !== undefined) check(value[key], pathOf(at, key), reader);
-      else if (!OPTIONAL.has(check)) reader.problem(at === '' ? 'it' : at, `has no "${key}"`);
-    }
-  };
-}
-
-/** `at.key`, or `at["key"]` (shortened) for a name the file made up. */
-function pathOf(at: string, key: string): string {
-  if (!/^[A-Za-z_$][\w$]{0,59}$/.test(key)) return `${at}[${describe(key)}]`;
-  return at === '' ? key : `${at}.${key}`;
 }
 
 const day: Check = (value, at, reader) => {
@@ -144,7 +79,7 @@ const pullRequest: Check = (value, at, reader) => {
 };
 
 /** Null (no review could be made) or a report exactly as this version writes it. */
-const report: Check = (value, at, reader) => {
+const report: Check<ReviewReader> = (value, at, reader) => {
   if (value === null) return;
   try {
     reader.reports.set(value as object, readReport(value, 'strict', reader.isKnownKind));
@@ -158,7 +93,8 @@ const report: Check = (value, at, reader) => {
  * The form of a review file, as checks. Built when a file is read rather than when the module
  * loads: a bundle that reads none (the runtime's) then leaves all of it out.
  */
-function reviewFileForm(): Check {
+function reviewFileForm(): Check<ReviewReader> {
+  const { list, matching, object, oneOf, optional, text } = formChecks();
   const boolean = oneOf([true, false]);
   const severity = oneOf(SEVERITIES);
   /** A commit, as GitHub names it: the comment shows its first seven digits raw. */

@@ -160,8 +160,13 @@ describe('examples/workflows/isolated-review.yml', () => {
     expect(missing.code).toBe(1);
     expect(reviewError(missing)).toContain('holds no capture of "mcp-contracts.lock.json"');
 
-    const malformed = await review(file({ [LOCK]: { lockfile: inventory.lockV2, notes: ['x'.repeat(5_000)], warnings: [] } }));
+    // Refused whole, each problem named with its place, never a stack trace.
+    const malformed = await review(file({ [LOCK]: { lockfile: inventory.lockV2, notes: ['x'.repeat(5_000)], warnings: [], contracts: {} } }));
     expect(malformed.code).toBe(1);
-    expect(malformed.stdout).toContain('is not a capture file of this mcp-contract-guard version');
+    expect(malformed.stdout).toContain('capture.json is not a capture file of this mcp-contract-guard version:');
+    expect(malformed.stdout).toContain(`servers["${LOCK}"].contracts is not a field of a captured server`);
+    expect(malformed.stdout).toContain(`servers["${LOCK}"].notes[0] must be a string of at most 3,000 characters, got 5,000 characters`);
+    expect(malformed.stdout).toContain('It should be the file a "mode: capture" run of the same mcp-contract-guard version wrote (its "capture-path").');
+    expect(malformed.stdout).not.toMatch(/\n\s+at /);
   });
 });

@@ -9,9 +9,7 @@
  * naming the files.
  */
 import { lstat, readFile, rm, writeFile } from 'node:fs/promises';
-
-export const COMMAND_FILES = ['GITHUB_OUTPUT', 'GITHUB_ENV', 'GITHUB_PATH', 'GITHUB_STATE', 'GITHUB_STEP_SUMMARY'] as const;
-export type CommandFile = (typeof COMMAND_FILES)[number];
+import { COMMAND_FILES, type CommandFile } from '../../protocol/index.js';
 
 interface Kept {
   name: CommandFile;

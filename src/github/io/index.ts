@@ -7,7 +7,7 @@
  */
 export { DEFAULT_RETRY, GitHubApi, isPermissionError, isTransient, retryPolicy, type RepoIssue } from './api.js';
 export { checkoutTree, commitTree, repoPath, type Tree } from './baseline.js';
-export { CAPTURE_KIND, CAPTURE_VERSION, capturedContracts, parseCaptureFile, renderCaptureFile, type CaptureFile, type CapturedServer } from './capture-file.js';
+export { capturedContracts, parseCaptureFile } from './capture-file.js';
 export { guardCommandFiles, tamperingMessage, type CommandFileGuard } from './command-files.js';
 export { planEvent, type EventPlan, type PullRequestInfo, type RunContext } from './event.js';
 export { readInputs, type ActionInputs } from './inputs.js';
