@@ -29930,8 +29930,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: CLIENT_CAPABILITIES, HealingFailedError, captureServer, compileFile, compileFilesToDiff, diagnose, proposeFix
 
-// EXTERNAL MODULE: ./lib/protocol/index.js + 10 modules
-var protocol = __nccwpck_require__(1084);
+// EXTERNAL MODULE: ./lib/protocol/index.js + 12 modules
+var protocol = __nccwpck_require__(6373);
 // EXTERNAL MODULE: ./lib/contract/canonical.js
 var canonical = __nccwpck_require__(7220);
 // EXTERNAL MODULE: ./lib/contract/schema.js
@@ -32856,7 +32856,7 @@ function shellQuote(word) {
 /* harmony export */   sc: () => (/* binding */ sha256)
 /* harmony export */ });
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
-/* harmony import */ var _protocol_index_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1084);
+/* harmony import */ var _protocol_index_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6373);
 
 
 // Digests are of the canonical JSON every lockfile is written in: the protocol's one implementation.
@@ -32910,7 +32910,7 @@ function rememberDigest(contract, digest) {
 /* harmony export */   to: () => (/* binding */ looksLikeLockfile)
 /* harmony export */ });
 /* unused harmony export LOCKFILE_VERSION */
-/* harmony import */ var _protocol_index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1084);
+/* harmony import */ var _protocol_index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6373);
 /* harmony import */ var _canonical_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7220);
 /* harmony import */ var _model_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(3379);
 
@@ -33158,7 +33158,7 @@ function parseKey(quoted) {
 /* harmony export */   pf: () => (/* reexport safe */ _protocol_index_js__WEBPACK_IMPORTED_MODULE_0__.pf),
 /* harmony export */   pq: () => (/* binding */ countOf)
 /* harmony export */ });
-/* harmony import */ var _protocol_index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1084);
+/* harmony import */ var _protocol_index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6373);
 /**
  * The contract model: what an MCP server exposes to the agents that call it.
  *
@@ -33217,7 +33217,7 @@ function emptyContracts(server = { name: 'unknown' }) {
 /* harmony export */   lF: () => (/* binding */ normalizeSchema),
 /* harmony export */   xY: () => (/* binding */ DEFINITION_DESCRIPTION)
 /* harmony export */ });
-/* harmony import */ var _protocol_index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1084);
+/* harmony import */ var _protocol_index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6373);
 /* harmony import */ var _model_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3379);
 
 
@@ -33933,7 +33933,7 @@ function asUserError(error) {
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(6760);
 /* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(7975);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(452);
-/* harmony import */ var _protocol_index_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(1084);
+/* harmony import */ var _protocol_index_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(6373);
 /**
  * Reading and writing the user's files (lockfiles, artifacts, dumps) with errors that say what
  * is wrong with which path, and writes that never leave half a file or a temporary one behind.
@@ -41748,8 +41748,8 @@ function getOctokit(token, options, ...additionalPlugins) {
 //# sourceMappingURL=github.js.map
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(6760);
-// EXTERNAL MODULE: ./lib/protocol/index.js + 10 modules
-var protocol = __nccwpck_require__(1084);
+// EXTERNAL MODULE: ./lib/protocol/index.js + 12 modules
+var protocol = __nccwpck_require__(6373);
 // EXTERNAL MODULE: ./lib/errors.js
 var errors = __nccwpck_require__(452);
 ;// CONCATENATED MODULE: ./lib/rules/examples.js
@@ -45763,6 +45763,4207 @@ function commitTree(ref, options) {
             return text;
         },
     };
+}
+
+;// CONCATENATED MODULE: ./lib/github/io/capture-file.js
+/**
+ * The capture file as the reviewing job takes it (`capture-file`): its form is protocol's
+ * (protocol/capture-file.ts, which reads it as the hostile data it is, written where the pull
+ * request's code ran); here the envelope's problems become the step's error, and each server's
+ * contracts are read from its lockfile's text, whose digests must match its content
+ * (contract/lockfile.ts: structure, depth and sizes are checked there). That the file is of
+ * this repository and of the commit under review, run.ts checks.
+ *
+ * What it cannot prove is that the servers said what it holds: the code that wrote it is the
+ * code under review. Neither can a live capture (the server says what it likes): SECURITY.md.
+ */
+
+
+
+/** The capture file at `label`, read as hostile data: a `UserError` names each problem. */
+function parseCaptureFile(source, label) {
+    try {
+        return (0,protocol/* readCaptureFileText */.YT)(source);
+    }
+    catch (error) {
+        if (!(error instanceof protocol/* CaptureFileError */.hT))
+            throw error;
+        const problems = error.problems.map((problem) => `  - ${problem}`).join('\n');
+        throw new errors/* UserError */.yo(`${label} is not a capture file of this mcp-contract-guard version:\n${problems}\nIt should be the file a "mode: capture" run of the same mcp-contract-guard version wrote (its "capture-path").`);
+    }
+}
+/** The contracts a capture file holds for server `id`: parsed and digest-checked; a string is why there are none. */
+function capturedContracts(file, id, label) {
+    const server = Object.hasOwn(file.servers, id) ? file.servers[id] : undefined;
+    if (server === undefined)
+        return `${label} holds no capture of "${id}": run the capture job with the same inputs (or config) as this one.`;
+    if ('error' in server)
+        return server.error;
+    try {
+        return { contracts: (0,contract_lockfile/* parseLockfile */.tg)(server.lockfile, `The capture of "${id}" in ${label}`), notes: server.notes, warnings: server.warnings };
+    }
+    catch (error) {
+        if (error instanceof contract_lockfile/* LockfileError */.g)
+            return error.message;
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./lib/github/io/command-files.js
+/**
+ * The runner's command files belong to the Action. The runner reads them once the step ends:
+ * a line in GITHUB_OUTPUT sets an output, in GITHUB_ENV a later step's environment (NODE_OPTIONS,
+ * LD_PRELOAD…), in GITHUB_PATH its PATH, and GITHUB_STEP_SUMMARY becomes the job's summary.
+ * A server runs as the runner's user and can find them (the runner's environment, its
+ * RUNNER_TEMP/_runner_file_commands layout), so the Action keeps a copy of each before any pull
+ * request code starts, and once every server is stopped puts back any the code changed, before
+ * it writes its own outputs: nothing the server wrote reaches the runner, and the step fails
+ * naming the files.
+ */
+
+
+/** A copy of each command file the environment names, taken now. */
+async function guardCommandFiles(env = process.env) {
+    const kept = [];
+    for (const name of protocol/* COMMAND_FILES */.UI) {
+        const path = env[name];
+        if (path === undefined || path === '')
+            continue;
+        const stat = await (0,promises_.lstat)(path).catch(() => undefined);
+        kept.push({ name, path, bytes: stat ? await (0,promises_.readFile)(path) : null, ino: stat?.ino ?? null });
+    }
+    let changed;
+    return {
+        restore: () => (changed ??= putBack(kept)),
+    };
+}
+async function putBack(kept) {
+    const changed = [];
+    for (const file of kept) {
+        const stat = await (0,promises_.lstat)(file.path).catch(() => undefined);
+        const same = stat === undefined ? file.bytes === null : stat.isFile() && stat.ino === file.ino && file.bytes !== null && (await (0,promises_.readFile)(file.path)).equals(file.bytes);
+        if (same)
+            continue;
+        changed.push(file.name);
+        // Removed first: a file turned into a link must not have its target written through.
+        await (0,promises_.rm)(file.path, { force: true, recursive: true });
+        if (file.bytes !== null)
+            await (0,promises_.writeFile)(file.path, file.bytes, { flag: 'wx' });
+    }
+    return changed;
+}
+/** What the step's failure says about the files a server wrote to: a pull request's, or a pinned third-party release (the watch mode). */
+function tamperingMessage(changed, server = 'pull-request') {
+    const files = changed.join(', ');
+    const [who, advice] = server === 'pull-request'
+        ? ['A server (code of this pull request)', 'review what this pull request runs before trusting anything it produced']
+        : ['A pinned server, at the release the watch started,', 'do not pin that release before knowing why it did'];
+    return (`${who} wrote to the runner's command ${changed.length === 1 ? 'file' : 'files'} ${files}, ` +
+        'which set step outputs, the environment and PATH of later steps, and the job summary. mcp-contract-guard put back what was there ' +
+        `before the server started, so none of it takes effect; ${advice}.`);
+}
+
+;// CONCATENATED MODULE: ./lib/github/io/event.js
+
+const NULL_SHA = /^0{40}$/;
+/**
+ * Decide what the review compares: the PR's base commit, the `before` of a push, a merge
+ * queue's base, or the `baseline-ref` input, which overrides them all (e.g. the last release
+ * tag, for a deploy workflow).
+ */
+function planEvent(context, baselineRef) {
+    const { eventName, payload } = context;
+    const pr = pullRequestOf(payload) ?? pullRequestOfRun(eventName, payload);
+    const plan = { eventName, headSha: pr?.headSha ?? headShaOf(eventName, payload) ?? context.sha };
+    if (pr)
+        plan.pr = pr;
+    const releasedAt = releasedAtOf(eventName, payload);
+    if (releasedAt !== undefined)
+        plan.releasedAt = releasedAt;
+    const releaseTag = releaseTagOfEvent(eventName, payload);
+    if (releaseTag !== undefined)
+        plan.releaseTag = releaseTag;
+    const issue = obj(payload.issue);
+    if (!pr && eventName === 'issue_comment' && issue?.pull_request !== undefined && typeof issue.number === 'number')
+        plan.lookUpPullRequest = issue.number;
+    if (baselineRef !== undefined) {
+        plan.baseline = { ref: baselineRef, describe: `baseline-ref ${baselineRef}` };
+        return plan;
+    }
+    if (pr) {
+        plan.baseline = { ref: pr.baseSha, describe: `the base of PR #${pr.number} (${pr.baseRef} @ ${shortSha(pr.baseSha)})` };
+        return plan;
+    }
+    if (eventName === 'push') {
+        const before = str(payload.before);
+        if (before && !NULL_SHA.test(before))
+            plan.baseline = { ref: before, describe: `the commit before this push (${shortSha(before)})` };
+        else if (plan.releaseTag !== undefined)
+            plan.noBaselineReason = `this push created the tag ${plan.releaseTag}, so it has no "before" commit; set "baseline-ref" to the previous release tag to compare with it`;
+        else
+            plan.noBaselineReason = 'this push created the branch, so it has no "before" commit';
+        return plan;
+    }
+    if (eventName === 'merge_group') {
+        const group = obj(payload.merge_group);
+        const base = str(group?.base_sha);
+        if (base) {
+            plan.baseline = { ref: base, describe: `the merge queue's base (${shortSha(base)})` };
+            return plan;
+        }
+    }
+    plan.noBaselineReason = `a ${eventName} event has no base commit; set "baseline-ref" (e.g. your last release tag) to compare with one`;
+    return plan;
+}
+function pullRequestOf(payload) {
+    const pr = obj(payload.pull_request);
+    if (!pr || typeof pr.number !== 'number')
+        return undefined;
+    const base = obj(pr.base);
+    const head = obj(pr.head);
+    const baseSha = str(base?.sha);
+    const headSha = str(head?.sha);
+    if (!baseSha || !headSha)
+        return undefined;
+    const baseRepo = str(obj(base?.repo)?.full_name);
+    const headRepo = str(obj(head?.repo)?.full_name);
+    const labels = Array.isArray(pr.labels) ? pr.labels.map((l) => str(obj(l)?.name)).filter((n) => n !== undefined) : [];
+    const info = {
+        number: pr.number,
+        baseSha,
+        baseRef: str(base?.ref) ?? 'base',
+        headSha,
+        // A deleted fork has no head repo: treat it as a fork (the token cannot write there either).
+        fork: headRepo === undefined || (baseRepo !== undefined && headRepo !== baseRepo),
+        labels,
+    };
+    const label = str(obj(payload.label)?.name);
+    const sender = str(obj(payload.sender)?.login);
+    if (payload.action === 'labeled' && label && sender)
+        info.labeled = { label, by: sender };
+    return info;
+}
+/**
+ * The pull request of a workflow_run or check run, from its `pull_requests` (GitHub lists
+ * only pull requests from branches of this repository there: a fork's run has none).
+ */
+function pullRequestOfRun(eventName, payload) {
+    const run = obj(payload[eventName]);
+    const first = obj(Array.isArray(run?.pull_requests) ? run.pull_requests[0] : undefined);
+    if (!first || typeof first.number !== 'number')
+        return undefined;
+    const base = obj(first.base);
+    const head = obj(first.head);
+    const baseSha = str(base?.sha);
+    const headSha = str(run?.head_sha) ?? str(head?.sha);
+    if (!baseSha || !headSha)
+        return undefined;
+    const baseRepo = obj(base?.repo)?.id;
+    const headRepo = obj(head?.repo)?.id;
+    return { number: first.number, baseSha, baseRef: str(base?.ref) ?? 'base', headSha, fork: headRepo === undefined || headRepo !== baseRepo, labels: [] };
+}
+/** The tag a push of a tag (refs/tags/…) or a release event names. */
+function releaseTagOfEvent(eventName, payload) {
+    if (eventName === 'release')
+        return str(obj(payload.release)?.tag_name);
+    const ref = eventName === 'push' ? str(payload.ref) : undefined;
+    return ref?.startsWith('refs/tags/') ? ref.slice('refs/tags/'.length) || undefined : undefined;
+}
+/** The commit an event without a pull request is about (GITHUB_SHA is the default branch's for most of these). */
+function headShaOf(eventName, payload) {
+    switch (eventName) {
+        case 'workflow_run':
+        case 'check_suite':
+        case 'check_run':
+            return str(obj(payload[eventName])?.head_sha);
+        case 'deployment_status':
+            return str(obj(payload.deployment)?.sha);
+        case 'status':
+            return str(payload.sha);
+        default:
+            return undefined;
+    }
+}
+/** The day the event dates its head: when the pushed commit was made, the release published, the pull request last updated. */
+function releasedAtOf(eventName, payload) {
+    const stamp = eventName === 'push'
+        ? str(obj(payload.head_commit)?.timestamp)
+        : eventName === 'release'
+            ? (str(obj(payload.release)?.published_at) ?? str(obj(payload.release)?.created_at))
+            : str(obj(payload.pull_request)?.updated_at) ?? str(obj(obj(payload[eventName])?.head_commit)?.timestamp);
+    const time = stamp === undefined ? Number.NaN : Date.parse(stamp);
+    return Number.isFinite(time) ? new Date(time).toISOString().slice(0, 10) : undefined;
+}
+function obj(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+}
+function str(value) {
+    return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+// EXTERNAL MODULE: ./lib/compile/index.js + 14 modules
+var compile = __nccwpck_require__(4194);
+// EXTERNAL MODULE: ./lib/protocol/review.js
+var protocol_review = __nccwpck_require__(5070);
+;// CONCATENATED MODULE: ./lib/policy/checks.js
+/**
+ * The settings of the gate, as the CLI's flags and the Action's inputs give them: the
+ * threshold the gate fails at (`fail-on`), and how a check beside the contract review counts
+ * (a lockfile that no longer matches its server, a version smaller than the changes call for).
+ * One parser each, so `--fail-on` and the input `fail-on` take the same values as a review
+ * file's `failOn` (the vocabularies are the review format's, protocol/review.ts).
+ * (Loaded by the CLI's `--help`: it imports nothing heavier than those vocabularies.)
+ */
+
+
+/** `value` as a threshold (severities in any case, `never` in any case); `what` names the input or flag in the message. */
+function parseFailOn(value, what) {
+    const given = value.trim();
+    const threshold = given.toLowerCase() === 'never' ? 'never' : given.toUpperCase();
+    if (!protocol_review/* FAIL_ON */.d$.includes(threshold))
+        throw new errors/* UserError */.yo(`${what} must be one of ${protocol_review/* FAIL_ON */.d$.join(', ')}; got "${value}".`);
+    return threshold;
+}
+/** `value` as a mode (any case); `what` names the input or flag in the message. */
+function parseCheckMode(value, what) {
+    const mode = value.trim().toLowerCase();
+    if (!protocol_review/* CHECK_MODES */.Sc.includes(mode))
+        throw new errors/* UserError */.yo(`${what} must be one of ${protocol_review/* CHECK_MODES */.Sc.join(', ')}; got "${value}".`);
+    return mode;
+}
+
+;// CONCATENATED MODULE: ./lib/github/io/redact.js
+/**
+ * Credentials the Action holds: its token, header values and the variables passed to a server
+ * by name (usually from secrets), the user:password or secret-looking query values of a
+ * server's URL (`https://user:pass@host/mcp`, `?api_key=…`), and the secrets the runner puts
+ * in the step's environment (ACTIONS_RUNTIME_TOKEN…), which a server can read from our process.
+ * Each is registered with the runner (so its log masks it) and replaced by `***` in everything
+ * the Action writes: comment, summary, annotations, SARIF, review file, artifact, outputs,
+ * error messages. Pure apart from the callback that registers a new secret.
+ *
+ * A secret is found as written, JSON-escaped, percent-encoded and base64-encoded (standard and
+ * URL-safe, at any byte offset, as the runner's own masker does: a server that reads the
+ * `AUTHORIZATION: basic …` header actions/checkout persists publishes the token that way).
+ * Any other transformation (split, reversed, another encoding) is not recognised: SECURITY.md
+ * says so, and why the job that runs pull request code should hold nothing worth stealing.
+ */
+
+
+const REDACTED = '***';
+/** Shorter values are not secrets worth the name, and masking them would garble the log. */
+const MIN_SECRET_LENGTH = 4;
+/** A base64 run shorter than this could be anything: not worth masking. */
+const MIN_ENCODED_LENGTH = 8;
+/**
+ * The variables of the step's environment that hold a credential: the runner's own (the runtime
+ * and OIDC request tokens, the github-token input), and any whose name says it is one
+ * (NPM_TOKEN, OPENAI_API_KEY, AWS_SECRET_ACCESS_KEY, DB_PASSWORD…), as a job's `env:` sets them.
+ */
+const SECRET_VARIABLE = /(^|[-_])(TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API[-_]?KEY|ACCESS[-_]?KEY|PRIVATE[-_]?KEY|CREDENTIALS?)$|(^|[-_])SECRET([-_]|$)/i;
+/**
+ * Collects secrets and takes them out of text. `onSecret` is called once per new secret (the
+ * Action registers it with `core.setSecret`, so the runner masks it in the log).
+ */
+class Redactor {
+    onSecret;
+    secrets = new Set();
+    urls = new Map();
+    ordered = [];
+    constructor(onSecret = () => undefined) {
+        this.onSecret = onSecret;
+    }
+    /** A value that must never be shown: a header value (and the credential after its scheme). */
+    addHeaderValues(headers) {
+        for (const value of Object.values(headers ?? {})) {
+            this.add(value);
+            const scheme = /^[A-Za-z][\w-]*\s+(\S.*)$/.exec(value.trim());
+            if (scheme)
+                this.add(scheme[1]);
+        }
+    }
+    /** A value that must never be shown, whatever it is (the token, a variable passed to a server). */
+    addSecret(value) {
+        if (value !== undefined)
+            this.add(value);
+    }
+    /** The values of `env` whose names hold credentials (SECRET_VARIABLE), and of the variables named in `names`. */
+    addEnvironment(env, names = []) {
+        const named = new Set([...names].map((name) => name.toUpperCase()));
+        for (const [name, value] of Object.entries(env)) {
+            if (value !== undefined && (SECRET_VARIABLE.test(name) || named.has(name.toUpperCase())))
+                this.add(value);
+        }
+    }
+    addUrl(url) {
+        if (url === undefined)
+            return;
+        const secrets = (0,compile/* urlSecrets */.Fn)(url);
+        if (secrets.length === 0)
+            return;
+        this.urls.set(url, (0,compile/* redactUrl */.BO)(url));
+        for (const secret of secrets)
+            this.add(secret);
+    }
+    /** `text` with every known credential replaced by `***` (in each form `forms` lists). */
+    redact(text) {
+        let out = text;
+        for (const [url, redacted] of this.urls)
+            out = out.split(url).join(redacted);
+        for (const secret of this.ordered)
+            out = out.split(secret).join(REDACTED);
+        return out;
+    }
+    add(secret) {
+        const value = secret.trim();
+        if (value.length < MIN_SECRET_LENGTH || this.secrets.has(value))
+            return;
+        this.secrets.add(value);
+        this.onSecret(value);
+        // Longest first, so a secret that contains another is replaced whole.
+        this.ordered = [...new Set([...this.ordered, ...redact_forms(value)])].sort((a, b) => b.length - a.length);
+    }
+}
+/** The forms a secret is looked for in: as written, JSON-escaped, percent-encoded, base64. */
+function redact_forms(secret) {
+    const out = [secret, JSON.stringify(secret).slice(1, -1)];
+    try {
+        out.push(encodeURIComponent(secret));
+    }
+    catch {
+        // A lone surrogate has no percent-encoding: nothing to look for.
+    }
+    for (const encoded of base64Cores(Buffer.from(secret, 'utf8')))
+        out.push(encoded, encoded.replace(/\+/g, '-').replace(/\//g, '_'));
+    return out.filter((form) => form.length >= MIN_SECRET_LENGTH);
+}
+/**
+ * The base64 characters that depend on `bytes` alone, for each of the three offsets (mod 3)
+ * at which they may start in the encoded text: the characters shared with the bytes before or
+ * after are left out (so up to two bytes at each end stay visible, never the secret).
+ */
+function base64Cores(bytes) {
+    const cores = [];
+    for (let offset = 0; offset < 3; offset++) {
+        const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64').replace(/=+$/, '');
+        // Characters 4k..4k+3 encode bytes 3k..3k+2: a group that holds a byte not ours depends on it.
+        const first = offset === 0 ? 0 : 4;
+        const whole = Math.floor((offset + bytes.length) / 3);
+        const core = encoded.slice(first, whole * 4);
+        if (core.length >= MIN_ENCODED_LENGTH)
+            cores.push(core);
+    }
+    return cores;
+}
+
+;// CONCATENATED MODULE: ./lib/github/io/inputs.js
+
+
+
+
+
+
+
+const INPUT_DEFAULTS = {
+    mode: 'review',
+    'fail-on': 'BREAKING',
+    'lockfile-check': 'fail',
+    'version-check': 'warn',
+    comment: 'on-change',
+    'approve-label': 'contract-change-approved',
+    'artifact-path': 'contract-deltas.json',
+    compile: 'true',
+    'working-directory': '.',
+    'unsafe-allow-privileged-events': 'false',
+    'unsafe-allow-pull-request-target': 'false',
+    'allow-max-days': String(DEFAULT_ALLOW_MAX_DAYS),
+    'unused-days': String(protocol/* DEFAULT_UNUSED_DAYS */.Ru),
+    'pin-file': 'mcp-pins.lock.json',
+    'watch-label': 'mcp-pin-drift',
+};
+/**
+ * Read and check every input. `get` returns the raw value ('' when unset, as `core.getInput`
+ * does); defaults are applied here too so a runner without action.yml defaults (the tests,
+ * `node dist/index.js` by hand) behaves the same.
+ */
+function readInputs(get, workspace) {
+    const raw = (name) => {
+        const value = get(name).trim();
+        if (value !== '')
+            return value;
+        return INPUT_DEFAULTS[name];
+    };
+    const workingDirectory = (0,external_node_path_.resolve)(workspace, raw('working-directory') ?? '.');
+    const path = (value) => (value === undefined ? undefined : (0,external_node_path_.isAbsolute)(value) ? value : (0,external_node_path_.resolve)(workingDirectory, value));
+    const sources = ['command', 'url', 'file'].filter((n) => raw(n) !== undefined);
+    if (sources.length > 1)
+        throw new errors/* UserError */.yo(`Give one source: ${sources.map((s) => `"${s}"`).join(' and ')} were both set. Use "command", "url" or "file" for one server, or "config" for several.`);
+    if (sources.length === 1 && raw('config') !== undefined)
+        throw new errors/* UserError */.yo(`"${sources[0]}" and "config" were both set: use "${sources[0]}" for one server, or "config" (with an optional "server") for the servers listed there.`);
+    if (sources.length === 1 && raw('server') !== undefined)
+        throw new errors/* UserError */.yo(`"server" picks a server of the config file; it cannot be combined with "${sources[0]}" (use "name" to label a single server).`);
+    const url = raw('url');
+    if (url !== undefined && !/^https?:\/\//.test(url))
+        throw new errors/* UserError */.yo(`"url" must be an http:// or https:// address; got "${(0,compile/* redactUrl */.BO)(url)}".`);
+    const inputs = {
+        mode: oneOf('mode', raw('mode'), ['review', 'comment-only', 'capture', 'watch']),
+        headers: parseHeaders(get('headers')),
+        passEnv: (0,compile/* checkPassEnv */.l6)(get('pass-env').split(/[\s,]+/).filter((name) => name !== ''), 'The input "pass-env"'),
+        compile: bool('compile', raw('compile')),
+        failOn: parseFailOn(raw('fail-on'), 'The input "fail-on"'),
+        lockfileCheck: parseCheckMode(raw('lockfile-check'), 'The input "lockfile-check"'),
+        versionCheck: parseCheckMode(raw('version-check'), 'The input "version-check"'),
+        comment: oneOf('comment', raw('comment').toLowerCase(), ['on-change', 'always', 'never']),
+        approveLabel: raw('approve-label'),
+        artifactPath: path(raw('artifact-path')),
+        token: get('github-token').trim(),
+        workingDirectory,
+        unsafeAllowPrivilegedEvents: bool('unsafe-allow-privileged-events', raw('unsafe-allow-privileged-events')) || bool('unsafe-allow-pull-request-target', raw('unsafe-allow-pull-request-target')),
+        allowMaxDays: parseDays(raw('allow-max-days')),
+        usage: parseUsage(get('usage'), path),
+        usageHeaders: parseHeaders(get('usage-headers'), 'usage-headers'),
+        unusedDays: parseDays(raw('unused-days'), 'unused-days', 3650),
+        pinFile: path(raw('pin-file')),
+        watchLabel: raw('watch-label'),
+    };
+    if (Object.keys(inputs.usageHeaders).length > 0 && !inputs.usage.some((u) => u.kind === 'url'))
+        throw new errors/* UserError */.yo('"usage-headers" are sent with a "usage" URL; no "usage" is an https:// URL.');
+    const optional = {
+        command: raw('command'),
+        url,
+        file: path(raw('file')),
+        config: path(raw('config')),
+        server: raw('server'),
+        name: raw('name'),
+        lockfile: path(raw('lockfile')),
+        sarifPath: path(raw('sarif-path')),
+        reviewPath: path(raw('review-path')),
+        captureFile: path(raw('capture-file')),
+        baselineRef: raw('baseline-ref'),
+        timeoutMs: parseTimeout(raw('timeout')),
+        clientCapabilities: raw('capabilities') === undefined ? undefined : (0,compile/* parseClientCapabilities */.DT)(raw('capabilities'), 'The input "capabilities"'),
+    };
+    for (const [key, value] of Object.entries(optional))
+        if (value !== undefined)
+            inputs[key] = value;
+    if (inputs.captureFile !== undefined && (inputs.mode !== 'review' || !inputs.compile)) {
+        throw new errors/* UserError */.yo(`"capture-file" gives the contracts a "mode: capture" job captured, to a review that would otherwise start the servers: it needs "mode: review" and "compile: true".`);
+    }
+    if (inputs.mode === 'watch' && sources.length + (raw('config') !== undefined ? 1 : 0) > 0) {
+        throw new errors/* UserError */.yo('mode: watch checks the servers of the pin file ("pin-file"); "command", "url", "file" and "config" name servers to review, not to watch.');
+    }
+    if (!/^[^,\n]{1,50}$/.test(inputs.watchLabel))
+        throw new errors/* UserError */.yo(`"watch-label" is one issue label (at most 50 characters, no comma); got "${inputs.watchLabel}".`);
+    if (inputs.name !== undefined && !/^[\w.@/-]{1,100}$/.test(inputs.name))
+        throw new errors/* UserError */.yo(`"name" may use letters, digits and "_ . @ / -" (at most 100); got "${inputs.name}".`);
+    return inputs;
+}
+function oneOf(name, value, allowed) {
+    if (!allowed.includes(value))
+        throw new errors/* UserError */.yo(`The input "${name}" must be one of ${allowed.join(', ')}; got "${value}".`);
+    return value;
+}
+function bool(name, value) {
+    const lower = value.toLowerCase();
+    if (lower === 'true')
+        return true;
+    if (lower === 'false')
+        return false;
+    throw new errors/* UserError */.yo(`The input "${name}" must be true or false; got "${value}".`);
+}
+function parseTimeout(value) {
+    if (value === undefined)
+        return undefined;
+    const seconds = Number(value);
+    if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600)
+        throw new errors/* UserError */.yo(`The input "timeout" is in seconds, more than 0 and at most 3600; got "${value}".`);
+    return Math.round(seconds * 1000);
+}
+function parseDays(value, name = 'allow-max-days', max = 3660) {
+    const days = Number(value);
+    if (!Number.isInteger(days) || days < 1 || days > max)
+        throw new errors/* UserError */.yo(`The input "${name}" is a whole number of days, from 1 to ${max}; got "${value}".`);
+    return days;
+}
+/**
+ * `usage`: one usage summary per line, a path (relative to the working directory) or an https
+ * URL. A URL is never shown in full (its query may hold a credential).
+ */
+function parseUsage(text, path) {
+    const out = [];
+    for (const line of text.split(/\r?\n/).map((l) => l.trim())) {
+        if (line === '')
+            continue;
+        if (/^[a-z][a-z0-9+.-]*:\/\//i.test(line)) {
+            if (!/^https:\/\//i.test(line) || !URL.canParse(line))
+                throw new errors/* UserError */.yo(`The input "usage" takes a path in the workspace or an https:// URL; got "${(0,compile/* redactUrl */.BO)(line)}".`);
+            out.push({ kind: 'url', url: line });
+        }
+        else
+            out.push({ kind: 'file', path: path(line) });
+    }
+    if (out.length > 20)
+        throw new errors/* UserError */.yo(`The input "usage" lists ${out.length} summaries; at most 20 (one per server).`);
+    return out;
+}
+/** `headers`: one `Name: value` per line (values usually come from secrets). */
+function parseHeaders(text, input = 'headers') {
+    const out = {};
+    for (const line of text.split(/\r?\n/)) {
+        if (line.trim() === '')
+            continue;
+        const at = line.indexOf(':');
+        const name = at > 0 ? line.slice(0, at).trim() : '';
+        // The value is never echoed: it is usually a secret.
+        if (!/^[\w-]+$/.test(name))
+            throw new errors/* UserError */.yo(`The input "${input}" takes one "Name: value" per line; a line has no valid header name before ":".`);
+        out[name] = line.slice(at + 1).trim();
+    }
+    return out;
+}
+
+;// CONCATENATED MODULE: ./lib/github/io/release-tags.js
+/**
+ * The release tags the version check compares beside the server's version (policy/semver.ts):
+ * this run's release, the tag its event names (a pushed tag, a published release) or else a
+ * tag at the head commit; and the previous release, a tag at the baseline commit (a
+ * baseline-ref that is itself a release tag, such as the last release in a release workflow,
+ * counts even when a shallow checkout lacks it). A commit's release tag is its highest tag that
+ * is a semantic version: a moving major tag (v1) or a name (nightly) beside it is not one. The
+ * tag an event names is the release whatever it says: one that is not a version is reported.
+ */
+
+
+
+const run = (0,external_node_util_.promisify)(external_node_child_process_.execFile);
+async function releaseTagsOf(plan, repoRoot) {
+    const current = plan.releaseTag ?? releaseTagOf(await tagsAt(plan.headSha, repoRoot)).tag;
+    if (current === undefined)
+        return {};
+    const baseline = plan.baseline?.ref;
+    const previous = baseline === undefined ? undefined : (releaseTagOf(await tagsAt(baseline, repoRoot)).tag ?? (parseSemver(baseline) ? baseline : undefined));
+    return { current, ...(previous !== undefined ? { previous } : {}) };
+}
+/** The tags that point at `ref` in the checkout; none when git does not know the commit (a shallow clone). */
+async function tagsAt(ref, repoRoot) {
+    try {
+        const { stdout } = await run('git', ['tag', `--points-at=${ref}`], { cwd: repoRoot, maxBuffer: 1024 * 1024, encoding: 'utf8' });
+        return stdout.split('\n').filter((tag) => tag !== '');
+    }
+    catch {
+        return [];
+    }
+}
+
+// EXTERNAL MODULE: external "node:os"
+var external_node_os_ = __nccwpck_require__(8161);
+;// CONCATENATED MODULE: ./lib/github/io/log.js
+/**
+ * Text for the step's log. The runner reads a stdout line as a workflow command when it starts
+ * with `::` after leading whitespace, or holds `##[` anywhere (the older syntax): a server name,
+ * a lint finding or an error message that carried one could add a mask, stop command
+ * processing, set an output or forge an annotation. Annotations and groups are safe already
+ * (@actions/core percent-encodes line breaks in a command's data); plain log lines are not.
+ */
+
+/** A line that could read as a command: only punctuation or spaces before `::`, or `##[` anywhere. */
+const COMMAND_LIKE = /^[^\p{L}\p{N}]*::|##\[/mu;
+/**
+ * `text` unchanged when no line of it could be a workflow command; else wrapped in
+ * `::stop-commands::TOKEN` … `::TOKEN::`, between which the runner ignores every command but
+ * the one that resumes. The token is random, so the text cannot resume early.
+ */
+function inert(text, token = (0,external_node_crypto_.randomBytes)(16).toString('hex')) {
+    if (!COMMAND_LIKE.test(text))
+        return text;
+    return `::stop-commands::${token}\n${text}\n::${token}::`;
+}
+
+;// CONCATENATED MODULE: ./lib/github/io/step.js
+/**
+ * The step itself: where it runs (the workspace and scratch space a runner provides), its log,
+ * its job summary, and the credentials kept out of all three. Text a pull request or a server
+ * wrote goes to the log through `log`: redacted, and never a workflow command.
+ */
+
+
+
+
+
+
+
+/** Credentials the run was given: masked in the log by the runner, and replaced by *** in everything written. */
+const redactor = new Redactor((secret) => core_setSecret(secret));
+/** A server's URL, header values and the variables passed to it by name are credentials until shown otherwise. */
+function registerCredentials(source) {
+    if (!source || source.kind === 'file')
+        return;
+    redactor.addUrl(source.url);
+    redactor.addHeaderValues(source.headers);
+    if (source.kind === 'command')
+        redactor.addEnvironment(process.env, source.passEnv ?? []);
+}
+/** The log, for text a pull request or a server may have written: no credential, never a workflow command. */
+const log = {
+    info: (message) => info(inert(redactor.redact(message))),
+    debug: (message) => core_debug(redactor.redact(message)),
+    warning: (message) => warning(redactor.redact(message)),
+};
+/** The job summary; outside a runner (no GITHUB_STEP_SUMMARY) the report file is enough. */
+async function writeSummary(markdown) {
+    if (!process.env.GITHUB_STEP_SUMMARY) {
+        log.info('No GITHUB_STEP_SUMMARY: the job summary is only in the report file ("report-path").');
+        return;
+    }
+    await summary.addRaw(redactor.redact(markdown)).write();
+}
+async function runnerOf() {
+    const workspace = (0,external_node_path_.resolve)(process.env.GITHUB_WORKSPACE ?? process.cwd());
+    const temp = (0,external_node_path_.resolve)(process.env.RUNNER_TEMP ?? (0,external_node_os_.tmpdir)());
+    await (0,promises_.mkdir)(temp, { recursive: true });
+    const root = async (path) => ({ path, real: await (0,promises_.realpath)(path).catch(() => path) });
+    const roots = { workspace: await root(workspace), temp: await root(temp) };
+    // git names the root with its links resolved; paths are shown under the workspace as the runner names it.
+    const gitRoot = await repoRootOf(workspace);
+    const repoRoot = gitRoot === undefined || gitRoot === roots.workspace.real ? workspace : gitRoot;
+    return { workspace, temp, repoRoot, roots };
+}
+
+// EXTERNAL MODULE: ./lib/http-client.js
+var http_client = __nccwpck_require__(9023);
+;// CONCATENATED MODULE: ./lib/github/io/usage.js
+/**
+ * The Action's `usage` input: the usage summaries the gate reads, each a file of the workspace
+ * or an https URL. They decide which breaks count, so a pull request must not be able to bring
+ * or change them, and they are read before any code of the pull request runs:
+ * - a file committed at the base is read as the base has it (the pull request's edits to it do
+ *   not count); a file the pull request itself commits is refused; any other file of the
+ *   workspace (an artifact an earlier step downloaded) is read from the checkout, as hostile data,
+ *   before the servers start (they run as the runner's user and could rewrite it);
+ * - a URL is fetched with the repository's bounded HTTP client, `usage-headers` sent only to its
+ *   own origin (a redirect elsewhere gets none), its body read up to the summary's size limit.
+ *
+ * A summary that cannot be had or read downgrades nothing: the run says why (a warning and a
+ * note in the comment) and the gate judges as if there were none. It never fails the review.
+ */
+
+
+
+
+
+
+/** How long fetching one summary may take. */
+const FETCH_TIMEOUT_MS = 30_000;
+async function readUsageInputs(inputs, runner, trees, log) {
+    const read = { summaries: [], reproduce: [], notes: [] };
+    for (const source of inputs.usage) {
+        const label = source.kind === 'url' ? (0,compile/* redactUrl */.BO)(source.url) : (0,external_node_path_.relative)(runner.workspace, source.path) || source.path;
+        try {
+            const file = source.kind === 'url' ? { text: await fetchSummary(source, inputs.usageHeaders), from: 'url' } : await readSummaryFile(source.path, label, runner, trees);
+            const summary = (0,protocol/* readUsageSummaryText */.h9)(file.text);
+            read.summaries.push(summary);
+            read.reproduce.push(reproduceLines(file.from, label, trees.baseRef));
+            log(`Usage: ${label} covers ${summary.calls.toLocaleString('en-US')} calls of ${summary.server.name === null ? 'an unnamed server' : `"${summary.server.name}"`} from ${summary.window.from} to ${summary.window.to}.`);
+        }
+        catch (error) {
+            const why = error instanceof protocol/* UsageSummaryError */.qR ? `it is not a usage summary this version can read (${error.message})` : (0,errors/* errorMessage */.gJ)(error);
+            read.notes.push(`The usage summary ${label} was not used, so no break is downgraded by usage: ${why}.`);
+        }
+    }
+    return read;
+}
+/** A summary file: the base's copy when the base commits it; refused when the pull request does; else the checkout's. */
+async function readSummaryFile(path, label, runner, trees) {
+    const atBase = trees.base === undefined ? null : await trees.base.read(path, 'the usage summary');
+    if (atBase !== null)
+        return { text: atBase, from: 'base' };
+    if (trees.base !== undefined && trees.head !== undefined && (await trees.head.read(path, 'the usage summary')) !== null) {
+        throw new Error(`${label} is committed by this pull request, not by its base, and a pull request cannot bring the evidence that downgrades its own breaks (commit it to the base branch, or download it in an earlier step)`);
+    }
+    const { readWorkspaceFile } = await Promise.resolve(/* import() */).then(__nccwpck_require__.bind(__nccwpck_require__, 1824));
+    const text = await readWorkspaceFile(path, runner.roots, 'the usage summary');
+    if (text === null)
+        throw new Error(`there is no ${label} in the workspace (download it in an earlier step, or give its https:// URL)`);
+    return { text, from: 'workspace' };
+}
+/**
+ * How "Reproduce locally" gets a summary: from git at the base when the base commits it, else
+ * from where the workflow got it (a URL or an earlier step's download: said, never fetched with
+ * its secrets).
+ */
+function reproduceLines(from, label, baseRef) {
+    const path = '/tmp/usage.json';
+    if (from === 'base' && baseRef !== undefined)
+        return { fetch: [`git show ${(0,compile/* shellQuote */.ZL)(`${baseRef}:${label}`)} > ${path}`], path };
+    const where = from === 'url' ? `from ${label}` : `as the workflow's earlier step got ${label}`;
+    return { fetch: [`# the usage summary the review read, ${where}, saved to ${path}`], path };
+}
+async function fetchSummary(source, headers) {
+    const signal = AbortSignal.timeout(FETCH_TIMEOUT_MS);
+    let response;
+    try {
+        response = await (0,http_client/* fetchFollowingRedirects */.Nv)(source.url, { method: 'GET', signal, headers: (sameOrigin) => ({ accept: 'application/json', ...(sameOrigin ? headers : {}) }) });
+    }
+    catch (error) {
+        const name = error.name;
+        throw new Error(name === 'TimeoutError' || name === 'AbortError' ? `fetching it took longer than ${FETCH_TIMEOUT_MS / 1000} s` : `fetching it failed (${(0,errors/* errorMessage */.gJ)(error)})`);
+    }
+    if (!response.ok) {
+        await response.body?.cancel();
+        throw new Error(`fetching it answered HTTP ${response.status}${response.status === 401 || response.status === 403 ? ' (check "usage-headers")' : ''}`);
+    }
+    const body = await (0,http_client/* readBody */.x8)(response, protocol/* SUMMARY_CAPS */.zr.length);
+    if (body === undefined)
+        throw new Error(`it is larger than ${protocol/* SUMMARY_CAPS */.zr.length.toLocaleString('en-US')} bytes`);
+    return body;
+}
+
+;// CONCATENATED MODULE: ./lib/github/io/index.js
+/**
+ * What the Action reads from and writes to the world around it, every input hostile: GitHub's
+ * REST API and the sticky comment's marker, git objects and the trees of the base and the head,
+ * the event and the inputs, workspace paths, the runner's command files, the step's log and
+ * summary with credentials redacted, release tags, the files one job hands another (the
+ * capture file, the review file) and the usage summaries.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./lib/github/render/comment.js
+
+
+
+
+
+/** A GitHub login shown without pinging it (inside a code span a mention is inert). */
+function quietMention(login) {
+    return mdCode(`@${login}`);
+}
+/** GitHub rejects comment bodies over 65,536 characters; keep a margin for its own counting. */
+const COMMENT_LIMIT = 65_000;
+/** A job summary may hold 1 MiB per step; several servers share it. */
+const SUMMARY_LIMIT = 900_000;
+/**
+ * The sticky PR comment for one server, read top-down in ten seconds: the gate's verdict in
+ * one paragraph (how many changes break callers, where, the release they call for, what to
+ * do), the digest (counts, what changes for callers, each fix once), then the detail collapsed
+ * per severity, what was accepted, how to reproduce it, and the links to the run. A review
+ * that could not be made gets the short failure body instead. Everything from the PR is escaped.
+ */
+function renderComment(review, maxLength = COMMENT_LIMIT) {
+    const marker = commentMarker(review.id, review.job);
+    if (review.report === null) {
+        return renderFailedReview({ marker, headSha: review.headSha, name: review.name, why: review.reviewError ?? review.gate.failures.join('\n'), runUrl: review.runUrl, footer: footer(review) });
+    }
+    const alert = review.alert === undefined ? [] : [`> [!CAUTION]\n> ${mdText((0,protocol/* truncate */.xv)(review.alert, 1_000))}`];
+    return renderReview(review, { opening: [marker, ...alert], closing: [footer(review)], maxLength, fullReport: runLink(review.runUrl) ? `the [job summary](${runLink(review.runUrl)}) of this run, or its delta artifact,` : 'the job summary of this run, or its delta artifact,' });
+}
+/** The comment after a later push reverted every change: short, and still findable by its marker. */
+function renderQuietComment(review) {
+    const compared = review.baseline ? ` match ${mdCode(review.lockfile)} at ${mdText((0,protocol/* truncate */.xv)(review.baseline, 300))}` : ' match the lockfile';
+    return [
+        commentMarker(review.id, review.job),
+        `### MCP contract changes in ${serverName(review.name)}: none`,
+        `✅ The contracts at ${shortSha(review.headSha)}${compared}. An earlier push to this pull request changed them; those changes are gone.`,
+        footer(review),
+    ].join('\n\n') + '\n';
+}
+/**
+ * The sticky comment of a run that could not review at all (a malformed config pushed, a
+ * base that cannot be read…): it replaces the previous review, which described an older
+ * commit, with why and what to do. The next good run puts the review back.
+ */
+function renderFailedReview(options) {
+    const what = options.name === undefined ? 'the contracts' : serverName(options.name);
+    const link = runLink(options.runUrl);
+    const log = link ? `the log of the [workflow run](${link})` : 'the log of this workflow run';
+    return [
+        options.marker,
+        `> [!CAUTION]\n> **Could not review ${what} at ${mdCode(shortSha(options.headSha))}**, so this check fails. What went wrong:`,
+        whatWentWrong(options.why),
+        `Fix what it says (${log} has the details) and push again: the next run replaces this comment with the review. Until then, the review of an earlier commit is no longer shown here.`,
+        options.footer ?? footerLinks(options.runUrl),
+    ]
+        .filter((s) => s !== '')
+        .join('\n\n') + '\n';
+}
+/** The job summary section for one server: the same content, with the summary's own size limit. */
+function renderSummarySection(review, maxLength) {
+    if (review.report === null) {
+        return `> [!CAUTION]\n> **Could not review ${serverName(review.name)}** at ${mdCode(shortSha(review.headSha))}, so this check fails. What went wrong:\n\n${whatWentWrong(review.reviewError ?? review.gate.failures.join('\n'))}\n`;
+    }
+    return renderReview(review, { opening: [], closing: [], maxLength, fullReport: 'the delta artifact of this run' });
+}
+/**
+ * The verdict, the digest and the detail at the most detailed level that fits; past the
+ * least detailed one, the detail is cut, and the verdict, what was accepted, how to reproduce
+ * it and the links stay.
+ */
+function renderReview(review, layout) {
+    const report = review.report;
+    const options = { fullReport: layout.fullReport, markOf: markOf(review) };
+    const top = (level) => [...layout.opening, layout.verdict ?? verdict(review), ...problems(review), level === 'full' ? '' : partialNote(options)];
+    // The consumers of a third-party server (a watch issue) can neither apply the fixes, written for its developers, nor allow-list its changes.
+    const forConsumers = layout.readers === 'consumers';
+    const digest = renderDigest(report, { ...options, fixes: !forConsumers });
+    const detail = (level) => [digest, renderDetails(report, level, options)];
+    const snippet = forConsumers ? '' : allowSnippetSection(review, Math.floor(layout.maxLength / 3));
+    const after = [accepted(review), snippet, notes(review), reproduce(review)];
+    for (const level of DETAIL_LEVELS) {
+        const body = joinBlocks([...top(level), ...detail(level), ...after, ...layout.closing]);
+        if (body.length <= layout.maxLength)
+            return body;
+    }
+    const head = joinBlocks(top('one-line'));
+    const end = joinBlocks(layout.closing);
+    const rest = joinBlocks(after);
+    const note = `> [!NOTE]\n> Cut here: ${layout.fullReport} has every change.`;
+    const room = layout.maxLength - head.length - end.length - 8;
+    const cutDetail = truncateMarkdown(joinBlocks(detail('one-line')), Math.max(room - rest.length, Math.floor(room / 2)), note);
+    const body = joinBlocks([head, cutDetail, truncateMarkdown(rest, Math.max(0, room - cutDetail.length), note), end]);
+    return truncateMarkdown(body, layout.maxLength, note);
+}
+/**
+ * A pinned server whose latest release drifted from its pin, as the watch mode reports it: the
+ * same digest-first body as a PR comment (digest, detail, notes) under `verdict`, the paragraph
+ * that says what drifted and how to accept it (trusted Markdown). The issue's body opens with its
+ * `marker` and ends with a footer naming the pin and the release (`compared`, Markdown); the
+ * job summary's section has neither.
+ */
+function renderDriftReview(review, parts, maxLength = COMMENT_LIMIT) {
+    const { verdict, issue } = parts;
+    if (issue === undefined)
+        return renderReview(review, { opening: [], closing: [], maxLength, fullReport: 'the log of this run', verdict, readers: 'consumers' });
+    const link = runLink(review.runUrl);
+    const fullReport = link ? `the [job summary](${link}) of this run` : 'the job summary of this run';
+    const closing = footerLinks(review.runUrl, `job ${mdCode(review.job)} · ${issue.compared}`, true);
+    return renderReview(review, { opening: [issue.marker], closing: [closing], maxLength, fullReport, verdict, readers: 'consumers' });
+}
+/** A server's name as the comment shows it: in code, and short (the server may name itself anything). */
+function serverName(name) {
+    return mdCode((0,protocol/* truncate */.xv)(name, 200));
+}
+function joinBlocks(blocks) {
+    return `${blocks.map((b) => b.trimEnd()).filter((b) => b !== '').join('\n\n')}\n`;
+}
+/** How each change is marked where it is listed: allow-listed, approved, or new since the approval. */
+function markOf(review) {
+    const accepted = new Set(review.accepted.map((a) => a.fingerprint));
+    const fresh = new Set(review.approvalCoverage?.newSinceApproval ?? []);
+    const approved = new Set(review.approvalCoverage?.approvedFingerprints ?? (review.gate.verdict === 'approved' ? review.gate.blocking.map((b) => b.fingerprint) : []));
+    return (delta) => {
+        if (accepted.has(delta.fingerprint))
+            return '✅ allow-listed';
+        if (fresh.has(delta.fingerprint))
+            return '🆕 new since the approval';
+        if (approved.has(delta.fingerprint))
+            return '✅ approved';
+        return undefined;
+    };
+}
+/** The gate's verdict in one paragraph: pass or fail, how many changes where, the release they call for, what to do. */
+function verdict(review) {
+    const { gate } = review;
+    const name = serverName(review.name);
+    const threshold = mdCode(`fail-on: ${review.failOn}`);
+    const release = releaseSentence(review);
+    const alert = (kind, text) => `> [!${gate.pass ? kind : 'CAUTION'}]\n> ${text}`;
+    // The contract changes pass, but a stale lockfile or a version too small fails the check: said first.
+    const failedThough = (why) => alert('CAUTION', `**Contract check failed** for ${name}, though ${why}.${release}`);
+    switch (gate.verdict) {
+        case 'blocked': {
+            const fresh = new Set(review.approvalCoverage?.newSinceApproval ?? []);
+            const label = review.approveLabel === undefined ? '' : mdCode(review.approveLabel);
+            const allowList = 'accept them in the allow-list (entries below)';
+            const ignored = review.approvalIgnored !== undefined ? `\n>\n> ${mdText((0,protocol/* truncate */.xv)(review.approvalIgnored, 2_000))}` : '';
+            if (fresh.size > 0 && label !== '') {
+                const newer = gate.blocking.filter((b) => fresh.has(b.fingerprint));
+                return alert('CAUTION', `**Contract gate failed** for ${name}: ${changesIn(newer)} ${newer.length === 1 ? 'is' : 'are'} new since the label ${label} was added (marked 🆕 below), and the label approves only what it saw.${release} If they are intended too, remove the label and add it again, or ${allowList}.`);
+            }
+            const how = label !== '' ? `If they are intended, add the label ${label} to this pull request, or ${allowList}.` : `If they are intended, ${allowList}.`;
+            return alert('CAUTION', `**Contract gate failed** for ${name}: ${changesIn(gate.blocking)} ${gate.blocking.length === 1 ? 'is' : 'are'} not approved.${release} ${how}${ignored}`);
+        }
+        case 'approved': {
+            const by = review.approval?.by ? ` (added by ${quietMention(review.approval.by)})` : '';
+            const outcome = gate.pass
+                ? `the gate passes despite ${changesIn(gate.blocking)} at or above ${threshold}`
+                : `${changesIn(gate.blocking)} at or above ${threshold} ${gate.blocking.length === 1 ? 'is' : 'are'} approved, but this check still fails`;
+            return alert('NOTE', `**Approved by label** ${mdCode(review.approval?.label ?? '')}${by}: ${outcome}.${release}`);
+        }
+        case 'accepted':
+            if (!gate.pass)
+                return failedThough(`every change at or above ${threshold} is accepted by the allow-list (listed below)`);
+            return alert('NOTE', `**Contract gate passed**: every change at or above ${threshold} is accepted by the allow-list (listed below).${release}`);
+        case 'below-threshold':
+            if (!gate.pass)
+                return failedThough(`no change reaches ${threshold} (${changesIn(everyChange(review))})`);
+            return `✅ **Contract gate passed**: no change reaches ${threshold} (${changesIn(everyChange(review))}).${release}`;
+        case 'not-gated':
+            if (!gate.pass)
+                return failedThough(`the contract gate is off (${mdCode('fail-on: never')}) for ${changesIn(everyChange(review))}`);
+            return `The contract gate is off (${mdCode('fail-on: never')}): this review only reports ${changesIn(everyChange(review))}.${release}`;
+        case 'unknown':
+            return alert('CAUTION', `**Could not review ${name}** at ${mdCode(shortSha(review.headSha))}, so this check fails. What went wrong:`);
+        case 'clean': {
+            const changes = everyChange(review);
+            if (!gate.pass)
+                return failedThough(changes.length === 0 ? 'there are no contract changes' : `no change fails the gate (${changesIn(changes)})`);
+            return changes.length === 0 ? '✅ **Contract gate passed**: no contract changes.' : `✅ **Contract gate passed** (${changesIn(changes)}).${release}`;
+        }
+    }
+}
+/** " They call for a **major** release…": the semver verdict, and the version needed when the head's is too small. */
+function releaseSentence(review) {
+    const release = review.release;
+    const bump = release?.bump ?? review.report?.summary.semverBump ?? 'none';
+    if (bump === 'none')
+        return '';
+    const calls = ` They call for a **${bump}** release`;
+    const previous = release?.previousVersion;
+    const current = release?.currentVersion;
+    if (release?.check === 'too-small') {
+        const needs = [
+            ...(release.requiredVersion !== undefined ? [`**version ${mdCode(release.requiredVersion)} or later**${current !== undefined ? `, but the server says ${mdCode(current)}` : ''}`] : []),
+            ...(release.requiredTag !== undefined ? [`**a tag ${mdCode(release.requiredTag)} or later**, but the release is tagged ${mdCode(release.currentTag ?? '')}`] : []),
+        ];
+        const consequence = release.mode === 'fail' ? ' The version check fails until then.' : '';
+        const message = needs.length === 0 && release.message !== undefined ? ` ${mdText((0,protocol/* truncate */.xv)(release.message, 500))}` : '';
+        return `${calls}${needs.length > 0 ? `: ${needs.join('; and ')}` : ''}.${message}${consequence}`;
+    }
+    if (release?.check === 'ok') {
+        const says = [
+            ...(previous !== undefined && current !== undefined ? [`the version says so (${mdCode(previous)} → ${mdCode(current)})`] : []),
+            ...(release.previousTag !== undefined && release.currentTag !== undefined ? [`the tag says so (${mdCode(release.previousTag)} → ${mdCode(release.currentTag)})`] : []),
+        ];
+        if (says.length > 0)
+            return `${calls}, and ${says.join(' and ')}.`;
+    }
+    return `${calls}.`;
+}
+/** Every change of the report as the gate lists them: entry and severity. */
+function everyChange(review) {
+    const out = [];
+    const report = review.report;
+    if (!report)
+        return out;
+    if (report.server)
+        for (const d of report.server.deltas)
+            out.push({ entry: 'server.', severity: d.severity });
+    for (const kind of model/* ENTRY_KINDS */.pf) {
+        for (const [name, entry] of Object.entries(report[kind]))
+            for (const d of entry.deltas)
+                out.push({ entry: `${kind}.${name}`, severity: d.severity });
+    }
+    return out;
+}
+/** "116 breaking changes in 8 tools, 3 prompts and 101 resources", "2 breaking and 1 risky changes in 2 tools". */
+function changesIn(changes) {
+    const bySeverity = ['BREAKING', 'RISKY', 'SAFE', 'COSMETIC'].map((s) => [s, changes.filter((c) => c.severity === s).length]).filter(([, n]) => n > 0);
+    const counts = bySeverity.map(([s, n], i) => (i === bySeverity.length - 1 ? `${n} ${s.toLowerCase()} change${n === 1 && bySeverity.length === 1 ? '' : 's'}` : `${n} ${s.toLowerCase()}`));
+    const entries = new Map();
+    for (const { entry } of changes) {
+        const dot = entry.indexOf('.');
+        const kind = dot < 0 ? entry : entry.slice(0, dot);
+        entries.set(kind, (entries.get(kind) ?? new Set()).add(entry));
+    }
+    const places = [...entries.entries()].map(([kind, names]) => (isEntryKind(kind) ? (0,model/* countOf */.pq)(kind, names.size) : 'the server itself'));
+    return `${andList(counts)} in ${andList(places)}`;
+}
+function isEntryKind(kind) {
+    return model/* ENTRY_KINDS */.pf.includes(kind);
+}
+function andList(items) {
+    return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+/**
+ * Why a review could not be made, paragraph by paragraph: a sentence reads as text (it wraps;
+ * a code block does not, and GitHub cuts its long lines at the edge), the indented lines under
+ * it (a server's stderr, the attempts) and any other output of several lines as a code block.
+ */
+function whatWentWrong(why) {
+    return (0,protocol/* truncate */.xv)(why, 6_000).split(/(?:\r?\n|\r){2,}/).map(wentWrongParagraph).join('\n\n');
+}
+function wentWrongParagraph(text) {
+    const [first = '', ...rest] = text.split(/\r?\n|\r/);
+    if (rest.length === 0)
+        return `> ${mdText(first)}`;
+    if (/^\s/.test(first) || !rest.every((line) => /^\s/.test(line)))
+        return mdCodeBlock(text, 'text');
+    const indent = Math.min(...rest.map((line) => /^\s*/.exec(line)[0].length));
+    return `> ${mdText(first)}\n\n${mdCodeBlock(rest.map((line) => line.slice(indent)).join('\n'), 'text')}`;
+}
+function problems(review) {
+    const out = [];
+    if (review.reviewError !== undefined)
+        out.push(whatWentWrong(review.reviewError));
+    if (review.stale !== undefined) {
+        const consequence = review.lockfileCheck === 'fail' ? ' This check fails until it is fixed.' : '';
+        out.push(`> [!WARNING]\n> **Stale lockfile**: ${mdText((0,protocol/* truncate */.xv)(review.stale.message, 2_000))} Fix it with ${mdCode(review.stale.command)} and commit ${mdCode(review.lockfile)}.${consequence}`);
+    }
+    return out;
+}
+function accepted(review) {
+    if (review.accepted.length === 0)
+        return '';
+    const items = review.accepted.slice(0, 50).map((a) => {
+        const until = a.expires ? ` until ${mdText(a.expires)}` : '';
+        return `- ${a.severity} in ${mdCode(a.entry)} (${mdCode(a.fingerprint)})${until}: ${mdText((0,protocol/* truncate */.xv)(a.reason, 300))}`;
+    });
+    if (review.accepted.length > items.length)
+        items.push(`- … and ${review.accepted.length - items.length} more`);
+    return `<details>\n<summary>Accepted by the allow-list (${review.accepted.length})</summary>\n\n${items.join('\n')}\n\n</details>`;
+}
+/** Up to this many allow-list entries are shown open; more are collapsed. */
+const OPEN_SNIPPET = 3;
+/**
+ * For a blocked gate: the allow-list entries to paste, every one (a partial list would leave
+ * the rest failing), with a reason to fill in. When they take more than `maxLength`, the
+ * comment says where the whole list is instead (the job summary has room for it).
+ */
+function allowSnippetSection(review, maxLength) {
+    const snippet = allowSnippet(review);
+    if (!snippet)
+        return '';
+    if (snippet.text.length > maxLength) {
+        const link = runLink(review.runUrl);
+        const summary = link ? `the [job summary](${link}) of this run` : 'the job summary of this run';
+        return `The ${snippet.count} allow-list entries for these changes are too many for this comment: copy them from ${summary}, into ${mdCode(snippet.file)}.`;
+    }
+    const where = snippet.form === 'file' ? `Create ${mdCode(snippet.file)} with:` : `Add to the ${mdCode('allow')} list of ${mdCode(snippet.file)}:`;
+    const body = `${where}\n\n${mdCodeBlock(snippet.text, 'json')}`;
+    if (snippet.count <= OPEN_SNIPPET)
+        return body;
+    return `<details>\n<summary>Allow-list entries for these changes (${snippet.count})</summary>\n\n${body}\n\n</details>`;
+}
+function notes(review) {
+    const all = [...review.notes, ...review.allowNotes].slice(0, 20);
+    return all.map((n) => `- ${mdText((0,protocol/* truncate */.xv)(n, 500))}`).join('\n');
+}
+function reproduce(review) {
+    if (review.reproduce.length === 0)
+        return '';
+    return `<details>\n<summary>Reproduce locally</summary>\n\n${mdCodeBlock(review.reproduce.join('\n'), 'sh')}\n\n</details>`;
+}
+function footer(review) {
+    const base = review.baseline ? `${mdText((0,protocol/* truncate */.xv)(review.baseline, 300))} → ` : '';
+    const head = { server: 'the server', lockfile: 'the lockfile', file: 'the contracts file', removed: 'removed from the config' }[review.headSource];
+    return footerLinks(review.runUrl, `job ${mdCode(review.job)} · ${base}${head} at ${shortSha(review.headSha)}`, review.report !== null);
+}
+/** The links to the run; its job summary is pointed to only when there is a report in it. */
+function footerLinks(runUrl, context = '', hasReport = false) {
+    const link = runLink(runUrl);
+    const run = link ? ` · [workflow run](${link})${hasReport ? ': its job summary has the full report' : ''}` : '';
+    return `<sub>mcp-contract-guard${run}${context ? ` · ${context}` : ''}</sub>`;
+}
+/**
+ * The run's URL when it is one (`https://HOST/OWNER/REPO/actions/runs/ID`), else undefined:
+ * in `comment-only` mode it comes from a review file a pull request may have forged, and a
+ * link is only ever made to a workflow run.
+ */
+function runLink(url) {
+    return url !== undefined && /^https?:\/\/[A-Za-z0-9.-]+(:\d+)?(\/[A-Za-z0-9_.-]+){2,3}\/actions\/runs\/\d+$/.test(url) ? url : undefined;
+}
+
+;// CONCATENATED MODULE: ./lib/github/render/reproduce.js
+
+
+
+/** The one command that brings a stale lockfile up to date. */
+function lockCommand(selection) {
+    const cd = selection.dir === '' ? '' : `cd ${(0,compile/* shellQuote */.ZL)(selection.dir)} && `;
+    return `${cd}${version/* CLI_COMMAND */.zy} lock ${selection.flags}${selection.lockfileFlag}`;
+}
+/**
+ * Commands that redo this review on a laptop: fetch the base lockfile from git, lock the head
+ * into a scratch file (or use the committed one), and diff the two with the same threshold.
+ */
+function reproduceCommands(options) {
+    const { selection } = options;
+    const lines = [];
+    if (selection.dir !== '')
+        lines.push(`cd ${(0,compile/* shellQuote */.ZL)(selection.dir)}`);
+    const base = options.baselineRef !== undefined ? '/tmp/base.lock.json' : (0,compile/* shellQuote */.ZL)(options.lockfileLocalPath);
+    if (options.baselineRef !== undefined)
+        lines.push(`git show ${(0,compile/* shellQuote */.ZL)(`${options.baselineRef}:${options.lockfileRepoPath}`)} > ${base}`);
+    let head = (0,compile/* shellQuote */.ZL)(options.lockfileLocalPath);
+    if (options.compile) {
+        head = '/tmp/head.lock.json';
+        lines.push(`${version/* CLI_COMMAND */.zy} lock ${selection.flags} --lockfile ${head}`);
+    }
+    const failOn = options.failOn === 'never' ? '' : ` --fail-on ${options.failOn}`;
+    const { usage } = options;
+    if (usage !== undefined)
+        lines.push(...usage.fetch);
+    const judged = usage === undefined ? '' : ` --usage ${(0,compile/* shellQuote */.ZL)(usage.path)}${usage.unusedDays === protocol/* DEFAULT_UNUSED_DAYS */.Ru ? '' : ` --unused-days ${usage.unusedDays}`}`;
+    lines.push(`${version/* CLI_COMMAND */.zy} diff ${base} ${head}${failOn}${judged}`);
+    if (options.compile)
+        lines.push(`${version/* CLI_COMMAND */.zy} check ${selection.flags}${selection.lockfileFlag}`);
+    return lines;
+}
+
+;// CONCATENATED MODULE: ./lib/github/render/summary.js
+
+
+
+
+/**
+ * The job summary: one table over every server, the run's warnings, then each server's full
+ * review (the comment may have been shortened; this is where the rest lives).
+ */
+function renderSummary(reviews, warnings) {
+    const lines = ['## MCP contract review', ''];
+    // Said once for the run (every server's review carries the same alert).
+    for (const alert of new Set(reviews.flatMap((r) => (r.alert === undefined ? [] : [r.alert]))))
+        lines.push(`> [!CAUTION]\n> ${mdText((0,protocol/* truncate */.xv)(alert, 3_000))}`, '');
+    if (reviews.length > 0) {
+        lines.push('| Server | Worst change | BREAKING | RISKY | SAFE | COSMETIC | Lockfile | Gate |', '| --- | --- | ---: | ---: | ---: | ---: | --- | --- |');
+        for (const review of reviews) {
+            const counts = review.report?.summary.counts;
+            const worst = review.report === null ? '⚠️ not compiled' : review.report.summary.maxSeverity === null ? 'none' : `${BADGES[review.report.summary.maxSeverity]} ${review.report.summary.maxSeverity}`;
+            const cells = protocol/* SEVERITIES */.oC.map((s) => (counts ? String(counts[s]) : '–'));
+            const lockfile = review.stale ? '⚠️ stale' : checksFreshness(review) && review.report ? 'fresh' : '–';
+            lines.push(`| ${mdCell(serverName(review.name))} | ${worst} | ${cells.join(' | ')} | ${lockfile} | ${gateCell(review)} |`);
+        }
+        lines.push('');
+    }
+    for (const warning of warnings)
+        lines.push(`> [!WARNING]\n> ${mdText((0,protocol/* truncate */.xv)(warning, 3_000))}`, '');
+    const head = `${lines.join('\n')}\n`;
+    const share = Math.floor((SUMMARY_LIMIT - head.length) / Math.max(1, reviews.length));
+    const sections = reviews.map((r) => `### ${serverName(r.name)}\n\n${renderSummarySection(r, Math.max(2_000, share - 200))}`);
+    return [head, ...sections].join('\n');
+}
+function gateCell(review) {
+    // Changes approved, allow-listed or not gated can still fail the check (a stale lockfile, a version too small).
+    const unless = (passing, why) => (review.gate.pass ? passing : `❌ fails (${why})`);
+    switch (review.gate.verdict) {
+        case 'blocked':
+        case 'unknown':
+            return '❌ fails';
+        case 'approved':
+            return unless('✅ approved by label', 'changes approved by label');
+        case 'accepted':
+            return unless('✅ allow-listed', 'changes allow-listed');
+        case 'not-gated':
+            return unless('off', 'change gate off');
+        default:
+            return review.gate.pass ? '✅ passes' : '❌ fails';
+    }
+}
+/** A lockfile is checked against what was compiled: a live server's contracts or a contracts file, not the head lockfile itself. */
+function checksFreshness(review) {
+    return (review.headSource === 'server' || review.headSource === 'file') && review.lockfileCheck !== 'off';
+}
+/** The step's outputs, over every server of the run. */
+function computeOutputs(reviews, paths) {
+    const counts = { BREAKING: 0, RISKY: 0, SAFE: 0, COSMETIC: 0 };
+    const severities = [];
+    for (const review of reviews) {
+        if (!review.report)
+            continue;
+        for (const s of protocol/* SEVERITIES */.oC)
+            counts[s] += review.report.summary.counts[s];
+        if (review.report.summary.maxSeverity)
+            severities.push(review.report.summary.maxSeverity);
+    }
+    const outputs = {
+        'max-severity': (0,protocol/* maxSeverityOf */.z6)(severities) ?? 'none',
+        'breaking-count': String(counts.BREAKING),
+        'risky-count': String(counts.RISKY),
+        'safe-count': String(counts.SAFE),
+        'cosmetic-count': String(counts.COSMETIC),
+        changed: String(severities.length > 0),
+        'lockfile-stale': String(reviews.some((r) => r.stale !== undefined)),
+        gate: reviews.every((r) => r.gate.pass) ? 'pass' : 'fail',
+        'semver-bump': largestBump(reviews.flatMap((r) => (r.report ? [r.report.summary.semverBump] : []))),
+        'version-check': overallVersionCheck(reviews.flatMap((r) => (r.release ? [r.release.check] : []))),
+        'artifact-path': paths.artifacts.join('\n'),
+        'report-path': paths.report,
+        'review-path': paths.review,
+    };
+    if (paths.sarif !== undefined)
+        outputs['sarif-path'] = paths.sarif;
+    return outputs;
+}
+
+;// CONCATENATED MODULE: ./lib/github/render/index.js
+/**
+ * What the Action shows people, from a review: the sticky comment (and the watch's issue), the
+ * job summary and the step's outputs, the annotations, the commands that reproduce a review on a
+ * laptop. Every string from the pull request or a server is escaped for where it lands.
+ */
+
+
+
+
+
+// EXTERNAL MODULE: ./lib/contract/canonical.js
+var canonical = __nccwpck_require__(7220);
+;// CONCATENATED MODULE: ./lib/contract/compare.js
+
+
+
+/**
+ * Which entries differ between two sets of contracts, by digest only: cheap enough to run on
+ * every `check`, so unchanged entries never reach the (much costlier) classification.
+ */
+function compareContracts(previous, current) {
+    const out = { server: serverChanged(previous, current) };
+    for (const kind of model/* ENTRY_KINDS */.pf) {
+        const before = previous[kind];
+        const after = current[kind];
+        const changes = { added: [], removed: [], changed: [] };
+        for (const key of Object.keys(before).sort()) {
+            const entry = Object.hasOwn(after, key) ? after[key] : undefined;
+            if (entry === undefined)
+                changes.removed.push(key);
+            else if ((0,canonical/* entryDigest */.LE)(entry) !== (0,canonical/* entryDigest */.LE)(before[key]) || !sameDialects(entry.dialects, before[key].dialects))
+                changes.changed.push(key);
+        }
+        for (const key of Object.keys(after).sort())
+            if (!Object.hasOwn(before, key))
+                changes.added.push(key);
+        out[kind] = changes;
+    }
+    return out;
+}
+function hasChanges(changes) {
+    return changes.server || model/* ENTRY_KINDS */.pf.some((k) => changes[k].added.length + changes[k].removed.length + changes[k].changed.length > 0);
+}
+/**
+ * A version bump alone is a release, not a contract change. What is unknown on one side (a
+ * dump, a lockfile of format 1) is not compared.
+ */
+function serverChanged(previous, current) {
+    if (previous.server.name !== current.server.name && previous.server.name !== 'unknown' && current.server.name !== 'unknown')
+        return true;
+    if (previous.serverContract === undefined || current.serverContract === undefined)
+        return false;
+    return !(0,protocol/* jsonEqual */.Zm)(previous.serverContract, current.serverContract);
+}
+function sameDialects(a, b) {
+    return (a?.inputSchema ?? null) === (b?.inputSchema ?? null) && (a?.outputSchema ?? null) === (b?.outputSchema ?? null);
+}
+
+;// CONCATENATED MODULE: ./lib/diff/finding.js
+function finding(kind, segments, facts = {}) {
+    return {
+        kind,
+        segments,
+        where: facts.where ?? '',
+        action: facts.action ?? null,
+        direction: facts.direction ?? null,
+        subject: facts.subject ?? segments[segments.length - 1] ?? '',
+        previous: facts.previous === undefined ? null : facts.previous,
+        current: facts.current === undefined ? null : facts.current,
+        ...(facts.facts !== undefined ? { facts: facts.facts } : {}),
+        ...(facts.renamedFrom !== undefined ? { renamedFrom: facts.renamedFrom } : {}),
+        ...(facts.renamedTo !== undefined ? { renamedTo: facts.renamedTo } : {}),
+        ...(facts.match !== undefined ? { match: facts.match } : {}),
+        ...(facts.note !== undefined ? { note: facts.note } : {}),
+    };
+}
+
+// EXTERNAL MODULE: ./lib/contract/schema.js
+var contract_schema = __nccwpck_require__(8111);
+;// CONCATENATED MODULE: ./lib/diff/json.js
+/** Small pure helpers over JSON values shared by the detectors. */
+
+
+
+/**
+ * A structural hash of a JSON value, memoized per object: contracts are immutable once
+ * normalized, so each subtree is hashed once, bottom-up, and a walk that compares a subtree at
+ * every level of an enclosing union pays O(1) there instead of re-reading the subtree. Key
+ * order does not matter (members are combined by addition); two values with different
+ * hashes differ, equal hashes are confirmed with `jsonEqual`.
+ */
+function shapeHash(value) {
+    // A string is hashed as it is (with a seed of its own: "1" the string is not 1 the number),
+    // not as a new string made for the purpose, which would copy every text of the contract.
+    if (typeof value === 'string')
+        return hashText(value, STRING_SEED);
+    if (typeof value !== 'object' || value === null)
+        return hashText(`${typeof value}:${String(value)}`);
+    const known = hashes.get(value);
+    if (known !== undefined)
+        return known;
+    let hash;
+    if (Array.isArray(value)) {
+        hash = 0x9e3779b1;
+        for (const item of value)
+            hash = mix(hash, shapeHash(item));
+    }
+    else {
+        // Members combined by addition: independent of key order without sorting the keys.
+        let sum = 0x85ebca6b;
+        const record = value;
+        for (const key in record)
+            if (record[key] !== undefined)
+                sum = (sum + mix(hashText(key), shapeHash(record[key]))) >>> 0;
+        hash = mix(sum, 0x27d4eb2d);
+    }
+    hashes.set(value, hash);
+    return hash;
+}
+const hashes = new WeakMap();
+const STRING_SEED = 0x2f3a1c5b;
+function hashText(text, seed = 0x811c9dc5) {
+    let hash = seed;
+    for (let i = 0; i < text.length; i++)
+        hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+    return hash >>> 0;
+}
+function mix(hash, value) {
+    return (Math.imul(hash ^ value, 0x5bd1e995) + 0x6b43a9b5) >>> 0;
+}
+/** Structural equality of JSON values (key order does not matter), rejecting most differences by hash. */
+function jsonEqual(a, b) {
+    if (a === b)
+        return true;
+    if (typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && shapeHash(a) !== shapeHash(b))
+        return false;
+    return (0,protocol/* jsonEqual */.Zm)(a, b);
+}
+/**
+ * A record of the members of `parts`, without a prototype: a member it lacks (`constructor`,
+ * `toString`) reads as undefined, and `__proto__` is a member like any other. Every object the
+ * diff builds from a schema is one: the names in a schema are the server's.
+ */
+function ownRecord(...parts) {
+    return Object.assign((0,model/* nameRecord */.TQ)(), ...parts);
+}
+/** A schema as an object: `true`/absent are `{}`; `false` stays false. */
+function asSchema(value) {
+    if (value === false)
+        return false;
+    if ((0,model/* isJsonObject */.OW)(value))
+        return value;
+    return ownRecord();
+}
+function stringsOf(value) {
+    return Array.isArray(value) ? value.filter((v) => typeof v === 'string') : [];
+}
+/** Set membership by canonical JSON, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are one value. */
+function canonicalSet(values) {
+    return new Map(values.map((v) => [(0,protocol/* canonicalJson */.dj)(v), v]));
+}
+function without(object, keys) {
+    const out = ownRecord();
+    for (const [key, value] of Object.entries(object))
+        if (!keys.includes(key))
+            out[key] = value;
+    return out;
+}
+/**
+ * The keys whose values differ between two objects (present on either side), sorted. Each pair
+ * is compared once, so by a plain walk that stops at the first difference: hashing both whole
+ * subtrees first (`jsonEqual`) pays only where the same subtrees are compared again and again.
+ */
+function changedKeys(previous, current) {
+    return [...new Set([...Object.keys(previous), ...Object.keys(current)])].filter((key) => !(0,protocol/* jsonEqual */.Zm)(previous[key], current[key])).sort();
+}
+
+;// CONCATENATED MODULE: ./lib/diff/patterns.js
+/**
+ * Pattern containment: does every string the old `pattern` accepts still match the new one?
+ * A general answer needs automata; releases change patterns in a few simple ways (a character
+ * class widened under the same quantifiers, a quantifier relaxed, an alternative added), and
+ * those are proved here by a sound, deliberately small check. Anything it cannot read (groups
+ * inside a sequence, backreferences, lookarounds, word boundaries…) is "not proved", and the
+ * change stays `pattern-changed`.
+ *
+ * The proof: both patterns parse into alternatives, each a sequence of atoms (a set of
+ * characters repeated m to n times). The new pattern contains the old when each old
+ * alternative is covered by a new one of the same length, atom by atom (a superset of
+ * characters, a wider repetition range), and the new pattern is anchored at no more ends than
+ * the old one (JSON Schema patterns search unless anchored).
+ */
+const MAX_UNIT = 0xffff;
+/** Patterns longer than this are not worth parsing: no real schema needs the proof for them. */
+const MAX_PATTERN_LENGTH = 2_000;
+/** True only when every string matching `previous` provably matches `current`. */
+function patternContains(current, previous) {
+    const p = patterns_parse(previous);
+    const c = patterns_parse(current);
+    if (p === null || c === null)
+        return false;
+    if ((c.start && !p.start) || (c.end && !p.end))
+        return false;
+    return p.alternatives.every((old) => c.alternatives.some((wider) => patterns_covers(wider, old)));
+}
+function patterns_covers(wider, narrower) {
+    if (wider.length !== narrower.length)
+        return false;
+    return narrower.every((atom, i) => {
+        const other = wider[i];
+        return other.min <= atom.min && other.max >= atom.max && isSubset(atom.chars, other.chars);
+    });
+}
+function isSubset(small, big) {
+    return small.every(([lo, hi]) => big.some(([blo, bhi]) => blo <= lo && hi <= bhi));
+}
+// ── parsing ─────────────────────────────────────────────────────────────────────────────
+class Unsupported extends Error {
+}
+function patterns_parse(source) {
+    if (source.length > MAX_PATTERN_LENGTH)
+        return null;
+    try {
+        let body = source;
+        const start = body.startsWith('^');
+        if (start)
+            body = body.slice(1);
+        const end = body.endsWith('$') && !body.endsWith('\\$');
+        if (end)
+            body = body.slice(0, -1);
+        // `^(a|b)$` and `^(?:a|b)$`: one group around the whole body holds the alternatives.
+        const inner = wholeGroup(body);
+        const alternatives = splitTopLevel(inner ?? body).map(sequence);
+        return { start, end, alternatives };
+    }
+    catch (error) {
+        if (error instanceof Unsupported)
+            return null;
+        throw error;
+    }
+}
+/** The body of a group spanning all of `body`, or null. */
+function wholeGroup(body) {
+    const open = body.startsWith('(?:') ? 3 : body.startsWith('(') && !body.startsWith('(?') ? 1 : 0;
+    if (open === 0 || !body.endsWith(')'))
+        return null;
+    let depth = 0;
+    for (let i = 0; i < body.length; i++) {
+        const c = body[i];
+        if (c === '\\')
+            i++;
+        else if (c === '[')
+            i = classEnd(body, i);
+        else if (c === '(')
+            depth++;
+        else if (c === ')' && --depth === 0 && i !== body.length - 1)
+            return null;
+    }
+    return body.slice(open, -1);
+}
+function splitTopLevel(body) {
+    const parts = [];
+    let from = 0;
+    for (let i = 0; i < body.length; i++) {
+        const c = body[i];
+        if (c === '\\')
+            i++;
+        else if (c === '[')
+            i = classEnd(body, i);
+        else if (c === '(' || c === ')')
+            throw new Unsupported();
+        else if (c === '|') {
+            parts.push(body.slice(from, i));
+            from = i + 1;
+        }
+    }
+    parts.push(body.slice(from));
+    return parts;
+}
+/** Index of the `]` closing the class that opens at `open`. */
+function classEnd(body, open) {
+    let i = open + 1;
+    if (body[i] === '^')
+        i++;
+    if (body[i] === ']')
+        i++; // a literal `]` first in the class
+    for (; i < body.length; i++) {
+        if (body[i] === '\\')
+            i++;
+        else if (body[i] === ']')
+            return i;
+    }
+    throw new Unsupported();
+}
+function sequence(part) {
+    const atoms = [];
+    let i = 0;
+    while (i < part.length) {
+        let chars;
+        const c = part[i];
+        if (c === '[') {
+            const end = classEnd(part, i);
+            chars = charClass(part.slice(i + 1, end));
+            i = end + 1;
+        }
+        else if (c === '\\') {
+            const escaped = patterns_escape(part, i + 1);
+            chars = escaped.chars;
+            i = escaped.next;
+        }
+        else if (c === '.') {
+            chars = complement([[0x0a, 0x0a], [0x0d, 0x0d], [0x2028, 0x2029]]);
+            i++;
+        }
+        else if ('^$*+?{}()|'.includes(c)) {
+            throw new Unsupported();
+        }
+        else {
+            chars = single(c.charCodeAt(0));
+            i++;
+        }
+        const quantified = quantifier(part, i);
+        atoms.push({ chars, min: quantified.min, max: quantified.max });
+        i = quantified.next;
+    }
+    return atoms;
+}
+function quantifier(part, at) {
+    const c = part[at];
+    let out;
+    if (c === '*')
+        out = { min: 0, max: Infinity, next: at + 1 };
+    else if (c === '+')
+        out = { min: 1, max: Infinity, next: at + 1 };
+    else if (c === '?')
+        out = { min: 0, max: 1, next: at + 1 };
+    else if (c === '{') {
+        const m = /^\{(\d+)(,(\d*))?\}/.exec(part.slice(at));
+        if (!m)
+            throw new Unsupported();
+        const min = Number(m[1]);
+        const max = m[2] === undefined ? min : m[3] === '' ? Infinity : Number(m[3]);
+        out = { min, max, next: at + m[0].length };
+    }
+    else
+        return { min: 1, max: 1, next: at };
+    // A lazy quantifier matches the same strings.
+    if (part[out.next] === '?')
+        out.next++;
+    return out;
+}
+const DIGIT = [[0x30, 0x39]];
+const WORD = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
+const SPACE = normalizeSet([[0x09, 0x0d], [0x20, 0x20], [0xa0, 0xa0], [0x1680, 0x1680], [0x2000, 0x200a], [0x2028, 0x2029], [0x202f, 0x202f], [0x205f, 0x205f], [0x3000, 0x3000], [0xfeff, 0xfeff]]);
+/** The escape at `at` (after the backslash): a class escape or one literal character. */
+function patterns_escape(part, at) {
+    const c = part[at];
+    if (c === undefined)
+        throw new Unsupported();
+    const classes = { d: DIGIT, D: complement(DIGIT), w: WORD, W: complement(WORD), s: SPACE, S: complement(SPACE) };
+    if (Object.hasOwn(classes, c))
+        return { chars: classes[c], next: at + 1 };
+    const hex = c === 'u' ? /^u([0-9a-fA-F]{4})/.exec(part.slice(at)) : c === 'x' ? /^x([0-9a-fA-F]{2})/.exec(part.slice(at)) : null;
+    if (hex)
+        return { chars: single(parseInt(hex[1], 16)), next: at + hex[0].length };
+    const controls = { n: 0x0a, r: 0x0d, t: 0x09, f: 0x0c, v: 0x0b, '0': 0x00 };
+    if (Object.hasOwn(controls, c))
+        return { chars: single(controls[c]), next: at + 1 };
+    // Word boundaries, backreferences, named groups, unicode properties: not readable here.
+    if (/[A-Za-z1-9]/.test(c))
+        throw new Unsupported();
+    return { chars: single(c.charCodeAt(0)), next: at + 1 };
+}
+function charClass(body) {
+    const negated = body.startsWith('^');
+    const ranges = [];
+    let i = negated ? 1 : 0;
+    const unit = () => {
+        if (body[i] === '\\') {
+            const escaped = patterns_escape(body, i + 1);
+            i = escaped.next;
+            return escaped.chars;
+        }
+        const code = body.charCodeAt(i);
+        i++;
+        return single(code);
+    };
+    while (i < body.length) {
+        const first = unit();
+        if (body[i] === '-' && i + 1 < body.length) {
+            i++;
+            const last = unit();
+            const [lo] = first[0] ?? [0];
+            const [, hi] = last[0] ?? [0, 0];
+            if (first.length !== 1 || last.length !== 1 || first[0][0] !== first[0][1] || last[0][0] !== last[0][1] || lo > hi)
+                throw new Unsupported();
+            ranges.push([lo, hi]);
+        }
+        else {
+            ranges.push(...first.map(([lo, hi]) => [lo, hi]));
+        }
+    }
+    const set = normalizeSet(ranges);
+    return negated ? complement(set) : set;
+}
+function single(code) {
+    return [[code, code]];
+}
+function normalizeSet(ranges) {
+    const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+    const out = [];
+    for (const [lo, hi] of sorted) {
+        const last = out[out.length - 1];
+        if (last !== undefined && lo <= last[1] + 1)
+            last[1] = Math.max(last[1], hi);
+        else
+            out.push([lo, hi]);
+    }
+    return out;
+}
+function complement(set) {
+    const out = [];
+    let next = 0;
+    for (const [lo, hi] of normalizeSet(set)) {
+        if (lo > next)
+            out.push([next, lo - 1]);
+        next = hi + 1;
+    }
+    if (next <= MAX_UNIT)
+        out.push([next, MAX_UNIT]);
+    return out;
+}
+
+;// CONCATENATED MODULE: ./lib/diff/vocabulary.js
+/**
+ * What each JSON Schema keyword is, as far as classification cares: which ones only
+ * annotate (no validator rejects anything because of them), and which instance type an
+ * assertion keyword applies to (a `maxLength` on a number schema constrains nothing).
+ */
+
+
+
+/** Keywords that never make a validator reject a value. */
+const ANNOTATION_KEYWORDS = new Set([
+    'title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly', '$comment',
+    '$id', '$anchor', '$dynamicAnchor', 'contentMediaType', 'contentEncoding', 'contentSchema', '$defs',
+]);
+/** Vendor extensions (`x-…`) are annotations by convention. */
+function isAnnotation(keyword) {
+    return ANNOTATION_KEYWORDS.has(keyword) || keyword.startsWith('x-');
+}
+/** Assertion keywords that only constrain values of one type. */
+const KEYWORD_TYPE = Object.assign((0,model/* nameRecord */.TQ)(), {
+    minLength: 'string', maxLength: 'string', pattern: 'string', format: 'string',
+    minimum: 'number', maximum: 'number', exclusiveMinimum: 'number', exclusiveMaximum: 'number', multipleOf: 'number',
+    items: 'array', prefixItems: 'array', minItems: 'array', maxItems: 'array', uniqueItems: 'array',
+    contains: 'array', minContains: 'array', maxContains: 'array', unevaluatedItems: 'array',
+    properties: 'object', required: 'object', additionalProperties: 'object', patternProperties: 'object',
+    minProperties: 'object', maxProperties: 'object', propertyNames: 'object', dependentRequired: 'object',
+    dependentSchemas: 'object', unevaluatedProperties: 'object',
+});
+/** The declared types of a schema, or null when it declares none (any type). */
+function declaredTypes(schema) {
+    const type = schema.type;
+    if (typeof type === 'string')
+        return new Set([type]);
+    if (Array.isArray(type))
+        return new Set(type.filter((t) => typeof t === 'string'));
+    return null;
+}
+/** Whether a set of declared types admits values of `type` (`number` admits integers). */
+function admits(types, type) {
+    // Overlap, not inclusion: number keywords apply to integers, and to numbers that are whole.
+    return types === null || (0,protocol/* typesOverlap */.r1)([type], types);
+}
+/** True when `keyword` can constrain some value of the schema's declared types. */
+function keywordApplies(keyword, types) {
+    const type = KEYWORD_TYPE[keyword];
+    return type === undefined || admits(types, type);
+}
+/**
+ * The same schema restricted to one type: keywords that only apply to other types are
+ * dropped. `{type: [string, null], maxLength: 5}` is exactly the union of
+ * `{type: string, maxLength: 5}` and `{type: null}`.
+ */
+function restrictToType(schema, type) {
+    const out = (0,model/* nameRecord */.TQ)();
+    for (const [key, value] of Object.entries(schema)) {
+        const only = KEYWORD_TYPE[key];
+        if (only !== undefined && !admits(new Set([type]), only))
+            continue;
+        out[key] = value;
+    }
+    out.type = type;
+    return out;
+}
+
+;// CONCATENATED MODULE: ./lib/diff/renames.js
+/**
+ * Rename detection: a removed entry and an added entry that take the same (or nearly the same)
+ * arguments are most likely one entry under a new name. Reporting them as one BREAKING rename,
+ * with the hint to keep an alias, is more useful than an unrelated removal and addition.
+ *
+ * The evidence, weighted: the argument shape (half of the score; an equal shape counts more
+ * when it has more members, since `{id}` is shared by unrelated tools), the name's words
+ * (`getTinyImage` ~ `get-tiny-image`) and the description's words. Pairs are taken greedily,
+ * best first, so each entry is renamed at most once.
+ */
+
+
+
+const RENAME_THRESHOLD = 0.45;
+function detectRenames(removed, added, shapeOf) {
+    if (removed.length === 0 || added.length === 0)
+        return [];
+    const before = removed.map((c) => ({ ...c, shape: shapeOf(c.contract), name: words(c.key), text: words(describe(c.contract)) }));
+    const after = added.map((c) => ({ ...c, shape: shapeOf(c.contract), name: words(c.key), text: words(describe(c.contract)) }));
+    const scored = [];
+    for (const b of before) {
+        for (const a of after) {
+            const sameShape = b.shape.digest === a.shape.digest;
+            const shape = shapeSimilarity(b.shape, a.shape);
+            const score = 0.5 * shape + 0.3 * jaccard(b.name, a.name) + 0.2 * jaccard(b.text, a.text);
+            if (score < RENAME_THRESHOLD)
+                continue;
+            const sameName = b.name.size > 0 && sameWords(b.name, a.name);
+            const sameDescription = describe(b.contract) !== '' && describe(b.contract) === describe(a.contract);
+            scored.push({ from: b.key, to: a.key, score, sameShape, sameName, sameDescription });
+        }
+    }
+    scored.sort((x, y) => y.score - x.score || (x.from < y.from ? -1 : x.from > y.from ? 1 : x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
+    const taken = new Set();
+    const renames = [];
+    for (const pair of scored) {
+        if (taken.has(`from:${pair.from}`) || taken.has(`to:${pair.to}`))
+            continue;
+        taken.add(`from:${pair.from}`);
+        taken.add(`to:${pair.to}`);
+        renames.push(pair);
+    }
+    return renames.sort((x, y) => (x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
+}
+function shapeSimilarity(a, b) {
+    const trivial = a.members.length === 0 && b.members.length === 0;
+    // No arguments on either side: weak evidence, many tools take none.
+    if (trivial)
+        return 0.5;
+    if (a.digest === b.digest)
+        return Math.min(1, (a.members.length + 1) / 3);
+    return 0.8 * jaccard(new Set(a.members), new Set(b.members));
+}
+/** Shape of a tool: its input schema's top-level properties and what the schema accepts. */
+function toolShape(contract) {
+    const schema = contract.inputSchema;
+    const members = (0,model/* isJsonObject */.OW)(schema) && (0,model/* isJsonObject */.OW)(schema.properties) ? Object.keys(schema.properties).sort() : [];
+    return { digest: (0,canonical/* digestOf */.ol)(withoutAnnotations(schema ?? {})), members };
+}
+/** Shape of a prompt: its arguments' names and which are required. */
+function promptShape(contract) {
+    const args = Array.isArray(contract.arguments) ? contract.arguments.filter(model/* isJsonObject */.OW) : [];
+    const members = args.map((a) => String(a.name)).sort();
+    return { digest: (0,canonical/* digestOf */.ol)(args.map((a) => [a.name, a.required === true])), members };
+}
+/**
+ * A value with every annotation keyword (title, description, examples, default…) removed, at
+ * every depth. Contracts are immutable once normalized, so each schema is stripped once: the
+ * walker compares stripped subschemas at every level of nested unions, and a stable result
+ * keeps its structural hash memoized (measured: 2.2 of 7 s on unions nested 8 deep).
+ */
+function withoutAnnotations(value) {
+    if (typeof value !== 'object' || value === null)
+        return value;
+    let out = stripped.get(value);
+    if (out === undefined) {
+        out = Array.isArray(value) ? value.map(withoutAnnotations) : objectWithoutAnnotations(value);
+        stripped.set(value, out);
+    }
+    return out;
+}
+const stripped = new WeakMap();
+function objectWithoutAnnotations(value) {
+    const out = (0,model/* nameRecord */.TQ)();
+    for (const [key, child] of Object.entries(value)) {
+        if (isAnnotation(key))
+            continue;
+        out[key] = key === 'properties' && (0,model/* isJsonObject */.OW)(child)
+            ? Object.fromEntries(Object.entries(child).map(([k, v]) => [k, withoutAnnotations(v)]))
+            : withoutAnnotations(child);
+    }
+    return out;
+}
+function describe(contract) {
+    return [contract.title, contract.description].filter((t) => typeof t === 'string').join(' ');
+}
+/** Lower-case words, splitting camelCase, snake_case and kebab-case. */
+function words(text) {
+    const spaced = text.slice(0, 2_000).replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2');
+    return new Set(spaced.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length >= 2 && w !== 'the' && w !== 'an'));
+}
+function sameWords(a, b) {
+    return a.size === b.size && [...a].every((word) => b.has(word));
+}
+/** How much closer the chosen pairing must be than every other open pairing of its two names. */
+const MEMBER_MARGIN = 0.1;
+/** Below this, two names and descriptions have nothing in common worth choosing by. */
+const MEMBER_MIN_SIMILARITY = 0.2;
+/** Gone × added members compared at most, per object (a hostile schema lists thousands). */
+const MAX_MEMBER_PAIRS = 10_000;
+/**
+ * Members renamed in place: among every gone × added pair that `same` says holds the same
+ * schema, a pair whose two names have no other candidate is a rename; where a name has several,
+ * the pair closest by name and description words (`startRef` ~ `startTarget`, `ref` ~ `target`
+ * by their descriptions) is one when it is clearly closer than every other pair still open for
+ * either name. Anything closer to a tie is left as it is: a removal and an addition. Best first,
+ * so each name is paired once; deterministic (ties broken by name).
+ */
+function pairMembers(gone, added, same) {
+    if (gone.length === 0 || added.length === 0 || gone.length * added.length > MAX_MEMBER_PAIRS)
+        return [];
+    const pairs = [];
+    for (const g of gone) {
+        for (const a of added) {
+            if (!same(g.name, a.name))
+                continue;
+            pairs.push({ from: g.name, to: a.name, score: 0.6 * jaccard(words(g.name), words(a.name)) + 0.4 * jaccard(words(g.text), words(a.text)) });
+        }
+    }
+    pairs.sort((x, y) => y.score - x.score || (x.from < y.from ? -1 : x.from > y.from ? 1 : x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
+    const from = new Set();
+    const to = new Set();
+    const chosen = [];
+    for (const pair of pairs) {
+        if (from.has(pair.from) || to.has(pair.to))
+            continue;
+        const rivals = pairs.filter((other) => other !== pair && !from.has(other.from) && !to.has(other.to) && (other.from === pair.from || other.to === pair.to));
+        const clear = rivals.length === 0 || (pair.score >= MEMBER_MIN_SIMILARITY && rivals.every((other) => other.score <= pair.score - MEMBER_MARGIN));
+        if (!clear)
+            continue;
+        from.add(pair.from);
+        to.add(pair.to);
+        chosen.push({ from: pair.from, to: pair.to, byName: pairs.some((other) => other !== pair && (other.from === pair.from || other.to === pair.to)) });
+    }
+    return chosen;
+}
+function jaccard(a, b) {
+    if (a.size === 0 && b.size === 0)
+        return 0;
+    let shared = 0;
+    for (const w of a)
+        if (b.has(w))
+            shared++;
+    return shared / (a.size + b.size - shared);
+}
+
+;// CONCATENATED MODULE: ./lib/diff/unions.js
+/**
+ * Unions (`anyOf` / `oneOf` / `allOf`): which branch of the old schema became which branch of
+ * the new one. Normalization sorts branches by their text, so a changed branch can move; we
+ * pair them by discriminator value when the union is discriminated (`action: "create"`), else
+ * by equality, then by least harm (a pairing that reports a narrowing of an input when another
+ * pairing reports none is the wrong pairing), then by resemblance.
+ */
+
+
+
+function matchBranches(previous, current, harm = () => null) {
+    const discriminator = sharedDiscriminator(previous, current);
+    if (discriminator !== null) {
+        const currentByValue = new Map(current.map((b, j) => [(0,protocol/* discriminatorValue */.W0)(b, discriminator), j]));
+        const pairs = [];
+        const removed = [];
+        const matched = new Set();
+        previous.forEach((b, i) => {
+            const j = currentByValue.get((0,protocol/* discriminatorValue */.W0)(b, discriminator));
+            if (j === undefined)
+                removed.push(i);
+            else {
+                pairs.push([i, j]);
+                matched.add(j);
+            }
+        });
+        const added = current.map((_, j) => j).filter((j) => !matched.has(j));
+        return { pairs, removed, added, discriminator };
+    }
+    const pairs = [];
+    const freePrev = new Set(previous.map((_, i) => i));
+    const freeCurr = new Set(current.map((_, j) => j));
+    // Unchanged branches first: they are certainly the same variant.
+    const byShape = new Map();
+    current.forEach((b, j) => byShape.set(shapeHash(b), [...(byShape.get(shapeHash(b)) ?? []), j]));
+    previous.forEach((b, i) => {
+        const candidates = byShape.get(shapeHash(b));
+        const j = candidates?.find((c) => freeCurr.has(c) && jsonEqual(b, current[c]));
+        if (j !== undefined) {
+            pairs.push([i, j]);
+            freePrev.delete(i);
+            freeCurr.delete(j);
+        }
+    });
+    // Then as many harmless pairs as possible (a maximum matching on zero-harm pairs, preferring
+    // the most alike: greedy would pair a with b' and leave b with only a harmful partner), then
+    // the least harmful, most alike remaining pairs, greedily. A harmful pair with nothing in
+    // common stays apart (reported as a removed and an added branch).
+    const scored = [];
+    for (const i of freePrev) {
+        for (const j of freeCurr) {
+            const score = resemblance(previous[i], current[j]);
+            const cost = harm(i, j) ?? 1;
+            if (score > 0 || cost === 0)
+                scored.push({ i, j, score, cost });
+        }
+    }
+    scored.sort((a, b) => a.cost - b.cost || b.score - a.score || a.i - b.i || a.j - b.j);
+    const harmless = new Map();
+    for (const { i, j, cost } of scored)
+        if (cost === 0)
+            harmless.set(i, [...(harmless.get(i) ?? []), j]);
+    const ownerOf = new Map();
+    const augment = (i, seen) => {
+        for (const j of harmless.get(i) ?? []) {
+            if (seen.has(j))
+                continue;
+            seen.add(j);
+            const owner = ownerOf.get(j);
+            if (owner === undefined || augment(owner, seen)) {
+                ownerOf.set(j, i);
+                return true;
+            }
+        }
+        return false;
+    };
+    for (const i of [...harmless.keys()].sort((a, b) => a - b))
+        augment(i, new Set());
+    for (const [j, i] of [...ownerOf.entries()].sort((a, b) => a[1] - b[1])) {
+        pairs.push([i, j]);
+        freePrev.delete(i);
+        freeCurr.delete(j);
+    }
+    for (const { i, j, cost } of scored) {
+        if (cost === 0 || !freePrev.has(i) || !freeCurr.has(j))
+            continue;
+        pairs.push([i, j]);
+        freePrev.delete(i);
+        freeCurr.delete(j);
+    }
+    pairs.sort((a, b) => a[1] - b[1]);
+    return { pairs, removed: [...freePrev].sort((a, b) => a - b), added: [...freeCurr].sort((a, b) => a - b), discriminator: null };
+}
+function sharedDiscriminator(previous, current) {
+    const p = (0,protocol/* discriminatorOf */.M2)(previous);
+    const c = (0,protocol/* discriminatorOf */.M2)(current);
+    if (p !== null && p === c)
+        return p;
+    // A union that grew from one branch is still discriminated by its only branch's const.
+    if (c !== null && previous.length === 1 && (0,protocol/* discriminatorValue */.W0)(previous[0], c) !== undefined)
+        return c;
+    if (p !== null && current.length === 1 && (0,protocol/* discriminatorValue */.W0)(current[0], p) !== undefined)
+        return p;
+    return null;
+}
+/** How alike two branches look: shared types and shared property names. 0 = nothing shared. */
+function resemblance(a, b) {
+    if (!(0,model/* isJsonObject */.OW)(a) || !(0,model/* isJsonObject */.OW)(b))
+        return jsonEqual(a, b) ? 1 : 0;
+    const ta = declaredTypes(a);
+    const tb = declaredTypes(b);
+    let score = 0;
+    if (ta === null || tb === null)
+        score += 0.5;
+    else if ((0,protocol/* typesOverlap */.r1)(ta, tb))
+        score += 1;
+    else
+        return 0; // declared, disjoint types: different variants, not one variant that changed
+    // What a branch is about: the members it describes or requires.
+    const members = (schema) => new Set([...Object.keys((0,model/* isJsonObject */.OW)(schema.properties) ? schema.properties : {}), ...(Array.isArray(schema.required) ? schema.required.filter((name) => typeof name === 'string') : [])]);
+    const pa = [...members(a)];
+    const pb = members(b);
+    const shared = pa.filter((k) => pb.has(k)).length;
+    const all = new Set([...pa, ...pb]).size;
+    if (all > 0)
+        score += (2 * shared) / all;
+    return score;
+}
+/**
+ * Rewrite a union-free schema as a one-branch union of the same meaning, so it can be
+ * compared branch by branch with a schema that has a union (`{type: string}` →
+ * `{anyOf: [{type: string}, {type: null}]}` becomes "a variant was added", not "type removed
+ * plus anyOf added"). Assertion keywords that the other side's root does not also carry move
+ * into the branch; a multi-type branch splits into one branch per type, which is exact.
+ */
+function liftToUnion(plain, other, keyword) {
+    const root = ownRecord();
+    const moved = ownRecord();
+    for (const [key, value] of Object.entries(plain)) {
+        if (isAnnotation(key) || (Object.hasOwn(other, key) && jsonEqual(other[key], value)))
+            root[key] = value;
+        else
+            moved[key] = value;
+    }
+    root[keyword] = splitByType(moved);
+    return root;
+}
+function splitByType(schema) {
+    const types = declaredTypes(schema);
+    if (types === null || types.size < 2)
+        return [schema];
+    return [...types].sort().map((t) => restrictToType(schema, t));
+}
+/** The union keyword a schema uses, when it uses exactly one of anyOf / oneOf. */
+function unionKeywordOf(schema) {
+    const any = Array.isArray(schema.anyOf);
+    const one = Array.isArray(schema.oneOf);
+    if (any === one)
+        return null;
+    return any ? 'anyOf' : 'oneOf';
+}
+
+;// CONCATENATED MODULE: ./lib/diff/schema-walker.js
+
+
+
+
+
+
+
+
+/** The location of a different value (a property's, an item's…): what encloses it says nothing of it. */
+function inner(at, ...segments) {
+    return { segments: [...at.segments, ...segments], action: at.action, direction: at.direction, atRoot: false };
+}
+/**
+ * The location of another schema for the same value (an allOf member, a variant, then/else).
+ * What the enclosing schema declares is declared there too, and so is what any `allOf` member
+ * declares: every member applies to the same value, so a constraint moving from one member to
+ * another is a change of that constraint, never a property appearing.
+ */
+function alongside(at, prev, curr, ...segments) {
+    const declared = new Set(at.declared);
+    const declare = (schema) => {
+        if ((0,model/* isJsonObject */.OW)(schema) && (0,model/* isJsonObject */.OW)(schema.properties))
+            for (const name of Object.keys(schema.properties))
+                declared.add(name);
+    };
+    for (const side of [prev, curr]) {
+        declare(side);
+        if (Array.isArray(side.allOf))
+            side.allOf.forEach(declare);
+    }
+    return { segments: [...at.segments, ...segments], action: at.action, direction: at.direction, atRoot: false, declared };
+}
+/**
+ * Most steps one schema pair may take. Real schemas need a few thousand; the bound only stops a
+ * hostile schema, and then the pair gets one conservative verdict and a note (never a hang).
+ */
+const MAX_WALK_STEPS = 2_000_000;
+function walkSchemas(previous, current, options) {
+    const maxSteps = options.maxSteps ?? MAX_WALK_STEPS;
+    const walker = new Walker(previous, current, options.field, { steps: 0, maxSteps, uncertain: new Set() }, true);
+    const at = { segments: [options.field], action: null, direction: options.direction, atRoot: true };
+    try {
+        walker.walk(asToolRoot(previous), asToolRoot(current), at);
+    }
+    catch (error) {
+        if (!(error instanceof WalkBudgetExceeded))
+            throw error;
+        const note = `the schemas are too large or too deeply nested to compare keyword by keyword within ${maxSteps.toLocaleString('en-US')} steps`;
+        return {
+            changes: [{ kind: 'constraint-changed', segments: [options.field], where: (0,protocol/* whereOf */.de)([options.field]), action: null, direction: options.direction, subject: options.field, previous: null, current: null, note: `Not compared keyword by keyword: ${note}; review the whole schema.` }],
+            uncertain: [note],
+            steps: walker.budget.steps,
+        };
+    }
+    return { changes: walker.changes, uncertain: [...walker.budget.uncertain].sort(), steps: walker.budget.steps };
+}
+class WalkBudgetExceeded extends Error {
+}
+/**
+ * Tool arguments and structured results are JSON objects by protocol, whatever the schema
+ * says, so a root that omits `type` means `type: "object"`: declaring it narrows nothing.
+ */
+function asToolRoot(schema) {
+    if (schema === true || !(0,model/* isJsonObject */.OW)(schema))
+        return schema === false ? false : { type: 'object' };
+    if ('type' in schema)
+        return schema;
+    return ownRecord(schema, { type: 'object' });
+}
+/** Keywords handled by a dedicated family below; anything else is an "other keyword". */
+const HANDLED = new Set([
+    'type', 'enum', 'const', 'minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum', 'multipleOf',
+    'minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties', 'minContains', 'maxContains',
+    'pattern', 'format', 'uniqueItems', 'properties', 'required', 'additionalProperties', 'patternProperties',
+    'items', 'prefixItems', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems',
+    'dependentRequired', 'dependentSchemas', 'if', 'then', 'else', 'not', 'anyOf', 'oneOf', 'allOf', '$defs', '$ref',
+    'title', 'description', 'examples', 'default', 'deprecated', contract_schema/* DEFINITION_DESCRIPTION */.xY,
+]);
+/** Count bounds: (min keyword, max keyword, narrowing kind, widening kind). */
+const COUNT_BOUNDS = [
+    ['minLength', 'maxLength', 'length-range-narrowed', 'length-range-widened'],
+    ['minItems', 'maxItems', 'item-count-range-narrowed', 'item-count-range-widened'],
+    ['minProperties', 'maxProperties', 'property-count-range-narrowed', 'property-count-range-widened'],
+    ['minContains', 'maxContains', 'item-count-range-narrowed', 'item-count-range-widened'],
+];
+/** Subschema keywords where a narrower subschema means a narrower schema, absent = `{}`. */
+const MONOTONE_SUBSCHEMAS = ['propertyNames', 'unevaluatedProperties', 'unevaluatedItems'];
+/** Pairs of union branches costed with a trial walk at most (beyond, pairing is by resemblance). */
+const MAX_COSTED_PAIRS = 144;
+class Walker {
+    previousRoot;
+    currentRoot;
+    field;
+    budget;
+    costsUnions;
+    followedRefs;
+    changes = [];
+    constructor(previousRoot, currentRoot, field, budget, 
+    /**
+     * Whether this walker costs union pairings with trial walks. Trial walkers do not: nested
+     * unions inside a trial pair by equality and resemblance only, so each union level costs
+     * its own pairs once and a walk stays polynomial in the schema's size, whatever its depth.
+     */
+    costsUnions, 
+    /** References followed so far. Helper walkers (trial pairings, `not`) start from a copy:
+     * they inherit what their parent followed, so they terminate, without hiding from the
+     * parent what they follow themselves. */
+    followedRefs = new Set()) {
+        this.previousRoot = previousRoot;
+        this.currentRoot = currentRoot;
+        this.field = field;
+        this.budget = budget;
+        this.costsUnions = costsUnions;
+        this.followedRefs = followedRefs;
+    }
+    /** A walker for a side question (a trial pairing, the inside of a `not`). */
+    helper() {
+        return new Walker(this.previousRoot, this.currentRoot, this.field, this.budget, false, new Set(this.followedRefs));
+    }
+    /** Only the main walk's doubts matter: a trial's are about a pairing that may not be chosen. */
+    doubt(reason) {
+        if (this.costsUnions)
+            this.budget.uncertain.add(reason);
+    }
+    emit(kind, at, extra, facts) {
+        this.changes.push({
+            kind,
+            segments: [...at.segments, ...extra],
+            where: facts.where ?? (0,protocol/* whereOf */.de)(at.segments),
+            action: at.action,
+            direction: at.direction,
+            subject: facts.subject ?? extra[extra.length - 1] ?? '',
+            previous: facts.previous === undefined ? null : facts.previous,
+            current: facts.current === undefined ? null : facts.current,
+            ...(facts.facts !== undefined ? { facts: facts.facts } : {}),
+        });
+    }
+    walk(previous, current, at) {
+        if (++this.budget.steps > this.budget.maxSteps)
+            throw new WalkBudgetExceeded();
+        if (jsonEqual(previous, current))
+            return;
+        if (current === false || previous === false)
+            return this.falseSchema(previous, current, at);
+        // `true` accepts everything, exactly like `{}`.
+        let prev = previous === true ? ownRecord() : previous;
+        let curr = current === true ? ownRecord() : current;
+        if (jsonEqual(prev, curr))
+            return;
+        if (typeof prev.$ref === 'string' || typeof curr.$ref === 'string') {
+            if (prev.$ref === curr.$ref) {
+                // Same target: any change in it showed where it was first inlined; only siblings remain.
+                prev = without(prev, ['$ref']);
+                curr = without(curr, ['$ref']);
+            }
+            else {
+                const pair = `${String(prev.$ref)}\u0000${String(curr.$ref)}`;
+                if (this.followedRefs.has(pair)) {
+                    this.doubt('a $ref cycle was compared once, not followed again');
+                    return;
+                }
+                this.followedRefs.add(pair);
+                const p = this.dereference(prev, this.previousRoot);
+                const c = this.dereference(curr, this.currentRoot);
+                if (p === undefined || c === undefined) {
+                    this.emit('constraint-changed', at, ['$ref'], { subject: '$ref', previous: prev.$ref, current: curr.$ref });
+                    return;
+                }
+                return this.walk(p, c, at);
+            }
+        }
+        // A union on one side only: rewrite the other side as a one-branch union of equal meaning.
+        const pu = unionKeywordOf(prev);
+        const cu = unionKeywordOf(curr);
+        let lifted = null;
+        if (pu === null && cu !== null && !Array.isArray(prev.anyOf) && !Array.isArray(prev.oneOf)) {
+            prev = liftToUnion(prev, curr, cu);
+            lifted = 'previous';
+        }
+        else if (cu === null && pu !== null && !Array.isArray(curr.anyOf) && !Array.isArray(curr.oneOf)) {
+            curr = liftToUnion(curr, prev, pu);
+            lifted = 'current';
+        }
+        this.types(prev, curr, at);
+        this.allowedValues(prev, curr, at);
+        this.numberBounds(prev, curr, at);
+        for (const [min, max, narrowed, widened] of COUNT_BOUNDS)
+            this.countBounds(prev, curr, at, min, max, narrowed, widened);
+        this.multipleOf(prev, curr, at);
+        for (const keyword of ['pattern', 'format'])
+            this.stringAssertion(prev, curr, at, keyword);
+        this.uniqueItems(prev, curr, at);
+        this.objectMembers(prev, curr, at);
+        this.arrayMembers(prev, curr, at);
+        this.otherSubschemas(prev, curr, at);
+        this.unions(prev, curr, at, lifted);
+        this.allOf(prev, curr, at);
+        this.not(prev, curr, at);
+        this.annotations(prev, curr, at);
+        this.otherKeywords(prev, curr, at);
+    }
+    dereference(schema, root) {
+        if (typeof schema.$ref !== 'string')
+            return schema;
+        if (!(0,model/* isJsonObject */.OW)(root))
+            return undefined;
+        const target = (0,contract_schema/* resolvePointer */.cj)(root, schema.$ref);
+        if (!(0,model/* isJsonObject */.OW)(target) && typeof target !== 'boolean')
+            return undefined;
+        const resolved = asSchema(target);
+        if (resolved === false)
+            return ownRecord({ not: ownRecord() });
+        // The root's `$defs` belong to the root, not to a reference into it.
+        return ownRecord(without(resolved, ['$defs']), without(schema, ['$ref']));
+    }
+    falseSchema(previous, current, at) {
+        const onAdditional = at.segments[at.segments.length - 1] === 'additionalProperties';
+        // "undeclared properties are now rejected" is about the object, so the message names it.
+        const where = onAdditional ? (0,protocol/* whereOf */.de)(at.segments.slice(0, -1)) : (0,protocol/* whereOf */.de)(at.segments);
+        if (current === false) {
+            const kind = onAdditional ? 'additional-properties-forbidden' : 'schema-became-false';
+            this.emit(kind, at, [], { subject: '', previous, current: false, where });
+        }
+        else {
+            const kind = onAdditional ? 'additional-properties-allowed' : 'schema-was-false';
+            this.emit(kind, at, [], { subject: '', previous: false, current, where });
+        }
+    }
+    /** A keyword change that cannot matter because the keyword does not apply to the type. */
+    inapplicable(prev, curr, keyword) {
+        const p = declaredTypes(prev);
+        const c = declaredTypes(curr);
+        if (p === null || c === null)
+            return null;
+        if (keywordApplies(keyword, p) || keywordApplies(keyword, c))
+            return null;
+        return [...new Set([...p, ...c])].sort();
+    }
+    reportInapplicable(prev, curr, at, keyword) {
+        const types = this.inapplicable(prev, curr, keyword);
+        if (types === null)
+            return false;
+        this.emit('inapplicable-keyword-changed', at, [keyword], { previous: prev[keyword], current: curr[keyword], facts: { types } });
+        return true;
+    }
+    // ── type ──────────────────────────────────────────────────────────────────────────────
+    types(prev, curr, at) {
+        if (jsonEqual(prev.type, curr.type))
+            return;
+        const p = declaredTypes(prev);
+        const c = declaredTypes(curr);
+        const covers = (set, t) => set === null || [...set].some((s) => (0,protocol/* isSubtype */.x4)(t, s));
+        const lost = [...(p ?? protocol/* JSON_TYPES */.J_)].some((t) => !covers(c, t));
+        const gained = [...(c ?? protocol/* JSON_TYPES */.J_)].some((t) => !covers(p, t));
+        const kind = lost && gained ? 'type-changed' : lost ? 'type-narrowed' : gained ? 'type-widened' : null;
+        if (kind !== null)
+            this.emit(kind, at, ['type'], { previous: prev.type, current: curr.type });
+    }
+    // ── enum / const ───────────────────────────────────────────────────────────────────────
+    allowedValues(prev, curr, at) {
+        if (jsonEqual(prev.enum, curr.enum) && jsonEqual(prev.const, curr.const) && ('const' in prev) === ('const' in curr))
+            return;
+        const p = allowedValuesOf(prev);
+        const c = allowedValuesOf(curr);
+        const keyword = 'const' in curr || (!('enum' in curr) && 'const' in prev) ? 'const' : 'enum';
+        const previous = restrictionOf(prev, keyword);
+        const current = restrictionOf(curr, keyword);
+        if (p === null && c === null)
+            return;
+        if (p === null && c !== null) {
+            this.emit('enum-narrowed', at, [keyword], { previous, current, facts: { restrictedTo: [...c.values()] } });
+            return;
+        }
+        if (c === null && p !== null) {
+            this.emit('enum-widened', at, [keyword], { previous, current, facts: { wasRestrictedTo: [...p.values()] } });
+            return;
+        }
+        const removed = [...p.entries()].filter(([k]) => !c.has(k)).map(([, v]) => v);
+        const added = [...c.entries()].filter(([k]) => !p.has(k)).map(([, v]) => v);
+        if (removed.length === 0 && added.length === 0)
+            return;
+        const kind = removed.length > 0 && added.length > 0 ? 'enum-changed' : removed.length > 0 ? 'enum-narrowed' : 'enum-widened';
+        this.emit(kind, at, [keyword], { previous, current, facts: { removed, added } });
+    }
+    // ── numeric bounds ─────────────────────────────────────────────────────────────────────
+    numberBounds(prev, curr, at) {
+        for (const side of ['lower', 'upper']) {
+            const [inclusive, exclusive] = side === 'lower' ? ['minimum', 'exclusiveMinimum'] : ['maximum', 'exclusiveMaximum'];
+            if (jsonEqual(prev[inclusive], curr[inclusive]) && jsonEqual(prev[exclusive], curr[exclusive]))
+                continue;
+            const p = boundOf(prev, inclusive, exclusive, side);
+            const c = boundOf(curr, inclusive, exclusive, side);
+            const order = compareBounds(p, c, side);
+            if (order === 0)
+                continue;
+            const keyword = (c ?? p)?.keyword ?? inclusive;
+            if (this.reportInapplicable(prev, curr, at, keyword))
+                continue;
+            const sameKeyword = p === null || c === null || p.keyword === c.keyword;
+            const previous = p === null ? null : sameKeyword ? p.value : { [p.keyword]: p.value };
+            const current = c === null ? null : sameKeyword ? c.value : { [c.keyword]: c.value };
+            this.emit(order > 0 ? 'number-range-narrowed' : 'number-range-widened', at, [keyword], { previous, current });
+        }
+    }
+    countBounds(prev, curr, at, min, max, narrowed, widened) {
+        for (const [keyword, side] of [[min, 'lower'], [max, 'upper']]) {
+            if (jsonEqual(prev[keyword], curr[keyword]))
+                continue;
+            const p = typeof prev[keyword] === 'number' ? { value: prev[keyword], exclusive: false, keyword } : null;
+            const c = typeof curr[keyword] === 'number' ? { value: curr[keyword], exclusive: false, keyword } : null;
+            const order = compareBounds(p, c, side);
+            if (order === 0)
+                continue;
+            if (this.reportInapplicable(prev, curr, at, keyword))
+                continue;
+            this.emit(order > 0 ? narrowed : widened, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
+        }
+    }
+    multipleOf(prev, curr, at) {
+        if (jsonEqual(prev.multipleOf, curr.multipleOf))
+            return;
+        if (this.reportInapplicable(prev, curr, at, 'multipleOf'))
+            return;
+        const p = typeof prev.multipleOf === 'number' ? prev.multipleOf : null;
+        const c = typeof curr.multipleOf === 'number' ? curr.multipleOf : null;
+        let kind;
+        if (p === null)
+            kind = 'multiple-of-narrowed';
+        else if (c === null)
+            kind = 'multiple-of-widened';
+        else if (isMultiple(c, p))
+            kind = 'multiple-of-narrowed';
+        else if (isMultiple(p, c))
+            kind = 'multiple-of-widened';
+        else
+            kind = 'multiple-of-changed';
+        this.emit(kind, at, ['multipleOf'], { previous: p, current: c });
+    }
+    stringAssertion(prev, curr, at, keyword) {
+        if (jsonEqual(prev[keyword], curr[keyword]))
+            return;
+        if (this.reportInapplicable(prev, curr, at, keyword))
+            return;
+        const had = keyword in prev;
+        const has = keyword in curr;
+        let kind = !had ? `${keyword}-added` : !has ? `${keyword}-removed` : `${keyword}-changed`;
+        if (kind === 'pattern-changed' && typeof prev.pattern === 'string' && typeof curr.pattern === 'string') {
+            if (patternContains(curr.pattern, prev.pattern))
+                kind = 'pattern-widened';
+            else if (patternContains(prev.pattern, curr.pattern))
+                kind = 'pattern-narrowed';
+        }
+        this.emit(kind, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
+    }
+    uniqueItems(prev, curr, at) {
+        const p = prev.uniqueItems === true;
+        const c = curr.uniqueItems === true;
+        if (p === c)
+            return;
+        if (this.reportInapplicable(prev, curr, at, 'uniqueItems'))
+            return;
+        this.emit(c ? 'unique-items-added' : 'unique-items-removed', at, ['uniqueItems'], { previous: p, current: c });
+    }
+    // ── objects ────────────────────────────────────────────────────────────────────────────
+    objectMembers(prev, curr, at) {
+        const pp = (0,model/* objectOr */.Xg)(prev.properties);
+        const cp = (0,model/* objectOr */.Xg)(curr.properties);
+        const preq = new Set(stringsOf(prev.required));
+        const creq = new Set(stringsOf(curr.required));
+        const pAdditional = prev.additionalProperties;
+        const cAdditional = curr.additionalProperties;
+        const names = [...new Set([...Object.keys(pp), ...Object.keys(cp), ...preq, ...creq])].sort();
+        // In arguments, a required property with a default may be left out: the server fills it in
+        // (zod 4 lists `.default()` fields as required). What callers must send is what lacks one.
+        const input = at.direction === 'input';
+        const defaulted = (schema) => input && (0,model/* isJsonObject */.OW)(schema) && 'default' in schema;
+        const renames = renamedMembers(pp, cp);
+        const renamedFrom = new Set([...renames.values()].map((rename) => rename.from));
+        for (const name of names) {
+            if (renamedFrom.has(name))
+                continue;
+            const inPrev = Object.hasOwn(pp, name);
+            const inCurr = Object.hasOwn(cp, name);
+            const member = inner(at, 'properties', name);
+            // A name not listed in `properties` is governed by `additionalProperties` (absent = anything).
+            const prevSchema = inPrev ? asSchema(pp[name]) : asSchema(pAdditional);
+            const currSchema = inCurr ? asSchema(cp[name]) : asSchema(cAdditional);
+            const rename = renames.get(name);
+            const oldName = rename?.from;
+            const wasRequired = preq.has(oldName ?? name);
+            const isRequired = creq.has(name);
+            if (oldName !== undefined) {
+                // The same argument under a new name: one change that names both, not an unrelated
+                // removal and addition; its requiredness is judged like any other property's. The facts
+                // say how sure: the same schema always (a runtime may serve the old name in its place),
+                // and whether the names chose among several candidates of that schema.
+                const facts = rename?.byName === true ? { sameSchema: true, pairedByName: true } : { sameSchema: true };
+                this.emit('property-renamed', at, ['properties', name], { subject: name, previous: oldName, current: name, facts });
+                this.requiredness(at, name, wasRequired && !defaulted(pp[oldName]), isRequired && !defaulted(cp[name]), wasRequired, isRequired);
+                continue;
+            }
+            if (!inPrev && inCurr && at.declared?.has(name)) {
+                // Declared by an enclosing schema: not new to callers, only newly constrained here.
+                this.walk(prevSchema, currSchema, member);
+                this.requiredness(at, name, wasRequired && !defaulted(prevSchema), isRequired && !defaulted(currSchema), wasRequired, isRequired);
+                continue;
+            }
+            if (!inPrev && inCurr) {
+                if (isRequired && !wasRequired) {
+                    if (defaulted(cp[name]))
+                        this.emit('defaulted-property-added', at, ['properties', name], { subject: name, previous: null, current: cp[name], facts: { default: cp[name].default } });
+                    else
+                        this.emit('required-property-added', at, ['properties', name], { subject: name, previous: null, current: cp[name] });
+                }
+                else if (!wasRequired) {
+                    this.emit('property-added', at, ['properties', name], { subject: name, previous: null, current: cp[name] });
+                }
+                else if (!isRequired) {
+                    this.emit('property-became-optional', at, ['properties', name], { subject: name, previous: true, current: false });
+                }
+                // Undeclared names were free (absent additionalProperties), and callers only send
+                // declared properties: a new optional property narrows nothing they do. A declared map
+                // schema, or a name that was already required, did constrain the value: compare with it.
+                if ((0,model/* isJsonObject */.OW)(pAdditional) || wasRequired)
+                    this.walk(prevSchema, currSchema, member);
+                continue;
+            }
+            if (inPrev && !inCurr) {
+                if (isRequired) {
+                    // Still required, no longer described: its value is now governed by additionalProperties.
+                    this.walk(prevSchema, currSchema, member);
+                    if (!wasRequired)
+                        this.emit('property-became-required', at, ['properties', name], { subject: name, previous: false, current: true });
+                    continue;
+                }
+                if (at.declared?.has(name)) {
+                    // Declared by an enclosing schema: this one only stopped constraining it.
+                    this.walk(prevSchema, currSchema, member);
+                    continue;
+                }
+                const closed = cAdditional === false || curr.unevaluatedProperties === false;
+                const kind = closed ? 'property-removed' : 'property-removed-ignored';
+                this.emit(kind, at, ['properties', name], { subject: name, previous: pp[name], current: null });
+                if ((0,model/* isJsonObject */.OW)(cAdditional))
+                    this.walk(prevSchema, currSchema, member);
+                continue;
+            }
+            if (inPrev && inCurr)
+                this.walk(prevSchema, currSchema, member);
+            this.requiredness(at, name, wasRequired && !defaulted(prevSchema), isRequired && !defaulted(currSchema), wasRequired, isRequired);
+        }
+        if (!jsonEqual(pAdditional, cAdditional)) {
+            this.walk(asSchema(pAdditional), asSchema(cAdditional), inner(at, 'additionalProperties'));
+        }
+        const ppat = (0,model/* objectOr */.Xg)(prev.patternProperties);
+        const cpat = (0,model/* objectOr */.Xg)(curr.patternProperties);
+        // Names matching a pattern one side does not list are governed by that side's
+        // additionalProperties (dropping a pattern from a closed object rejects those names).
+        for (const pattern of [...new Set([...Object.keys(ppat), ...Object.keys(cpat)])].sort()) {
+            const p = Object.hasOwn(ppat, pattern) ? asSchema(ppat[pattern]) : asSchema(pAdditional);
+            const c = Object.hasOwn(cpat, pattern) ? asSchema(cpat[pattern]) : asSchema(cAdditional);
+            this.walk(p, c, inner(at, 'patternProperties', pattern));
+        }
+        this.dependentRequired(prev, curr, at);
+        const pdep = (0,model/* objectOr */.Xg)(prev.dependentSchemas);
+        const cdep = (0,model/* objectOr */.Xg)(curr.dependentSchemas);
+        for (const name of [...new Set([...Object.keys(pdep), ...Object.keys(cdep)])].sort()) {
+            this.walk(asSchema(pdep[name]), asSchema(cdep[name]), alongside(at, prev, curr, 'dependentSchemas', name));
+        }
+    }
+    /**
+     * A property that stays: whether callers must send it changed (`mustBefore`, `mustNow`: listed
+     * as required and, for arguments, without a default), or only its listing did.
+     */
+    requiredness(at, name, mustBefore, mustNow, listedBefore, listedNow) {
+        const facts = (before, now) => ({ subject: name, previous: before, current: now });
+        if (mustNow && !mustBefore)
+            this.emit('property-became-required', at, ['properties', name], facts(false, true));
+        else if (mustBefore && !mustNow)
+            this.emit('property-became-optional', at, ['properties', name], facts(true, false));
+        else if (listedNow && !listedBefore)
+            this.emit('defaulted-property-became-required', at, ['properties', name], facts(false, true));
+        else if (listedBefore && !listedNow && !mustBefore)
+            this.emit('property-became-optional', at, ['properties', name], facts(true, false));
+    }
+    dependentRequired(prev, curr, at) {
+        if (jsonEqual(prev.dependentRequired, curr.dependentRequired))
+            return;
+        const p = (0,model/* objectOr */.Xg)(prev.dependentRequired);
+        const c = (0,model/* objectOr */.Xg)(curr.dependentRequired);
+        for (const name of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
+            const before = new Set(stringsOf(p[name]));
+            const after = new Set(stringsOf(c[name]));
+            const more = [...after].some((n) => !before.has(n));
+            const fewer = [...before].some((n) => !after.has(n));
+            if (!more && !fewer)
+                continue;
+            const kind = more && fewer ? 'constraint-changed' : more ? 'constraint-added' : 'constraint-removed';
+            this.emit(kind, at, ['dependentRequired', name], { subject: `dependentRequired(${name})`, previous: p[name], current: c[name] });
+        }
+    }
+    // ── arrays ─────────────────────────────────────────────────────────────────────────────
+    arrayMembers(prev, curr, at) {
+        const pPrefix = Array.isArray(prev.prefixItems) ? prev.prefixItems : [];
+        const cPrefix = Array.isArray(curr.prefixItems) ? curr.prefixItems : [];
+        // Position i is governed by prefixItems[i], else by items: compare what governs it on each side.
+        for (let i = 0; i < Math.max(pPrefix.length, cPrefix.length); i++) {
+            const p = i < pPrefix.length ? asSchema(pPrefix[i]) : asSchema(prev.items);
+            const c = i < cPrefix.length ? asSchema(cPrefix[i]) : asSchema(curr.items);
+            this.walk(p, c, inner(at, 'prefixItems', String(i)));
+        }
+        if (!jsonEqual(prev.items, curr.items)) {
+            this.walk(asSchema(prev.items), asSchema(curr.items), inner(at, 'items'));
+        }
+        if (!jsonEqual(prev.contains, curr.contains)) {
+            // `contains: {}` still demands a non-empty array, so absence is not `{}` here.
+            this.doubt('"contains" changed');
+            if (!('contains' in prev))
+                this.emit('constraint-added', at, ['contains'], { previous: null, current: curr.contains });
+            else if (!('contains' in curr))
+                this.emit('constraint-removed', at, ['contains'], { previous: prev.contains, current: null });
+            else
+                this.walk(asSchema(prev.contains), asSchema(curr.contains), inner(at, 'contains'));
+        }
+    }
+    otherSubschemas(prev, curr, at) {
+        for (const keyword of MONOTONE_SUBSCHEMAS) {
+            if (jsonEqual(prev[keyword], curr[keyword]))
+                continue;
+            this.walk(asSchema(prev[keyword]), asSchema(curr[keyword]), inner(at, keyword));
+        }
+        // if/then/else: `then` and `else` are monotone only while `if` selects the same values.
+        if (jsonEqual(prev.if, curr.if) && 'if' in prev) {
+            for (const keyword of ['then', 'else']) {
+                if (jsonEqual(prev[keyword], curr[keyword]))
+                    continue;
+                this.walk(asSchema(prev[keyword]), asSchema(curr[keyword]), alongside(at, prev, curr, keyword));
+            }
+        }
+        else if (!jsonEqual(prev.if, curr.if) || !jsonEqual(prev.then, curr.then) || !jsonEqual(prev.else, curr.else)) {
+            const previous = conditional(prev);
+            const current = conditional(curr);
+            const kind = previous === null ? 'constraint-added' : current === null ? 'constraint-removed' : 'constraint-changed';
+            if (!jsonEqual(previous, current)) {
+                this.doubt('if/then/else changed, which no rule judges exactly');
+                this.emit(kind, at, ['if'], { subject: 'if/then/else', previous, current });
+            }
+        }
+    }
+    // ── unions ─────────────────────────────────────────────────────────────────────────────
+    unions(prev, curr, at, lifted) {
+        const pk = unionKeywordOf(prev);
+        const ck = unionKeywordOf(curr);
+        if (pk !== null && ck !== null) {
+            if (pk !== ck) {
+                this.emit(ck === 'oneOf' ? 'union-made-exclusive' : 'union-made-inclusive', at, [ck], { subject: ck, previous: pk, current: ck });
+            }
+            this.branches(prev[pk], curr[ck], ck, at, lifted, alongside(at, prev, curr).declared ?? new Set());
+            return;
+        }
+        // Both keywords on one side (rare): compare each list with its namesake.
+        for (const keyword of ['anyOf', 'oneOf']) {
+            if (jsonEqual(prev[keyword], curr[keyword]))
+                continue;
+            this.branches(Array.isArray(prev[keyword]) ? prev[keyword] : [], Array.isArray(curr[keyword]) ? curr[keyword] : [], keyword, at, null, alongside(at, prev, curr).declared ?? new Set());
+        }
+    }
+    branches(previous, current, keyword, at, lifted, declared) {
+        if (jsonEqual(previous, current))
+            return;
+        const harm = this.harmOf(previous, current, at.direction, declared);
+        const match = matchBranches(previous, current, harm);
+        const d = match.discriminator;
+        const isActions = at.atRoot && d !== null;
+        const label = (branch, index) => (d !== null ? (0,protocol/* discriminatorValue */.W0)(branch, d) : String(index));
+        const locate = (branch, index) => isActions
+            ? { segments: ['actions', label(branch, index), this.field], action: label(branch, index), direction: at.direction, atRoot: false, declared }
+            : { segments: [...at.segments, keyword, label(branch, index)], action: at.action, direction: at.direction, atRoot: false, declared };
+        // A plain schema replaced by a union none of whose variants is the old one (`string` →
+        // `number | null`) changed type: that is what callers and consumers meet, not "a variant
+        // removed" (harmless for a result) plus "variants added".
+        const replaced = lifted === 'previous' ? match.removed.length === previous.length : lifted === 'current' ? match.added.length === current.length : false;
+        if (replaced && match.pairs.length === 0 && d === null && !this.covered(match, previous, current, harm, at.direction)) {
+            this.emit('type-changed', at, ['type'], { previous: typesOf(previous), current: typesOf(current) });
+            return;
+        }
+        const before = this.changes.length;
+        for (const [i, j] of match.pairs)
+            this.walk(previous[i], current[j], locate(current[j], j));
+        for (const i of match.removed) {
+            const branch = previous[i];
+            // An argument variant folded into a wider one (a | b → a, b widened) lost nothing: say how
+            // it changed. (For a result, a removed variant is a narrowing whatever covers it.)
+            const cover = d === null && at.direction === 'input' ? current.findIndex((_, j) => harm(i, j) === 0) : -1;
+            if (cover >= 0)
+                this.walk(branch, current[cover], locate(current[cover], cover));
+            else if (isActions)
+                this.emit('action-removed', locate(branch, i), [], { subject: label(branch, i), previous: branch, current: null });
+            else
+                this.emit('union-branch-removed', at, [keyword, label(branch, i)], { subject: branchName(branch, d, i), previous: branch, current: null });
+        }
+        for (const j of match.added) {
+            const branch = current[j];
+            // A new result variant inside an old one (a → a', a'' both narrower) gained nothing.
+            const cover = d === null && at.direction === 'output' ? previous.findIndex((_, i) => harm(i, j) === 0) : -1;
+            if (cover >= 0)
+                this.walk(previous[cover], branch, locate(branch, j));
+            else if (isActions)
+                this.emit('action-added', locate(branch, j), [], { subject: label(branch, j), previous: null, current: branch });
+            else
+                this.emit('union-branch-added', at, [keyword, label(branch, j)], { subject: branchName(branch, d, j), previous: null, current: branch });
+        }
+        // Variants joining an argument union or leaving a result union only widen what callers may
+        // send, or narrow what consumers receive: nothing can hide there. On the other side, values
+        // may have moved between variants in ways the pairing does not see.
+        const unpairedOnHarmfulSide = at.direction === 'input' ? match.removed.length : match.added.length;
+        if (d === null && unpairedOnHarmfulSide > 0)
+            this.doubt('union variants without a partner: values may have moved between variants');
+        // oneOf rejects a value that matches two variants. Unless the variants are provably
+        // disjoint, any change in what a variant accepts can make a value match two variants (now
+        // rejected) or stop matching two (now accepted): the per-variant deltas cannot see that.
+        const reshaped = match.added.length + match.removed.length > 0 ||
+            this.changes.slice(before).some((c) => isHarmful(c.kind, 'input') || isHarmful(c.kind, 'output'));
+        if (keyword === 'oneOf' && reshaped && !(pairwiseDisjoint(previous) && pairwiseDisjoint(current))) {
+            this.emit('one-of-overlap', at, ['oneOf'], { subject: 'oneOf', previous, current });
+        }
+    }
+    /** Whether every unpaired branch is covered by a harmless partner (then it is not a type change). */
+    covered(match, previous, current, harm, direction) {
+        if (direction === 'input')
+            return match.removed.every((i) => current.some((_, j) => harm(i, j) === 0));
+        return match.added.every((j) => previous.some((_, i) => harm(i, j) === 0));
+    }
+    allOf(prev, curr, at) {
+        if (jsonEqual(prev.allOf, curr.allOf))
+            return;
+        const previous = Array.isArray(prev.allOf) ? prev.allOf : [];
+        const current = Array.isArray(curr.allOf) ? curr.allOf : [];
+        const locate = (j) => alongside(at, prev, curr, 'allOf', String(j));
+        const harm = this.harmOf(previous, current, at.direction, locate(0).declared);
+        const match = matchBranches(previous, current, harm);
+        for (const [i, j] of match.pairs)
+            this.walk(previous[i], current[j], locate(j));
+        for (const i of match.removed) {
+            // A dropped result constraint still implied by a remaining one widened nothing.
+            const cover = at.direction === 'output' ? current.findIndex((_, j) => harm(i, j) === 0) : -1;
+            if (cover >= 0)
+                this.walk(previous[i], current[cover], locate(cover));
+            else
+                this.emit('all-of-branch-removed', at, ['allOf', String(i)], { subject: `#${i}`, previous: previous[i], current: null });
+        }
+        for (const j of match.added) {
+            // A new argument constraint already implied by an old one narrowed nothing.
+            const cover = at.direction === 'input' ? previous.findIndex((_, i) => harm(i, j) === 0) : -1;
+            if (cover >= 0)
+                this.walk(previous[cover], current[j], locate(j));
+            else
+                this.emit('all-of-branch-added', at, ['allOf', String(j)], { subject: `#${j}`, previous: null, current: current[j] });
+        }
+        if (match.removed.length + match.added.length > 0)
+            this.doubt('allOf constraints were restructured: one may have moved into another');
+    }
+    /**
+     * `harm(i, j)`: 1 when comparing previous branch i with current branch j would report a
+     * change harmful in this direction (`isHarmful`: refusing callers for an input, surprising
+     * consumers for an output), 0 when not, null when not costed. What a change does to values is
+     * a fact of its kind, never its severity, so re-levelling a rule never changes the pairing.
+     * Costed lazily with a trial walker that does not cost nested unions itself (see
+     * `costsUnions`); large unions and trial walkers pair by resemblance alone.
+     */
+    harmOf(previous, current, direction, declared) {
+        if (!this.costsUnions || previous.length * current.length > MAX_COSTED_PAIRS)
+            return () => null;
+        const known = new Map();
+        return (i, j) => {
+            const key = i * current.length + j;
+            let harm = known.get(key);
+            if (harm === undefined) {
+                const trial = this.helper();
+                trial.walk(previous[i], current[j], { segments: [], action: null, direction, atRoot: false, ...(declared ? { declared } : {}) });
+                harm = trial.changes.some((c) => isHarmful(c.kind, direction)) ? 1 : 0;
+                known.set(key, harm);
+            }
+            return harm;
+        };
+    }
+    not(prev, curr, at) {
+        if (jsonEqual(prev.not, curr.not))
+            return;
+        this.doubt('a "not" changed: the walker only judges which way its exclusion moved');
+        if (!('not' in prev))
+            return this.emit('not-added', at, ['not'], { previous: null, current: curr.not });
+        if (!('not' in curr))
+            return this.emit('not-removed', at, ['not'], { previous: prev.not, current: null });
+        // Inside `not`, accepting more means the whole accepts less. Rather than invert every
+        // kind, walk the inner schemas on their own and report one delta on `not` saying which
+        // way the exclusion moved.
+        const inner = this.helper();
+        inner.walk(asSchema(prev.not), asSchema(curr.not), { segments: [], action: null, direction: 'input', atRoot: false });
+        const narrowed = inner.changes.some((c) => isHarmful(c.kind, 'input'));
+        const widened = inner.changes.some((c) => isHarmful(c.kind, 'output'));
+        const kind = narrowed && widened ? 'not-changed' : widened ? 'not-excludes-more' : narrowed ? 'not-excludes-less' : 'annotation-changed';
+        this.emit(kind, at, ['not'], { previous: prev.not, current: curr.not });
+    }
+    // ── annotations and the rest ───────────────────────────────────────────────────────────
+    annotations(prev, curr, at) {
+        for (const keyword of ['title', 'description']) {
+            if (!jsonEqual(prev[keyword], curr[keyword]))
+                this.emit(`${keyword}-changed`, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
+        }
+        // The description of a referenced definition, kept beside the property's own: text agents read.
+        if (!jsonEqual(prev[contract_schema/* DEFINITION_DESCRIPTION */.xY], curr[contract_schema/* DEFINITION_DESCRIPTION */.xY])) {
+            this.emit('description-changed', at, [contract_schema/* DEFINITION_DESCRIPTION */.xY], { previous: prev[contract_schema/* DEFINITION_DESCRIPTION */.xY], current: curr[contract_schema/* DEFINITION_DESCRIPTION */.xY] });
+        }
+        if (!jsonEqual(prev.examples, curr.examples))
+            this.emit('examples-changed', at, ['examples'], { previous: prev.examples, current: curr.examples });
+        if (!jsonEqual(prev.default, curr.default)) {
+            const kind = !('default' in prev) ? 'default-added' : !('default' in curr) ? 'default-removed' : 'default-changed';
+            this.emit(kind, at, ['default'], { previous: prev.default, current: curr.default });
+        }
+        const wasDeprecated = prev.deprecated === true;
+        const isDeprecated = curr.deprecated === true;
+        if (wasDeprecated !== isDeprecated) {
+            this.emit(isDeprecated ? 'deprecation-added' : 'deprecation-removed', at, ['deprecated'], { previous: wasDeprecated, current: isDeprecated });
+        }
+    }
+    otherKeywords(prev, curr, at) {
+        for (const keyword of [...new Set([...Object.keys(prev), ...Object.keys(curr)])].sort()) {
+            if (HANDLED.has(keyword) || jsonEqual(prev[keyword], curr[keyword]))
+                continue;
+            // Unknown keywords are ignored by validators, so they are annotations for our purpose.
+            if (isAnnotation(keyword) || !OTHER_ASSERTIONS.has(keyword)) {
+                this.emit('annotation-changed', at, [keyword], { previous: prev[keyword], current: curr[keyword] });
+                continue;
+            }
+            const kind = !(keyword in prev) ? 'constraint-added' : !(keyword in curr) ? 'constraint-removed' : 'constraint-changed';
+            this.doubt(`"${keyword}" changed, which no rule judges exactly`);
+            this.emit(kind, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
+        }
+    }
+}
+/** Assertion keywords not handled by a family above (older spellings, dynamic references). */
+const OTHER_ASSERTIONS = new Set(['$dynamicRef', '$recursiveRef', 'dependencies', 'additionalItems']);
+function conditional(schema) {
+    if (!('if' in schema))
+        return null;
+    const out = ownRecord({ if: schema.if });
+    if ('then' in schema)
+        out.then = schema.then;
+    if ('else' in schema)
+        out.else = schema.else;
+    return out;
+}
+/** The set of values allowed by `enum`/`const`, by canonical JSON; null = not restricted. */
+function allowedValuesOf(schema) {
+    let values = null;
+    if (Array.isArray(schema.enum))
+        values = canonicalSet(schema.enum);
+    if ('const' in schema) {
+        const only = canonicalSet([schema.const]);
+        values = values === null ? only : new Map([...only].filter(([k]) => values.has(k)));
+    }
+    return values;
+}
+/** The raw `enum`/`const` of a schema, shaped like the keyword the delta reports. */
+function restrictionOf(schema, keyword) {
+    if ('const' in schema)
+        return keyword === 'const' ? schema.const : [schema.const];
+    return schema.enum ?? null;
+}
+function boundOf(schema, inclusive, exclusive, side) {
+    const a = typeof schema[inclusive] === 'number' ? { value: schema[inclusive], exclusive: false, keyword: inclusive } : null;
+    const b = typeof schema[exclusive] === 'number' ? { value: schema[exclusive], exclusive: true, keyword: exclusive } : null;
+    if (a === null)
+        return b;
+    if (b === null)
+        return a;
+    return compareBounds(a, b, side) >= 0 ? b : a;
+}
+/**
+ * +1 when `c` is tighter than `p` (accepts less), -1 when looser, 0 when the same. A missing
+ * bound is the loosest; at the same value an exclusive bound is tighter.
+ */
+function compareBounds(p, c, side) {
+    if (p === null && c === null)
+        return 0;
+    if (p === null)
+        return 1;
+    if (c === null)
+        return -1;
+    if (p.value !== c.value) {
+        const cHigher = c.value > p.value;
+        return side === 'lower' ? (cHigher ? 1 : -1) : cHigher ? -1 : 1;
+    }
+    if (p.exclusive === c.exclusive)
+        return 0;
+    return c.exclusive ? 1 : -1;
+}
+/** True when every multiple of `step` is a multiple of `base` (`step` is a multiple of `base`). */
+function isMultiple(step, base) {
+    if (base === 0)
+        return false;
+    const ratio = step / base;
+    return Math.abs(ratio - Math.round(ratio)) < 1e-9 && Math.round(ratio) !== 0;
+}
+/**
+ * True when no value can match two of the branches: their declared types are disjoint, or
+ * they give different constants to the same property (a discriminated union) or at the root.
+ */
+function pairwiseDisjoint(branches) {
+    for (let i = 0; i < branches.length; i++) {
+        for (let j = i + 1; j < branches.length; j++) {
+            if (!disjoint(branches[i], branches[j]))
+                return false;
+        }
+    }
+    return true;
+}
+function disjoint(a, b) {
+    if (a === false || b === false)
+        return true;
+    if (a === true || b === true)
+        return false;
+    const ta = declaredTypes(a);
+    const tb = declaredTypes(b);
+    if (ta !== null && tb !== null) {
+        if (!(0,protocol/* typesOverlap */.r1)(ta, tb))
+            return true;
+    }
+    const va = allowedValuesOf(a);
+    const vb = allowedValuesOf(b);
+    if (va !== null && vb !== null && ![...va.keys()].some((k) => vb.has(k)))
+        return true;
+    const pa = (0,model/* objectOr */.Xg)(a.properties);
+    const pb = (0,model/* objectOr */.Xg)(b.properties);
+    const ra = new Set(stringsOf(a.required));
+    const rb = new Set(stringsOf(b.required));
+    for (const name of Object.keys(pa)) {
+        if (!ra.has(name) || !rb.has(name) || !Object.hasOwn(pb, name))
+            continue;
+        const ca = (0,model/* isJsonObject */.OW)(pa[name]) ? allowedValuesOf(pa[name]) : null;
+        const cb = (0,model/* isJsonObject */.OW)(pb[name]) ? allowedValuesOf(pb[name]) : null;
+        if (ca !== null && cb !== null && ![...ca.keys()].some((k) => cb.has(k)))
+            return true;
+    }
+    return false;
+}
+function branchName(branch, discriminator, index) {
+    if (discriminator !== null)
+        return JSON.stringify((0,protocol/* discriminatorValue */.W0)(branch, discriminator));
+    const types = (0,model/* isJsonObject */.OW)(branch) ? declaredTypes(branch) : null;
+    return types === null ? `#${index}` : `#${index} (${[...types].sort().join(' | ')})`;
+}
+/** The JSON types a list of union variants declares: `"string"`, or `["null", "number"]`. */
+function typesOf(branches) {
+    const types = new Set();
+    for (const branch of branches) {
+        const declared = (0,model/* isJsonObject */.OW)(branch) ? declaredTypes(branch) : null;
+        if (declared === null)
+            return branches.length === 1 ? branches[0] : branches;
+        for (const t of declared)
+            types.add(t);
+    }
+    const sorted = [...types].sort();
+    return sorted.length === 1 ? sorted[0] : sorted;
+}
+/**
+ * Properties renamed in place: a name that disappeared and a name that appeared whose schemas
+ * are equal once annotations (title, description, examples…) are set aside, pydantic deriving
+ * the title from the name. Each pairing is chosen among every such candidate of the object (see
+ * `pairMembers`); one the evidence leaves ambiguous is reported as a removal and an addition.
+ * New name → the old name, and whether the names decided among several candidates.
+ */
+function renamedMembers(previous, current) {
+    const gone = Object.keys(previous).filter((name) => !Object.hasOwn(current, name));
+    const added = Object.keys(current).filter((name) => !Object.hasOwn(previous, name));
+    const renames = new Map();
+    if (gone.length === 0 || added.length === 0)
+        return renames;
+    const shapeOf = (schema) => withoutAnnotations(schema ?? {});
+    const textOf = (schema) => ((0,model/* isJsonObject */.OW)(schema) && typeof schema.description === 'string' ? schema.description : '');
+    const pairs = pairMembers(gone.map((name) => ({ name, text: textOf(previous[name]) })), added.map((name) => ({ name, text: textOf(current[name]) })), (from, to) => jsonEqual(shapeOf(previous[from]), shapeOf(current[to])));
+    for (const pair of pairs)
+        renames.set(pair.to, { from: pair.from, byName: pair.byName });
+    return renames;
+}
+
+;// CONCATENATED MODULE: ./lib/diff/semantic.js
+/**
+ * The semantic cross-check: ask `json-schema-diff` (set algebra over schemas) whether the set
+ * of accepted values lost members (input) or gained members (output), to catch what the
+ * keyword walker cannot see (constraints moved between `allOf` branches, restructured unions…).
+ *
+ * What we measured about json-schema-diff 1.0.0, and how each limit is handled:
+ * - It ignores `enum`, `const`, `pattern`, `format`, `multipleOf`, `uniqueItems` (and treats
+ *   unknown keywords as absent). We strip them, so both sides are over-approximated the same
+ *   way; the walker judges those keywords exactly.
+ * - It honours `additionalProperties: false` but ignores `patternProperties`, and reads `items`
+ *   the draft-07 way, which would invent losses: where those appear we drop the pair (relaxing
+ *   both sides again). `not` would turn the over-approximation into an under-approximation, and
+ *   `$ref` may make it fetch files or URLs or throw on cycles: schemas with either are skipped.
+ * - Its public API validates input against draft-07 (and throws on a 2020-12 `$schema`), which
+ *   is most of its cost: the worker skips that step for our projected schemas (see below), and
+ *   every throw is caught.
+ * - `oneOf` costs it exponential time (a flat 5→6 branch oneOf took 65 s on this machine):
+ *   `oneOf` is projected to `anyOf` (again an equal relaxation of both sides), which it handles
+ *   in milliseconds.
+ * - It is synchronous once started: a Promise timeout cannot stop it. It runs in worker
+ *   threads that are terminated when a pair exceeds its time, or the whole diff its budget.
+ */
+
+
+/** Keywords json-schema-diff ignores (or that only annotate): stripped from both sides. */
+const IGNORED = new Set([
+    'enum', 'const', 'pattern', 'format', 'multipleOf', 'uniqueItems', 'title', 'description', 'default', 'examples',
+    'deprecated', 'readOnly', 'writeOnly', '$comment', 'contentMediaType', 'contentEncoding', 'contentSchema', '$id',
+    '$anchor', 'propertyNames', 'dependentRequired', 'dependentSchemas', 'if', 'then', 'else', 'contains', 'minContains',
+    'maxContains', 'unevaluatedProperties', 'unevaluatedItems', '$defs',
+]);
+/** Keywords it understands; anything else is dropped (it would ignore it anyway). */
+const UNDERSTOOD = new Set([
+    'type', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'items', 'minItems',
+    'maxItems', 'properties', 'required', 'additionalProperties', 'minProperties', 'maxProperties', 'allOf', 'anyOf',
+    'oneOf', 'not',
+]);
+/**
+ * Pairs per worker thread. Measured (Node 20, this engine's projected pairs): a worker costs
+ * about 95 ms of CPU to start (it loads json-schema-diff), a typical pair about 5 ms; another
+ * worker pays for its start only past some 20 pairs.
+ */
+const PAIRS_PER_WORKER = 20;
+/** Beyond this the pair is not worth a worker: known to be slow, or simply huge. */
+const MAX_BRANCHES = 64;
+const MAX_SCHEMA_CHARS = 200_000;
+/**
+ * The schema as json-schema-diff should see it: only the keywords it understands, `oneOf` as
+ * `anyOf`, or a reason to skip the pair.
+ */
+function projectForSemanticCheck(schema, options = {}) {
+    let branches = 0;
+    let reason = null;
+    /** `part`: an allOf member, which describes the same object as its parent and is closed with it. */
+    const visit = (node, part = false) => {
+        if (typeof node === 'boolean')
+            return node;
+        if (typeof node.$ref === 'string')
+            reason ??= 'the schema is recursive ($ref)';
+        if ('not' in node)
+            reason ??= 'the schema uses "not"';
+        // json-schema-diff reads `items` the draft-07 way: a tuple would be compared as something else.
+        if (Array.isArray(node.prefixItems))
+            reason ??= 'the schema has a tuple (prefixItems), which json-schema-diff reads the draft-07 way';
+        const out = {};
+        const patterned = (0,model/* isJsonObject */.OW)(node.patternProperties);
+        for (const [key, value] of Object.entries(node)) {
+            if (IGNORED.has(key) || !UNDERSTOOD.has(key))
+                continue;
+            if (key === 'additionalProperties' && patterned)
+                continue; // would reject pattern-matched names
+            if (key === 'properties' && (0,model/* isJsonObject */.OW)(value)) {
+                out.properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visit(v)]));
+            }
+            else if ((key === 'anyOf' || key === 'oneOf' || key === 'allOf') && Array.isArray(value)) {
+                branches += value.length;
+                const list = value.map((v) => visit(v, key === 'allOf'));
+                // oneOf → anyOf: the same relaxation on both sides, and polynomial instead of exponential.
+                const target = key === 'allOf' ? 'allOf' : 'anyOf';
+                out[target] = [...(out[target] ?? []), ...list];
+            }
+            else if ((key === 'items' || key === 'additionalProperties' || key === 'not') && ((0,model/* isJsonObject */.OW)(value) || typeof value === 'boolean')) {
+                out[key] = visit(value);
+            }
+            else if (key === 'required' && Array.isArray(value) && options.defaultsAreOptional === true) {
+                const properties = (0,model/* isJsonObject */.OW)(node.properties) ? node.properties : {};
+                const needed = value.filter((name) => !(typeof name === 'string' && (0,model/* isJsonObject */.OW)(properties[name]) && 'default' in properties[name]));
+                if (needed.length > 0)
+                    out.required = needed;
+            }
+            else {
+                out[key] = value;
+            }
+        }
+        const members = Array.isArray(node.allOf) ? node.allOf.filter(model/* isJsonObject */.OW) : [];
+        const objectLike = 'properties' in node || node.type === 'object' || (Array.isArray(node.type) && node.type.includes('object')) || members.some((m) => 'properties' in m);
+        if (options.closeObjects === true && objectLike && !part && !('additionalProperties' in node) && !patterned) {
+            // Closed once, with every name the object or its allOf members declare or require (each
+            // member closed on its own would admit no object that any other member describes).
+            const properties = { ...((0,model/* isJsonObject */.OW)(out.properties) ? out.properties : {}) };
+            for (const source of [node, ...members]) {
+                for (const name of [...Object.keys((0,model/* isJsonObject */.OW)(source.properties) ? source.properties : {}), ...(Array.isArray(source.required) ? source.required : [])]) {
+                    if (typeof name === 'string' && !Object.hasOwn(properties, name))
+                        properties[name] = {};
+                }
+            }
+            out.properties = properties;
+            out.additionalProperties = false;
+        }
+        return out;
+    };
+    const projected = visit(schema);
+    if (reason !== null)
+        return { skip: reason };
+    if (branches > MAX_BRANCHES)
+        return { skip: `the schema has ${branches} union branches` };
+    if (JSON.stringify(projected).length > MAX_SCHEMA_CHARS)
+        return { skip: 'the schema is larger than 200,000 characters' };
+    return { schema: projected };
+}
+/**
+ * The worker module sits beside this one: lib/diff/ in the package, dist/ in the Action's
+ * bundle (where `import.meta.url` is dist/index.js and the worker is bundled on its own).
+ * Named through constants so the bundler leaves the URLs alone instead of copying the
+ * unbundled file. Run from the TypeScript sources (the tests), the compiled worker in lib/
+ * is used: a worker thread cannot load a .ts file.
+ */
+const WORKER_CANDIDATES = ['./semantic-worker.js', '../../lib/diff/semantic-worker.js'];
+/** Looked for when a diff first has a pair to check, not on import: most diffs never do. */
+let workerUrl;
+const findWorker = () => (workerUrl ??= WORKER_CANDIDATES.map((file) => new URL(file, import.meta.url)).find((url) => (0,external_node_fs_.existsSync)(url)) ?? null);
+/**
+ * Run json-schema-diff on every job, in worker threads, within the budget. Never throws: a
+ * pair that fails, times out or is not reached gets `{ status: 'skipped', reason }`.
+ */
+async function runSemanticChecks(jobs, budget) {
+    const results = new Map();
+    if (jobs.length === 0)
+        return results;
+    const workerUrl = findWorker();
+    if (workerUrl === null) {
+        for (const job of jobs)
+            results.set(job.id, { status: 'skipped', reason: 'the json-schema-diff worker is not installed' });
+        return results;
+    }
+    // Loaded with the first pair to check: worker threads are some 26 of Node's own modules (and
+    // os one more), which most diffs never need.
+    const [{ Worker }, { availableParallelism }] = await Promise.all([Promise.resolve(/* import() */).then(__nccwpck_require__.t.bind(__nccwpck_require__, 5919, 19)), Promise.resolve(/* import() */).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8161, 19))]);
+    const deadline = Date.now() + budget.totalMs;
+    const queue = [...jobs];
+    const poolSize = Math.max(1, Math.min(budget.workers ?? Math.min(availableParallelism(), 4), Math.ceil(jobs.length / PAIRS_PER_WORKER)));
+    const lane = async () => {
+        let worker = null;
+        try {
+            for (let job = queue.shift(); job !== undefined; job = queue.shift()) {
+                const remaining = deadline - Date.now();
+                if (remaining <= 0) {
+                    results.set(job.id, { status: 'skipped', reason: `the ${budget.totalMs} ms budget of the semantic check ran out` });
+                    continue;
+                }
+                try {
+                    worker ??= new Worker(workerUrl);
+                }
+                catch (error) {
+                    results.set(job.id, { status: 'skipped', reason: `no worker thread could be started (${error instanceof Error ? error.message : String(error)})` });
+                    continue;
+                }
+                const limit = Math.min(budget.perPairMs, remaining);
+                const outcome = await runOne(worker, job, limit);
+                results.set(job.id, outcome.result);
+                if (outcome.killWorker) {
+                    // The only way to stop a synchronous computation: terminate its thread.
+                    await worker.terminate();
+                    worker = null;
+                }
+            }
+        }
+        finally {
+            if (worker !== null)
+                await worker.terminate();
+        }
+    };
+    await Promise.all(Array.from({ length: poolSize }, lane));
+    return results;
+}
+function runOne(worker, job, limitMs) {
+    return new Promise((resolve) => {
+        const finish = (result, killWorker) => {
+            clearTimeout(timer);
+            worker.off('message', onMessage);
+            worker.off('error', onError);
+            worker.off('exit', onExit);
+            resolve({ result, killWorker });
+        };
+        const onMessage = (reply) => {
+            if (reply.id !== job.id)
+                return;
+            if (reply.ok) {
+                finish({ status: 'done', removalsFound: reply.removalsFound, additionsFound: reply.additionsFound, removed: reply.removed, added: reply.added }, false);
+            }
+            else {
+                finish({ status: 'skipped', reason: `json-schema-diff failed: ${reply.error.slice(0, 200)}` }, false);
+            }
+        };
+        const onError = (error) => finish({ status: 'skipped', reason: `json-schema-diff failed: ${error.message.slice(0, 200)}` }, true);
+        const onExit = () => finish({ status: 'skipped', reason: 'json-schema-diff stopped unexpectedly' }, true);
+        const timer = setTimeout(() => finish({ status: 'skipped', reason: `json-schema-diff took longer than ${limitMs} ms` }, true), limitMs);
+        worker.on('message', onMessage);
+        worker.on('error', onError);
+        worker.on('exit', onExit);
+        worker.postMessage({ id: job.id, previous: job.previous, current: job.current });
+    });
+}
+
+;// CONCATENATED MODULE: ./lib/diff/cross-check.js
+
+
+
+
+
+/** The schema a finding sits in (`inputSchema`, or inside an action's input), if any. */
+function schemaFieldOf(d) {
+    if (d.direction === null)
+        return null;
+    const field = d.segments[0] === 'actions' ? d.segments[2] : d.segments[0];
+    return field === 'inputSchema' || field === 'outputSchema' ? field : null;
+}
+/** Mutates `toolDeltas`: adds findings, and notes when the check could not run. */
+async function crossCheck(toolDeltas, tools, budget) {
+    const jobs = [];
+    const pending = new Map();
+    const noteOn = (related, reason) => {
+        for (const d of related)
+            d.note = `Semantic cross-check not run (${reason}); classified by the keyword rules alone.`;
+    };
+    for (const { key, previous, current, uncertain } of tools) {
+        for (const field of ['inputSchema', 'outputSchema']) {
+            if (uncertain[field] === undefined)
+                continue;
+            const p = previous.contract[field];
+            const c = current.contract[field];
+            if (p === undefined || c === undefined || (0,protocol/* jsonEqual */.Zm)(p, c))
+                continue;
+            const related = (toolDeltas.get(key) ?? []).filter((d) => schemaFieldOf(d) === field);
+            // The check can only add what the walker did not find: harm to callers (input) or consumers (output).
+            const direction = field === 'inputSchema' ? 'input' : 'output';
+            if (related.some((d) => isHarmful(d.kind, direction)))
+                continue;
+            // Equal once reduced to what json-schema-diff reads: the difference lies in keywords the walker judges exactly.
+            const plainP = projectForSemanticCheck(asToolRoot(p));
+            const plainC = projectForSemanticCheck(asToolRoot(c));
+            if ('schema' in plainP && 'schema' in plainC && (0,protocol/* jsonEqual */.Zm)(plainP.schema, plainC.schema))
+                continue;
+            // Close the side whose values are enumerated: old arguments, new results (see ProjectionOptions).
+            const input = field === 'inputSchema';
+            const pp = projectForSemanticCheck(asToolRoot(p), { closeObjects: input, defaultsAreOptional: input });
+            const pc = projectForSemanticCheck(asToolRoot(c), { closeObjects: !input, defaultsAreOptional: input });
+            if ('skip' in pp || 'skip' in pc) {
+                noteOn(related, 'skip' in pp ? pp.skip : pc.skip);
+                continue;
+            }
+            const id = `${key}\u0000${field}`;
+            jobs.push({ id, previous: pp.schema, current: pc.schema });
+            pending.set(id, { key, field, related });
+        }
+    }
+    if (jobs.length === 0)
+        return;
+    const results = await runSemanticChecks(jobs, budget);
+    for (const [id, { key, field, related }] of pending) {
+        const result = results.get(id);
+        if (result === undefined)
+            continue;
+        if (result.status === 'skipped') {
+            noteOn(related, result.reason);
+            continue;
+        }
+        const input = field === 'inputSchema';
+        if (input ? !result.removalsFound : !result.additionsFound)
+            continue;
+        const found = finding(input ? 'semantic-narrowing' : 'semantic-widening', [field], {
+            where: input ? 'arguments' : 'result',
+            direction: input ? 'input' : 'output',
+            subject: field,
+            previous: null,
+            current: input ? result.removed : result.added,
+            note: 'Found by json-schema-diff on the schemas without the keywords it ignores (enum, const, pattern, format, multipleOf); no keyword rule pinpointed it.',
+        });
+        toolDeltas.set(key, [...(toolDeltas.get(key) ?? []), found]);
+    }
+}
+
+;// CONCATENATED MODULE: ./lib/diff/lint.js
+/**
+ * Description lint against tool poisoning: text that agents read (descriptions, titles, enum
+ * values, defaults, the server's instructions…) is an instruction channel. A change that adds a
+ * risk cue to a text (one the text at that place did not show before, the same span) is
+ * reported as `suspicious-text` (RISKY), whatever the rest of the change is; rewording around a
+ * cue that was already there is not: hidden instructions, instructions addressed to the model, a URL (somewhere to send
+ * data to, or to fetch orders from), a reference to another tool of the server (one tool's
+ * description steering how another is used: "shadowing"), secrets, concealment, and text
+ * hidden from a human reader (invisible characters, HTML comments, text pushed out of view).
+ * The pinning proxy blocks a tool whose text gains such a cue (src/proxy/pin.ts).
+ *
+ * Every pattern is linear-time (no nested quantifiers, no unbounded repeat an overlapping
+ * one could backtrack into), so a 100 KB description is scanned in microseconds and cannot be
+ * used to stall the diff or the proxy.
+ */
+
+/** Spans looked at per signal and text: enough to tell an added cue from one already there. */
+const MAX_SPANS = 32;
+const byPattern = (label, pattern) => {
+    const global = new RegExp(pattern.source, `${pattern.flags}g`);
+    return {
+        label,
+        find: (text) => {
+            const spans = [];
+            global.lastIndex = 0;
+            for (let m = global.exec(text); m !== null && spans.length < MAX_SPANS; m = global.exec(text)) {
+                spans.push({ index: m.index, text: m[0] });
+                if (m[0] === '')
+                    global.lastIndex += 1;
+            }
+            return spans;
+        },
+    };
+};
+/** The signals, in the order they are reported. */
+const TEXT_SIGNALS = [
+    byPattern('a pseudo-system tag', /<\/?\s*(?:important|system|instructions?|admin|secret|hidden|critical|context|prompt)\b[^>\n]{0,40}>|\[\/?(?:system|inst|important|admin|hidden)\]|<\|[a-z_]{2,20}\|>/i),
+    byPattern('an instruction to the model', new RegExp([
+        // Addressed to the model as such.
+        String.raw `\b(?:as an?|you are an?)\s+(?:ai|assistant|language model|llm|agent)\b`,
+        // ("the model" and "agent" alone are left out: "the model must be one of…", "user agent should…").
+        String.raw `\b(?:the\s+)?(?:assistant|ai|llm|ai\s+agent|language\s+model)\s+(?:must|should|shall|needs?\s+to|has\s+to|is\s+(?:required|instructed)\s+to)\b`,
+        // An order with an adverb that makes it one ("you must always…", "you should first…").
+        String.raw `\byou\s+(?:must|should|shall|need\s+to|have\s+to|are\s+required\s+to)\s+(?:always|never|first|also|immediately|silently|secretly)\b`,
+        // Conditions on the use of tools ("before using this tool", "instead of calling any tool").
+        String.raw `\b(?:before|after|instead\s+of|when(?:ever)?)\s+(?:using|calling|invoking|running)\s+(?:this|that|any|the|other|each|every|another)\s+(?:[\w-]+\s+)?tools?\b`,
+        String.raw `\b(?:always|never)\s+(?:call|invoke|use|run)\s+(?:this|the|another|other|any)\s+tools?\b`,
+        String.raw `\b(?:before|instead\s+of)\s+(?:answering|responding\s+to|replying\s+to)\b`,
+    ].join('|'), 'i')),
+    { ...byPattern('a URL', /\b(?:https?|ftp|file|wss?):\/\/[^\s"'<>`]+|\bwww\.[a-z0-9-]+\.[a-z]{2,}/i), notInValues: true },
+    {
+        label: 'a reference to another tool',
+        find: toolReferences,
+    },
+    byPattern('a reference to secrets or credential files', /~\/\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[\s"'`(/=:])\.env(?:\.[a-z]+)?\b|\bmcp\.json\b|claude_desktop_config\.json|~\/\.aws\/credentials|\.npmrc\b|\.netrc\b|\/etc\/(?:passwd|shadow)\b|\bprivate[ _-]key\b/i),
+    byPattern('an instruction to hide something from the user', /\b(?:do not|don't|never)\s+(?:tell|inform|mention|reveal|show|notify|alert)\s+(?:\w+\s+){0,3}?(?:the\s+)?(?:user|human|operator)\b|\bwithout\s+(?:telling|informing|notifying|alerting|asking)\s+the\s+(?:user|human)\b|\b(?:hide|conceal)\s+(?:\w+\s+){0,4}?from\s+the\s+(?:user|human)\b|\b(?:the\s+)?user\s+(?:must|should)\s+not\s+(?:know|see|be told)\b/i),
+    byPattern('an attempt to override instructions', /\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|other)\s+(?:instructions|rules|prompts?|directions)\b|\binstead\s+of\s+(?:the\s+)?user'?s?\s+request\b/i),
+    byPattern('invisible or bidirectional Unicode', /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/u),
+    // Text a person reading the rendered description does not see, but the model does: an HTML
+    // comment, or text pushed past the visible part by a run of blank lines or spaces.
+    byPattern('hidden text (an HTML comment, or text pushed out of view)', /<!--|(?:\r?\n){12}|[ \t\u00A0]{60}/),
+    byPattern('terminal control characters', 
+    // ESC (ANSI sequences) and other C0/C1 controls that text never needs; tab and newlines are fine.
+    /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/),
+];
+/** A tool name that reads as a name, not as a word: it has a `_`, `-` or `.`, or a camelCase hump. */
+const NAMELIKE = /[_.-]|[a-z][A-Z]/;
+/** Name-shaped tokens; `.` and `-` inside one (`get-sum`, `fs.read`), never at its ends. */
+const TOKEN = /[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?/g;
+const QUOTES = new Set(['`', '"', "'"]);
+/**
+ * The first mention of another tool of the server: a name-like tool name anywhere, or any tool
+ * name in quotes or backticks (`search` alone is a word; `` `search` `` names the tool).
+ */
+function toolReferences(text, context) {
+    const spans = [];
+    if (context === undefined || context.toolNames.size === 0)
+        return spans;
+    TOKEN.lastIndex = 0;
+    for (let m = TOKEN.exec(text); m !== null && spans.length < MAX_SPANS; m = TOKEN.exec(text)) {
+        const name = m[0];
+        if (!context.toolNames.has(name) || context.own?.has(name) === true)
+            continue;
+        const before = text[m.index - 1] ?? '';
+        const quoted = QUOTES.has(before) && text[m.index + name.length] === before;
+        if (quoted || NAMELIKE.test(name))
+            spans.push({ index: m.index, text: name });
+    }
+    return spans;
+}
+/**
+ * Scan the strings of `current` that are new or changed relative to `previous` (same path),
+ * object keys included (a property name is read by agents too).
+ */
+function lintText(previous, current, base = [], context) {
+    const out = [];
+    visitChangedStrings(previous, current, null, (at, old, text) => {
+        const value = (at !== null && at.parent === null && context?.identifiers?.has(at.segment) === true) || isDataValue(at);
+        const found = scan(text, context, old, value);
+        if (found !== null)
+            out.push({ segments: [...base, ...lint_segmentsOf(at)], previous: old, current: text, match: found.match, labels: found.labels });
+    });
+    return out;
+}
+/** The schema keywords whose strings are data the tool takes or gives, not prose the model reads as guidance. */
+const DATA_KEYWORDS = new Set(['default', 'const', 'enum', 'examples']);
+/** The keywords whose members are named by the schema's author: a member called `default` there is a property, not the keyword. */
+const NAMED_MEMBERS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+/**
+ * Whether a string sits in a schema's data (a `default`, `const`, `enum` or `examples` value, at
+ * any depth): a URL there is an address the tool works with, not somewhere the text sends the
+ * model. Instructions and hidden text are cues wherever they are.
+ */
+function isDataValue(at) {
+    for (let link = at; link !== null; link = link.parent) {
+        if (link.segment !== '(key)' && DATA_KEYWORDS.has(link.segment) && !NAMED_MEMBERS.has(link.parent?.segment ?? ''))
+            return true;
+    }
+    return false;
+}
+function lint_segmentsOf(link) {
+    const segments = [];
+    for (let at = link; at !== null; at = at.parent)
+        segments.push(at.segment);
+    return segments.reverse();
+}
+/**
+ * Visit every string of `current` (and every object key, as a `(key)` pseudo-member) that
+ * `previous` does not hold at the same path, with the string it held there, if any. Subtrees
+ * the two share are passed over at once.
+ */
+function visitChangedStrings(previous, current, at, visit) {
+    if (previous === current)
+        return;
+    if (typeof current === 'string') {
+        visit(at, typeof previous === 'string' ? previous : null, current);
+    }
+    else if (Array.isArray(current)) {
+        const before = Array.isArray(previous) ? previous : [];
+        for (let i = 0; i < current.length; i++)
+            visitChangedStrings(before[i], current[i], { parent: at, segment: String(i) }, visit);
+    }
+    else if ((0,model/* isJsonObject */.OW)(current)) {
+        const before = (0,model/* isJsonObject */.OW)(previous) ? previous : undefined;
+        for (const key of Object.keys(current)) {
+            const had = before !== undefined && Object.hasOwn(before, key);
+            const link = { parent: at, segment: key };
+            if (!had)
+                visit({ parent: link, segment: '(key)' }, null, key);
+            visitChangedStrings(had ? before[key] : undefined, current[key], link, visit);
+        }
+    }
+}
+/**
+ * The cues `text` shows that `previous` (the text it replaces, if any) did not: the labels, and
+ * the first new span made visible. Null when it adds none.
+ */
+function scan(text, context, previous, value = false) {
+    let match = null;
+    const labels = [];
+    for (const signal of TEXT_SIGNALS) {
+        if (value && signal.notInValues === true)
+            continue;
+        const spans = signal.find(text, context);
+        if (spans.length === 0)
+            continue;
+        const had = previous === undefined || previous === null ? undefined : new Set(signal.find(previous, context).map((span) => span.text));
+        const m = had === undefined ? spans[0] : spans.find((span) => !had.has(span.text));
+        if (m === undefined)
+            continue;
+        labels.push(signal.label);
+        match ??= shown(text, m);
+    }
+    return match === null ? null : { match, labels };
+}
+/**
+ * A matched span as a report shows it. A lone invisible character says little: it is shown with
+ * a few characters of context; a run of blank lines or spaces, as its length between them.
+ */
+function shown(text, span) {
+    if (span.text.trim().length > 2)
+        return visible(span.text.trim());
+    const blank = span.text.length > 2 && span.text.trim() === '';
+    let end = span.index + span.text.length;
+    // The whole run of blanks, not just the part the pattern needed.
+    while (blank && end < text.length && /\s/.test(text[end]))
+        end += 1;
+    const before = text.slice(Math.max(0, span.index - 12), span.index);
+    const after = text.slice(end, end + 12);
+    return visible(`${before}${blank ? `[${end - span.index} blank characters]` : span.text}${after}`);
+}
+/** Make invisible and control characters visible, so the report shows what was matched. */
+function visible(text) {
+    return text.replace(/[\u0000-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/gu, (c) => `\\u${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+}
+
+;// CONCATENATED MODULE: ./lib/diff/entries.js
+/**
+ * Entry-level detectors: what changed in one tool, prompt, resource or resource template,
+ * outside (and around) its schemas. Each field of a contract has one detector; a field no
+ * detector knows is metadata (COSMETIC), so a new MCP field never crashes the diff.
+ */
+
+
+
+
+
+
+/**
+ * Compare two versions of one entry (same key, or a detected rename). `context` (the server's
+ * tool names) lets the poisoning lint see a reference to another tool.
+ */
+function compareEntry(kind, previous, current, context) {
+    const detectors = DETECTORS[kind];
+    const comparison = { findings: [], uncertain: {} };
+    const p = previous.contract;
+    const c = current.contract;
+    for (const field of changedKeys(p, c)) {
+        const detector = Object.hasOwn(detectors, field) ? detectors[field] : metadata(field);
+        comparison.findings.push(...detector(p[field], c[field], comparison));
+    }
+    if (kind === 'tools')
+        comparison.findings.push(...dialectChanges(previous, current));
+    comparison.findings.push(...suspiciousText(p, c, context));
+    return comparison;
+}
+/** An entry seen only on one side: its strings are all new, so they are linted too. */
+function lintNewEntry(current, context) {
+    return suspiciousText(undefined, current.contract, context);
+}
+function suspiciousText(previous, current, context) {
+    return lintText(previous, current, [], context).map((s) => finding('suspicious-text', s.segments, {
+        where: (0,protocol/* fieldOf */._F)(s.segments),
+        previous: s.previous,
+        current: s.current,
+        match: s.match,
+        facts: { labels: s.labels },
+    }));
+}
+// ── shared field detectors ──────────────────────────────────────────────────────────────
+const entries_text = (kind, field) => (previous, current) => [
+    finding(kind, [field], { previous, current }),
+];
+function metadata(field) {
+    return (previous, current) => [finding('metadata-changed', [field], { subject: field, previous, current })];
+}
+/** Identity fields are the entry's key: equal on both sides unless renamed (reported apart). */
+const identity = () => [];
+// ── tools ───────────────────────────────────────────────────────────────────────────────
+const HINT_RULES = {
+    readOnlyHint: { toTrue: 'tool-became-read-only', toFalse: 'tool-no-longer-read-only' },
+    destructiveHint: { toTrue: 'tool-became-destructive', toFalse: 'tool-no-longer-destructive' },
+    idempotentHint: { toTrue: 'tool-became-idempotent', toFalse: 'tool-no-longer-idempotent' },
+    openWorldHint: { toTrue: 'tool-became-open-world', toFalse: 'tool-became-closed-world' },
+};
+const annotations = (previous, current) => {
+    const p = (0,model/* objectOr */.Xg)(previous);
+    const c = (0,model/* objectOr */.Xg)(current);
+    const out = [];
+    for (const key of changedKeys(p, c)) {
+        const segments = ['annotations', key];
+        const hint = Object.hasOwn(HINT_RULES, key) ? HINT_RULES[key] : undefined;
+        if (hint !== undefined && typeof p[key] === 'boolean' && typeof c[key] === 'boolean') {
+            out.push(finding(c[key] ? hint.toTrue : hint.toFalse, segments, { subject: key, previous: p[key], current: c[key] }));
+        }
+        else if (key === 'title') {
+            out.push(finding('title-changed', segments, { previous: p[key], current: c[key] }));
+        }
+        else {
+            out.push(finding('metadata-changed', segments, { subject: `annotations.${key}`, previous: p[key], current: c[key] }));
+        }
+    }
+    return out;
+};
+const execution = (previous, current) => {
+    const p = (0,model/* objectOr */.Xg)(previous);
+    const c = (0,model/* objectOr */.Xg)(current);
+    const out = [];
+    for (const key of changedKeys(p, c)) {
+        const segments = ['execution', key];
+        out.push(finding(key === 'taskSupport' ? taskSupportKind(p[key], c[key]) : 'execution-changed', segments, { subject: key, previous: p[key], current: c[key] }));
+    }
+    return out;
+};
+function taskSupportKind(previous, current) {
+    const known = ['forbidden', 'optional', 'required'];
+    const isKnown = (value) => typeof value === 'string' && known.includes(value);
+    if (!isKnown(previous) || !isKnown(current))
+        return 'execution-changed';
+    if (current === 'required')
+        return 'task-support-required';
+    if (current === 'forbidden')
+        return 'task-support-withdrawn';
+    return 'task-support-relaxed';
+}
+function walked(field, previous, current, comparison) {
+    const { changes, uncertain } = walkSchemas(schemaOr(previous), schemaOr(current), { field, direction: field === 'inputSchema' ? 'input' : 'output' });
+    if (uncertain.length > 0)
+        comparison.uncertain[field] = uncertain;
+    return changes;
+}
+const inputSchema = (previous, current, comparison) => walked('inputSchema', previous, current, comparison);
+const outputSchema = (previous, current, comparison) => {
+    if (previous === undefined)
+        return [finding('output-schema-added', ['outputSchema'], { current })];
+    if (current === undefined)
+        return [finding('output-schema-removed', ['outputSchema'], { previous })];
+    return walked('outputSchema', previous, current, comparison);
+};
+function schemaOr(value) {
+    return value === false ? false : (0,model/* objectOr */.Xg)(value);
+}
+function dialectChanges(previous, current) {
+    const out = [];
+    for (const field of ['inputSchema', 'outputSchema']) {
+        // A schema that appeared or vanished is reported as such; its dialect goes with it.
+        if (!(field in previous.contract) || !(field in current.contract))
+            continue;
+        const p = previous.dialects?.[field] ?? null;
+        const c = current.dialects?.[field] ?? null;
+        if (p !== c)
+            out.push(finding('schema-dialect-changed', [field, '$schema'], { subject: field, previous: p, current: c }));
+    }
+    return out;
+}
+// ── prompts ─────────────────────────────────────────────────────────────────────────────
+const promptArguments = (previous, current) => {
+    const byName = (list) => new Map((Array.isArray(list) ? list.filter(model/* isJsonObject */.OW) : []).map((a) => [String(a.name), a]));
+    const p = byName(previous);
+    const c = byName(current);
+    const out = [];
+    for (const name of [...new Set([...p.keys(), ...c.keys()])].sort()) {
+        const before = p.get(name);
+        const after = c.get(name);
+        const segments = ['arguments', name];
+        if (before === undefined && after !== undefined) {
+            out.push(finding(after.required === true ? 'required-prompt-argument-added' : 'prompt-argument-added', segments, { subject: name, current: after }));
+            continue;
+        }
+        if (after === undefined && before !== undefined) {
+            out.push(finding('prompt-argument-removed', segments, { subject: name, previous: before }));
+            continue;
+        }
+        if (before === undefined || after === undefined || jsonEqual(before, after))
+            continue;
+        const wasRequired = before.required === true;
+        const isRequired = after.required === true;
+        if (wasRequired !== isRequired) {
+            out.push(finding(isRequired ? 'prompt-argument-became-required' : 'prompt-argument-became-optional', [...segments, 'required'], { subject: name, previous: wasRequired, current: isRequired }));
+        }
+        for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
+            if (key === 'name' || key === 'required' || jsonEqual(before[key], after[key]))
+                continue;
+            const kind = key === 'description' ? 'description-changed' : key === 'title' ? 'title-changed' : 'metadata-changed';
+            out.push(finding(kind, [...segments, key], { where: `argument ${JSON.stringify(name)}`, subject: key, previous: before[key], current: after[key] }));
+        }
+    }
+    return out;
+};
+// ── the detectors per entry kind ────────────────────────────────────────────────────────
+const COMMON = {
+    title: entries_text('title-changed', 'title'),
+    description: entries_text('description-changed', 'description'),
+};
+const RESOURCE_FIELDS = {
+    ...COMMON,
+    name: (previous, current) => [finding('name-changed', ['name'], { previous, current })],
+    mimeType: (previous, current) => [finding('mime-type-changed', ['mimeType'], { previous, current })],
+};
+const DETECTORS = {
+    tools: { ...COMMON, name: identity, inputSchema, outputSchema, annotations, execution },
+    prompts: { ...COMMON, name: identity, arguments: promptArguments },
+    resources: { ...RESOURCE_FIELDS, uri: identity },
+    resourceTemplates: { ...RESOURCE_FIELDS, uriTemplate: identity },
+};
+
+;// CONCATENATED MODULE: ./lib/diff/server.js
+
+
+
+/** The server section's findings, or null when neither side says who the server is. `context`: see compareEntry. */
+function compareServers(previous, current, context) {
+    const named = (c) => c.server.name !== 'unknown';
+    if (!named(previous) && !named(current) && previous.serverContract === undefined && current.serverContract === undefined)
+        return null;
+    const out = [];
+    if (named(previous) && named(current) && previous.server.name !== current.server.name) {
+        out.push(finding('server-renamed', ['serverInfo', 'name'], { previous: previous.server.name, current: current.server.name }));
+    }
+    const p = previous.serverContract;
+    const c = current.serverContract;
+    if (p === undefined || c === undefined)
+        return out;
+    if ((p.instructions ?? null) !== (c.instructions ?? null)) {
+        out.push(finding('instructions-changed', ['instructions'], { previous: p.instructions ?? null, current: c.instructions ?? null }));
+        for (const s of lintText(p.instructions, c.instructions ?? '', ['instructions'], context)) {
+            out.push(finding('suspicious-text', s.segments, { where: 'instructions', previous: s.previous, current: s.current, match: s.match, facts: { labels: s.labels } }));
+        }
+    }
+    out.push(...capabilityChanges(p.capabilities, c.capabilities, previous, current));
+    return out;
+}
+/**
+ * Whether a capability has anything to act on in `contracts`: `prompts.*` without prompts,
+ * `completions` without prompt arguments or resource templates, and the like, promise nothing a
+ * client could have used (SDKs declare them wholesale). Such a capability appearing or
+ * disappearing changes no client's experience, so it is not reported.
+ */
+function inUse(path, contracts) {
+    const has = (kind) => Object.keys(contracts[kind]).length > 0;
+    switch (path[0]) {
+        case 'tools':
+            return has('tools');
+        case 'prompts':
+            return has('prompts');
+        case 'resources':
+            return has('resources') || has('resourceTemplates');
+        case 'completions':
+            return has('resourceTemplates') || Object.values(contracts.prompts).some((p) => Array.isArray(p.contract.arguments) && p.contract.arguments.length > 0);
+        default:
+            return true;
+    }
+}
+/**
+ * One finding per capability flag that changed. Capabilities are objects of flags
+ * (`resources: { subscribe: true, listChanged: true }`); an object is "declared" and a flag
+ * counts only when true (normalization dropped the false ones). Losing either is a withdrawal.
+ */
+function capabilityChanges(previous, current, before, after) {
+    const was = flatten(previous);
+    const is = flatten(current);
+    const out = [];
+    for (const path of [...new Set([...was.keys(), ...is.keys()])].sort()) {
+        const p = was.get(path);
+        const c = is.get(path);
+        if ((0,protocol/* jsonEqual */.Zm)(p, c))
+            continue;
+        const parts = path.split('\u0000');
+        const segments = ['capabilities', ...parts];
+        const subject = parts.join('.');
+        if (c === undefined) {
+            if (!inUse(parts, before))
+                continue;
+            // A list-change promise withdrawn leaves calls working; anything else withdrawn fails requests.
+            const kind = parts[parts.length - 1] === 'listChanged' ? 'list-changed-withdrawn' : 'capability-withdrawn';
+            out.push(finding(kind, segments, { subject, previous: p, current: null }));
+        }
+        else if (p === undefined) {
+            if (inUse(parts, after))
+                out.push(finding('capability-added', segments, { subject, previous: null, current: c }));
+        }
+        else
+            out.push(finding('capability-changed', segments, { subject, previous: p, current: c }));
+    }
+    return out;
+}
+/**
+ * Capability paths → values. Every declared object is an entry of its own (`{}`), so declaring
+ * `resources` and one of its flags are separate facts: `{resources: {subscribe: true}}` →
+ * `resources: {}`, `resources␀subscribe: true`. Vendor objects under `experimental` are
+ * compared whole, and nesting is bounded (capabilities are two levels deep in the spec).
+ */
+function flatten(capabilities) {
+    const out = new Map();
+    const visit = (value, path) => {
+        const whole = path.length >= 3 || (path[0] === 'experimental' && path.length === 2);
+        if (!(0,protocol/* isJsonObject */.OW)(value) || whole) {
+            out.set(path.join('\u0000'), value);
+            return;
+        }
+        out.set(path.join('\u0000'), {});
+        for (const key of Object.keys(value))
+            visit(value[key], [...path, key]);
+    };
+    for (const key of Object.keys(capabilities))
+        visit(capabilities[key], [key]);
+    return out;
+}
+
+;// CONCATENATED MODULE: ./lib/diff/index.js
+/**
+ * The classification engine: compare two sets of normalized contracts and say, per entry and
+ * per field, what changed and how much it matters to the agents that call the server.
+ *
+ *   detectors (server.ts, entries.ts, schema-walker.ts, lint.ts, renames.ts) → findings
+ *   → semantic cross-check (cross-check.ts, json-schema-diff in worker threads)
+ *   → the rules (src/rules): severity, reason, sentence, fix → fingerprint → report in canonical order
+ *
+ * Pure apart from the cross-check's worker threads; the same inputs give the same report,
+ * byte for byte (the cross-check's time budget is the one thing a slow machine can change,
+ * and then only a `note`, never a silent verdict).
+ */
+
+
+
+
+
+
+
+
+
+
+/** The entry-level kinds of each collection. */
+const LIFECYCLE = {
+    tools: { added: 'tool-added', removed: 'tool-removed', renamed: 'tool-renamed' },
+    prompts: { added: 'prompt-added', removed: 'prompt-removed', renamed: 'prompt-renamed' },
+    resources: { added: 'resource-added', removed: 'resource-removed' },
+    resourceTemplates: { added: 'resource-template-added', removed: 'resource-template-removed' },
+};
+/** The fields that name an entry: a resource's URI is a URL by nature, not a poisoning cue. */
+const IDENTIFIERS = new Set(['uri', 'uriTemplate']);
+async function diffContracts(previous, current, options = {}) {
+    const { found, uncertainTools, context } = collectFindings(previous, current, options);
+    if (options.semantic !== false) {
+        await crossCheck(found.tools, uncertainTools, {
+            perPairMs: options.semanticPairTimeoutMs ?? 2_000,
+            totalMs: options.semanticBudgetMs ?? 10_000,
+            ...(options.semanticWorkers !== undefined ? { workers: options.semanticWorkers } : {}),
+        });
+    }
+    return reportOf(found, context, previous, current, options);
+}
+/**
+ * `diffContracts` by the keyword rules alone, at once: without the semantic cross-check (its
+ * worker threads), which only adds a verdict where the walker says it could not judge a schema
+ * exactly. For callers that must answer within a message (the pinning proxy); the report is
+ * otherwise the same.
+ */
+function diffContractsSync(previous, current, options = {}) {
+    const { found, context } = collectFindings(previous, current, options);
+    return reportOf(found, context, previous, current, options);
+}
+function reportOf(found, context, previous, current, options) {
+    const report = buildReport(found, compareServers(previous, current, context), previous, current, options.severityOverrides);
+    if (options.release !== undefined && (options.release.version !== undefined || options.release.date !== undefined))
+        report.release = { ...options.release };
+    return report;
+}
+/** Every detector's findings per entry, and the changed tools whose schemas the walker could not judge exactly. */
+function collectFindings(previous, current, options) {
+    const found = {};
+    // Only schemas the keyword rules could not judge exactly are worth the semantic cross-check.
+    const uncertainTools = [];
+    const noteUncertain = (key, p, c, comparison) => {
+        if (Object.keys(comparison.uncertain).length > 0)
+            uncertainTools.push({ key, previous: p, current: c, uncertain: comparison.uncertain });
+    };
+    // The server's tools as they are now: text that names another of them is a poisoning cue
+    // (not in the server's instructions, whose job is to say how the tools work together).
+    const toolNames = new Set(Object.keys(current.tools));
+    const context = { toolNames: new Set() };
+    const own = (...names) => ({ toolNames, own: new Set(names), identifiers: IDENTIFIERS });
+    for (const kind of model/* ENTRY_KINDS */.pf) {
+        const before = previous[kind];
+        const after = current[kind];
+        const findings = new Map();
+        found[kind] = findings;
+        const add = (key, list) => {
+            if (list.length > 0)
+                findings.set(key, [...(findings.get(key) ?? []), ...list]);
+        };
+        for (const key of Object.keys(before).filter((k) => Object.hasOwn(after, k)).sort()) {
+            const p = before[key];
+            const c = after[key];
+            if (p === c || ((0,canonical/* entryDigest */.LE)(p) === (0,canonical/* entryDigest */.LE)(c) && (0,protocol/* jsonEqual */.Zm)(p.dialects ?? {}, c.dialects ?? {})))
+                continue;
+            const comparison = compareEntry(kind, p, c, own(key));
+            add(key, comparison.findings);
+            if (kind === 'tools')
+                noteUncertain(key, p, c, comparison);
+        }
+        const removed = Object.keys(before).filter((k) => !Object.hasOwn(after, k)).sort();
+        const added = Object.keys(after).filter((k) => !Object.hasOwn(before, k)).sort();
+        const lifecycle = LIFECYCLE[kind];
+        const renames = options.detectRenames === false || lifecycle.renamed === undefined ? [] : renamesOf(kind, removed, added, previous, current);
+        const renamedFrom = new Set(renames.map((r) => r.from));
+        const renamedTo = new Set(renames.map((r) => r.to));
+        for (const rename of renames) {
+            const p = before[rename.from];
+            const c = after[rename.to];
+            const comparison = compareEntry(kind, p, c, own(rename.from, rename.to));
+            add(rename.to, [
+                finding(lifecycle.renamed, ['name'], {
+                    subject: rename.to,
+                    previous: rename.from,
+                    current: rename.to,
+                    renamedFrom: rename.from,
+                    renamedTo: rename.to,
+                    facts: { sameShape: rename.sameShape, sameName: rename.sameName, sameDescription: rename.sameDescription },
+                }),
+                ...comparison.findings,
+            ]);
+            if (kind === 'tools')
+                noteUncertain(rename.to, p, c, comparison);
+        }
+        for (const key of removed.filter((k) => !renamedFrom.has(k))) {
+            add(key, [finding(lifecycle.removed, [], { subject: key, previous: before[key].contract })]);
+        }
+        for (const key of added.filter((k) => !renamedTo.has(k))) {
+            const entry = after[key];
+            add(key, [finding(lifecycle.added, [], { subject: key, current: entry.contract }), ...lintNewEntry(entry, own(key))]);
+        }
+    }
+    return { found, uncertainTools, context };
+}
+function renamesOf(kind, removed, added, previous, current) {
+    const shape = kind === 'tools' ? toolShape : promptShape;
+    return detectRenames(removed.map((key) => ({ key, contract: previous[kind][key].contract })), added.map((key) => ({ key, contract: current[kind][key].contract })), shape);
+}
+// ── report ──────────────────────────────────────────────────────────────────────────────
+/** Short stable hash of what a delta is; allow-lists and approvals match on it. */
+function fingerprintOf(entry, delta) {
+    return (0,canonical/* sha256 */.sc)((0,protocol/* canonicalJson */.dj)([entry, delta.kind, delta.field, delta.previous, delta.current])).slice('sha256:'.length, 'sha256:'.length + 16);
+}
+function toDelta(entry, f, overrides) {
+    const verdict = classify(f.kind, f.direction, overrides);
+    const field = (0,protocol/* fieldOf */._F)(f.segments);
+    const facts = f.facts ?? {};
+    const message = messageOf(f.kind, { where: f.where, subject: f.subject, previous: f.previous, current: f.current, direction: f.direction, facts, ...(f.match !== undefined ? { match: f.match } : {}) });
+    const delta = {
+        severity: verdict.severity,
+        kind: f.kind,
+        field,
+        action: f.action,
+        direction: f.direction,
+        message,
+        previous: f.previous,
+        current: f.current,
+        fingerprint: fingerprintOf(entry, { kind: f.kind, field, previous: f.previous, current: f.current }),
+        reason: verdict.reason,
+    };
+    if (f.facts !== undefined && Object.keys(f.facts).length > 0)
+        delta.facts = f.facts;
+    if (verdict.hint !== undefined)
+        delta.hint = verdict.hint;
+    if (verdict.defaultSeverity !== undefined)
+        delta.defaultSeverity = verdict.defaultSeverity;
+    if (f.renamedFrom !== undefined)
+        delta.renamedFrom = f.renamedFrom;
+    if (f.renamedTo !== undefined)
+        delta.renamedTo = f.renamedTo;
+    if (f.match !== undefined)
+        delta.match = f.match;
+    if (f.note !== undefined)
+        delta.note = f.note;
+    return delta;
+}
+/** Findings of one entry as its report: classified, de-duplicated, in canonical order. */
+function entryReport(entry, findings, overrides) {
+    const seen = new Set();
+    const deltas = [];
+    for (const f of findings) {
+        const delta = toDelta(entry, f, overrides);
+        if (seen.has(delta.fingerprint))
+            continue;
+        seen.add(delta.fingerprint);
+        deltas.push(delta);
+    }
+    deltas.sort(protocol/* compareDeltas */.Pq);
+    return { maxSeverity: (0,protocol/* maxSeverityOf */.z6)(deltas.map((d) => d.severity)), deltas };
+}
+function buildReport(found, serverFindings, previous, current, overrides) {
+    const counts = (0,protocol/* zeroCounts */.Nd)();
+    const count = (entry) => {
+        for (const d of entry.deltas)
+            counts[d.severity]++;
+    };
+    const report = {
+        version: protocol/* REPORT_VERSION */.Aj,
+        summary: { maxSeverity: null, counts, semverBump: 'none' },
+        tools: Object.create(null),
+        prompts: Object.create(null),
+        resources: Object.create(null),
+        resourceTemplates: Object.create(null),
+    };
+    if (serverFindings !== null) {
+        const entry = entryReport('server', serverFindings, overrides);
+        report.server = { previous: { ...previous.server }, current: { ...current.server }, ...entry };
+        count(entry);
+    }
+    for (const kind of model/* ENTRY_KINDS */.pf) {
+        for (const key of [...found[kind].keys()].sort()) {
+            const entry = entryReport(`${kind}/${key}`, found[kind].get(key) ?? [], overrides);
+            if (entry.deltas.length === 0)
+                continue;
+            if (kind === 'tools') {
+                const discriminator = rootDiscriminator(current.tools[key]);
+                if (discriminator !== null)
+                    entry.discriminator = discriminator;
+            }
+            report[kind][key] = entry;
+            count(entry);
+        }
+    }
+    report.summary.maxSeverity = (0,protocol/* maxSeverityOf */.z6)(protocol/* SEVERITIES */.oC.filter((s) => counts[s] > 0));
+    report.summary.semverBump = (0,protocol/* semverBumpOf */.ol)(report.summary.maxSeverity);
+    return report;
+}
+/** The property discriminating a tool's root input union, if it has one (see `discriminatorOf` in protocol/schema.ts). */
+function rootDiscriminator(entry) {
+    const schema = entry?.contract.inputSchema;
+    if (!(0,model/* isJsonObject */.OW)(schema))
+        return null;
+    const branches = Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : null;
+    return branches === null ? null : (0,protocol/* discriminatorOf */.M2)(branches);
+}
+
+;// CONCATENATED MODULE: ./lib/github/draft.js
+/**
+ * Review one server, before the allow list and the gate (they look at every server at once):
+ * the head's contracts (captured live, or its lockfile), the freshness of its lockfile, the
+ * baseline the base commit's config names, and the diff between them.
+ */
+
+
+
+
+
+
+
+
+
+
+async function readBaseLockfile(subject, run) {
+    const { plan } = run;
+    if (!plan.baseline || !run.base)
+        return { kind: 'no-base' };
+    if (subject.baseLockfile === undefined)
+        return { kind: 'new-server' };
+    const shown = repoPath(run.runner.repoRoot, subject.baseLockfile);
+    try {
+        const text = await run.base.read(subject.baseLockfile, 'the base lockfile');
+        return text === null ? { kind: 'absent', shown } : { kind: 'text', text, shown };
+    }
+    catch (error) {
+        const why = isPermissionError(error) ? 'the token may not read this repository\'s contents' : (0,errors/* errorMessage */.gJ)(error).replace(/\.$/, '');
+        return { kind: 'unreadable', message: `Could not read ${shown} at ${plan.baseline.describe}: ${why}.` };
+    }
+}
+async function draftReview(subject, run, baseLockfile) {
+    const { target } = subject;
+    const { inputs } = run;
+    const notes = subject.planNote !== undefined ? [subject.planNote] : [];
+    const fix = lockCommand(subject.selection);
+    let headLockText = null;
+    const headSource = !target ? 'removed' : !inputs.compile ? 'lockfile' : target.source.kind === 'file' ? 'file' : 'server';
+    const fail = (reviewError) => ({ subject, name: subject.name ?? serverNameIn(headLockText) ?? subject.id, report: null, reviewError, headLockText, headSource, notes, versions: {} });
+    // A server the head's config dropped: every entry of its base lockfile is removed.
+    if (!target) {
+        const base = baselineOf(subject, run, baseLockfile, subject.id, undefined, notes);
+        if (typeof base === 'string')
+            return fail(base);
+        const report = await diffContracts(base, (0,model/* emptyContracts */.Vu)({ name: base.server.name }), { severityOverrides: run.rules ?? {} });
+        return { subject, name: subject.id, report, headLockText, headSource, notes, versions: versionsOf(base, undefined) };
+    }
+    // The head: compiled live (what the PR's code exposes now), or its lockfile when compile is off.
+    let head;
+    try {
+        headLockText = await run.head.read(target.lockfile, 'the lockfile');
+        if (!inputs.compile) {
+            if (headLockText === null)
+                return fail(`With "compile: false" the head lockfile is the head's contracts, but there is no ${subject.lockfileRepoPath} in ${run.head.describe}. Create it with: ${fix}`);
+            head = (0,contract_lockfile/* parseLockfile */.tg)(headLockText, subject.lockfileRepoPath);
+        }
+        else if (target.source.kind === 'file') {
+            const shown = repoPath(run.runner.repoRoot, target.source.path);
+            const text = await run.head.read(target.source.path, 'the contracts file');
+            if (text === null)
+                return fail(`There is no ${shown} in ${run.head.describe}: "file" names a tools/list dump or a lockfile.`);
+            head = reportWarnings((0,compile/* contractsOfFile */.pr)((0,compile/* parseContractsFile */.LH)(text, shown)), notes).contracts;
+        }
+        else if (run.captured) {
+            const captured = capturedContracts(run.captured.file, subject.id, run.captured.label);
+            if (typeof captured === 'string')
+                return fail(captured);
+            notes.push(...captured.notes);
+            head = reportWarnings({ ...captured, warnings: captured.warnings }, notes).contracts;
+        }
+        else {
+            const live = await captureLive(target.source, headLockText, subject);
+            notes.push(...live.notes);
+            head = reportWarnings(live.compiled, notes).contracts;
+        }
+    }
+    catch (error) {
+        // A CompileError carries its diagnosis in plain words: no stack trace in a PR comment.
+        if (error instanceof contract_lockfile/* LockfileError */.g)
+            return fail((0,compile/* lockfileAdvice */.Cg)(error, fix));
+        if (error instanceof compile/* CompileError */.mQ || error instanceof errors/* UserError */.yo)
+            return fail(error.message);
+        throw error;
+    }
+    // Freshness: the head lockfile against the live head, kept apart from the review.
+    let stale;
+    let headLocked;
+    if (headLockText !== null) {
+        try {
+            headLocked = (0,contract_lockfile/* parseLockfile */.tg)(headLockText, subject.lockfileRepoPath, head);
+        }
+        catch (error) {
+            if (!(error instanceof contract_lockfile/* LockfileError */.g))
+                throw error;
+            if (inputs.compile && inputs.lockfileCheck !== 'off')
+                stale = { message: error.message, command: fix };
+        }
+    }
+    if (inputs.compile && inputs.lockfileCheck !== 'off' && stale === undefined) {
+        if (headLockText === null)
+            stale = { message: `There is no lockfile at ${subject.lockfileRepoPath}.`, command: fix };
+        else if (headLocked && hasChanges(compareContracts(headLocked, head))) {
+            const changes = compareContracts(headLocked, head);
+            const count = model/* ENTRY_KINDS */.pf.reduce((n, k) => n + changes[k].added.length + changes[k].removed.length + changes[k].changed.length, 0);
+            stale = { message: `${subject.lockfileRepoPath} does not match the ${headSource === 'server' ? 'server' : 'contracts'} at this commit (${plural(count, 'entry', 'entries')} differ${count === 1 ? 's' : ''}).`, command: fix };
+        }
+    }
+    if (stale)
+        log.info(`Stale lockfile: ${stale.message} Fix: ${stale.command}`);
+    const base = baselineOf(subject, run, baseLockfile, head.server.name, headLocked, notes);
+    if (typeof base === 'string')
+        return fail(base);
+    // The artifact dates the release it describes: the deprecation window of renames counts from it.
+    const release = { ...(head.server.version !== undefined ? { version: head.server.version } : {}), date: run.plan.releasedAt ?? todayUtc(process.env.MCP_CONTRACT_GUARD_TODAY) };
+    const report = await diffContracts(base, head, { severityOverrides: run.rules ?? {}, release });
+    const name = subject.name ?? (head.server.name !== 'unknown' ? head.server.name : subject.id);
+    log.info(`${name}: ${report.summary.maxSeverity === null ? 'no contract changes' : `worst change ${report.summary.maxSeverity}`}.`);
+    const draft = { subject, name, report, headLockText, headSource, notes, versions: versionsOf(base, head), serverNames: [base.server.name, head.server.name] };
+    if (stale)
+        draft.stale = stale;
+    return draft;
+}
+/**
+ * Start a server and capture its contracts, as the review does and as `mode: capture` does for
+ * a review in another job: the notes say how (a healed start, capabilities other than its
+ * lockfile's).
+ */
+async function captureLive(source, headLockText, subject) {
+    const notes = [];
+    const compiled = await (0,compile/* compileContracts */.LR)(declaringAsLocked(source, headLockText, subject, notes), { onProgress: (m) => log.info(`› ${m}`) });
+    if (compiled.healing?.healedSource) {
+        const fixes = compiled.healing.attempts.map((a) => a.fixApplied).filter((f) => f !== undefined);
+        notes.push(`The server was captured only after mcp-contract-guard ${fixes.join(', then ')}: configure it that way to skip the failed attempts (as CLI flags: ${(0,compile/* sourceFlags */.Bj)(compiled.healing.healedSource)}).`);
+    }
+    return { compiled, notes };
+}
+/**
+ * The head is captured declaring the client capabilities its lockfile was captured with (as
+ * `check` does), unless the config or the inputs say otherwise: then the comment says so.
+ */
+function declaringAsLocked(source, headLockText, subject, notes) {
+    const { source: declaring, mismatch } = (0,compile/* declaringAsRecorded */.g_)(source, headLockText === null ? undefined : (0,contract_lockfile/* recordedClientCapabilities */.UF)(headLockText));
+    if (mismatch) {
+        const list = (names) => (names.length === 0 ? 'none' : names.join(', '));
+        notes.push(`${subject.lockfileRepoPath} was captured declaring the client capabilities ${list(mismatch.recorded)}; this run declares ${list(mismatch.declared)}, so tools the server shows only to some clients may appear as added or removed.`);
+    }
+    return declaring;
+}
+function versionsOf(base, head) {
+    const versions = {};
+    if (base.server.version !== undefined)
+        versions.previous = base.server.version;
+    if (head?.server.version !== undefined)
+        versions.current = head.server.version;
+    return versions;
+}
+/** Lint findings go to the log, and a line saying so to the comment. */
+function reportWarnings(compiled, notes) {
+    for (const warning of compiled.warnings)
+        log.info(`lint: ${warning}`);
+    if (compiled.warnings.length > 0)
+        notes.push(`The server has ${plural(compiled.warnings.length, 'lint warning')} (see the log of this step).`);
+    return compiled;
+}
+/**
+ * The baseline: the lockfile the base's config names, as committed at the base, whatever the
+ * pull request did to it since. A string is why it could not be read.
+ */
+function baselineOf(subject, run, base, serverName, headLocked, notes) {
+    const { plan } = run;
+    const empty = () => (0,model/* emptyContracts */.Vu)({ name: serverName });
+    switch (base.kind) {
+        case 'no-base':
+            notes.push(`No base to compare with (${plan.noBaselineReason}): compared with ${subject.lockfileRepoPath} as checked out.`);
+            return headLocked ?? empty();
+        // The plan's note says it is new.
+        case 'new-server':
+            return empty();
+        case 'unreadable':
+            return base.message;
+        case 'absent':
+            notes.push(`There is no ${base.shown} at ${plan.baseline?.describe}: every entry counts as new.`);
+            return empty();
+        case 'text':
+            try {
+                return (0,contract_lockfile/* parseLockfile */.tg)(base.text, `${base.shown} at ${shortSha(plan.baseline?.ref ?? '')}`);
+            }
+            catch (error) {
+                if (!(error instanceof contract_lockfile/* LockfileError */.g))
+                    throw error;
+                notes.push(`${error.message} It is ignored: every entry counts as new.`);
+                return empty();
+            }
+    }
+}
+/** The server's name as the head lockfile records it, to name a server that did not start. */
+function serverNameIn(lockText) {
+    try {
+        const name = JSON.parse(lockText ?? 'null')?.server?.name;
+        return typeof name === 'string' && name !== '' && name !== 'unknown' ? name : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./lib/github/privilege.js
+/**
+ * Privileged events: those that run with this repository's secrets and a write token while
+ * acting on a pull request. There, starting a server from the pull request's code, or
+ * contacting an address its config names (with the secret `headers`), hands both to whoever
+ * opened it. The Action refuses unless the workflow opts in, in an input named for the risk,
+ * and reads the head's files at the head commit by SHA: the checkout of such a workflow is
+ * usually the base, and comparing the base with itself would pass every pull request.
+ */
+const SECRETS = "this repository's secrets and a write token";
+const PRIVILEGED = {
+    pull_request_target: `it runs with ${SECRETS} for every pull request, forks included`,
+    workflow_run: `it runs with ${SECRETS} after a run that any pull request, a fork's included, can start`,
+    issue_comment: `it runs with ${SECRETS} whenever anyone comments on a pull request`,
+    pull_request_review: `it runs on a reviewer's action, with ${SECRETS} for pull requests from this repository's branches`,
+    pull_request_review_comment: `it runs on a reviewer's action, with ${SECRETS} for pull requests from this repository's branches`,
+    check_run: `it runs with ${SECRETS} for commits a pull request supplies`,
+    check_suite: `it runs with ${SECRETS} for commits a pull request supplies`,
+    deployment_status: `it runs with ${SECRETS} for commits a pull request supplies (preview deployments)`,
+    status: `it runs with ${SECRETS} for commits a pull request supplies`,
+};
+/** The events the policy covers, for the documentation and the tests. */
+const PRIVILEGED_EVENTS = Object.keys(PRIVILEGED);
+function privilegePolicy(eventName, optedIn) {
+    const reason = Object.hasOwn(PRIVILEGED, eventName) ? PRIVILEGED[eventName] : undefined;
+    if (reason === undefined)
+        return { headFromCommit: false, refusal: () => undefined };
+    if (optedIn) {
+        return {
+            headFromCommit: false,
+            warning: `Running under ${eventName} with "unsafe-allow-privileged-events": ${reason}; the servers of the checkout are started with that access. Only do this when every pull request that can trigger this workflow is trusted.`,
+            refusal: () => undefined,
+        };
+    }
+    return {
+        headFromCommit: true,
+        refusal(live) {
+            if (live.length === 0)
+                return undefined;
+            const started = live.filter((s) => s.kind === 'command').map((s) => s.name);
+            const contacted = live.filter((s) => s.kind === 'url').map((s) => s.name);
+            const what = [started.length > 0 ? `start ${list(started)}` : '', contacted.length > 0 ? `contact the address of ${list(contacted)}` : ''].filter((s) => s !== '').join(' or ');
+            return (`Refusing to ${what} under ${eventName}: ${reason}, so the code of a pull request, or an address its config names, would get them. ` +
+                'Review pull requests on the pull_request event instead; to comment on pull requests from forks, use the two-workflow pattern of ' +
+                'examples/workflows/fork-review.yml (pull_request: review, upload the review file) and fork-comment.yml (workflow_run: post it with "mode: comment-only", no code of the pull request runs). ' +
+                'Or set "compile: false" to compare the lockfiles committed at the head commit (read by its SHA; nothing is started). ' +
+                'If every pull request that can trigger this workflow is trusted, set "unsafe-allow-privileged-events: true".');
+        },
+    };
+}
+function list(names) {
+    const shown = names.slice(0, 5).map((n) => `"${n}"`);
+    if (names.length > shown.length)
+        shown.push(`${names.length - shown.length} more`);
+    return shown.length === 1 ? shown[0] : `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}`;
 }
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
@@ -49850,16 +54051,16 @@ const $ZodEnum = /*@__PURE__*/ $constructor("$ZodEnum", (inst, def) => {
         return payload;
     };
 });
-const $ZodLiteral = /*@__PURE__*/ $constructor("$ZodLiteral", (inst, def) => {
+const $ZodLiteral = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodLiteral", (inst, def) => {
     $ZodType.init(inst, def);
     const values = new Set(def.values);
     inst._zod.values = values;
-    defineLazyInternal(inst, "pattern", (zod) => {
+    util.defineLazyInternal(inst, "pattern", (zod) => {
         const vals = zod.def.values;
         // unmatchable fallback, RE2-safe: an empty alternation would compile to /^()$/, which matches ""
         return new RegExp(vals.length
             ? `^(${vals
-                .map((o) => typeof o === "string" ? escapeRegex(o) : o ? escapeRegex(o.toString()) : String(o))
+                .map((o) => typeof o === "string" ? util.escapeRegex(o) : o ? util.escapeRegex(o.toString()) : String(o))
                 .join("|")})$`
             : "^[^\\s\\S]$");
     });
@@ -49876,7 +54077,7 @@ const $ZodLiteral = /*@__PURE__*/ $constructor("$ZodLiteral", (inst, def) => {
         });
         return payload;
     };
-});
+})));
 const $ZodFile = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodFile", (inst, def) => {
     $ZodType.init(inst, def);
     inst._zod.parse = (payload, _ctx) => {
@@ -51463,7 +55664,7 @@ function _promise(Class, innerType) {
 }
 // @__NO_SIDE_EFFECTS__
 function _custom(Class, fn, _params) {
-    const norm = normalizeParams(_params);
+    const norm = util.normalizeParams(_params);
     norm.abort ?? (norm.abort = true); // default to abort:false
     const schema = new Class({
         type: "custom",
@@ -51518,7 +55719,7 @@ function _check(fn, params) {
     return ch;
 }
 // @__NO_SIDE_EFFECTS__
-function describe(description) {
+function api_describe(description) {
     const ch = new $ZodCheck({ check: "describe" });
     ch._zod.onattach = [
         (inst) => {
@@ -54923,10 +59124,10 @@ function nativeEnum(entries, params) {
         ...util.normalizeParams(params),
     });
 }
-const ZodLiteral = /*@__PURE__*/ $constructor("ZodLiteral", (inst, def) => {
-    $ZodLiteral.init(inst, def);
+const ZodLiteral = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodLiteral", (inst, def) => {
+    core.$ZodLiteral.init(inst, def);
     ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => literalProcessor(inst, ctx, json, params);
+    inst._zod.processJSONSchema = (ctx, json, params) => processors.literalProcessor(inst, ctx, json, params);
     inst.values = new Set(def.values);
     Object.defineProperty(inst, "value", {
         get() {
@@ -54936,12 +59137,12 @@ const ZodLiteral = /*@__PURE__*/ $constructor("ZodLiteral", (inst, def) => {
             return def.values[0];
         },
     });
-});
+})));
 function literal(value, params) {
     return new ZodLiteral({
         type: "literal",
         values: Array.isArray(value) ? value : [value],
-        ...normalizeParams(params),
+        ...util.normalizeParams(params),
     });
 }
 const ZodFile = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodFile", (inst, def) => {
@@ -55235,7 +59436,7 @@ function check(fn) {
     return ch;
 }
 function custom(fn, _params) {
-    return _custom(ZodCustom, fn ?? (() => true), _params);
+    return core._custom(ZodCustom, fn ?? (() => true), _params);
 }
 function refine(fn, _params = {}) {
     return _refine(ZodCustom, fn, _params);
@@ -55245,7 +59446,7 @@ function superRefine(fn, params) {
     return _superRefine(fn, params);
 }
 // Re-export describe and meta from core
-const schemas_describe = describe;
+const schemas_describe = api_describe;
 const schemas_meta = meta;
 const ZodInstanceOf = /*@__PURE__*/ $constructor("ZodInstanceOf", (inst, def) => {
     ZodCustom.init(inst, def);
@@ -55298,4250 +59499,6 @@ function preprocess(fn, schema) {
         in: transform(fn),
         out: schema,
     });
-}
-
-;// CONCATENATED MODULE: ./lib/github/io/command-files.js
-/**
- * The runner's command files belong to the Action. The runner reads them once the step ends:
- * a line in GITHUB_OUTPUT sets an output, in GITHUB_ENV a later step's environment (NODE_OPTIONS,
- * LD_PRELOAD…), in GITHUB_PATH its PATH, and GITHUB_STEP_SUMMARY becomes the job's summary.
- * A server runs as the runner's user and can find them (the runner's environment, its
- * RUNNER_TEMP/_runner_file_commands layout), so the Action keeps a copy of each before any pull
- * request code starts, and once every server is stopped puts back any the code changed, before
- * it writes its own outputs: nothing the server wrote reaches the runner, and the step fails
- * naming the files.
- */
-
-const COMMAND_FILES = ['GITHUB_OUTPUT', 'GITHUB_ENV', 'GITHUB_PATH', 'GITHUB_STATE', 'GITHUB_STEP_SUMMARY'];
-/** A copy of each command file the environment names, taken now. */
-async function guardCommandFiles(env = process.env) {
-    const kept = [];
-    for (const name of COMMAND_FILES) {
-        const path = env[name];
-        if (path === undefined || path === '')
-            continue;
-        const stat = await (0,promises_.lstat)(path).catch(() => undefined);
-        kept.push({ name, path, bytes: stat ? await (0,promises_.readFile)(path) : null, ino: stat?.ino ?? null });
-    }
-    let changed;
-    return {
-        restore: () => (changed ??= putBack(kept)),
-    };
-}
-async function putBack(kept) {
-    const changed = [];
-    for (const file of kept) {
-        const stat = await (0,promises_.lstat)(file.path).catch(() => undefined);
-        const same = stat === undefined ? file.bytes === null : stat.isFile() && stat.ino === file.ino && file.bytes !== null && (await (0,promises_.readFile)(file.path)).equals(file.bytes);
-        if (same)
-            continue;
-        changed.push(file.name);
-        // Removed first: a file turned into a link must not have its target written through.
-        await (0,promises_.rm)(file.path, { force: true, recursive: true });
-        if (file.bytes !== null)
-            await (0,promises_.writeFile)(file.path, file.bytes, { flag: 'wx' });
-    }
-    return changed;
-}
-/** What the step's failure says about the files a server wrote to: a pull request's, or a pinned third-party release (the watch mode). */
-function tamperingMessage(changed, server = 'pull-request') {
-    const files = changed.join(', ');
-    const [who, advice] = server === 'pull-request'
-        ? ['A server (code of this pull request)', 'review what this pull request runs before trusting anything it produced']
-        : ['A pinned server, at the release the watch started,', 'do not pin that release before knowing why it did'];
-    return (`${who} wrote to the runner's command ${changed.length === 1 ? 'file' : 'files'} ${files}, ` +
-        'which set step outputs, the environment and PATH of later steps, and the job summary. mcp-contract-guard put back what was there ' +
-        `before the server started, so none of it takes effect; ${advice}.`);
-}
-
-;// CONCATENATED MODULE: ./lib/github/io/capture-file.js
-/**
- * The capture file: what a job that runs the pull request's servers (`mode: capture`, with a
- * token that may do nothing and no secret) hands to the job that reviews and comments without
- * running any code of the pull request (`capture-file`). It travels as a workflow artifact
- * written where pull request code ran, so the reviewing side reads it as hostile data: a size
- * cap before parsing, every field checked and bounded, each server's contracts a lockfile whose
- * digests must match its content (lockfile.ts: structure, depth and sizes are checked there),
- * and the file must be of this repository and of the commit under review.
- *
- * What it cannot prove is that the servers said what it holds: the code that wrote it is the
- * code under review. Neither can a live capture (the server says what it likes): SECURITY.md.
- */
-
-
-
-
-const CAPTURE_VERSION = 1;
-const CAPTURE_KIND = 'mcp-contract-guard-capture';
-/** The default name of the file `mode: capture` writes in the working directory. */
-const CAPTURE_FILE_NAME = 'mcp-contract-guard-capture.json';
-/** Larger files are refused unread. */
-const MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
-const capture_file_text = (max) => schemas_string().max(max);
-const captured = union([
-    schemas_object({ lockfile: capture_file_text(MAX_CAPTURE_BYTES), notes: array(capture_file_text(3_000)).max(50), warnings: array(capture_file_text(3_000)).max(500) }).strict(),
-    schemas_object({ error: capture_file_text(20_000) }).strict(),
-]);
-const schema = schemas_object({
-    version: literal(CAPTURE_VERSION),
-    kind: literal(CAPTURE_KIND),
-    repository: capture_file_text(200),
-    headSha: schemas_string().regex(/^[0-9a-f]{40}$|^[0-9a-f]{64}$/, 'a commit SHA'),
-    tampered: array(schemas_enum(COMMAND_FILES)).max(COMMAND_FILES.length),
-    // Read entry by entry below: a server named "__proto__" must stay a name.
-    servers: custom((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'an object'),
-})
-    .strict();
-const MAX_SERVERS = 100;
-function renderCaptureFile(file) {
-    return `${JSON.stringify(file, null, 2)}\n`;
-}
-/** The capture file at `label`, checked as hostile data (see the top of this file). */
-function parseCaptureFile(source, label) {
-    if (Buffer.byteLength(source, 'utf8') > MAX_CAPTURE_BYTES)
-        throw new errors/* UserError */.yo(`${label} is larger than ${MAX_CAPTURE_BYTES / 1024 / 1024} MiB: not a capture file mcp-contract-guard wrote.`);
-    let data;
-    try {
-        data = JSON.parse(source);
-    }
-    catch (error) {
-        throw new errors/* UserError */.yo(`${label} is not valid JSON (${error.message}): it should be the file a "mode: capture" run of mcp-contract-guard wrote (its "capture-path").`);
-    }
-    const parsed = schema.safeParse(data);
-    if (!parsed.success) {
-        const problems = parsed.error.issues.slice(0, 10).map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
-        throw new errors/* UserError */.yo(`${label} is not a capture file of this mcp-contract-guard version:\n  ${problems.join('\n  ')}`);
-    }
-    const entries = Object.entries(parsed.data.servers);
-    if (entries.length > MAX_SERVERS)
-        throw new errors/* UserError */.yo(`${label} lists ${entries.length} servers; a capture file holds at most ${MAX_SERVERS}.`);
-    const servers = Object.create(null);
-    for (const [id, server] of entries) {
-        const checked = captured.safeParse(server);
-        if (id.length > 500 || !checked.success)
-            throw new errors/* UserError */.yo(`${label} is not a capture file of this mcp-contract-guard version: the entry of server ${JSON.stringify(id.slice(0, 100))} is malformed.`);
-        servers[id] = checked.data;
-    }
-    return { ...parsed.data, servers };
-}
-/** The contracts a capture file holds for server `id`: parsed and digest-checked; a string is why there are none. */
-function capturedContracts(file, id, label) {
-    const server = Object.hasOwn(file.servers, id) ? file.servers[id] : undefined;
-    if (server === undefined)
-        return `${label} holds no capture of "${id}": run the capture job with the same inputs (or config) as this one.`;
-    if ('error' in server)
-        return server.error;
-    try {
-        return { contracts: (0,contract_lockfile/* parseLockfile */.tg)(server.lockfile, `The capture of "${id}" in ${label}`), notes: server.notes, warnings: server.warnings };
-    }
-    catch (error) {
-        if (error instanceof contract_lockfile/* LockfileError */.g)
-            return error.message;
-        throw error;
-    }
-}
-
-;// CONCATENATED MODULE: ./lib/github/io/event.js
-
-const NULL_SHA = /^0{40}$/;
-/**
- * Decide what the review compares: the PR's base commit, the `before` of a push, a merge
- * queue's base, or the `baseline-ref` input, which overrides them all (e.g. the last release
- * tag, for a deploy workflow).
- */
-function planEvent(context, baselineRef) {
-    const { eventName, payload } = context;
-    const pr = pullRequestOf(payload) ?? pullRequestOfRun(eventName, payload);
-    const plan = { eventName, headSha: pr?.headSha ?? headShaOf(eventName, payload) ?? context.sha };
-    if (pr)
-        plan.pr = pr;
-    const releasedAt = releasedAtOf(eventName, payload);
-    if (releasedAt !== undefined)
-        plan.releasedAt = releasedAt;
-    const releaseTag = releaseTagOfEvent(eventName, payload);
-    if (releaseTag !== undefined)
-        plan.releaseTag = releaseTag;
-    const issue = obj(payload.issue);
-    if (!pr && eventName === 'issue_comment' && issue?.pull_request !== undefined && typeof issue.number === 'number')
-        plan.lookUpPullRequest = issue.number;
-    if (baselineRef !== undefined) {
-        plan.baseline = { ref: baselineRef, describe: `baseline-ref ${baselineRef}` };
-        return plan;
-    }
-    if (pr) {
-        plan.baseline = { ref: pr.baseSha, describe: `the base of PR #${pr.number} (${pr.baseRef} @ ${shortSha(pr.baseSha)})` };
-        return plan;
-    }
-    if (eventName === 'push') {
-        const before = str(payload.before);
-        if (before && !NULL_SHA.test(before))
-            plan.baseline = { ref: before, describe: `the commit before this push (${shortSha(before)})` };
-        else if (plan.releaseTag !== undefined)
-            plan.noBaselineReason = `this push created the tag ${plan.releaseTag}, so it has no "before" commit; set "baseline-ref" to the previous release tag to compare with it`;
-        else
-            plan.noBaselineReason = 'this push created the branch, so it has no "before" commit';
-        return plan;
-    }
-    if (eventName === 'merge_group') {
-        const group = obj(payload.merge_group);
-        const base = str(group?.base_sha);
-        if (base) {
-            plan.baseline = { ref: base, describe: `the merge queue's base (${shortSha(base)})` };
-            return plan;
-        }
-    }
-    plan.noBaselineReason = `a ${eventName} event has no base commit; set "baseline-ref" (e.g. your last release tag) to compare with one`;
-    return plan;
-}
-function pullRequestOf(payload) {
-    const pr = obj(payload.pull_request);
-    if (!pr || typeof pr.number !== 'number')
-        return undefined;
-    const base = obj(pr.base);
-    const head = obj(pr.head);
-    const baseSha = str(base?.sha);
-    const headSha = str(head?.sha);
-    if (!baseSha || !headSha)
-        return undefined;
-    const baseRepo = str(obj(base?.repo)?.full_name);
-    const headRepo = str(obj(head?.repo)?.full_name);
-    const labels = Array.isArray(pr.labels) ? pr.labels.map((l) => str(obj(l)?.name)).filter((n) => n !== undefined) : [];
-    const info = {
-        number: pr.number,
-        baseSha,
-        baseRef: str(base?.ref) ?? 'base',
-        headSha,
-        // A deleted fork has no head repo: treat it as a fork (the token cannot write there either).
-        fork: headRepo === undefined || (baseRepo !== undefined && headRepo !== baseRepo),
-        labels,
-    };
-    const label = str(obj(payload.label)?.name);
-    const sender = str(obj(payload.sender)?.login);
-    if (payload.action === 'labeled' && label && sender)
-        info.labeled = { label, by: sender };
-    return info;
-}
-/**
- * The pull request of a workflow_run or check run, from its `pull_requests` (GitHub lists
- * only pull requests from branches of this repository there: a fork's run has none).
- */
-function pullRequestOfRun(eventName, payload) {
-    const run = obj(payload[eventName]);
-    const first = obj(Array.isArray(run?.pull_requests) ? run.pull_requests[0] : undefined);
-    if (!first || typeof first.number !== 'number')
-        return undefined;
-    const base = obj(first.base);
-    const head = obj(first.head);
-    const baseSha = str(base?.sha);
-    const headSha = str(run?.head_sha) ?? str(head?.sha);
-    if (!baseSha || !headSha)
-        return undefined;
-    const baseRepo = obj(base?.repo)?.id;
-    const headRepo = obj(head?.repo)?.id;
-    return { number: first.number, baseSha, baseRef: str(base?.ref) ?? 'base', headSha, fork: headRepo === undefined || headRepo !== baseRepo, labels: [] };
-}
-/** The tag a push of a tag (refs/tags/…) or a release event names. */
-function releaseTagOfEvent(eventName, payload) {
-    if (eventName === 'release')
-        return str(obj(payload.release)?.tag_name);
-    const ref = eventName === 'push' ? str(payload.ref) : undefined;
-    return ref?.startsWith('refs/tags/') ? ref.slice('refs/tags/'.length) || undefined : undefined;
-}
-/** The commit an event without a pull request is about (GITHUB_SHA is the default branch's for most of these). */
-function headShaOf(eventName, payload) {
-    switch (eventName) {
-        case 'workflow_run':
-        case 'check_suite':
-        case 'check_run':
-            return str(obj(payload[eventName])?.head_sha);
-        case 'deployment_status':
-            return str(obj(payload.deployment)?.sha);
-        case 'status':
-            return str(payload.sha);
-        default:
-            return undefined;
-    }
-}
-/** The day the event dates its head: when the pushed commit was made, the release published, the pull request last updated. */
-function releasedAtOf(eventName, payload) {
-    const stamp = eventName === 'push'
-        ? str(obj(payload.head_commit)?.timestamp)
-        : eventName === 'release'
-            ? (str(obj(payload.release)?.published_at) ?? str(obj(payload.release)?.created_at))
-            : str(obj(payload.pull_request)?.updated_at) ?? str(obj(obj(payload[eventName])?.head_commit)?.timestamp);
-    const time = stamp === undefined ? Number.NaN : Date.parse(stamp);
-    return Number.isFinite(time) ? new Date(time).toISOString().slice(0, 10) : undefined;
-}
-function obj(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
-}
-function str(value) {
-    return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-// EXTERNAL MODULE: ./lib/compile/index.js + 14 modules
-var compile = __nccwpck_require__(4194);
-// EXTERNAL MODULE: ./lib/protocol/review.js
-var protocol_review = __nccwpck_require__(5070);
-;// CONCATENATED MODULE: ./lib/policy/checks.js
-/**
- * The settings of the gate, as the CLI's flags and the Action's inputs give them: the
- * threshold the gate fails at (`fail-on`), and how a check beside the contract review counts
- * (a lockfile that no longer matches its server, a version smaller than the changes call for).
- * One parser each, so `--fail-on` and the input `fail-on` take the same values as a review
- * file's `failOn` (the vocabularies are the review format's, protocol/review.ts).
- * (Loaded by the CLI's `--help`: it imports nothing heavier than those vocabularies.)
- */
-
-
-/** `value` as a threshold (severities in any case, `never` in any case); `what` names the input or flag in the message. */
-function parseFailOn(value, what) {
-    const given = value.trim();
-    const threshold = given.toLowerCase() === 'never' ? 'never' : given.toUpperCase();
-    if (!protocol_review/* FAIL_ON */.d$.includes(threshold))
-        throw new errors/* UserError */.yo(`${what} must be one of ${protocol_review/* FAIL_ON */.d$.join(', ')}; got "${value}".`);
-    return threshold;
-}
-/** `value` as a mode (any case); `what` names the input or flag in the message. */
-function parseCheckMode(value, what) {
-    const mode = value.trim().toLowerCase();
-    if (!protocol_review/* CHECK_MODES */.Sc.includes(mode))
-        throw new errors/* UserError */.yo(`${what} must be one of ${protocol_review/* CHECK_MODES */.Sc.join(', ')}; got "${value}".`);
-    return mode;
-}
-
-;// CONCATENATED MODULE: ./lib/github/io/redact.js
-/**
- * Credentials the Action holds: its token, header values and the variables passed to a server
- * by name (usually from secrets), the user:password or secret-looking query values of a
- * server's URL (`https://user:pass@host/mcp`, `?api_key=…`), and the secrets the runner puts
- * in the step's environment (ACTIONS_RUNTIME_TOKEN…), which a server can read from our process.
- * Each is registered with the runner (so its log masks it) and replaced by `***` in everything
- * the Action writes: comment, summary, annotations, SARIF, review file, artifact, outputs,
- * error messages. Pure apart from the callback that registers a new secret.
- *
- * A secret is found as written, JSON-escaped, percent-encoded and base64-encoded (standard and
- * URL-safe, at any byte offset, as the runner's own masker does: a server that reads the
- * `AUTHORIZATION: basic …` header actions/checkout persists publishes the token that way).
- * Any other transformation (split, reversed, another encoding) is not recognised: SECURITY.md
- * says so, and why the job that runs pull request code should hold nothing worth stealing.
- */
-
-
-const REDACTED = '***';
-/** Shorter values are not secrets worth the name, and masking them would garble the log. */
-const MIN_SECRET_LENGTH = 4;
-/** A base64 run shorter than this could be anything: not worth masking. */
-const MIN_ENCODED_LENGTH = 8;
-/**
- * The variables of the step's environment that hold a credential: the runner's own (the runtime
- * and OIDC request tokens, the github-token input), and any whose name says it is one
- * (NPM_TOKEN, OPENAI_API_KEY, AWS_SECRET_ACCESS_KEY, DB_PASSWORD…), as a job's `env:` sets them.
- */
-const SECRET_VARIABLE = /(^|[-_])(TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API[-_]?KEY|ACCESS[-_]?KEY|PRIVATE[-_]?KEY|CREDENTIALS?)$|(^|[-_])SECRET([-_]|$)/i;
-/**
- * Collects secrets and takes them out of text. `onSecret` is called once per new secret (the
- * Action registers it with `core.setSecret`, so the runner masks it in the log).
- */
-class Redactor {
-    onSecret;
-    secrets = new Set();
-    urls = new Map();
-    ordered = [];
-    constructor(onSecret = () => undefined) {
-        this.onSecret = onSecret;
-    }
-    /** A value that must never be shown: a header value (and the credential after its scheme). */
-    addHeaderValues(headers) {
-        for (const value of Object.values(headers ?? {})) {
-            this.add(value);
-            const scheme = /^[A-Za-z][\w-]*\s+(\S.*)$/.exec(value.trim());
-            if (scheme)
-                this.add(scheme[1]);
-        }
-    }
-    /** A value that must never be shown, whatever it is (the token, a variable passed to a server). */
-    addSecret(value) {
-        if (value !== undefined)
-            this.add(value);
-    }
-    /** The values of `env` whose names hold credentials (SECRET_VARIABLE), and of the variables named in `names`. */
-    addEnvironment(env, names = []) {
-        const named = new Set([...names].map((name) => name.toUpperCase()));
-        for (const [name, value] of Object.entries(env)) {
-            if (value !== undefined && (SECRET_VARIABLE.test(name) || named.has(name.toUpperCase())))
-                this.add(value);
-        }
-    }
-    addUrl(url) {
-        if (url === undefined)
-            return;
-        const secrets = (0,compile/* urlSecrets */.Fn)(url);
-        if (secrets.length === 0)
-            return;
-        this.urls.set(url, (0,compile/* redactUrl */.BO)(url));
-        for (const secret of secrets)
-            this.add(secret);
-    }
-    /** `text` with every known credential replaced by `***` (in each form `forms` lists). */
-    redact(text) {
-        let out = text;
-        for (const [url, redacted] of this.urls)
-            out = out.split(url).join(redacted);
-        for (const secret of this.ordered)
-            out = out.split(secret).join(REDACTED);
-        return out;
-    }
-    add(secret) {
-        const value = secret.trim();
-        if (value.length < MIN_SECRET_LENGTH || this.secrets.has(value))
-            return;
-        this.secrets.add(value);
-        this.onSecret(value);
-        // Longest first, so a secret that contains another is replaced whole.
-        this.ordered = [...new Set([...this.ordered, ...redact_forms(value)])].sort((a, b) => b.length - a.length);
-    }
-}
-/** The forms a secret is looked for in: as written, JSON-escaped, percent-encoded, base64. */
-function redact_forms(secret) {
-    const out = [secret, JSON.stringify(secret).slice(1, -1)];
-    try {
-        out.push(encodeURIComponent(secret));
-    }
-    catch {
-        // A lone surrogate has no percent-encoding: nothing to look for.
-    }
-    for (const encoded of base64Cores(Buffer.from(secret, 'utf8')))
-        out.push(encoded, encoded.replace(/\+/g, '-').replace(/\//g, '_'));
-    return out.filter((form) => form.length >= MIN_SECRET_LENGTH);
-}
-/**
- * The base64 characters that depend on `bytes` alone, for each of the three offsets (mod 3)
- * at which they may start in the encoded text: the characters shared with the bytes before or
- * after are left out (so up to two bytes at each end stay visible, never the secret).
- */
-function base64Cores(bytes) {
-    const cores = [];
-    for (let offset = 0; offset < 3; offset++) {
-        const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64').replace(/=+$/, '');
-        // Characters 4k..4k+3 encode bytes 3k..3k+2: a group that holds a byte not ours depends on it.
-        const first = offset === 0 ? 0 : 4;
-        const whole = Math.floor((offset + bytes.length) / 3);
-        const core = encoded.slice(first, whole * 4);
-        if (core.length >= MIN_ENCODED_LENGTH)
-            cores.push(core);
-    }
-    return cores;
-}
-
-;// CONCATENATED MODULE: ./lib/github/io/inputs.js
-
-
-
-
-
-
-
-const INPUT_DEFAULTS = {
-    mode: 'review',
-    'fail-on': 'BREAKING',
-    'lockfile-check': 'fail',
-    'version-check': 'warn',
-    comment: 'on-change',
-    'approve-label': 'contract-change-approved',
-    'artifact-path': 'contract-deltas.json',
-    compile: 'true',
-    'working-directory': '.',
-    'unsafe-allow-privileged-events': 'false',
-    'unsafe-allow-pull-request-target': 'false',
-    'allow-max-days': String(DEFAULT_ALLOW_MAX_DAYS),
-    'unused-days': String(protocol/* DEFAULT_UNUSED_DAYS */.Ru),
-    'pin-file': 'mcp-pins.lock.json',
-    'watch-label': 'mcp-pin-drift',
-};
-/**
- * Read and check every input. `get` returns the raw value ('' when unset, as `core.getInput`
- * does); defaults are applied here too so a runner without action.yml defaults (the tests,
- * `node dist/index.js` by hand) behaves the same.
- */
-function readInputs(get, workspace) {
-    const raw = (name) => {
-        const value = get(name).trim();
-        if (value !== '')
-            return value;
-        return INPUT_DEFAULTS[name];
-    };
-    const workingDirectory = (0,external_node_path_.resolve)(workspace, raw('working-directory') ?? '.');
-    const path = (value) => (value === undefined ? undefined : (0,external_node_path_.isAbsolute)(value) ? value : (0,external_node_path_.resolve)(workingDirectory, value));
-    const sources = ['command', 'url', 'file'].filter((n) => raw(n) !== undefined);
-    if (sources.length > 1)
-        throw new errors/* UserError */.yo(`Give one source: ${sources.map((s) => `"${s}"`).join(' and ')} were both set. Use "command", "url" or "file" for one server, or "config" for several.`);
-    if (sources.length === 1 && raw('config') !== undefined)
-        throw new errors/* UserError */.yo(`"${sources[0]}" and "config" were both set: use "${sources[0]}" for one server, or "config" (with an optional "server") for the servers listed there.`);
-    if (sources.length === 1 && raw('server') !== undefined)
-        throw new errors/* UserError */.yo(`"server" picks a server of the config file; it cannot be combined with "${sources[0]}" (use "name" to label a single server).`);
-    const url = raw('url');
-    if (url !== undefined && !/^https?:\/\//.test(url))
-        throw new errors/* UserError */.yo(`"url" must be an http:// or https:// address; got "${(0,compile/* redactUrl */.BO)(url)}".`);
-    const inputs = {
-        mode: oneOf('mode', raw('mode'), ['review', 'comment-only', 'capture', 'watch']),
-        headers: parseHeaders(get('headers')),
-        passEnv: (0,compile/* checkPassEnv */.l6)(get('pass-env').split(/[\s,]+/).filter((name) => name !== ''), 'The input "pass-env"'),
-        compile: bool('compile', raw('compile')),
-        failOn: parseFailOn(raw('fail-on'), 'The input "fail-on"'),
-        lockfileCheck: parseCheckMode(raw('lockfile-check'), 'The input "lockfile-check"'),
-        versionCheck: parseCheckMode(raw('version-check'), 'The input "version-check"'),
-        comment: oneOf('comment', raw('comment').toLowerCase(), ['on-change', 'always', 'never']),
-        approveLabel: raw('approve-label'),
-        artifactPath: path(raw('artifact-path')),
-        token: get('github-token').trim(),
-        workingDirectory,
-        unsafeAllowPrivilegedEvents: bool('unsafe-allow-privileged-events', raw('unsafe-allow-privileged-events')) || bool('unsafe-allow-pull-request-target', raw('unsafe-allow-pull-request-target')),
-        allowMaxDays: parseDays(raw('allow-max-days')),
-        usage: parseUsage(get('usage'), path),
-        usageHeaders: parseHeaders(get('usage-headers'), 'usage-headers'),
-        unusedDays: parseDays(raw('unused-days'), 'unused-days', 3650),
-        pinFile: path(raw('pin-file')),
-        watchLabel: raw('watch-label'),
-    };
-    if (Object.keys(inputs.usageHeaders).length > 0 && !inputs.usage.some((u) => u.kind === 'url'))
-        throw new errors/* UserError */.yo('"usage-headers" are sent with a "usage" URL; no "usage" is an https:// URL.');
-    const optional = {
-        command: raw('command'),
-        url,
-        file: path(raw('file')),
-        config: path(raw('config')),
-        server: raw('server'),
-        name: raw('name'),
-        lockfile: path(raw('lockfile')),
-        sarifPath: path(raw('sarif-path')),
-        reviewPath: path(raw('review-path')),
-        captureFile: path(raw('capture-file')),
-        baselineRef: raw('baseline-ref'),
-        timeoutMs: parseTimeout(raw('timeout')),
-        clientCapabilities: raw('capabilities') === undefined ? undefined : (0,compile/* parseClientCapabilities */.DT)(raw('capabilities'), 'The input "capabilities"'),
-    };
-    for (const [key, value] of Object.entries(optional))
-        if (value !== undefined)
-            inputs[key] = value;
-    if (inputs.captureFile !== undefined && (inputs.mode !== 'review' || !inputs.compile)) {
-        throw new errors/* UserError */.yo(`"capture-file" gives the contracts a "mode: capture" job captured, to a review that would otherwise start the servers: it needs "mode: review" and "compile: true".`);
-    }
-    if (inputs.mode === 'watch' && sources.length + (raw('config') !== undefined ? 1 : 0) > 0) {
-        throw new errors/* UserError */.yo('mode: watch checks the servers of the pin file ("pin-file"); "command", "url", "file" and "config" name servers to review, not to watch.');
-    }
-    if (!/^[^,\n]{1,50}$/.test(inputs.watchLabel))
-        throw new errors/* UserError */.yo(`"watch-label" is one issue label (at most 50 characters, no comma); got "${inputs.watchLabel}".`);
-    if (inputs.name !== undefined && !/^[\w.@/-]{1,100}$/.test(inputs.name))
-        throw new errors/* UserError */.yo(`"name" may use letters, digits and "_ . @ / -" (at most 100); got "${inputs.name}".`);
-    return inputs;
-}
-function oneOf(name, value, allowed) {
-    if (!allowed.includes(value))
-        throw new errors/* UserError */.yo(`The input "${name}" must be one of ${allowed.join(', ')}; got "${value}".`);
-    return value;
-}
-function bool(name, value) {
-    const lower = value.toLowerCase();
-    if (lower === 'true')
-        return true;
-    if (lower === 'false')
-        return false;
-    throw new errors/* UserError */.yo(`The input "${name}" must be true or false; got "${value}".`);
-}
-function parseTimeout(value) {
-    if (value === undefined)
-        return undefined;
-    const seconds = Number(value);
-    if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600)
-        throw new errors/* UserError */.yo(`The input "timeout" is in seconds, more than 0 and at most 3600; got "${value}".`);
-    return Math.round(seconds * 1000);
-}
-function parseDays(value, name = 'allow-max-days', max = 3660) {
-    const days = Number(value);
-    if (!Number.isInteger(days) || days < 1 || days > max)
-        throw new errors/* UserError */.yo(`The input "${name}" is a whole number of days, from 1 to ${max}; got "${value}".`);
-    return days;
-}
-/**
- * `usage`: one usage summary per line, a path (relative to the working directory) or an https
- * URL. A URL is never shown in full (its query may hold a credential).
- */
-function parseUsage(text, path) {
-    const out = [];
-    for (const line of text.split(/\r?\n/).map((l) => l.trim())) {
-        if (line === '')
-            continue;
-        if (/^[a-z][a-z0-9+.-]*:\/\//i.test(line)) {
-            if (!/^https:\/\//i.test(line) || !URL.canParse(line))
-                throw new errors/* UserError */.yo(`The input "usage" takes a path in the workspace or an https:// URL; got "${(0,compile/* redactUrl */.BO)(line)}".`);
-            out.push({ kind: 'url', url: line });
-        }
-        else
-            out.push({ kind: 'file', path: path(line) });
-    }
-    if (out.length > 20)
-        throw new errors/* UserError */.yo(`The input "usage" lists ${out.length} summaries; at most 20 (one per server).`);
-    return out;
-}
-/** `headers`: one `Name: value` per line (values usually come from secrets). */
-function parseHeaders(text, input = 'headers') {
-    const out = {};
-    for (const line of text.split(/\r?\n/)) {
-        if (line.trim() === '')
-            continue;
-        const at = line.indexOf(':');
-        const name = at > 0 ? line.slice(0, at).trim() : '';
-        // The value is never echoed: it is usually a secret.
-        if (!/^[\w-]+$/.test(name))
-            throw new errors/* UserError */.yo(`The input "${input}" takes one "Name: value" per line; a line has no valid header name before ":".`);
-        out[name] = line.slice(at + 1).trim();
-    }
-    return out;
-}
-
-;// CONCATENATED MODULE: ./lib/github/io/release-tags.js
-/**
- * The release tags the version check compares beside the server's version (policy/semver.ts):
- * this run's release, the tag its event names (a pushed tag, a published release) or else a
- * tag at the head commit; and the previous release, a tag at the baseline commit (a
- * baseline-ref that is itself a release tag, such as the last release in a release workflow,
- * counts even when a shallow checkout lacks it). A commit's release tag is its highest tag that
- * is a semantic version: a moving major tag (v1) or a name (nightly) beside it is not one. The
- * tag an event names is the release whatever it says: one that is not a version is reported.
- */
-
-
-
-const run = (0,external_node_util_.promisify)(external_node_child_process_.execFile);
-async function releaseTagsOf(plan, repoRoot) {
-    const current = plan.releaseTag ?? releaseTagOf(await tagsAt(plan.headSha, repoRoot)).tag;
-    if (current === undefined)
-        return {};
-    const baseline = plan.baseline?.ref;
-    const previous = baseline === undefined ? undefined : (releaseTagOf(await tagsAt(baseline, repoRoot)).tag ?? (parseSemver(baseline) ? baseline : undefined));
-    return { current, ...(previous !== undefined ? { previous } : {}) };
-}
-/** The tags that point at `ref` in the checkout; none when git does not know the commit (a shallow clone). */
-async function tagsAt(ref, repoRoot) {
-    try {
-        const { stdout } = await run('git', ['tag', `--points-at=${ref}`], { cwd: repoRoot, maxBuffer: 1024 * 1024, encoding: 'utf8' });
-        return stdout.split('\n').filter((tag) => tag !== '');
-    }
-    catch {
-        return [];
-    }
-}
-
-// EXTERNAL MODULE: external "node:os"
-var external_node_os_ = __nccwpck_require__(8161);
-;// CONCATENATED MODULE: ./lib/github/io/log.js
-/**
- * Text for the step's log. The runner reads a stdout line as a workflow command when it starts
- * with `::` after leading whitespace, or holds `##[` anywhere (the older syntax): a server name,
- * a lint finding or an error message that carried one could add a mask, stop command
- * processing, set an output or forge an annotation. Annotations and groups are safe already
- * (@actions/core percent-encodes line breaks in a command's data); plain log lines are not.
- */
-
-/** A line that could read as a command: only punctuation or spaces before `::`, or `##[` anywhere. */
-const COMMAND_LIKE = /^[^\p{L}\p{N}]*::|##\[/mu;
-/**
- * `text` unchanged when no line of it could be a workflow command; else wrapped in
- * `::stop-commands::TOKEN` … `::TOKEN::`, between which the runner ignores every command but
- * the one that resumes. The token is random, so the text cannot resume early.
- */
-function inert(text, token = (0,external_node_crypto_.randomBytes)(16).toString('hex')) {
-    if (!COMMAND_LIKE.test(text))
-        return text;
-    return `::stop-commands::${token}\n${text}\n::${token}::`;
-}
-
-;// CONCATENATED MODULE: ./lib/github/io/step.js
-/**
- * The step itself: where it runs (the workspace and scratch space a runner provides), its log,
- * its job summary, and the credentials kept out of all three. Text a pull request or a server
- * wrote goes to the log through `log`: redacted, and never a workflow command.
- */
-
-
-
-
-
-
-
-/** Credentials the run was given: masked in the log by the runner, and replaced by *** in everything written. */
-const redactor = new Redactor((secret) => core_setSecret(secret));
-/** A server's URL, header values and the variables passed to it by name are credentials until shown otherwise. */
-function registerCredentials(source) {
-    if (!source || source.kind === 'file')
-        return;
-    redactor.addUrl(source.url);
-    redactor.addHeaderValues(source.headers);
-    if (source.kind === 'command')
-        redactor.addEnvironment(process.env, source.passEnv ?? []);
-}
-/** The log, for text a pull request or a server may have written: no credential, never a workflow command. */
-const log = {
-    info: (message) => info(inert(redactor.redact(message))),
-    debug: (message) => core_debug(redactor.redact(message)),
-    warning: (message) => warning(redactor.redact(message)),
-};
-/** The job summary; outside a runner (no GITHUB_STEP_SUMMARY) the report file is enough. */
-async function writeSummary(markdown) {
-    if (!process.env.GITHUB_STEP_SUMMARY) {
-        log.info('No GITHUB_STEP_SUMMARY: the job summary is only in the report file ("report-path").');
-        return;
-    }
-    await summary.addRaw(redactor.redact(markdown)).write();
-}
-async function runnerOf() {
-    const workspace = (0,external_node_path_.resolve)(process.env.GITHUB_WORKSPACE ?? process.cwd());
-    const temp = (0,external_node_path_.resolve)(process.env.RUNNER_TEMP ?? (0,external_node_os_.tmpdir)());
-    await (0,promises_.mkdir)(temp, { recursive: true });
-    const root = async (path) => ({ path, real: await (0,promises_.realpath)(path).catch(() => path) });
-    const roots = { workspace: await root(workspace), temp: await root(temp) };
-    // git names the root with its links resolved; paths are shown under the workspace as the runner names it.
-    const gitRoot = await repoRootOf(workspace);
-    const repoRoot = gitRoot === undefined || gitRoot === roots.workspace.real ? workspace : gitRoot;
-    return { workspace, temp, repoRoot, roots };
-}
-
-// EXTERNAL MODULE: ./lib/http-client.js
-var http_client = __nccwpck_require__(9023);
-;// CONCATENATED MODULE: ./lib/github/io/usage.js
-/**
- * The Action's `usage` input: the usage summaries the gate reads, each a file of the workspace
- * or an https URL. They decide which breaks count, so a pull request must not be able to bring
- * or change them, and they are read before any code of the pull request runs:
- * - a file committed at the base is read as the base has it (the pull request's edits to it do
- *   not count); a file the pull request itself commits is refused; any other file of the
- *   workspace (an artifact an earlier step downloaded) is read from the checkout, as hostile data,
- *   before the servers start (they run as the runner's user and could rewrite it);
- * - a URL is fetched with the repository's bounded HTTP client, `usage-headers` sent only to its
- *   own origin (a redirect elsewhere gets none), its body read up to the summary's size limit.
- *
- * A summary that cannot be had or read downgrades nothing: the run says why (a warning and a
- * note in the comment) and the gate judges as if there were none. It never fails the review.
- */
-
-
-
-
-
-
-/** How long fetching one summary may take. */
-const FETCH_TIMEOUT_MS = 30_000;
-async function readUsageInputs(inputs, runner, trees, log) {
-    const read = { summaries: [], reproduce: [], notes: [] };
-    for (const source of inputs.usage) {
-        const label = source.kind === 'url' ? (0,compile/* redactUrl */.BO)(source.url) : (0,external_node_path_.relative)(runner.workspace, source.path) || source.path;
-        try {
-            const file = source.kind === 'url' ? { text: await fetchSummary(source, inputs.usageHeaders), from: 'url' } : await readSummaryFile(source.path, label, runner, trees);
-            const summary = (0,protocol/* readUsageSummaryText */.h9)(file.text);
-            read.summaries.push(summary);
-            read.reproduce.push(reproduceLines(file.from, label, trees.baseRef));
-            log(`Usage: ${label} covers ${summary.calls.toLocaleString('en-US')} calls of ${summary.server.name === null ? 'an unnamed server' : `"${summary.server.name}"`} from ${summary.window.from} to ${summary.window.to}.`);
-        }
-        catch (error) {
-            const why = error instanceof protocol/* UsageSummaryError */.qR ? `it is not a usage summary this version can read (${error.message})` : (0,errors/* errorMessage */.gJ)(error);
-            read.notes.push(`The usage summary ${label} was not used, so no break is downgraded by usage: ${why}.`);
-        }
-    }
-    return read;
-}
-/** A summary file: the base's copy when the base commits it; refused when the pull request does; else the checkout's. */
-async function readSummaryFile(path, label, runner, trees) {
-    const atBase = trees.base === undefined ? null : await trees.base.read(path, 'the usage summary');
-    if (atBase !== null)
-        return { text: atBase, from: 'base' };
-    if (trees.base !== undefined && trees.head !== undefined && (await trees.head.read(path, 'the usage summary')) !== null) {
-        throw new Error(`${label} is committed by this pull request, not by its base, and a pull request cannot bring the evidence that downgrades its own breaks (commit it to the base branch, or download it in an earlier step)`);
-    }
-    const { readWorkspaceFile } = await Promise.resolve(/* import() */).then(__nccwpck_require__.bind(__nccwpck_require__, 1824));
-    const text = await readWorkspaceFile(path, runner.roots, 'the usage summary');
-    if (text === null)
-        throw new Error(`there is no ${label} in the workspace (download it in an earlier step, or give its https:// URL)`);
-    return { text, from: 'workspace' };
-}
-/**
- * How "Reproduce locally" gets a summary: from git at the base when the base commits it, else
- * from where the workflow got it (a URL or an earlier step's download: said, never fetched with
- * its secrets).
- */
-function reproduceLines(from, label, baseRef) {
-    const path = '/tmp/usage.json';
-    if (from === 'base' && baseRef !== undefined)
-        return { fetch: [`git show ${(0,compile/* shellQuote */.ZL)(`${baseRef}:${label}`)} > ${path}`], path };
-    const where = from === 'url' ? `from ${label}` : `as the workflow's earlier step got ${label}`;
-    return { fetch: [`# the usage summary the review read, ${where}, saved to ${path}`], path };
-}
-async function fetchSummary(source, headers) {
-    const signal = AbortSignal.timeout(FETCH_TIMEOUT_MS);
-    let response;
-    try {
-        response = await (0,http_client/* fetchFollowingRedirects */.Nv)(source.url, { method: 'GET', signal, headers: (sameOrigin) => ({ accept: 'application/json', ...(sameOrigin ? headers : {}) }) });
-    }
-    catch (error) {
-        const name = error.name;
-        throw new Error(name === 'TimeoutError' || name === 'AbortError' ? `fetching it took longer than ${FETCH_TIMEOUT_MS / 1000} s` : `fetching it failed (${(0,errors/* errorMessage */.gJ)(error)})`);
-    }
-    if (!response.ok) {
-        await response.body?.cancel();
-        throw new Error(`fetching it answered HTTP ${response.status}${response.status === 401 || response.status === 403 ? ' (check "usage-headers")' : ''}`);
-    }
-    const body = await (0,http_client/* readBody */.x8)(response, protocol/* SUMMARY_CAPS */.zr.length);
-    if (body === undefined)
-        throw new Error(`it is larger than ${protocol/* SUMMARY_CAPS */.zr.length.toLocaleString('en-US')} bytes`);
-    return body;
-}
-
-;// CONCATENATED MODULE: ./lib/github/io/index.js
-/**
- * What the Action reads from and writes to the world around it, every input hostile: GitHub's
- * REST API and the sticky comment's marker, git objects and the trees of the base and the head,
- * the event and the inputs, workspace paths, the runner's command files, the step's log and
- * summary with credentials redacted, release tags, the files one job hands another (the
- * capture file, the review file) and the usage summaries.
- */
-
-
-
-
-
-
-
-
-
-
-
-
-;// CONCATENATED MODULE: ./lib/github/render/comment.js
-
-
-
-
-
-/** A GitHub login shown without pinging it (inside a code span a mention is inert). */
-function quietMention(login) {
-    return mdCode(`@${login}`);
-}
-/** GitHub rejects comment bodies over 65,536 characters; keep a margin for its own counting. */
-const COMMENT_LIMIT = 65_000;
-/** A job summary may hold 1 MiB per step; several servers share it. */
-const SUMMARY_LIMIT = 900_000;
-/**
- * The sticky PR comment for one server, read top-down in ten seconds: the gate's verdict in
- * one paragraph (how many changes break callers, where, the release they call for, what to
- * do), the digest (counts, what changes for callers, each fix once), then the detail collapsed
- * per severity, what was accepted, how to reproduce it, and the links to the run. A review
- * that could not be made gets the short failure body instead. Everything from the PR is escaped.
- */
-function renderComment(review, maxLength = COMMENT_LIMIT) {
-    const marker = commentMarker(review.id, review.job);
-    if (review.report === null) {
-        return renderFailedReview({ marker, headSha: review.headSha, name: review.name, why: review.reviewError ?? review.gate.failures.join('\n'), runUrl: review.runUrl, footer: footer(review) });
-    }
-    const alert = review.alert === undefined ? [] : [`> [!CAUTION]\n> ${mdText((0,protocol/* truncate */.xv)(review.alert, 1_000))}`];
-    return renderReview(review, { opening: [marker, ...alert], closing: [footer(review)], maxLength, fullReport: runLink(review.runUrl) ? `the [job summary](${runLink(review.runUrl)}) of this run, or its delta artifact,` : 'the job summary of this run, or its delta artifact,' });
-}
-/** The comment after a later push reverted every change: short, and still findable by its marker. */
-function renderQuietComment(review) {
-    const compared = review.baseline ? ` match ${mdCode(review.lockfile)} at ${mdText((0,protocol/* truncate */.xv)(review.baseline, 300))}` : ' match the lockfile';
-    return [
-        commentMarker(review.id, review.job),
-        `### MCP contract changes in ${serverName(review.name)}: none`,
-        `✅ The contracts at ${shortSha(review.headSha)}${compared}. An earlier push to this pull request changed them; those changes are gone.`,
-        footer(review),
-    ].join('\n\n') + '\n';
-}
-/**
- * The sticky comment of a run that could not review at all (a malformed config pushed, a
- * base that cannot be read…): it replaces the previous review, which described an older
- * commit, with why and what to do. The next good run puts the review back.
- */
-function renderFailedReview(options) {
-    const what = options.name === undefined ? 'the contracts' : serverName(options.name);
-    const link = runLink(options.runUrl);
-    const log = link ? `the log of the [workflow run](${link})` : 'the log of this workflow run';
-    return [
-        options.marker,
-        `> [!CAUTION]\n> **Could not review ${what} at ${mdCode(shortSha(options.headSha))}**, so this check fails. What went wrong:`,
-        whatWentWrong(options.why),
-        `Fix what it says (${log} has the details) and push again: the next run replaces this comment with the review. Until then, the review of an earlier commit is no longer shown here.`,
-        options.footer ?? footerLinks(options.runUrl),
-    ]
-        .filter((s) => s !== '')
-        .join('\n\n') + '\n';
-}
-/** The job summary section for one server: the same content, with the summary's own size limit. */
-function renderSummarySection(review, maxLength) {
-    if (review.report === null) {
-        return `> [!CAUTION]\n> **Could not review ${serverName(review.name)}** at ${mdCode(shortSha(review.headSha))}, so this check fails. What went wrong:\n\n${whatWentWrong(review.reviewError ?? review.gate.failures.join('\n'))}\n`;
-    }
-    return renderReview(review, { opening: [], closing: [], maxLength, fullReport: 'the delta artifact of this run' });
-}
-/**
- * The verdict, the digest and the detail at the most detailed level that fits; past the
- * least detailed one, the detail is cut, and the verdict, what was accepted, how to reproduce
- * it and the links stay.
- */
-function renderReview(review, layout) {
-    const report = review.report;
-    const options = { fullReport: layout.fullReport, markOf: markOf(review) };
-    const top = (level) => [...layout.opening, layout.verdict ?? verdict(review), ...problems(review), level === 'full' ? '' : partialNote(options)];
-    // The consumers of a third-party server (a watch issue) can neither apply the fixes, written for its developers, nor allow-list its changes.
-    const forConsumers = layout.readers === 'consumers';
-    const digest = renderDigest(report, { ...options, fixes: !forConsumers });
-    const detail = (level) => [digest, renderDetails(report, level, options)];
-    const snippet = forConsumers ? '' : allowSnippetSection(review, Math.floor(layout.maxLength / 3));
-    const after = [accepted(review), snippet, notes(review), reproduce(review)];
-    for (const level of DETAIL_LEVELS) {
-        const body = joinBlocks([...top(level), ...detail(level), ...after, ...layout.closing]);
-        if (body.length <= layout.maxLength)
-            return body;
-    }
-    const head = joinBlocks(top('one-line'));
-    const end = joinBlocks(layout.closing);
-    const rest = joinBlocks(after);
-    const note = `> [!NOTE]\n> Cut here: ${layout.fullReport} has every change.`;
-    const room = layout.maxLength - head.length - end.length - 8;
-    const cutDetail = truncateMarkdown(joinBlocks(detail('one-line')), Math.max(room - rest.length, Math.floor(room / 2)), note);
-    const body = joinBlocks([head, cutDetail, truncateMarkdown(rest, Math.max(0, room - cutDetail.length), note), end]);
-    return truncateMarkdown(body, layout.maxLength, note);
-}
-/**
- * A pinned server whose latest release drifted from its pin, as the watch mode reports it: the
- * same digest-first body as a PR comment (digest, detail, notes) under `verdict`, the paragraph
- * that says what drifted and how to accept it (trusted Markdown). The issue's body opens with its
- * `marker` and ends with a footer naming the pin and the release (`compared`, Markdown); the
- * job summary's section has neither.
- */
-function renderDriftReview(review, parts, maxLength = COMMENT_LIMIT) {
-    const { verdict, issue } = parts;
-    if (issue === undefined)
-        return renderReview(review, { opening: [], closing: [], maxLength, fullReport: 'the log of this run', verdict, readers: 'consumers' });
-    const link = runLink(review.runUrl);
-    const fullReport = link ? `the [job summary](${link}) of this run` : 'the job summary of this run';
-    const closing = footerLinks(review.runUrl, `job ${mdCode(review.job)} · ${issue.compared}`, true);
-    return renderReview(review, { opening: [issue.marker], closing: [closing], maxLength, fullReport, verdict, readers: 'consumers' });
-}
-/** A server's name as the comment shows it: in code, and short (the server may name itself anything). */
-function serverName(name) {
-    return mdCode((0,protocol/* truncate */.xv)(name, 200));
-}
-function joinBlocks(blocks) {
-    return `${blocks.map((b) => b.trimEnd()).filter((b) => b !== '').join('\n\n')}\n`;
-}
-/** How each change is marked where it is listed: allow-listed, approved, or new since the approval. */
-function markOf(review) {
-    const accepted = new Set(review.accepted.map((a) => a.fingerprint));
-    const fresh = new Set(review.approvalCoverage?.newSinceApproval ?? []);
-    const approved = new Set(review.approvalCoverage?.approvedFingerprints ?? (review.gate.verdict === 'approved' ? review.gate.blocking.map((b) => b.fingerprint) : []));
-    return (delta) => {
-        if (accepted.has(delta.fingerprint))
-            return '✅ allow-listed';
-        if (fresh.has(delta.fingerprint))
-            return '🆕 new since the approval';
-        if (approved.has(delta.fingerprint))
-            return '✅ approved';
-        return undefined;
-    };
-}
-/** The gate's verdict in one paragraph: pass or fail, how many changes where, the release they call for, what to do. */
-function verdict(review) {
-    const { gate } = review;
-    const name = serverName(review.name);
-    const threshold = mdCode(`fail-on: ${review.failOn}`);
-    const release = releaseSentence(review);
-    const alert = (kind, text) => `> [!${gate.pass ? kind : 'CAUTION'}]\n> ${text}`;
-    // The contract changes pass, but a stale lockfile or a version too small fails the check: said first.
-    const failedThough = (why) => alert('CAUTION', `**Contract check failed** for ${name}, though ${why}.${release}`);
-    switch (gate.verdict) {
-        case 'blocked': {
-            const fresh = new Set(review.approvalCoverage?.newSinceApproval ?? []);
-            const label = review.approveLabel === undefined ? '' : mdCode(review.approveLabel);
-            const allowList = 'accept them in the allow-list (entries below)';
-            const ignored = review.approvalIgnored !== undefined ? `\n>\n> ${mdText((0,protocol/* truncate */.xv)(review.approvalIgnored, 2_000))}` : '';
-            if (fresh.size > 0 && label !== '') {
-                const newer = gate.blocking.filter((b) => fresh.has(b.fingerprint));
-                return alert('CAUTION', `**Contract gate failed** for ${name}: ${changesIn(newer)} ${newer.length === 1 ? 'is' : 'are'} new since the label ${label} was added (marked 🆕 below), and the label approves only what it saw.${release} If they are intended too, remove the label and add it again, or ${allowList}.`);
-            }
-            const how = label !== '' ? `If they are intended, add the label ${label} to this pull request, or ${allowList}.` : `If they are intended, ${allowList}.`;
-            return alert('CAUTION', `**Contract gate failed** for ${name}: ${changesIn(gate.blocking)} ${gate.blocking.length === 1 ? 'is' : 'are'} not approved.${release} ${how}${ignored}`);
-        }
-        case 'approved': {
-            const by = review.approval?.by ? ` (added by ${quietMention(review.approval.by)})` : '';
-            const outcome = gate.pass
-                ? `the gate passes despite ${changesIn(gate.blocking)} at or above ${threshold}`
-                : `${changesIn(gate.blocking)} at or above ${threshold} ${gate.blocking.length === 1 ? 'is' : 'are'} approved, but this check still fails`;
-            return alert('NOTE', `**Approved by label** ${mdCode(review.approval?.label ?? '')}${by}: ${outcome}.${release}`);
-        }
-        case 'accepted':
-            if (!gate.pass)
-                return failedThough(`every change at or above ${threshold} is accepted by the allow-list (listed below)`);
-            return alert('NOTE', `**Contract gate passed**: every change at or above ${threshold} is accepted by the allow-list (listed below).${release}`);
-        case 'below-threshold':
-            if (!gate.pass)
-                return failedThough(`no change reaches ${threshold} (${changesIn(everyChange(review))})`);
-            return `✅ **Contract gate passed**: no change reaches ${threshold} (${changesIn(everyChange(review))}).${release}`;
-        case 'not-gated':
-            if (!gate.pass)
-                return failedThough(`the contract gate is off (${mdCode('fail-on: never')}) for ${changesIn(everyChange(review))}`);
-            return `The contract gate is off (${mdCode('fail-on: never')}): this review only reports ${changesIn(everyChange(review))}.${release}`;
-        case 'unknown':
-            return alert('CAUTION', `**Could not review ${name}** at ${mdCode(shortSha(review.headSha))}, so this check fails. What went wrong:`);
-        case 'clean': {
-            const changes = everyChange(review);
-            if (!gate.pass)
-                return failedThough(changes.length === 0 ? 'there are no contract changes' : `no change fails the gate (${changesIn(changes)})`);
-            return changes.length === 0 ? '✅ **Contract gate passed**: no contract changes.' : `✅ **Contract gate passed** (${changesIn(changes)}).${release}`;
-        }
-    }
-}
-/** " They call for a **major** release…": the semver verdict, and the version needed when the head's is too small. */
-function releaseSentence(review) {
-    const release = review.release;
-    const bump = release?.bump ?? review.report?.summary.semverBump ?? 'none';
-    if (bump === 'none')
-        return '';
-    const calls = ` They call for a **${bump}** release`;
-    const previous = release?.previousVersion;
-    const current = release?.currentVersion;
-    if (release?.check === 'too-small') {
-        const needs = [
-            ...(release.requiredVersion !== undefined ? [`**version ${mdCode(release.requiredVersion)} or later**${current !== undefined ? `, but the server says ${mdCode(current)}` : ''}`] : []),
-            ...(release.requiredTag !== undefined ? [`**a tag ${mdCode(release.requiredTag)} or later**, but the release is tagged ${mdCode(release.currentTag ?? '')}`] : []),
-        ];
-        const consequence = release.mode === 'fail' ? ' The version check fails until then.' : '';
-        const message = needs.length === 0 && release.message !== undefined ? ` ${mdText((0,protocol/* truncate */.xv)(release.message, 500))}` : '';
-        return `${calls}${needs.length > 0 ? `: ${needs.join('; and ')}` : ''}.${message}${consequence}`;
-    }
-    if (release?.check === 'ok') {
-        const says = [
-            ...(previous !== undefined && current !== undefined ? [`the version says so (${mdCode(previous)} → ${mdCode(current)})`] : []),
-            ...(release.previousTag !== undefined && release.currentTag !== undefined ? [`the tag says so (${mdCode(release.previousTag)} → ${mdCode(release.currentTag)})`] : []),
-        ];
-        if (says.length > 0)
-            return `${calls}, and ${says.join(' and ')}.`;
-    }
-    return `${calls}.`;
-}
-/** Every change of the report as the gate lists them: entry and severity. */
-function everyChange(review) {
-    const out = [];
-    const report = review.report;
-    if (!report)
-        return out;
-    if (report.server)
-        for (const d of report.server.deltas)
-            out.push({ entry: 'server.', severity: d.severity });
-    for (const kind of model/* ENTRY_KINDS */.pf) {
-        for (const [name, entry] of Object.entries(report[kind]))
-            for (const d of entry.deltas)
-                out.push({ entry: `${kind}.${name}`, severity: d.severity });
-    }
-    return out;
-}
-/** "116 breaking changes in 8 tools, 3 prompts and 101 resources", "2 breaking and 1 risky changes in 2 tools". */
-function changesIn(changes) {
-    const bySeverity = ['BREAKING', 'RISKY', 'SAFE', 'COSMETIC'].map((s) => [s, changes.filter((c) => c.severity === s).length]).filter(([, n]) => n > 0);
-    const counts = bySeverity.map(([s, n], i) => (i === bySeverity.length - 1 ? `${n} ${s.toLowerCase()} change${n === 1 && bySeverity.length === 1 ? '' : 's'}` : `${n} ${s.toLowerCase()}`));
-    const entries = new Map();
-    for (const { entry } of changes) {
-        const dot = entry.indexOf('.');
-        const kind = dot < 0 ? entry : entry.slice(0, dot);
-        entries.set(kind, (entries.get(kind) ?? new Set()).add(entry));
-    }
-    const places = [...entries.entries()].map(([kind, names]) => (isEntryKind(kind) ? (0,model/* countOf */.pq)(kind, names.size) : 'the server itself'));
-    return `${andList(counts)} in ${andList(places)}`;
-}
-function isEntryKind(kind) {
-    return model/* ENTRY_KINDS */.pf.includes(kind);
-}
-function andList(items) {
-    return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
-}
-/**
- * Why a review could not be made, paragraph by paragraph: a sentence reads as text (it wraps;
- * a code block does not, and GitHub cuts its long lines at the edge), the indented lines under
- * it (a server's stderr, the attempts) and any other output of several lines as a code block.
- */
-function whatWentWrong(why) {
-    return (0,protocol/* truncate */.xv)(why, 6_000).split(/(?:\r?\n|\r){2,}/).map(wentWrongParagraph).join('\n\n');
-}
-function wentWrongParagraph(text) {
-    const [first = '', ...rest] = text.split(/\r?\n|\r/);
-    if (rest.length === 0)
-        return `> ${mdText(first)}`;
-    if (/^\s/.test(first) || !rest.every((line) => /^\s/.test(line)))
-        return mdCodeBlock(text, 'text');
-    const indent = Math.min(...rest.map((line) => /^\s*/.exec(line)[0].length));
-    return `> ${mdText(first)}\n\n${mdCodeBlock(rest.map((line) => line.slice(indent)).join('\n'), 'text')}`;
-}
-function problems(review) {
-    const out = [];
-    if (review.reviewError !== undefined)
-        out.push(whatWentWrong(review.reviewError));
-    if (review.stale !== undefined) {
-        const consequence = review.lockfileCheck === 'fail' ? ' This check fails until it is fixed.' : '';
-        out.push(`> [!WARNING]\n> **Stale lockfile**: ${mdText((0,protocol/* truncate */.xv)(review.stale.message, 2_000))} Fix it with ${mdCode(review.stale.command)} and commit ${mdCode(review.lockfile)}.${consequence}`);
-    }
-    return out;
-}
-function accepted(review) {
-    if (review.accepted.length === 0)
-        return '';
-    const items = review.accepted.slice(0, 50).map((a) => {
-        const until = a.expires ? ` until ${mdText(a.expires)}` : '';
-        return `- ${a.severity} in ${mdCode(a.entry)} (${mdCode(a.fingerprint)})${until}: ${mdText((0,protocol/* truncate */.xv)(a.reason, 300))}`;
-    });
-    if (review.accepted.length > items.length)
-        items.push(`- … and ${review.accepted.length - items.length} more`);
-    return `<details>\n<summary>Accepted by the allow-list (${review.accepted.length})</summary>\n\n${items.join('\n')}\n\n</details>`;
-}
-/** Up to this many allow-list entries are shown open; more are collapsed. */
-const OPEN_SNIPPET = 3;
-/**
- * For a blocked gate: the allow-list entries to paste, every one (a partial list would leave
- * the rest failing), with a reason to fill in. When they take more than `maxLength`, the
- * comment says where the whole list is instead (the job summary has room for it).
- */
-function allowSnippetSection(review, maxLength) {
-    const snippet = allowSnippet(review);
-    if (!snippet)
-        return '';
-    if (snippet.text.length > maxLength) {
-        const link = runLink(review.runUrl);
-        const summary = link ? `the [job summary](${link}) of this run` : 'the job summary of this run';
-        return `The ${snippet.count} allow-list entries for these changes are too many for this comment: copy them from ${summary}, into ${mdCode(snippet.file)}.`;
-    }
-    const where = snippet.form === 'file' ? `Create ${mdCode(snippet.file)} with:` : `Add to the ${mdCode('allow')} list of ${mdCode(snippet.file)}:`;
-    const body = `${where}\n\n${mdCodeBlock(snippet.text, 'json')}`;
-    if (snippet.count <= OPEN_SNIPPET)
-        return body;
-    return `<details>\n<summary>Allow-list entries for these changes (${snippet.count})</summary>\n\n${body}\n\n</details>`;
-}
-function notes(review) {
-    const all = [...review.notes, ...review.allowNotes].slice(0, 20);
-    return all.map((n) => `- ${mdText((0,protocol/* truncate */.xv)(n, 500))}`).join('\n');
-}
-function reproduce(review) {
-    if (review.reproduce.length === 0)
-        return '';
-    return `<details>\n<summary>Reproduce locally</summary>\n\n${mdCodeBlock(review.reproduce.join('\n'), 'sh')}\n\n</details>`;
-}
-function footer(review) {
-    const base = review.baseline ? `${mdText((0,protocol/* truncate */.xv)(review.baseline, 300))} → ` : '';
-    const head = { server: 'the server', lockfile: 'the lockfile', file: 'the contracts file', removed: 'removed from the config' }[review.headSource];
-    return footerLinks(review.runUrl, `job ${mdCode(review.job)} · ${base}${head} at ${shortSha(review.headSha)}`, review.report !== null);
-}
-/** The links to the run; its job summary is pointed to only when there is a report in it. */
-function footerLinks(runUrl, context = '', hasReport = false) {
-    const link = runLink(runUrl);
-    const run = link ? ` · [workflow run](${link})${hasReport ? ': its job summary has the full report' : ''}` : '';
-    return `<sub>mcp-contract-guard${run}${context ? ` · ${context}` : ''}</sub>`;
-}
-/**
- * The run's URL when it is one (`https://HOST/OWNER/REPO/actions/runs/ID`), else undefined:
- * in `comment-only` mode it comes from a review file a pull request may have forged, and a
- * link is only ever made to a workflow run.
- */
-function runLink(url) {
-    return url !== undefined && /^https?:\/\/[A-Za-z0-9.-]+(:\d+)?(\/[A-Za-z0-9_.-]+){2,3}\/actions\/runs\/\d+$/.test(url) ? url : undefined;
-}
-
-;// CONCATENATED MODULE: ./lib/github/render/reproduce.js
-
-
-
-/** The one command that brings a stale lockfile up to date. */
-function lockCommand(selection) {
-    const cd = selection.dir === '' ? '' : `cd ${(0,compile/* shellQuote */.ZL)(selection.dir)} && `;
-    return `${cd}${version/* CLI_COMMAND */.zy} lock ${selection.flags}${selection.lockfileFlag}`;
-}
-/**
- * Commands that redo this review on a laptop: fetch the base lockfile from git, lock the head
- * into a scratch file (or use the committed one), and diff the two with the same threshold.
- */
-function reproduceCommands(options) {
-    const { selection } = options;
-    const lines = [];
-    if (selection.dir !== '')
-        lines.push(`cd ${(0,compile/* shellQuote */.ZL)(selection.dir)}`);
-    const base = options.baselineRef !== undefined ? '/tmp/base.lock.json' : (0,compile/* shellQuote */.ZL)(options.lockfileLocalPath);
-    if (options.baselineRef !== undefined)
-        lines.push(`git show ${(0,compile/* shellQuote */.ZL)(`${options.baselineRef}:${options.lockfileRepoPath}`)} > ${base}`);
-    let head = (0,compile/* shellQuote */.ZL)(options.lockfileLocalPath);
-    if (options.compile) {
-        head = '/tmp/head.lock.json';
-        lines.push(`${version/* CLI_COMMAND */.zy} lock ${selection.flags} --lockfile ${head}`);
-    }
-    const failOn = options.failOn === 'never' ? '' : ` --fail-on ${options.failOn}`;
-    const { usage } = options;
-    if (usage !== undefined)
-        lines.push(...usage.fetch);
-    const judged = usage === undefined ? '' : ` --usage ${(0,compile/* shellQuote */.ZL)(usage.path)}${usage.unusedDays === protocol/* DEFAULT_UNUSED_DAYS */.Ru ? '' : ` --unused-days ${usage.unusedDays}`}`;
-    lines.push(`${version/* CLI_COMMAND */.zy} diff ${base} ${head}${failOn}${judged}`);
-    if (options.compile)
-        lines.push(`${version/* CLI_COMMAND */.zy} check ${selection.flags}${selection.lockfileFlag}`);
-    return lines;
-}
-
-;// CONCATENATED MODULE: ./lib/github/render/summary.js
-
-
-
-
-/**
- * The job summary: one table over every server, the run's warnings, then each server's full
- * review (the comment may have been shortened; this is where the rest lives).
- */
-function renderSummary(reviews, warnings) {
-    const lines = ['## MCP contract review', ''];
-    // Said once for the run (every server's review carries the same alert).
-    for (const alert of new Set(reviews.flatMap((r) => (r.alert === undefined ? [] : [r.alert]))))
-        lines.push(`> [!CAUTION]\n> ${mdText((0,protocol/* truncate */.xv)(alert, 3_000))}`, '');
-    if (reviews.length > 0) {
-        lines.push('| Server | Worst change | BREAKING | RISKY | SAFE | COSMETIC | Lockfile | Gate |', '| --- | --- | ---: | ---: | ---: | ---: | --- | --- |');
-        for (const review of reviews) {
-            const counts = review.report?.summary.counts;
-            const worst = review.report === null ? '⚠️ not compiled' : review.report.summary.maxSeverity === null ? 'none' : `${BADGES[review.report.summary.maxSeverity]} ${review.report.summary.maxSeverity}`;
-            const cells = protocol/* SEVERITIES */.oC.map((s) => (counts ? String(counts[s]) : '–'));
-            const lockfile = review.stale ? '⚠️ stale' : checksFreshness(review) && review.report ? 'fresh' : '–';
-            lines.push(`| ${mdCell(serverName(review.name))} | ${worst} | ${cells.join(' | ')} | ${lockfile} | ${gateCell(review)} |`);
-        }
-        lines.push('');
-    }
-    for (const warning of warnings)
-        lines.push(`> [!WARNING]\n> ${mdText((0,protocol/* truncate */.xv)(warning, 3_000))}`, '');
-    const head = `${lines.join('\n')}\n`;
-    const share = Math.floor((SUMMARY_LIMIT - head.length) / Math.max(1, reviews.length));
-    const sections = reviews.map((r) => `### ${serverName(r.name)}\n\n${renderSummarySection(r, Math.max(2_000, share - 200))}`);
-    return [head, ...sections].join('\n');
-}
-function gateCell(review) {
-    // Changes approved, allow-listed or not gated can still fail the check (a stale lockfile, a version too small).
-    const unless = (passing, why) => (review.gate.pass ? passing : `❌ fails (${why})`);
-    switch (review.gate.verdict) {
-        case 'blocked':
-        case 'unknown':
-            return '❌ fails';
-        case 'approved':
-            return unless('✅ approved by label', 'changes approved by label');
-        case 'accepted':
-            return unless('✅ allow-listed', 'changes allow-listed');
-        case 'not-gated':
-            return unless('off', 'change gate off');
-        default:
-            return review.gate.pass ? '✅ passes' : '❌ fails';
-    }
-}
-/** A lockfile is checked against what was compiled: a live server's contracts or a contracts file, not the head lockfile itself. */
-function checksFreshness(review) {
-    return (review.headSource === 'server' || review.headSource === 'file') && review.lockfileCheck !== 'off';
-}
-/** The step's outputs, over every server of the run. */
-function computeOutputs(reviews, paths) {
-    const counts = { BREAKING: 0, RISKY: 0, SAFE: 0, COSMETIC: 0 };
-    const severities = [];
-    for (const review of reviews) {
-        if (!review.report)
-            continue;
-        for (const s of protocol/* SEVERITIES */.oC)
-            counts[s] += review.report.summary.counts[s];
-        if (review.report.summary.maxSeverity)
-            severities.push(review.report.summary.maxSeverity);
-    }
-    const outputs = {
-        'max-severity': (0,protocol/* maxSeverityOf */.z6)(severities) ?? 'none',
-        'breaking-count': String(counts.BREAKING),
-        'risky-count': String(counts.RISKY),
-        'safe-count': String(counts.SAFE),
-        'cosmetic-count': String(counts.COSMETIC),
-        changed: String(severities.length > 0),
-        'lockfile-stale': String(reviews.some((r) => r.stale !== undefined)),
-        gate: reviews.every((r) => r.gate.pass) ? 'pass' : 'fail',
-        'semver-bump': largestBump(reviews.flatMap((r) => (r.report ? [r.report.summary.semverBump] : []))),
-        'version-check': overallVersionCheck(reviews.flatMap((r) => (r.release ? [r.release.check] : []))),
-        'artifact-path': paths.artifacts.join('\n'),
-        'report-path': paths.report,
-        'review-path': paths.review,
-    };
-    if (paths.sarif !== undefined)
-        outputs['sarif-path'] = paths.sarif;
-    return outputs;
-}
-
-;// CONCATENATED MODULE: ./lib/github/render/index.js
-/**
- * What the Action shows people, from a review: the sticky comment (and the watch's issue), the
- * job summary and the step's outputs, the annotations, the commands that reproduce a review on a
- * laptop. Every string from the pull request or a server is escaped for where it lands.
- */
-
-
-
-
-
-// EXTERNAL MODULE: ./lib/contract/canonical.js
-var canonical = __nccwpck_require__(7220);
-;// CONCATENATED MODULE: ./lib/contract/compare.js
-
-
-
-/**
- * Which entries differ between two sets of contracts, by digest only: cheap enough to run on
- * every `check`, so unchanged entries never reach the (much costlier) classification.
- */
-function compareContracts(previous, current) {
-    const out = { server: serverChanged(previous, current) };
-    for (const kind of model/* ENTRY_KINDS */.pf) {
-        const before = previous[kind];
-        const after = current[kind];
-        const changes = { added: [], removed: [], changed: [] };
-        for (const key of Object.keys(before).sort()) {
-            const entry = Object.hasOwn(after, key) ? after[key] : undefined;
-            if (entry === undefined)
-                changes.removed.push(key);
-            else if ((0,canonical/* entryDigest */.LE)(entry) !== (0,canonical/* entryDigest */.LE)(before[key]) || !sameDialects(entry.dialects, before[key].dialects))
-                changes.changed.push(key);
-        }
-        for (const key of Object.keys(after).sort())
-            if (!Object.hasOwn(before, key))
-                changes.added.push(key);
-        out[kind] = changes;
-    }
-    return out;
-}
-function hasChanges(changes) {
-    return changes.server || model/* ENTRY_KINDS */.pf.some((k) => changes[k].added.length + changes[k].removed.length + changes[k].changed.length > 0);
-}
-/**
- * A version bump alone is a release, not a contract change. What is unknown on one side (a
- * dump, a lockfile of format 1) is not compared.
- */
-function serverChanged(previous, current) {
-    if (previous.server.name !== current.server.name && previous.server.name !== 'unknown' && current.server.name !== 'unknown')
-        return true;
-    if (previous.serverContract === undefined || current.serverContract === undefined)
-        return false;
-    return !(0,protocol/* jsonEqual */.Zm)(previous.serverContract, current.serverContract);
-}
-function sameDialects(a, b) {
-    return (a?.inputSchema ?? null) === (b?.inputSchema ?? null) && (a?.outputSchema ?? null) === (b?.outputSchema ?? null);
-}
-
-;// CONCATENATED MODULE: ./lib/diff/finding.js
-function finding(kind, segments, facts = {}) {
-    return {
-        kind,
-        segments,
-        where: facts.where ?? '',
-        action: facts.action ?? null,
-        direction: facts.direction ?? null,
-        subject: facts.subject ?? segments[segments.length - 1] ?? '',
-        previous: facts.previous === undefined ? null : facts.previous,
-        current: facts.current === undefined ? null : facts.current,
-        ...(facts.facts !== undefined ? { facts: facts.facts } : {}),
-        ...(facts.renamedFrom !== undefined ? { renamedFrom: facts.renamedFrom } : {}),
-        ...(facts.renamedTo !== undefined ? { renamedTo: facts.renamedTo } : {}),
-        ...(facts.match !== undefined ? { match: facts.match } : {}),
-        ...(facts.note !== undefined ? { note: facts.note } : {}),
-    };
-}
-
-// EXTERNAL MODULE: ./lib/contract/schema.js
-var contract_schema = __nccwpck_require__(8111);
-;// CONCATENATED MODULE: ./lib/diff/json.js
-/** Small pure helpers over JSON values shared by the detectors. */
-
-
-
-/**
- * A structural hash of a JSON value, memoized per object: contracts are immutable once
- * normalized, so each subtree is hashed once, bottom-up, and a walk that compares a subtree at
- * every level of an enclosing union pays O(1) there instead of re-reading the subtree. Key
- * order does not matter (members are combined by addition); two values with different
- * hashes differ, equal hashes are confirmed with `jsonEqual`.
- */
-function shapeHash(value) {
-    // A string is hashed as it is (with a seed of its own: "1" the string is not 1 the number),
-    // not as a new string made for the purpose, which would copy every text of the contract.
-    if (typeof value === 'string')
-        return hashText(value, STRING_SEED);
-    if (typeof value !== 'object' || value === null)
-        return hashText(`${typeof value}:${String(value)}`);
-    const known = hashes.get(value);
-    if (known !== undefined)
-        return known;
-    let hash;
-    if (Array.isArray(value)) {
-        hash = 0x9e3779b1;
-        for (const item of value)
-            hash = mix(hash, shapeHash(item));
-    }
-    else {
-        // Members combined by addition: independent of key order without sorting the keys.
-        let sum = 0x85ebca6b;
-        const record = value;
-        for (const key in record)
-            if (record[key] !== undefined)
-                sum = (sum + mix(hashText(key), shapeHash(record[key]))) >>> 0;
-        hash = mix(sum, 0x27d4eb2d);
-    }
-    hashes.set(value, hash);
-    return hash;
-}
-const hashes = new WeakMap();
-const STRING_SEED = 0x2f3a1c5b;
-function hashText(text, seed = 0x811c9dc5) {
-    let hash = seed;
-    for (let i = 0; i < text.length; i++)
-        hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-    return hash >>> 0;
-}
-function mix(hash, value) {
-    return (Math.imul(hash ^ value, 0x5bd1e995) + 0x6b43a9b5) >>> 0;
-}
-/** Structural equality of JSON values (key order does not matter), rejecting most differences by hash. */
-function jsonEqual(a, b) {
-    if (a === b)
-        return true;
-    if (typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && shapeHash(a) !== shapeHash(b))
-        return false;
-    return (0,protocol/* jsonEqual */.Zm)(a, b);
-}
-/**
- * A record of the members of `parts`, without a prototype: a member it lacks (`constructor`,
- * `toString`) reads as undefined, and `__proto__` is a member like any other. Every object the
- * diff builds from a schema is one: the names in a schema are the server's.
- */
-function ownRecord(...parts) {
-    return Object.assign((0,model/* nameRecord */.TQ)(), ...parts);
-}
-/** A schema as an object: `true`/absent are `{}`; `false` stays false. */
-function asSchema(value) {
-    if (value === false)
-        return false;
-    if ((0,model/* isJsonObject */.OW)(value))
-        return value;
-    return ownRecord();
-}
-function stringsOf(value) {
-    return Array.isArray(value) ? value.filter((v) => typeof v === 'string') : [];
-}
-/** Set membership by canonical JSON, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are one value. */
-function canonicalSet(values) {
-    return new Map(values.map((v) => [(0,protocol/* canonicalJson */.dj)(v), v]));
-}
-function without(object, keys) {
-    const out = ownRecord();
-    for (const [key, value] of Object.entries(object))
-        if (!keys.includes(key))
-            out[key] = value;
-    return out;
-}
-/**
- * The keys whose values differ between two objects (present on either side), sorted. Each pair
- * is compared once, so by a plain walk that stops at the first difference: hashing both whole
- * subtrees first (`jsonEqual`) pays only where the same subtrees are compared again and again.
- */
-function changedKeys(previous, current) {
-    return [...new Set([...Object.keys(previous), ...Object.keys(current)])].filter((key) => !(0,protocol/* jsonEqual */.Zm)(previous[key], current[key])).sort();
-}
-
-;// CONCATENATED MODULE: ./lib/diff/patterns.js
-/**
- * Pattern containment: does every string the old `pattern` accepts still match the new one?
- * A general answer needs automata; releases change patterns in a few simple ways (a character
- * class widened under the same quantifiers, a quantifier relaxed, an alternative added), and
- * those are proved here by a sound, deliberately small check. Anything it cannot read (groups
- * inside a sequence, backreferences, lookarounds, word boundaries…) is "not proved", and the
- * change stays `pattern-changed`.
- *
- * The proof: both patterns parse into alternatives, each a sequence of atoms (a set of
- * characters repeated m to n times). The new pattern contains the old when each old
- * alternative is covered by a new one of the same length, atom by atom (a superset of
- * characters, a wider repetition range), and the new pattern is anchored at no more ends than
- * the old one (JSON Schema patterns search unless anchored).
- */
-const MAX_UNIT = 0xffff;
-/** Patterns longer than this are not worth parsing: no real schema needs the proof for them. */
-const MAX_PATTERN_LENGTH = 2_000;
-/** True only when every string matching `previous` provably matches `current`. */
-function patternContains(current, previous) {
-    const p = patterns_parse(previous);
-    const c = patterns_parse(current);
-    if (p === null || c === null)
-        return false;
-    if ((c.start && !p.start) || (c.end && !p.end))
-        return false;
-    return p.alternatives.every((old) => c.alternatives.some((wider) => patterns_covers(wider, old)));
-}
-function patterns_covers(wider, narrower) {
-    if (wider.length !== narrower.length)
-        return false;
-    return narrower.every((atom, i) => {
-        const other = wider[i];
-        return other.min <= atom.min && other.max >= atom.max && isSubset(atom.chars, other.chars);
-    });
-}
-function isSubset(small, big) {
-    return small.every(([lo, hi]) => big.some(([blo, bhi]) => blo <= lo && hi <= bhi));
-}
-// ── parsing ─────────────────────────────────────────────────────────────────────────────
-class Unsupported extends Error {
-}
-function patterns_parse(source) {
-    if (source.length > MAX_PATTERN_LENGTH)
-        return null;
-    try {
-        let body = source;
-        const start = body.startsWith('^');
-        if (start)
-            body = body.slice(1);
-        const end = body.endsWith('$') && !body.endsWith('\\$');
-        if (end)
-            body = body.slice(0, -1);
-        // `^(a|b)$` and `^(?:a|b)$`: one group around the whole body holds the alternatives.
-        const inner = wholeGroup(body);
-        const alternatives = splitTopLevel(inner ?? body).map(sequence);
-        return { start, end, alternatives };
-    }
-    catch (error) {
-        if (error instanceof Unsupported)
-            return null;
-        throw error;
-    }
-}
-/** The body of a group spanning all of `body`, or null. */
-function wholeGroup(body) {
-    const open = body.startsWith('(?:') ? 3 : body.startsWith('(') && !body.startsWith('(?') ? 1 : 0;
-    if (open === 0 || !body.endsWith(')'))
-        return null;
-    let depth = 0;
-    for (let i = 0; i < body.length; i++) {
-        const c = body[i];
-        if (c === '\\')
-            i++;
-        else if (c === '[')
-            i = classEnd(body, i);
-        else if (c === '(')
-            depth++;
-        else if (c === ')' && --depth === 0 && i !== body.length - 1)
-            return null;
-    }
-    return body.slice(open, -1);
-}
-function splitTopLevel(body) {
-    const parts = [];
-    let from = 0;
-    for (let i = 0; i < body.length; i++) {
-        const c = body[i];
-        if (c === '\\')
-            i++;
-        else if (c === '[')
-            i = classEnd(body, i);
-        else if (c === '(' || c === ')')
-            throw new Unsupported();
-        else if (c === '|') {
-            parts.push(body.slice(from, i));
-            from = i + 1;
-        }
-    }
-    parts.push(body.slice(from));
-    return parts;
-}
-/** Index of the `]` closing the class that opens at `open`. */
-function classEnd(body, open) {
-    let i = open + 1;
-    if (body[i] === '^')
-        i++;
-    if (body[i] === ']')
-        i++; // a literal `]` first in the class
-    for (; i < body.length; i++) {
-        if (body[i] === '\\')
-            i++;
-        else if (body[i] === ']')
-            return i;
-    }
-    throw new Unsupported();
-}
-function sequence(part) {
-    const atoms = [];
-    let i = 0;
-    while (i < part.length) {
-        let chars;
-        const c = part[i];
-        if (c === '[') {
-            const end = classEnd(part, i);
-            chars = charClass(part.slice(i + 1, end));
-            i = end + 1;
-        }
-        else if (c === '\\') {
-            const escaped = patterns_escape(part, i + 1);
-            chars = escaped.chars;
-            i = escaped.next;
-        }
-        else if (c === '.') {
-            chars = complement([[0x0a, 0x0a], [0x0d, 0x0d], [0x2028, 0x2029]]);
-            i++;
-        }
-        else if ('^$*+?{}()|'.includes(c)) {
-            throw new Unsupported();
-        }
-        else {
-            chars = single(c.charCodeAt(0));
-            i++;
-        }
-        const quantified = quantifier(part, i);
-        atoms.push({ chars, min: quantified.min, max: quantified.max });
-        i = quantified.next;
-    }
-    return atoms;
-}
-function quantifier(part, at) {
-    const c = part[at];
-    let out;
-    if (c === '*')
-        out = { min: 0, max: Infinity, next: at + 1 };
-    else if (c === '+')
-        out = { min: 1, max: Infinity, next: at + 1 };
-    else if (c === '?')
-        out = { min: 0, max: 1, next: at + 1 };
-    else if (c === '{') {
-        const m = /^\{(\d+)(,(\d*))?\}/.exec(part.slice(at));
-        if (!m)
-            throw new Unsupported();
-        const min = Number(m[1]);
-        const max = m[2] === undefined ? min : m[3] === '' ? Infinity : Number(m[3]);
-        out = { min, max, next: at + m[0].length };
-    }
-    else
-        return { min: 1, max: 1, next: at };
-    // A lazy quantifier matches the same strings.
-    if (part[out.next] === '?')
-        out.next++;
-    return out;
-}
-const DIGIT = [[0x30, 0x39]];
-const WORD = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
-const SPACE = normalizeSet([[0x09, 0x0d], [0x20, 0x20], [0xa0, 0xa0], [0x1680, 0x1680], [0x2000, 0x200a], [0x2028, 0x2029], [0x202f, 0x202f], [0x205f, 0x205f], [0x3000, 0x3000], [0xfeff, 0xfeff]]);
-/** The escape at `at` (after the backslash): a class escape or one literal character. */
-function patterns_escape(part, at) {
-    const c = part[at];
-    if (c === undefined)
-        throw new Unsupported();
-    const classes = { d: DIGIT, D: complement(DIGIT), w: WORD, W: complement(WORD), s: SPACE, S: complement(SPACE) };
-    if (Object.hasOwn(classes, c))
-        return { chars: classes[c], next: at + 1 };
-    const hex = c === 'u' ? /^u([0-9a-fA-F]{4})/.exec(part.slice(at)) : c === 'x' ? /^x([0-9a-fA-F]{2})/.exec(part.slice(at)) : null;
-    if (hex)
-        return { chars: single(parseInt(hex[1], 16)), next: at + hex[0].length };
-    const controls = { n: 0x0a, r: 0x0d, t: 0x09, f: 0x0c, v: 0x0b, '0': 0x00 };
-    if (Object.hasOwn(controls, c))
-        return { chars: single(controls[c]), next: at + 1 };
-    // Word boundaries, backreferences, named groups, unicode properties: not readable here.
-    if (/[A-Za-z1-9]/.test(c))
-        throw new Unsupported();
-    return { chars: single(c.charCodeAt(0)), next: at + 1 };
-}
-function charClass(body) {
-    const negated = body.startsWith('^');
-    const ranges = [];
-    let i = negated ? 1 : 0;
-    const unit = () => {
-        if (body[i] === '\\') {
-            const escaped = patterns_escape(body, i + 1);
-            i = escaped.next;
-            return escaped.chars;
-        }
-        const code = body.charCodeAt(i);
-        i++;
-        return single(code);
-    };
-    while (i < body.length) {
-        const first = unit();
-        if (body[i] === '-' && i + 1 < body.length) {
-            i++;
-            const last = unit();
-            const [lo] = first[0] ?? [0];
-            const [, hi] = last[0] ?? [0, 0];
-            if (first.length !== 1 || last.length !== 1 || first[0][0] !== first[0][1] || last[0][0] !== last[0][1] || lo > hi)
-                throw new Unsupported();
-            ranges.push([lo, hi]);
-        }
-        else {
-            ranges.push(...first.map(([lo, hi]) => [lo, hi]));
-        }
-    }
-    const set = normalizeSet(ranges);
-    return negated ? complement(set) : set;
-}
-function single(code) {
-    return [[code, code]];
-}
-function normalizeSet(ranges) {
-    const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
-    const out = [];
-    for (const [lo, hi] of sorted) {
-        const last = out[out.length - 1];
-        if (last !== undefined && lo <= last[1] + 1)
-            last[1] = Math.max(last[1], hi);
-        else
-            out.push([lo, hi]);
-    }
-    return out;
-}
-function complement(set) {
-    const out = [];
-    let next = 0;
-    for (const [lo, hi] of normalizeSet(set)) {
-        if (lo > next)
-            out.push([next, lo - 1]);
-        next = hi + 1;
-    }
-    if (next <= MAX_UNIT)
-        out.push([next, MAX_UNIT]);
-    return out;
-}
-
-;// CONCATENATED MODULE: ./lib/diff/vocabulary.js
-/**
- * What each JSON Schema keyword is, as far as classification cares: which ones only
- * annotate (no validator rejects anything because of them), and which instance type an
- * assertion keyword applies to (a `maxLength` on a number schema constrains nothing).
- */
-
-
-
-/** Keywords that never make a validator reject a value. */
-const ANNOTATION_KEYWORDS = new Set([
-    'title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly', '$comment',
-    '$id', '$anchor', '$dynamicAnchor', 'contentMediaType', 'contentEncoding', 'contentSchema', '$defs',
-]);
-/** Vendor extensions (`x-…`) are annotations by convention. */
-function isAnnotation(keyword) {
-    return ANNOTATION_KEYWORDS.has(keyword) || keyword.startsWith('x-');
-}
-/** Assertion keywords that only constrain values of one type. */
-const KEYWORD_TYPE = Object.assign((0,model/* nameRecord */.TQ)(), {
-    minLength: 'string', maxLength: 'string', pattern: 'string', format: 'string',
-    minimum: 'number', maximum: 'number', exclusiveMinimum: 'number', exclusiveMaximum: 'number', multipleOf: 'number',
-    items: 'array', prefixItems: 'array', minItems: 'array', maxItems: 'array', uniqueItems: 'array',
-    contains: 'array', minContains: 'array', maxContains: 'array', unevaluatedItems: 'array',
-    properties: 'object', required: 'object', additionalProperties: 'object', patternProperties: 'object',
-    minProperties: 'object', maxProperties: 'object', propertyNames: 'object', dependentRequired: 'object',
-    dependentSchemas: 'object', unevaluatedProperties: 'object',
-});
-/** The declared types of a schema, or null when it declares none (any type). */
-function declaredTypes(schema) {
-    const type = schema.type;
-    if (typeof type === 'string')
-        return new Set([type]);
-    if (Array.isArray(type))
-        return new Set(type.filter((t) => typeof t === 'string'));
-    return null;
-}
-/** Whether a set of declared types admits values of `type` (`number` admits integers). */
-function admits(types, type) {
-    // Overlap, not inclusion: number keywords apply to integers, and to numbers that are whole.
-    return types === null || (0,protocol/* typesOverlap */.r1)([type], types);
-}
-/** True when `keyword` can constrain some value of the schema's declared types. */
-function keywordApplies(keyword, types) {
-    const type = KEYWORD_TYPE[keyword];
-    return type === undefined || admits(types, type);
-}
-/**
- * The same schema restricted to one type: keywords that only apply to other types are
- * dropped. `{type: [string, null], maxLength: 5}` is exactly the union of
- * `{type: string, maxLength: 5}` and `{type: null}`.
- */
-function restrictToType(schema, type) {
-    const out = (0,model/* nameRecord */.TQ)();
-    for (const [key, value] of Object.entries(schema)) {
-        const only = KEYWORD_TYPE[key];
-        if (only !== undefined && !admits(new Set([type]), only))
-            continue;
-        out[key] = value;
-    }
-    out.type = type;
-    return out;
-}
-
-;// CONCATENATED MODULE: ./lib/diff/renames.js
-/**
- * Rename detection: a removed entry and an added entry that take the same (or nearly the same)
- * arguments are most likely one entry under a new name. Reporting them as one BREAKING rename,
- * with the hint to keep an alias, is more useful than an unrelated removal and addition.
- *
- * The evidence, weighted: the argument shape (half of the score; an equal shape counts more
- * when it has more members, since `{id}` is shared by unrelated tools), the name's words
- * (`getTinyImage` ~ `get-tiny-image`) and the description's words. Pairs are taken greedily,
- * best first, so each entry is renamed at most once.
- */
-
-
-
-const RENAME_THRESHOLD = 0.45;
-function detectRenames(removed, added, shapeOf) {
-    if (removed.length === 0 || added.length === 0)
-        return [];
-    const before = removed.map((c) => ({ ...c, shape: shapeOf(c.contract), name: words(c.key), text: words(renames_describe(c.contract)) }));
-    const after = added.map((c) => ({ ...c, shape: shapeOf(c.contract), name: words(c.key), text: words(renames_describe(c.contract)) }));
-    const scored = [];
-    for (const b of before) {
-        for (const a of after) {
-            const sameShape = b.shape.digest === a.shape.digest;
-            const shape = shapeSimilarity(b.shape, a.shape);
-            const score = 0.5 * shape + 0.3 * jaccard(b.name, a.name) + 0.2 * jaccard(b.text, a.text);
-            if (score < RENAME_THRESHOLD)
-                continue;
-            const sameName = b.name.size > 0 && sameWords(b.name, a.name);
-            const sameDescription = renames_describe(b.contract) !== '' && renames_describe(b.contract) === renames_describe(a.contract);
-            scored.push({ from: b.key, to: a.key, score, sameShape, sameName, sameDescription });
-        }
-    }
-    scored.sort((x, y) => y.score - x.score || (x.from < y.from ? -1 : x.from > y.from ? 1 : x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
-    const taken = new Set();
-    const renames = [];
-    for (const pair of scored) {
-        if (taken.has(`from:${pair.from}`) || taken.has(`to:${pair.to}`))
-            continue;
-        taken.add(`from:${pair.from}`);
-        taken.add(`to:${pair.to}`);
-        renames.push(pair);
-    }
-    return renames.sort((x, y) => (x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
-}
-function shapeSimilarity(a, b) {
-    const trivial = a.members.length === 0 && b.members.length === 0;
-    // No arguments on either side: weak evidence, many tools take none.
-    if (trivial)
-        return 0.5;
-    if (a.digest === b.digest)
-        return Math.min(1, (a.members.length + 1) / 3);
-    return 0.8 * jaccard(new Set(a.members), new Set(b.members));
-}
-/** Shape of a tool: its input schema's top-level properties and what the schema accepts. */
-function toolShape(contract) {
-    const schema = contract.inputSchema;
-    const members = (0,model/* isJsonObject */.OW)(schema) && (0,model/* isJsonObject */.OW)(schema.properties) ? Object.keys(schema.properties).sort() : [];
-    return { digest: (0,canonical/* digestOf */.ol)(withoutAnnotations(schema ?? {})), members };
-}
-/** Shape of a prompt: its arguments' names and which are required. */
-function promptShape(contract) {
-    const args = Array.isArray(contract.arguments) ? contract.arguments.filter(model/* isJsonObject */.OW) : [];
-    const members = args.map((a) => String(a.name)).sort();
-    return { digest: (0,canonical/* digestOf */.ol)(args.map((a) => [a.name, a.required === true])), members };
-}
-/**
- * A value with every annotation keyword (title, description, examples, default…) removed, at
- * every depth. Contracts are immutable once normalized, so each schema is stripped once: the
- * walker compares stripped subschemas at every level of nested unions, and a stable result
- * keeps its structural hash memoized (measured: 2.2 of 7 s on unions nested 8 deep).
- */
-function withoutAnnotations(value) {
-    if (typeof value !== 'object' || value === null)
-        return value;
-    let out = stripped.get(value);
-    if (out === undefined) {
-        out = Array.isArray(value) ? value.map(withoutAnnotations) : objectWithoutAnnotations(value);
-        stripped.set(value, out);
-    }
-    return out;
-}
-const stripped = new WeakMap();
-function objectWithoutAnnotations(value) {
-    const out = (0,model/* nameRecord */.TQ)();
-    for (const [key, child] of Object.entries(value)) {
-        if (isAnnotation(key))
-            continue;
-        out[key] = key === 'properties' && (0,model/* isJsonObject */.OW)(child)
-            ? Object.fromEntries(Object.entries(child).map(([k, v]) => [k, withoutAnnotations(v)]))
-            : withoutAnnotations(child);
-    }
-    return out;
-}
-function renames_describe(contract) {
-    return [contract.title, contract.description].filter((t) => typeof t === 'string').join(' ');
-}
-/** Lower-case words, splitting camelCase, snake_case and kebab-case. */
-function words(text) {
-    const spaced = text.slice(0, 2_000).replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2');
-    return new Set(spaced.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length >= 2 && w !== 'the' && w !== 'an'));
-}
-function sameWords(a, b) {
-    return a.size === b.size && [...a].every((word) => b.has(word));
-}
-/** How much closer the chosen pairing must be than every other open pairing of its two names. */
-const MEMBER_MARGIN = 0.1;
-/** Below this, two names and descriptions have nothing in common worth choosing by. */
-const MEMBER_MIN_SIMILARITY = 0.2;
-/** Gone × added members compared at most, per object (a hostile schema lists thousands). */
-const MAX_MEMBER_PAIRS = 10_000;
-/**
- * Members renamed in place: among every gone × added pair that `same` says holds the same
- * schema, a pair whose two names have no other candidate is a rename; where a name has several,
- * the pair closest by name and description words (`startRef` ~ `startTarget`, `ref` ~ `target`
- * by their descriptions) is one when it is clearly closer than every other pair still open for
- * either name. Anything closer to a tie is left as it is: a removal and an addition. Best first,
- * so each name is paired once; deterministic (ties broken by name).
- */
-function pairMembers(gone, added, same) {
-    if (gone.length === 0 || added.length === 0 || gone.length * added.length > MAX_MEMBER_PAIRS)
-        return [];
-    const pairs = [];
-    for (const g of gone) {
-        for (const a of added) {
-            if (!same(g.name, a.name))
-                continue;
-            pairs.push({ from: g.name, to: a.name, score: 0.6 * jaccard(words(g.name), words(a.name)) + 0.4 * jaccard(words(g.text), words(a.text)) });
-        }
-    }
-    pairs.sort((x, y) => y.score - x.score || (x.from < y.from ? -1 : x.from > y.from ? 1 : x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
-    const from = new Set();
-    const to = new Set();
-    const chosen = [];
-    for (const pair of pairs) {
-        if (from.has(pair.from) || to.has(pair.to))
-            continue;
-        const rivals = pairs.filter((other) => other !== pair && !from.has(other.from) && !to.has(other.to) && (other.from === pair.from || other.to === pair.to));
-        const clear = rivals.length === 0 || (pair.score >= MEMBER_MIN_SIMILARITY && rivals.every((other) => other.score <= pair.score - MEMBER_MARGIN));
-        if (!clear)
-            continue;
-        from.add(pair.from);
-        to.add(pair.to);
-        chosen.push({ from: pair.from, to: pair.to, byName: pairs.some((other) => other !== pair && (other.from === pair.from || other.to === pair.to)) });
-    }
-    return chosen;
-}
-function jaccard(a, b) {
-    if (a.size === 0 && b.size === 0)
-        return 0;
-    let shared = 0;
-    for (const w of a)
-        if (b.has(w))
-            shared++;
-    return shared / (a.size + b.size - shared);
-}
-
-;// CONCATENATED MODULE: ./lib/diff/unions.js
-/**
- * Unions (`anyOf` / `oneOf` / `allOf`): which branch of the old schema became which branch of
- * the new one. Normalization sorts branches by their text, so a changed branch can move; we
- * pair them by discriminator value when the union is discriminated (`action: "create"`), else
- * by equality, then by least harm (a pairing that reports a narrowing of an input when another
- * pairing reports none is the wrong pairing), then by resemblance.
- */
-
-
-
-function matchBranches(previous, current, harm = () => null) {
-    const discriminator = sharedDiscriminator(previous, current);
-    if (discriminator !== null) {
-        const currentByValue = new Map(current.map((b, j) => [(0,protocol/* discriminatorValue */.W0)(b, discriminator), j]));
-        const pairs = [];
-        const removed = [];
-        const matched = new Set();
-        previous.forEach((b, i) => {
-            const j = currentByValue.get((0,protocol/* discriminatorValue */.W0)(b, discriminator));
-            if (j === undefined)
-                removed.push(i);
-            else {
-                pairs.push([i, j]);
-                matched.add(j);
-            }
-        });
-        const added = current.map((_, j) => j).filter((j) => !matched.has(j));
-        return { pairs, removed, added, discriminator };
-    }
-    const pairs = [];
-    const freePrev = new Set(previous.map((_, i) => i));
-    const freeCurr = new Set(current.map((_, j) => j));
-    // Unchanged branches first: they are certainly the same variant.
-    const byShape = new Map();
-    current.forEach((b, j) => byShape.set(shapeHash(b), [...(byShape.get(shapeHash(b)) ?? []), j]));
-    previous.forEach((b, i) => {
-        const candidates = byShape.get(shapeHash(b));
-        const j = candidates?.find((c) => freeCurr.has(c) && jsonEqual(b, current[c]));
-        if (j !== undefined) {
-            pairs.push([i, j]);
-            freePrev.delete(i);
-            freeCurr.delete(j);
-        }
-    });
-    // Then as many harmless pairs as possible (a maximum matching on zero-harm pairs, preferring
-    // the most alike: greedy would pair a with b' and leave b with only a harmful partner), then
-    // the least harmful, most alike remaining pairs, greedily. A harmful pair with nothing in
-    // common stays apart (reported as a removed and an added branch).
-    const scored = [];
-    for (const i of freePrev) {
-        for (const j of freeCurr) {
-            const score = resemblance(previous[i], current[j]);
-            const cost = harm(i, j) ?? 1;
-            if (score > 0 || cost === 0)
-                scored.push({ i, j, score, cost });
-        }
-    }
-    scored.sort((a, b) => a.cost - b.cost || b.score - a.score || a.i - b.i || a.j - b.j);
-    const harmless = new Map();
-    for (const { i, j, cost } of scored)
-        if (cost === 0)
-            harmless.set(i, [...(harmless.get(i) ?? []), j]);
-    const ownerOf = new Map();
-    const augment = (i, seen) => {
-        for (const j of harmless.get(i) ?? []) {
-            if (seen.has(j))
-                continue;
-            seen.add(j);
-            const owner = ownerOf.get(j);
-            if (owner === undefined || augment(owner, seen)) {
-                ownerOf.set(j, i);
-                return true;
-            }
-        }
-        return false;
-    };
-    for (const i of [...harmless.keys()].sort((a, b) => a - b))
-        augment(i, new Set());
-    for (const [j, i] of [...ownerOf.entries()].sort((a, b) => a[1] - b[1])) {
-        pairs.push([i, j]);
-        freePrev.delete(i);
-        freeCurr.delete(j);
-    }
-    for (const { i, j, cost } of scored) {
-        if (cost === 0 || !freePrev.has(i) || !freeCurr.has(j))
-            continue;
-        pairs.push([i, j]);
-        freePrev.delete(i);
-        freeCurr.delete(j);
-    }
-    pairs.sort((a, b) => a[1] - b[1]);
-    return { pairs, removed: [...freePrev].sort((a, b) => a - b), added: [...freeCurr].sort((a, b) => a - b), discriminator: null };
-}
-function sharedDiscriminator(previous, current) {
-    const p = (0,protocol/* discriminatorOf */.M2)(previous);
-    const c = (0,protocol/* discriminatorOf */.M2)(current);
-    if (p !== null && p === c)
-        return p;
-    // A union that grew from one branch is still discriminated by its only branch's const.
-    if (c !== null && previous.length === 1 && (0,protocol/* discriminatorValue */.W0)(previous[0], c) !== undefined)
-        return c;
-    if (p !== null && current.length === 1 && (0,protocol/* discriminatorValue */.W0)(current[0], p) !== undefined)
-        return p;
-    return null;
-}
-/** How alike two branches look: shared types and shared property names. 0 = nothing shared. */
-function resemblance(a, b) {
-    if (!(0,model/* isJsonObject */.OW)(a) || !(0,model/* isJsonObject */.OW)(b))
-        return jsonEqual(a, b) ? 1 : 0;
-    const ta = declaredTypes(a);
-    const tb = declaredTypes(b);
-    let score = 0;
-    if (ta === null || tb === null)
-        score += 0.5;
-    else if ((0,protocol/* typesOverlap */.r1)(ta, tb))
-        score += 1;
-    else
-        return 0; // declared, disjoint types: different variants, not one variant that changed
-    // What a branch is about: the members it describes or requires.
-    const members = (schema) => new Set([...Object.keys((0,model/* isJsonObject */.OW)(schema.properties) ? schema.properties : {}), ...(Array.isArray(schema.required) ? schema.required.filter((name) => typeof name === 'string') : [])]);
-    const pa = [...members(a)];
-    const pb = members(b);
-    const shared = pa.filter((k) => pb.has(k)).length;
-    const all = new Set([...pa, ...pb]).size;
-    if (all > 0)
-        score += (2 * shared) / all;
-    return score;
-}
-/**
- * Rewrite a union-free schema as a one-branch union of the same meaning, so it can be
- * compared branch by branch with a schema that has a union (`{type: string}` →
- * `{anyOf: [{type: string}, {type: null}]}` becomes "a variant was added", not "type removed
- * plus anyOf added"). Assertion keywords that the other side's root does not also carry move
- * into the branch; a multi-type branch splits into one branch per type, which is exact.
- */
-function liftToUnion(plain, other, keyword) {
-    const root = ownRecord();
-    const moved = ownRecord();
-    for (const [key, value] of Object.entries(plain)) {
-        if (isAnnotation(key) || (Object.hasOwn(other, key) && jsonEqual(other[key], value)))
-            root[key] = value;
-        else
-            moved[key] = value;
-    }
-    root[keyword] = splitByType(moved);
-    return root;
-}
-function splitByType(schema) {
-    const types = declaredTypes(schema);
-    if (types === null || types.size < 2)
-        return [schema];
-    return [...types].sort().map((t) => restrictToType(schema, t));
-}
-/** The union keyword a schema uses, when it uses exactly one of anyOf / oneOf. */
-function unionKeywordOf(schema) {
-    const any = Array.isArray(schema.anyOf);
-    const one = Array.isArray(schema.oneOf);
-    if (any === one)
-        return null;
-    return any ? 'anyOf' : 'oneOf';
-}
-
-;// CONCATENATED MODULE: ./lib/diff/schema-walker.js
-
-
-
-
-
-
-
-
-/** The location of a different value (a property's, an item's…): what encloses it says nothing of it. */
-function inner(at, ...segments) {
-    return { segments: [...at.segments, ...segments], action: at.action, direction: at.direction, atRoot: false };
-}
-/**
- * The location of another schema for the same value (an allOf member, a variant, then/else).
- * What the enclosing schema declares is declared there too, and so is what any `allOf` member
- * declares: every member applies to the same value, so a constraint moving from one member to
- * another is a change of that constraint, never a property appearing.
- */
-function alongside(at, prev, curr, ...segments) {
-    const declared = new Set(at.declared);
-    const declare = (schema) => {
-        if ((0,model/* isJsonObject */.OW)(schema) && (0,model/* isJsonObject */.OW)(schema.properties))
-            for (const name of Object.keys(schema.properties))
-                declared.add(name);
-    };
-    for (const side of [prev, curr]) {
-        declare(side);
-        if (Array.isArray(side.allOf))
-            side.allOf.forEach(declare);
-    }
-    return { segments: [...at.segments, ...segments], action: at.action, direction: at.direction, atRoot: false, declared };
-}
-/**
- * Most steps one schema pair may take. Real schemas need a few thousand; the bound only stops a
- * hostile schema, and then the pair gets one conservative verdict and a note (never a hang).
- */
-const MAX_WALK_STEPS = 2_000_000;
-function walkSchemas(previous, current, options) {
-    const maxSteps = options.maxSteps ?? MAX_WALK_STEPS;
-    const walker = new Walker(previous, current, options.field, { steps: 0, maxSteps, uncertain: new Set() }, true);
-    const at = { segments: [options.field], action: null, direction: options.direction, atRoot: true };
-    try {
-        walker.walk(asToolRoot(previous), asToolRoot(current), at);
-    }
-    catch (error) {
-        if (!(error instanceof WalkBudgetExceeded))
-            throw error;
-        const note = `the schemas are too large or too deeply nested to compare keyword by keyword within ${maxSteps.toLocaleString('en-US')} steps`;
-        return {
-            changes: [{ kind: 'constraint-changed', segments: [options.field], where: (0,protocol/* whereOf */.de)([options.field]), action: null, direction: options.direction, subject: options.field, previous: null, current: null, note: `Not compared keyword by keyword: ${note}; review the whole schema.` }],
-            uncertain: [note],
-            steps: walker.budget.steps,
-        };
-    }
-    return { changes: walker.changes, uncertain: [...walker.budget.uncertain].sort(), steps: walker.budget.steps };
-}
-class WalkBudgetExceeded extends Error {
-}
-/**
- * Tool arguments and structured results are JSON objects by protocol, whatever the schema
- * says, so a root that omits `type` means `type: "object"`: declaring it narrows nothing.
- */
-function asToolRoot(schema) {
-    if (schema === true || !(0,model/* isJsonObject */.OW)(schema))
-        return schema === false ? false : { type: 'object' };
-    if ('type' in schema)
-        return schema;
-    return ownRecord(schema, { type: 'object' });
-}
-/** Keywords handled by a dedicated family below; anything else is an "other keyword". */
-const HANDLED = new Set([
-    'type', 'enum', 'const', 'minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum', 'multipleOf',
-    'minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties', 'minContains', 'maxContains',
-    'pattern', 'format', 'uniqueItems', 'properties', 'required', 'additionalProperties', 'patternProperties',
-    'items', 'prefixItems', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems',
-    'dependentRequired', 'dependentSchemas', 'if', 'then', 'else', 'not', 'anyOf', 'oneOf', 'allOf', '$defs', '$ref',
-    'title', 'description', 'examples', 'default', 'deprecated', contract_schema/* DEFINITION_DESCRIPTION */.xY,
-]);
-/** Count bounds: (min keyword, max keyword, narrowing kind, widening kind). */
-const COUNT_BOUNDS = [
-    ['minLength', 'maxLength', 'length-range-narrowed', 'length-range-widened'],
-    ['minItems', 'maxItems', 'item-count-range-narrowed', 'item-count-range-widened'],
-    ['minProperties', 'maxProperties', 'property-count-range-narrowed', 'property-count-range-widened'],
-    ['minContains', 'maxContains', 'item-count-range-narrowed', 'item-count-range-widened'],
-];
-/** Subschema keywords where a narrower subschema means a narrower schema, absent = `{}`. */
-const MONOTONE_SUBSCHEMAS = ['propertyNames', 'unevaluatedProperties', 'unevaluatedItems'];
-/** Pairs of union branches costed with a trial walk at most (beyond, pairing is by resemblance). */
-const MAX_COSTED_PAIRS = 144;
-class Walker {
-    previousRoot;
-    currentRoot;
-    field;
-    budget;
-    costsUnions;
-    followedRefs;
-    changes = [];
-    constructor(previousRoot, currentRoot, field, budget, 
-    /**
-     * Whether this walker costs union pairings with trial walks. Trial walkers do not: nested
-     * unions inside a trial pair by equality and resemblance only, so each union level costs
-     * its own pairs once and a walk stays polynomial in the schema's size, whatever its depth.
-     */
-    costsUnions, 
-    /** References followed so far. Helper walkers (trial pairings, `not`) start from a copy:
-     * they inherit what their parent followed, so they terminate, without hiding from the
-     * parent what they follow themselves. */
-    followedRefs = new Set()) {
-        this.previousRoot = previousRoot;
-        this.currentRoot = currentRoot;
-        this.field = field;
-        this.budget = budget;
-        this.costsUnions = costsUnions;
-        this.followedRefs = followedRefs;
-    }
-    /** A walker for a side question (a trial pairing, the inside of a `not`). */
-    helper() {
-        return new Walker(this.previousRoot, this.currentRoot, this.field, this.budget, false, new Set(this.followedRefs));
-    }
-    /** Only the main walk's doubts matter: a trial's are about a pairing that may not be chosen. */
-    doubt(reason) {
-        if (this.costsUnions)
-            this.budget.uncertain.add(reason);
-    }
-    emit(kind, at, extra, facts) {
-        this.changes.push({
-            kind,
-            segments: [...at.segments, ...extra],
-            where: facts.where ?? (0,protocol/* whereOf */.de)(at.segments),
-            action: at.action,
-            direction: at.direction,
-            subject: facts.subject ?? extra[extra.length - 1] ?? '',
-            previous: facts.previous === undefined ? null : facts.previous,
-            current: facts.current === undefined ? null : facts.current,
-            ...(facts.facts !== undefined ? { facts: facts.facts } : {}),
-        });
-    }
-    walk(previous, current, at) {
-        if (++this.budget.steps > this.budget.maxSteps)
-            throw new WalkBudgetExceeded();
-        if (jsonEqual(previous, current))
-            return;
-        if (current === false || previous === false)
-            return this.falseSchema(previous, current, at);
-        // `true` accepts everything, exactly like `{}`.
-        let prev = previous === true ? ownRecord() : previous;
-        let curr = current === true ? ownRecord() : current;
-        if (jsonEqual(prev, curr))
-            return;
-        if (typeof prev.$ref === 'string' || typeof curr.$ref === 'string') {
-            if (prev.$ref === curr.$ref) {
-                // Same target: any change in it showed where it was first inlined; only siblings remain.
-                prev = without(prev, ['$ref']);
-                curr = without(curr, ['$ref']);
-            }
-            else {
-                const pair = `${String(prev.$ref)}\u0000${String(curr.$ref)}`;
-                if (this.followedRefs.has(pair)) {
-                    this.doubt('a $ref cycle was compared once, not followed again');
-                    return;
-                }
-                this.followedRefs.add(pair);
-                const p = this.dereference(prev, this.previousRoot);
-                const c = this.dereference(curr, this.currentRoot);
-                if (p === undefined || c === undefined) {
-                    this.emit('constraint-changed', at, ['$ref'], { subject: '$ref', previous: prev.$ref, current: curr.$ref });
-                    return;
-                }
-                return this.walk(p, c, at);
-            }
-        }
-        // A union on one side only: rewrite the other side as a one-branch union of equal meaning.
-        const pu = unionKeywordOf(prev);
-        const cu = unionKeywordOf(curr);
-        let lifted = null;
-        if (pu === null && cu !== null && !Array.isArray(prev.anyOf) && !Array.isArray(prev.oneOf)) {
-            prev = liftToUnion(prev, curr, cu);
-            lifted = 'previous';
-        }
-        else if (cu === null && pu !== null && !Array.isArray(curr.anyOf) && !Array.isArray(curr.oneOf)) {
-            curr = liftToUnion(curr, prev, pu);
-            lifted = 'current';
-        }
-        this.types(prev, curr, at);
-        this.allowedValues(prev, curr, at);
-        this.numberBounds(prev, curr, at);
-        for (const [min, max, narrowed, widened] of COUNT_BOUNDS)
-            this.countBounds(prev, curr, at, min, max, narrowed, widened);
-        this.multipleOf(prev, curr, at);
-        for (const keyword of ['pattern', 'format'])
-            this.stringAssertion(prev, curr, at, keyword);
-        this.uniqueItems(prev, curr, at);
-        this.objectMembers(prev, curr, at);
-        this.arrayMembers(prev, curr, at);
-        this.otherSubschemas(prev, curr, at);
-        this.unions(prev, curr, at, lifted);
-        this.allOf(prev, curr, at);
-        this.not(prev, curr, at);
-        this.annotations(prev, curr, at);
-        this.otherKeywords(prev, curr, at);
-    }
-    dereference(schema, root) {
-        if (typeof schema.$ref !== 'string')
-            return schema;
-        if (!(0,model/* isJsonObject */.OW)(root))
-            return undefined;
-        const target = (0,contract_schema/* resolvePointer */.cj)(root, schema.$ref);
-        if (!(0,model/* isJsonObject */.OW)(target) && typeof target !== 'boolean')
-            return undefined;
-        const resolved = asSchema(target);
-        if (resolved === false)
-            return ownRecord({ not: ownRecord() });
-        // The root's `$defs` belong to the root, not to a reference into it.
-        return ownRecord(without(resolved, ['$defs']), without(schema, ['$ref']));
-    }
-    falseSchema(previous, current, at) {
-        const onAdditional = at.segments[at.segments.length - 1] === 'additionalProperties';
-        // "undeclared properties are now rejected" is about the object, so the message names it.
-        const where = onAdditional ? (0,protocol/* whereOf */.de)(at.segments.slice(0, -1)) : (0,protocol/* whereOf */.de)(at.segments);
-        if (current === false) {
-            const kind = onAdditional ? 'additional-properties-forbidden' : 'schema-became-false';
-            this.emit(kind, at, [], { subject: '', previous, current: false, where });
-        }
-        else {
-            const kind = onAdditional ? 'additional-properties-allowed' : 'schema-was-false';
-            this.emit(kind, at, [], { subject: '', previous: false, current, where });
-        }
-    }
-    /** A keyword change that cannot matter because the keyword does not apply to the type. */
-    inapplicable(prev, curr, keyword) {
-        const p = declaredTypes(prev);
-        const c = declaredTypes(curr);
-        if (p === null || c === null)
-            return null;
-        if (keywordApplies(keyword, p) || keywordApplies(keyword, c))
-            return null;
-        return [...new Set([...p, ...c])].sort();
-    }
-    reportInapplicable(prev, curr, at, keyword) {
-        const types = this.inapplicable(prev, curr, keyword);
-        if (types === null)
-            return false;
-        this.emit('inapplicable-keyword-changed', at, [keyword], { previous: prev[keyword], current: curr[keyword], facts: { types } });
-        return true;
-    }
-    // ── type ──────────────────────────────────────────────────────────────────────────────
-    types(prev, curr, at) {
-        if (jsonEqual(prev.type, curr.type))
-            return;
-        const p = declaredTypes(prev);
-        const c = declaredTypes(curr);
-        const covers = (set, t) => set === null || [...set].some((s) => (0,protocol/* isSubtype */.x4)(t, s));
-        const lost = [...(p ?? protocol/* JSON_TYPES */.J_)].some((t) => !covers(c, t));
-        const gained = [...(c ?? protocol/* JSON_TYPES */.J_)].some((t) => !covers(p, t));
-        const kind = lost && gained ? 'type-changed' : lost ? 'type-narrowed' : gained ? 'type-widened' : null;
-        if (kind !== null)
-            this.emit(kind, at, ['type'], { previous: prev.type, current: curr.type });
-    }
-    // ── enum / const ───────────────────────────────────────────────────────────────────────
-    allowedValues(prev, curr, at) {
-        if (jsonEqual(prev.enum, curr.enum) && jsonEqual(prev.const, curr.const) && ('const' in prev) === ('const' in curr))
-            return;
-        const p = allowedValuesOf(prev);
-        const c = allowedValuesOf(curr);
-        const keyword = 'const' in curr || (!('enum' in curr) && 'const' in prev) ? 'const' : 'enum';
-        const previous = restrictionOf(prev, keyword);
-        const current = restrictionOf(curr, keyword);
-        if (p === null && c === null)
-            return;
-        if (p === null && c !== null) {
-            this.emit('enum-narrowed', at, [keyword], { previous, current, facts: { restrictedTo: [...c.values()] } });
-            return;
-        }
-        if (c === null && p !== null) {
-            this.emit('enum-widened', at, [keyword], { previous, current, facts: { wasRestrictedTo: [...p.values()] } });
-            return;
-        }
-        const removed = [...p.entries()].filter(([k]) => !c.has(k)).map(([, v]) => v);
-        const added = [...c.entries()].filter(([k]) => !p.has(k)).map(([, v]) => v);
-        if (removed.length === 0 && added.length === 0)
-            return;
-        const kind = removed.length > 0 && added.length > 0 ? 'enum-changed' : removed.length > 0 ? 'enum-narrowed' : 'enum-widened';
-        this.emit(kind, at, [keyword], { previous, current, facts: { removed, added } });
-    }
-    // ── numeric bounds ─────────────────────────────────────────────────────────────────────
-    numberBounds(prev, curr, at) {
-        for (const side of ['lower', 'upper']) {
-            const [inclusive, exclusive] = side === 'lower' ? ['minimum', 'exclusiveMinimum'] : ['maximum', 'exclusiveMaximum'];
-            if (jsonEqual(prev[inclusive], curr[inclusive]) && jsonEqual(prev[exclusive], curr[exclusive]))
-                continue;
-            const p = boundOf(prev, inclusive, exclusive, side);
-            const c = boundOf(curr, inclusive, exclusive, side);
-            const order = compareBounds(p, c, side);
-            if (order === 0)
-                continue;
-            const keyword = (c ?? p)?.keyword ?? inclusive;
-            if (this.reportInapplicable(prev, curr, at, keyword))
-                continue;
-            const sameKeyword = p === null || c === null || p.keyword === c.keyword;
-            const previous = p === null ? null : sameKeyword ? p.value : { [p.keyword]: p.value };
-            const current = c === null ? null : sameKeyword ? c.value : { [c.keyword]: c.value };
-            this.emit(order > 0 ? 'number-range-narrowed' : 'number-range-widened', at, [keyword], { previous, current });
-        }
-    }
-    countBounds(prev, curr, at, min, max, narrowed, widened) {
-        for (const [keyword, side] of [[min, 'lower'], [max, 'upper']]) {
-            if (jsonEqual(prev[keyword], curr[keyword]))
-                continue;
-            const p = typeof prev[keyword] === 'number' ? { value: prev[keyword], exclusive: false, keyword } : null;
-            const c = typeof curr[keyword] === 'number' ? { value: curr[keyword], exclusive: false, keyword } : null;
-            const order = compareBounds(p, c, side);
-            if (order === 0)
-                continue;
-            if (this.reportInapplicable(prev, curr, at, keyword))
-                continue;
-            this.emit(order > 0 ? narrowed : widened, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
-        }
-    }
-    multipleOf(prev, curr, at) {
-        if (jsonEqual(prev.multipleOf, curr.multipleOf))
-            return;
-        if (this.reportInapplicable(prev, curr, at, 'multipleOf'))
-            return;
-        const p = typeof prev.multipleOf === 'number' ? prev.multipleOf : null;
-        const c = typeof curr.multipleOf === 'number' ? curr.multipleOf : null;
-        let kind;
-        if (p === null)
-            kind = 'multiple-of-narrowed';
-        else if (c === null)
-            kind = 'multiple-of-widened';
-        else if (isMultiple(c, p))
-            kind = 'multiple-of-narrowed';
-        else if (isMultiple(p, c))
-            kind = 'multiple-of-widened';
-        else
-            kind = 'multiple-of-changed';
-        this.emit(kind, at, ['multipleOf'], { previous: p, current: c });
-    }
-    stringAssertion(prev, curr, at, keyword) {
-        if (jsonEqual(prev[keyword], curr[keyword]))
-            return;
-        if (this.reportInapplicable(prev, curr, at, keyword))
-            return;
-        const had = keyword in prev;
-        const has = keyword in curr;
-        let kind = !had ? `${keyword}-added` : !has ? `${keyword}-removed` : `${keyword}-changed`;
-        if (kind === 'pattern-changed' && typeof prev.pattern === 'string' && typeof curr.pattern === 'string') {
-            if (patternContains(curr.pattern, prev.pattern))
-                kind = 'pattern-widened';
-            else if (patternContains(prev.pattern, curr.pattern))
-                kind = 'pattern-narrowed';
-        }
-        this.emit(kind, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
-    }
-    uniqueItems(prev, curr, at) {
-        const p = prev.uniqueItems === true;
-        const c = curr.uniqueItems === true;
-        if (p === c)
-            return;
-        if (this.reportInapplicable(prev, curr, at, 'uniqueItems'))
-            return;
-        this.emit(c ? 'unique-items-added' : 'unique-items-removed', at, ['uniqueItems'], { previous: p, current: c });
-    }
-    // ── objects ────────────────────────────────────────────────────────────────────────────
-    objectMembers(prev, curr, at) {
-        const pp = (0,model/* objectOr */.Xg)(prev.properties);
-        const cp = (0,model/* objectOr */.Xg)(curr.properties);
-        const preq = new Set(stringsOf(prev.required));
-        const creq = new Set(stringsOf(curr.required));
-        const pAdditional = prev.additionalProperties;
-        const cAdditional = curr.additionalProperties;
-        const names = [...new Set([...Object.keys(pp), ...Object.keys(cp), ...preq, ...creq])].sort();
-        // In arguments, a required property with a default may be left out: the server fills it in
-        // (zod 4 lists `.default()` fields as required). What callers must send is what lacks one.
-        const input = at.direction === 'input';
-        const defaulted = (schema) => input && (0,model/* isJsonObject */.OW)(schema) && 'default' in schema;
-        const renames = renamedMembers(pp, cp);
-        const renamedFrom = new Set([...renames.values()].map((rename) => rename.from));
-        for (const name of names) {
-            if (renamedFrom.has(name))
-                continue;
-            const inPrev = Object.hasOwn(pp, name);
-            const inCurr = Object.hasOwn(cp, name);
-            const member = inner(at, 'properties', name);
-            // A name not listed in `properties` is governed by `additionalProperties` (absent = anything).
-            const prevSchema = inPrev ? asSchema(pp[name]) : asSchema(pAdditional);
-            const currSchema = inCurr ? asSchema(cp[name]) : asSchema(cAdditional);
-            const rename = renames.get(name);
-            const oldName = rename?.from;
-            const wasRequired = preq.has(oldName ?? name);
-            const isRequired = creq.has(name);
-            if (oldName !== undefined) {
-                // The same argument under a new name: one change that names both, not an unrelated
-                // removal and addition; its requiredness is judged like any other property's. The facts
-                // say how sure: the same schema always (a runtime may serve the old name in its place),
-                // and whether the names chose among several candidates of that schema.
-                const facts = rename?.byName === true ? { sameSchema: true, pairedByName: true } : { sameSchema: true };
-                this.emit('property-renamed', at, ['properties', name], { subject: name, previous: oldName, current: name, facts });
-                this.requiredness(at, name, wasRequired && !defaulted(pp[oldName]), isRequired && !defaulted(cp[name]), wasRequired, isRequired);
-                continue;
-            }
-            if (!inPrev && inCurr && at.declared?.has(name)) {
-                // Declared by an enclosing schema: not new to callers, only newly constrained here.
-                this.walk(prevSchema, currSchema, member);
-                this.requiredness(at, name, wasRequired && !defaulted(prevSchema), isRequired && !defaulted(currSchema), wasRequired, isRequired);
-                continue;
-            }
-            if (!inPrev && inCurr) {
-                if (isRequired && !wasRequired) {
-                    if (defaulted(cp[name]))
-                        this.emit('defaulted-property-added', at, ['properties', name], { subject: name, previous: null, current: cp[name], facts: { default: cp[name].default } });
-                    else
-                        this.emit('required-property-added', at, ['properties', name], { subject: name, previous: null, current: cp[name] });
-                }
-                else if (!wasRequired) {
-                    this.emit('property-added', at, ['properties', name], { subject: name, previous: null, current: cp[name] });
-                }
-                else if (!isRequired) {
-                    this.emit('property-became-optional', at, ['properties', name], { subject: name, previous: true, current: false });
-                }
-                // Undeclared names were free (absent additionalProperties), and callers only send
-                // declared properties: a new optional property narrows nothing they do. A declared map
-                // schema, or a name that was already required, did constrain the value: compare with it.
-                if ((0,model/* isJsonObject */.OW)(pAdditional) || wasRequired)
-                    this.walk(prevSchema, currSchema, member);
-                continue;
-            }
-            if (inPrev && !inCurr) {
-                if (isRequired) {
-                    // Still required, no longer described: its value is now governed by additionalProperties.
-                    this.walk(prevSchema, currSchema, member);
-                    if (!wasRequired)
-                        this.emit('property-became-required', at, ['properties', name], { subject: name, previous: false, current: true });
-                    continue;
-                }
-                if (at.declared?.has(name)) {
-                    // Declared by an enclosing schema: this one only stopped constraining it.
-                    this.walk(prevSchema, currSchema, member);
-                    continue;
-                }
-                const closed = cAdditional === false || curr.unevaluatedProperties === false;
-                const kind = closed ? 'property-removed' : 'property-removed-ignored';
-                this.emit(kind, at, ['properties', name], { subject: name, previous: pp[name], current: null });
-                if ((0,model/* isJsonObject */.OW)(cAdditional))
-                    this.walk(prevSchema, currSchema, member);
-                continue;
-            }
-            if (inPrev && inCurr)
-                this.walk(prevSchema, currSchema, member);
-            this.requiredness(at, name, wasRequired && !defaulted(prevSchema), isRequired && !defaulted(currSchema), wasRequired, isRequired);
-        }
-        if (!jsonEqual(pAdditional, cAdditional)) {
-            this.walk(asSchema(pAdditional), asSchema(cAdditional), inner(at, 'additionalProperties'));
-        }
-        const ppat = (0,model/* objectOr */.Xg)(prev.patternProperties);
-        const cpat = (0,model/* objectOr */.Xg)(curr.patternProperties);
-        // Names matching a pattern one side does not list are governed by that side's
-        // additionalProperties (dropping a pattern from a closed object rejects those names).
-        for (const pattern of [...new Set([...Object.keys(ppat), ...Object.keys(cpat)])].sort()) {
-            const p = Object.hasOwn(ppat, pattern) ? asSchema(ppat[pattern]) : asSchema(pAdditional);
-            const c = Object.hasOwn(cpat, pattern) ? asSchema(cpat[pattern]) : asSchema(cAdditional);
-            this.walk(p, c, inner(at, 'patternProperties', pattern));
-        }
-        this.dependentRequired(prev, curr, at);
-        const pdep = (0,model/* objectOr */.Xg)(prev.dependentSchemas);
-        const cdep = (0,model/* objectOr */.Xg)(curr.dependentSchemas);
-        for (const name of [...new Set([...Object.keys(pdep), ...Object.keys(cdep)])].sort()) {
-            this.walk(asSchema(pdep[name]), asSchema(cdep[name]), alongside(at, prev, curr, 'dependentSchemas', name));
-        }
-    }
-    /**
-     * A property that stays: whether callers must send it changed (`mustBefore`, `mustNow`: listed
-     * as required and, for arguments, without a default), or only its listing did.
-     */
-    requiredness(at, name, mustBefore, mustNow, listedBefore, listedNow) {
-        const facts = (before, now) => ({ subject: name, previous: before, current: now });
-        if (mustNow && !mustBefore)
-            this.emit('property-became-required', at, ['properties', name], facts(false, true));
-        else if (mustBefore && !mustNow)
-            this.emit('property-became-optional', at, ['properties', name], facts(true, false));
-        else if (listedNow && !listedBefore)
-            this.emit('defaulted-property-became-required', at, ['properties', name], facts(false, true));
-        else if (listedBefore && !listedNow && !mustBefore)
-            this.emit('property-became-optional', at, ['properties', name], facts(true, false));
-    }
-    dependentRequired(prev, curr, at) {
-        if (jsonEqual(prev.dependentRequired, curr.dependentRequired))
-            return;
-        const p = (0,model/* objectOr */.Xg)(prev.dependentRequired);
-        const c = (0,model/* objectOr */.Xg)(curr.dependentRequired);
-        for (const name of [...new Set([...Object.keys(p), ...Object.keys(c)])].sort()) {
-            const before = new Set(stringsOf(p[name]));
-            const after = new Set(stringsOf(c[name]));
-            const more = [...after].some((n) => !before.has(n));
-            const fewer = [...before].some((n) => !after.has(n));
-            if (!more && !fewer)
-                continue;
-            const kind = more && fewer ? 'constraint-changed' : more ? 'constraint-added' : 'constraint-removed';
-            this.emit(kind, at, ['dependentRequired', name], { subject: `dependentRequired(${name})`, previous: p[name], current: c[name] });
-        }
-    }
-    // ── arrays ─────────────────────────────────────────────────────────────────────────────
-    arrayMembers(prev, curr, at) {
-        const pPrefix = Array.isArray(prev.prefixItems) ? prev.prefixItems : [];
-        const cPrefix = Array.isArray(curr.prefixItems) ? curr.prefixItems : [];
-        // Position i is governed by prefixItems[i], else by items: compare what governs it on each side.
-        for (let i = 0; i < Math.max(pPrefix.length, cPrefix.length); i++) {
-            const p = i < pPrefix.length ? asSchema(pPrefix[i]) : asSchema(prev.items);
-            const c = i < cPrefix.length ? asSchema(cPrefix[i]) : asSchema(curr.items);
-            this.walk(p, c, inner(at, 'prefixItems', String(i)));
-        }
-        if (!jsonEqual(prev.items, curr.items)) {
-            this.walk(asSchema(prev.items), asSchema(curr.items), inner(at, 'items'));
-        }
-        if (!jsonEqual(prev.contains, curr.contains)) {
-            // `contains: {}` still demands a non-empty array, so absence is not `{}` here.
-            this.doubt('"contains" changed');
-            if (!('contains' in prev))
-                this.emit('constraint-added', at, ['contains'], { previous: null, current: curr.contains });
-            else if (!('contains' in curr))
-                this.emit('constraint-removed', at, ['contains'], { previous: prev.contains, current: null });
-            else
-                this.walk(asSchema(prev.contains), asSchema(curr.contains), inner(at, 'contains'));
-        }
-    }
-    otherSubschemas(prev, curr, at) {
-        for (const keyword of MONOTONE_SUBSCHEMAS) {
-            if (jsonEqual(prev[keyword], curr[keyword]))
-                continue;
-            this.walk(asSchema(prev[keyword]), asSchema(curr[keyword]), inner(at, keyword));
-        }
-        // if/then/else: `then` and `else` are monotone only while `if` selects the same values.
-        if (jsonEqual(prev.if, curr.if) && 'if' in prev) {
-            for (const keyword of ['then', 'else']) {
-                if (jsonEqual(prev[keyword], curr[keyword]))
-                    continue;
-                this.walk(asSchema(prev[keyword]), asSchema(curr[keyword]), alongside(at, prev, curr, keyword));
-            }
-        }
-        else if (!jsonEqual(prev.if, curr.if) || !jsonEqual(prev.then, curr.then) || !jsonEqual(prev.else, curr.else)) {
-            const previous = conditional(prev);
-            const current = conditional(curr);
-            const kind = previous === null ? 'constraint-added' : current === null ? 'constraint-removed' : 'constraint-changed';
-            if (!jsonEqual(previous, current)) {
-                this.doubt('if/then/else changed, which no rule judges exactly');
-                this.emit(kind, at, ['if'], { subject: 'if/then/else', previous, current });
-            }
-        }
-    }
-    // ── unions ─────────────────────────────────────────────────────────────────────────────
-    unions(prev, curr, at, lifted) {
-        const pk = unionKeywordOf(prev);
-        const ck = unionKeywordOf(curr);
-        if (pk !== null && ck !== null) {
-            if (pk !== ck) {
-                this.emit(ck === 'oneOf' ? 'union-made-exclusive' : 'union-made-inclusive', at, [ck], { subject: ck, previous: pk, current: ck });
-            }
-            this.branches(prev[pk], curr[ck], ck, at, lifted, alongside(at, prev, curr).declared ?? new Set());
-            return;
-        }
-        // Both keywords on one side (rare): compare each list with its namesake.
-        for (const keyword of ['anyOf', 'oneOf']) {
-            if (jsonEqual(prev[keyword], curr[keyword]))
-                continue;
-            this.branches(Array.isArray(prev[keyword]) ? prev[keyword] : [], Array.isArray(curr[keyword]) ? curr[keyword] : [], keyword, at, null, alongside(at, prev, curr).declared ?? new Set());
-        }
-    }
-    branches(previous, current, keyword, at, lifted, declared) {
-        if (jsonEqual(previous, current))
-            return;
-        const harm = this.harmOf(previous, current, at.direction, declared);
-        const match = matchBranches(previous, current, harm);
-        const d = match.discriminator;
-        const isActions = at.atRoot && d !== null;
-        const label = (branch, index) => (d !== null ? (0,protocol/* discriminatorValue */.W0)(branch, d) : String(index));
-        const locate = (branch, index) => isActions
-            ? { segments: ['actions', label(branch, index), this.field], action: label(branch, index), direction: at.direction, atRoot: false, declared }
-            : { segments: [...at.segments, keyword, label(branch, index)], action: at.action, direction: at.direction, atRoot: false, declared };
-        // A plain schema replaced by a union none of whose variants is the old one (`string` →
-        // `number | null`) changed type: that is what callers and consumers meet, not "a variant
-        // removed" (harmless for a result) plus "variants added".
-        const replaced = lifted === 'previous' ? match.removed.length === previous.length : lifted === 'current' ? match.added.length === current.length : false;
-        if (replaced && match.pairs.length === 0 && d === null && !this.covered(match, previous, current, harm, at.direction)) {
-            this.emit('type-changed', at, ['type'], { previous: typesOf(previous), current: typesOf(current) });
-            return;
-        }
-        const before = this.changes.length;
-        for (const [i, j] of match.pairs)
-            this.walk(previous[i], current[j], locate(current[j], j));
-        for (const i of match.removed) {
-            const branch = previous[i];
-            // An argument variant folded into a wider one (a | b → a, b widened) lost nothing: say how
-            // it changed. (For a result, a removed variant is a narrowing whatever covers it.)
-            const cover = d === null && at.direction === 'input' ? current.findIndex((_, j) => harm(i, j) === 0) : -1;
-            if (cover >= 0)
-                this.walk(branch, current[cover], locate(current[cover], cover));
-            else if (isActions)
-                this.emit('action-removed', locate(branch, i), [], { subject: label(branch, i), previous: branch, current: null });
-            else
-                this.emit('union-branch-removed', at, [keyword, label(branch, i)], { subject: branchName(branch, d, i), previous: branch, current: null });
-        }
-        for (const j of match.added) {
-            const branch = current[j];
-            // A new result variant inside an old one (a → a', a'' both narrower) gained nothing.
-            const cover = d === null && at.direction === 'output' ? previous.findIndex((_, i) => harm(i, j) === 0) : -1;
-            if (cover >= 0)
-                this.walk(previous[cover], branch, locate(branch, j));
-            else if (isActions)
-                this.emit('action-added', locate(branch, j), [], { subject: label(branch, j), previous: null, current: branch });
-            else
-                this.emit('union-branch-added', at, [keyword, label(branch, j)], { subject: branchName(branch, d, j), previous: null, current: branch });
-        }
-        // Variants joining an argument union or leaving a result union only widen what callers may
-        // send, or narrow what consumers receive: nothing can hide there. On the other side, values
-        // may have moved between variants in ways the pairing does not see.
-        const unpairedOnHarmfulSide = at.direction === 'input' ? match.removed.length : match.added.length;
-        if (d === null && unpairedOnHarmfulSide > 0)
-            this.doubt('union variants without a partner: values may have moved between variants');
-        // oneOf rejects a value that matches two variants. Unless the variants are provably
-        // disjoint, any change in what a variant accepts can make a value match two variants (now
-        // rejected) or stop matching two (now accepted): the per-variant deltas cannot see that.
-        const reshaped = match.added.length + match.removed.length > 0 ||
-            this.changes.slice(before).some((c) => isHarmful(c.kind, 'input') || isHarmful(c.kind, 'output'));
-        if (keyword === 'oneOf' && reshaped && !(pairwiseDisjoint(previous) && pairwiseDisjoint(current))) {
-            this.emit('one-of-overlap', at, ['oneOf'], { subject: 'oneOf', previous, current });
-        }
-    }
-    /** Whether every unpaired branch is covered by a harmless partner (then it is not a type change). */
-    covered(match, previous, current, harm, direction) {
-        if (direction === 'input')
-            return match.removed.every((i) => current.some((_, j) => harm(i, j) === 0));
-        return match.added.every((j) => previous.some((_, i) => harm(i, j) === 0));
-    }
-    allOf(prev, curr, at) {
-        if (jsonEqual(prev.allOf, curr.allOf))
-            return;
-        const previous = Array.isArray(prev.allOf) ? prev.allOf : [];
-        const current = Array.isArray(curr.allOf) ? curr.allOf : [];
-        const locate = (j) => alongside(at, prev, curr, 'allOf', String(j));
-        const harm = this.harmOf(previous, current, at.direction, locate(0).declared);
-        const match = matchBranches(previous, current, harm);
-        for (const [i, j] of match.pairs)
-            this.walk(previous[i], current[j], locate(j));
-        for (const i of match.removed) {
-            // A dropped result constraint still implied by a remaining one widened nothing.
-            const cover = at.direction === 'output' ? current.findIndex((_, j) => harm(i, j) === 0) : -1;
-            if (cover >= 0)
-                this.walk(previous[i], current[cover], locate(cover));
-            else
-                this.emit('all-of-branch-removed', at, ['allOf', String(i)], { subject: `#${i}`, previous: previous[i], current: null });
-        }
-        for (const j of match.added) {
-            // A new argument constraint already implied by an old one narrowed nothing.
-            const cover = at.direction === 'input' ? previous.findIndex((_, i) => harm(i, j) === 0) : -1;
-            if (cover >= 0)
-                this.walk(previous[cover], current[j], locate(j));
-            else
-                this.emit('all-of-branch-added', at, ['allOf', String(j)], { subject: `#${j}`, previous: null, current: current[j] });
-        }
-        if (match.removed.length + match.added.length > 0)
-            this.doubt('allOf constraints were restructured: one may have moved into another');
-    }
-    /**
-     * `harm(i, j)`: 1 when comparing previous branch i with current branch j would report a
-     * change harmful in this direction (`isHarmful`: refusing callers for an input, surprising
-     * consumers for an output), 0 when not, null when not costed. What a change does to values is
-     * a fact of its kind, never its severity, so re-levelling a rule never changes the pairing.
-     * Costed lazily with a trial walker that does not cost nested unions itself (see
-     * `costsUnions`); large unions and trial walkers pair by resemblance alone.
-     */
-    harmOf(previous, current, direction, declared) {
-        if (!this.costsUnions || previous.length * current.length > MAX_COSTED_PAIRS)
-            return () => null;
-        const known = new Map();
-        return (i, j) => {
-            const key = i * current.length + j;
-            let harm = known.get(key);
-            if (harm === undefined) {
-                const trial = this.helper();
-                trial.walk(previous[i], current[j], { segments: [], action: null, direction, atRoot: false, ...(declared ? { declared } : {}) });
-                harm = trial.changes.some((c) => isHarmful(c.kind, direction)) ? 1 : 0;
-                known.set(key, harm);
-            }
-            return harm;
-        };
-    }
-    not(prev, curr, at) {
-        if (jsonEqual(prev.not, curr.not))
-            return;
-        this.doubt('a "not" changed: the walker only judges which way its exclusion moved');
-        if (!('not' in prev))
-            return this.emit('not-added', at, ['not'], { previous: null, current: curr.not });
-        if (!('not' in curr))
-            return this.emit('not-removed', at, ['not'], { previous: prev.not, current: null });
-        // Inside `not`, accepting more means the whole accepts less. Rather than invert every
-        // kind, walk the inner schemas on their own and report one delta on `not` saying which
-        // way the exclusion moved.
-        const inner = this.helper();
-        inner.walk(asSchema(prev.not), asSchema(curr.not), { segments: [], action: null, direction: 'input', atRoot: false });
-        const narrowed = inner.changes.some((c) => isHarmful(c.kind, 'input'));
-        const widened = inner.changes.some((c) => isHarmful(c.kind, 'output'));
-        const kind = narrowed && widened ? 'not-changed' : widened ? 'not-excludes-more' : narrowed ? 'not-excludes-less' : 'annotation-changed';
-        this.emit(kind, at, ['not'], { previous: prev.not, current: curr.not });
-    }
-    // ── annotations and the rest ───────────────────────────────────────────────────────────
-    annotations(prev, curr, at) {
-        for (const keyword of ['title', 'description']) {
-            if (!jsonEqual(prev[keyword], curr[keyword]))
-                this.emit(`${keyword}-changed`, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
-        }
-        // The description of a referenced definition, kept beside the property's own: text agents read.
-        if (!jsonEqual(prev[contract_schema/* DEFINITION_DESCRIPTION */.xY], curr[contract_schema/* DEFINITION_DESCRIPTION */.xY])) {
-            this.emit('description-changed', at, [contract_schema/* DEFINITION_DESCRIPTION */.xY], { previous: prev[contract_schema/* DEFINITION_DESCRIPTION */.xY], current: curr[contract_schema/* DEFINITION_DESCRIPTION */.xY] });
-        }
-        if (!jsonEqual(prev.examples, curr.examples))
-            this.emit('examples-changed', at, ['examples'], { previous: prev.examples, current: curr.examples });
-        if (!jsonEqual(prev.default, curr.default)) {
-            const kind = !('default' in prev) ? 'default-added' : !('default' in curr) ? 'default-removed' : 'default-changed';
-            this.emit(kind, at, ['default'], { previous: prev.default, current: curr.default });
-        }
-        const wasDeprecated = prev.deprecated === true;
-        const isDeprecated = curr.deprecated === true;
-        if (wasDeprecated !== isDeprecated) {
-            this.emit(isDeprecated ? 'deprecation-added' : 'deprecation-removed', at, ['deprecated'], { previous: wasDeprecated, current: isDeprecated });
-        }
-    }
-    otherKeywords(prev, curr, at) {
-        for (const keyword of [...new Set([...Object.keys(prev), ...Object.keys(curr)])].sort()) {
-            if (HANDLED.has(keyword) || jsonEqual(prev[keyword], curr[keyword]))
-                continue;
-            // Unknown keywords are ignored by validators, so they are annotations for our purpose.
-            if (isAnnotation(keyword) || !OTHER_ASSERTIONS.has(keyword)) {
-                this.emit('annotation-changed', at, [keyword], { previous: prev[keyword], current: curr[keyword] });
-                continue;
-            }
-            const kind = !(keyword in prev) ? 'constraint-added' : !(keyword in curr) ? 'constraint-removed' : 'constraint-changed';
-            this.doubt(`"${keyword}" changed, which no rule judges exactly`);
-            this.emit(kind, at, [keyword], { previous: prev[keyword], current: curr[keyword] });
-        }
-    }
-}
-/** Assertion keywords not handled by a family above (older spellings, dynamic references). */
-const OTHER_ASSERTIONS = new Set(['$dynamicRef', '$recursiveRef', 'dependencies', 'additionalItems']);
-function conditional(schema) {
-    if (!('if' in schema))
-        return null;
-    const out = ownRecord({ if: schema.if });
-    if ('then' in schema)
-        out.then = schema.then;
-    if ('else' in schema)
-        out.else = schema.else;
-    return out;
-}
-/** The set of values allowed by `enum`/`const`, by canonical JSON; null = not restricted. */
-function allowedValuesOf(schema) {
-    let values = null;
-    if (Array.isArray(schema.enum))
-        values = canonicalSet(schema.enum);
-    if ('const' in schema) {
-        const only = canonicalSet([schema.const]);
-        values = values === null ? only : new Map([...only].filter(([k]) => values.has(k)));
-    }
-    return values;
-}
-/** The raw `enum`/`const` of a schema, shaped like the keyword the delta reports. */
-function restrictionOf(schema, keyword) {
-    if ('const' in schema)
-        return keyword === 'const' ? schema.const : [schema.const];
-    return schema.enum ?? null;
-}
-function boundOf(schema, inclusive, exclusive, side) {
-    const a = typeof schema[inclusive] === 'number' ? { value: schema[inclusive], exclusive: false, keyword: inclusive } : null;
-    const b = typeof schema[exclusive] === 'number' ? { value: schema[exclusive], exclusive: true, keyword: exclusive } : null;
-    if (a === null)
-        return b;
-    if (b === null)
-        return a;
-    return compareBounds(a, b, side) >= 0 ? b : a;
-}
-/**
- * +1 when `c` is tighter than `p` (accepts less), -1 when looser, 0 when the same. A missing
- * bound is the loosest; at the same value an exclusive bound is tighter.
- */
-function compareBounds(p, c, side) {
-    if (p === null && c === null)
-        return 0;
-    if (p === null)
-        return 1;
-    if (c === null)
-        return -1;
-    if (p.value !== c.value) {
-        const cHigher = c.value > p.value;
-        return side === 'lower' ? (cHigher ? 1 : -1) : cHigher ? -1 : 1;
-    }
-    if (p.exclusive === c.exclusive)
-        return 0;
-    return c.exclusive ? 1 : -1;
-}
-/** True when every multiple of `step` is a multiple of `base` (`step` is a multiple of `base`). */
-function isMultiple(step, base) {
-    if (base === 0)
-        return false;
-    const ratio = step / base;
-    return Math.abs(ratio - Math.round(ratio)) < 1e-9 && Math.round(ratio) !== 0;
-}
-/**
- * True when no value can match two of the branches: their declared types are disjoint, or
- * they give different constants to the same property (a discriminated union) or at the root.
- */
-function pairwiseDisjoint(branches) {
-    for (let i = 0; i < branches.length; i++) {
-        for (let j = i + 1; j < branches.length; j++) {
-            if (!disjoint(branches[i], branches[j]))
-                return false;
-        }
-    }
-    return true;
-}
-function disjoint(a, b) {
-    if (a === false || b === false)
-        return true;
-    if (a === true || b === true)
-        return false;
-    const ta = declaredTypes(a);
-    const tb = declaredTypes(b);
-    if (ta !== null && tb !== null) {
-        if (!(0,protocol/* typesOverlap */.r1)(ta, tb))
-            return true;
-    }
-    const va = allowedValuesOf(a);
-    const vb = allowedValuesOf(b);
-    if (va !== null && vb !== null && ![...va.keys()].some((k) => vb.has(k)))
-        return true;
-    const pa = (0,model/* objectOr */.Xg)(a.properties);
-    const pb = (0,model/* objectOr */.Xg)(b.properties);
-    const ra = new Set(stringsOf(a.required));
-    const rb = new Set(stringsOf(b.required));
-    for (const name of Object.keys(pa)) {
-        if (!ra.has(name) || !rb.has(name) || !Object.hasOwn(pb, name))
-            continue;
-        const ca = (0,model/* isJsonObject */.OW)(pa[name]) ? allowedValuesOf(pa[name]) : null;
-        const cb = (0,model/* isJsonObject */.OW)(pb[name]) ? allowedValuesOf(pb[name]) : null;
-        if (ca !== null && cb !== null && ![...ca.keys()].some((k) => cb.has(k)))
-            return true;
-    }
-    return false;
-}
-function branchName(branch, discriminator, index) {
-    if (discriminator !== null)
-        return JSON.stringify((0,protocol/* discriminatorValue */.W0)(branch, discriminator));
-    const types = (0,model/* isJsonObject */.OW)(branch) ? declaredTypes(branch) : null;
-    return types === null ? `#${index}` : `#${index} (${[...types].sort().join(' | ')})`;
-}
-/** The JSON types a list of union variants declares: `"string"`, or `["null", "number"]`. */
-function typesOf(branches) {
-    const types = new Set();
-    for (const branch of branches) {
-        const declared = (0,model/* isJsonObject */.OW)(branch) ? declaredTypes(branch) : null;
-        if (declared === null)
-            return branches.length === 1 ? branches[0] : branches;
-        for (const t of declared)
-            types.add(t);
-    }
-    const sorted = [...types].sort();
-    return sorted.length === 1 ? sorted[0] : sorted;
-}
-/**
- * Properties renamed in place: a name that disappeared and a name that appeared whose schemas
- * are equal once annotations (title, description, examples…) are set aside, pydantic deriving
- * the title from the name. Each pairing is chosen among every such candidate of the object (see
- * `pairMembers`); one the evidence leaves ambiguous is reported as a removal and an addition.
- * New name → the old name, and whether the names decided among several candidates.
- */
-function renamedMembers(previous, current) {
-    const gone = Object.keys(previous).filter((name) => !Object.hasOwn(current, name));
-    const added = Object.keys(current).filter((name) => !Object.hasOwn(previous, name));
-    const renames = new Map();
-    if (gone.length === 0 || added.length === 0)
-        return renames;
-    const shapeOf = (schema) => withoutAnnotations(schema ?? {});
-    const textOf = (schema) => ((0,model/* isJsonObject */.OW)(schema) && typeof schema.description === 'string' ? schema.description : '');
-    const pairs = pairMembers(gone.map((name) => ({ name, text: textOf(previous[name]) })), added.map((name) => ({ name, text: textOf(current[name]) })), (from, to) => jsonEqual(shapeOf(previous[from]), shapeOf(current[to])));
-    for (const pair of pairs)
-        renames.set(pair.to, { from: pair.from, byName: pair.byName });
-    return renames;
-}
-
-;// CONCATENATED MODULE: ./lib/diff/semantic.js
-/**
- * The semantic cross-check: ask `json-schema-diff` (set algebra over schemas) whether the set
- * of accepted values lost members (input) or gained members (output), to catch what the
- * keyword walker cannot see (constraints moved between `allOf` branches, restructured unions…).
- *
- * What we measured about json-schema-diff 1.0.0, and how each limit is handled:
- * - It ignores `enum`, `const`, `pattern`, `format`, `multipleOf`, `uniqueItems` (and treats
- *   unknown keywords as absent). We strip them, so both sides are over-approximated the same
- *   way; the walker judges those keywords exactly.
- * - It honours `additionalProperties: false` but ignores `patternProperties`, and reads `items`
- *   the draft-07 way, which would invent losses: where those appear we drop the pair (relaxing
- *   both sides again). `not` would turn the over-approximation into an under-approximation, and
- *   `$ref` may make it fetch files or URLs or throw on cycles: schemas with either are skipped.
- * - Its public API validates input against draft-07 (and throws on a 2020-12 `$schema`), which
- *   is most of its cost: the worker skips that step for our projected schemas (see below), and
- *   every throw is caught.
- * - `oneOf` costs it exponential time (a flat 5→6 branch oneOf took 65 s on this machine):
- *   `oneOf` is projected to `anyOf` (again an equal relaxation of both sides), which it handles
- *   in milliseconds.
- * - It is synchronous once started: a Promise timeout cannot stop it. It runs in worker
- *   threads that are terminated when a pair exceeds its time, or the whole diff its budget.
- */
-
-
-/** Keywords json-schema-diff ignores (or that only annotate): stripped from both sides. */
-const IGNORED = new Set([
-    'enum', 'const', 'pattern', 'format', 'multipleOf', 'uniqueItems', 'title', 'description', 'default', 'examples',
-    'deprecated', 'readOnly', 'writeOnly', '$comment', 'contentMediaType', 'contentEncoding', 'contentSchema', '$id',
-    '$anchor', 'propertyNames', 'dependentRequired', 'dependentSchemas', 'if', 'then', 'else', 'contains', 'minContains',
-    'maxContains', 'unevaluatedProperties', 'unevaluatedItems', '$defs',
-]);
-/** Keywords it understands; anything else is dropped (it would ignore it anyway). */
-const UNDERSTOOD = new Set([
-    'type', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'items', 'minItems',
-    'maxItems', 'properties', 'required', 'additionalProperties', 'minProperties', 'maxProperties', 'allOf', 'anyOf',
-    'oneOf', 'not',
-]);
-/**
- * Pairs per worker thread. Measured (Node 20, this engine's projected pairs): a worker costs
- * about 95 ms of CPU to start (it loads json-schema-diff), a typical pair about 5 ms; another
- * worker pays for its start only past some 20 pairs.
- */
-const PAIRS_PER_WORKER = 20;
-/** Beyond this the pair is not worth a worker: known to be slow, or simply huge. */
-const MAX_BRANCHES = 64;
-const MAX_SCHEMA_CHARS = 200_000;
-/**
- * The schema as json-schema-diff should see it: only the keywords it understands, `oneOf` as
- * `anyOf`, or a reason to skip the pair.
- */
-function projectForSemanticCheck(schema, options = {}) {
-    let branches = 0;
-    let reason = null;
-    /** `part`: an allOf member, which describes the same object as its parent and is closed with it. */
-    const visit = (node, part = false) => {
-        if (typeof node === 'boolean')
-            return node;
-        if (typeof node.$ref === 'string')
-            reason ??= 'the schema is recursive ($ref)';
-        if ('not' in node)
-            reason ??= 'the schema uses "not"';
-        // json-schema-diff reads `items` the draft-07 way: a tuple would be compared as something else.
-        if (Array.isArray(node.prefixItems))
-            reason ??= 'the schema has a tuple (prefixItems), which json-schema-diff reads the draft-07 way';
-        const out = {};
-        const patterned = (0,model/* isJsonObject */.OW)(node.patternProperties);
-        for (const [key, value] of Object.entries(node)) {
-            if (IGNORED.has(key) || !UNDERSTOOD.has(key))
-                continue;
-            if (key === 'additionalProperties' && patterned)
-                continue; // would reject pattern-matched names
-            if (key === 'properties' && (0,model/* isJsonObject */.OW)(value)) {
-                out.properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visit(v)]));
-            }
-            else if ((key === 'anyOf' || key === 'oneOf' || key === 'allOf') && Array.isArray(value)) {
-                branches += value.length;
-                const list = value.map((v) => visit(v, key === 'allOf'));
-                // oneOf → anyOf: the same relaxation on both sides, and polynomial instead of exponential.
-                const target = key === 'allOf' ? 'allOf' : 'anyOf';
-                out[target] = [...(out[target] ?? []), ...list];
-            }
-            else if ((key === 'items' || key === 'additionalProperties' || key === 'not') && ((0,model/* isJsonObject */.OW)(value) || typeof value === 'boolean')) {
-                out[key] = visit(value);
-            }
-            else if (key === 'required' && Array.isArray(value) && options.defaultsAreOptional === true) {
-                const properties = (0,model/* isJsonObject */.OW)(node.properties) ? node.properties : {};
-                const needed = value.filter((name) => !(typeof name === 'string' && (0,model/* isJsonObject */.OW)(properties[name]) && 'default' in properties[name]));
-                if (needed.length > 0)
-                    out.required = needed;
-            }
-            else {
-                out[key] = value;
-            }
-        }
-        const members = Array.isArray(node.allOf) ? node.allOf.filter(model/* isJsonObject */.OW) : [];
-        const objectLike = 'properties' in node || node.type === 'object' || (Array.isArray(node.type) && node.type.includes('object')) || members.some((m) => 'properties' in m);
-        if (options.closeObjects === true && objectLike && !part && !('additionalProperties' in node) && !patterned) {
-            // Closed once, with every name the object or its allOf members declare or require (each
-            // member closed on its own would admit no object that any other member describes).
-            const properties = { ...((0,model/* isJsonObject */.OW)(out.properties) ? out.properties : {}) };
-            for (const source of [node, ...members]) {
-                for (const name of [...Object.keys((0,model/* isJsonObject */.OW)(source.properties) ? source.properties : {}), ...(Array.isArray(source.required) ? source.required : [])]) {
-                    if (typeof name === 'string' && !Object.hasOwn(properties, name))
-                        properties[name] = {};
-                }
-            }
-            out.properties = properties;
-            out.additionalProperties = false;
-        }
-        return out;
-    };
-    const projected = visit(schema);
-    if (reason !== null)
-        return { skip: reason };
-    if (branches > MAX_BRANCHES)
-        return { skip: `the schema has ${branches} union branches` };
-    if (JSON.stringify(projected).length > MAX_SCHEMA_CHARS)
-        return { skip: 'the schema is larger than 200,000 characters' };
-    return { schema: projected };
-}
-/**
- * The worker module sits beside this one: lib/diff/ in the package, dist/ in the Action's
- * bundle (where `import.meta.url` is dist/index.js and the worker is bundled on its own).
- * Named through constants so the bundler leaves the URLs alone instead of copying the
- * unbundled file. Run from the TypeScript sources (the tests), the compiled worker in lib/
- * is used: a worker thread cannot load a .ts file.
- */
-const WORKER_CANDIDATES = ['./semantic-worker.js', '../../lib/diff/semantic-worker.js'];
-/** Looked for when a diff first has a pair to check, not on import: most diffs never do. */
-let workerUrl;
-const findWorker = () => (workerUrl ??= WORKER_CANDIDATES.map((file) => new URL(file, import.meta.url)).find((url) => (0,external_node_fs_.existsSync)(url)) ?? null);
-/**
- * Run json-schema-diff on every job, in worker threads, within the budget. Never throws: a
- * pair that fails, times out or is not reached gets `{ status: 'skipped', reason }`.
- */
-async function runSemanticChecks(jobs, budget) {
-    const results = new Map();
-    if (jobs.length === 0)
-        return results;
-    const workerUrl = findWorker();
-    if (workerUrl === null) {
-        for (const job of jobs)
-            results.set(job.id, { status: 'skipped', reason: 'the json-schema-diff worker is not installed' });
-        return results;
-    }
-    // Loaded with the first pair to check: worker threads are some 26 of Node's own modules (and
-    // os one more), which most diffs never need.
-    const [{ Worker }, { availableParallelism }] = await Promise.all([Promise.resolve(/* import() */).then(__nccwpck_require__.t.bind(__nccwpck_require__, 5919, 19)), Promise.resolve(/* import() */).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8161, 19))]);
-    const deadline = Date.now() + budget.totalMs;
-    const queue = [...jobs];
-    const poolSize = Math.max(1, Math.min(budget.workers ?? Math.min(availableParallelism(), 4), Math.ceil(jobs.length / PAIRS_PER_WORKER)));
-    const lane = async () => {
-        let worker = null;
-        try {
-            for (let job = queue.shift(); job !== undefined; job = queue.shift()) {
-                const remaining = deadline - Date.now();
-                if (remaining <= 0) {
-                    results.set(job.id, { status: 'skipped', reason: `the ${budget.totalMs} ms budget of the semantic check ran out` });
-                    continue;
-                }
-                try {
-                    worker ??= new Worker(workerUrl);
-                }
-                catch (error) {
-                    results.set(job.id, { status: 'skipped', reason: `no worker thread could be started (${error instanceof Error ? error.message : String(error)})` });
-                    continue;
-                }
-                const limit = Math.min(budget.perPairMs, remaining);
-                const outcome = await runOne(worker, job, limit);
-                results.set(job.id, outcome.result);
-                if (outcome.killWorker) {
-                    // The only way to stop a synchronous computation: terminate its thread.
-                    await worker.terminate();
-                    worker = null;
-                }
-            }
-        }
-        finally {
-            if (worker !== null)
-                await worker.terminate();
-        }
-    };
-    await Promise.all(Array.from({ length: poolSize }, lane));
-    return results;
-}
-function runOne(worker, job, limitMs) {
-    return new Promise((resolve) => {
-        const finish = (result, killWorker) => {
-            clearTimeout(timer);
-            worker.off('message', onMessage);
-            worker.off('error', onError);
-            worker.off('exit', onExit);
-            resolve({ result, killWorker });
-        };
-        const onMessage = (reply) => {
-            if (reply.id !== job.id)
-                return;
-            if (reply.ok) {
-                finish({ status: 'done', removalsFound: reply.removalsFound, additionsFound: reply.additionsFound, removed: reply.removed, added: reply.added }, false);
-            }
-            else {
-                finish({ status: 'skipped', reason: `json-schema-diff failed: ${reply.error.slice(0, 200)}` }, false);
-            }
-        };
-        const onError = (error) => finish({ status: 'skipped', reason: `json-schema-diff failed: ${error.message.slice(0, 200)}` }, true);
-        const onExit = () => finish({ status: 'skipped', reason: 'json-schema-diff stopped unexpectedly' }, true);
-        const timer = setTimeout(() => finish({ status: 'skipped', reason: `json-schema-diff took longer than ${limitMs} ms` }, true), limitMs);
-        worker.on('message', onMessage);
-        worker.on('error', onError);
-        worker.on('exit', onExit);
-        worker.postMessage({ id: job.id, previous: job.previous, current: job.current });
-    });
-}
-
-;// CONCATENATED MODULE: ./lib/diff/cross-check.js
-
-
-
-
-
-/** The schema a finding sits in (`inputSchema`, or inside an action's input), if any. */
-function schemaFieldOf(d) {
-    if (d.direction === null)
-        return null;
-    const field = d.segments[0] === 'actions' ? d.segments[2] : d.segments[0];
-    return field === 'inputSchema' || field === 'outputSchema' ? field : null;
-}
-/** Mutates `toolDeltas`: adds findings, and notes when the check could not run. */
-async function crossCheck(toolDeltas, tools, budget) {
-    const jobs = [];
-    const pending = new Map();
-    const noteOn = (related, reason) => {
-        for (const d of related)
-            d.note = `Semantic cross-check not run (${reason}); classified by the keyword rules alone.`;
-    };
-    for (const { key, previous, current, uncertain } of tools) {
-        for (const field of ['inputSchema', 'outputSchema']) {
-            if (uncertain[field] === undefined)
-                continue;
-            const p = previous.contract[field];
-            const c = current.contract[field];
-            if (p === undefined || c === undefined || (0,protocol/* jsonEqual */.Zm)(p, c))
-                continue;
-            const related = (toolDeltas.get(key) ?? []).filter((d) => schemaFieldOf(d) === field);
-            // The check can only add what the walker did not find: harm to callers (input) or consumers (output).
-            const direction = field === 'inputSchema' ? 'input' : 'output';
-            if (related.some((d) => isHarmful(d.kind, direction)))
-                continue;
-            // Equal once reduced to what json-schema-diff reads: the difference lies in keywords the walker judges exactly.
-            const plainP = projectForSemanticCheck(asToolRoot(p));
-            const plainC = projectForSemanticCheck(asToolRoot(c));
-            if ('schema' in plainP && 'schema' in plainC && (0,protocol/* jsonEqual */.Zm)(plainP.schema, plainC.schema))
-                continue;
-            // Close the side whose values are enumerated: old arguments, new results (see ProjectionOptions).
-            const input = field === 'inputSchema';
-            const pp = projectForSemanticCheck(asToolRoot(p), { closeObjects: input, defaultsAreOptional: input });
-            const pc = projectForSemanticCheck(asToolRoot(c), { closeObjects: !input, defaultsAreOptional: input });
-            if ('skip' in pp || 'skip' in pc) {
-                noteOn(related, 'skip' in pp ? pp.skip : pc.skip);
-                continue;
-            }
-            const id = `${key}\u0000${field}`;
-            jobs.push({ id, previous: pp.schema, current: pc.schema });
-            pending.set(id, { key, field, related });
-        }
-    }
-    if (jobs.length === 0)
-        return;
-    const results = await runSemanticChecks(jobs, budget);
-    for (const [id, { key, field, related }] of pending) {
-        const result = results.get(id);
-        if (result === undefined)
-            continue;
-        if (result.status === 'skipped') {
-            noteOn(related, result.reason);
-            continue;
-        }
-        const input = field === 'inputSchema';
-        if (input ? !result.removalsFound : !result.additionsFound)
-            continue;
-        const found = finding(input ? 'semantic-narrowing' : 'semantic-widening', [field], {
-            where: input ? 'arguments' : 'result',
-            direction: input ? 'input' : 'output',
-            subject: field,
-            previous: null,
-            current: input ? result.removed : result.added,
-            note: 'Found by json-schema-diff on the schemas without the keywords it ignores (enum, const, pattern, format, multipleOf); no keyword rule pinpointed it.',
-        });
-        toolDeltas.set(key, [...(toolDeltas.get(key) ?? []), found]);
-    }
-}
-
-;// CONCATENATED MODULE: ./lib/diff/lint.js
-/**
- * Description lint against tool poisoning: text that agents read (descriptions, titles, enum
- * values, defaults, the server's instructions…) is an instruction channel. A change that adds a
- * risk cue to a text (one the text at that place did not show before, the same span) is
- * reported as `suspicious-text` (RISKY), whatever the rest of the change is; rewording around a
- * cue that was already there is not: hidden instructions, instructions addressed to the model, a URL (somewhere to send
- * data to, or to fetch orders from), a reference to another tool of the server (one tool's
- * description steering how another is used: "shadowing"), secrets, concealment, and text
- * hidden from a human reader (invisible characters, HTML comments, text pushed out of view).
- * The pinning proxy blocks a tool whose text gains such a cue (src/proxy/pin.ts).
- *
- * Every pattern is linear-time (no nested quantifiers, no unbounded repeat an overlapping
- * one could backtrack into), so a 100 KB description is scanned in microseconds and cannot be
- * used to stall the diff or the proxy.
- */
-
-/** Spans looked at per signal and text: enough to tell an added cue from one already there. */
-const MAX_SPANS = 32;
-const byPattern = (label, pattern) => {
-    const global = new RegExp(pattern.source, `${pattern.flags}g`);
-    return {
-        label,
-        find: (text) => {
-            const spans = [];
-            global.lastIndex = 0;
-            for (let m = global.exec(text); m !== null && spans.length < MAX_SPANS; m = global.exec(text)) {
-                spans.push({ index: m.index, text: m[0] });
-                if (m[0] === '')
-                    global.lastIndex += 1;
-            }
-            return spans;
-        },
-    };
-};
-/** The signals, in the order they are reported. */
-const TEXT_SIGNALS = [
-    byPattern('a pseudo-system tag', /<\/?\s*(?:important|system|instructions?|admin|secret|hidden|critical|context|prompt)\b[^>\n]{0,40}>|\[\/?(?:system|inst|important|admin|hidden)\]|<\|[a-z_]{2,20}\|>/i),
-    byPattern('an instruction to the model', new RegExp([
-        // Addressed to the model as such.
-        String.raw `\b(?:as an?|you are an?)\s+(?:ai|assistant|language model|llm|agent)\b`,
-        // ("the model" and "agent" alone are left out: "the model must be one of…", "user agent should…").
-        String.raw `\b(?:the\s+)?(?:assistant|ai|llm|ai\s+agent|language\s+model)\s+(?:must|should|shall|needs?\s+to|has\s+to|is\s+(?:required|instructed)\s+to)\b`,
-        // An order with an adverb that makes it one ("you must always…", "you should first…").
-        String.raw `\byou\s+(?:must|should|shall|need\s+to|have\s+to|are\s+required\s+to)\s+(?:always|never|first|also|immediately|silently|secretly)\b`,
-        // Conditions on the use of tools ("before using this tool", "instead of calling any tool").
-        String.raw `\b(?:before|after|instead\s+of|when(?:ever)?)\s+(?:using|calling|invoking|running)\s+(?:this|that|any|the|other|each|every|another)\s+(?:[\w-]+\s+)?tools?\b`,
-        String.raw `\b(?:always|never)\s+(?:call|invoke|use|run)\s+(?:this|the|another|other|any)\s+tools?\b`,
-        String.raw `\b(?:before|instead\s+of)\s+(?:answering|responding\s+to|replying\s+to)\b`,
-    ].join('|'), 'i')),
-    { ...byPattern('a URL', /\b(?:https?|ftp|file|wss?):\/\/[^\s"'<>`]+|\bwww\.[a-z0-9-]+\.[a-z]{2,}/i), notInValues: true },
-    {
-        label: 'a reference to another tool',
-        find: toolReferences,
-    },
-    byPattern('a reference to secrets or credential files', /~\/\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[\s"'`(/=:])\.env(?:\.[a-z]+)?\b|\bmcp\.json\b|claude_desktop_config\.json|~\/\.aws\/credentials|\.npmrc\b|\.netrc\b|\/etc\/(?:passwd|shadow)\b|\bprivate[ _-]key\b/i),
-    byPattern('an instruction to hide something from the user', /\b(?:do not|don't|never)\s+(?:tell|inform|mention|reveal|show|notify|alert)\s+(?:\w+\s+){0,3}?(?:the\s+)?(?:user|human|operator)\b|\bwithout\s+(?:telling|informing|notifying|alerting|asking)\s+the\s+(?:user|human)\b|\b(?:hide|conceal)\s+(?:\w+\s+){0,4}?from\s+the\s+(?:user|human)\b|\b(?:the\s+)?user\s+(?:must|should)\s+not\s+(?:know|see|be told)\b/i),
-    byPattern('an attempt to override instructions', /\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|other)\s+(?:instructions|rules|prompts?|directions)\b|\binstead\s+of\s+(?:the\s+)?user'?s?\s+request\b/i),
-    byPattern('invisible or bidirectional Unicode', /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/u),
-    // Text a person reading the rendered description does not see, but the model does: an HTML
-    // comment, or text pushed past the visible part by a run of blank lines or spaces.
-    byPattern('hidden text (an HTML comment, or text pushed out of view)', /<!--|(?:\r?\n){12}|[ \t\u00A0]{60}/),
-    byPattern('terminal control characters', 
-    // ESC (ANSI sequences) and other C0/C1 controls that text never needs; tab and newlines are fine.
-    /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/),
-];
-/** A tool name that reads as a name, not as a word: it has a `_`, `-` or `.`, or a camelCase hump. */
-const NAMELIKE = /[_.-]|[a-z][A-Z]/;
-/** Name-shaped tokens; `.` and `-` inside one (`get-sum`, `fs.read`), never at its ends. */
-const TOKEN = /[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?/g;
-const QUOTES = new Set(['`', '"', "'"]);
-/**
- * The first mention of another tool of the server: a name-like tool name anywhere, or any tool
- * name in quotes or backticks (`search` alone is a word; `` `search` `` names the tool).
- */
-function toolReferences(text, context) {
-    const spans = [];
-    if (context === undefined || context.toolNames.size === 0)
-        return spans;
-    TOKEN.lastIndex = 0;
-    for (let m = TOKEN.exec(text); m !== null && spans.length < MAX_SPANS; m = TOKEN.exec(text)) {
-        const name = m[0];
-        if (!context.toolNames.has(name) || context.own?.has(name) === true)
-            continue;
-        const before = text[m.index - 1] ?? '';
-        const quoted = QUOTES.has(before) && text[m.index + name.length] === before;
-        if (quoted || NAMELIKE.test(name))
-            spans.push({ index: m.index, text: name });
-    }
-    return spans;
-}
-/**
- * Scan the strings of `current` that are new or changed relative to `previous` (same path),
- * object keys included (a property name is read by agents too).
- */
-function lintText(previous, current, base = [], context) {
-    const out = [];
-    visitChangedStrings(previous, current, null, (at, old, text) => {
-        const value = (at !== null && at.parent === null && context?.identifiers?.has(at.segment) === true) || isDataValue(at);
-        const found = scan(text, context, old, value);
-        if (found !== null)
-            out.push({ segments: [...base, ...lint_segmentsOf(at)], previous: old, current: text, match: found.match, labels: found.labels });
-    });
-    return out;
-}
-/** The schema keywords whose strings are data the tool takes or gives, not prose the model reads as guidance. */
-const DATA_KEYWORDS = new Set(['default', 'const', 'enum', 'examples']);
-/** The keywords whose members are named by the schema's author: a member called `default` there is a property, not the keyword. */
-const NAMED_MEMBERS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-/**
- * Whether a string sits in a schema's data (a `default`, `const`, `enum` or `examples` value, at
- * any depth): a URL there is an address the tool works with, not somewhere the text sends the
- * model. Instructions and hidden text are cues wherever they are.
- */
-function isDataValue(at) {
-    for (let link = at; link !== null; link = link.parent) {
-        if (link.segment !== '(key)' && DATA_KEYWORDS.has(link.segment) && !NAMED_MEMBERS.has(link.parent?.segment ?? ''))
-            return true;
-    }
-    return false;
-}
-function lint_segmentsOf(link) {
-    const segments = [];
-    for (let at = link; at !== null; at = at.parent)
-        segments.push(at.segment);
-    return segments.reverse();
-}
-/**
- * Visit every string of `current` (and every object key, as a `(key)` pseudo-member) that
- * `previous` does not hold at the same path, with the string it held there, if any. Subtrees
- * the two share are passed over at once.
- */
-function visitChangedStrings(previous, current, at, visit) {
-    if (previous === current)
-        return;
-    if (typeof current === 'string') {
-        visit(at, typeof previous === 'string' ? previous : null, current);
-    }
-    else if (Array.isArray(current)) {
-        const before = Array.isArray(previous) ? previous : [];
-        for (let i = 0; i < current.length; i++)
-            visitChangedStrings(before[i], current[i], { parent: at, segment: String(i) }, visit);
-    }
-    else if ((0,model/* isJsonObject */.OW)(current)) {
-        const before = (0,model/* isJsonObject */.OW)(previous) ? previous : undefined;
-        for (const key of Object.keys(current)) {
-            const had = before !== undefined && Object.hasOwn(before, key);
-            const link = { parent: at, segment: key };
-            if (!had)
-                visit({ parent: link, segment: '(key)' }, null, key);
-            visitChangedStrings(had ? before[key] : undefined, current[key], link, visit);
-        }
-    }
-}
-/**
- * The cues `text` shows that `previous` (the text it replaces, if any) did not: the labels, and
- * the first new span made visible. Null when it adds none.
- */
-function scan(text, context, previous, value = false) {
-    let match = null;
-    const labels = [];
-    for (const signal of TEXT_SIGNALS) {
-        if (value && signal.notInValues === true)
-            continue;
-        const spans = signal.find(text, context);
-        if (spans.length === 0)
-            continue;
-        const had = previous === undefined || previous === null ? undefined : new Set(signal.find(previous, context).map((span) => span.text));
-        const m = had === undefined ? spans[0] : spans.find((span) => !had.has(span.text));
-        if (m === undefined)
-            continue;
-        labels.push(signal.label);
-        match ??= shown(text, m);
-    }
-    return match === null ? null : { match, labels };
-}
-/**
- * A matched span as a report shows it. A lone invisible character says little: it is shown with
- * a few characters of context; a run of blank lines or spaces, as its length between them.
- */
-function shown(text, span) {
-    if (span.text.trim().length > 2)
-        return visible(span.text.trim());
-    const blank = span.text.length > 2 && span.text.trim() === '';
-    let end = span.index + span.text.length;
-    // The whole run of blanks, not just the part the pattern needed.
-    while (blank && end < text.length && /\s/.test(text[end]))
-        end += 1;
-    const before = text.slice(Math.max(0, span.index - 12), span.index);
-    const after = text.slice(end, end + 12);
-    return visible(`${before}${blank ? `[${end - span.index} blank characters]` : span.text}${after}`);
-}
-/** Make invisible and control characters visible, so the report shows what was matched. */
-function visible(text) {
-    return text.replace(/[\u0000-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/gu, (c) => `\\u${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
-}
-
-;// CONCATENATED MODULE: ./lib/diff/entries.js
-/**
- * Entry-level detectors: what changed in one tool, prompt, resource or resource template,
- * outside (and around) its schemas. Each field of a contract has one detector; a field no
- * detector knows is metadata (COSMETIC), so a new MCP field never crashes the diff.
- */
-
-
-
-
-
-
-/**
- * Compare two versions of one entry (same key, or a detected rename). `context` (the server's
- * tool names) lets the poisoning lint see a reference to another tool.
- */
-function compareEntry(kind, previous, current, context) {
-    const detectors = DETECTORS[kind];
-    const comparison = { findings: [], uncertain: {} };
-    const p = previous.contract;
-    const c = current.contract;
-    for (const field of changedKeys(p, c)) {
-        const detector = Object.hasOwn(detectors, field) ? detectors[field] : metadata(field);
-        comparison.findings.push(...detector(p[field], c[field], comparison));
-    }
-    if (kind === 'tools')
-        comparison.findings.push(...dialectChanges(previous, current));
-    comparison.findings.push(...suspiciousText(p, c, context));
-    return comparison;
-}
-/** An entry seen only on one side: its strings are all new, so they are linted too. */
-function lintNewEntry(current, context) {
-    return suspiciousText(undefined, current.contract, context);
-}
-function suspiciousText(previous, current, context) {
-    return lintText(previous, current, [], context).map((s) => finding('suspicious-text', s.segments, {
-        where: (0,protocol/* fieldOf */._F)(s.segments),
-        previous: s.previous,
-        current: s.current,
-        match: s.match,
-        facts: { labels: s.labels },
-    }));
-}
-// ── shared field detectors ──────────────────────────────────────────────────────────────
-const entries_text = (kind, field) => (previous, current) => [
-    finding(kind, [field], { previous, current }),
-];
-function metadata(field) {
-    return (previous, current) => [finding('metadata-changed', [field], { subject: field, previous, current })];
-}
-/** Identity fields are the entry's key: equal on both sides unless renamed (reported apart). */
-const identity = () => [];
-// ── tools ───────────────────────────────────────────────────────────────────────────────
-const HINT_RULES = {
-    readOnlyHint: { toTrue: 'tool-became-read-only', toFalse: 'tool-no-longer-read-only' },
-    destructiveHint: { toTrue: 'tool-became-destructive', toFalse: 'tool-no-longer-destructive' },
-    idempotentHint: { toTrue: 'tool-became-idempotent', toFalse: 'tool-no-longer-idempotent' },
-    openWorldHint: { toTrue: 'tool-became-open-world', toFalse: 'tool-became-closed-world' },
-};
-const annotations = (previous, current) => {
-    const p = (0,model/* objectOr */.Xg)(previous);
-    const c = (0,model/* objectOr */.Xg)(current);
-    const out = [];
-    for (const key of changedKeys(p, c)) {
-        const segments = ['annotations', key];
-        const hint = Object.hasOwn(HINT_RULES, key) ? HINT_RULES[key] : undefined;
-        if (hint !== undefined && typeof p[key] === 'boolean' && typeof c[key] === 'boolean') {
-            out.push(finding(c[key] ? hint.toTrue : hint.toFalse, segments, { subject: key, previous: p[key], current: c[key] }));
-        }
-        else if (key === 'title') {
-            out.push(finding('title-changed', segments, { previous: p[key], current: c[key] }));
-        }
-        else {
-            out.push(finding('metadata-changed', segments, { subject: `annotations.${key}`, previous: p[key], current: c[key] }));
-        }
-    }
-    return out;
-};
-const execution = (previous, current) => {
-    const p = (0,model/* objectOr */.Xg)(previous);
-    const c = (0,model/* objectOr */.Xg)(current);
-    const out = [];
-    for (const key of changedKeys(p, c)) {
-        const segments = ['execution', key];
-        out.push(finding(key === 'taskSupport' ? taskSupportKind(p[key], c[key]) : 'execution-changed', segments, { subject: key, previous: p[key], current: c[key] }));
-    }
-    return out;
-};
-function taskSupportKind(previous, current) {
-    const known = ['forbidden', 'optional', 'required'];
-    const isKnown = (value) => typeof value === 'string' && known.includes(value);
-    if (!isKnown(previous) || !isKnown(current))
-        return 'execution-changed';
-    if (current === 'required')
-        return 'task-support-required';
-    if (current === 'forbidden')
-        return 'task-support-withdrawn';
-    return 'task-support-relaxed';
-}
-function walked(field, previous, current, comparison) {
-    const { changes, uncertain } = walkSchemas(schemaOr(previous), schemaOr(current), { field, direction: field === 'inputSchema' ? 'input' : 'output' });
-    if (uncertain.length > 0)
-        comparison.uncertain[field] = uncertain;
-    return changes;
-}
-const inputSchema = (previous, current, comparison) => walked('inputSchema', previous, current, comparison);
-const outputSchema = (previous, current, comparison) => {
-    if (previous === undefined)
-        return [finding('output-schema-added', ['outputSchema'], { current })];
-    if (current === undefined)
-        return [finding('output-schema-removed', ['outputSchema'], { previous })];
-    return walked('outputSchema', previous, current, comparison);
-};
-function schemaOr(value) {
-    return value === false ? false : (0,model/* objectOr */.Xg)(value);
-}
-function dialectChanges(previous, current) {
-    const out = [];
-    for (const field of ['inputSchema', 'outputSchema']) {
-        // A schema that appeared or vanished is reported as such; its dialect goes with it.
-        if (!(field in previous.contract) || !(field in current.contract))
-            continue;
-        const p = previous.dialects?.[field] ?? null;
-        const c = current.dialects?.[field] ?? null;
-        if (p !== c)
-            out.push(finding('schema-dialect-changed', [field, '$schema'], { subject: field, previous: p, current: c }));
-    }
-    return out;
-}
-// ── prompts ─────────────────────────────────────────────────────────────────────────────
-const promptArguments = (previous, current) => {
-    const byName = (list) => new Map((Array.isArray(list) ? list.filter(model/* isJsonObject */.OW) : []).map((a) => [String(a.name), a]));
-    const p = byName(previous);
-    const c = byName(current);
-    const out = [];
-    for (const name of [...new Set([...p.keys(), ...c.keys()])].sort()) {
-        const before = p.get(name);
-        const after = c.get(name);
-        const segments = ['arguments', name];
-        if (before === undefined && after !== undefined) {
-            out.push(finding(after.required === true ? 'required-prompt-argument-added' : 'prompt-argument-added', segments, { subject: name, current: after }));
-            continue;
-        }
-        if (after === undefined && before !== undefined) {
-            out.push(finding('prompt-argument-removed', segments, { subject: name, previous: before }));
-            continue;
-        }
-        if (before === undefined || after === undefined || jsonEqual(before, after))
-            continue;
-        const wasRequired = before.required === true;
-        const isRequired = after.required === true;
-        if (wasRequired !== isRequired) {
-            out.push(finding(isRequired ? 'prompt-argument-became-required' : 'prompt-argument-became-optional', [...segments, 'required'], { subject: name, previous: wasRequired, current: isRequired }));
-        }
-        for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
-            if (key === 'name' || key === 'required' || jsonEqual(before[key], after[key]))
-                continue;
-            const kind = key === 'description' ? 'description-changed' : key === 'title' ? 'title-changed' : 'metadata-changed';
-            out.push(finding(kind, [...segments, key], { where: `argument ${JSON.stringify(name)}`, subject: key, previous: before[key], current: after[key] }));
-        }
-    }
-    return out;
-};
-// ── the detectors per entry kind ────────────────────────────────────────────────────────
-const COMMON = {
-    title: entries_text('title-changed', 'title'),
-    description: entries_text('description-changed', 'description'),
-};
-const RESOURCE_FIELDS = {
-    ...COMMON,
-    name: (previous, current) => [finding('name-changed', ['name'], { previous, current })],
-    mimeType: (previous, current) => [finding('mime-type-changed', ['mimeType'], { previous, current })],
-};
-const DETECTORS = {
-    tools: { ...COMMON, name: identity, inputSchema, outputSchema, annotations, execution },
-    prompts: { ...COMMON, name: identity, arguments: promptArguments },
-    resources: { ...RESOURCE_FIELDS, uri: identity },
-    resourceTemplates: { ...RESOURCE_FIELDS, uriTemplate: identity },
-};
-
-;// CONCATENATED MODULE: ./lib/diff/server.js
-
-
-
-/** The server section's findings, or null when neither side says who the server is. `context`: see compareEntry. */
-function compareServers(previous, current, context) {
-    const named = (c) => c.server.name !== 'unknown';
-    if (!named(previous) && !named(current) && previous.serverContract === undefined && current.serverContract === undefined)
-        return null;
-    const out = [];
-    if (named(previous) && named(current) && previous.server.name !== current.server.name) {
-        out.push(finding('server-renamed', ['serverInfo', 'name'], { previous: previous.server.name, current: current.server.name }));
-    }
-    const p = previous.serverContract;
-    const c = current.serverContract;
-    if (p === undefined || c === undefined)
-        return out;
-    if ((p.instructions ?? null) !== (c.instructions ?? null)) {
-        out.push(finding('instructions-changed', ['instructions'], { previous: p.instructions ?? null, current: c.instructions ?? null }));
-        for (const s of lintText(p.instructions, c.instructions ?? '', ['instructions'], context)) {
-            out.push(finding('suspicious-text', s.segments, { where: 'instructions', previous: s.previous, current: s.current, match: s.match, facts: { labels: s.labels } }));
-        }
-    }
-    out.push(...capabilityChanges(p.capabilities, c.capabilities, previous, current));
-    return out;
-}
-/**
- * Whether a capability has anything to act on in `contracts`: `prompts.*` without prompts,
- * `completions` without prompt arguments or resource templates, and the like, promise nothing a
- * client could have used (SDKs declare them wholesale). Such a capability appearing or
- * disappearing changes no client's experience, so it is not reported.
- */
-function inUse(path, contracts) {
-    const has = (kind) => Object.keys(contracts[kind]).length > 0;
-    switch (path[0]) {
-        case 'tools':
-            return has('tools');
-        case 'prompts':
-            return has('prompts');
-        case 'resources':
-            return has('resources') || has('resourceTemplates');
-        case 'completions':
-            return has('resourceTemplates') || Object.values(contracts.prompts).some((p) => Array.isArray(p.contract.arguments) && p.contract.arguments.length > 0);
-        default:
-            return true;
-    }
-}
-/**
- * One finding per capability flag that changed. Capabilities are objects of flags
- * (`resources: { subscribe: true, listChanged: true }`); an object is "declared" and a flag
- * counts only when true (normalization dropped the false ones). Losing either is a withdrawal.
- */
-function capabilityChanges(previous, current, before, after) {
-    const was = flatten(previous);
-    const is = flatten(current);
-    const out = [];
-    for (const path of [...new Set([...was.keys(), ...is.keys()])].sort()) {
-        const p = was.get(path);
-        const c = is.get(path);
-        if ((0,protocol/* jsonEqual */.Zm)(p, c))
-            continue;
-        const parts = path.split('\u0000');
-        const segments = ['capabilities', ...parts];
-        const subject = parts.join('.');
-        if (c === undefined) {
-            if (!inUse(parts, before))
-                continue;
-            // A list-change promise withdrawn leaves calls working; anything else withdrawn fails requests.
-            const kind = parts[parts.length - 1] === 'listChanged' ? 'list-changed-withdrawn' : 'capability-withdrawn';
-            out.push(finding(kind, segments, { subject, previous: p, current: null }));
-        }
-        else if (p === undefined) {
-            if (inUse(parts, after))
-                out.push(finding('capability-added', segments, { subject, previous: null, current: c }));
-        }
-        else
-            out.push(finding('capability-changed', segments, { subject, previous: p, current: c }));
-    }
-    return out;
-}
-/**
- * Capability paths → values. Every declared object is an entry of its own (`{}`), so declaring
- * `resources` and one of its flags are separate facts: `{resources: {subscribe: true}}` →
- * `resources: {}`, `resources␀subscribe: true`. Vendor objects under `experimental` are
- * compared whole, and nesting is bounded (capabilities are two levels deep in the spec).
- */
-function flatten(capabilities) {
-    const out = new Map();
-    const visit = (value, path) => {
-        const whole = path.length >= 3 || (path[0] === 'experimental' && path.length === 2);
-        if (!(0,protocol/* isJsonObject */.OW)(value) || whole) {
-            out.set(path.join('\u0000'), value);
-            return;
-        }
-        out.set(path.join('\u0000'), {});
-        for (const key of Object.keys(value))
-            visit(value[key], [...path, key]);
-    };
-    for (const key of Object.keys(capabilities))
-        visit(capabilities[key], [key]);
-    return out;
-}
-
-;// CONCATENATED MODULE: ./lib/diff/index.js
-/**
- * The classification engine: compare two sets of normalized contracts and say, per entry and
- * per field, what changed and how much it matters to the agents that call the server.
- *
- *   detectors (server.ts, entries.ts, schema-walker.ts, lint.ts, renames.ts) → findings
- *   → semantic cross-check (cross-check.ts, json-schema-diff in worker threads)
- *   → the rules (src/rules): severity, reason, sentence, fix → fingerprint → report in canonical order
- *
- * Pure apart from the cross-check's worker threads; the same inputs give the same report,
- * byte for byte (the cross-check's time budget is the one thing a slow machine can change,
- * and then only a `note`, never a silent verdict).
- */
-
-
-
-
-
-
-
-
-
-
-/** The entry-level kinds of each collection. */
-const LIFECYCLE = {
-    tools: { added: 'tool-added', removed: 'tool-removed', renamed: 'tool-renamed' },
-    prompts: { added: 'prompt-added', removed: 'prompt-removed', renamed: 'prompt-renamed' },
-    resources: { added: 'resource-added', removed: 'resource-removed' },
-    resourceTemplates: { added: 'resource-template-added', removed: 'resource-template-removed' },
-};
-/** The fields that name an entry: a resource's URI is a URL by nature, not a poisoning cue. */
-const IDENTIFIERS = new Set(['uri', 'uriTemplate']);
-async function diffContracts(previous, current, options = {}) {
-    const { found, uncertainTools, context } = collectFindings(previous, current, options);
-    if (options.semantic !== false) {
-        await crossCheck(found.tools, uncertainTools, {
-            perPairMs: options.semanticPairTimeoutMs ?? 2_000,
-            totalMs: options.semanticBudgetMs ?? 10_000,
-            ...(options.semanticWorkers !== undefined ? { workers: options.semanticWorkers } : {}),
-        });
-    }
-    return reportOf(found, context, previous, current, options);
-}
-/**
- * `diffContracts` by the keyword rules alone, at once: without the semantic cross-check (its
- * worker threads), which only adds a verdict where the walker says it could not judge a schema
- * exactly. For callers that must answer within a message (the pinning proxy); the report is
- * otherwise the same.
- */
-function diffContractsSync(previous, current, options = {}) {
-    const { found, context } = collectFindings(previous, current, options);
-    return reportOf(found, context, previous, current, options);
-}
-function reportOf(found, context, previous, current, options) {
-    const report = buildReport(found, compareServers(previous, current, context), previous, current, options.severityOverrides);
-    if (options.release !== undefined && (options.release.version !== undefined || options.release.date !== undefined))
-        report.release = { ...options.release };
-    return report;
-}
-/** Every detector's findings per entry, and the changed tools whose schemas the walker could not judge exactly. */
-function collectFindings(previous, current, options) {
-    const found = {};
-    // Only schemas the keyword rules could not judge exactly are worth the semantic cross-check.
-    const uncertainTools = [];
-    const noteUncertain = (key, p, c, comparison) => {
-        if (Object.keys(comparison.uncertain).length > 0)
-            uncertainTools.push({ key, previous: p, current: c, uncertain: comparison.uncertain });
-    };
-    // The server's tools as they are now: text that names another of them is a poisoning cue
-    // (not in the server's instructions, whose job is to say how the tools work together).
-    const toolNames = new Set(Object.keys(current.tools));
-    const context = { toolNames: new Set() };
-    const own = (...names) => ({ toolNames, own: new Set(names), identifiers: IDENTIFIERS });
-    for (const kind of model/* ENTRY_KINDS */.pf) {
-        const before = previous[kind];
-        const after = current[kind];
-        const findings = new Map();
-        found[kind] = findings;
-        const add = (key, list) => {
-            if (list.length > 0)
-                findings.set(key, [...(findings.get(key) ?? []), ...list]);
-        };
-        for (const key of Object.keys(before).filter((k) => Object.hasOwn(after, k)).sort()) {
-            const p = before[key];
-            const c = after[key];
-            if (p === c || ((0,canonical/* entryDigest */.LE)(p) === (0,canonical/* entryDigest */.LE)(c) && (0,protocol/* jsonEqual */.Zm)(p.dialects ?? {}, c.dialects ?? {})))
-                continue;
-            const comparison = compareEntry(kind, p, c, own(key));
-            add(key, comparison.findings);
-            if (kind === 'tools')
-                noteUncertain(key, p, c, comparison);
-        }
-        const removed = Object.keys(before).filter((k) => !Object.hasOwn(after, k)).sort();
-        const added = Object.keys(after).filter((k) => !Object.hasOwn(before, k)).sort();
-        const lifecycle = LIFECYCLE[kind];
-        const renames = options.detectRenames === false || lifecycle.renamed === undefined ? [] : renamesOf(kind, removed, added, previous, current);
-        const renamedFrom = new Set(renames.map((r) => r.from));
-        const renamedTo = new Set(renames.map((r) => r.to));
-        for (const rename of renames) {
-            const p = before[rename.from];
-            const c = after[rename.to];
-            const comparison = compareEntry(kind, p, c, own(rename.from, rename.to));
-            add(rename.to, [
-                finding(lifecycle.renamed, ['name'], {
-                    subject: rename.to,
-                    previous: rename.from,
-                    current: rename.to,
-                    renamedFrom: rename.from,
-                    renamedTo: rename.to,
-                    facts: { sameShape: rename.sameShape, sameName: rename.sameName, sameDescription: rename.sameDescription },
-                }),
-                ...comparison.findings,
-            ]);
-            if (kind === 'tools')
-                noteUncertain(rename.to, p, c, comparison);
-        }
-        for (const key of removed.filter((k) => !renamedFrom.has(k))) {
-            add(key, [finding(lifecycle.removed, [], { subject: key, previous: before[key].contract })]);
-        }
-        for (const key of added.filter((k) => !renamedTo.has(k))) {
-            const entry = after[key];
-            add(key, [finding(lifecycle.added, [], { subject: key, current: entry.contract }), ...lintNewEntry(entry, own(key))]);
-        }
-    }
-    return { found, uncertainTools, context };
-}
-function renamesOf(kind, removed, added, previous, current) {
-    const shape = kind === 'tools' ? toolShape : promptShape;
-    return detectRenames(removed.map((key) => ({ key, contract: previous[kind][key].contract })), added.map((key) => ({ key, contract: current[kind][key].contract })), shape);
-}
-// ── report ──────────────────────────────────────────────────────────────────────────────
-/** Short stable hash of what a delta is; allow-lists and approvals match on it. */
-function fingerprintOf(entry, delta) {
-    return (0,canonical/* sha256 */.sc)((0,protocol/* canonicalJson */.dj)([entry, delta.kind, delta.field, delta.previous, delta.current])).slice('sha256:'.length, 'sha256:'.length + 16);
-}
-function toDelta(entry, f, overrides) {
-    const verdict = classify(f.kind, f.direction, overrides);
-    const field = (0,protocol/* fieldOf */._F)(f.segments);
-    const facts = f.facts ?? {};
-    const message = messageOf(f.kind, { where: f.where, subject: f.subject, previous: f.previous, current: f.current, direction: f.direction, facts, ...(f.match !== undefined ? { match: f.match } : {}) });
-    const delta = {
-        severity: verdict.severity,
-        kind: f.kind,
-        field,
-        action: f.action,
-        direction: f.direction,
-        message,
-        previous: f.previous,
-        current: f.current,
-        fingerprint: fingerprintOf(entry, { kind: f.kind, field, previous: f.previous, current: f.current }),
-        reason: verdict.reason,
-    };
-    if (f.facts !== undefined && Object.keys(f.facts).length > 0)
-        delta.facts = f.facts;
-    if (verdict.hint !== undefined)
-        delta.hint = verdict.hint;
-    if (verdict.defaultSeverity !== undefined)
-        delta.defaultSeverity = verdict.defaultSeverity;
-    if (f.renamedFrom !== undefined)
-        delta.renamedFrom = f.renamedFrom;
-    if (f.renamedTo !== undefined)
-        delta.renamedTo = f.renamedTo;
-    if (f.match !== undefined)
-        delta.match = f.match;
-    if (f.note !== undefined)
-        delta.note = f.note;
-    return delta;
-}
-/** Findings of one entry as its report: classified, de-duplicated, in canonical order. */
-function entryReport(entry, findings, overrides) {
-    const seen = new Set();
-    const deltas = [];
-    for (const f of findings) {
-        const delta = toDelta(entry, f, overrides);
-        if (seen.has(delta.fingerprint))
-            continue;
-        seen.add(delta.fingerprint);
-        deltas.push(delta);
-    }
-    deltas.sort(protocol/* compareDeltas */.Pq);
-    return { maxSeverity: (0,protocol/* maxSeverityOf */.z6)(deltas.map((d) => d.severity)), deltas };
-}
-function buildReport(found, serverFindings, previous, current, overrides) {
-    const counts = (0,protocol/* zeroCounts */.Nd)();
-    const count = (entry) => {
-        for (const d of entry.deltas)
-            counts[d.severity]++;
-    };
-    const report = {
-        version: protocol/* REPORT_VERSION */.Aj,
-        summary: { maxSeverity: null, counts, semverBump: 'none' },
-        tools: Object.create(null),
-        prompts: Object.create(null),
-        resources: Object.create(null),
-        resourceTemplates: Object.create(null),
-    };
-    if (serverFindings !== null) {
-        const entry = entryReport('server', serverFindings, overrides);
-        report.server = { previous: { ...previous.server }, current: { ...current.server }, ...entry };
-        count(entry);
-    }
-    for (const kind of model/* ENTRY_KINDS */.pf) {
-        for (const key of [...found[kind].keys()].sort()) {
-            const entry = entryReport(`${kind}/${key}`, found[kind].get(key) ?? [], overrides);
-            if (entry.deltas.length === 0)
-                continue;
-            if (kind === 'tools') {
-                const discriminator = rootDiscriminator(current.tools[key]);
-                if (discriminator !== null)
-                    entry.discriminator = discriminator;
-            }
-            report[kind][key] = entry;
-            count(entry);
-        }
-    }
-    report.summary.maxSeverity = (0,protocol/* maxSeverityOf */.z6)(protocol/* SEVERITIES */.oC.filter((s) => counts[s] > 0));
-    report.summary.semverBump = (0,protocol/* semverBumpOf */.ol)(report.summary.maxSeverity);
-    return report;
-}
-/** The property discriminating a tool's root input union, if it has one (see `discriminatorOf` in protocol/schema.ts). */
-function rootDiscriminator(entry) {
-    const schema = entry?.contract.inputSchema;
-    if (!(0,model/* isJsonObject */.OW)(schema))
-        return null;
-    const branches = Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : null;
-    return branches === null ? null : (0,protocol/* discriminatorOf */.M2)(branches);
-}
-
-;// CONCATENATED MODULE: ./lib/github/draft.js
-/**
- * Review one server, before the allow list and the gate (they look at every server at once):
- * the head's contracts (captured live, or its lockfile), the freshness of its lockfile, the
- * baseline the base commit's config names, and the diff between them.
- */
-
-
-
-
-
-
-
-
-
-
-async function readBaseLockfile(subject, run) {
-    const { plan } = run;
-    if (!plan.baseline || !run.base)
-        return { kind: 'no-base' };
-    if (subject.baseLockfile === undefined)
-        return { kind: 'new-server' };
-    const shown = repoPath(run.runner.repoRoot, subject.baseLockfile);
-    try {
-        const text = await run.base.read(subject.baseLockfile, 'the base lockfile');
-        return text === null ? { kind: 'absent', shown } : { kind: 'text', text, shown };
-    }
-    catch (error) {
-        const why = isPermissionError(error) ? 'the token may not read this repository\'s contents' : (0,errors/* errorMessage */.gJ)(error).replace(/\.$/, '');
-        return { kind: 'unreadable', message: `Could not read ${shown} at ${plan.baseline.describe}: ${why}.` };
-    }
-}
-async function draftReview(subject, run, baseLockfile) {
-    const { target } = subject;
-    const { inputs } = run;
-    const notes = subject.planNote !== undefined ? [subject.planNote] : [];
-    const fix = lockCommand(subject.selection);
-    let headLockText = null;
-    const headSource = !target ? 'removed' : !inputs.compile ? 'lockfile' : target.source.kind === 'file' ? 'file' : 'server';
-    const fail = (reviewError) => ({ subject, name: subject.name ?? serverNameIn(headLockText) ?? subject.id, report: null, reviewError, headLockText, headSource, notes, versions: {} });
-    // A server the head's config dropped: every entry of its base lockfile is removed.
-    if (!target) {
-        const base = baselineOf(subject, run, baseLockfile, subject.id, undefined, notes);
-        if (typeof base === 'string')
-            return fail(base);
-        const report = await diffContracts(base, (0,model/* emptyContracts */.Vu)({ name: base.server.name }), { severityOverrides: run.rules ?? {} });
-        return { subject, name: subject.id, report, headLockText, headSource, notes, versions: versionsOf(base, undefined) };
-    }
-    // The head: compiled live (what the PR's code exposes now), or its lockfile when compile is off.
-    let head;
-    try {
-        headLockText = await run.head.read(target.lockfile, 'the lockfile');
-        if (!inputs.compile) {
-            if (headLockText === null)
-                return fail(`With "compile: false" the head lockfile is the head's contracts, but there is no ${subject.lockfileRepoPath} in ${run.head.describe}. Create it with: ${fix}`);
-            head = (0,contract_lockfile/* parseLockfile */.tg)(headLockText, subject.lockfileRepoPath);
-        }
-        else if (target.source.kind === 'file') {
-            const shown = repoPath(run.runner.repoRoot, target.source.path);
-            const text = await run.head.read(target.source.path, 'the contracts file');
-            if (text === null)
-                return fail(`There is no ${shown} in ${run.head.describe}: "file" names a tools/list dump or a lockfile.`);
-            head = reportWarnings((0,compile/* contractsOfFile */.pr)((0,compile/* parseContractsFile */.LH)(text, shown)), notes).contracts;
-        }
-        else if (run.captured) {
-            const captured = capturedContracts(run.captured.file, subject.id, run.captured.label);
-            if (typeof captured === 'string')
-                return fail(captured);
-            notes.push(...captured.notes);
-            head = reportWarnings({ ...captured, warnings: captured.warnings }, notes).contracts;
-        }
-        else {
-            const live = await captureLive(target.source, headLockText, subject);
-            notes.push(...live.notes);
-            head = reportWarnings(live.compiled, notes).contracts;
-        }
-    }
-    catch (error) {
-        // A CompileError carries its diagnosis in plain words: no stack trace in a PR comment.
-        if (error instanceof contract_lockfile/* LockfileError */.g)
-            return fail((0,compile/* lockfileAdvice */.Cg)(error, fix));
-        if (error instanceof compile/* CompileError */.mQ || error instanceof errors/* UserError */.yo)
-            return fail(error.message);
-        throw error;
-    }
-    // Freshness: the head lockfile against the live head, kept apart from the review.
-    let stale;
-    let headLocked;
-    if (headLockText !== null) {
-        try {
-            headLocked = (0,contract_lockfile/* parseLockfile */.tg)(headLockText, subject.lockfileRepoPath, head);
-        }
-        catch (error) {
-            if (!(error instanceof contract_lockfile/* LockfileError */.g))
-                throw error;
-            if (inputs.compile && inputs.lockfileCheck !== 'off')
-                stale = { message: error.message, command: fix };
-        }
-    }
-    if (inputs.compile && inputs.lockfileCheck !== 'off' && stale === undefined) {
-        if (headLockText === null)
-            stale = { message: `There is no lockfile at ${subject.lockfileRepoPath}.`, command: fix };
-        else if (headLocked && hasChanges(compareContracts(headLocked, head))) {
-            const changes = compareContracts(headLocked, head);
-            const count = model/* ENTRY_KINDS */.pf.reduce((n, k) => n + changes[k].added.length + changes[k].removed.length + changes[k].changed.length, 0);
-            stale = { message: `${subject.lockfileRepoPath} does not match the ${headSource === 'server' ? 'server' : 'contracts'} at this commit (${plural(count, 'entry', 'entries')} differ${count === 1 ? 's' : ''}).`, command: fix };
-        }
-    }
-    if (stale)
-        log.info(`Stale lockfile: ${stale.message} Fix: ${stale.command}`);
-    const base = baselineOf(subject, run, baseLockfile, head.server.name, headLocked, notes);
-    if (typeof base === 'string')
-        return fail(base);
-    // The artifact dates the release it describes: the deprecation window of renames counts from it.
-    const release = { ...(head.server.version !== undefined ? { version: head.server.version } : {}), date: run.plan.releasedAt ?? todayUtc(process.env.MCP_CONTRACT_GUARD_TODAY) };
-    const report = await diffContracts(base, head, { severityOverrides: run.rules ?? {}, release });
-    const name = subject.name ?? (head.server.name !== 'unknown' ? head.server.name : subject.id);
-    log.info(`${name}: ${report.summary.maxSeverity === null ? 'no contract changes' : `worst change ${report.summary.maxSeverity}`}.`);
-    const draft = { subject, name, report, headLockText, headSource, notes, versions: versionsOf(base, head), serverNames: [base.server.name, head.server.name] };
-    if (stale)
-        draft.stale = stale;
-    return draft;
-}
-/**
- * Start a server and capture its contracts, as the review does and as `mode: capture` does for
- * a review in another job: the notes say how (a healed start, capabilities other than its
- * lockfile's).
- */
-async function captureLive(source, headLockText, subject) {
-    const notes = [];
-    const compiled = await (0,compile/* compileContracts */.LR)(declaringAsLocked(source, headLockText, subject, notes), { onProgress: (m) => log.info(`› ${m}`) });
-    if (compiled.healing?.healedSource) {
-        const fixes = compiled.healing.attempts.map((a) => a.fixApplied).filter((f) => f !== undefined);
-        notes.push(`The server was captured only after mcp-contract-guard ${fixes.join(', then ')}: configure it that way to skip the failed attempts (as CLI flags: ${(0,compile/* sourceFlags */.Bj)(compiled.healing.healedSource)}).`);
-    }
-    return { compiled, notes };
-}
-/**
- * The head is captured declaring the client capabilities its lockfile was captured with (as
- * `check` does), unless the config or the inputs say otherwise: then the comment says so.
- */
-function declaringAsLocked(source, headLockText, subject, notes) {
-    const { source: declaring, mismatch } = (0,compile/* declaringAsRecorded */.g_)(source, headLockText === null ? undefined : (0,contract_lockfile/* recordedClientCapabilities */.UF)(headLockText));
-    if (mismatch) {
-        const list = (names) => (names.length === 0 ? 'none' : names.join(', '));
-        notes.push(`${subject.lockfileRepoPath} was captured declaring the client capabilities ${list(mismatch.recorded)}; this run declares ${list(mismatch.declared)}, so tools the server shows only to some clients may appear as added or removed.`);
-    }
-    return declaring;
-}
-function versionsOf(base, head) {
-    const versions = {};
-    if (base.server.version !== undefined)
-        versions.previous = base.server.version;
-    if (head?.server.version !== undefined)
-        versions.current = head.server.version;
-    return versions;
-}
-/** Lint findings go to the log, and a line saying so to the comment. */
-function reportWarnings(compiled, notes) {
-    for (const warning of compiled.warnings)
-        log.info(`lint: ${warning}`);
-    if (compiled.warnings.length > 0)
-        notes.push(`The server has ${plural(compiled.warnings.length, 'lint warning')} (see the log of this step).`);
-    return compiled;
-}
-/**
- * The baseline: the lockfile the base's config names, as committed at the base, whatever the
- * pull request did to it since. A string is why it could not be read.
- */
-function baselineOf(subject, run, base, serverName, headLocked, notes) {
-    const { plan } = run;
-    const empty = () => (0,model/* emptyContracts */.Vu)({ name: serverName });
-    switch (base.kind) {
-        case 'no-base':
-            notes.push(`No base to compare with (${plan.noBaselineReason}): compared with ${subject.lockfileRepoPath} as checked out.`);
-            return headLocked ?? empty();
-        // The plan's note says it is new.
-        case 'new-server':
-            return empty();
-        case 'unreadable':
-            return base.message;
-        case 'absent':
-            notes.push(`There is no ${base.shown} at ${plan.baseline?.describe}: every entry counts as new.`);
-            return empty();
-        case 'text':
-            try {
-                return (0,contract_lockfile/* parseLockfile */.tg)(base.text, `${base.shown} at ${shortSha(plan.baseline?.ref ?? '')}`);
-            }
-            catch (error) {
-                if (!(error instanceof contract_lockfile/* LockfileError */.g))
-                    throw error;
-                notes.push(`${error.message} It is ignored: every entry counts as new.`);
-                return empty();
-            }
-    }
-}
-/** The server's name as the head lockfile records it, to name a server that did not start. */
-function serverNameIn(lockText) {
-    try {
-        const name = JSON.parse(lockText ?? 'null')?.server?.name;
-        return typeof name === 'string' && name !== '' && name !== 'unknown' ? name : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./lib/github/privilege.js
-/**
- * Privileged events: those that run with this repository's secrets and a write token while
- * acting on a pull request. There, starting a server from the pull request's code, or
- * contacting an address its config names (with the secret `headers`), hands both to whoever
- * opened it. The Action refuses unless the workflow opts in, in an input named for the risk,
- * and reads the head's files at the head commit by SHA: the checkout of such a workflow is
- * usually the base, and comparing the base with itself would pass every pull request.
- */
-const SECRETS = "this repository's secrets and a write token";
-const PRIVILEGED = {
-    pull_request_target: `it runs with ${SECRETS} for every pull request, forks included`,
-    workflow_run: `it runs with ${SECRETS} after a run that any pull request, a fork's included, can start`,
-    issue_comment: `it runs with ${SECRETS} whenever anyone comments on a pull request`,
-    pull_request_review: `it runs on a reviewer's action, with ${SECRETS} for pull requests from this repository's branches`,
-    pull_request_review_comment: `it runs on a reviewer's action, with ${SECRETS} for pull requests from this repository's branches`,
-    check_run: `it runs with ${SECRETS} for commits a pull request supplies`,
-    check_suite: `it runs with ${SECRETS} for commits a pull request supplies`,
-    deployment_status: `it runs with ${SECRETS} for commits a pull request supplies (preview deployments)`,
-    status: `it runs with ${SECRETS} for commits a pull request supplies`,
-};
-/** The events the policy covers, for the documentation and the tests. */
-const PRIVILEGED_EVENTS = Object.keys(PRIVILEGED);
-function privilegePolicy(eventName, optedIn) {
-    const reason = Object.hasOwn(PRIVILEGED, eventName) ? PRIVILEGED[eventName] : undefined;
-    if (reason === undefined)
-        return { headFromCommit: false, refusal: () => undefined };
-    if (optedIn) {
-        return {
-            headFromCommit: false,
-            warning: `Running under ${eventName} with "unsafe-allow-privileged-events": ${reason}; the servers of the checkout are started with that access. Only do this when every pull request that can trigger this workflow is trusted.`,
-            refusal: () => undefined,
-        };
-    }
-    return {
-        headFromCommit: true,
-        refusal(live) {
-            if (live.length === 0)
-                return undefined;
-            const started = live.filter((s) => s.kind === 'command').map((s) => s.name);
-            const contacted = live.filter((s) => s.kind === 'url').map((s) => s.name);
-            const what = [started.length > 0 ? `start ${list(started)}` : '', contacted.length > 0 ? `contact the address of ${list(contacted)}` : ''].filter((s) => s !== '').join(' or ');
-            return (`Refusing to ${what} under ${eventName}: ${reason}, so the code of a pull request, or an address its config names, would get them. ` +
-                'Review pull requests on the pull_request event instead; to comment on pull requests from forks, use the two-workflow pattern of ' +
-                'examples/workflows/fork-review.yml (pull_request: review, upload the review file) and fork-comment.yml (workflow_run: post it with "mode: comment-only", no code of the pull request runs). ' +
-                'Or set "compile: false" to compare the lockfiles committed at the head commit (read by its SHA; nothing is started). ' +
-                'If every pull request that can trigger this workflow is trusted, set "unsafe-allow-privileged-events: true".');
-        },
-    };
-}
-function list(names) {
-    const shown = names.slice(0, 5).map((n) => `"${n}"`);
-    if (names.length > shown.length)
-        shown.push(`${names.length - shown.length} more`);
-    return shown.length === 1 ? shown[0] : `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}`;
 }
 
 // EXTERNAL MODULE: ./lib/compile/argv.js
@@ -60017,6 +59974,7 @@ function subjects_shown(place, path) {
 
 
 
+
 async function captureOnly(inputs, context, runner, commandFiles) {
     const plan = planEvent(context, inputs.baselineRef);
     const head = checkoutTree(runner.roots);
@@ -60032,7 +59990,7 @@ async function captureOnly(inputs, context, runner, commandFiles) {
     const refusal = policy.refusal(live);
     if (refusal)
         throw new errors/* UserError */.yo(refusal);
-    const servers = Object.create(null);
+    const servers = (0,protocol/* nullPrototypeRecord */.FL)();
     for (const subject of subjects) {
         const source = subject.target?.source;
         // A dump or lockfile named by "file" is read by the reviewing job from its own checkout.
@@ -60060,9 +60018,9 @@ async function captureOnly(inputs, context, runner, commandFiles) {
     // Every server is stopped: what it wrote to the runner's files is undone, and the file says so.
     const tampered = await commandFiles.restore();
     const repository = `${context.repo.owner}/${context.repo.repo}`;
-    const path = (0,external_node_path_.join)(runner.temp, 'mcp-contract-guard', 'mcp-contract-guard-capture.json');
-    const file = { version: CAPTURE_VERSION, kind: CAPTURE_KIND, repository, headSha: plan.headSha, tampered, servers };
-    await (0,io_paths/* writeOutputFile */.BF)(path, redactor.redact(renderCaptureFile({ ...file, tampered: [...tampered] })), runner.roots, 'the capture file');
+    const path = (0,external_node_path_.join)(runner.temp, 'mcp-contract-guard', protocol/* CAPTURE_FILE_NAME */.E8);
+    const file = { version: protocol/* CAPTURE_VERSION */.Sb, kind: protocol/* CAPTURE_KIND */.It, repository, headSha: plan.headSha, tampered, servers };
+    await (0,io_paths/* writeOutputFile */.BF)(path, redactor.redact((0,protocol/* renderCaptureFile */.tp)({ ...file, tampered: [...tampered] })), runner.roots, 'the capture file');
     setOutput('capture-path', path);
     const failed = Object.values(servers).filter((s) => 'error' in s).length;
     const captured = Object.keys(servers).length - failed;
@@ -60533,7 +60491,7 @@ const PIN_FILE_NAME = 'mcp-pins.lock.json';
 const PIN_FILE_VERSION = 1;
 const GENERATOR = 'mcp-contract-guard';
 /** More servers than a client configuration holds; past it, the file is refused unread. */
-const pins_MAX_SERVERS = 200;
+const MAX_SERVERS = 200;
 const pins_text = schemas_string().max(10_000);
 const launchSchema = schemas_object({
     command: array(pins_text).min(1).max(500).optional(),
@@ -60606,8 +60564,8 @@ function parsePinFile(source, label) {
     if (!(0,model/* isJsonObject */.OW)(body.servers))
         throw new contract_lockfile/* LockfileError */.g('malformed', `${label}: "servers" is not an object.`);
     const entries = Object.entries(body.servers);
-    if (entries.length > pins_MAX_SERVERS)
-        throw new contract_lockfile/* LockfileError */.g('malformed', `${label} holds ${entries.length} servers; a pin file holds at most ${pins_MAX_SERVERS}.`);
+    if (entries.length > MAX_SERVERS)
+        throw new contract_lockfile/* LockfileError */.g('malformed', `${label} holds ${entries.length} servers; a pin file holds at most ${MAX_SERVERS}.`);
     const pins = (0,model/* nameRecord */.TQ)();
     for (const [name, server] of entries) {
         const where = `${label} (server ${JSON.stringify(name.slice(0, 200))})`;
@@ -61887,12 +61845,17 @@ async function openOlderTransportStream({ get, url, timeoutMs, signal, maxEventC
 
 /***/ }),
 
-/***/ 1084:
+/***/ 6373:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
+  E8: () => (/* reexport */ CAPTURE_FILE_NAME),
+  It: () => (/* reexport */ CAPTURE_KIND),
+  Sb: () => (/* reexport */ CAPTURE_VERSION),
+  UI: () => (/* reexport */ COMMAND_FILES),
+  hT: () => (/* reexport */ CaptureFileError),
   Ru: () => (/* reexport */ DEFAULT_UNUSED_DAYS),
   pf: () => (/* reexport */ report/* ENTRY_KINDS */.pf),
   J_: () => (/* reexport */ JSON_TYPES),
@@ -61931,9 +61894,11 @@ __nccwpck_require__.d(__webpack_exports__, {
   FL: () => (/* reexport */ nullPrototypeRecord),
   qF: () => (/* reexport */ json_parseJson),
   Mr: () => (/* reexport */ pointerTokens),
+  YT: () => (/* reexport */ readCaptureFileText),
   tL: () => (/* reexport */ readReport),
   iS: () => (/* reexport */ readReviewFileText),
   h9: () => (/* reexport */ readUsageSummaryText),
+  tp: () => (/* reexport */ renderCaptureFile),
   Jx: () => (/* reexport */ renderReviewFile),
   ol: () => (/* reexport */ report/* semverBumpOf */.ol),
   Kv: () => (/* reexport */ sortedInPlace),
@@ -61948,7 +61913,7 @@ __nccwpck_require__.d(__webpack_exports__, {
   Nd: () => (/* reexport */ report/* zeroCounts */.Nd)
 });
 
-// UNUSED EXPORTS: CHECK_MODES, DEFAULT_READ_LIMITS, FAIL_ON, HEAD_SOURCES, MAX_RECORD_LENGTH, OTHER_VALUE, REFUSALS, REVIEW_FILE_CAPS, REVIEW_VERDICTS, SEMVER_BUMPS, USAGE_RECORD_FORMAT, USAGE_RECORD_VERSION, USAGE_SUMMARY_FORMAT, USAGE_SUMMARY_VERSION, UsageRecordError, UsageSummaryBuilder, VERSION_CHECKS, compareText, displayJson, escapeAttr, escapeText, flaggedFieldsOf, flagsText, isCount, isDay, isReleaseDate, isSureRename, jsonTypeName, jsonTypeOf, listValues, memberRemovalOf, quotes, readReportText, readReviewFile, readUsageRecordLine, readUsageSummary, removesEntry, renderContractDelta, renderContractDeltas, renderUsageSummary, usageRecordLine
+// UNUSED EXPORTS: CAPTURE_FILE_CAPS, CHECK_MODES, DEFAULT_READ_LIMITS, FAIL_ON, HEAD_SOURCES, MAX_RECORD_LENGTH, OTHER_VALUE, REFUSALS, REVIEW_FILE_CAPS, REVIEW_VERDICTS, SEMVER_BUMPS, USAGE_RECORD_FORMAT, USAGE_RECORD_VERSION, USAGE_SUMMARY_FORMAT, USAGE_SUMMARY_VERSION, UsageRecordError, UsageSummaryBuilder, VERSION_CHECKS, compareText, displayJson, escapeAttr, escapeText, flaggedFieldsOf, flagsText, isCount, isDay, isReleaseDate, isSureRename, jsonTypeName, jsonTypeOf, listValues, memberRemovalOf, quotes, readCaptureFile, readReportText, readReviewFile, readUsageRecordLine, readUsageSummary, removesEntry, renderContractDelta, renderContractDeltas, renderUsageSummary, usageRecordLine
 
 // EXTERNAL MODULE: ./lib/protocol/report.js
 var report = __nccwpck_require__(8180);
@@ -62578,6 +62543,120 @@ function read_describe(value) {
 
 // EXTERNAL MODULE: ./lib/protocol/review.js
 var protocol_review = __nccwpck_require__(5070);
+;// CONCATENATED MODULE: ./lib/protocol/form.js
+/**
+ * The form of a file one job hands another (the review file, the capture file), as checks the
+ * readers compose: strings and lists with a cap, vocabularies, objects with exactly the fields
+ * the format writes (an unknown one, `__proto__` included, is refused, so a checked object holds
+ * no name but ours), records of names the file gives. A check says what is wrong with a value
+ * to a `Reader`, which collects the problems, at most 20, each named with its place.
+ *
+ * A reader builds its form when it reads a file, not when its module loads, from the checks
+ * `formChecks()` hands it: a bundle that reads none of these files (the runtime's) then leaves
+ * all of this out. They are handed out by a call rather than exported one by one because esbuild
+ * keeps the name of every function another module imports out of the names it gives the rest of
+ * the bundle, even when it drops the function: a runtime's local `text` or `list` would grow into
+ * `text2`, `list2`.
+ */
+
+
+const form_MAX_PROBLEMS = 20;
+/** Collects what is wrong with a file, at most 20 problems. A reader that checks more (the review file's reports) extends it. */
+class form_Reader {
+    problems = [];
+    get full() {
+        return this.problems.length >= form_MAX_PROBLEMS;
+    }
+    problem(at, text) {
+        if (!this.full)
+            this.problems.push(at === '' ? text : `${at} ${text}`);
+    }
+}
+/** The checks a form is built of (see the module comment). */
+function formChecks() {
+    return { optional, text: form_text, matching, oneOf, list, object, record };
+}
+/** Checks a field may be absent for (a JSON value is never `undefined`). */
+const OPTIONAL = new WeakSet();
+function optional(check) {
+    const field = (value, at, reader) => check(value, at, reader);
+    OPTIONAL.add(field);
+    return field;
+}
+function form_text(max) {
+    return (value, at, reader) => {
+        if (typeof value === 'string' && value.length <= max)
+            return;
+        const got = typeof value === 'string' ? `${value.length.toLocaleString('en-US')} characters` : read_describe(value);
+        reader.problem(at, `must be a string of at most ${max.toLocaleString('en-US')} characters, got ${got}`);
+    };
+}
+function matching(pattern, what) {
+    return (value, at, reader) => {
+        if (typeof value !== 'string' || !pattern.test(value))
+            reader.problem(at, `must be ${what}, got ${read_describe(value)}`);
+    };
+}
+function oneOf(values) {
+    return (value, at, reader) => {
+        if (!values.includes(value))
+            reader.problem(at, `must be ${values.length === 1 ? '' : 'one of '}${values.map((v) => JSON.stringify(v)).join(', ')}, got ${read_describe(value)}`);
+    };
+}
+function list(item, max) {
+    return (value, at, reader) => {
+        if (!Array.isArray(value))
+            return reader.problem(at, `must be a list, got ${kindOf(value)}`);
+        if (value.length > max)
+            return reader.problem(at, `holds ${value.length.toLocaleString('en-US')} items; at most ${max.toLocaleString('en-US')}`);
+        for (let i = 0; i < value.length && !reader.full; i++)
+            item(value[i], `${at}[${i}]`, reader);
+    };
+}
+/** An object with exactly these fields (those marked `optional` may be absent). */
+function object(what, fields) {
+    return (value, at, reader) => {
+        if (!json_isJsonObject(value))
+            return reader.problem(at, `must be ${what}, got ${kindOf(value)}`);
+        for (const key of Object.keys(value))
+            if (!Object.hasOwn(fields, key))
+                reader.problem(pathOf(at, key), `is not a field of ${what}`);
+        for (const [key, check] of Object.entries(fields)) {
+            if (value[key] !== undefined)
+                check(value[key], pathOf(at, key), reader);
+            else if (!OPTIONAL.has(check))
+                reader.problem(at === '' ? 'it' : at, `has no "${key}"`);
+        }
+    };
+}
+/**
+ * An object of at most `max` entries under names the file gives (a server's, from the pull
+ * request: `__proto__` is one like any other), each name of at most `maxName` characters and
+ * each value of the form `item`. Whoever keeps the entries keeps them in a null-prototype record.
+ */
+function record(what, item, limits) {
+    return (value, at, reader) => {
+        if (!json_isJsonObject(value))
+            return reader.problem(at, `must be ${what}, got ${kindOf(value)}`);
+        const names = Object.keys(value);
+        if (names.length > limits.max)
+            return reader.problem(at, `holds ${names.length.toLocaleString('en-US')} entries; at most ${limits.max.toLocaleString('en-US')}`);
+        for (let i = 0; i < names.length && !reader.full; i++) {
+            const name = names[i];
+            if (name.length > limits.maxName)
+                reader.problem(pathOf(at, name), `is a name of ${name.length.toLocaleString('en-US')} characters; at most ${limits.maxName.toLocaleString('en-US')}`);
+            else
+                item(value[name], pathOf(at, name), reader);
+        }
+    };
+}
+/** `at.key`, or `at["key"]` (shortened) for a name the file made up. */
+function pathOf(at, key) {
+    if (!/^[A-Za-z_$][\w$]{0,59}$/.test(key))
+        return `${at}[${read_describe(key)}]`;
+    return at === '' ? key : `${at}.${key}`;
+}
+
 ;// CONCATENATED MODULE: ./lib/protocol/usage.js
 /**
  * Usage: what the runtime and the proxy record of the calls they see, and the summary the gate
@@ -62780,6 +62859,7 @@ function isName(value, max) {
 
 
 
+
 /** Plain numbers, which a bundler can leave out of a bundle that reads no review file (the runtime's); the tests hold them to what they stand for. */
 const REVIEW_FILE_CAPS = {
     /** The longest text read, 64 MiB: the Action reads no larger file (github/io/paths.ts). */
@@ -62788,7 +62868,6 @@ const REVIEW_FILE_CAPS = {
     depth: 67,
     reviews: 100,
 };
-const review_file_MAX_PROBLEMS = 20;
 /** The text is not a review file of this version; `problems` says where and why. */
 class ReviewFileError extends Error {
     problems;
@@ -62817,87 +62896,22 @@ function readReviewFile(data, isKnownKind) {
     if (data.version !== protocol_review/* REVIEW_FILE_VERSION */.jW) {
         throw new ReviewFileError([`it has version ${read_describe(data.version)}; this mcp-contract-guard reads version ${protocol_review/* REVIEW_FILE_VERSION */.jW} (write and read it with the same version)`]);
     }
-    const reader = new review_file_Reader(isKnownKind);
+    const reader = new ReviewReader(isKnownKind);
     reviewFileForm()(data, '', reader);
     if (reader.problems.length > 0)
         throw new ReviewFileError(reader.problems);
     const file = data;
     return { ...file, reviews: file.reviews.map((review) => ({ ...review, report: review.report === null ? null : reader.reports.get(review.report) })) };
 }
-class review_file_Reader {
+/** Collects the problems, and each review's report as the report reader read it. */
+class ReviewReader extends form_Reader {
     isKnownKind;
-    problems = [];
     /** Each review's report as the report reader read it, by the parsed object it was read from. */
     reports = new Map();
     constructor(isKnownKind) {
+        super();
         this.isKnownKind = isKnownKind;
     }
-    get full() {
-        return this.problems.length >= review_file_MAX_PROBLEMS;
-    }
-    problem(at, text) {
-        if (!this.full)
-            this.problems.push(at === '' ? text : `${at} ${text}`);
-    }
-}
-/** Checks a field may be absent for (a JSON value is never `undefined`). */
-const OPTIONAL = new WeakSet();
-function optional(check) {
-    const field = (value, at, reader) => check(value, at, reader);
-    OPTIONAL.add(field);
-    return field;
-}
-function review_file_text(max) {
-    return (value, at, reader) => {
-        if (typeof value === 'string' && value.length <= max)
-            return;
-        const got = typeof value === 'string' ? `${value.length.toLocaleString('en-US')} characters` : read_describe(value);
-        reader.problem(at, `must be a string of at most ${max.toLocaleString('en-US')} characters, got ${got}`);
-    };
-}
-function matching(pattern, what) {
-    return (value, at, reader) => {
-        if (typeof value !== 'string' || !pattern.test(value))
-            reader.problem(at, `must be ${what}, got ${read_describe(value)}`);
-    };
-}
-function oneOf(values) {
-    return (value, at, reader) => {
-        if (!values.includes(value))
-            reader.problem(at, `must be ${values.length === 1 ? '' : 'one of '}${values.map((v) => JSON.stringify(v)).join(', ')}, got ${read_describe(value)}`);
-    };
-}
-function list(item, max) {
-    return (value, at, reader) => {
-        if (!Array.isArray(value))
-            return reader.problem(at, `must be a list, got ${kindOf(value)}`);
-        if (value.length > max)
-            return reader.problem(at, `holds ${value.length.toLocaleString('en-US')} items; at most ${max.toLocaleString('en-US')}`);
-        for (let i = 0; i < value.length && !reader.full; i++)
-            item(value[i], `${at}[${i}]`, reader);
-    };
-}
-/** An object with exactly these fields (those marked `optional` may be absent). */
-function object(what, fields) {
-    return (value, at, reader) => {
-        if (!json_isJsonObject(value))
-            return reader.problem(at, `must be ${what}, got ${kindOf(value)}`);
-        for (const key of Object.keys(value))
-            if (!Object.hasOwn(fields, key))
-                reader.problem(pathOf(at, key), `is not a field of ${what}`);
-        for (const [key, check] of Object.entries(fields)) {
-            if (value[key] !== undefined)
-                check(value[key], pathOf(at, key), reader);
-            else if (!OPTIONAL.has(check))
-                reader.problem(at === '' ? 'it' : at, `has no "${key}"`);
-        }
-    };
-}
-/** `at.key`, or `at["key"]` (shortened) for a name the file made up. */
-function pathOf(at, key) {
-    if (!/^[A-Za-z_$][\w$]{0,59}$/.test(key))
-        return `${at}[${read_describe(key)}]`;
-    return at === '' ? key : `${at}.${key}`;
 }
 const day = (value, at, reader) => {
     if (!isDay(value))
@@ -62926,64 +62940,169 @@ const review_file_report = (value, at, reader) => {
  * loads: a bundle that reads none (the runtime's) then leaves all of it out.
  */
 function reviewFileForm() {
+    const { list, matching, object, oneOf, optional, text } = formChecks();
     const boolean = oneOf([true, false]);
     const severity = oneOf(report/* SEVERITIES */.oC);
     /** A commit, as GitHub names it: the comment shows its first seven digits raw. */
     const sha = matching(/^[0-9a-f]{40}$/, 'a commit SHA (40 hex digits)');
     const review = object('a review', {
-        id: review_file_text(500),
-        name: review_file_text(500),
-        job: review_file_text(200),
-        lockfile: review_file_text(1_000),
-        baseline: optional(review_file_text(500)),
-        baselineRef: optional(review_file_text(300)),
+        id: text(500),
+        name: text(500),
+        job: text(200),
+        lockfile: text(1_000),
+        baseline: optional(text(500)),
+        baselineRef: optional(text(300)),
         headSha: sha,
         headSource: oneOf(protocol_review/* HEAD_SOURCES */.wc),
         report: review_file_report,
-        reviewError: optional(review_file_text(20_000)),
-        stale: optional(object('{ message, command }', { message: review_file_text(5_000), command: review_file_text(5_000) })),
+        reviewError: optional(text(20_000)),
+        stale: optional(object('{ message, command }', { message: text(5_000), command: text(5_000) })),
         lockfileCheck: oneOf(protocol_review/* CHECK_MODES */.Sc),
         failOn: oneOf(protocol_review/* FAIL_ON */.d$),
         gate: object('a gate', {
             pass: boolean,
             verdict: oneOf(protocol_review/* REVIEW_VERDICTS */.MF),
-            blocking: list(object('a blocking change', { entry: review_file_text(1_000), severity, kind: review_file_text(200), field: review_file_text(2_000), fingerprint: review_file_text(200) }), 10_000),
-            failures: list(review_file_text(20_000), 100),
+            blocking: list(object('a blocking change', { entry: text(1_000), severity, kind: text(200), field: text(2_000), fingerprint: text(200) }), 10_000),
+            failures: list(text(20_000), 100),
         }),
-        approval: optional(object('an approval', { label: review_file_text(200), by: optional(review_file_text(100)) })),
-        approvalIgnored: optional(review_file_text(2_000)),
-        approveLabel: optional(review_file_text(200)),
-        accepted: list(object('an accepted change', { entry: review_file_text(1_000), severity, fingerprint: review_file_text(200), reason: review_file_text(2_000), expires: optional(review_file_text(20)) }), 10_000),
-        allowNotes: list(review_file_text(3_000), 1_000),
-        reproduce: list(review_file_text(3_000), 20),
-        notes: list(review_file_text(3_000), 100),
-        alert: optional(review_file_text(3_000)),
-        approvalCoverage: optional(object('an approval coverage', { label: review_file_text(200), by: review_file_text(100), approvedFingerprints: list(review_file_text(200), 10_000), newSinceApproval: list(review_file_text(200), 10_000) })),
+        approval: optional(object('an approval', { label: text(200), by: optional(text(100)) })),
+        approvalIgnored: optional(text(2_000)),
+        approveLabel: optional(text(200)),
+        accepted: list(object('an accepted change', { entry: text(1_000), severity, fingerprint: text(200), reason: text(2_000), expires: optional(text(20)) }), 10_000),
+        allowNotes: list(text(3_000), 1_000),
+        reproduce: list(text(3_000), 20),
+        notes: list(text(3_000), 100),
+        alert: optional(text(3_000)),
+        approvalCoverage: optional(object('an approval coverage', { label: text(200), by: text(100), approvedFingerprints: list(text(200), 10_000), newSinceApproval: list(text(200), 10_000) })),
         release: optional(object('a release verdict', {
             bump: oneOf(report/* SEMVER_BUMPS */.d3),
-            previousVersion: optional(review_file_text(300)),
-            currentVersion: optional(review_file_text(300)),
-            requiredVersion: optional(review_file_text(300)),
-            previousTag: optional(review_file_text(300)),
-            currentTag: optional(review_file_text(300)),
-            requiredTag: optional(review_file_text(300)),
+            previousVersion: optional(text(300)),
+            currentVersion: optional(text(300)),
+            requiredVersion: optional(text(300)),
+            previousTag: optional(text(300)),
+            currentTag: optional(text(300)),
+            requiredTag: optional(text(300)),
             check: oneOf(protocol_review/* VERSION_CHECKS */.tC),
             mode: oneOf(protocol_review/* CHECK_MODES */.Sc),
-            message: optional(review_file_text(2_000)),
+            message: optional(text(2_000)),
         })),
         allowList: optional(object('an allow-list target', {
-            file: review_file_text(1_000),
+            file: text(1_000),
             fileExists: boolean,
             expires: day,
         })),
-        runUrl: optional(review_file_text(1_000)),
+        runUrl: optional(text(1_000)),
     });
     return object('a review file', {
         version: oneOf([protocol_review/* REVIEW_FILE_VERSION */.jW]),
-        repository: review_file_text(200),
+        repository: text(200),
         pullRequest,
         headSha: sha,
         reviews: list(review, REVIEW_FILE_CAPS.reviews),
+    });
+}
+
+;// CONCATENATED MODULE: ./lib/protocol/capture-file.js
+/**
+ * The capture file: what a job that runs the pull request's servers (`mode: capture`, with a
+ * token that may do nothing and no secret) hands to the job that reviews and comments without
+ * running any code of the pull request (`capture-file`). Its types, its one reader with caps,
+ * and its writer.
+ *
+ * It is written where pull request code ran, so the reader takes it as hostile: its size and
+ * nesting are capped before parsing; every object must hold exactly the fields this version
+ * writes (an unknown one, `__proto__` included, is refused); every string and list is capped,
+ * the commit SHA and the runner's command files checked; the servers, named by the pull
+ * request, are kept in a null-prototype record (a server called `__proto__` is a name like any
+ * other). Problems are collected, at most 20, into one `CaptureFileError` naming where and why.
+ *
+ * Each server's contracts are a lockfile's text, which this reader only caps: the lockfile's
+ * own reader (contract/lockfile.ts) parses it and checks its digests, and the Action checks
+ * that the file is of its repository and of the commit under review (github/io/capture-file.ts).
+ */
+
+
+
+const CAPTURE_VERSION = 1;
+const CAPTURE_KIND = 'mcp-contract-guard-capture';
+/** The name of the file `mode: capture` writes (in RUNNER_TEMP), as the reviewing job downloads it. */
+const CAPTURE_FILE_NAME = 'mcp-contract-guard-capture.json';
+/**
+ * The runner's command files (GITHUB_OUTPUT sets outputs, GITHUB_ENV a later step's
+ * environment…): the Action undoes what a server writes to them (github/io/command-files.ts),
+ * and the capture file names those it had to, for the reviewing job to fail on.
+ */
+const COMMAND_FILES = ['GITHUB_OUTPUT', 'GITHUB_ENV', 'GITHUB_PATH', 'GITHUB_STATE', 'GITHUB_STEP_SUMMARY'];
+/** Plain numbers, which a bundler can leave out of a bundle that reads no capture file (the runtime's); the tests hold them to what they stand for. */
+const CAPTURE_FILE_CAPS = {
+    /** The longest text read, 64 MiB: the Action reads no larger file (github/io/paths.ts); a lockfile's text may be as long. */
+    length: 67_108_864,
+    /** The deepest nesting this version writes: the file, its servers, a server, its notes. */
+    depth: 4,
+    servers: 100,
+    /** The longest server name (an id from the config, or a lockfile's path). */
+    serverName: 500,
+};
+/** The text is not a capture file of this version; `problems` says where and why. */
+class CaptureFileError extends Error {
+    problems;
+    name = 'CaptureFileError';
+    constructor(problems) {
+        super(problems.join('\n'));
+        this.problems = problems;
+    }
+}
+/** The file as written: canonical JSON (sorted keys, 2-space indent, newline). */
+function renderCaptureFile(file) {
+    return json_canonicalJson(file, true);
+}
+/** Parse capture file text within the caps, then read it (see the module comment). */
+function readCaptureFileText(text) {
+    const limits = { maxLength: CAPTURE_FILE_CAPS.length, maxDepth: CAPTURE_FILE_CAPS.depth };
+    return readCaptureFile(parseWithin(text, limits, (problem) => new CaptureFileError([`it ${problem}`])));
+}
+/** Read parsed data as a capture file. Throws `CaptureFileError`. */
+function readCaptureFile(data) {
+    if (!json_isJsonObject(data))
+        throw new CaptureFileError([`it must be a JSON object (a capture file), got ${kindOf(data)}`]);
+    if (data.kind !== CAPTURE_KIND) {
+        throw new CaptureFileError([`it is not a capture file: its kind is ${data.kind === undefined ? 'missing' : read_describe(data.kind)}, not ${JSON.stringify(CAPTURE_KIND)}`]);
+    }
+    if (data.version !== CAPTURE_VERSION) {
+        throw new CaptureFileError([`it has version ${read_describe(data.version)}; this mcp-contract-guard reads version ${CAPTURE_VERSION} (capture and review with the same version)`]);
+    }
+    const reader = new form_Reader();
+    captureFileForm()(data, '', reader);
+    if (reader.problems.length > 0)
+        throw new CaptureFileError(reader.problems);
+    const file = data;
+    const servers = nullPrototypeRecord();
+    for (const [id, server] of Object.entries(file.servers))
+        servers[id] = server;
+    return { ...file, servers };
+}
+/**
+ * The form of a capture file, as checks. Built when a file is read rather than when the module
+ * loads: a bundle that reads none (the runtime's) then leaves all of it out.
+ */
+function captureFileForm() {
+    const { list, matching, object, oneOf, record, text } = formChecks();
+    const captured = object('a captured server', {
+        lockfile: text(CAPTURE_FILE_CAPS.length),
+        notes: list(text(3_000), 50),
+        warnings: list(text(3_000), 500),
+    });
+    const failed = object('a server that could not be captured', { error: text(20_000) });
+    /** Captured, or why not: a server's entry holds its lockfile's text or an error, never both. */
+    const server = (value, at, reader) => (json_isJsonObject(value) && Object.hasOwn(value, 'error') ? failed : captured)(value, at, reader);
+    return object('a capture file', {
+        version: oneOf([CAPTURE_VERSION]),
+        kind: oneOf([CAPTURE_KIND]),
+        repository: text(200),
+        /** SHA-1, or SHA-256 in a repository that uses it. */
+        headSha: matching(/^[0-9a-f]{40}$|^[0-9a-f]{64}$/, 'a commit SHA (40 or 64 hex digits)'),
+        tampered: list(oneOf(COMMAND_FILES), COMMAND_FILES.length),
+        servers: record('an object of servers by id', server, { max: CAPTURE_FILE_CAPS.servers, maxName: CAPTURE_FILE_CAPS.serverName }),
     });
 }
 
@@ -63912,14 +64031,15 @@ function readUsageSummary(data) {
 /**
  * The formats that cross a boundary: the report and artifact (the contract between the CI side
  * (diff, renderers, the Action) and the runtime inside a deployed server, which ship
- * separately), the usage recordings and summary, and the review file one job of the Action
- * hands another. This module owns their types, their readers with caps, their canonical order
- * and canonical JSON, the XML escaping and `<contract_deltas>` block, and the definition of a
- * discriminated union. It imports nothing else of the project, so the runtime can stand on it
- * alone. Other folders import it through this index; the CLI's argument parser and
- * policy/checks.ts take the severities and the gate's vocabularies from report.js and
- * review.js directly, so that `--help` loads nothing more.
+ * separately), the usage recordings and summary, and the files one job of the Action hands
+ * another (the review file, the capture file). This module owns their types, their readers with
+ * caps (their checks in form.ts), their canonical order and canonical JSON, the XML escaping and
+ * `<contract_deltas>` block, and the definition of a discriminated union. It imports nothing
+ * else of the project, so the runtime can stand on it alone. Other folders import it through
+ * this index; the CLI's argument parser and policy/checks.ts take the severities and the gate's
+ * vocabularies from report.js and review.js directly, so that `--help` loads nothing more.
  */
+
 
 
 
