@@ -79,7 +79,11 @@ function list<R extends Reader>(item: Check<R>, max: number): Check<R> {
 function object<R extends Reader>(what: string, fields: Record<string, Check<R>>): Check<R> {
   return (value, at, reader) => {
     if (!isJsonObject(value)) return reader.problem(at, `must be ${what}, got ${kindOf(value)}`);
-    for (const key of Object.keys(value)) if (!Object.hasOwn(fields, key)) reader.problem(pathOf(at, key), `is not a field of ${what}`);
+    const keys = Object.keys(value);
+    for (let i = 0; i < keys.length && !reader.full; i++) {
+      const key = keys[i] as string;
+      if (!Object.hasOwn(fields, key)) reader.problem(pathOf(at, key), `is not a field of ${what}`);
+    }
     for (const [key, check] of Object.entries(fields)) {
       if (value[key] !== undefined) check(value[key], pathOf(at, key), reader);
       else if (!OPTIONAL.has(check)) reader.problem(at === '' ? 'it' : at, `has no "${key}"`);
