@@ -62618,9 +62618,12 @@ function object(what, fields) {
     return (value, at, reader) => {
         if (!json_isJsonObject(value))
             return reader.problem(at, `must be ${what}, got ${kindOf(value)}`);
-        for (const key of Object.keys(value))
+        const keys = Object.keys(value);
+        for (let i = 0; i < keys.length && !reader.full; i++) {
+            const key = keys[i];
             if (!Object.hasOwn(fields, key))
                 reader.problem(pathOf(at, key), `is not a field of ${what}`);
+        }
         for (const [key, check] of Object.entries(fields)) {
             if (value[key] !== undefined)
                 check(value[key], pathOf(at, key), reader);
