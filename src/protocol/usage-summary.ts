@@ -11,8 +11,8 @@
  * writes it in canonical order; `readUsageSummaryText` is the one reader, with caps, and checks
  * that the counts add up (a hand-edited or hostile summary is refused, never half-read).
  */
-import { canonicalJson, isJsonObject, parseJson, withoutByteOrderMark } from './json.js';
-import { describe, nestingDepth } from './read.js';
+import { canonicalJson, isJsonObject } from './json.js';
+import { describe, parseWithin } from './read.js';
 import { REFUSALS, USAGE_CAPS, isCount, isDay, type Counts, type UsageRecord, type UsageServer } from './usage.js';
 
 /** The window a summary must cover for the gate to read it, by default (`--unused-days`, the Action's `unused-days`). */
@@ -242,13 +242,8 @@ export function renderUsageSummary(summary: UsageSummary): string {
  * `source` names it in the errors.
  */
 export function readUsageSummaryText(text: string): UsageSummary {
-  text = withoutByteOrderMark(text);
-  if (text.length > SUMMARY_CAPS.length) throw new UsageSummaryError([`is ${text.length.toLocaleString('en-US')} characters long; the limit is ${SUMMARY_CAPS.length.toLocaleString('en-US')}`]);
-  const depth = nestingDepth(text);
-  if (depth > 8) throw new UsageSummaryError([`nests ${depth > 10_000 ? 'over 10,000' : depth} levels deep; a summary nests 5`]);
-  const data = parseJson(text);
-  if (data === undefined) throw new UsageSummaryError(['is not valid JSON (cut short?)']);
-  return readUsageSummary(data);
+  // A summary nests 5 levels; 8 leaves room and no more.
+  return readUsageSummary(parseWithin(text, { maxLength: SUMMARY_CAPS.length, maxDepth: 8 }, (problem) => new UsageSummaryError([problem])));
 }
 
 export function readUsageSummary(data: unknown): UsageSummary {
