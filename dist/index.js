@@ -63896,16 +63896,8 @@ function renderUsageSummary(summary) {
  * `source` names it in the errors.
  */
 function readUsageSummaryText(text) {
-    text = withoutByteOrderMark(text);
-    if (text.length > SUMMARY_CAPS.length)
-        throw new UsageSummaryError([`is ${text.length.toLocaleString('en-US')} characters long; the limit is ${SUMMARY_CAPS.length.toLocaleString('en-US')}`]);
-    const depth = read_nestingDepth(text);
-    if (depth > 8)
-        throw new UsageSummaryError([`nests ${depth > 10_000 ? 'over 10,000' : depth} levels deep; a summary nests 5`]);
-    const data = json_parseJson(text);
-    if (data === undefined)
-        throw new UsageSummaryError(['is not valid JSON (cut short?)']);
-    return readUsageSummary(data);
+    // A summary nests 5 levels; 8 leaves room and no more.
+    return readUsageSummary(parseWithin(text, { maxLength: SUMMARY_CAPS.length, maxDepth: 8 }, (problem) => new UsageSummaryError([problem])));
 }
 function readUsageSummary(data) {
     const problems = [];
