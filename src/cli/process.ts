@@ -29,11 +29,15 @@ function isCharacterDevice(fd: number): boolean {
  * with it, for output nobody sees. Windows' NUL is left to the stream.
  */
 function mayBeTerminal(fd: number): boolean {
+  return isCharacterDevice(fd) && (process.platform === 'win32' || !isNullDevice(fd));
+}
+
+/** Whether fd 1 or 2 is /dev/null, by its device number; false when either cannot be looked at. */
+function isNullDevice(fd: number): boolean {
   try {
-    const device = fstatSync(fd);
-    return device.isCharacterDevice() && (process.platform === 'win32' || device.rdev !== statSync('/dev/null').rdev);
+    return fstatSync(fd).rdev === statSync('/dev/null').rdev;
   } catch {
-    return true;
+    return false;
   }
 }
 
